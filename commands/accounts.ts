@@ -1,0 +1,157 @@
+// Accounts: registration, login, applications and their bot users, profile changes.
+import { randomInt } from 'node:crypto';
+import { applicationDecider, assertOwner } from '../domain/application.js';
+import { emailClaimDecider } from '../domain/emailClaim.js';
+import { invalidForm, notFound } from '../domain/errors.js';
+import { userDecider } from '../domain/user.js';
+import { usernameClaimDecider } from '../domain/usernameClaim.js';
+import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../infra/secrets.js';
+import type { LoginDoc } from '../projections/users.js';
+import { type CommandDeps, type RequestMeta, lastPosition, metadata } from './deps.js';
+
+const usernameStream = (username: string) => `username-${sha256(username.toLowerCase())}`;
+const emailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
+export const userStream = (userId: string) => `user-${userId}`;
+export const applicationStream = (applicationId: string) => `application-${applicationId}`;
+
+/** Picks a discriminator for `username`, keeping `preferred` when it is free. Appends the claim. */
+async function claimDiscriminator(deps: CommandDeps, meta: RequestMeta, username: string, userId: string, preferred?: string) {
+  const { state } = await deps.commands.handle(
+    usernameStream(username),
+    usernameClaimDecider,
+    { type: 'ClaimDiscriminator', username, userId, start: randomInt(1, 10000), preferred },
+    metadata(meta),
+  );
+  const discriminator = [...state].find(([, holder]) => holder === userId)?.[0];
+  if (!discriminator) throw new Error('discriminator claim did not record the user');
+  return discriminator;
+}
+
+/** Refuses before anything is appended when the username has no discriminator left or the email is taken. */
+async function assertRegistrable(deps: CommandDeps, username: string, email: string | null) {
+  const claims = await deps.commands.load(usernameStream(username), usernameClaimDecider);
+  if (claims.state.size >= 9999) usernameClaimDecider.decide({ type: 'ClaimDiscriminator', username, userId: '', start: 1 }, claims.state);
+  if (email) {
+    const holder = await deps.commands.load(emailStream(email), emailClaimDecider);
+    emailClaimDecider.decide({ type: 'ClaimEmail', emailHash: '', userId: '' }, holder.state);
+  }
+}
+
+async function startSession(deps: CommandDeps, meta: RequestMeta, userId: string) {
+  const token = newToken(userId);
+  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'StartSession', userId, tokenHash: sha256(token) }, metadata(meta));
+  return { token, position };
+}
+
+export async function registerUser(deps: CommandDeps, meta: RequestMeta, input: { username: string; password: string; email?: string }) {
+  const email = input.email ?? null;
+  await assertRegistrable(deps, input.username, email);
+  const userId = deps.ids.next();
+  const passwordHash = await hashPassword(input.password);
+  const actor = { ...meta, actorId: userId };
+  if (email) await deps.commands.handle(emailStream(email), emailClaimDecider, { type: 'ClaimEmail', emailHash: sha256(email.toLowerCase()), userId }, metadata(actor));
+  const discriminator = await claimDiscriminator(deps, actor, input.username, userId);
+  await deps.commands.handle(
+    userStream(userId),
+    userDecider,
+    { type: 'RegisterUser', userId, username: input.username, discriminator, email, passwordHash },
+    metadata(actor),
+  );
+  const session = await startSession(deps, actor, userId);
+  await deps.settle(session.position);
+  return { token: session.token, userId };
+}
+
+const invalidLogin = () =>
+  invalidForm([
+    { path: 'login', message: 'Login or password is invalid.' },
+    { path: 'password', message: 'Login or password is invalid.' },
+  ]);
+
+/** `login` is an email, a username#discriminator, or a username that only one account has. */
+export async function login(deps: CommandDeps, meta: RequestMeta, input: { login: string; password: string }) {
+  const text = input.login.trim();
+  const tagged = /^(.+)#(\d{4})$/.exec(text);
+  let candidates: LoginDoc[];
+  if (text.includes('@') && !tagged) candidates = await deps.readStore.find<LoginDoc>('logins', { email_lower: text.toLowerCase() });
+  else if (tagged) candidates = await deps.readStore.find<LoginDoc>('logins', { username_lower: tagged[1].toLowerCase(), discriminator: tagged[2] });
+  else candidates = await deps.readStore.find<LoginDoc>('logins', { username_lower: text.toLowerCase() }, { limit: 2 });
+  if (candidates.length > 1) {
+    throw invalidForm([{ path: 'login', message: 'Several accounts have this username: log in with username#discriminator or with your email.' }]);
+  }
+  const [account] = candidates;
+  if (!account || !(await verifyPassword(input.password, account.password_hash))) throw invalidLogin();
+  const session = await startSession(deps, { ...meta, actorId: account._id }, account._id);
+  await deps.settle(session.position);
+  return { token: session.token, userId: account._id };
+}
+
+export async function createApplication(deps: CommandDeps, meta: RequestMeta & { actorId: string }, input: { name: string }) {
+  const applicationId = deps.ids.next();
+  const clientSecret = newSecret();
+  const { position } = await deps.commands.handle(
+    applicationStream(applicationId),
+    applicationDecider,
+    { type: 'CreateApplication', applicationId, name: input.name, ownerId: meta.actorId, clientSecretHash: sha256(clientSecret) },
+    metadata(meta),
+  );
+  await deps.settle(position);
+  return { applicationId, clientSecret };
+}
+
+export async function createBot(deps: CommandDeps, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
+  const application = await deps.commands.load(applicationStream(applicationId), applicationDecider);
+  applicationDecider.decide({ type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId: '' }, application.state);
+  const botUserId = deps.ids.next();
+  const token = newToken(botUserId);
+  await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId }, metadata(meta));
+  const discriminator = await claimDiscriminator(deps, meta, name, botUserId);
+  const { position } = await deps.commands.handle(
+    userStream(botUserId),
+    userDecider,
+    { type: 'RegisterBotUser', userId: botUserId, applicationId, username: name, discriminator, tokenHash: sha256(token) },
+    metadata(meta),
+  );
+  await deps.settle(position);
+  return { botUserId, token, discriminator };
+}
+
+export async function resetBotToken(deps: CommandDeps, meta: RequestMeta & { actorId: string }, applicationId: string) {
+  const { state } = await deps.commands.load(applicationStream(applicationId), applicationDecider);
+  assertOwner(state, meta.actorId);
+  if (!state.botUserId) throw notFound('UNKNOWN_USER', 'This application has no bot user yet');
+  const token = newToken(state.botUserId);
+  const { position } = await deps.commands.handle(userStream(state.botUserId), userDecider, { type: 'ResetBotToken', userId: state.botUserId, tokenHash: sha256(token) }, metadata(meta));
+  await deps.settle(position);
+  return { token };
+}
+
+export async function updateProfile(
+  deps: CommandDeps,
+  meta: RequestMeta & { actorId: string },
+  input: { username?: string; avatar?: { data: Buffer; contentType: string; hash: string } | null },
+) {
+  const userId = meta.actorId;
+  const { state } = await deps.commands.load(userStream(userId), userDecider);
+  const change: { username?: string; discriminator?: string; avatar?: string | null } = {};
+  const renamed = input.username !== undefined && input.username !== state.username;
+  if (renamed) {
+    await assertRegistrable(deps, input.username!, null);
+    change.username = input.username;
+    change.discriminator = await claimDiscriminator(deps, meta, input.username!, userId, state.discriminator);
+  }
+  if (input.avatar !== undefined) {
+    if (input.avatar) await deps.blobs.put(`avatars/${userId}/${input.avatar.hash}`, input.avatar);
+    change.avatar = input.avatar?.hash ?? null;
+  }
+  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'UpdateProfile', userId, ...change }, metadata(meta));
+  if (renamed) {
+    await deps.commands.handle(
+      usernameStream(state.username),
+      usernameClaimDecider,
+      { type: 'ReleaseDiscriminator', username: state.username, userId, discriminator: state.discriminator },
+      metadata(meta),
+    );
+  }
+  await deps.settle(position);
+}

@@ -1,0 +1,27 @@
+// What command functions need from the running service, whatever engines are behind it.
+import type { SnowflakeGenerator } from '../domain/snowflake.js';
+import type { BlobStore } from '../infra/blobs/port.js';
+import { type EventMetadata, type Position, comparePositions } from '../infra/eventStore/port.js';
+import type { ReadStore } from '../infra/readStore/port.js';
+import type { CommandHandler } from './handle.js';
+
+export interface CommandDeps {
+  commands: CommandHandler;
+  ids: SnowflakeGenerator;
+  readStore: ReadStore;
+  blobs: BlobStore;
+  /** Waits until the read models reflect the log up to `position`, so a client reads its own writes. */
+  settle(position: Position | null): Promise<void>;
+}
+
+/** Who asked, and why: carried on every event a request appends. */
+export type RequestMeta = Omit<EventMetadata, 'createdAt'>;
+
+export function metadata(meta: RequestMeta): EventMetadata {
+  return { ...meta, createdAt: new Date().toISOString() };
+}
+
+/** The latest of several append positions (null entries are commands that appended nothing). */
+export function lastPosition(...positions: (Position | null)[]): Position | null {
+  return positions.reduce<Position | null>((last, p) => (p && (!last || comparePositions(p, last) > 0) ? p : last), null);
+}

@@ -1,0 +1,73 @@
+// The Koa application: error format, request ids, body parsing and authentication in front of the API routes, which
+// answer under /api/v1 and /api (latest); the CDN answers at the origin's root.
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa, { type Context, type Next } from 'koa';
+import { authenticate } from './auth.js';
+import { bodyParser } from './body.js';
+import type { HttpDeps } from './context.js';
+import { errorHandler } from './errors.js';
+import { accountRoutes } from './routes/accounts.js';
+import { cdnRoutes } from './routes/cdn.js';
+import { userRoutes } from './routes/users.js';
+
+export interface AppOptions {
+  /** Answers whether the service is ready to take requests (GET /healthz). */
+  ready: () => boolean;
+}
+
+function requestId(ctx: Context, next: Next) {
+  ctx.state.requestId = randomUUID();
+  ctx.set('X-Request-Id', ctx.state.requestId);
+  return next();
+}
+
+/** A 204 carries no body and no Content-Type: clients of the widely used API fail on one that does. */
+async function emptyNoContent(ctx: Context, next: Next) {
+  await next();
+  if (ctx.status === 204) {
+    ctx.body = null;
+    ctx.remove('Content-Type');
+  }
+}
+
+/** Routes API requests by the path after its version prefix; a request outside /api goes to the CDN router. */
+function mountApi(api: Router, root: Router) {
+  const apiRoutes = api.routes();
+  const rootRoutes = root.routes();
+  return async function dispatch(ctx: Context, next: Next) {
+    const match = /^\/api(?:\/v1)?(?=\/|$)/.exec(ctx.path);
+    if (!match) return rootRoutes(ctx as never, next);
+    const original = ctx.path;
+    ctx.path = ctx.path.slice(match[0].length) || '/';
+    try {
+      return await apiRoutes(ctx as never, next);
+    } finally {
+      ctx.path = original;
+    }
+  };
+}
+
+export function createApp(deps: HttpDeps, options: AppOptions): Koa {
+  const app = new Koa({ proxy: deps.config.plainHttp });
+  app.silent = true;
+
+  const api = new Router();
+  for (const routes of [accountRoutes(deps), userRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+
+  const root = new Router();
+  root.get('/healthz', (ctx) => {
+    ctx.status = options.ready() ? 200 : 503;
+    ctx.body = { status: options.ready() ? 'ok' : 'starting' };
+  });
+  const cdn = cdnRoutes(deps);
+  root.use(cdn.routes());
+
+  app.use(errorHandler(deps.log));
+  app.use(emptyNoContent);
+  app.use(requestId);
+  app.use(bodyParser(deps.config.jsonBodyLimit));
+  app.use(authenticate(deps.readStore));
+  app.use(mountApi(api, root));
+  return app;
+}

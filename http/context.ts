@@ -1,0 +1,35 @@
+// What route modules get: the running service, and helpers every route uses.
+import type { Context } from 'koa';
+import type { CommandDeps, RequestMeta } from '../commands/deps.js';
+import type { Config } from '../infra/config.js';
+import type { Logger } from '../infra/logger.js';
+
+export interface HttpDeps extends CommandDeps {
+  config: Config;
+  log: Logger;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    requestId?: string;
+  }
+}
+
+/** Event metadata for the request: the authenticated actor, the audit-log reason, the request id. */
+export function requestMeta(ctx: Context): RequestMeta {
+  const header = ctx.get('x-audit-log-reason');
+  let reason: string | null = null;
+  if (header) {
+    try {
+      reason = decodeURIComponent(header).slice(0, 512);
+    } catch {
+      reason = header.slice(0, 512);
+    }
+  }
+  return { actorId: ctx.state.auth?.userId ?? null, reason, correlationId: ctx.state.requestId };
+}
+
+export function noContent(ctx: Context): void {
+  ctx.status = 204;
+  ctx.body = null;
+}

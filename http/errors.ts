@@ -1,0 +1,61 @@
+// Every failure leaves as the spec's error body: {code, message}, plus errors[{path, message}] for form validation.
+// Unexpected failures are logged and answered 500 without detail.
+import type { Context, Next } from 'koa';
+import { DomainError, type ErrorKind } from '../domain/errors.js';
+import type { Logger } from '../infra/logger.js';
+import { RateLimited } from './rateLimit.js';
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+};
+
+export const unauthorized = () => new DomainError('unauthorized', 'UNAUTHORIZED', '401: Unauthorized');
+
+export function errorHandler(log: Logger) {
+  return async function handleErrors(ctx: Context, next: Next) {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new DomainError('not_found', 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        ctx.status = STATUS[error.kind];
+        ctx.body = {
+          code: error.code,
+          message: error.message,
+          ...(error.errors ? { errors: error.errors } : {}),
+          ...(error instanceof RateLimited ? { retry_after: error.retryAfter, global: false } : {}),
+        };
+        return;
+      }
+      const status = (error as { status?: number; expose?: boolean }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        // Errors thrown by koa itself or by body parsing libraries (e.g. raw-body's 413 and 400).
+        ctx.status = status;
+        ctx.body = { code: httpCode(status), message: (error as Error).message };
+        return;
+      }
+      log.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = 500;
+      ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
+    }
+  };
+}
+
+function httpCode(status: number): string {
+  switch (status) {
+    case 413:
+      return 'REQUEST_ENTITY_TOO_LARGE';
+    case 415:
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case 405:
+      return 'METHOD_NOT_ALLOWED';
+    default:
+      return 'BAD_REQUEST';
+  }
+}

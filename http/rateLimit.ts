@@ -1,0 +1,59 @@
+// Per-route buckets as the spec's Limits table, with the headers clients of the widely used API read
+// (X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket) and Retry-After on every 429.
+import { createHash } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { DomainError } from '../domain/errors.js';
+
+export interface LimitSpec {
+  /** Bucket name; the X-RateLimit-Bucket header carries a hash of it. */
+  bucket: string;
+  points: number;
+  durationSeconds: number;
+  /** Extra requests allowed at once beyond `points`, refilled over burstSeconds. */
+  burst?: number;
+  burstSeconds?: number;
+  /** What the bucket counts per: the token by default (the client address without one). */
+  key?: (ctx: Context) => string;
+}
+
+const defaultKey = (ctx: Context) => (ctx.state.auth?.tokenHash as string | undefined) ?? `ip:${ctx.ip}`;
+
+export function rateLimit(spec: LimitSpec) {
+  const main = new RateLimiterMemory({ points: spec.points, duration: spec.durationSeconds, keyPrefix: spec.bucket });
+  const limiter = spec.burst
+    ? new BurstyRateLimiter(main, new RateLimiterMemory({ points: spec.burst, duration: spec.burstSeconds ?? spec.durationSeconds * 10, keyPrefix: `${spec.bucket}:burst` }))
+    : main;
+  const bucketHash = createHash('sha1').update(spec.bucket).digest('hex').slice(0, 16);
+  const keyOf = spec.key ?? defaultKey;
+
+  return async function limitRate(ctx: Context, next: Next) {
+    let result: RateLimiterRes;
+    let limited = false;
+    try {
+      result = await limiter.consume(`${keyOf(ctx)}`);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      limited = true;
+    }
+    const resetAfter = Math.max(result.msBeforeNext, 1) / 1000;
+    ctx.set('X-RateLimit-Limit', String(spec.points));
+    ctx.set('X-RateLimit-Remaining', String(Math.max(limited ? 0 : result.remainingPoints, 0)));
+    ctx.set('X-RateLimit-Reset', ((Date.now() + result.msBeforeNext) / 1000).toFixed(3));
+    ctx.set('X-RateLimit-Reset-After', resetAfter.toFixed(3));
+    ctx.set('X-RateLimit-Bucket', bucketHash);
+    if (limited) {
+      ctx.set('Retry-After', String(Math.ceil(resetAfter)));
+      ctx.set('X-RateLimit-Scope', 'user');
+      throw new RateLimited(resetAfter);
+    }
+    return next();
+  };
+}
+
+export class RateLimited extends DomainError {
+  constructor(readonly retryAfter: number) {
+    super('rate_limited', 'RATE_LIMITED', 'You are being rate limited.');
+  }
+}

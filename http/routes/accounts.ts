@@ -1,0 +1,106 @@
+// Accounts and applications (outside the spec, in the widely used API's shapes): what a developer needs to get a
+// session, register an application and obtain a bot token.
+import Router from '@koa/router';
+import { createApplication, createBot, login, registerUser, resetBotToken } from '../../commands/accounts.js';
+import { notFound } from '../../domain/errors.js';
+import type { ApplicationDoc } from '../../projections/applications.js';
+import type { UserDoc } from '../../projections/users.js';
+import { requireSession } from '../auth.js';
+import { type HttpDeps, requestMeta } from '../context.js';
+import { rateLimit } from '../rateLimit.js';
+import { parseBody, snowflakeSchema } from '../validation.js';
+
+const registerSchema = {
+  type: 'object',
+  properties: {
+    username: { type: 'string', minLength: 2, maxLength: 32, pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
+    password: { type: 'string', minLength: 8, maxLength: 128 },
+    email: { type: 'string', format: 'email', maxLength: 254 },
+  },
+  required: ['username', 'password'],
+  additionalProperties: false,
+} as const;
+
+const loginSchema = {
+  type: 'object',
+  properties: { login: { type: 'string', minLength: 1, maxLength: 300 }, password: { type: 'string', minLength: 1, maxLength: 128 } },
+  required: ['login', 'password'],
+  additionalProperties: false,
+} as const;
+
+const applicationSchema = {
+  type: 'object',
+  properties: { name: { type: 'string', minLength: 2, maxLength: 32 } },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+
+const idParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
+
+export function accountRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+  // Password guessing is slow by design (scrypt); these buckets also keep it slow from outside.
+  const authLimit = rateLimit({ bucket: 'auth', points: 10, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` });
+
+  router.post('/auth/register', authLimit, async (ctx) => {
+    const body = parseBody(registerSchema, ctx.request.body);
+    const { token, userId } = await registerUser(deps, requestMeta(ctx), body);
+    ctx.status = 201;
+    ctx.body = { token, user_id: userId };
+  });
+
+  router.post('/auth/login', authLimit, async (ctx) => {
+    const body = parseBody(loginSchema, ctx.request.body);
+    const { token, userId } = await login(deps, requestMeta(ctx), body);
+    ctx.body = { token, user_id: userId };
+  });
+
+  router.post('/applications', async (ctx) => {
+    const auth = requireSession(ctx);
+    const body = parseBody(applicationSchema, ctx.request.body);
+    const { applicationId, clientSecret } = await createApplication(deps, { ...requestMeta(ctx), actorId: auth.userId }, body);
+    ctx.status = 201;
+    ctx.body = { ...(await applicationObject(deps, applicationId)), client_secret: clientSecret };
+  });
+
+  router.get('/applications/:id', async (ctx) => {
+    const auth = requireSession(ctx);
+    const { id } = parseBody(idParam, ctx.params);
+    const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: id });
+    if (!application || application.owner_id !== auth.userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+    ctx.body = await applicationObject(deps, id);
+  });
+
+  router.post('/applications/:id/bot', async (ctx) => {
+    const auth = requireSession(ctx);
+    const { id } = parseBody(idParam, ctx.params);
+    const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: id });
+    const { botUserId, token, discriminator } = await createBot(deps, { ...requestMeta(ctx), actorId: auth.userId }, id, application?.name ?? 'bot');
+    ctx.status = 201;
+    ctx.body = { id: botUserId, username: application?.name, discriminator, bot: true, token };
+  });
+
+  router.post('/applications/:id/bot/reset', async (ctx) => {
+    const auth = requireSession(ctx);
+    const { id } = parseBody(idParam, ctx.params);
+    ctx.body = await resetBotToken(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
+  });
+
+  return router;
+}
+
+async function applicationObject(deps: HttpDeps, applicationId: string) {
+  const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: applicationId });
+  if (!application) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+  const bot = application.bot_user_id ? await deps.readStore.findOne<UserDoc>('users', { _id: application.bot_user_id }) : null;
+  return {
+    id: application._id,
+    name: application.name,
+    owner_id: application.owner_id,
+    client_id: application._id,
+    bot_public: true,
+    bot_require_code_grant: false,
+    flags: 0,
+    ...(bot ? { bot: { id: bot._id, username: bot.username, discriminator: bot.discriminator, avatar: bot.avatar, bot: true } } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+// The user content CDN (no authentication): avatars, in the stored format or converted and resized on request.
+import Router from '@koa/router';
+import { notFound } from '../../domain/errors.js';
+import { type ImageFormat, renderImage } from '../../infra/images.js';
+import type { HttpDeps } from '../context.js';
+import { parseBody, parseQuery } from '../validation.js';
+
+const SIZES = [16, 20, 22, 24, 28, 32, 40, 44, 48, 56, 60, 64, 80, 96, 100, 128, 160, 240, 256, 300, 320, 480, 512, 600, 640, 1024, 1280, 1536, 2048, 3072, 4096];
+
+const imageQuery = {
+  type: 'object',
+  properties: {
+    size: { type: 'integer', enum: SIZES, default: 128 },
+    quality: { type: 'string', enum: ['high', 'low', 'lossless'], default: 'high' },
+    animated: { type: 'boolean', default: false },
+  },
+} as const;
+
+const avatarParams = {
+  type: 'object',
+  properties: { userId: { type: 'string', pattern: '^[0-9]{1,20}$' }, file: { type: 'string', pattern: '^(a_)?[0-9a-f]{32}\\.(png|jpg|jpeg|webp|gif)$' } },
+  required: ['userId', 'file'],
+} as const;
+
+export function cdnRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+
+  router.get('/avatars/:userId/:file', async (ctx) => {
+    const { userId, file } = parseBody(avatarParams, ctx.params);
+    const query = parseQuery(imageQuery, ctx.query);
+    const [hash, ext] = file.split('.');
+    const blob = await deps.blobs.get(`avatars/${userId}/${hash}`);
+    if (!blob) throw notFound('UNKNOWN_AVATAR', 'Unknown Avatar');
+    const format: ImageFormat = ext === 'jpg' ? 'jpeg' : (ext as ImageFormat);
+    const image = await renderImage(blob.data, { format, width: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
+    ctx.set('Cache-Control', 'public, max-age=86400, immutable');
+    ctx.type = image.contentType;
+    ctx.body = image.data;
+  });
+
+  return router;
+}

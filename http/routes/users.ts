@@ -1,0 +1,63 @@
+// Users routes of the spec.
+import Router from '@koa/router';
+import { updateProfile } from '../../commands/accounts.js';
+import { notFound } from '../../domain/errors.js';
+import { parseImageDataUri } from '../../infra/images.js';
+import type { UserDoc } from '../../projections/users.js';
+import { requireAuth } from '../auth.js';
+import { type HttpDeps, requestMeta } from '../context.js';
+import { userObject } from '../presenters.js';
+import { rateLimit } from '../rateLimit.js';
+import { parseBody, snowflakeSchema } from '../validation.js';
+
+const patchMeSchema = {
+  type: 'object',
+  properties: {
+    username: { type: 'string', minLength: 2, maxLength: 32, pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
+    avatar: { type: ['string', 'null'] },
+  },
+  additionalProperties: false,
+} as const;
+
+const userIdParam = { type: 'object', properties: { userId: snowflakeSchema }, required: ['userId'] } as const;
+
+export function userRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+  // The spec's Limits: the users routes as a group 5/s per token with a burst of 10, and tighter ones per route.
+  const group = rateLimit({ bucket: 'users', points: 5, durationSeconds: 1, burst: 5, burstSeconds: 10 });
+  const readUser = rateLimit({ bucket: 'users:get', points: 5, durationSeconds: 1 });
+  const patchMe = rateLimit({ bucket: 'users:@me:patch', points: 1, durationSeconds: 10 });
+  const relationships = rateLimit({ bucket: 'users:@me:relationships', points: 3, durationSeconds: 1 });
+
+  async function user(userId: string): Promise<UserDoc> {
+    const doc = await deps.readStore.findOne<UserDoc>('users', { _id: userId });
+    if (!doc) throw notFound('UNKNOWN_USER', 'Unknown User');
+    return doc;
+  }
+
+  router.get('/users/@me', group, readUser, async (ctx) => {
+    const auth = requireAuth(ctx);
+    ctx.body = userObject(await user(auth.userId), true);
+  });
+
+  router.patch('/users/@me', group, patchMe, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const body = parseBody(patchMeSchema, ctx.request.body);
+    const avatar = body.avatar === undefined ? undefined : body.avatar === null ? null : await parseImageDataUri(body.avatar, 'avatar');
+    await updateProfile(deps, { ...requestMeta(ctx), actorId: auth.userId }, { username: body.username, avatar });
+    ctx.body = userObject(await user(auth.userId), true);
+  });
+
+  router.get('/users/@me/relationships', group, relationships, async (ctx) => {
+    requireAuth(ctx);
+    // The spec describes no route that adds a relationship, so no account has one yet.
+    ctx.body = [];
+  });
+
+  router.get('/users/:userId', group, readUser, async (ctx) => {
+    const { userId } = parseBody(userIdParam, ctx.params);
+    ctx.body = userObject(await user(userId));
+  });
+
+  return router;
+}

@@ -1,0 +1,51 @@
+// The HTTPS server (TLS 1.2 minimum, as the spec requires); plain HTTP only when PLAIN_HTTP opts in for a
+// TLS-terminating proxy in front.
+import { createServer as createHttpServer } from 'node:http';
+import { type Server, createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Runtime } from '../infra/runtime.js';
+import { loadTls } from '../infra/tls.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  server: Server | ReturnType<typeof createHttpServer>;
+  port: number;
+  /** The self-signed or configured certificate, for clients that must trust it (tests). */
+  cert: string | null;
+  close(): Promise<void>;
+}
+
+export async function startServer(runtime: Runtime): Promise<RunningServer> {
+  const { config } = runtime;
+  let ready = false;
+  const app = createApp(runtime, { ready: () => ready });
+  const handler = app.callback();
+  let cert: string | null = null;
+  let server: Server | ReturnType<typeof createHttpServer>;
+  if (config.plainHttp) {
+    server = createHttpServer(handler);
+  } else {
+    const tls = await loadTls(config.dataDir, config.tls, config.host);
+    cert = tls.cert;
+    server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
+  }
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  ready = true;
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port,
+    cert,
+    async close() {
+      ready = false;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

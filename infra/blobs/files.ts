@@ -1,0 +1,55 @@
+// Embedded blob store: one file per blob under DATA_DIR/blobs, written to a temporary name, fsync'd and renamed, so
+// a blob an event refers to is complete on disk before the event is appended.
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type Blob, type BlobStore, assertBlobKey } from './port.js';
+
+export class FileBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private path(key: string): string {
+    assertBlobKey(key);
+    return join(this.root, key);
+  }
+
+  async put(key: string, blob: Blob): Promise<void> {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeSmall(`${path}.type`, blob.contentType);
+    const temporary = `${path}.${process.pid}.tmp`;
+    const file = await open(temporary, 'w');
+    try {
+      await file.writeFile(blob.data);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  }
+
+  async get(key: string): Promise<Blob | null> {
+    const path = this.path(key);
+    try {
+      const [data, contentType] = await Promise.all([readFile(path), readFile(`${path}.type`, 'utf8')]);
+      return { data, contentType };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.path(key);
+    await Promise.all([rm(path, { force: true }), rm(`${path}.type`, { force: true })]);
+  }
+}
+
+async function writeSmall(path: string, text: string): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    await file.writeFile(text);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}

@@ -1,0 +1,16 @@
+// Binary content (avatars, attachments, emojis, stickers) lives beside the log, not in it: events carry the key.
+export interface Blob {
+  data: Buffer;
+  contentType: string;
+}
+
+export interface BlobStore {
+  put(key: string, blob: Blob): Promise<void>;
+  get(key: string): Promise<Blob | null>;
+  delete(key: string): Promise<void>;
+}
+
+/** Keys are slash-separated segments of safe characters, so they map onto paths and object names alike. */
+export function assertBlobKey(key: string): void {
+  if (!/^[\w-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((s) => s === '.' || s === '..')) throw new Error(`Unsafe blob key: ${key}`);
+}

@@ -1,0 +1,47 @@
+// Configuration comes from the environment; every variable is documented in the README.
+import { resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Origin clients use to reach this server (API, CDN and gateway URLs are built from it). */
+  publicBaseUrl: string;
+  tls: { certFile: string; keyFile: string } | null;
+  /** Plain HTTP, only for running behind a TLS-terminating proxy (PLAIN_HTTP=1). */
+  plainHttp: boolean;
+  workerId: number;
+  processId: number;
+  logLevel: string;
+  jsonBodyLimit: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = integer(env, 'PORT', 8443, 0, 65535);
+  const plainHttp = env.PLAIN_HTTP === '1' || env.PLAIN_HTTP === 'true';
+  const certFile = env.TLS_CERT_FILE;
+  const keyFile = env.TLS_KEY_FILE;
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither');
+  const scheme = plainHttp ? 'http' : 'https';
+  return {
+    host,
+    port,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    tls: certFile && keyFile ? { certFile, keyFile } : null,
+    plainHttp,
+    workerId: integer(env, 'WORKER_ID', 0, 0, 31),
+    processId: integer(env, 'PROCESS_ID', 0, 0, 31),
+    logLevel: env.LOG_LEVEL || 'info',
+    jsonBodyLimit: integer(env, 'JSON_BODY_LIMIT', 8 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+  };
+}

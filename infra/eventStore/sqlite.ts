@@ -1,0 +1,212 @@
+// Embedded event store: an append-only SQLite log in WAL mode with synchronous=FULL, so a commit is on disk
+// (fsync'd) before an append resolves. Appends that arrive while a commit is under way are queued and written
+// together in the next transaction: one fsync serves them all (group commit).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  type AppendResult,
+  type BatchHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeToAllOptions,
+  type Subscription,
+  WrongExpectedVersionError,
+} from './port.js';
+import { CatchUpSubscription } from './catchUp.js';
+
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface EventRow {
+  position: number;
+  stream_id: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  schema_version: number;
+}
+
+const PAGE = 1000;
+
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private readonly subscriptions = new Set<CatchUpSubscription>();
+  private closed = false;
+  private readonly statements;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        schema_version INTEGER NOT NULL,
+        UNIQUE (stream_id, revision)
+      );
+    `);
+    this.statements = {
+      streamRevision: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO events (stream_id, revision, id, type, data, metadata, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      forwards: this.db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+      ),
+      backwards: this.db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+      ),
+      allForwards: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position >= ? ORDER BY position ASC LIMIT ?'),
+      allBackwards: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?'),
+      head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+    };
+  }
+
+  appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ streamId, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    let outcomes: (AppendResult | WrongExpectedVersionError)[];
+    try {
+      outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending)))();
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i];
+      if (outcome instanceof WrongExpectedVersionError) pending.reject(outcome);
+      else pending.resolve(outcome);
+    });
+    for (const subscription of this.subscriptions) subscription.wake();
+  }
+
+  private appendInTransaction({ streamId, events, expected }: PendingAppend): AppendResult | WrongExpectedVersionError {
+    const current = this.statements.streamRevision.get(streamId)?.revision ?? null;
+    const actual = current === null ? ('no_stream' as const) : BigInt(current);
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && current === null) ||
+      (expected === 'stream_exists' && current !== null) ||
+      (typeof expected === 'bigint' && current !== null && BigInt(current) === expected);
+    if (!ok) return new WrongExpectedVersionError(streamId, expected, actual);
+    let revision = current ?? -1;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const info = this.statements.insert.run(
+        streamId,
+        revision,
+        event.id ?? randomUUID(),
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+        event.schemaVersion ?? 1,
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    return { nextExpectedRevision: BigInt(revision), position: { commit: BigInt(position), prepare: BigInt(position) } };
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const rows =
+      options.direction === 'backwards'
+        ? this.statements.backwards.all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount)
+        : this.statements.forwards.all(streamId, Number(options.fromRevision ?? 0n), maxCount);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readAllSync(options);
+  }
+
+  private readAllSync(options: ReadAllOptions): RecordedEvent[] {
+    const maxCount = options.maxCount ?? PAGE;
+    const rows =
+      options.direction === 'backwards'
+        ? this.statements.allBackwards.all(options.fromPosition ? Number(options.fromPosition.commit) : Number.MAX_SAFE_INTEGER, maxCount)
+        : this.statements.allForwards.all(options.fromPosition ? Number(options.fromPosition.commit) : 0, maxCount);
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const head = this.statements.head.get()?.position ?? null;
+    return head === null ? null : { commit: BigInt(head), prepare: BigInt(head) };
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions, handler: BatchHandler, onError?: (error: unknown) => void): Subscription {
+    const subscription = new CatchUpSubscription({
+      from: options.fromPosition ?? null,
+      excludeTypePrefix: options.excludeTypePrefix,
+      // Positions in this log are dense: the next page starts right after the last position seen.
+      readPage: async (after) => this.readAllSync({ fromPosition: after ? { commit: after.commit + 1n, prepare: after.commit + 1n } : undefined, maxCount: PAGE }),
+      head: () => this.headPosition(),
+      handler,
+      onError,
+      onStop: () => this.subscriptions.delete(subscription),
+    });
+    this.subscriptions.add(subscription);
+    subscription.start();
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    if (this.flushScheduled || this.queue.length > 0) this.flush();
+    this.db.close();
+  }
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  const position = BigInt(row.position);
+  return {
+    id: row.id,
+    streamId: row.stream_id,
+    revision: BigInt(row.revision),
+    position: { commit: position, prepare: position },
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    schemaVersion: row.schema_version,
+  };
+}

@@ -1,0 +1,37 @@
+// TLS material: the configured certificate, or a self-signed one generated once into DATA_DIR and reused after.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import selfsigned from 'selfsigned';
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+}
+
+export async function loadTls(dataDir: string, configured: { certFile: string; keyFile: string } | null, host: string): Promise<TlsMaterial> {
+  if (configured) return { cert: await readFile(configured.certFile, 'utf8'), key: await readFile(configured.keyFile, 'utf8') };
+  const certFile = join(dataDir, 'tls', 'self-signed.crt');
+  const keyFile = join(dataDir, 'tls', 'self-signed.key');
+  if (existsSync(certFile) && existsSync(keyFile)) return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
+  const names = new Set(['localhost', host]);
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    notAfterDate: new Date(Date.now() + 825 * 86_400_000),
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [...names, '127.0.0.1'].map((n) => (/^[\d.]+$|:/.test(n) ? { type: 7 as const, ip: n } : { type: 2 as const, value: n })),
+      },
+    ],
+  });
+  await mkdir(join(dataDir, 'tls'), { recursive: true });
+  await writeFile(keyFile, pems.private, { mode: 0o600 });
+  await writeFile(certFile, pems.cert);
+  return { cert: pems.cert, key: pems.private };
+}

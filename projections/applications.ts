@@ -1,0 +1,34 @@
+// Read model of applications, for their owners.
+import type { ApplicationEvent } from '../domain/application.js';
+import { type Projection, is } from './projection.js';
+
+export interface ApplicationDoc {
+  _id: string;
+  name: string;
+  owner_id: string;
+  bot_user_id: string | null;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+export const applicationsProjection: Projection = {
+  name: 'applications',
+  collections: ['applications'],
+  indexes: [{ collection: 'applications', keys: { owner_id: 1 } }],
+  project(event) {
+    if (is<ApplicationEvent, 'ApplicationCreated'>(event, 'ApplicationCreated')) {
+      const doc: ApplicationDoc = {
+        _id: event.data.applicationId,
+        name: event.data.name,
+        owner_id: event.data.ownerId,
+        bot_user_id: null,
+        created_at: event.metadata.createdAt,
+      };
+      return [{ replaceOne: { collection: 'applications', filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+    }
+    if (is<ApplicationEvent, 'ApplicationBotCreated'>(event, 'ApplicationBotCreated')) {
+      return [{ updateOne: { collection: 'applications', filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
+    }
+    return [];
+  },
+};

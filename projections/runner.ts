@@ -1,0 +1,86 @@
+// Feeds projections from a catch-up subscription to the log. Each projection keeps its own checkpoint, written in the
+// same bulk write as the documents it covers, so an event is applied once even across crashes and restarts.
+import { type EventStore, type Position, type Subscription, comparePositions } from '../infra/eventStore/port.js';
+import type { Checkpoint, ReadStore, WriteOp } from '../infra/readStore/port.js';
+import type { Projection } from './projection.js';
+
+interface Waiter {
+  target: Position;
+  resolve: () => void;
+}
+
+export class ProjectionRunner {
+  private subscription: Subscription | null = null;
+  private checkpoints = new Map<string, Position | null>();
+  private processed: Position | null = null;
+  private waiters: Waiter[] = [];
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly readStore: ReadStore,
+    readonly projections: Projection[],
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    await this.readStore.ensureIndexes(this.projections.flatMap((p) => p.indexes));
+    for (const projection of this.projections) this.checkpoints.set(projection.name, await this.readStore.getCheckpoint(projection.name));
+    const known = [...this.checkpoints.values()];
+    const from = known.includes(null) ? null : known.reduce((min, p) => (comparePositions(p!, min!) < 0 ? p : min));
+    this.processed = from;
+    this.subscription = this.store.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.apply(events), this.onError);
+  }
+
+  private async apply(events: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
+    const ops: WriteOp[] = [];
+    for (const event of events) {
+      for (const projection of this.projections) {
+        const done = this.checkpoints.get(projection.name);
+        if (!done || comparePositions(event.position, done) > 0) ops.push(...projection.project(event));
+      }
+    }
+    const last = events[events.length - 1].position;
+    const checkpoints: Checkpoint[] = this.projections.map((p) => ({ projection: p.name, position: last }));
+    await this.readStore.bulkWrite(ops, checkpoints);
+    for (const projection of this.projections) this.checkpoints.set(projection.name, last);
+    this.processed = last;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (comparePositions(last, waiter.target) < 0) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  /** Resolves once every projection has applied the log up to `position` (read-your-writes), or after `timeoutMs`. */
+  waitFor(position: Position | null, timeoutMs = 5000): Promise<void> {
+    if (!position || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter: Waiter = { target: position, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve();
+      }, timeoutMs).unref();
+    });
+  }
+
+  async caughtUp(): Promise<void> {
+    await this.subscription?.caughtUp();
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = null;
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+  }
+
+  /** Empties the named projections' collections and replays the whole log into them. */
+  async rebuild(names: string[] = this.projections.map((p) => p.name)): Promise<void> {
+    await this.stop();
+    for (const projection of this.projections.filter((p) => names.includes(p.name))) {
+      await this.readStore.reset(projection.name, projection.collections);
+    }
+    await this.start();
+    await this.caughtUp();
+  }
+}

@@ -1,0 +1,106 @@
+// Read models of accounts: public user documents, the login lookup, and the token lookup used by authentication.
+import type { UserEvent } from '../domain/user.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import { type Projection, is } from './projection.js';
+
+export interface UserDoc {
+  _id: string;
+  username: string;
+  discriminator: string;
+  avatar: string | null;
+  bot: boolean;
+  system: boolean;
+  mfa_enabled: boolean;
+  locale: string;
+  flags: number;
+  premium_type: number;
+  public_flags: number;
+  email: string | null;
+  verified: boolean;
+  application_id: string | null;
+  [key: string]: unknown;
+}
+
+export interface LoginDoc {
+  _id: string;
+  username_lower: string;
+  discriminator: string;
+  email_lower: string | null;
+  password_hash: string;
+  [key: string]: unknown;
+}
+
+export interface TokenDoc {
+  /** SHA-256 of the token */
+  _id: string;
+  user_id: string;
+  kind: 'session' | 'bot';
+  [key: string]: unknown;
+}
+
+function projectUser(event: RecordedEvent): WriteOp[] {
+  if (is<UserEvent, 'UserRegistered'>(event, 'UserRegistered')) {
+    const d = event.data;
+    const user: UserDoc = {
+      _id: d.userId,
+      username: d.username,
+      discriminator: d.discriminator,
+      avatar: null,
+      bot: d.bot,
+      system: false,
+      mfa_enabled: false,
+      locale: 'en-US',
+      flags: 0,
+      premium_type: 0,
+      public_flags: 0,
+      email: d.email,
+      verified: false,
+      application_id: d.applicationId,
+    };
+    const ops: WriteOp[] = [{ replaceOne: { collection: 'users', filter: { _id: d.userId }, replacement: user, upsert: true } }];
+    if (d.passwordHash) {
+      const login: LoginDoc = {
+        _id: d.userId,
+        username_lower: d.username.toLowerCase(),
+        discriminator: d.discriminator,
+        email_lower: d.email?.toLowerCase() ?? null,
+        password_hash: d.passwordHash,
+      };
+      ops.push({ replaceOne: { collection: 'logins', filter: { _id: d.userId }, replacement: login, upsert: true } });
+    }
+    return ops;
+  }
+  if (is<UserEvent, 'UserProfileUpdated'>(event, 'UserProfileUpdated')) {
+    const set = Object.fromEntries(event.data.changes.map((c) => [c.key, c.new_value]));
+    const ops: WriteOp[] = [{ updateOne: { collection: 'users', filter: { _id: event.data.userId }, update: { $set: set } } }];
+    const login: Record<string, unknown> = {};
+    if (typeof set.username === 'string') login.username_lower = set.username.toLowerCase();
+    if (typeof set.discriminator === 'string') login.discriminator = set.discriminator;
+    if (Object.keys(login).length) ops.push({ updateOne: { collection: 'logins', filter: { _id: event.data.userId }, update: { $set: login } } });
+    return ops;
+  }
+  if (is<UserEvent, 'SessionStarted'>(event, 'SessionStarted')) {
+    const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'session' };
+    return [{ replaceOne: { collection: 'tokens', filter: { _id: token._id }, replacement: token, upsert: true } }];
+  }
+  if (is<UserEvent, 'BotTokenIssued'>(event, 'BotTokenIssued')) {
+    const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'bot' };
+    const ops: WriteOp[] = [];
+    if (event.data.previousTokenHash) ops.push({ deleteOne: { collection: 'tokens', filter: { _id: event.data.previousTokenHash } } });
+    ops.push({ replaceOne: { collection: 'tokens', filter: { _id: token._id }, replacement: token, upsert: true } });
+    return ops;
+  }
+  return [];
+}
+
+export const usersProjection: Projection = {
+  name: 'users',
+  collections: ['users', 'logins', 'tokens'],
+  indexes: [
+    { collection: 'logins', keys: { username_lower: 1 } },
+    { collection: 'logins', keys: { email_lower: 1 } },
+    { collection: 'tokens', keys: { user_id: 1 } },
+  ],
+  project: projectUser,
+};
