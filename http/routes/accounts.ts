@@ -40,7 +40,7 @@ const idParam = { type: 'object', properties: { id: snowflakeSchema }, required:
 export function accountRoutes(deps: HttpDeps): Router {
   const router = new Router();
   // Password guessing is slow by design (scrypt); these buckets also keep it slow from outside.
-  const authLimit = rateLimit({ bucket: 'auth', points: 10, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` });
+  const authLimit = rateLimit({ bucket: 'auth', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` });
 
   router.post('/auth/register', authLimit, async (ctx) => {
     const body = parseBody(registerSchema, ctx.request.body);

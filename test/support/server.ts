@@ -1,0 +1,112 @@
+// Starts the real service (embedded runtime, HTTPS on an ephemeral port, fresh DATA_DIR) and gives tests an HTTP
+// client that trusts its self-signed certificate.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { startServer } from '../../http/server.js';
+import { loadConfig } from '../../infra/config.js';
+import { createLogger } from '../../infra/logger.js';
+import { type Runtime, startRuntime } from '../../infra/runtime.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  /** "Bot" or "Bearer"; defaults to Bearer. */
+  scheme?: 'Bot' | 'Bearer';
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  origin: string;
+  /** Calls {origin}/api/v1{path}. */
+  api<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  /** Calls {origin}{path}. */
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  runtime: Runtime;
+  dispatcher: Agent;
+  cert: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
+  const config = loadConfig({ ...env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1' });
+  const runtime = await startRuntime(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const server = await startServer(runtime);
+  const origin = `https://127.0.0.1:${server.port}`;
+  runtime.config.publicBaseUrl = origin;
+  const dispatcher = new Agent({ connect: { ca: server.cert!, servername: 'localhost' } });
+
+  async function call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `${options.scheme ?? 'Bearer'} ${options.token}`;
+    let body: string | Buffer | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await request(`${origin}${path}`, { method: method as 'GET', headers, body, dispatcher });
+    const text = await response.body.text();
+    const type = String(response.headers['content-type'] ?? '');
+    return { status: response.statusCode, headers: response.headers, text, body: type.startsWith('application/json') && text ? JSON.parse(text) : text };
+  }
+
+  return {
+    origin,
+    api: (method, path, options) => call(method, `/api/v1${path}`, options),
+    call,
+    runtime,
+    dispatcher,
+    cert: server.cert!,
+    dataDir: dir,
+    async close() {
+      await server.close();
+      await runtime.close();
+      await dispatcher.close();
+      if (!dataDir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+/** A unique name per call, so tests never collide on usernames. */
+export function uniqueName(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}${process.pid}x${counter}`;
+}
+
+export interface TestUser {
+  id: string;
+  token: string;
+  username: string;
+}
+
+export async function registerUser(server: TestServer, username = uniqueName()): Promise<TestUser> {
+  const response = await server.api('POST', '/auth/register', { body: { username, password: 'correct horse battery' } });
+  if (response.status !== 201) throw new Error(`register failed: ${response.status} ${response.text}`);
+  return { id: response.body.user_id, token: response.body.token, username };
+}
+
+export interface TestBot extends TestUser {
+  applicationId: string;
+  owner: TestUser;
+}
+
+export async function createBot(server: TestServer, owner?: TestUser, name = uniqueName('bot')): Promise<TestBot> {
+  const person = owner ?? (await registerUser(server));
+  const app = await server.api('POST', '/applications', { token: person.token, body: { name } });
+  if (app.status !== 201) throw new Error(`application failed: ${app.status} ${app.text}`);
+  const bot = await server.api('POST', `/applications/${app.body.id}/bot`, { token: person.token });
+  if (bot.status !== 201) throw new Error(`bot failed: ${bot.status} ${bot.text}`);
+  return { id: bot.body.id, token: bot.body.token, username: name, applicationId: app.body.id, owner: person };
+}
