@@ -9,7 +9,8 @@ async function main() {
   const log = createLogger(config.logLevel);
   const runtime = await startRuntime(config, log);
   const server = await startServer(runtime);
-  log.info({ url: `${config.publicBaseUrl}/api/v1`, dataDir: config.dataDir, tls: !config.plainHttp }, 'Parley is listening');
+  const scheme = config.plainHttp ? 'http' : 'https';
+  log.info({ listening: `${scheme}://${config.host}:${server.port}`, api: `${config.publicBaseUrl}/api/v1`, dataDir: config.dataDir }, 'Parley is listening');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -1,0 +1,109 @@
+// Given/when/then on the account deciders: given past events, when a command, then new events or a refusal.
+import { describe, expect, it } from 'vitest';
+import { applicationDecider } from '../../domain/application.js';
+import { type Decider, type DomainEvent, fold } from '../../domain/decider.js';
+import { DomainError } from '../../domain/errors.js';
+import { emailClaimDecider } from '../../domain/emailClaim.js';
+import { userDecider } from '../../domain/user.js';
+import { usernameClaimDecider } from '../../domain/usernameClaim.js';
+
+function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, events: E[]) {
+  return {
+    when: (command: C) => ({
+      then: (expected: E[]) => expect(decider.decide(command, fold(decider, events))).toEqual(expected),
+      thenRefuses: (code: string) => {
+        try {
+          decider.decide(command, fold(decider, events));
+        } catch (error) {
+          expect(error).toBeInstanceOf(DomainError);
+          expect((error as DomainError).code).toBe(code);
+          return;
+        }
+        throw new Error(`expected ${code}`);
+      },
+    }),
+  };
+}
+
+const registered = {
+  type: 'UserRegistered' as const,
+  data: { userId: '1', username: 'ada', discriminator: '0001', email: null, passwordHash: 'h', bot: false, applicationId: null },
+};
+
+describe('user', () => {
+  it('registers once', () => {
+    given(userDecider, [])
+      .when({ type: 'RegisterUser', userId: '1', username: 'ada', discriminator: '0001', email: null, passwordHash: 'h' })
+      .then([registered]);
+    given(userDecider, [registered])
+      .when({ type: 'RegisterUser', userId: '1', username: 'ada', discriminator: '0001', email: null, passwordHash: 'h' })
+      .thenRefuses('USER_EXISTS');
+  });
+
+  it('records only the profile fields that change, with old and new values', () => {
+    given(userDecider, [registered])
+      .when({ type: 'UpdateProfile', userId: '1', username: 'ada', avatar: 'abc' })
+      .then([{ type: 'UserProfileUpdated', data: { userId: '1', changes: [{ key: 'avatar', old_value: null, new_value: 'abc' }] } }]);
+    given(userDecider, [registered]).when({ type: 'UpdateProfile', userId: '1', username: 'ada' }).then([]);
+  });
+
+  it('gives bots a token and rotates it, naming the token it replaces', () => {
+    const bot = { ...registered, data: { ...registered.data, bot: true, passwordHash: null, applicationId: '9' } };
+    given(userDecider, [bot, { type: 'BotTokenIssued', data: { userId: '1', tokenHash: 'old', previousTokenHash: null } }])
+      .when({ type: 'ResetBotToken', userId: '1', tokenHash: 'new' })
+      .then([{ type: 'BotTokenIssued', data: { userId: '1', tokenHash: 'new', previousTokenHash: 'old' } }]);
+    given(userDecider, [registered]).when({ type: 'ResetBotToken', userId: '1', tokenHash: 'x' }).thenRefuses('NOT_A_BOT');
+    given(userDecider, [bot]).when({ type: 'StartSession', userId: '1', tokenHash: 'x' }).thenRefuses('BOT_CANNOT_LOG_IN');
+  });
+});
+
+describe('username claims', () => {
+  const claimed = (discriminator: string, userId: string) => ({ type: 'DiscriminatorClaimed' as const, data: { username: 'ada', discriminator, userId } });
+
+  it('takes the first free discriminator from the start it is given', () => {
+    given(usernameClaimDecider, [claimed('0005', 'a')])
+      .when({ type: 'ClaimDiscriminator', username: 'ada', userId: 'b', start: 5 })
+      .then([claimed('0006', 'b')]);
+  });
+
+  it('keeps a preferred discriminator when it is free (renames keep their tag)', () => {
+    given(usernameClaimDecider, []).when({ type: 'ClaimDiscriminator', username: 'ada', userId: 'b', start: 1, preferred: '4242' }).then([claimed('4242', 'b')]);
+  });
+
+  it('wraps around and refuses when all 9999 are taken', () => {
+    // Built directly rather than folded from 9999 events: the state is what matters here.
+    const full = new Map(Array.from({ length: 9999 }, (_, i) => [String(i + 1).padStart(4, '0'), `u${i}`]));
+    const oneFree = new Map(full);
+    oneFree.delete('0002');
+    expect(usernameClaimDecider.decide({ type: 'ClaimDiscriminator', username: 'ada', userId: 'z', start: 9000 }, oneFree)).toEqual([claimed('0002', 'z')]);
+    expect(() => usernameClaimDecider.decide({ type: 'ClaimDiscriminator', username: 'ada', userId: 'z', start: 1 }, full)).toThrow(
+      expect.objectContaining({ code: 'INVALID_FORM_BODY' }),
+    );
+  });
+
+  it('releases only what the user holds', () => {
+    given(usernameClaimDecider, [claimed('0001', 'a')]).when({ type: 'ReleaseDiscriminator', username: 'ada', userId: 'b', discriminator: '0001' }).then([]);
+  });
+});
+
+describe('email claims', () => {
+  it('belong to one account', () => {
+    const claimed = { type: 'EmailClaimed' as const, data: { emailHash: 'h', userId: 'a' } };
+    given(emailClaimDecider, []).when({ type: 'ClaimEmail', emailHash: 'h', userId: 'a' }).then([claimed]);
+    given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', emailHash: 'h', userId: 'b' }).thenRefuses('INVALID_FORM_BODY');
+  });
+});
+
+describe('application', () => {
+  const created = { type: 'ApplicationCreated' as const, data: { applicationId: 'app', name: 'n', ownerId: 'owner', clientSecretHash: 's' } };
+  it('lets only its owner create its one bot', () => {
+    given(applicationDecider, [created])
+      .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'b' })
+      .then([{ type: 'ApplicationBotCreated', data: { applicationId: 'app', botUserId: 'b' } }]);
+    given(applicationDecider, [created]).when({ type: 'CreateBot', applicationId: 'app', actorId: 'other', botUserId: 'b' }).thenRefuses('MISSING_ACCESS');
+    given(applicationDecider, [created, { type: 'ApplicationBotCreated', data: { applicationId: 'app', botUserId: 'b' } }])
+      .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'c' })
+      .thenRefuses('APPLICATION_HAS_BOT');
+    given(applicationDecider, []).when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'c' }).thenRefuses('UNKNOWN_APPLICATION');
+  });
+});
