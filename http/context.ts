@@ -2,11 +2,13 @@
 import type { Context } from 'koa';
 import type { CommandDeps, RequestMeta } from '../commands/deps.js';
 import type { Config } from '../infra/config.js';
+import type { HintBus } from '../infra/hints.js';
 import type { Logger } from '../infra/logger.js';
 
 export interface HttpDeps extends CommandDeps {
   config: Config;
   log: Logger;
+  hints: HintBus;
 }
 
 declare module 'koa' {

@@ -9,6 +9,7 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { FileBlobStore } from './blobs/files.js';
 import type { BlobStore } from './blobs/port.js';
 import type { Config } from './config.js';
+import { type HintBus, LocalHintBus } from './hints.js';
 import type { EventStore } from './eventStore/port.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
@@ -21,6 +22,7 @@ export interface Runtime extends CommandDeps {
   store: EventStore;
   blobs: BlobStore;
   projections: ProjectionRunner;
+  hints: HintBus;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
     readStore,
     blobs,
     projections,
+    hints: new LocalHintBus(),
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position),
