@@ -101,7 +101,7 @@ describe('application', () => {
       .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'b' })
       .then([{ type: 'ApplicationBotCreated', data: { applicationId: 'app', botUserId: 'b' } }]);
     given(applicationDecider, [created]).when({ type: 'CreateBot', applicationId: 'app', actorId: 'other', botUserId: 'b' }).thenRefuses('MISSING_ACCESS');
-    given(applicationDecider, [created, { type: 'ApplicationBotCreated', data: { applicationId: 'app', botUserId: 'b' } }])
+    given(applicationDecider, [created, { type: 'ApplicationBotCreated' as const, data: { applicationId: 'app', botUserId: 'b' } }])
       .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'c' })
       .thenRefuses('APPLICATION_HAS_BOT');
     given(applicationDecider, []).when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'c' }).thenRefuses('UNKNOWN_APPLICATION');
