@@ -200,7 +200,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
-    this.db.transaction(() => {
+    const write = this.db.transaction(() => {
       for (const op of ops) this.apply(op);
       for (const checkpoint of checkpoints) {
         this.statement('INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position').run(
@@ -208,7 +208,14 @@ export class SqliteReadStore implements ReadStore {
           encodePosition(checkpoint.position),
         );
       }
-    })();
+    });
+    try {
+      write();
+    } catch (error) {
+      // The rollback also undid any CREATE TABLE of the write: forget which tables are known to exist.
+      this.known.clear();
+      throw error;
+    }
   }
 
   async getCheckpoint(projection: string): Promise<Position | null> {

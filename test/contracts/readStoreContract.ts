@@ -1,0 +1,244 @@
+// The behaviour every read store adapter must show (embedded SQLite always, MongoDB when a Docker engine is there).
+// Each test works in collections and projections named for it alone, so a shared server needs no clean-up.
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Position } from '../../infra/eventStore/port.js';
+import type { Doc, Filter, ReadStore, Update } from '../../infra/readStore/port.js';
+
+const at = (n: bigint): Position => ({ commit: n, prepare: n });
+
+export function describeReadStoreContract(name: string, factory: () => Promise<ReadStore>): void {
+  describe(`${name}: read store contract`, () => {
+    let store: ReadStore;
+    let suffix: string;
+    /** A collection or projection name of this test alone. */
+    const own = (label: string) => `${label}_${suffix}`;
+    const insert = (collection: string, ...documents: Doc[]): Promise<void> =>
+      store.bulkWrite(documents.map((document) => ({ insertOne: { collection: own(collection), document } })));
+    const ids = (docs: Doc[]) => docs.map((d) => d._id);
+
+    beforeEach(async () => {
+      store = await factory();
+      suffix = randomUUID().replaceAll('-', '').slice(0, 12);
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('queries', () => {
+      beforeEach(async () => {
+        await insert(
+          'people',
+          { _id: 'ann', name: 'Ann', age: 31, admin: true, tags: ['a', 'b'], address: { city: 'Oslo', zip: '0150' } },
+          { _id: 'bob', name: 'Bob', age: 25, admin: false, tags: ['b'], address: { city: 'Bergen' } },
+          { _id: 'cid', name: 'Cid', age: 40, admin: false, tags: [], nickname: null },
+          { _id: 'dee', name: 'Dee', age: 25, admin: true, tags: ['a', 'c'], address: { city: 'Oslo' } },
+        );
+      });
+
+      it('findOne by _id or field, null when nothing matches', async () => {
+        expect(await store.findOne(own('people'), { _id: 'bob' })).toEqual({ _id: 'bob', name: 'Bob', age: 25, admin: false, tags: ['b'], address: { city: 'Bergen' } });
+        expect((await store.findOne(own('people'), { name: 'Cid' }))?._id).toBe('cid');
+        expect(await store.findOne(own('people'), { _id: 'zed' })).toBeNull();
+        expect(await store.findOne(own('nothing_here'), {})).toBeNull();
+      });
+
+      it('equality on values, booleans, dotted paths and null (null matches a missing field too)', async () => {
+        expect(ids(await store.find(own('people'), { admin: true }, { sort: { _id: 1 } }))).toEqual(['ann', 'dee']);
+        expect(ids(await store.find(own('people'), { 'address.city': 'Oslo' }, { sort: { _id: 1 } }))).toEqual(['ann', 'dee']);
+        expect(ids(await store.find(own('people'), { age: 25, admin: false }))).toEqual(['bob']);
+        expect(ids(await store.find(own('people'), { nickname: null }, { sort: { _id: 1 } }))).toEqual(['ann', 'bob', 'cid', 'dee']);
+        expect(ids(await store.find(own('people'), { 'address.zip': null }, { sort: { _id: 1 } }))).toEqual(['bob', 'cid', 'dee']);
+      });
+
+      it('comparison operators', async () => {
+        const find = async (filter: Filter) => ids(await store.find(own('people'), filter, { sort: { _id: 1 } })).join(',');
+        expect(await find({ age: { $eq: 25 } })).toBe('bob,dee');
+        expect(await find({ age: { $ne: 25 } })).toBe('ann,cid');
+        expect(await find({ age: { $gt: 25 } })).toBe('ann,cid');
+        expect(await find({ age: { $gte: 31 } })).toBe('ann,cid');
+        expect(await find({ age: { $lt: 31 } })).toBe('bob,dee');
+        expect(await find({ age: { $lte: 31 } })).toBe('ann,bob,dee');
+        expect(await find({ age: { $gt: 24, $lt: 31 } })).toBe('bob,dee');
+        expect(await find({ name: { $in: ['Ann', 'Cid', 'Zed'] } })).toBe('ann,cid');
+        expect(await find({ name: { $in: [] } })).toBe('');
+        expect(await find({ name: { $nin: ['Ann', 'Cid'] } })).toBe('bob,dee');
+        expect(await find({ 'address.zip': { $nin: ['0150'] } })).toBe('bob,cid,dee');
+        expect(await find({ address: { $exists: false } })).toBe('cid');
+        expect(await find({ 'address.city': { $exists: true } })).toBe('ann,bob,dee');
+        expect(await find({ _id: { $gt: 'b' } })).toBe('bob,cid,dee');
+      });
+
+      it('$all asks whether an array holds every value', async () => {
+        expect(ids(await store.find(own('people'), { tags: { $all: ['a'] } }, { sort: { _id: 1 } }))).toEqual(['ann', 'dee']);
+        expect(ids(await store.find(own('people'), { tags: { $all: ['a', 'b'] } }))).toEqual(['ann']);
+        expect(ids(await store.find(own('people'), { tags: { $all: ['z'] } }))).toEqual([]);
+      });
+
+      it('sort on one or more keys, limit and skip, count', async () => {
+        expect(ids(await store.find(own('people'), {}, { sort: { age: -1 } }))[0]).toBe('cid');
+        expect(ids(await store.find(own('people'), {}, { sort: { age: 1, name: -1 } }))).toEqual(['dee', 'bob', 'ann', 'cid']);
+        expect(ids(await store.find(own('people'), {}, { sort: { _id: 1 }, limit: 2 }))).toEqual(['ann', 'bob']);
+        expect(ids(await store.find(own('people'), {}, { sort: { _id: 1 }, skip: 1, limit: 2 }))).toEqual(['bob', 'cid']);
+        expect(ids(await store.find(own('people'), {}, { sort: { _id: 1 }, skip: 3 }))).toEqual(['dee']);
+        expect(ids(await store.find(own('people'), {}, { sort: { 'address.city': 1, _id: 1 } }))).toEqual(['cid', 'bob', 'ann', 'dee']);
+        expect(await store.count(own('people'), {})).toBe(4);
+        expect(await store.count(own('people'), { age: 25 })).toBe(2);
+        expect(await store.count(own('nothing_here'), {})).toBe(0);
+      });
+    });
+
+    describe('updates', () => {
+      const one = async (id: string) => store.findOne(own('things'), { _id: id });
+      const update = (filter: Filter, change: Update, upsert = false) => ({ updateOne: { collection: own('things'), filter, update: change, upsert } });
+
+      beforeEach(async () => {
+        await insert('things', { _id: 't1', count: 1, list: [1, 2, 3, 2], members: [{ id: 'a', role: 'x' }, { id: 'b', role: 'y' }], nested: { keep: 1, drop: 2 } });
+      });
+
+      it('$set (dotted, creating parents) and $unset', async () => {
+        await store.bulkWrite([update({ _id: 't1' }, { $set: { title: 'T', 'deep.er.value': 5, 'nested.keep': 9 }, $unset: { 'nested.drop': '' } })]);
+        expect(await one('t1')).toMatchObject({ title: 'T', deep: { er: { value: 5 } }, nested: { keep: 9 } });
+        expect((await one('t1'))!.nested).toEqual({ keep: 9 });
+      });
+
+      it('$inc adds to a number and starts a missing one at zero', async () => {
+        await store.bulkWrite([update({ _id: 't1' }, { $inc: { count: 2, 'stats.views': 3 } })]);
+        await store.bulkWrite([update({ _id: 't1' }, { $inc: { count: -1 } })]);
+        expect(await one('t1')).toMatchObject({ count: 2, stats: { views: 3 } });
+      });
+
+      it('$push appends, with $each several; a missing array is created', async () => {
+        await store.bulkWrite([update({ _id: 't1' }, { $push: { list: 4, fresh: { $each: ['x', 'y'] } } })]);
+        expect(await one('t1')).toMatchObject({ list: [1, 2, 3, 2, 4], fresh: ['x', 'y'] });
+      });
+
+      it('$pull removes every equal element, or elements whose listed fields match', async () => {
+        await store.bulkWrite([update({ _id: 't1' }, { $pull: { list: 2, members: { id: 'a' } } })]);
+        expect(await one('t1')).toMatchObject({ list: [1, 3], members: [{ id: 'b', role: 'y' }] });
+      });
+
+      it('$addToSet adds only values not already there, with $each several', async () => {
+        await store.bulkWrite([update({ _id: 't1' }, { $addToSet: { list: 3, tags: { $each: ['a', 'b', 'a'] } } })]);
+        await store.bulkWrite([update({ _id: 't1' }, { $addToSet: { list: 7, tags: 'b' } })]);
+        expect(await one('t1')).toMatchObject({ list: [1, 2, 3, 2, 7], tags: ['a', 'b'] });
+      });
+
+      it('upsert inserts from the filter equalities and the update, with $setOnInsert only on insert', async () => {
+        const op = update({ _id: 't2', kind: 'k' }, { $set: { seen: true }, $inc: { hits: 1 }, $setOnInsert: { created: 'first' } }, true);
+        await store.bulkWrite([op]);
+        expect(await one('t2')).toEqual({ _id: 't2', kind: 'k', seen: true, hits: 1, created: 'first' });
+        await store.bulkWrite([update(op.updateOne.filter, { $inc: { hits: 1 }, $setOnInsert: { created: 'again' } }, true)]);
+        expect(await one('t2')).toEqual({ _id: 't2', kind: 'k', seen: true, hits: 2, created: 'first' });
+      });
+
+      it('an upsert whose filter has no _id gets a string _id', async () => {
+        await store.bulkWrite([update({ email: 'x@example.com' }, { $set: { n: 1 } }, true)]);
+        const doc = await store.findOne(own('things'), { email: 'x@example.com' });
+        expect(doc).toMatchObject({ email: 'x@example.com', n: 1 });
+        expect(typeof doc!._id).toBe('string');
+      });
+
+      it('updateOne without upsert on no match changes nothing', async () => {
+        await store.bulkWrite([update({ _id: 'nobody' }, { $set: { n: 1 } })]);
+        expect(await store.count(own('things'), {})).toBe(1);
+      });
+
+      it('updateOne changes one match, updateMany all of them', async () => {
+        await insert('many', { _id: 'm1', g: 1 }, { _id: 'm2', g: 1 }, { _id: 'm3', g: 2 });
+        await store.bulkWrite([{ updateOne: { collection: own('many'), filter: { g: 1 }, update: { $set: { one: true } } } }]);
+        expect(await store.count(own('many'), { one: true })).toBe(1);
+        await store.bulkWrite([{ updateMany: { collection: own('many'), filter: { g: 1 }, update: { $set: { all: true } } } }]);
+        expect(ids(await store.find(own('many'), { all: true }, { sort: { _id: 1 } }))).toEqual(['m1', 'm2']);
+      });
+
+      it('replaceOne replaces the whole document, and upserts when asked', async () => {
+        await store.bulkWrite([
+          { replaceOne: { collection: own('things'), filter: { _id: 't1' }, replacement: { _id: 't1', only: 'this' } } },
+          { replaceOne: { collection: own('things'), filter: { _id: 't3' }, replacement: { _id: 't3', made: true }, upsert: true } },
+          { replaceOne: { collection: own('things'), filter: { _id: 't4' }, replacement: { _id: 't4', made: true } } },
+        ]);
+        expect(await one('t1')).toEqual({ _id: 't1', only: 'this' });
+        expect(await one('t3')).toEqual({ _id: 't3', made: true });
+        expect(await one('t4')).toBeNull();
+      });
+
+      it('deleteOne removes one match, deleteMany all of them', async () => {
+        await insert('many', { _id: 'm1', g: 1 }, { _id: 'm2', g: 1 }, { _id: 'm3', g: 1 }, { _id: 'm4', g: 2 });
+        await store.bulkWrite([{ deleteOne: { collection: own('many'), filter: { g: 1 } } }]);
+        expect(await store.count(own('many'), { g: 1 })).toBe(2);
+        await store.bulkWrite([{ deleteMany: { collection: own('many'), filter: { g: 1 } } }]);
+        expect(ids(await store.find(own('many'), {}))).toEqual(['m4']);
+      });
+
+      it('operations of one bulk write apply in order, across collections', async () => {
+        await store.bulkWrite([
+          { insertOne: { collection: own('a'), document: { _id: 'x', v: 1 } } },
+          { updateOne: { collection: own('b'), filter: { _id: 'y' }, update: { $set: { v: 1 } }, upsert: true } },
+          { updateOne: { collection: own('a'), filter: { _id: 'x' }, update: { $inc: { v: 10 } } } },
+          { deleteOne: { collection: own('b'), filter: { _id: 'y' } } },
+          { updateOne: { collection: own('b'), filter: { _id: 'y' }, update: { $inc: { v: 5 } }, upsert: true } },
+        ]);
+        expect(await store.findOne(own('a'), { _id: 'x' })).toEqual({ _id: 'x', v: 11 });
+        expect(await store.findOne(own('b'), { _id: 'y' })).toEqual({ _id: 'y', v: 5 });
+      });
+    });
+
+    describe('checkpoints', () => {
+      it('round-trip with the writes they cover, positions beyond 2^53 included', async () => {
+        expect(await store.getCheckpoint(own('proj'))).toBeNull();
+        const far = { commit: 2n ** 60n + 7n, prepare: 2n ** 60n + 3n };
+        await store.bulkWrite([{ insertOne: { collection: own('docs'), document: { _id: 'd1' } } }], [{ projection: own('proj'), position: far }]);
+        expect(await store.getCheckpoint(own('proj'))).toEqual(far);
+        await store.bulkWrite([], [{ projection: own('proj'), position: at(9n) }, { projection: own('other'), position: at(4n) }]);
+        expect(await store.getCheckpoint(own('proj'))).toEqual(at(9n));
+        expect(await store.getCheckpoint(own('other'))).toEqual(at(4n));
+      });
+
+      it('a failing operation rolls back the whole bulk write, its checkpoint included', async () => {
+        await store.bulkWrite([{ insertOne: { collection: own('docs'), document: { _id: 'd1', v: 1 } } }], [{ projection: own('proj'), position: at(1n) }]);
+        const failing = store.bulkWrite(
+          [
+            { updateOne: { collection: own('docs'), filter: { _id: 'd1' }, update: { $set: { v: 2 } } } },
+            { insertOne: { collection: own('other'), document: { _id: 'o1' } } },
+            { insertOne: { collection: own('docs'), document: { _id: 'd1', v: 3 } } },
+          ],
+          [{ projection: own('proj'), position: at(2n) }],
+        );
+        await expect(failing).rejects.toThrow();
+        expect(await store.findOne(own('docs'), { _id: 'd1' })).toEqual({ _id: 'd1', v: 1 });
+        expect(await store.findOne(own('other'), { _id: 'o1' })).toBeNull();
+        expect(await store.getCheckpoint(own('proj'))).toEqual(at(1n));
+      });
+    });
+
+    describe('indexes', () => {
+      it('a unique index refuses a second document with the same key, and is declared idempotently', async () => {
+        const index = { collection: own('users'), keys: { 'login.name': 1 as const }, unique: true };
+        await store.ensureIndexes([index, { collection: own('users'), keys: { age: -1 as const, name: 1 as const } }]);
+        await store.ensureIndexes([index]);
+        await insert('users', { _id: 'u1', login: { name: 'ann' } });
+        await expect(insert('users', { _id: 'u2', login: { name: 'ann' } })).rejects.toThrow();
+        await insert('users', { _id: 'u3', login: { name: 'bob' } });
+        expect(await store.count(own('users'), {})).toBe(2);
+      });
+    });
+
+    describe('reset', () => {
+      it('empties the projection collections and forgets its checkpoint, leaving the others be', async () => {
+        await store.bulkWrite(
+          [
+            { insertOne: { collection: own('mine'), document: { _id: 'a' } } },
+            { insertOne: { collection: own('theirs'), document: { _id: 'b' } } },
+          ],
+          [{ projection: own('me'), position: at(5n) }, { projection: own('them'), position: at(5n) }],
+        );
+        await store.reset(own('me'), [own('mine')]);
+        expect(await store.count(own('mine'), {})).toBe(0);
+        expect(await store.count(own('theirs'), {})).toBe(1);
+        expect(await store.getCheckpoint(own('me'))).toBeNull();
+        expect(await store.getCheckpoint(own('them'))).toEqual(at(5n));
+      });
+    });
+  });
+}
