@@ -1,29 +1,10 @@
 // Given/when/then on the account deciders: given past events, when a command, then new events or a refusal.
 import { describe, expect, it } from 'vitest';
 import { applicationDecider } from '../../domain/application.js';
-import { type Decider, type DomainEvent, fold } from '../../domain/decider.js';
-import { DomainError } from '../../domain/errors.js';
 import { emailClaimDecider } from '../../domain/emailClaim.js';
 import { userDecider } from '../../domain/user.js';
 import { usernameClaimDecider } from '../../domain/usernameClaim.js';
-
-function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, events: E[]) {
-  return {
-    when: (command: C) => ({
-      then: (expected: E[]) => expect(decider.decide(command, fold(decider, events))).toEqual(expected),
-      thenRefuses: (code: string) => {
-        try {
-          decider.decide(command, fold(decider, events));
-        } catch (error) {
-          expect(error).toBeInstanceOf(DomainError);
-          expect((error as DomainError).code).toBe(code);
-          return;
-        }
-        throw new Error(`expected ${code}`);
-      },
-    }),
-  };
-}
+import { given } from '../support/given.js';
 
 const registered = {
   type: 'UserRegistered' as const,
