@@ -1,0 +1,68 @@
+// Direct messages (channel type 1). Two users have one DM channel: the stream dm-{lower id}-{higher id} hands out its
+// id once, so concurrent opens of the same pair agree on one channel. Closing a DM hides it from the closer's list
+// only; opening it again brings it back with the same id and history.
+// Events carry the participants as user objects, so the read model and the gateway's CHANNEL_CREATE need no lookups.
+import type { Decider, DomainEvent } from './decider.js';
+import { invalidForm } from './errors.js';
+import type { MessageUser } from './message.js';
+
+export const DmChannelType = { DM: 1, GROUP_DM: 3 } as const;
+
+/** A DM or group DM came to be; `recipients` lists every participant, the opener included. */
+export type DmChannelOpened = DomainEvent<
+  'DmChannelOpened',
+  { channelId: string; type: 1 | 3; ownerId: string | null; name: string | null; recipients: MessageUser[]; openedBy: string }
+>;
+/** A user hid a DM from their channel list (CHANNEL_DELETE to that user only). */
+export type DmChannelClosed = DomainEvent<'DmChannelClosed', { channelId: string; userId: string }>;
+/** A user opened a DM they had closed (CHANNEL_CREATE to that user only). */
+export type DmChannelReopened = DomainEvent<'DmChannelReopened', { channelId: string; userId: string; recipients: MessageUser[] }>;
+export type DmChannelEvent = DmChannelOpened | DmChannelClosed | DmChannelReopened;
+
+export interface DmChannelState {
+  channelId: string | null;
+  recipients: MessageUser[];
+  closedBy: ReadonlySet<string>;
+}
+
+export type DmChannelCommand =
+  /** `channelId` is used only when the pair has no channel yet. */
+  | { type: 'OpenDm'; channelId: string; opener: MessageUser; recipient: MessageUser }
+  | { type: 'CloseDm'; userId: string };
+
+export const dmPairStream = (a: string, b: string) => {
+  const [low, high] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+  return `dm-${low}-${high}`;
+};
+
+export const dmChannelDecider: Decider<DmChannelState, DmChannelCommand, DmChannelEvent> = {
+  initialState: () => ({ channelId: null, recipients: [], closedBy: new Set() }),
+
+  decide(command, state) {
+    if (command.type === 'OpenDm') {
+      const userId = command.opener.id;
+      if (command.recipient.id === userId) throw invalidForm([{ path: 'recipient_id', message: 'Cannot open a DM with yourself' }]);
+      if (!state.channelId) {
+        const recipients = [command.opener, command.recipient];
+        return [{ type: 'DmChannelOpened', data: { channelId: command.channelId, type: DmChannelType.DM, ownerId: null, name: null, recipients, openedBy: userId } }];
+      }
+      return state.closedBy.has(userId) ? [{ type: 'DmChannelReopened', data: { channelId: state.channelId, userId, recipients: state.recipients } }] : [];
+    }
+    if (!state.channelId || state.closedBy.has(command.userId)) return [];
+    return [{ type: 'DmChannelClosed', data: { channelId: state.channelId, userId: command.userId } }];
+  },
+
+  evolve(state, event) {
+    const closedBy = new Set(state.closedBy);
+    switch (event.type) {
+      case 'DmChannelOpened':
+        return { channelId: event.data.channelId, recipients: event.data.recipients, closedBy };
+      case 'DmChannelClosed':
+        closedBy.add(event.data.userId);
+        return { ...state, closedBy };
+      case 'DmChannelReopened':
+        closedBy.delete(event.data.userId);
+        return { ...state, closedBy };
+    }
+  },
+};
