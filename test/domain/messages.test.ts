@@ -343,7 +343,7 @@ describe('components', () => {
 
   it('accepts rows of buttons or one select, normalized, and passes types 4-8 through untouched', () => {
     const opaque = { type: 6, custom_id: 'users', whatever: { kept: true } };
-    expect(validateComponents([{ type: 1, components: [button({ extra: 'dropped' }), button({ custom_id: 'b2', style: 5, url: 'https://x.test', custom_id: undefined })] }, { type: 1, components: [select] }, { type: 1, components: [opaque] }])).toEqual([
+    expect(validateComponents([{ type: 1, components: [button({ extra: 'dropped' }), button({ style: 5, url: 'https://x.test', custom_id: undefined })] }, { type: 1, components: [select] }, { type: 1, components: [opaque] }])).toEqual([
       { type: 1, components: [button(), { type: 2, style: 5, label: 'Go', url: 'https://x.test' }] },
       { type: 1, components: [select] },
       { type: 1, components: [opaque] },
