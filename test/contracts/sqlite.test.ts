@@ -1,11 +1,13 @@
-// The contract suites against the embedded adapters: a fresh SQLite file per test. These always run.
+// The contract suites against the embedded adapters: a fresh SQLite file (or blob folder) per test. These always run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { FileBlobStore } from '../../infra/blobs/files.js';
 import { type NewEvent, WrongExpectedVersionError } from '../../infra/eventStore/port.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import { describeBlobStoreContract } from './blobStoreContract.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
 
@@ -16,6 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEventStoreContract('SQLite', async () => new SqliteEventStore(file('events')), { startsEmpty: true });
 describeReadStoreContract('SQLite', async () => new SqliteReadStore(file('read')));
+describeBlobStoreContract('Files', async () => ({ blobs: new FileBlobStore(file('blobs')), close: async () => {} }));
 
 describe('SQLite event store: group commit', () => {
   const event: NewEvent = { type: 'Noted', data: {}, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } };

@@ -1,0 +1,48 @@
+// Blobs in MongoDB GridFS, beside the read models. A put uploads the new revision first and only then removes the
+// older ones, so a reader never finds the key missing while it is being replaced.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type Db, GridFSBucket, type ObjectId } from 'mongodb';
+import { type Blob, type BlobStore, assertBlobKey } from './port.js';
+
+export class GridFsBlobStore implements BlobStore {
+  private readonly bucket: GridFSBucket;
+
+  constructor(db: Db, bucketName = 'blobs') {
+    this.bucket = new GridFSBucket(db, { bucketName });
+  }
+
+  private revisions(key: string) {
+    return this.bucket.find({ filename: key }).sort({ uploadDate: -1, _id: -1 });
+  }
+
+  async put(key: string, blob: Blob): Promise<void> {
+    assertBlobKey(key);
+    const older = await this.revisions(key).toArray();
+    await pipeline(Readable.from([blob.data]), this.bucket.openUploadStream(key, { metadata: { contentType: blob.contentType } }));
+    await this.remove(older.map((file) => file._id));
+  }
+
+  async get(key: string): Promise<Blob | null> {
+    assertBlobKey(key);
+    const [latest] = await this.revisions(key).limit(1).toArray();
+    if (!latest) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.bucket.openDownloadStream(latest._id)) chunks.push(chunk as Buffer);
+    return { data: Buffer.concat(chunks), contentType: (latest.metadata?.contentType as string | undefined) ?? 'application/octet-stream' };
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    await this.remove((await this.revisions(key).toArray()).map((file) => file._id));
+  }
+
+  private async remove(ids: ObjectId[]): Promise<void> {
+    for (const id of ids) {
+      // Two writers replacing the same key may both remove an old revision: the second finds it gone.
+      await this.bucket.delete(id).catch((error: Error) => {
+        if (!/FileNotFound|not found/i.test(error.message)) throw error;
+      });
+    }
+  }
+}
