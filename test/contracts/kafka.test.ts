@@ -1,0 +1,125 @@
+// The relay and the Kafka bus against a real Kafka (KRaft, one node), started by testcontainers when a Docker engine
+// answers: every event of the log reaches each consumer group once, in order per key, across a relay restart that
+// republishes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StartedTestContainer } from 'testcontainers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KafkaEventBus, messageKey } from '../../infra/bus/kafka.js';
+import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
+import type { NewEvent, RecordedEvent } from '../../infra/eventStore/port.js';
+import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { createLogger } from '../../infra/logger.js';
+import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
+import { eventually } from './eventually.js';
+
+const docker = await probeDocker();
+
+/** Kafka advertises the address clients must use, so the host port has to be known before the broker starts. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+if (!docker.reachable) {
+  skipWithoutDocker('Kafka', docker.why, 'relays the log through Kafka to durable and per-node consumer groups');
+} else {
+  let container: StartedTestContainer;
+  let brokers: string[] = [];
+  beforeAll(async () => {
+    const { GenericContainer, Wait } = await import('testcontainers');
+    const port = await freePort();
+    const host = process.env.TESTCONTAINERS_HOST_OVERRIDE ?? 'localhost';
+    container = await new GenericContainer('apache/kafka:3.8.0')
+      .withExposedPorts({ container: 9092, host: port })
+      .withEnvironment({
+        KAFKA_NODE_ID: '1',
+        KAFKA_PROCESS_ROLES: 'broker,controller',
+        KAFKA_LISTENERS: 'PLAINTEXT://:9092,CONTROLLER://:9093',
+        KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://${host}:${port}`,
+        KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+        KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+        KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
+        KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+        KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+        KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+      })
+      .withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))
+      .start();
+    brokers = [`${host}:${port}`];
+  }, CONTAINER_START_MS);
+  afterAll(async () => {
+    await container?.stop();
+  });
+
+  describe('Kafka bus', () => {
+    it('relays every event to each group once, in order per key, even when a restarted relay republishes', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
+      const store = new SqliteEventStore(join(dir, 'events.db'));
+      const readStore = new SqliteReadStore(join(dir, 'read.db'));
+      const log = createLogger('silent');
+      const bus = await KafkaEventBus.connect({ brokers, topic: 'parley.contract', clientId: 'contract', partitions: 4 }, log);
+      const publisher = await bus.publisher();
+      const delivered = { delivery: [] as RecordedEvent[], gateway: [] as RecordedEvent[] };
+      await bus.consume('delivery', { durable: true }, (events) => void delivered.delivery.push(...events));
+      await bus.consume('gateway', { durable: false }, (events) => void delivered.gateway.push(...events));
+      const relay = new Relay(store, readStore, publisher, (error) => {
+        throw error;
+      });
+      try {
+        // Both groups are live once a marker published now reaches them.
+        await relay.start();
+        await eventually(async () => {
+          await store.appendToStream('marker', [event('Marker', {})]);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(delivered.delivery.some((e) => e.type === 'Marker') && delivered.gateway.some((e) => e.type === 'Marker')).toBe(true);
+        }, 60_000);
+        const sent: RecordedEvent[] = [];
+        for (let i = 0; i < 60; i++) {
+          await store.appendToStream(`message-${i}`, [event('MessageCreated', { guildId: `g${i % 3}`, channelId: `c${i % 5}`, n: i })]);
+        }
+        await relay.caughtUp();
+        await relay.stop();
+        // Move the relay's checkpoint back: the restarted relay publishes those 60 events a second time.
+        const all = await store.readAll({ maxCount: 10_000 });
+        sent.push(...all.filter((e) => e.type === 'MessageCreated'));
+        await readStore.bulkWrite([], [{ projection: RELAY_CHECKPOINT, position: all.find((e) => e.type === 'Marker')!.position }]);
+        const restarted = new Relay(store, readStore, publisher, (error) => {
+          throw error;
+        });
+        await restarted.start();
+        await restarted.caughtUp();
+        await restarted.stop();
+        for (const group of ['delivery', 'gateway'] as const) {
+          await eventually(() => expect(delivered[group].filter((e) => e.type === 'MessageCreated')).toHaveLength(60), 30_000);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          const got = delivered[group].filter((e) => e.type === 'MessageCreated');
+          expect(new Set(got.map((e) => e.id)).size).toBe(60);
+          for (const key of ['g0', 'g1', 'g2']) {
+            const order = (list: RecordedEvent[]) => list.filter((e) => messageKey(e) === key).map((e) => e.id);
+            expect(order(got)).toEqual(order(sent));
+          }
+        }
+      } finally {
+        await bus.close();
+        await store.close();
+        await readStore.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 180_000);
+  });
+}
+
+function event(type: string, data: unknown): NewEvent {
+  return { type, data, metadata: { actorId: null, createdAt: new Date().toISOString() } };
+}

@@ -1,0 +1,107 @@
+// The relay and the local bus on the embedded stores (real SQLite files), with a recording publisher in place of
+// Kafka: order, checkpoints, restarts, failures.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalEventBus } from '../../infra/bus/local.js';
+import type { EventPublisher } from '../../infra/bus/port.js';
+import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
+import type { NewEvent, RecordedEvent } from '../../infra/eventStore/port.js';
+import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import { eventually } from '../contracts/eventually.js';
+
+const noted = (n: number): NewEvent => ({ type: 'Noted', data: { n }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
+
+let dir: string;
+let store: SqliteEventStore;
+let readStore: SqliteReadStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'parley-relay-'));
+  store = new SqliteEventStore(join(dir, 'events.db'));
+  readStore = new SqliteReadStore(join(dir, 'read.db'));
+});
+afterEach(async () => {
+  await store.close();
+  await readStore.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+class RecordingPublisher implements EventPublisher {
+  published: RecordedEvent[] = [];
+  failNext = false;
+  async publish(events: RecordedEvent[]): Promise<void> {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('brokers unavailable');
+    }
+    this.published.push(...events);
+  }
+  async close(): Promise<void> {}
+}
+
+describe('relay', () => {
+  it('publishes the whole log in order and records its checkpoint; a restart resumes after it', async () => {
+    for (let i = 0; i < 30; i++) await store.appendToStream(`s-${i % 3}`, [noted(i)]);
+    const publisher = new RecordingPublisher();
+    const relay = new Relay(store, readStore, publisher, (error) => {
+      throw error;
+    });
+    await relay.start();
+    await relay.caughtUp();
+    await relay.stop();
+    expect(publisher.published.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(await readStore.getCheckpoint(RELAY_CHECKPOINT)).toEqual(publisher.published[29].position);
+
+    for (let i = 30; i < 35; i++) await store.appendToStream('s-0', [noted(i)]);
+    const again = new RecordingPublisher();
+    const restarted = new Relay(store, readStore, again, () => {});
+    await restarted.start();
+    await restarted.caughtUp();
+    await restarted.stop();
+    expect(again.published.map((e) => (e.data as { n: number }).n)).toEqual([30, 31, 32, 33, 34]);
+  });
+
+  it('a failed publish stops the relay without moving its checkpoint, so nothing is skipped', async () => {
+    await store.appendToStream('s', [noted(1)]);
+    const publisher = new RecordingPublisher();
+    const errors: unknown[] = [];
+    const relay = new Relay(store, readStore, publisher, (error) => errors.push(error));
+    await relay.start();
+    await relay.caughtUp();
+    publisher.failNext = true;
+    await store.appendToStream('s', [noted(2)]);
+    await eventually(() => expect(errors).toHaveLength(1));
+    await relay.stop();
+    const checkpoint = await readStore.getCheckpoint(RELAY_CHECKPOINT);
+    expect(checkpoint).toEqual(publisher.published[0].position);
+
+    const restarted = new Relay(store, readStore, publisher, () => {});
+    await restarted.start();
+    await restarted.caughtUp();
+    await restarted.stop();
+    expect(publisher.published.map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
+  });
+});
+
+describe('local bus', () => {
+  it('a non-durable consumer starts at the live end; a durable group resumes where it stopped', async () => {
+    await store.appendToStream('s', [noted(0)]);
+    const bus = new LocalEventBus(store, readStore);
+    const live: number[] = [];
+    const durable: number[] = [];
+    const gateway = await bus.consume('gateway', { durable: false }, (events) => void live.push(...events.map((e) => (e.data as { n: number }).n)));
+    let delivery = await bus.consume('delivery', { durable: true }, (events) => void durable.push(...events.map((e) => (e.data as { n: number }).n)));
+    await store.appendToStream('s', [noted(1), noted(2)]);
+    await eventually(() => expect(durable).toEqual([1, 2]));
+    await delivery.stop();
+    await store.appendToStream('s', [noted(3)]);
+    delivery = await bus.consume('delivery', { durable: true }, (events) => void durable.push(...events.map((e) => (e.data as { n: number }).n)));
+    await eventually(() => expect(durable).toEqual([1, 2, 3]));
+    await eventually(() => expect(live).toEqual([1, 2, 3]));
+    await gateway.stop();
+    await delivery.stop();
+  });
+});
