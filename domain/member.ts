@@ -1,0 +1,190 @@
+// Members and bans of a guild (in the guild stream): joining, nicknames and roles, leaving, kicks and bans, with the
+// role hierarchy of the widely used API.
+import type { DomainEvent } from './decider.js';
+import { badRequest, forbidden, invalidForm } from './errors.js';
+import {
+  type Change,
+  type GuildState,
+  type MemberData,
+  guildPermissions,
+  isOwner,
+  requireAboveMember,
+  requireAboveRole,
+  requireGuild,
+  requireGuildPermission,
+  requireMember,
+  unknownBan,
+  unknownMember,
+  unknownRole,
+  withEntry,
+  withoutEntry,
+} from './guildState.js';
+import { Permission, hasPermission, requirePermission } from './permissions.js';
+
+export type MemberJoined = DomainEvent<
+  'MemberJoined',
+  {
+    guildId: string;
+    userId: string;
+    joinedAt: string;
+    /** The invite or vanity code used; null for the owner joining the guild they create. */
+    inviteCode: string | null;
+    vanity: boolean;
+    temporary: boolean;
+  }
+>;
+/** Changes use the audit log's keys: `nick`, and `$add` / `$remove` with [{id, name}] of the roles. */
+export type MemberUpdated = DomainEvent<'MemberUpdated', { guildId: string; userId: string; changes: Change[] }>;
+export type MemberLeft = DomainEvent<'MemberLeft', { guildId: string; userId: string }>;
+export type MemberKicked = DomainEvent<'MemberKicked', { guildId: string; userId: string }>;
+/** `removedMember` says whether the user was a member (a ban also shuts out users who never joined). */
+export type MemberBanned = DomainEvent<'MemberBanned', { guildId: string; userId: string; deleteMessageSeconds: number; removedMember: boolean; bannedAt: string }>;
+export type MemberUnbanned = DomainEvent<'MemberUnbanned', { guildId: string; userId: string }>;
+export type MemberEvent = MemberJoined | MemberUpdated | MemberLeft | MemberKicked | MemberBanned | MemberUnbanned;
+
+export type MemberCommand =
+  | { type: 'JoinGuild'; userId: string; joinedAt: string; inviteCode: string | null; vanity: boolean; temporary: boolean }
+  | { type: 'UpdateMember'; actorId: string; userId: string; nick?: string | null; roles?: string[] }
+  | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
+  | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
+  | { type: 'LeaveGuild'; userId: string }
+  | { type: 'KickMember'; actorId: string; userId: string }
+  | { type: 'BanMember'; actorId: string; userId: string; deleteMessageSeconds: number; bannedAt: string }
+  | { type: 'UnbanMember'; actorId: string; userId: string };
+
+function targetMember(state: GuildState, userId: string): MemberData {
+  const member = state.members.get(userId);
+  if (!member) throw unknownMember();
+  return member;
+}
+
+/** The $add/$remove changes for a member's roles, refusing roles the actor may not hand out. */
+function roleChanges(state: GuildState, actorId: string, member: MemberData, add: string[], remove: string[]): Change[] {
+  requirePermission(guildPermissions(state, actorId), Permission.MANAGE_ROLES);
+  const added = add.filter((id) => !member.roles.includes(id));
+  const removed = remove.filter((id) => member.roles.includes(id));
+  for (const id of [...added, ...removed]) requireAboveRole(state, actorId, state.roles.get(id)!.position);
+  const named = (ids: string[]) => ids.map((id) => ({ id, name: state.roles.get(id)!.name }));
+  const changes: Change[] = [];
+  if (added.length) changes.push({ key: '$add', new_value: named(added) });
+  if (removed.length) changes.push({ key: '$remove', new_value: named(removed) });
+  return changes;
+}
+
+function nickChange(state: GuildState, actorId: string, member: MemberData, nick: string | null): Change[] {
+  const next = nick === '' ? null : nick;
+  if (next === member.nick) return [];
+  const permissions = guildPermissions(state, actorId);
+  const self = actorId === member.user_id;
+  if (!(self && hasPermission(permissions, Permission.CHANGE_NICKNAME))) {
+    requirePermission(permissions, Permission.MANAGE_NICKNAMES);
+    if (!self) requireAboveMember(state, actorId, member.user_id);
+  }
+  return [{ key: 'nick', old_value: member.nick, new_value: next }];
+}
+
+const updated = (state: GuildState, member: MemberData, changes: Change[]): MemberEvent[] =>
+  changes.length ? [{ type: 'MemberUpdated', data: { guildId: state.id, userId: member.user_id, changes } }] : [];
+
+/** A role a member can be given: an existing role other than @everyone. */
+const assignable = (state: GuildState, roleId: string) => roleId !== state.id && state.roles.has(roleId);
+
+export const memberDeciders = {
+  JoinGuild(command: Extract<MemberCommand, { type: 'JoinGuild' }>, state: GuildState): MemberEvent[] {
+    requireGuild(state);
+    if (state.bans.has(command.userId)) throw forbidden('USER_BANNED', 'The user is banned from this guild');
+    if (state.members.has(command.userId)) return [];
+    const { userId, joinedAt, inviteCode, vanity, temporary } = command;
+    return [{ type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode, vanity, temporary } }];
+  },
+
+  UpdateMember(command: Extract<MemberCommand, { type: 'UpdateMember' }>, state: GuildState): MemberEvent[] {
+    requireMember(state, command.actorId);
+    const member = targetMember(state, command.userId);
+    const changes: Change[] = [];
+    if (command.nick !== undefined) changes.push(...nickChange(state, command.actorId, member, command.nick));
+    if (command.roles) {
+      const errors = command.roles.flatMap((id, i) => (assignable(state, id) ? [] : [{ path: `roles.${i}`, message: 'Unknown role, or the @everyone role, which cannot be assigned' }]));
+      if (errors.length) throw invalidForm(errors);
+      const wanted = [...new Set(command.roles)];
+      changes.push(...roleChanges(state, command.actorId, member, wanted, member.roles.filter((id) => !wanted.includes(id))));
+    }
+    return updated(state, member, changes);
+  },
+
+  AddMemberRole(command: Extract<MemberCommand, { type: 'AddMemberRole' }>, state: GuildState): MemberEvent[] {
+    requireMember(state, command.actorId);
+    const member = targetMember(state, command.userId);
+    if (!assignable(state, command.roleId)) throw unknownRole();
+    return updated(state, member, roleChanges(state, command.actorId, member, [command.roleId], []));
+  },
+
+  RemoveMemberRole(command: Extract<MemberCommand, { type: 'RemoveMemberRole' }>, state: GuildState): MemberEvent[] {
+    requireMember(state, command.actorId);
+    const member = targetMember(state, command.userId);
+    if (!assignable(state, command.roleId)) throw unknownRole();
+    return updated(state, member, roleChanges(state, command.actorId, member, [], [command.roleId]));
+  },
+
+  LeaveGuild(command: Extract<MemberCommand, { type: 'LeaveGuild' }>, state: GuildState): MemberEvent[] {
+    requireMember(state, command.userId);
+    if (isOwner(state, command.userId)) throw badRequest('OWNER_CANNOT_LEAVE', 'The owner cannot leave the guild: transfer ownership or delete it');
+    return [{ type: 'MemberLeft', data: { guildId: state.id, userId: command.userId } }];
+  },
+
+  KickMember(command: Extract<MemberCommand, { type: 'KickMember' }>, state: GuildState): MemberEvent[] {
+    requireGuildPermission(state, command.actorId, Permission.KICK_MEMBERS);
+    targetMember(state, command.userId);
+    requireAboveMember(state, command.actorId, command.userId);
+    return [{ type: 'MemberKicked', data: { guildId: state.id, userId: command.userId } }];
+  },
+
+  BanMember(command: Extract<MemberCommand, { type: 'BanMember' }>, state: GuildState): MemberEvent[] {
+    requireGuildPermission(state, command.actorId, Permission.BAN_MEMBERS);
+    requireAboveMember(state, command.actorId, command.userId);
+    if (state.bans.has(command.userId)) return [];
+    const { userId, deleteMessageSeconds, bannedAt } = command;
+    return [{ type: 'MemberBanned', data: { guildId: state.id, userId, deleteMessageSeconds, removedMember: state.members.has(userId), bannedAt } }];
+  },
+
+  UnbanMember(command: Extract<MemberCommand, { type: 'UnbanMember' }>, state: GuildState): MemberEvent[] {
+    requireGuildPermission(state, command.actorId, Permission.BAN_MEMBERS);
+    if (!state.bans.has(command.userId)) throw unknownBan();
+    return [{ type: 'MemberUnbanned', data: { guildId: state.id, userId: command.userId } }];
+  },
+};
+
+function applyMemberChanges(member: MemberData, changes: readonly Change[]): MemberData {
+  let next = member;
+  for (const change of changes) {
+    const ids = ((change.new_value ?? []) as { id: string }[]).map((r) => r.id);
+    if (change.key === 'nick') next = { ...next, nick: change.new_value as string | null };
+    else if (change.key === '$add') next = { ...next, roles: [...next.roles, ...ids] };
+    else if (change.key === '$remove') next = { ...next, roles: next.roles.filter((id) => !ids.includes(id)) };
+  }
+  return next;
+}
+
+const removeMember = (state: GuildState, event: { data: { userId: string } }): GuildState => ({ ...state, members: withoutEntry(state.members, event.data.userId) });
+
+export const memberEvolvers = {
+  MemberJoined(state: GuildState, event: MemberJoined): GuildState {
+    const { userId, joinedAt, temporary } = event.data;
+    const member: MemberData = { user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
+    return { ...state, members: withEntry(state.members, userId, member) };
+  },
+  MemberUpdated(state: GuildState, event: MemberUpdated): GuildState {
+    const member = state.members.get(event.data.userId)!;
+    return { ...state, members: withEntry(state.members, member.user_id, applyMemberChanges(member, event.data.changes)) };
+  },
+  MemberLeft: removeMember,
+  MemberKicked: removeMember,
+  MemberBanned(state: GuildState, event: MemberBanned): GuildState {
+    return { ...removeMember(state, event), bans: new Set(state.bans).add(event.data.userId) };
+  },
+  MemberUnbanned(state: GuildState, event: MemberUnbanned): GuildState {
+    const bans = new Set(state.bans);
+    bans.delete(event.data.userId);
+    return { ...state, bans };
+  },
+};
