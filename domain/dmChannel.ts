@@ -1,6 +1,6 @@
 // Direct messages (channel type 1). Two users have one DM channel: the stream dm-{lower id}-{higher id} hands out its
 // id once, so concurrent opens of the same pair agree on one channel. Closing a DM hides it from the closer's list
-// only; opening it again brings it back with the same id and history.
+// only; opening it again, or a new message in it, brings it back with the same id and history.
 // Events carry the participants as user objects, so the read model and the gateway's CHANNEL_CREATE need no lookups.
 import type { Decider, DomainEvent } from './decider.js';
 import { invalidForm } from './errors.js';
@@ -48,7 +48,9 @@ export const dmChannelDecider: Decider<DmChannelState, DmChannelCommand, DmChann
       }
       return state.closedBy.has(userId) ? [{ type: 'DmChannelReopened', data: { channelId: state.channelId, userId, recipients: state.recipients } }] : [];
     }
-    if (!state.channelId || state.closedBy.has(command.userId)) return [];
+    // Always recorded: a new message reopens the DM in the read model without an event here, so this state may
+    // think the DM still closed when the user sees it open.
+    if (!state.channelId) return [];
     return [{ type: 'DmChannelClosed', data: { channelId: state.channelId, userId: command.userId } }];
   },
 

@@ -1,0 +1,86 @@
+// Response shapes of the message side: message objects (with attachment URLs on the CDN, embeds' attachment:// URLs
+// resolved, reaction counts with `me`) and DM channel objects. Built from read-model documents.
+import { type Embed, attachmentReferences } from '../domain/embeds.js';
+import type { Attachment, MessageUser } from '../domain/message.js';
+import type { DmChannelDoc } from '../projections/dms.js';
+import type { MessageDoc } from '../projections/messages.js';
+
+/** Where the CDN serves an attachment: {cdn_url}/attachments/{channel_id}/{attachment_id}/{filename}. */
+export const attachmentUrl = (origin: string, channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) =>
+  `${origin}/attachments/${channelId}/${attachment.id}/${encodeURIComponent(attachment.filename)}`;
+
+function attachmentObject(origin: string, channelId: string, attachment: Attachment) {
+  const url = attachmentUrl(origin, channelId, attachment);
+  return { ...attachment, url, proxy_url: url };
+}
+
+/** An embed as sent, with attachment://filename URLs turned into the file's CDN URL (and its size, for images). */
+function embedObject(origin: string, channelId: string, embed: Embed, attachments: readonly Attachment[]) {
+  const resolved: Record<string, unknown> = { type: 'rich', ...structuredClone(embed) };
+  for (const reference of attachmentReferences(embed)) {
+    const file = attachments.find((a) => a.filename === reference.filename);
+    if (!file) continue;
+    const [field, key] = reference.path.split('.');
+    const target = resolved[field] as Record<string, unknown>;
+    const url = attachmentUrl(origin, channelId, file);
+    target[key] = url;
+    if (key === 'url') Object.assign(target, { proxy_url: url, width: file.width, height: file.height });
+    else target[`proxy_${key}`] = url;
+  }
+  return resolved;
+}
+
+export interface MessageView {
+  /** The public origin ({cdn_url}). */
+  origin: string;
+  /** `${message_id}:${reaction field}` of the viewer's own reactions, for `me`. */
+  ownReactions?: ReadonlySet<string>;
+  /** For replies: the message replied to, null when it was deleted. */
+  referenced?: MessageDoc | null;
+}
+
+/** A message object with the fields clients of the widely used API read. */
+export function messageObject(doc: MessageDoc, view: MessageView): Record<string, unknown> {
+  const { _id: id, channel_id: channelId } = doc;
+  return {
+    id,
+    channel_id: channelId,
+    ...(doc.guild_id ? { guild_id: doc.guild_id } : {}),
+    author: doc.author,
+    ...(doc.webhook_id ? { webhook_id: doc.webhook_id } : {}),
+    type: doc.type,
+    content: doc.content,
+    timestamp: doc.timestamp,
+    edited_timestamp: doc.edited_timestamp,
+    tts: doc.tts,
+    mention_everyone: doc.mention_everyone,
+    mentions: doc.mentions,
+    mention_roles: doc.mention_roles,
+    ...(doc.mention_channels.length ? { mention_channels: doc.mention_channels } : {}),
+    attachments: doc.attachments.map((a) => attachmentObject(view.origin, channelId, a)),
+    embeds: doc.embeds.map((embed) => embedObject(view.origin, channelId, embed, doc.attachments)),
+    reactions: Object.entries(doc.reactions).map(([field, { emoji, count }]) => {
+      const me = view.ownReactions?.has(`${id}:${field}`) ?? false;
+      return { emoji, count, count_details: { burst: 0, normal: count }, me, me_burst: false, burst_colors: [] };
+    }),
+    ...(doc.nonce !== null ? { nonce: doc.nonce } : {}),
+    pinned: doc.pinned,
+    flags: doc.flags,
+    components: doc.components,
+    ...(doc.message_reference ? { message_reference: { type: 0, ...doc.message_reference } } : {}),
+    ...(view.referenced !== undefined ? { referenced_message: view.referenced ? messageObject(view.referenced, { origin: view.origin }) : null } : {}),
+  };
+}
+
+/** A DM (type 1) or group DM (type 3) channel object; `recipients` are the participants other than the viewer. */
+export function dmChannelObject(doc: DmChannelDoc, viewerId: string) {
+  const recipients = doc.recipients.filter((user: MessageUser) => user.id !== viewerId);
+  return {
+    id: doc._id,
+    type: doc.type,
+    last_message_id: doc.last_message_id,
+    flags: 0,
+    recipients,
+    ...(doc.type === 3 ? { name: doc.name, icon: doc.icon, owner_id: doc.owner_id } : {}),
+  };
+}

@@ -1,0 +1,79 @@
+// Multipart message bodies as the widely used API sends them: a `payload_json` part holding the JSON body, and file
+// parts `files[0]`, `files[1]`, … (any other file part name counts in arrival order). At most 10 files of 25 MiB each:
+// a larger file answers 413 FILE_TOO_LARGE, an 11th file 400 TOO_MANY_ATTACHMENTS; either only after the whole
+// request is read, so the client sees the answer instead of a reset connection.
+import { Busboy } from '@fastify/busboy';
+import type { Context } from 'koa';
+import { DomainError, badRequest } from '../domain/errors.js';
+import { MAX_ATTACHMENTS } from '../domain/message.js';
+
+export const MAX_FILE_BYTES = 25 * 1024 * 1024;
+
+export interface UploadedFile {
+  /** n of files[n]; the attachments entry with id n describes this file. */
+  index: number;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface MessageBody {
+  /** The JSON body (payload_json of a multipart request). */
+  payload: unknown;
+  files: UploadedFile[];
+}
+
+export const isMultipart = (ctx: Context) => ctx.request.type === 'multipart/form-data';
+
+/** The body of a message send or edit, JSON or multipart. */
+export async function readMessageBody(ctx: Context, jsonLimit: number): Promise<MessageBody> {
+  return isMultipart(ctx) ? parseMultipart(ctx, jsonLimit) : { payload: ctx.request.body, files: [] };
+}
+
+function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
+  return new Promise((resolve, reject) => {
+    let parser: ReturnType<typeof Busboy>;
+    try {
+      parser = Busboy({
+        headers: ctx.req.headers as { 'content-type': string },
+        limits: { fileSize: MAX_FILE_BYTES, files: MAX_ATTACHMENTS, fieldSize: jsonLimit, fields: 20 },
+      });
+    } catch {
+      reject(badRequest('INVALID_MULTIPART', 'The multipart body has no boundary'));
+      return;
+    }
+    const files: Promise<UploadedFile>[] = [];
+    let payload: unknown;
+    let failure: DomainError | null = null;
+    const fail = (error: DomainError) => (failure ??= error);
+
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (name !== 'payload_json') return;
+      if (valueTruncated) fail(new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'payload_json is too large'));
+      try {
+        payload = JSON.parse(value);
+      } catch {
+        fail(badRequest('INVALID_JSON', 'payload_json is not valid JSON'));
+      }
+    });
+    parser.on('file', (name, stream, filename, _encoding, mimeType) => {
+      const numbered = /^files\[(\d+)\]$/.exec(name);
+      const index = numbered ? Number(numbered[1]) : files.length;
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => fail(new DomainError('too_large', 'FILE_TOO_LARGE', `${filename || name} is larger than the 25 MiB limit per file`)));
+      files.push(new Promise((done) => stream.on('end', () => done({ index, filename: filename || `file${index}`, contentType: mimeType, data: Buffer.concat(chunks) }))));
+    });
+    parser.on('filesLimit', () => fail(badRequest('TOO_MANY_ATTACHMENTS', `A message can have at most ${MAX_ATTACHMENTS} files`)));
+    parser.on('error', () => {
+      ctx.req.resume();
+      reject(badRequest('INVALID_MULTIPART', 'The multipart body could not be read'));
+    });
+    parser.on('finish', async () => {
+      const uploaded = await Promise.all(files);
+      if (failure) reject(failure);
+      else resolve({ payload, files: uploaded });
+    });
+    ctx.req.pipe(parser);
+  });
+}

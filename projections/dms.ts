@@ -1,0 +1,72 @@
+// Read model of DMs and group DMs: documents in the `channels` collection beside guild channels (guild_id null), so
+// a channel id resolves the same way whatever its kind. `recipient_ids` (every participant) answers "whose channels";
+// `recipients` holds their user objects as of the events; `closed_by` lists who hid a DM from their list.
+import type { DmChannelEvent } from '../domain/dmChannel.js';
+import type { GroupDmEvent } from '../domain/groupDm.js';
+import type { MessageCreated, MessageUser } from '../domain/message.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import { type Projection, is } from './projection.js';
+
+export interface DmChannelDoc {
+  _id: string;
+  type: 1 | 3;
+  guild_id: null;
+  owner_id: string | null;
+  name: string | null;
+  icon: string | null;
+  recipient_ids: string[];
+  recipients: MessageUser[];
+  closed_by: string[];
+  last_message_id: string | null;
+  [key: string]: unknown;
+}
+
+type Event = DmChannelEvent | GroupDmEvent | MessageCreated;
+
+const update = (channelId: string, change: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
+  updateOne: { collection: 'channels', filter: { _id: channelId }, update: change },
+});
+
+function projectDm(e: RecordedEvent): WriteOp[] {
+  if (is<Event, 'DmChannelOpened'>(e, 'DmChannelOpened')) {
+    const { channelId, type, ownerId, name, recipients } = e.data;
+    const doc: DmChannelDoc = {
+      _id: channelId,
+      type,
+      guild_id: null,
+      owner_id: ownerId,
+      name,
+      icon: null,
+      recipient_ids: recipients.map((u) => u.id),
+      recipients,
+      closed_by: [],
+      last_message_id: null,
+    };
+    return [{ replaceOne: { collection: 'channels', filter: { _id: channelId }, replacement: doc, upsert: true } }];
+  }
+  if (is<Event, 'DmChannelClosed'>(e, 'DmChannelClosed')) return [update(e.data.channelId, { $addToSet: { closed_by: e.data.userId } })];
+  if (is<Event, 'DmChannelReopened'>(e, 'DmChannelReopened')) return [update(e.data.channelId, { $pull: { closed_by: e.data.userId } })];
+  if (is<Event, 'RecipientAdded'>(e, 'RecipientAdded')) {
+    const { channelId, recipients, ownerId } = e.data;
+    return [update(channelId, { $set: { recipients, recipient_ids: recipients.map((u) => u.id), owner_id: ownerId } })];
+  }
+  if (is<Event, 'RecipientRemoved'>(e, 'RecipientRemoved')) {
+    const { channelId, user, ownerId } = e.data;
+    return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
+  }
+  // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
+  if (is<Event, 'MessageCreated'>(e, 'MessageCreated') && e.data.guildId === null) {
+    return [{ updateOne: { collection: 'channels', filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }];
+  }
+  return [];
+}
+
+export const dmsProjection: Projection = {
+  name: 'dms',
+  // The documents live in `channels`, which the guild channels' projection declares and empties on its rebuild: rebuild
+  // this one with it. Replaying alone rewrites every document whole, so nothing needs emptying here.
+  collections: [],
+  indexes: [],
+  project: projectDm,
+};

@@ -1,0 +1,113 @@
+// Read models of messages: one document per message (its API fields, pinned, and reaction counts by emoji) and one
+// document per reaction (who reacted with what, for reactor lists and `me`). Channel documents of any kind get their
+// last_message_id and last_pin_timestamp from here.
+import type { MessageEvent, MessageFields } from '../domain/message.js';
+import type { PinEvent } from '../domain/pins.js';
+import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import { type Projection, is } from './projection.js';
+
+export interface ReactionCount {
+  emoji: ReactionEmoji;
+  count: number;
+}
+
+export interface MessageDoc extends Omit<MessageFields, 'id'> {
+  /** The message id; ids are 19-digit snowflakes, so sorting by _id is sorting by time. */
+  _id: string;
+  pinned: boolean;
+  pinned_at: string | null;
+  /** By reactionField(emoji), in the order each emoji was first added. */
+  reactions: Record<string, ReactionCount>;
+  [key: string]: unknown;
+}
+
+export interface ReactionDoc {
+  /** `${message_id}:${emoji field}:${user_id}` */
+  _id: string;
+  message_id: string;
+  channel_id: string;
+  emoji_field: string;
+  user_id: string;
+  [key: string]: unknown;
+}
+
+/** Emojis are not valid field names; their key in hex is. */
+export const reactionField = (emoji: ReactionEmoji) => `r${Buffer.from(emojiKey(emoji)).toString('hex')}`;
+
+/** The document a created message starts as; the gateway can build the same from the event. */
+export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
+  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {} };
+}
+
+type Event = MessageEvent | PinEvent;
+
+const updateMessage = (messageId: string, update: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
+  updateOne: { collection: 'messages', filter: { _id: messageId }, update },
+});
+
+/** Sets the channel's last_message_id to `messageId` unless a later message already holds it (projection order is log order, not id order). */
+function lastMessage(channelId: string, messageId: string): WriteOp[] {
+  const update = { $set: { last_message_id: messageId } };
+  return [
+    { updateOne: { collection: 'channels', filter: { _id: channelId, last_message_id: null }, update } },
+    { updateOne: { collection: 'channels', filter: { _id: channelId, last_message_id: { $lt: messageId } }, update } },
+  ];
+}
+
+function reactionCount(messageId: string, emoji: ReactionEmoji, count: number): WriteOp {
+  const path = `reactions.${reactionField(emoji)}`;
+  return updateMessage(messageId, count > 0 ? { $set: { [path]: { emoji, count } } } : { $unset: { [path]: '' } });
+}
+
+/** `pinnedAt` null unpins. */
+function pinChange(pin: PinEvent['data'], pinnedAt: string | null): WriteOp[] {
+  return [
+    updateMessage(pin.messageId, { $set: { pinned: pinnedAt !== null, pinned_at: pinnedAt } }),
+    { updateOne: { collection: 'channels', filter: { _id: pin.channelId }, update: { $set: { last_pin_timestamp: pin.lastPinTimestamp } } } },
+  ];
+}
+
+function projectMessage(e: RecordedEvent): WriteOp[] {
+  if (is<Event, 'MessageCreated'>(e, 'MessageCreated')) {
+    const doc = messageDoc(e.data.message);
+    return [{ replaceOne: { collection: 'messages', filter: { _id: doc._id }, replacement: doc, upsert: true } }, ...lastMessage(e.data.channelId, e.data.messageId)];
+  }
+  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: e.data.changes })];
+  if (is<Event, 'MessageDeleted'>(e, 'MessageDeleted')) {
+    return [
+      { deleteOne: { collection: 'messages', filter: { _id: e.data.messageId } } },
+      { deleteMany: { collection: 'reactions', filter: { message_id: e.data.messageId } } },
+    ];
+  }
+  if (is<Event, 'ReactionAdded'>(e, 'ReactionAdded')) {
+    const { messageId, channelId, emoji, userId, count } = e.data;
+    const reaction: ReactionDoc = { _id: `${messageId}:${reactionField(emoji)}:${userId}`, message_id: messageId, channel_id: channelId, emoji_field: reactionField(emoji), user_id: userId };
+    return [reactionCount(messageId, emoji, count), { replaceOne: { collection: 'reactions', filter: { _id: reaction._id }, replacement: reaction, upsert: true } }];
+  }
+  if (is<Event, 'ReactionRemoved'>(e, 'ReactionRemoved')) {
+    const { messageId, emoji, userId, count } = e.data;
+    return [reactionCount(messageId, emoji, count), { deleteOne: { collection: 'reactions', filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } }];
+  }
+  if (is<Event, 'ReactionsCleared'>(e, 'ReactionsCleared')) {
+    const { messageId, emoji } = e.data;
+    if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: 'reactions', filter: { message_id: messageId } } }];
+    return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: 'reactions', filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
+  }
+  if (is<Event, 'MessagePinned'>(e, 'MessagePinned')) return pinChange(e.data, e.data.pinnedAt);
+  if (is<Event, 'MessageUnpinned'>(e, 'MessageUnpinned')) return pinChange(e.data, null);
+  return [];
+}
+
+export const messagesProjection: Projection = {
+  name: 'messages',
+  collections: ['messages', 'reactions'],
+  indexes: [
+    { collection: 'messages', keys: { channel_id: 1, _id: -1 } },
+    { collection: 'messages', keys: { channel_id: 1, pinned_at: -1 } },
+    { collection: 'reactions', keys: { message_id: 1, emoji_field: 1, user_id: 1 } },
+    { collection: 'reactions', keys: { user_id: 1, message_id: 1 } },
+  ],
+  project: projectMessage,
+};
