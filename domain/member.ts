@@ -156,11 +156,11 @@ export const memberDeciders = {
 
 function applyMemberChanges(member: MemberData, changes: readonly Change[]): MemberData {
   let next = member;
+  const roleIds = (change: Change) => (change.new_value as { id: string }[]).map((r) => r.id);
   for (const change of changes) {
-    const ids = ((change.new_value ?? []) as { id: string }[]).map((r) => r.id);
     if (change.key === 'nick') next = { ...next, nick: change.new_value as string | null };
-    else if (change.key === '$add') next = { ...next, roles: [...next.roles, ...ids] };
-    else if (change.key === '$remove') next = { ...next, roles: next.roles.filter((id) => !ids.includes(id)) };
+    else if (change.key === '$add') next = { ...next, roles: [...next.roles, ...roleIds(change)] };
+    else if (change.key === '$remove') next = { ...next, roles: next.roles.filter((id) => !roleIds(change).includes(id)) };
   }
   return next;
 }

@@ -1,5 +1,6 @@
-// The user content CDN (no authentication): avatars, in the stored format or converted and resized on request.
+// The user content CDN (no authentication): avatars and guild icons, in the stored format or converted and resized on request.
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { notFound } from '../../domain/errors.js';
 import { type ImageFormat, renderImage } from '../../infra/images.js';
 import type { HttpDeps } from '../context.js';
@@ -22,20 +23,36 @@ const avatarParams = {
   required: ['userId', 'file'],
 } as const;
 
+const iconParams = {
+  type: 'object',
+  properties: { guildId: avatarParams.properties.userId, file: avatarParams.properties.file },
+  required: ['guildId', 'file'],
+} as const;
+
+/** Serves a stored image in the format its file name asks for, resized as the query says. */
+async function serveImage(deps: HttpDeps, ctx: Context, key: string, file: string, unknown: () => Error) {
+  const query = parseQuery(imageQuery, ctx.query);
+  const [hash, ext] = file.split('.');
+  const blob = await deps.blobs.get(`${key}/${hash}`);
+  if (!blob) throw unknown();
+  const format: ImageFormat = ext === 'jpg' ? 'jpeg' : (ext as ImageFormat);
+  const image = await renderImage(blob.data, { format, width: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
+  ctx.set('Cache-Control', 'public, max-age=86400, immutable');
+  ctx.type = image.contentType;
+  ctx.body = image.data;
+}
+
 export function cdnRoutes(deps: HttpDeps): Router {
   const router = new Router();
 
   router.get('/avatars/:userId/:file', async (ctx) => {
     const { userId, file } = parseBody(avatarParams, ctx.params);
-    const query = parseQuery(imageQuery, ctx.query);
-    const [hash, ext] = file.split('.');
-    const blob = await deps.blobs.get(`avatars/${userId}/${hash}`);
-    if (!blob) throw notFound('UNKNOWN_AVATAR', 'Unknown Avatar');
-    const format: ImageFormat = ext === 'jpg' ? 'jpeg' : (ext as ImageFormat);
-    const image = await renderImage(blob.data, { format, width: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
-    ctx.set('Cache-Control', 'public, max-age=86400, immutable');
-    ctx.type = image.contentType;
-    ctx.body = image.data;
+    await serveImage(deps, ctx, `avatars/${userId}`, file, () => notFound('UNKNOWN_AVATAR', 'Unknown Avatar'));
+  });
+
+  router.get('/icons/:guildId/:file', async (ctx) => {
+    const { guildId, file } = parseBody(iconParams, ctx.params);
+    await serveImage(deps, ctx, `icons/${guildId}`, file, () => notFound('UNKNOWN_ICON', 'Unknown Icon'));
   });
 
   return router;

@@ -185,6 +185,8 @@ describe('members and bans', () => {
     given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'bob', userId: 'alice', nick: 'Al' }).thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'alice', nick: 'Al' }).then([expect.objectContaining({ type: 'MemberUpdated' }) as never]);
     given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'owner', nick: 'Boss' }).thenRefuses('MISSING_PERMISSIONS');
+    const renamed: GuildEvent = { type: 'MemberUpdated', data: { guildId: 'g', userId: 'alice', changes: [{ key: 'nick', old_value: null, new_value: 'Al' }] } };
+    expect(fold(guildDecider, [...guild, renamed]).members.get('alice')).toMatchObject({ nick: 'Al', roles: ['member'] });
   });
 
   it('kicks and bans only below the actor, never the owner', () => {

@@ -1,0 +1,78 @@
+// Commands on the guild aggregate: creating, configuring and deleting guilds, and running the role, member, ban and
+// channel commands, whose checks all live in the guild's decider.
+import { type GuildCommand, guildDecider } from '../domain/guild.js';
+import type { GuildSettings } from '../domain/guildState.js';
+import { notFound } from '../domain/errors.js';
+import type { Image } from '../infra/images.js';
+import type { UserDoc } from '../projections/users.js';
+import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
+import { guildStream } from './streams.js';
+import { claimVanityCode, releaseVanityCode } from './vanity.js';
+
+/** Requests on guilds always have an authenticated actor. */
+export type ActorMeta = RequestMeta & { actorId: string };
+
+export const iconKey = (guildId: string, hash: string) => `icons/${guildId}/${hash}`;
+
+/** Runs a command on a guild's stream and waits until the read models show it. */
+export async function runGuildCommand(deps: CommandDeps, meta: ActorMeta, guildId: string, command: GuildCommand) {
+  const result = await deps.commands.handle(guildStream(guildId), guildDecider, command, metadata(meta));
+  await deps.settle(result.position);
+  return result;
+}
+
+/** Decides the command on the current state without appending: refuses before side effects outside the log happen. */
+export async function assertGuildCommand(deps: CommandDeps, guildId: string, command: GuildCommand): Promise<void> {
+  const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
+  guildDecider.decide(command, state);
+}
+
+/** A new guild with @everyone, a #general text channel and its creator as owner and first member. */
+export async function createGuild(deps: CommandDeps, meta: ActorMeta, input: { name: string; icon: Image | null }): Promise<string> {
+  const guildId = deps.ids.next();
+  if (input.icon) await deps.blobs.put(iconKey(guildId, input.icon.hash), input.icon);
+  await runGuildCommand(deps, meta, guildId, {
+    type: 'CreateGuild',
+    guildId,
+    ownerId: meta.actorId,
+    name: input.name,
+    icon: input.icon?.hash ?? null,
+    channelId: deps.ids.next(),
+    createdAt: new Date().toISOString(),
+  });
+  return guildId;
+}
+
+/** `icon` undefined keeps the icon, null removes it. */
+export async function updateGuild(deps: CommandDeps, meta: ActorMeta, guildId: string, settings: Partial<Omit<GuildSettings, 'icon'>>, icon?: Image | null) {
+  const command: GuildCommand = { type: 'UpdateGuild', actorId: meta.actorId, settings: icon === undefined ? settings : { ...settings, icon: icon?.hash ?? null } };
+  if (icon) {
+    await assertGuildCommand(deps, guildId, command);
+    await deps.blobs.put(iconKey(guildId, icon.hash), icon);
+  }
+  await runGuildCommand(deps, meta, guildId, command);
+}
+
+export async function deleteGuild(deps: CommandDeps, meta: ActorMeta, guildId: string) {
+  const { events } = await runGuildCommand(deps, meta, guildId, { type: 'DeleteGuild', actorId: meta.actorId });
+  const deleted = events.find((e) => e.type === 'GuildDeleted');
+  if (deleted?.type === 'GuildDeleted' && deleted.data.vanityCode) await releaseVanityCode(deps, meta, guildId, deleted.data.vanityCode);
+}
+
+/** Bans a member or any existing user, so that they cannot join. */
+export async function banUser(deps: CommandDeps, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
+  const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: new Date().toISOString() };
+  await assertGuildCommand(deps, guildId, command);
+  if (!(await deps.readStore.findOne<UserDoc>('users', { _id: userId }))) throw notFound('UNKNOWN_USER', 'Unknown User');
+  await runGuildCommand(deps, meta, guildId, command);
+}
+
+/** Sets (or with null removes) a guild's vanity code: the code is claimed first, the old one released last. */
+export async function setVanityCode(deps: CommandDeps, meta: ActorMeta, guildId: string, code: string | null) {
+  const command: GuildCommand = { type: 'SetVanityCode', actorId: meta.actorId, code };
+  await assertGuildCommand(deps, guildId, command);
+  if (code) await claimVanityCode(deps, meta, guildId, code);
+  const { events } = await runGuildCommand(deps, meta, guildId, command);
+  const set = events.find((e) => e.type === 'VanityCodeSet');
+  if (set?.type === 'VanityCodeSet' && set.data.previousCode) await releaseVanityCode(deps, meta, guildId, set.data.previousCode);
+}

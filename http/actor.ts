@@ -1,0 +1,19 @@
+// What the guild-side routes share: the authenticated actor as event metadata, and users looked up for embedding.
+import type { Context } from 'koa';
+import type { ActorMeta } from '../commands/guilds.js';
+import type { ReadStore } from '../infra/readStore/port.js';
+import type { UserDoc } from '../projections/users.js';
+import { requireAuth } from './auth.js';
+import { requestMeta } from './context.js';
+
+/** Event metadata for a request that needs an authenticated user (401 otherwise). */
+export function actorMeta(ctx: Context): ActorMeta {
+  return { ...requestMeta(ctx), actorId: requireAuth(ctx).userId };
+}
+
+export async function usersById(readStore: ReadStore, ids: Iterable<string | null>): Promise<Map<string, UserDoc>> {
+  const wanted = [...new Set([...ids].filter((id): id is string => id !== null))];
+  if (!wanted.length) return new Map();
+  const users = await readStore.find<UserDoc>('users', { _id: { $in: wanted } });
+  return new Map(users.map((u) => [u._id, u]));
+}

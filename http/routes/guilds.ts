@@ -1,0 +1,122 @@
+// Guild routes of the spec: create, fetch, update and delete guilds; the caller's guild list and leaving a guild.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { guildAccess, loadGuild } from '../../commands/access.js';
+import { createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
+import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
+import { parseImageDataUri } from '../../infra/images.js';
+import type { GuildDoc, RoleDoc } from '../../projections/guilds.js';
+import type { MemberDoc } from '../../projections/members.js';
+import { actorMeta } from '../actor.js';
+import { requireAuth } from '../auth.js';
+import { type HttpDeps, noContent } from '../context.js';
+import { findPage, guildParams, nullableSnowflake } from '../params.js';
+import { guildObject, partialGuild } from '../presenters.js';
+import { rateLimit } from '../rateLimit.js';
+import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+
+const guildName = { type: 'string', minLength: 2, maxLength: 100, pattern: '\\S' } as const;
+
+const createGuildSchema = {
+  type: 'object',
+  properties: { name: guildName, icon: { type: ['string', 'null'] } },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+
+const updateGuildSchema = {
+  type: 'object',
+  properties: {
+    name: guildName,
+    icon: { type: ['string', 'null'] },
+    description: { type: ['string', 'null'], maxLength: 120 },
+    owner_id: snowflakeSchema,
+    verification_level: { type: 'integer', minimum: 0, maximum: 4 },
+    default_message_notifications: { type: 'integer', minimum: 0, maximum: 1 },
+    explicit_content_filter: { type: 'integer', minimum: 0, maximum: 2 },
+    afk_channel_id: nullableSnowflake,
+    afk_timeout: { type: 'integer', enum: [60, 300, 900, 1800, 3600] },
+    system_channel_id: nullableSnowflake,
+    system_channel_flags: { type: 'integer', minimum: 0, maximum: 255 },
+    preferred_locale: { type: 'string', minLength: 2, maxLength: 10 },
+  },
+  additionalProperties: false,
+} as const;
+
+
+const myGuildsQuery = {
+  type: 'object',
+  properties: {
+    before: snowflakeSchema,
+    after: snowflakeSchema,
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 200 },
+    with_counts: { type: 'boolean' },
+  },
+} as const;
+
+/** The guild object for a guild the read models show (the caller's own write is settled before this reads). */
+export async function fetchGuildObject(deps: HttpDeps, guildId: string) {
+  const [guild, roles] = await Promise.all([
+    deps.readStore.findOne<GuildDoc>('guilds', { _id: guildId }),
+    deps.readStore.find<RoleDoc>('roles', { guild_id: guildId }, { sort: { position: 1 } }),
+  ]);
+  if (!guild) throw unknownGuild();
+  return guildObject(guild, roles);
+}
+
+export function guildRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+  // The spec states the users routes' limit as a group: 5 per second per token, burst 10.
+  const usersGroup = rateLimit({ bucket: 'users:@me:guilds', points: 5, durationSeconds: 1, burst: 5, burstSeconds: 10 });
+
+  router.post('/guilds', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const body = parseBody(createGuildSchema, ctx.request.body);
+    const icon = body.icon ? await parseImageDataUri(body.icon, 'icon') : null;
+    const guildId = await createGuild(deps, meta, { name: body.name.trim(), icon });
+    ctx.status = 201;
+    ctx.body = await fetchGuildObject(deps, guildId);
+  });
+
+  router.get('/guilds/:guildId', async (ctx) => {
+    const { guildId } = parseBody(guildParams, ctx.params);
+    await guildAccess(deps, guildId, requireAuth(ctx).userId);
+    ctx.body = await fetchGuildObject(deps, guildId);
+  });
+
+  router.patch('/guilds/:guildId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId } = parseBody(guildParams, ctx.params);
+    const { icon, ...settings } = parseBody(updateGuildSchema, ctx.request.body);
+    const image = icon === undefined ? undefined : icon === null ? null : await parseImageDataUri(icon, 'icon');
+    await updateGuild(deps, meta, guildId, settings, image);
+    ctx.body = await fetchGuildObject(deps, guildId);
+  });
+
+  // The spec's POST /guilds/:id/delete, and the widely used API's DELETE /guilds/:id that its clients send.
+  async function remove(ctx: Context) {
+    const meta = actorMeta(ctx);
+    const { guildId } = parseBody(guildParams, ctx.params);
+    await deleteGuild(deps, meta, guildId);
+    noContent(ctx);
+  }
+  router.post('/guilds/:guildId/delete', remove);
+  router.delete('/guilds/:guildId', remove);
+
+  router.get('/users/@me/guilds', usersGroup, async (ctx) => {
+    const userId = requireAuth(ctx).userId;
+    const query = parseQuery(myGuildsQuery, ctx.query);
+    const memberships = await findPage<MemberDoc>(deps.readStore, 'members', { user_id: userId }, 'guild_id', query);
+    const guilds = await deps.readStore.find<GuildDoc>('guilds', { _id: { $in: memberships.map((m) => m.guild_id) } }, { sort: { _id: 1 } });
+    ctx.body = await Promise.all(guilds.map(async (guild) => partialGuild(guild, userId, guildPermissions(await loadGuild(deps, guild._id), userId))));
+  });
+
+  router.delete('/users/@me/guilds/:guildId', usersGroup, async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId } = parseBody(guildParams, ctx.params);
+    await runGuildCommand(deps, meta, guildId, { type: 'LeaveGuild', userId: meta.actorId });
+    noContent(ctx);
+  });
+
+  return router;
+}

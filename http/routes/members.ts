@@ -1,0 +1,150 @@
+// Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
+import Router from '@koa/router';
+import { guildAccess } from '../../commands/access.js';
+import { banUser, runGuildCommand } from '../../commands/guilds.js';
+import { invalidForm } from '../../domain/errors.js';
+import { unknownBan, unknownMember } from '../../domain/guildState.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
+import { type BanDoc, type MemberDoc, memberKey } from '../../projections/members.js';
+import { actorMeta, usersById } from '../actor.js';
+import { requireAuth } from '../auth.js';
+import { type HttpDeps, noContent } from '../context.js';
+import { findPage, guildParams } from '../params.js';
+import { banObject, memberObject } from '../presenters.js';
+import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+
+const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
+/** PATCH accepts @me for the caller, as the widely used API's "modify current member". */
+const editableMemberParams = {
+  type: 'object',
+  properties: { guildId: snowflakeSchema, userId: { type: 'string', pattern: '^([0-9]{1,20}|@me)$' } },
+  required: ['guildId', 'userId'],
+} as const;
+const memberRoleParams = {
+  type: 'object',
+  properties: { guildId: snowflakeSchema, userId: snowflakeSchema, roleId: snowflakeSchema },
+  required: ['guildId', 'userId', 'roleId'],
+} as const;
+
+const membersQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 1 }, after: snowflakeSchema } } as const;
+const bansQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 }, after: snowflakeSchema, before: snowflakeSchema },
+} as const;
+
+const updateMemberSchema = {
+  type: 'object',
+  properties: {
+    nick: { type: ['string', 'null'], maxLength: 32 },
+    roles: { type: 'array', items: snowflakeSchema, maxItems: 250 },
+  },
+  additionalProperties: false,
+} as const;
+
+const banSchema = {
+  type: 'object',
+  properties: {
+    delete_message_days: { type: 'integer', minimum: 0, maximum: 7 },
+    delete_message_seconds: { type: 'integer', minimum: 0, maximum: 604800 },
+  },
+  additionalProperties: false,
+} as const;
+
+export function memberRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+
+  async function fetchMember(guildId: string, userId: string) {
+    const member = await deps.readStore.findOne<MemberDoc>('members', { _id: memberKey(guildId, userId) });
+    const user = member && (await usersById(deps.readStore, [userId])).get(userId);
+    if (!member || !user) throw unknownMember();
+    return memberObject(member, user);
+  }
+
+  router.get('/guilds/:guildId/members', async (ctx) => {
+    const { guildId } = parseBody(guildParams, ctx.params);
+    await guildAccess(deps, guildId, requireAuth(ctx).userId);
+    const query = parseQuery(membersQuery, ctx.query);
+    const members = await findPage<MemberDoc>(deps.readStore, 'members', { guild_id: guildId }, 'user_id', { after: query.after ?? '0', limit: query.limit });
+    const users = await usersById(deps.readStore, members.map((m) => m.user_id));
+    ctx.body = members.flatMap((m) => (users.has(m.user_id) ? [memberObject(m, users.get(m.user_id)!)] : []));
+  });
+
+  router.get('/guilds/:guildId/members/:userId', async (ctx) => {
+    const { guildId, userId } = parseBody(memberParams, ctx.params);
+    await guildAccess(deps, guildId, requireAuth(ctx).userId);
+    ctx.body = await fetchMember(guildId, userId);
+  });
+
+  router.patch('/guilds/:guildId/members/:userId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const params = parseBody(editableMemberParams, ctx.params);
+    const userId = params.userId === '@me' ? meta.actorId : params.userId;
+    const body = parseBody(updateMemberSchema, ctx.request.body);
+    await runGuildCommand(deps, meta, params.guildId, { type: 'UpdateMember', actorId: meta.actorId, userId, nick: body.nick, roles: body.roles as string[] | undefined });
+    ctx.body = await fetchMember(params.guildId, userId);
+  });
+
+  router.delete('/guilds/:guildId/members/:userId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId, userId } = parseBody(memberParams, ctx.params);
+    await runGuildCommand(deps, meta, guildId, { type: 'KickMember', actorId: meta.actorId, userId });
+    noContent(ctx);
+  });
+
+  router.put('/guilds/:guildId/members/:userId/roles/:roleId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId, userId, roleId } = parseBody(memberRoleParams, ctx.params);
+    await runGuildCommand(deps, meta, guildId, { type: 'AddMemberRole', actorId: meta.actorId, userId, roleId });
+    noContent(ctx);
+  });
+
+  router.delete('/guilds/:guildId/members/:userId/roles/:roleId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId, userId, roleId } = parseBody(memberRoleParams, ctx.params);
+    await runGuildCommand(deps, meta, guildId, { type: 'RemoveMemberRole', actorId: meta.actorId, userId, roleId });
+    noContent(ctx);
+  });
+
+  async function requireBanViewer(guildId: string, userId: string) {
+    const { permissions } = await guildAccess(deps, guildId, userId);
+    requirePermission(permissions, Permission.BAN_MEMBERS);
+  }
+
+  router.get('/guilds/:guildId/bans', async (ctx) => {
+    const { guildId } = parseBody(guildParams, ctx.params);
+    await requireBanViewer(guildId, requireAuth(ctx).userId);
+    const query = parseQuery(bansQuery, ctx.query);
+    const bans = await findPage<BanDoc>(deps.readStore, 'bans', { guild_id: guildId }, 'user_id', query);
+    const users = await usersById(deps.readStore, bans.map((b) => b.user_id));
+    ctx.body = bans.flatMap((b) => (users.has(b.user_id) ? [banObject(b, users.get(b.user_id)!)] : []));
+  });
+
+  router.get('/guilds/:guildId/bans/:userId', async (ctx) => {
+    const { guildId, userId } = parseBody(memberParams, ctx.params);
+    await requireBanViewer(guildId, requireAuth(ctx).userId);
+    const ban = await deps.readStore.findOne<BanDoc>('bans', { _id: memberKey(guildId, userId) });
+    const user = ban && (await usersById(deps.readStore, [userId])).get(userId);
+    if (!ban || !user) throw unknownBan();
+    ctx.body = banObject(ban, user);
+  });
+
+  router.put('/guilds/:guildId/bans/:userId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId, userId } = parseBody(memberParams, ctx.params);
+    const body = parseBody(banSchema, ctx.request.body);
+    if (body.delete_message_days !== undefined && body.delete_message_seconds !== undefined) {
+      throw invalidForm([{ path: 'delete_message_seconds', message: 'Give delete_message_days or delete_message_seconds, not both' }]);
+    }
+    await banUser(deps, meta, guildId, userId, body.delete_message_seconds ?? (body.delete_message_days ?? 0) * 86400);
+    noContent(ctx);
+  });
+
+  router.delete('/guilds/:guildId/bans/:userId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId, userId } = parseBody(memberParams, ctx.params);
+    await runGuildCommand(deps, meta, guildId, { type: 'UnbanMember', actorId: meta.actorId, userId });
+    noContent(ctx);
+  });
+
+  return router;
+}

@@ -1,0 +1,159 @@
+// The audit log, derived from events only: each audited event becomes one entry of its guild's log. The actor, the
+// reason (X-Audit-Log-Reason) and the time come from the event's metadata; what changed comes from its data. Entry ids
+// are snowflakes of the event's time and log position, so a rebuild from the log writes the very same entries.
+import type { ChannelEvent } from '../domain/channel.js';
+import type { GuildEvent } from '../domain/guild.js';
+import type { Change } from '../domain/guildState.js';
+import type { InviteData, InviteEvent } from '../domain/invite.js';
+import type { MemberEvent } from '../domain/member.js';
+import type { RoleEvent } from '../domain/role.js';
+import { SERVICE_EPOCH } from '../domain/snowflake.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import type { Projection } from './projection.js';
+
+/** The spec's action types. */
+export const AuditLogAction = {
+  GUILD_UPDATE: 1,
+  CHANNEL_CREATE: 10,
+  CHANNEL_UPDATE: 11,
+  CHANNEL_DELETE: 12,
+  MEMBER_KICK: 20,
+  MEMBER_PRUNE: 21,
+  MEMBER_BAN_ADD: 22,
+  MEMBER_BAN_REMOVE: 23,
+  MEMBER_UPDATE: 24,
+  MEMBER_DISCONNECT: 25,
+  ROLE_CREATE: 30,
+  ROLE_UPDATE: 31,
+  ROLE_DELETE: 32,
+  INVITE_CREATE: 40,
+  INVITE_UPDATE: 41,
+  INVITE_DELETE: 42,
+  WEBHOOK_CREATE: 50,
+  WEBHOOK_UPDATE: 51,
+  WEBHOOK_DELETE: 52,
+  EMOJI_CREATE: 72,
+  EMOJI_UPDATE: 73,
+  EMOJI_DELETE: 74,
+} as const;
+
+/** Actions whose target is a user: their users are embedded in the audit log response. */
+export const USER_TARGETED_ACTIONS: readonly number[] = [20, 22, 23, 24, 25];
+export const WEBHOOK_ACTIONS: readonly number[] = [50, 51, 52];
+
+export interface AuditEntryDoc {
+  /** The entry id (a snowflake). */
+  _id: string;
+  guild_id: string;
+  action_type: number;
+  target_id: string | null;
+  user_id: string | null;
+  changes: Change[];
+  options: Record<string, string> | null;
+  reason: string | null;
+  timestamp: string;
+  [key: string]: unknown;
+}
+
+/** What an audited event says about itself; the rest of the entry comes from its metadata. */
+export interface AuditFacts {
+  guildId: string;
+  actionType: number;
+  targetId: string | null;
+  changes?: Change[];
+  options?: Record<string, string>;
+}
+
+/** The fields of a created entity as changes with only new values (a deleted one's: only old values). */
+const created = (entity: object, skip: string[] = ['id']): Change[] =>
+  Object.entries(entity).flatMap(([key, value]) => (skip.includes(key) ? [] : [{ key, new_value: value }]));
+const deleted = (entity: object, skip: string[] = ['id']): Change[] =>
+  Object.entries(entity).flatMap(([key, value]) => (skip.includes(key) ? [] : [{ key, old_value: value }]));
+
+const INVITE_SKIP: (keyof InviteData)[] = ['guild_id', 'created_at'];
+/** The audit log names the icon's hash `icon_hash`. */
+const auditKey = (change: Change): Change => (change.key === 'icon' ? { ...change, key: 'icon_hash' } : change);
+const overwriteOptions = (o: { id: string; type: number }) => ({ id: o.id, type: String(o.type) });
+
+type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
+type Audited<T extends { type: string }> = { [K in T['type']]?: (event: RecordedEvent<DataOf<T, K>>) => AuditFacts };
+
+/** The audited event types, and the entry each makes. Issues that add audited events add them here. */
+const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent> = {
+  GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 1, targetId: data.guildId, changes: data.changes.map(auditKey) }),
+  VanityCodeSet: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: 1,
+    targetId: data.guildId,
+    changes: [{ key: 'vanity_url_code', old_value: data.previousCode, new_value: data.code }],
+  }),
+  ChannelCreated: ({ data }) => ({ guildId: data.guildId, actionType: 10, targetId: data.channel.id, changes: created(data.channel) }),
+  ChannelUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 11, targetId: data.channelId, changes: data.changes }),
+  ChannelDeleted: ({ data }) => ({ guildId: data.guildId, actionType: 12, targetId: data.channel.id, changes: deleted(data.channel) }),
+  ChannelOverwriteSet: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: 11,
+    targetId: data.channelId,
+    changes: (['allow', 'deny'] as const).map((key) => ({ key, old_value: data.previous?.[key], new_value: data.overwrite[key] })),
+    options: overwriteOptions(data.overwrite),
+  }),
+  ChannelOverwriteDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: 11,
+    targetId: data.channelId,
+    changes: deleted(data.overwrite, []),
+    options: overwriteOptions(data.overwrite),
+  }),
+  MemberKicked: ({ data }) => ({ guildId: data.guildId, actionType: 20, targetId: data.userId }),
+  MemberBanned: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: 22,
+    targetId: data.userId,
+    options: { delete_message_days: String(Math.floor(data.deleteMessageSeconds / 86400)), delete_message_seconds: String(data.deleteMessageSeconds) },
+  }),
+  MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: 23, targetId: data.userId }),
+  MemberUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 24, targetId: data.userId, changes: data.changes }),
+  RoleCreated: ({ data }) => ({ guildId: data.guildId, actionType: 30, targetId: data.role.id, changes: created(data.role, ['id', 'position']) }),
+  RoleUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 31, targetId: data.roleId, changes: data.changes }),
+  RoleDeleted: ({ data }) => ({ guildId: data.guildId, actionType: 32, targetId: data.role.id, changes: deleted(data.role, ['id', 'position']) }),
+  InviteCreated: ({ data }) => ({ guildId: data.invite.guild_id, actionType: 40, targetId: null, changes: created(data.invite, INVITE_SKIP) }),
+  InviteDeleted: ({ data }) => ({ guildId: data.invite.guild_id, actionType: 42, targetId: null, changes: deleted(data.invite, INVITE_SKIP) }),
+};
+
+/** A snowflake of the event's time whose low 22 bits are its log position's (prepare positions are unique per event). */
+export function auditEntryId(event: RecordedEvent): string {
+  const ms = BigInt(Date.parse(event.metadata.createdAt)) - SERVICE_EPOCH;
+  return ((ms << 22n) | (event.position.prepare & 0x3fffffn)).toString();
+}
+
+function projectAuditLog(event: RecordedEvent): WriteOp[] {
+  if (event.type === 'GuildDeleted') {
+    return [{ deleteMany: { collection: 'audit_log_entries', filter: { guild_id: (event.data as { guildId: string }).guildId } } }];
+  }
+  const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts) | undefined>)[event.type];
+  if (!describe) return [];
+  const facts = describe(event);
+  const entry: AuditEntryDoc = {
+    _id: auditEntryId(event),
+    guild_id: facts.guildId,
+    action_type: facts.actionType,
+    target_id: facts.targetId,
+    user_id: event.metadata.actorId,
+    changes: facts.changes ?? [],
+    options: facts.options ?? null,
+    reason: event.metadata.reason ?? null,
+    timestamp: event.metadata.createdAt,
+  };
+  return [{ replaceOne: { collection: 'audit_log_entries', filter: { _id: entry._id }, replacement: entry, upsert: true } }];
+}
+
+export const auditLogProjection: Projection = {
+  name: 'auditLog',
+  collections: ['audit_log_entries'],
+  indexes: [
+    { collection: 'audit_log_entries', keys: { guild_id: 1, _id: -1 } },
+    { collection: 'audit_log_entries', keys: { guild_id: 1, action_type: 1 } },
+  ],
+  project: projectAuditLog,
+};

@@ -1,0 +1,93 @@
+// Read models of guilds and their roles: the guild documents (settings, vanity code and its uses, member count) and
+// one document per role.
+import type { GuildEvent } from '../domain/guild.js';
+import type { GuildSettings, RoleData } from '../domain/guildState.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import { changeSet } from './changes.js';
+import { type Projection, is } from './projection.js';
+
+export interface GuildDoc extends GuildSettings {
+  _id: string;
+  vanity_url_code: string | null;
+  vanity_url_uses: number;
+  member_count: number;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+export interface RoleDoc extends Omit<RoleData, 'id'> {
+  /** The role id; the @everyone role's is the guild's. */
+  _id: string;
+  guild_id: string;
+  [key: string]: unknown;
+}
+
+const roleDoc = (guildId: string, { id, ...role }: RoleData): RoleDoc => ({ _id: id, guild_id: guildId, ...role });
+const countMembers = (guildId: string, by: number): WriteOp => ({ updateOne: { collection: 'guilds', filter: { _id: guildId }, update: { $inc: { member_count: by } } } });
+
+function projectGuild(e: RecordedEvent): WriteOp[] {
+  if (is<GuildEvent, 'GuildCreated'>(e, 'GuildCreated')) {
+    const { guildId, settings, everyoneRole, createdAt } = e.data;
+    const guild: GuildDoc = { _id: guildId, ...settings, vanity_url_code: null, vanity_url_uses: 0, member_count: 0, created_at: createdAt };
+    return [
+      { replaceOne: { collection: 'guilds', filter: { _id: guildId }, replacement: guild, upsert: true } },
+      { replaceOne: { collection: 'roles', filter: { _id: everyoneRole.id }, replacement: roleDoc(guildId, everyoneRole), upsert: true } },
+    ];
+  }
+  if (is<GuildEvent, 'GuildUpdated'>(e, 'GuildUpdated')) {
+    return [{ updateOne: { collection: 'guilds', filter: { _id: e.data.guildId }, update: { $set: changeSet(e.data.changes) } } }];
+  }
+  if (is<GuildEvent, 'GuildDeleted'>(e, 'GuildDeleted')) {
+    return [
+      { deleteOne: { collection: 'guilds', filter: { _id: e.data.guildId } } },
+      { deleteMany: { collection: 'roles', filter: { guild_id: e.data.guildId } } },
+    ];
+  }
+  if (is<GuildEvent, 'VanityCodeSet'>(e, 'VanityCodeSet')) {
+    return [{ updateOne: { collection: 'guilds', filter: { _id: e.data.guildId }, update: { $set: { vanity_url_code: e.data.code, vanity_url_uses: 0 } } } }];
+  }
+  if (is<GuildEvent, 'MemberJoined'>(e, 'MemberJoined')) {
+    const ops = [countMembers(e.data.guildId, 1)];
+    if (e.data.vanity) {
+      ops.push({ updateOne: { collection: 'guilds', filter: { _id: e.data.guildId, vanity_url_code: e.data.inviteCode }, update: { $inc: { vanity_url_uses: 1 } } } });
+    }
+    return ops;
+  }
+  if (is<GuildEvent, 'MemberLeft'>(e, 'MemberLeft') || is<GuildEvent, 'MemberKicked'>(e, 'MemberKicked')) return [countMembers(e.data.guildId, -1)];
+  if (is<GuildEvent, 'MemberBanned'>(e, 'MemberBanned')) return e.data.removedMember ? [countMembers(e.data.guildId, -1)] : [];
+  if (is<GuildEvent, 'ChannelDeleted'>(e, 'ChannelDeleted')) {
+    const { guildId, channel } = e.data;
+    return (['afk_channel_id', 'system_channel_id'] as const).map((key) => ({
+      updateOne: { collection: 'guilds', filter: { _id: guildId, [key]: channel.id }, update: { $set: { [key]: null } } },
+    }));
+  }
+  if (is<GuildEvent, 'RoleCreated'>(e, 'RoleCreated')) {
+    const { guildId, role } = e.data;
+    return [
+      { updateMany: { collection: 'roles', filter: { guild_id: guildId, position: { $gte: role.position } }, update: { $inc: { position: 1 } } } },
+      { replaceOne: { collection: 'roles', filter: { _id: role.id }, replacement: roleDoc(guildId, role), upsert: true } },
+    ];
+  }
+  if (is<GuildEvent, 'RoleUpdated'>(e, 'RoleUpdated')) {
+    return [{ updateOne: { collection: 'roles', filter: { _id: e.data.roleId }, update: { $set: changeSet(e.data.changes) } } }];
+  }
+  if (is<GuildEvent, 'RoleDeleted'>(e, 'RoleDeleted')) {
+    const { guildId, role } = e.data;
+    return [
+      { deleteOne: { collection: 'roles', filter: { _id: role.id } } },
+      { updateMany: { collection: 'roles', filter: { guild_id: guildId, position: { $gt: role.position } }, update: { $inc: { position: -1 } } } },
+    ];
+  }
+  return [];
+}
+
+export const guildsProjection: Projection = {
+  name: 'guilds',
+  collections: ['guilds', 'roles'],
+  indexes: [
+    { collection: 'guilds', keys: { vanity_url_code: 1 } },
+    { collection: 'roles', keys: { guild_id: 1, position: 1 } },
+  ],
+  project: projectGuild,
+};

@@ -1,0 +1,41 @@
+// Read model of invites: live invites with their use counts. Revoked invites and those of deleted channels and guilds
+// leave; expired and used-up ones stay until then, and readers skip them (isInviteUsable).
+import type { ChannelDeleted } from '../domain/channel.js';
+import type { GuildDeleted } from '../domain/guild.js';
+import { type InviteData, type InviteEvent, inviteExpiresAt } from '../domain/invite.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import { type Projection, is } from './projection.js';
+
+export interface InviteDoc extends InviteData {
+  /** The code. */
+  _id: string;
+  expires_at: string | null;
+  [key: string]: unknown;
+}
+
+type Event = InviteEvent | ChannelDeleted | GuildDeleted;
+
+function projectInvite(e: RecordedEvent): WriteOp[] {
+  if (is<Event, 'InviteCreated'>(e, 'InviteCreated')) {
+    const { invite } = e.data;
+    const expiresAt = inviteExpiresAt(invite);
+    const doc: InviteDoc = { _id: invite.code, ...invite, expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString() };
+    return [{ replaceOne: { collection: 'invites', filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+  }
+  if (is<Event, 'InviteAccepted'>(e, 'InviteAccepted')) return [{ updateOne: { collection: 'invites', filter: { _id: e.data.code }, update: { $set: { uses: e.data.uses } } } }];
+  if (is<Event, 'InviteDeleted'>(e, 'InviteDeleted')) return [{ deleteOne: { collection: 'invites', filter: { _id: e.data.invite.code } } }];
+  if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) return [{ deleteMany: { collection: 'invites', filter: { channel_id: e.data.channel.id } } }];
+  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: 'invites', filter: { guild_id: e.data.guildId } } }];
+  return [];
+}
+
+export const invitesProjection: Projection = {
+  name: 'invites',
+  collections: ['invites'],
+  indexes: [
+    { collection: 'invites', keys: { channel_id: 1 } },
+    { collection: 'invites', keys: { guild_id: 1 } },
+  ],
+  project: projectInvite,
+};

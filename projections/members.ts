@@ -1,0 +1,75 @@
+// Read models of guild members (one document per guild and user) and of bans.
+import type { GuildDeleted } from '../domain/guild.js';
+import type { MemberData } from '../domain/guildState.js';
+import type { MemberEvent } from '../domain/member.js';
+import type { RoleDeleted } from '../domain/role.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { WriteOp } from '../infra/readStore/port.js';
+import { type Projection, is } from './projection.js';
+
+export interface MemberDoc extends MemberData {
+  /** `${guild_id}:${user_id}` */
+  _id: string;
+  guild_id: string;
+  [key: string]: unknown;
+}
+
+export interface BanDoc {
+  /** `${guild_id}:${user_id}` */
+  _id: string;
+  guild_id: string;
+  user_id: string;
+  reason: string | null;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+export const memberKey = (guildId: string, userId: string) => `${guildId}:${userId}`;
+
+type Event = MemberEvent | GuildDeleted | RoleDeleted;
+
+const deleteMember = (guildId: string, userId: string): WriteOp => ({ deleteOne: { collection: 'members', filter: { _id: memberKey(guildId, userId) } } });
+
+function projectMember(e: RecordedEvent): WriteOp[] {
+  if (is<Event, 'MemberJoined'>(e, 'MemberJoined')) {
+    const { guildId, userId, joinedAt, temporary } = e.data;
+    const member: MemberDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
+    return [{ replaceOne: { collection: 'members', filter: { _id: member._id }, replacement: member, upsert: true } }];
+  }
+  if (is<Event, 'MemberUpdated'>(e, 'MemberUpdated')) {
+    const filter = { _id: memberKey(e.data.guildId, e.data.userId) };
+    return e.data.changes.flatMap((change): WriteOp[] => {
+      if (change.key === 'nick') return [{ updateOne: { collection: 'members', filter, update: { $set: { nick: change.new_value } } } }];
+      const ids = (change.new_value as { id: string }[]).map((r) => r.id);
+      if (change.key === '$add') return [{ updateOne: { collection: 'members', filter, update: { $addToSet: { roles: { $each: ids } } } } }];
+      return ids.map((id) => ({ updateOne: { collection: 'members', filter, update: { $pull: { roles: id } } } }));
+    });
+  }
+  if (is<Event, 'MemberLeft'>(e, 'MemberLeft') || is<Event, 'MemberKicked'>(e, 'MemberKicked')) return [deleteMember(e.data.guildId, e.data.userId)];
+  if (is<Event, 'MemberBanned'>(e, 'MemberBanned')) {
+    const { guildId, userId, bannedAt } = e.data;
+    // The ban's reason is the audit-log reason of the request that banned.
+    const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, created_at: bannedAt };
+    return [deleteMember(guildId, userId), { replaceOne: { collection: 'bans', filter: { _id: ban._id }, replacement: ban, upsert: true } }];
+  }
+  if (is<Event, 'MemberUnbanned'>(e, 'MemberUnbanned')) return [{ deleteOne: { collection: 'bans', filter: { _id: memberKey(e.data.guildId, e.data.userId) } } }];
+  if (is<Event, 'RoleDeleted'>(e, 'RoleDeleted')) {
+    const { guildId, role } = e.data;
+    return [{ updateMany: { collection: 'members', filter: { guild_id: guildId, roles: { $all: [role.id] } }, update: { $pull: { roles: role.id } } } }];
+  }
+  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) {
+    return (['members', 'bans'] as const).map((collection) => ({ deleteMany: { collection, filter: { guild_id: e.data.guildId } } }));
+  }
+  return [];
+}
+
+export const membersProjection: Projection = {
+  name: 'members',
+  collections: ['members', 'bans'],
+  indexes: [
+    { collection: 'members', keys: { guild_id: 1, user_id: 1 } },
+    { collection: 'members', keys: { user_id: 1 } },
+    { collection: 'bans', keys: { guild_id: 1, user_id: 1 } },
+  ],
+  project: projectMember,
+};
