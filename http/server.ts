@@ -3,6 +3,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import { type Server, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Gateway } from '../gateway/server.js';
 import type { Runtime } from '../infra/runtime.js';
 import { loadTls } from '../infra/tls.js';
 import { createApp } from './app.js';
@@ -12,6 +13,7 @@ export interface RunningServer {
   port: number;
   /** The self-signed or configured certificate, for clients that must trust it (tests). */
   cert: string | null;
+  gateway: Gateway;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
   }
   server.keepAliveTimeout = 65_000;
+  const gateway = new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs });
+  await gateway.start(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -40,8 +44,10 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     server,
     port,
     cert,
+    gateway,
     async close() {
       ready = false;
+      await gateway.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

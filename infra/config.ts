@@ -14,6 +14,9 @@ export interface Config {
   processId: number;
   logLevel: string;
   jsonBodyLimit: number;
+  /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
+  gatewayUrl: string | null;
+  gatewayHeartbeatMs: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -43,5 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processId: integer(env, 'PROCESS_ID', 0, 0, 31),
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: integer(env, 'JSON_BODY_LIMIT', 8 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
+    gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
   };
 }

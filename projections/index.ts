@@ -1,11 +1,14 @@
 import { applicationsProjection } from './applications.js';
 import { auditLogProjection } from './auditLog.js';
 import { channelsProjection } from './channels.js';
+import { dmsProjection } from './dms.js';
+import { gatewaySessionsProjection } from './gatewaySessions.js';
 import { guildsProjection } from './guilds.js';
 import { invitesProjection } from './invites.js';
 import { membersProjection } from './members.js';
+import { messagesProjection } from './messages.js';
 import type { Projection } from './projection.js';
 import { usersProjection } from './users.js';
 
 /** Every read model of the service, in the order their writes are applied within a batch. */
-export const allProjections: Projection[] = [usersProjection, applicationsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, applicationsProjection, gatewaySessionsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection, dmsProjection, messagesProjection];

@@ -1,0 +1,13 @@
+import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { Runtime } from '../../infra/runtime.js';
+import type { Dispatch } from '../dispatch.js';
+import { userDispatches } from './users.js';
+
+const derivers: ((event: RecordedEvent, runtime: Runtime) => Promise<Dispatch[]>)[] = [userDispatches];
+
+/** Every dispatch an event causes, in the order clients should see them. */
+export async function deriveDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+  const all: Dispatch[] = [];
+  for (const derive of derivers) all.push(...(await derive(event, runtime)));
+  return all;
+}

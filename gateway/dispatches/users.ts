@@ -1,0 +1,13 @@
+// Dispatches of account events.
+import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { Runtime } from '../../infra/runtime.js';
+import type { UserDoc } from '../../projections/users.js';
+import { userObject } from '../../http/presenters.js';
+import type { Dispatch } from '../dispatch.js';
+
+export async function userDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+  if (event.type !== 'UserProfileUpdated') return [];
+  const { userId } = event.data as { userId: string };
+  const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });
+  return user ? [{ t: 'USER_UPDATE', d: userObject(user, true), intent: null, audience: { users: [userId] } }] : [];
+}

@@ -1,0 +1,97 @@
+// The sessions of one gateway process, indexed by user and by guild, and the routing of dispatches to them. Each
+// dispatch is serialized once (twice for messages some sessions may not read) and shared by all its recipients.
+import type { ChannelVisibility, Dispatch } from './dispatch.js';
+import { Intent } from './protocol.js';
+import type { Session } from './session.js';
+
+function add<K, V>(index: Map<K, Set<V>>, key: K, value: V) {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(value);
+}
+
+function remove<K, V>(index: Map<K, Set<V>>, key: K, value: V) {
+  const set = index.get(key);
+  set?.delete(value);
+  if (set?.size === 0) index.delete(key);
+}
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private readonly byUser = new Map<string, Set<Session>>();
+  private readonly byGuild = new Map<string, Set<Session>>();
+
+  constructor(private readonly visibility: ChannelVisibility) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  register(session: Session, guildIds: string[]): void {
+    this.sessions.set(session.id, session);
+    add(this.byUser, session.userId, session);
+    for (const guildId of guildIds) this.joinGuild(session, guildId);
+  }
+
+  unregister(session: Session): void {
+    this.sessions.delete(session.id);
+    remove(this.byUser, session.userId, session);
+    for (const guildId of session.guildIds) remove(this.byGuild, guildId, session);
+    session.connection?.close(4000, 'Session ended');
+  }
+
+  private joinGuild(session: Session, guildId: string) {
+    session.guildIds.add(guildId);
+    add(this.byGuild, guildId, session);
+  }
+
+  /** Drops sessions whose clients stayed away past the resume window. */
+  sweep(now = Date.now()): void {
+    for (const session of this.sessions.values()) if (session.expired(now)) this.unregister(session);
+  }
+
+  all(): IterableIterator<Session> {
+    return this.sessions.values();
+  }
+
+  async route(dispatch: Dispatch): Promise<void> {
+    if (dispatch.join) for (const session of this.byUser.get(dispatch.join.userId) ?? []) this.joinGuild(session, dispatch.join.guildId);
+    const audience = dispatch.audience;
+    const recipients = new Set<Session>();
+    for (const userId of audience.users ?? []) for (const session of this.byUser.get(userId) ?? []) recipients.add(session);
+    if ('guildId' in audience) {
+      const members = this.byGuild.get(audience.guildId) ?? new Set<Session>();
+      const canView = audience.channelId && members.size ? await this.visibility(audience.guildId, audience.channelId) : null;
+      for (const session of members) if (!canView || canView(session.userId)) recipients.add(session);
+    }
+    if (dispatch.leave) {
+      for (const session of this.byUser.get(dispatch.leave.userId) ?? []) {
+        session.guildIds.delete(dispatch.leave.guildId);
+        remove(this.byGuild, dispatch.leave.guildId, session);
+      }
+    }
+    let full: string | null = null;
+    let reduced: string | null = null;
+    for (const session of recipients) {
+      const intents = session.identity.intents;
+      if (dispatch.intent !== null && (intents & dispatch.intent) === 0) continue;
+      const hidden = dispatch.withoutContent;
+      if (
+        hidden &&
+        (intents & Intent.MESSAGE_CONTENT) === 0 &&
+        hidden.authorId !== session.userId &&
+        !hidden.mentionIds.includes(session.userId)
+      ) {
+        reduced ??= JSON.stringify(hidden.d);
+        session.dispatch(dispatch.t, reduced);
+      } else {
+        full ??= JSON.stringify(dispatch.d);
+        session.dispatch(dispatch.t, full);
+      }
+    }
+  }
+}

@@ -1,0 +1,220 @@
+// The WebSocket gateway (ws) on the API's own HTTPS server, path /gateway, speaking the widely used API's gateway
+// protocol v10 in JSON: HELLO, IDENTIFY → READY + GUILD_CREATEs, heartbeats, RESUME, and the dispatches the
+// gateway projector derives from the log.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { startGatewaySession } from '../commands/gateway.js';
+import { DomainError } from '../domain/errors.js';
+import type { Config } from '../infra/config.js';
+import type { Runtime } from '../infra/runtime.js';
+import { sha256 } from '../infra/secrets.js';
+import type { TokenDoc } from '../projections/users.js';
+import { GatewayProjector } from './projector.js';
+import { ALL_INTENTS, CloseCode, GATEWAY_VERSION, type GatewayPayload, Op } from './protocol.js';
+import { SessionRegistry } from './registry.js';
+import { Connection, Session } from './session.js';
+import { type Snapshots, createSnapshots } from './snapshots.js';
+import { channelVisibility } from './visibility.js';
+
+const PAYLOADS_PER_MINUTE = 120;
+
+export interface GatewayOptions {
+  heartbeatIntervalMs: number;
+}
+
+export function gatewayUrl(config: Config): string {
+  return config.gatewayUrl ?? `${config.publicBaseUrl.replace(/^http/, 'ws')}/gateway`;
+}
+
+export class Gateway {
+  readonly registry: SessionRegistry;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  private readonly projector: GatewayProjector;
+  private readonly snapshots: Snapshots;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly options: GatewayOptions,
+  ) {
+    this.registry = new SessionRegistry(channelVisibility(runtime));
+    this.projector = new GatewayProjector(runtime, this.registry);
+    this.snapshots = createSnapshots(runtime);
+  }
+
+  async start(server: Server): Promise<void> {
+    await this.projector.start();
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const url = new URL(request.url ?? '/', 'wss://gateway');
+      if (url.pathname !== '/gateway' && url.pathname !== '/gateway/') {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(request, socket, head, (ws) => this.connect(ws, url.searchParams));
+    });
+    this.sweeper = setInterval(() => this.registry.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.projector.stop();
+    for (const session of [...this.registry.all()]) this.registry.unregister(session);
+    for (const client of this.wss.clients) client.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private connect(ws: WebSocket, query: URLSearchParams): void {
+    const connection = new Connection(ws, query.get('compress') === 'zlib-stream');
+    const send = (payload: GatewayPayload) => connection.send(JSON.stringify(payload));
+    const version = query.get('v');
+    if (version !== null && Number(version) !== GATEWAY_VERSION) return connection.close(CloseCode.InvalidApiVersion, 'Invalid API version');
+    if ((query.get('encoding') ?? 'json') !== 'json') return connection.close(CloseCode.DecodeError, 'Only the json encoding is supported');
+
+    let session: Session | null = null;
+    let starting = false;
+    let payloads = 0;
+    const window = setInterval(() => (payloads = 0), 60_000);
+    let deadline = setTimeout(() => connection.close(CloseCode.SessionTimedOut, 'Heartbeat missed'), this.options.heartbeatIntervalMs * 1.5);
+    const heartbeatSeen = () => {
+      clearTimeout(deadline);
+      deadline = setTimeout(() => connection.close(CloseCode.SessionTimedOut, 'Heartbeat missed'), this.options.heartbeatIntervalMs * 1.5);
+    };
+
+    ws.on('close', () => {
+      clearTimeout(deadline);
+      clearInterval(window);
+      if (session?.connection === connection) session.detach();
+    });
+
+    ws.on('message', async (raw, isBinary) => {
+      payloads += 1;
+      if (payloads > PAYLOADS_PER_MINUTE) return connection.close(CloseCode.RateLimited, 'You are sending too many payloads');
+      let payload: GatewayPayload;
+      try {
+        payload = JSON.parse(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString());
+        if (typeof payload !== 'object' || payload === null || typeof payload.op !== 'number') throw new Error('not a payload');
+      } catch {
+        return connection.close(CloseCode.DecodeError, 'Error while decoding payload');
+      }
+      try {
+        switch (payload.op) {
+          case Op.Heartbeat:
+            heartbeatSeen();
+            if (session && typeof payload.d === 'number') session.acknowledge(payload.d);
+            send({ op: Op.HeartbeatAck });
+            return;
+          case Op.Identify: {
+            if (session || starting) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
+            starting = true;
+            session = await this.identify(connection, payload.d);
+            starting = false;
+            return;
+          }
+          case Op.Resume: {
+            if (session || starting) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
+            session = await this.resume(connection, payload.d);
+            return;
+          }
+          case Op.PresenceUpdate:
+          case Op.VoiceStateUpdate:
+          case Op.RequestGuildMembers:
+            if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
+            // Presence and voice are not tracked by this service; these requests are accepted and have no effect.
+            return;
+          default:
+            if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
+            return connection.close(CloseCode.UnknownOpcode, 'Unknown opcode');
+        }
+      } catch (error) {
+        this.runtime.log.error({ err: error }, 'gateway payload failed');
+        connection.close(CloseCode.UnknownError, 'Unknown error');
+      }
+    });
+
+    send({ op: Op.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
+  }
+
+  private async authenticate(token: unknown): Promise<TokenDoc | null> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 512) return null;
+    const raw = token.replace(/^(Bot|Bearer)\s+/i, '');
+    return this.runtime.readStore.findOne<TokenDoc>('tokens', { _id: sha256(raw) });
+  }
+
+  private async identify(connection: Connection, d: unknown): Promise<Session | null> {
+    const data = (d ?? {}) as { token?: unknown; intents?: unknown; shard?: unknown };
+    const token = await this.authenticate(data.token);
+    if (!token) {
+      connection.close(CloseCode.AuthenticationFailed, 'Authentication failed');
+      return null;
+    }
+    const intents = data.intents ?? 0;
+    if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~ALL_INTENTS) !== 0) {
+      connection.close(CloseCode.InvalidIntents, 'Invalid intent(s)');
+      return null;
+    }
+    const shard = data.shard ?? [0, 1];
+    if (!Array.isArray(shard) || shard.length !== 2 || shard[0] !== 0 || shard[1] !== 1) {
+      // One shard carries every guild here (GET /gateway/bot answers shards: 1).
+      connection.close(CloseCode.InvalidShard, 'Invalid shard');
+      return null;
+    }
+    const sessionId = randomBytes(16).toString('hex');
+    try {
+      await startGatewaySession(this.runtime, { sessionId, userId: token.user_id, intents, shard: [0, 1] });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'SESSION_START_LIMIT') {
+        connection.close(CloseCode.RateLimited, error.message);
+        return null;
+      }
+      throw error;
+    }
+    const snapshot = await this.snapshots.ready(token.user_id);
+    const guilds = await Promise.all(snapshot.guildIds.map((guildId) => this.snapshots.guildCreate(guildId, token.user_id)));
+    if (!connection.open) return null;
+    const session = new Session({ id: sessionId, userId: token.user_id, bot: token.kind === 'bot', intents, shard: [0, 1] });
+    session.attach(connection);
+    session.dispatch(
+      'READY',
+      JSON.stringify({
+        v: GATEWAY_VERSION,
+        user: snapshot.user,
+        guilds: snapshot.guildIds.map((id) => ({ id, unavailable: true })),
+        session_id: sessionId,
+        resume_gateway_url: gatewayUrl(this.runtime.config),
+        shard: [0, 1],
+        private_channels: snapshot.privateChannels,
+        relationships: [],
+        user_settings: {},
+        presences: [],
+        ...(snapshot.application ? { application: snapshot.application } : {}),
+      }),
+    );
+    this.registry.register(session, snapshot.guildIds);
+    for (const guild of guilds) if (guild) session.dispatch('GUILD_CREATE', JSON.stringify(guild));
+    return session;
+  }
+
+  private async resume(connection: Connection, d: unknown): Promise<Session | null> {
+    const data = (d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
+    const token = await this.authenticate(data.token);
+    if (!token) {
+      connection.close(CloseCode.AuthenticationFailed, 'Authentication failed');
+      return null;
+    }
+    const session = typeof data.session_id === 'string' ? this.registry.get(data.session_id) : undefined;
+    const frames = session && session.userId === token.user_id && typeof data.seq === 'number' ? session.framesAfter(data.seq) : null;
+    if (!session || !frames) {
+      if (session) this.registry.unregister(session);
+      connection.send(JSON.stringify({ op: Op.InvalidSession, d: false }));
+      return null;
+    }
+    session.connection?.close(4000, 'Resumed elsewhere');
+    session.attach(connection);
+    for (const frame of frames) connection.send(frame);
+    session.dispatch('RESUMED', '{}');
+    return session;
+  }
+}

@@ -1,0 +1,132 @@
+// A gateway session outlives its connection: while the client is away, its dispatches keep going into a bounded
+// replay buffer, so a RESUME gets every dispatch after its last sequence, in order, once. A client that stays away
+// too long, or misses more than the buffer holds, gets INVALID_SESSION and identifies again.
+import { constants, createDeflate, type Deflate } from 'node:zlib';
+import type { WebSocket } from 'ws';
+
+/** Outbound bytes a connection may have queued before it counts as too slow and is dropped (it can resume). */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const REPLAY_LIMIT = 5000;
+export const RESUME_WINDOW_MS = 3 * 60 * 1000;
+
+/** One WebSocket; frames are JSON text, or one zlib stream of binary chunks when the client asked for zlib-stream. */
+export class Connection {
+  private readonly deflate: Deflate | null;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly socket: WebSocket,
+    compress: boolean,
+  ) {
+    this.deflate = compress ? createDeflate({ flush: constants.Z_SYNC_FLUSH }) : null;
+  }
+
+  get open(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
+
+  /** Sends a frame; false when the client is too slow and the connection was closed for it. */
+  send(frame: string): boolean {
+    if (!this.open) return false;
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.close(4000, 'Client too slow: outbound buffer full');
+      return false;
+    }
+    if (!this.deflate) {
+      this.socket.send(frame);
+      return true;
+    }
+    const deflate = this.deflate;
+    this.chain = this.chain.then(
+      () =>
+        new Promise<void>((resolve) => {
+          const chunks: Buffer[] = [];
+          const collect = (chunk: Buffer) => chunks.push(chunk);
+          deflate.on('data', collect);
+          deflate.write(frame);
+          deflate.flush(constants.Z_SYNC_FLUSH, () => {
+            deflate.off('data', collect);
+            if (this.open) this.socket.send(Buffer.concat(chunks));
+            resolve();
+          });
+        }),
+    );
+    return true;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason);
+    this.deflate?.destroy();
+  }
+}
+
+export interface SessionIdentity {
+  id: string;
+  userId: string;
+  bot: boolean;
+  intents: number;
+  shard: [number, number];
+}
+
+export class Session {
+  seq = 0;
+  connection: Connection | null = null;
+  /** When the connection went away; null while connected. */
+  awaySince: number | null = null;
+  readonly guildIds = new Set<string>();
+  private replay: { seq: number; frame: string }[] = [];
+  private overflowed = false;
+
+  constructor(readonly identity: SessionIdentity) {}
+
+  get id() {
+    return this.identity.id;
+  }
+
+  get userId() {
+    return this.identity.userId;
+  }
+
+  /** Sends a dispatch whose `d` was serialized once for all its recipients. */
+  dispatch(t: string, json: string): void {
+    this.seq += 1;
+    const frame = `{"op":0,"s":${this.seq},"t":${JSON.stringify(t)},"d":${json}}`;
+    this.replay.push({ seq: this.seq, frame });
+    if (this.replay.length > REPLAY_LIMIT) {
+      this.replay.shift();
+      if (!this.connection) this.overflowed = true;
+    }
+    if (this.connection && !this.connection.send(frame)) this.detach();
+  }
+
+  attach(connection: Connection): void {
+    this.connection = connection;
+    this.awaySince = null;
+  }
+
+  detach(): void {
+    this.connection = null;
+    this.awaySince ??= Date.now();
+  }
+
+  /** The client's heartbeat carries the last sequence it got: what it has need not be held for a resume. */
+  acknowledge(seq: number): void {
+    let drop = 0;
+    while (drop < this.replay.length && this.replay[drop].seq <= seq) drop += 1;
+    if (drop) this.replay.splice(0, drop);
+  }
+
+  /** The frames after `seq`, or null when some of them are no longer held. */
+  framesAfter(seq: number): string[] | null {
+    if (this.overflowed || seq > this.seq) return null;
+    if (seq === this.seq) return [];
+    const first = this.replay[0];
+    if (!first || first.seq > seq + 1) return null;
+    // Everything the client names as received is pruned; what it missed is all here.
+    return this.replay.filter((f) => f.seq > seq).map((f) => f.frame);
+  }
+
+  expired(now: number): boolean {
+    return this.awaySince !== null && now - this.awaySince > RESUME_WINDOW_MS;
+  }
+}

@@ -1,0 +1,36 @@
+// What a session starts from: READY's user, guild list and DM channels, and one GUILD_CREATE per guild, read from
+// the read models at IDENTIFY time.
+import type { Runtime } from '../infra/runtime.js';
+import type { UserDoc } from '../projections/users.js';
+import { userObject } from '../http/presenters.js';
+import { guildCreatePayload, guildIdsOf } from './guilds.js';
+import { privateChannelsOf } from './privateChannels.js';
+
+export interface ReadySnapshot {
+  user: unknown;
+  guildIds: string[];
+  privateChannels: unknown[];
+  application: { id: string; flags: number } | null;
+}
+
+export interface Snapshots {
+  ready(userId: string): Promise<ReadySnapshot>;
+  guildCreate(guildId: string, userId: string): Promise<unknown | null>;
+}
+
+export function createSnapshots(runtime: Runtime): Snapshots {
+  return {
+    async ready(userId) {
+      const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });
+      if (!user) throw new Error(`identified user ${userId} has no user document`);
+      return {
+        // READY's user is the account itself, never with a token.
+        user: userObject(user, true),
+        guildIds: await guildIdsOf(runtime, userId),
+        privateChannels: await privateChannelsOf(runtime, userId),
+        application: user.application_id ? { id: user.application_id, flags: 0 } : null,
+      };
+    },
+    guildCreate: (guildId, userId) => guildCreatePayload(runtime, guildId, userId),
+  };
+}

@@ -1,0 +1,123 @@
+// The gateway protocol with raw WebSocket clients: HELLO, IDENTIFY → READY, heartbeats and their timeout, close codes,
+// intents filtering, and RESUME replaying exactly what a dropped connection missed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectGateway } from '../support/gateway.js';
+import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ GATEWAY_HEARTBEAT_MS: '400' });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('gateway', () => {
+  it('GET /gateway and /gateway/bot point at this server and count session starts', async () => {
+    const bot = await createBot(server);
+    const gateway = await server.api('GET', '/gateway');
+    expect(gateway.body.url).toBe(`${server.origin.replace('https', 'wss')}/gateway`);
+    const before = await server.api('GET', '/gateway/bot', { token: bot.token, scheme: 'Bot' });
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({ url: gateway.body.url, shards: 1, session_start_limit: { total: 1000, remaining: 1000, max_concurrency: 1 } });
+    const client = await connectGateway(server);
+    await client.identify(bot.token, 1);
+    const after = await server.api('GET', '/gateway/bot', { token: bot.token, scheme: 'Bot' });
+    expect(after.body.session_start_limit.remaining).toBe(999);
+    expect(after.body.session_start_limit.reset_after).toBeGreaterThan(0);
+    client.close();
+  });
+
+  it('says HELLO, then answers IDENTIFY with READY carrying the user (without a token), session and application', async () => {
+    const bot = await createBot(server);
+    const client = await connectGateway(server);
+    const hello = await client.next((p) => p.op === 10);
+    expect(hello.d.heartbeat_interval).toBe(400);
+    const ready = await client.identify(bot.token, 513);
+    expect(ready.s).toBe(1);
+    expect(ready.d).toMatchObject({ v: 10, user: { id: bot.id, bot: true }, guilds: [], shard: [0, 1], application: { id: bot.applicationId, flags: 0 } });
+    expect(ready.d.user.token).toBeUndefined();
+    expect(ready.d.session_id).toEqual(expect.any(String));
+    expect(ready.d.resume_gateway_url).toBe(`${server.origin.replace('https', 'wss')}/gateway`);
+    client.send({ op: 1, d: 1 });
+    await client.next((p) => p.op === 11);
+    client.close();
+  });
+
+  it('closes with 4004 on a bad token, 4013 on invalid intents, 4003 before identifying, 4002 on garbage, 4012 on a bad version', async () => {
+    const bot = await createBot(server);
+    const bad = await connectGateway(server);
+    bad.send({ op: 2, d: { token: 'not-a-token', intents: 1, properties: {} } });
+    expect((await bad.closed).code).toBe(4004);
+
+    const intents = await connectGateway(server);
+    intents.send({ op: 2, d: { token: bot.token, intents: 1 << 30, properties: {} } });
+    expect((await intents.closed).code).toBe(4013);
+
+    const early = await connectGateway(server);
+    early.send({ op: 3, d: {} });
+    expect((await early.closed).code).toBe(4003);
+
+    const garbage = await connectGateway(server);
+    garbage.send('not json');
+    expect((await garbage.closed).code).toBe(4002);
+
+    const version = await connectGateway(server, 'v=9&encoding=json');
+    expect((await version.closed).code).toBe(4012);
+  });
+
+  it('closes a connection that stops heartbeating (4009)', async () => {
+    const user = await registerUser(server);
+    const client = await connectGateway(server);
+    await client.identify(user.token, 0);
+    const closed = await client.closed;
+    expect(closed.code).toBe(4009);
+  });
+
+  it('RESUME replays what the dropped connection missed, in order, exactly once, then RESUMED', async () => {
+    const user = await registerUser(server);
+    const first = await connectGateway(server);
+    const ready = await first.identify(user.token, 0);
+    const heartbeat = setInterval(() => first.send({ op: 1, d: first.lastSeq() }), 200);
+    // USER_UPDATE follows the account's own profile changes.
+    const patched = await server.api('PATCH', '/users/@me', { token: user.token, body: { username: `${user.username}b` } });
+    expect(patched.status).toBe(200);
+    const seen = await first.dispatch('USER_UPDATE');
+    expect(seen.d.username).toBe(`${user.username}b`);
+    clearInterval(heartbeat);
+    first.close();
+    await first.closed;
+
+    // While away: another change. (PATCH /users/@me allows 1 per 10 s, so this one is an avatar-less rename by login.)
+    await new Promise((resolve) => setTimeout(resolve, 10_100));
+    expect((await server.api('PATCH', '/users/@me', { token: user.token, body: { username: `${user.username}c` } })).status).toBe(200);
+
+    const second = await connectGateway(server);
+    await second.next((p) => p.op === 10);
+    second.send({ op: 6, d: { token: user.token, session_id: ready.d.session_id, seq: seen.s } });
+    const resumed = await second.dispatch('RESUMED');
+    const replayed = second.received.filter((p) => p.op === 0 && p.t === 'USER_UPDATE');
+    expect(replayed.map((p) => p.d.username)).toEqual([`${user.username}c`]);
+    expect(replayed[0].s).toBe(seen.s! + 1);
+    expect(resumed.s).toBe(seen.s! + 2);
+    second.close();
+  });
+
+  it('answers a RESUME of an unknown session with INVALID_SESSION false', async () => {
+    const user = await registerUser(server);
+    const client = await connectGateway(server);
+    await client.next((p) => p.op === 10);
+    client.send({ op: 6, d: { token: user.token, session_id: 'nope', seq: 3 } });
+    const invalid = await client.next((p) => p.op === 9);
+    expect(invalid.d).toBe(false);
+    client.close();
+  });
+
+  it('speaks zlib-stream when asked', async () => {
+    const user = await registerUser(server);
+    const client = await connectGateway(server, 'v=10&encoding=json&compress=zlib-stream');
+    const ready = await client.identify(user.token, 0);
+    expect(ready.d.user.id).toBe(user.id);
+    client.close();
+  });
+});

@@ -1,0 +1,84 @@
+// A raw WebSocket client of the gateway for protocol tests: collects every payload and waits for the ones asked for.
+import { inflateSync } from 'node:zlib';
+import WebSocket from 'ws';
+import type { TestServer } from './server.js';
+
+export interface Payload {
+  op: number;
+  d: any;
+  s?: number | null;
+  t?: string | null;
+}
+
+export interface GatewayClient {
+  received: Payload[];
+  send(payload: unknown): void;
+  /** Resolves with the first payload (already received or to come) matching the predicate. */
+  next(predicate: (p: Payload) => boolean, timeoutMs?: number): Promise<Payload>;
+  dispatch(t: string, timeoutMs?: number): Promise<Payload>;
+  closed: Promise<{ code: number; reason: string }>;
+  close(): void;
+  identify(token: string, intents: number): Promise<Payload>;
+  lastSeq(): number;
+}
+
+export async function connectGateway(server: TestServer, query = 'v=10&encoding=json'): Promise<GatewayClient> {
+  const url = `${server.origin.replace('https', 'wss')}/gateway?${query}`;
+  const ws = new WebSocket(url, { ca: server.cert });
+  const received: Payload[] = [];
+  const waiters: { predicate: (p: Payload) => boolean; resolve: (p: Payload) => void }[] = [];
+  const zlibChunks: Buffer[] = [];
+  let inflated = 0;
+  ws.on('message', (data: Buffer, isBinary) => {
+    let text: string;
+    if (isBinary) {
+      // zlib-stream: one deflate stream for the connection, each message ending in a sync flush. Inflating all that
+      // came so far and keeping what is new yields this message's frame.
+      zlibChunks.push(data);
+      const all = inflateSync(Buffer.concat(zlibChunks), { finishFlush: 2 }).toString();
+      text = all.slice(inflated);
+      inflated = all.length;
+    } else text = data.toString();
+    const payload = JSON.parse(text) as Payload;
+    received.push(payload);
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(payload)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(payload);
+      }
+    }
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const client: GatewayClient = {
+    received,
+    send: (payload) => ws.send(JSON.stringify(payload)),
+    next(predicate, timeoutMs = 5000) {
+      const found = received.find(predicate);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting; received: ${received.map((p) => p.t ?? p.op).join(', ')}`)), timeoutMs);
+        waiters.push({
+          predicate,
+          resolve: (p) => {
+            clearTimeout(timer);
+            resolve(p);
+          },
+        });
+      });
+    },
+    dispatch: (t, timeoutMs) => client.next((p) => p.op === 0 && p.t === t, timeoutMs),
+    closed,
+    close: () => ws.close(1000),
+    async identify(token, intents) {
+      await client.next((p) => p.op === 10);
+      client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1] } });
+      return client.dispatch('READY');
+    },
+    lastSeq: () => Math.max(0, ...received.map((p) => p.s ?? 0)),
+  };
+  return client;
+}
