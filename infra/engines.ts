@@ -82,7 +82,8 @@ export async function withDeadline<T>(step: Promise<T>, ms: number, engine: Engi
 
 function firstLine(cause: unknown): string {
   const text = cause instanceof Error ? cause.message : String(cause);
-  return text.split('\n')[0].trim() || 'no answer';
+  // gRPC appends an empty "Resolution note:" to its messages: leave it out of the one line.
+  return text.split('\n')[0].replace(/\s*Resolution note:\s*$/, '').trim() || 'no answer';
 }
 
 /** Connection strings may carry a password: never print it. */

@@ -1,20 +1,19 @@
-// The embedded runtime: the whole service in one process — SQLite log, SQLite read models, files for blobs, and the
-// projectors fed in-process from the log.
-import { join } from 'node:path';
+// The runtime: by default the whole service in one process — SQLite log, SQLite read models, files for blobs, and the
+// projectors fed in-process from the log. The engines and the role come from infra/roles.ts (ROLE, STORE, ...).
 import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { SnowflakeGenerator } from '../domain/snowflake.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionRunner } from '../projections/runner.js';
-import { FileBlobStore } from './blobs/files.js';
 import type { BlobStore } from './blobs/port.js';
+import type { EventBus } from './bus/port.js';
 import type { Config } from './config.js';
 import { type HintBus, LocalHintBus } from './hints.js';
+import type { EngineConfig } from './engines.js';
 import type { EventStore } from './eventStore/port.js';
-import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
-import type { ReadStore } from './readStore/port.js';
-import { SqliteReadStore } from './readStore/sqlite.js';
+import { RemoteProjections } from './remoteProjections.js';
+import { EMBEDDED, openEngines, runsProjectors, selectProjections } from './roles.js';
 
 export interface Runtime extends CommandDeps {
   config: Config;
@@ -23,31 +22,54 @@ export interface Runtime extends CommandDeps {
   blobs: BlobStore;
   projections: ProjectionRunner;
   hints: HintBus;
+  /** The role and engines this process runs (gateway and delivery code consume `bus` in theirs). */
+  engines: EngineConfig;
+  /** The log's events for consumers other than projectors; Kafka when BUS=kafka. */
+  bus: EventBus;
   close(): Promise<void>;
 }
 
-export async function startRuntime(config: Config, log: Logger): Promise<Runtime> {
-  const store = new SqliteEventStore(join(config.dataDir, 'events.db'));
-  const readStore = new SqliteReadStore(join(config.dataDir, 'read-models.db'));
-  const blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
-  const projections = new ProjectionRunner(store, readStore, allProjections, (error) => log.fatal({ err: error }, 'projections stopped'));
-  await projections.start();
-  await projections.caughtUp();
+/**
+ * Starts the service on the engines and in the role given (the embedded single process by default). `onFatal` hears
+ * of a background part that stopped (projectors, relay); main exits on it in the distributed roles.
+ */
+export async function startRuntime(
+  config: Config,
+  log: Logger,
+  engines: EngineConfig = EMBEDDED,
+  onFatal: (error: unknown, what: string) => void = (error, what) => log.fatal({ err: error }, what),
+): Promise<Runtime> {
+  const { store, readStore, blobs, bus, relay, close: closeEngines } = await openEngines(config, engines, log, (error) => onFatal(error, 'relay stopped'));
+  const projections = runsProjectors(engines.role)
+    ? new ProjectionRunner(store, readStore, selectProjections(engines.projections), (error) => onFatal(error, 'projections stopped'))
+    : new RemoteProjections(store, readStore, allProjections, engines.settleTimeoutMs);
+  try {
+    await projections.start();
+    await projections.caughtUp();
+    await relay?.start();
+  } catch (error) {
+    await projections.stop();
+    await closeEngines();
+    throw error;
+  }
   return {
     config,
     log,
+    engines,
     store,
     readStore,
     blobs,
+    bus,
     projections,
     hints: new LocalHintBus(),
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
-    settle: (position) => projections.waitFor(position),
+    settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),
     async close() {
+      await relay?.stop();
       await projections.stop();
-      await store.close();
-      await readStore.close();
+      await bus.close();
+      await closeEngines();
     },
   };
 }

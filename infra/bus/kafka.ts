@@ -96,7 +96,7 @@ export class KafkaEventBus implements EventBus {
   ) {}
 
   /** Reaches the brokers and makes sure the topic exists; an unreachable cluster fails here, once, with one line. */
-  static async connect(settings: KafkaSettings, log: Logger, timeoutMs = 15_000): Promise<KafkaEventBus> {
+  static async connect(settings: KafkaSettings, log: Logger, timeoutMs = 10_000): Promise<KafkaEventBus> {
     // While connecting, failures are reported by the error thrown, not by kafkajs logging each retry.
     let starting = true;
     const kafka = new Kafka({

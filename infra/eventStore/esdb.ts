@@ -105,7 +105,7 @@ export class EsdbEventStore implements EventStore {
   private constructor(private readonly client: EventStoreDBClient) {}
 
   /** Connects and proves the server answers, so a wrong ESDB_URL fails at start rather than on the first request. */
-  static async connect(url: string, timeoutMs = 15_000): Promise<EsdbEventStore> {
+  static async connect(url: string, timeoutMs = 10_000): Promise<EsdbEventStore> {
     let client: EventStoreDBClient;
     try {
       client = EventStoreDBClient.connectionString(url);

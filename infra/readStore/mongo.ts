@@ -66,7 +66,7 @@ export class MongoReadStore implements ReadStore {
   ) {}
 
   /** Connects, and refuses a server that cannot run transactions, so a wrong MONGO_URL fails at start. */
-  static async connect(url: string, database: string, timeoutMs = 15_000): Promise<MongoReadStore> {
+  static async connect(url: string, database: string, timeoutMs = 10_000): Promise<MongoReadStore> {
     let client: MongoClient;
     try {
       client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, appName: 'parley' });

@@ -2,7 +2,6 @@
 // answers: every event of the log reaches each consumer group once, in order per key, across a relay restart that
 // republishes.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StartedTestContainer } from 'testcontainers';
@@ -15,20 +14,9 @@ import { createLogger } from '../../infra/logger.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
 import { eventually } from './eventually.js';
+import { freePort } from './ports.js';
 
 const docker = await probeDocker();
-
-/** Kafka advertises the address clients must use, so the host port has to be known before the broker starts. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 if (!docker.reachable) {
   skipWithoutDocker('Kafka', docker.why, 'relays the log through Kafka to durable and per-node consumer groups');

@@ -1,0 +1,95 @@
+// What each process role runs and on which engines: the composition behind ROLE, STORE, READ_STORE and BUS.
+// ROLE=all on the embedded engines is the default single process; every other role shares ESDB and MongoDB with
+// its peers (and Kafka for the relay and the bus consumers).
+import { join } from 'node:path';
+import { allProjections } from '../projections/index.js';
+import type { Projection } from '../projections/projection.js';
+import { FileBlobStore } from './blobs/files.js';
+import { GridFsBlobStore } from './blobs/gridfs.js';
+import type { BlobStore } from './blobs/port.js';
+import { KafkaEventBus } from './bus/kafka.js';
+import { LocalEventBus } from './bus/local.js';
+import type { EventBus } from './bus/port.js';
+import { Relay } from './bus/relay.js';
+import type { Config } from './config.js';
+import type { EngineConfig, Role } from './engines.js';
+import { EsdbEventStore } from './eventStore/esdb.js';
+import type { EventStore } from './eventStore/port.js';
+import { SqliteEventStore } from './eventStore/sqlite.js';
+import type { Logger } from './logger.js';
+import { MongoReadStore } from './readStore/mongo.js';
+import type { ReadStore } from './readStore/port.js';
+import { SqliteReadStore } from './readStore/sqlite.js';
+
+/** The embedded default: what startRuntime uses when no engine configuration is given. */
+export const EMBEDDED: EngineConfig = {
+  role: 'all',
+  store: { kind: 'sqlite' },
+  readStore: { kind: 'embedded' },
+  bus: { kind: 'local' },
+  projections: null,
+  settleTimeoutMs: 5000,
+};
+
+export const servesHttp = (role: Role) => role === 'api' || role === 'gateway' || role === 'all';
+export const runsProjectors = (role: Role) => role === 'projector' || role === 'all';
+export const runsRelay = (engines: EngineConfig) => engines.bus.kind === 'kafka' && (engines.role === 'relay' || engines.role === 'all');
+
+export interface Engines {
+  store: EventStore;
+  readStore: ReadStore;
+  blobs: BlobStore;
+  bus: EventBus;
+  /** Present when this process publishes the log (relay role, or all with BUS=kafka). */
+  relay: Relay | null;
+  close(): Promise<void>;
+}
+
+/** The projections a projector runs: PROJECTIONS names a subset, so projectors can be split across processes. */
+export function selectProjections(names: string[] | null): Projection[] {
+  if (!names) return allProjections;
+  const unknown = names.filter((name) => !allProjections.some((p) => p.name === name));
+  if (unknown.length) throw new Error(`PROJECTIONS names unknown projections: ${unknown.join(', ')} (known: ${allProjections.map((p) => p.name).join(', ')})`);
+  return allProjections.filter((p) => names.includes(p.name));
+}
+
+/**
+ * Opens the engines one after the other, each bounded, so an unreachable one fails start-up with its own one-line
+ * error; whatever was already open is closed again.
+ */
+export async function openEngines(config: Config, engines: EngineConfig, log: Logger, onRelayError: (error: unknown) => void): Promise<Engines> {
+  const opened: { close(): Promise<void> }[] = [];
+  const keep = <T extends { close(): Promise<void> }>(engine: T): T => {
+    opened.push(engine);
+    return engine;
+  };
+  const close = async () => {
+    for (const engine of opened.splice(0).reverse()) await engine.close();
+  };
+  try {
+    const store = keep(engines.store.kind === 'esdb' ? await EsdbEventStore.connect(engines.store.url) : new SqliteEventStore(join(config.dataDir, 'events.db')));
+    let readStore: ReadStore;
+    let blobs: BlobStore;
+    if (engines.readStore.kind === 'mongodb') {
+      const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
+      readStore = mongo;
+      blobs = new GridFsBlobStore(mongo.db);
+    } else {
+      readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db')));
+      blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
+    }
+    let bus: EventBus;
+    let relay: Relay | null = null;
+    if (engines.bus.kind === 'kafka') {
+      const kafka = keep(await KafkaEventBus.connect(engines.bus, log));
+      bus = kafka;
+      if (runsRelay(engines)) relay = new Relay(store, readStore, await kafka.publisher(), onRelayError);
+    } else {
+      bus = new LocalEventBus(store, readStore);
+    }
+    return { store, readStore, blobs, bus, relay, close };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}

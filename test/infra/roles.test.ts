@@ -1,0 +1,129 @@
+// Role and engine settings, and read-your-writes across processes: an api process that does not project waits for
+// the checkpoint the projector process commits to the shared read store (two SQLite connections to the same files
+// stand for the two processes).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadEngineConfig } from '../../infra/engines.js';
+import type { NewEvent } from '../../infra/eventStore/port.js';
+import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import { RemoteProjections } from '../../infra/remoteProjections.js';
+import { EMBEDDED, selectProjections } from '../../infra/roles.js';
+import type { Projection } from '../../projections/projection.js';
+import { ProjectionRunner } from '../../projections/runner.js';
+
+describe('engine settings', () => {
+  it('default to the embedded single process', () => {
+    expect(loadEngineConfig({})).toEqual(EMBEDDED);
+  });
+
+  it('read the distributed engines and the role', () => {
+    const engines = loadEngineConfig({
+      ROLE: 'projector',
+      STORE: 'esdb',
+      ESDB_URL: 'esdb://es:2113?tls=false',
+      READ_STORE: 'mongodb',
+      MONGO_URL: 'mongodb://mongo:27017/?replicaSet=rs0',
+      BUS: 'kafka',
+      KAFKA_BROKERS: 'k1:9092, k2:9092',
+      PROJECTIONS: 'users, applications',
+      SETTLE_TIMEOUT_MS: '2000',
+    });
+    expect(engines).toEqual({
+      role: 'projector',
+      store: { kind: 'esdb', url: 'esdb://es:2113?tls=false' },
+      readStore: { kind: 'mongodb', url: 'mongodb://mongo:27017/?replicaSet=rs0', database: 'parley' },
+      bus: { kind: 'kafka', brokers: ['k1:9092', 'k2:9092'], topic: 'parley.events', clientId: 'parley' },
+      projections: ['users', 'applications'],
+      settleTimeoutMs: 2000,
+    });
+  });
+
+  it('refuse what cannot work, saying what to set', () => {
+    expect(() => loadEngineConfig({ ROLE: 'web' })).toThrow('ROLE must be one of api, projector, relay, gateway, delivery, all, got "web"');
+    expect(() => loadEngineConfig({ STORE: 'esdb' })).toThrow('ESDB_URL is required when STORE=esdb');
+    expect(() => loadEngineConfig({ READ_STORE: 'mongodb' })).toThrow('MONGO_URL is required when READ_STORE=mongodb');
+    expect(() => loadEngineConfig({ BUS: 'kafka' })).toThrow('KAFKA_BROKERS is required when BUS=kafka');
+    expect(() => loadEngineConfig({ ROLE: 'projector', STORE: 'esdb', ESDB_URL: 'esdb://x' })).toThrow(/needs shared read models/);
+    expect(() => loadEngineConfig({ ROLE: 'relay', STORE: 'esdb', ESDB_URL: 'esdb://x', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://x' })).toThrow(/needs BUS=kafka/);
+    expect(() => loadEngineConfig({ SETTLE_TIMEOUT_MS: 'soon' })).toThrow(/SETTLE_TIMEOUT_MS/);
+  });
+
+  it('PROJECTIONS picks the projections a projector runs, and refuses unknown names', () => {
+    expect(selectProjections(['users']).map((p) => p.name)).toEqual(['users']);
+    expect(selectProjections(null).length).toBeGreaterThan(1);
+    expect(() => selectProjections(['users', 'nope'])).toThrow(/unknown projections: nope/);
+  });
+});
+
+describe('read-your-writes in an api process without projectors', () => {
+  const notes: Projection = {
+    name: 'notes',
+    collections: ['notes'],
+    indexes: [],
+    project: (event) => [{ insertOne: { collection: 'notes', document: { _id: event.id, text: (event.data as { text: string }).text } } }],
+  };
+  const note = (text: string): NewEvent => ({ type: 'Noted', data: { text }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
+  let dir: string;
+  let store: SqliteEventStore;
+  let projectorReads: SqliteReadStore;
+  let apiReads: SqliteReadStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-ryw-'));
+    store = new SqliteEventStore(join(dir, 'events.db'));
+    projectorReads = new SqliteReadStore(join(dir, 'read.db'));
+    apiReads = new SqliteReadStore(join(dir, 'read.db'));
+  });
+  afterEach(async () => {
+    await store.close();
+    await projectorReads.close();
+    await apiReads.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('waits until the projector process has committed the write, then reads it', async () => {
+    const projector = new ProjectionRunner(store, projectorReads, [notes]);
+    const api = new RemoteProjections(store, apiReads, [notes], 5000);
+    await api.start();
+    // The projector starts late: the api must wait for it, not answer from a stale read model.
+    const { position } = await store.appendToStream('note-1', [note('first')]);
+    const waited = api.waitFor(position);
+    setTimeout(() => void projector.start(), 150);
+    const started = Date.now();
+    await waited;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(await apiReads.count('notes', { text: 'first' })).toBe(1);
+    await projector.stop();
+    await api.stop();
+  });
+
+  it('gives up after its bound when no projector runs, instead of hanging the request', async () => {
+    const api = new RemoteProjections(store, apiReads, [notes], 200);
+    const { position } = await store.appendToStream('note-1', [note('lost')]);
+    const started = Date.now();
+    await api.waitFor(position);
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(180);
+    expect(waited).toBeLessThan(2000);
+    expect(await apiReads.count('notes', {})).toBe(0);
+    await api.stop();
+  });
+
+  it('answers at once for a position already applied, or no position', async () => {
+    const projector = new ProjectionRunner(store, projectorReads, [notes]);
+    await projector.start();
+    const { position } = await store.appendToStream('note-1', [note('done')]);
+    await projector.waitFor(position);
+    const api = new RemoteProjections(store, apiReads, [notes], 5000);
+    const started = Date.now();
+    await api.waitFor(position);
+    await api.waitFor(null);
+    await api.caughtUp();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(await api.applied()).toEqual(position);
+    await projector.stop();
+  });
+});

@@ -1,0 +1,61 @@
+// An unreachable engine, for real: the service process is started against a loopback port nothing listens on (free
+// a moment ago), and must exit non-zero within 30 s having printed one line that names the engine (no hang, no
+// stack-trace loop).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../contracts/ports.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'parley-unreachable-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+interface Outcome {
+  code: number | null;
+  seconds: number;
+  stderr: string;
+}
+
+function runService(env: Record<string, string>): Promise<Outcome> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], {
+    cwd: join(import.meta.dirname, '../..'),
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // The bound of the test itself: a process still running after 35 s is killed and fails the assertions below.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 35_000);
+  return new Promise((resolve) => {
+    child.on('exit', (code) => {
+      clearTimeout(killer);
+      resolve({ code, seconds: (Date.now() - started) / 1000, stderr });
+    });
+  });
+}
+
+describe('an unreachable engine at start', () => {
+  const cases: [engine: string, env: (port: number) => Record<string, string>][] = [
+    ['EventStoreDB', (port) => ({ STORE: 'esdb', ESDB_URL: `esdb://127.0.0.1:${port}?tls=false` })],
+    ['MongoDB', (port) => ({ READ_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/` })],
+    ['Kafka', (port) => ({ BUS: 'kafka', KAFKA_BROKERS: `127.0.0.1:${port}` })],
+  ];
+
+  it.concurrent.each(cases)('%s: one line naming it, and a non-zero exit within 30 s', async (engine, env) => {
+    const outcome = await runService(env(await freePort()));
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.code).not.toBeNull();
+    expect(outcome.seconds).toBeLessThan(30);
+    const lines = outcome.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Parley failed to start: ${engine} is unreachable at .*127\\.0\\.0\\.1:\\d+`));
+  }, 40_000);
+
+  it('a role that needs shared engines refuses the embedded ones, in one line', async () => {
+    const outcome = await runService({ ROLE: 'api' });
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr.trim()).toBe('Parley failed to start: ROLE=api runs beside other processes: it needs a shared log (STORE=esdb with ESDB_URL)');
+  }, 40_000);
+});
