@@ -20,6 +20,8 @@ export interface Dispatch {
   /** Membership changes the session index must know before routing (joins are routed to the new member). */
   join?: { guildId: string; userId: string };
   leave?: { guildId: string; userId: string };
+  /** The guild is gone: after this dispatch no session is in it. */
+  dissolve?: string;
 }
 
 /** Views a user's permission to see a channel of a guild, for one dispatch's routing. */

@@ -68,6 +68,10 @@ export class SessionRegistry {
       const canView = audience.channelId && members.size ? await this.visibility(audience.guildId, audience.channelId) : null;
       for (const session of members) if (!canView || canView(session.userId)) recipients.add(session);
     }
+    if (dispatch.dissolve) {
+      for (const session of this.byGuild.get(dispatch.dissolve) ?? []) session.guildIds.delete(dispatch.dissolve);
+      this.byGuild.delete(dispatch.dissolve);
+    }
     if (dispatch.leave) {
       for (const session of this.byUser.get(dispatch.leave.userId) ?? []) {
         session.guildIds.delete(dispatch.leave.guildId);

@@ -1,0 +1,162 @@
+// Dispatches of guild events: the guild, its roles, channels, members, bans and invites.
+import type { ChannelCreated, ChannelDeleted, ChannelOverwriteDeleted, ChannelOverwriteSet, ChannelUpdated } from '../../domain/channel.js';
+import type { GuildCreated, GuildDeleted, GuildUpdated } from '../../domain/guild.js';
+import type { InviteCreated, InviteDeleted } from '../../domain/invite.js';
+import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbanned, MemberUpdated } from '../../domain/member.js';
+import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
+import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { Runtime } from '../../infra/runtime.js';
+import { partialUser } from '../../http/presenters.js';
+import type { Dispatch } from '../dispatch.js';
+import { channelObject, guildCreatePayload, guildObject, loadGuild, memberObject, roleObject, usersById } from '../guilds.js';
+import { Intent } from '../protocol.js';
+
+type GuildEventData =
+  | GuildCreated
+  | GuildUpdated
+  | GuildDeleted
+  | RoleCreated
+  | RoleUpdated
+  | RoleDeleted
+  | ChannelCreated
+  | ChannelUpdated
+  | ChannelDeleted
+  | ChannelOverwriteSet
+  | ChannelOverwriteDeleted
+  | MemberJoined
+  | MemberUpdated
+  | MemberLeft
+  | MemberKicked
+  | MemberBanned
+  | MemberUnbanned
+  | InviteCreated
+  | InviteDeleted;
+
+async function userPartial(runtime: Runtime, userId: string) {
+  const user = (await usersById(runtime, [userId])).get(userId);
+  return user ? partialUser(user) : { id: userId };
+}
+
+/** The dispatches a member's departure causes: to the guild, and GUILD_DELETE to the one who left. */
+async function departure(runtime: Runtime, guildId: string, userId: string): Promise<Dispatch[]> {
+  return [
+    { t: 'GUILD_MEMBER_REMOVE', d: { guild_id: guildId, user: await userPartial(runtime, userId) }, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
+    { t: 'GUILD_DELETE', d: { id: guildId }, intent: Intent.GUILDS, audience: { users: [userId] }, leave: { guildId, userId } },
+  ];
+}
+
+export async function guildDispatches(recorded: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+  const event = { type: recorded.type, data: recorded.data } as GuildEventData;
+  switch (event.type) {
+    case 'GuildCreated': {
+      const ownerId = event.data.settings.owner_id;
+      const payload = await guildCreatePayload(runtime, event.data.guildId, ownerId);
+      return payload ? [{ t: 'GUILD_CREATE', d: payload, intent: Intent.GUILDS, audience: { users: [ownerId] }, join: { guildId: event.data.guildId, userId: ownerId } }] : [];
+    }
+    case 'GuildUpdated': {
+      const state = await loadGuild(runtime, event.data.guildId);
+      return [{ t: 'GUILD_UPDATE', d: guildObject(state), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+    }
+    case 'GuildDeleted':
+      return [{ t: 'GUILD_DELETE', d: { id: event.data.guildId }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId }, dissolve: event.data.guildId }];
+    case 'RoleCreated':
+      return [{ t: 'GUILD_ROLE_CREATE', d: { guild_id: event.data.guildId, role: roleObject(event.data.role) }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+    case 'RoleUpdated': {
+      const role = (await loadGuild(runtime, event.data.guildId)).roles.get(event.data.roleId);
+      return role ? [{ t: 'GUILD_ROLE_UPDATE', d: { guild_id: event.data.guildId, role: roleObject(role) }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+    }
+    case 'RoleDeleted':
+      return [{ t: 'GUILD_ROLE_DELETE', d: { guild_id: event.data.guildId, role_id: event.data.role.id }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+    case 'ChannelCreated':
+      return [
+        {
+          t: 'CHANNEL_CREATE',
+          d: channelObject(event.data.guildId, event.data.channel),
+          intent: Intent.GUILDS,
+          audience: { guildId: event.data.guildId, channelId: event.data.channel.id },
+        },
+      ];
+    case 'ChannelUpdated':
+    case 'ChannelOverwriteSet':
+    case 'ChannelOverwriteDeleted': {
+      const channel = (await loadGuild(runtime, event.data.guildId)).channels.get(event.data.channelId);
+      // Everyone in the guild hears of it: an overwrite may just have hidden the channel from some of them.
+      return channel ? [{ t: 'CHANNEL_UPDATE', d: channelObject(event.data.guildId, channel), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+    }
+    case 'ChannelDeleted':
+      return [{ t: 'CHANNEL_DELETE', d: channelObject(event.data.guildId, event.data.channel), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+    case 'MemberJoined': {
+      const { guildId, userId } = event.data;
+      if (event.data.inviteCode === null) return []; // the owner, announced by the guild's own GUILD_CREATE
+      const state = await loadGuild(runtime, guildId);
+      const member = state.members.get(userId);
+      const payload = await guildCreatePayload(runtime, guildId, userId);
+      if (!member || !payload) return [];
+      const user = (await usersById(runtime, [userId])).get(userId);
+      return [
+        { t: 'GUILD_CREATE', d: payload, intent: Intent.GUILDS, audience: { users: [userId] }, join: { guildId, userId } },
+        { t: 'GUILD_MEMBER_ADD', d: { guild_id: guildId, ...memberObject(member, user) }, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
+      ];
+    }
+    case 'MemberUpdated': {
+      const { guildId, userId } = event.data;
+      const member = (await loadGuild(runtime, guildId)).members.get(userId);
+      if (!member) return [];
+      const user = (await usersById(runtime, [userId])).get(userId);
+      return [{ t: 'GUILD_MEMBER_UPDATE', d: { guild_id: guildId, ...memberObject(member, user) }, intent: Intent.GUILD_MEMBERS, audience: { guildId, users: [userId] } }];
+    }
+    case 'MemberLeft':
+    case 'MemberKicked':
+      return departure(runtime, event.data.guildId, event.data.userId);
+    case 'MemberBanned': {
+      const { guildId, userId } = event.data;
+      const ban: Dispatch = { t: 'GUILD_BAN_ADD', d: { guild_id: guildId, user: await userPartial(runtime, userId) }, intent: Intent.GUILD_MODERATION, audience: { guildId } };
+      return event.data.removedMember ? [ban, ...(await departure(runtime, guildId, userId))] : [ban];
+    }
+    case 'MemberUnbanned':
+      return [
+        {
+          t: 'GUILD_BAN_REMOVE',
+          d: { guild_id: event.data.guildId, user: await userPartial(runtime, event.data.userId) },
+          intent: Intent.GUILD_MODERATION,
+          audience: { guildId: event.data.guildId },
+        },
+      ];
+    case 'InviteCreated': {
+      const invite = event.data.invite;
+      if (!invite.channel_id) return [];
+      return [
+        {
+          t: 'INVITE_CREATE',
+          d: {
+            channel_id: invite.channel_id,
+            code: invite.code,
+            created_at: invite.created_at,
+            guild_id: invite.guild_id,
+            inviter: await userPartial(runtime, invite.inviter_id),
+            max_age: invite.max_age,
+            max_uses: invite.max_uses,
+            temporary: invite.temporary,
+            uses: 0,
+          },
+          intent: Intent.GUILD_INVITES,
+          audience: { guildId: invite.guild_id, channelId: invite.channel_id },
+        },
+      ];
+    }
+    case 'InviteDeleted': {
+      const invite = event.data.invite;
+      if (!invite.channel_id) return [];
+      return [
+        {
+          t: 'INVITE_DELETE',
+          d: { channel_id: invite.channel_id, guild_id: invite.guild_id, code: invite.code },
+          intent: Intent.GUILD_INVITES,
+          audience: { guildId: invite.guild_id, channelId: invite.channel_id },
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}
