@@ -7,5 +7,5 @@ export function typingDispatch(hint: Hint): Dispatch {
   const d = { channel_id: hint.channelId, user_id: hint.userId, timestamp: Math.floor(hint.timestamp / 1000), ...(hint.guildId ? { guild_id: hint.guildId } : {}) };
   return hint.guildId
     ? { t: 'TYPING_START', d, intent: Intent.GUILD_MESSAGE_TYPING, audience: { guildId: hint.guildId, channelId: hint.channelId } }
-    : { t: 'TYPING_START', d, intent: Intent.DIRECT_MESSAGE_TYPING, audience: { users: [] } };
+    : { t: 'TYPING_START', d, intent: Intent.DIRECT_MESSAGE_TYPING, audience: { users: hint.recipientIds ?? [] } };
 }
