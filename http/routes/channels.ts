@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import { channelAccess, guildAccess } from '../../commands/access.js';
 import { runGuildCommand } from '../../commands/guilds.js';
 import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
+import { invalidForm } from '../../domain/errors.js';
 import { channelPermissions, unknownChannel } from '../../domain/guildState.js';
 import { Permission, hasPermission } from '../../domain/permissions.js';
 import type { ChannelDoc } from '../../projections/channels.js';
@@ -54,7 +55,8 @@ const moveChannelsSchema = {
 } as const;
 
 const overwriteParams = { type: 'object', properties: { channelId: snowflakeSchema, overwriteId: snowflakeSchema }, required: ['channelId', 'overwriteId'] } as const;
-const putOverwriteSchema = { type: 'object', properties: { type: overwriteSchema.properties.type, allow: bits, deny: bits }, required: ['type'], additionalProperties: false } as const;
+/** The widely used API's clients repeat the target's id in the body; the path names it. */
+const putOverwriteSchema = { ...overwriteSchema, required: ['type'] } as const;
 
 type Overwrite = FromSchema<typeof overwriteSchema>;
 const overwriteInput = (o: Omit<Overwrite, 'id'> & { id: string }) => ({ id: o.id, type: o.type, allow: String(o.allow ?? 0), deny: String(o.deny ?? 0) });
@@ -134,6 +136,7 @@ export function channelRoutes(deps: HttpDeps): Router {
     const meta = actorMeta(ctx);
     const { channelId, overwriteId } = parseBody(overwriteParams, ctx.params);
     const body = parseBody(putOverwriteSchema, ctx.request.body);
+    if (body.id !== undefined && body.id !== overwriteId) throw invalidForm([{ path: 'id', message: 'Must be the overwrite id of the path' }]);
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     await runGuildCommand(deps, meta, guildId, { type: 'SetChannelOverwrite', actorId: meta.actorId, channelId, overwrite: overwriteInput({ ...body, id: overwriteId }) });
     noContent(ctx);

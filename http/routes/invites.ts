@@ -28,6 +28,10 @@ const inviteOptions = {
   max_age: { type: 'integer', minimum: 0, maximum: 604800 },
   temporary: { type: 'boolean' },
   unique: { type: 'boolean' },
+  // Stream and activity targets are not part of this service; clients of the widely used API send them as null.
+  target_type: { type: 'null' },
+  target_user_id: { type: 'null' },
+  target_application_id: { type: 'null' },
 } as const;
 const createSchema = { type: 'object', properties: inviteOptions, additionalProperties: false } as const;
 const createGuildInviteSchema = { type: 'object', properties: { ...inviteOptions, channel_id: snowflakeSchema }, additionalProperties: false } as const;

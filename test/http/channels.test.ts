@@ -152,6 +152,7 @@ describe('permission overwrites', () => {
       'INVALID_FORM_BODY',
     );
     expectError(await server.api('PUT', path, { token: manager.token, body: { type: 2 } }), 400, 'INVALID_FORM_BODY');
+    expectError(await server.api('PUT', path, { token: manager.token, body: { id: manager.id, type: 1, deny: SEND } }), 400, 'INVALID_FORM_BODY');
     expectError(await server.api('PUT', path, { token: manager.token, body: { type: 1, allow: 'lots' } }), 400, 'INVALID_FORM_BODY');
   });
 });
