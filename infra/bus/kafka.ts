@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { type IHeaders, Kafka, type LogEntry, logLevel } from 'kafkajs';
 import { EngineUnreachableError, withDeadline } from '../engines.js';
+import { eventFromJson, eventToJson } from '../eventStore/json.js';
 import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../eventStore/port.js';
 import type { Logger } from '../logger.js';
 import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from './port.js';
@@ -48,15 +49,14 @@ export function toMessage(event: RecordedEvent): OutgoingMessage {
   const position = encodePosition(event.position);
   return {
     key: messageKey(event),
-    value: JSON.stringify({ ...event, revision: String(event.revision), position }),
+    value: eventToJson(event),
     headers: { [HEADERS.type]: event.type, [HEADERS.position]: position, [HEADERS.id]: event.id, [HEADERS.stream]: event.streamId },
   };
 }
 
 export function fromMessage(message: IncomingMessage): RecordedEvent {
   if (!message.value) throw new Error('Kafka message without a value');
-  const parsed = JSON.parse(message.value.toString('utf8')) as Omit<RecordedEvent, 'revision' | 'position'> & { revision: string; position: string };
-  return { ...parsed, revision: BigInt(parsed.revision), position: decodePosition(parsed.position) };
+  return eventFromJson(message.value.toString('utf8'));
 }
 
 /** The position header of a message, read without parsing its value. */

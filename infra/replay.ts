@@ -1,0 +1,165 @@
+// The analyst's replay tool, on the engines of the service's environment (STORE/ESDB_URL, READ_STORE/MONGO_URL,
+// DATA_DIR):
+//   npm run replay -- rebuild [--projections users,applications]
+//       empties the chosen read models and projects the whole log into them again (stop the projector processes
+//       of those projections first), with a progress bar and events/s on stderr;
+//   npm run replay -- export [--stream STREAM_ID] [--from COMMIT/PREPARE] [--out FILE]
+//       writes the log, or one stream, as NDJSON (one event per line, from the position given, inclusive).
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Projection } from '../projections/projection.js';
+import { ProjectionRunner } from '../projections/runner.js';
+import { loadConfig } from './config.js';
+import { loadEngineConfig } from './engines.js';
+import { eventToJson } from './eventStore/json.js';
+import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from './eventStore/port.js';
+import { createLogger } from './logger.js';
+import type { ReadStore } from './readStore/port.js';
+import { openEngines, selectProjections } from './roles.js';
+
+const PAGE = 1000;
+const WIDTH = 30;
+
+/** A progress bar on a terminal; on anything else (a pipe, a CI log), a plain line a second. */
+export class ProgressBar {
+  private readonly started = Date.now();
+  private lastDrawn = 0;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly label: string,
+  ) {}
+
+  render(fraction: number, events: number, now = Date.now()): string {
+    const done = Math.max(0, Math.min(1, fraction));
+    const filled = Math.round(done * WIDTH);
+    const seconds = Math.max((now - this.started) / 1000, 0.001);
+    const rate = Math.round(events / seconds);
+    return `${this.label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(done * 100)}% ${events} events ${rate} events/s`;
+  }
+
+  update(fraction: number, events: number, final = false): void {
+    const now = Date.now();
+    if (!final && now - this.lastDrawn < (this.out.isTTY ? 100 : 1000)) return;
+    this.lastDrawn = now;
+    const line = this.render(fraction, events, now);
+    this.out.write(this.out.isTTY ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
+  }
+}
+
+/** The share of the log up to `position`, by commit position (dense in SQLite, byte offsets in EventStoreDB). */
+function shareOf(position: Position, head: Position | null): number {
+  return head && head.commit > 0n ? Number((position.commit * 10_000n) / head.commit) / 10_000 : 1;
+}
+
+/**
+ * Rebuilds with the projectors' own code path (ProjectionRunner.rebuild), so the result is what incremental
+ * processing gives; the store is watched only to count events for the progress bar.
+ */
+export async function rebuildReadModels(store: EventStore, readStore: ReadStore, projections: Projection[], progress: ProgressBar): Promise<number> {
+  const head = await store.headPosition();
+  let events = 0;
+  const watched = new Proxy(store, {
+    get(target, property) {
+      if (property === 'subscribeToAll') {
+        return (...[options, handler, onError]: Parameters<EventStore['subscribeToAll']>) =>
+          target.subscribeToAll(
+            options,
+            async (batch) => {
+              await handler(batch);
+              events += batch.length;
+              progress.update(shareOf(batch[batch.length - 1].position, head), events);
+            },
+            onError,
+          );
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  let failure: unknown = null;
+  const runner = new ProjectionRunner(watched, readStore, projections, (error) => (failure = error));
+  await runner.rebuild();
+  await runner.stop();
+  if (failure) throw failure;
+  progress.update(1, events, true);
+  return events;
+}
+
+async function* pagesOfLog(store: EventStore, from: Position | undefined): AsyncGenerator<RecordedEvent[]> {
+  let next = from;
+  let inclusive = true;
+  for (;;) {
+    // readAll is inclusive of its position: after the first page, drop the event the previous page ended with.
+    const page = (await store.readAll({ fromPosition: next, maxCount: PAGE })).filter((e) => inclusive || !next || comparePositions(e.position, next) > 0);
+    if (page.length === 0) return;
+    yield page;
+    next = page[page.length - 1].position;
+    inclusive = false;
+  }
+}
+
+async function* pagesOfStream(store: EventStore, streamId: string, from: Position | undefined): AsyncGenerator<RecordedEvent[]> {
+  for (let revision = 0n; ; ) {
+    const page = await store.readStream(streamId, { fromRevision: revision, maxCount: PAGE });
+    if (page.length === 0) return;
+    yield from ? page.filter((e) => comparePositions(e.position, from) >= 0) : page;
+    revision = page[page.length - 1].revision + 1n;
+  }
+}
+
+/** Writes the events as NDJSON, honouring the output's backpressure; returns how many were written. */
+export async function exportNdjson(store: EventStore, options: { stream?: string; from?: Position }, out: NodeJS.WritableStream): Promise<number> {
+  let written = 0;
+  const pages = options.stream ? pagesOfStream(store, options.stream, options.from) : pagesOfLog(store, options.from);
+  for await (const page of pages) {
+    for (const event of page) {
+      if (!out.write(`${eventToJson(event)}\n`)) await once(out, 'drain');
+      written += 1;
+    }
+  }
+  return written;
+}
+
+const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE]';
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' } },
+  });
+  const [command] = positionals;
+  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(USAGE);
+  const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
+  const from = values.from ? decodePosition(values.from) : undefined;
+  const config = loadConfig();
+  // The tool reads the log and writes read models only: no bus, no relay, whatever the environment says.
+  const engines = { ...loadEngineConfig(), bus: { kind: 'local' as const } };
+  const { store, readStore, close } = await openEngines(config, engines, createLogger('warn'), () => {});
+  try {
+    if (command === 'rebuild') {
+      const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
+      process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);
+    } else {
+      const out = values.out ? createWriteStream(values.out) : process.stdout;
+      const count = await exportNdjson(store, { stream: values.stream, from }, out);
+      if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      process.stderr.write(`exported ${count} events\n`);
+    }
+  } finally {
+    await close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (error) => {
+      console.error(`replay: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,130 @@
+// The replay tool, for real: the CLI runs as its own process on the embedded store of a service that handled real
+// HTTP requests, and its rebuild must give back exactly the read models incremental processing built.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventFromJson } from '../../infra/eventStore/json.js';
+import { type RecordedEvent, encodePosition } from '../../infra/eventStore/port.js';
+import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { ProgressBar } from '../../infra/replay.js';
+import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import { allProjections } from '../../projections/index.js';
+import { createBot, registerUser, startTestServer } from '../support/server.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'parley-replay-'));
+let log: RecordedEvent[];
+let incremental: Record<string, unknown[]>;
+
+async function snapshot(): Promise<Record<string, unknown[]>> {
+  const reads = new SqliteReadStore(join(dataDir, 'read-models.db'));
+  const all: Record<string, unknown[]> = {};
+  for (const collection of allProjections.flatMap((p) => p.collections)) all[collection] = await reads.find(collection, {}, { sort: { _id: 1 } });
+  await reads.close();
+  return all;
+}
+
+async function spoil(collections: string[]): Promise<void> {
+  const reads = new SqliteReadStore(join(dataDir, 'read-models.db'));
+  await reads.bulkWrite(collections.map((collection) => ({ deleteMany: { collection, filter: {} } })));
+  await reads.close();
+}
+
+function replay(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/replay.ts', ...args], {
+    cwd: join(import.meta.dirname, '../..'),
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+beforeAll(async () => {
+  const server = await startTestServer({}, dataDir);
+  const owner = await registerUser(server);
+  await registerUser(server);
+  await createBot(server, owner);
+  const renamed = await server.api('PATCH', '/users/@me', { token: owner.token, body: { username: `${owner.username}r` } });
+  expect(renamed.status).toBe(200);
+  await server.close();
+  incremental = await snapshot();
+  const store = new SqliteEventStore(join(dataDir, 'events.db'));
+  log = await store.readAll({ maxCount: 100_000 });
+  await store.close();
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('replay rebuild', () => {
+  it('rebuilds every read model from the log to exactly what incremental processing built, with progress and events/s', async () => {
+    expect(incremental.users.length).toBeGreaterThanOrEqual(3);
+    await spoil(allProjections.flatMap((p) => p.collections));
+    const { code, stderr } = await replay('rebuild');
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/rebuild \[#{30}\] 100% \d+ events \d+ events\/s/);
+    expect(stderr).toContain(`rebuilt ${allProjections.map((p) => p.name).join(', ')} from ${log.length} events`);
+    expect(await snapshot()).toEqual(incremental);
+  }, 60_000);
+
+  it('rebuilds only the projections named', async () => {
+    const users = allProjections.find((p) => p.name === 'users')!;
+    const others = allProjections.filter((p) => p !== users).flatMap((p) => p.collections);
+    await spoil([...users.collections, ...others]);
+    const { code } = await replay('rebuild', '--projections', 'users');
+    expect(code).toBe(0);
+    const after = await snapshot();
+    for (const collection of users.collections) expect(after[collection]).toEqual(incremental[collection]);
+    for (const collection of others) expect(after[collection]).toEqual([]);
+    expect((await replay('rebuild')).code).toBe(0);
+  }, 60_000);
+
+  it('refuses an unknown projection in one line', async () => {
+    const { code, stderr } = await replay('rebuild', '--projections', 'nope');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toMatch(/^replay: PROJECTIONS names unknown projections: nope \(known: .*\)$/);
+  }, 30_000);
+});
+
+describe('replay export', () => {
+  it('writes the whole log as NDJSON, event for event', async () => {
+    const { code, stdout, stderr } = await replay('export');
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n').map(eventFromJson)).toEqual(log);
+    expect(stderr).toContain(`exported ${log.length} events`);
+  }, 30_000);
+
+  it('from a position (inclusive), and to a file', async () => {
+    const middle = Math.floor(log.length / 2);
+    const out = join(dataDir, 'export.ndjson');
+    const { code } = await replay('export', '--from', encodePosition(log[middle].position), '--out', out);
+    expect(code).toBe(0);
+    expect(readFileSync(out, 'utf8').trim().split('\n').map(eventFromJson)).toEqual(log.slice(middle));
+  }, 30_000);
+
+  it('one stream only', async () => {
+    const streamId = log[log.length - 1].streamId;
+    const { code, stdout } = await replay('export', '--stream', streamId);
+    expect(code).toBe(0);
+    const expected = log.filter((e) => e.streamId === streamId);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(stdout.trim().split('\n').map(eventFromJson)).toEqual(expected);
+  }, 30_000);
+
+  it('without a command says how to use it', async () => {
+    const { code, stderr } = await replay();
+    expect(code).toBe(1);
+    expect(stderr.trim()).toMatch(/^replay: usage: replay rebuild/);
+  }, 30_000);
+});
+
+describe('progress bar', () => {
+  it('shows the share done and the rate', () => {
+    const bar = new ProgressBar(process.stderr, 'rebuild');
+    const line = bar.render(0.5, 1000, Date.now() + 2000);
+    expect(line).toMatch(/^rebuild \[#{15}-{15}\] 50% 1000 events (49\d|50\d) events\/s$/);
+    expect(bar.render(1.7, 10)).toContain('[##############################] 100%');
+  });
+});
