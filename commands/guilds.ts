@@ -12,7 +12,7 @@ import { claimVanityCode, releaseVanityCode } from './vanity.js';
 /** Requests on guilds always have an authenticated actor. */
 export type ActorMeta = RequestMeta & { actorId: string };
 
-export const iconKey = (guildId: string, hash: string) => `icons/${guildId}/${hash}`;
+const iconKey = (guildId: string, hash: string) => `icons/${guildId}/${hash}`;
 
 /** Runs a command on a guild's stream and waits until the read models show it. */
 export async function runGuildCommand(deps: CommandDeps, meta: ActorMeta, guildId: string, command: GuildCommand) {

@@ -5,7 +5,7 @@
 // Entities are kept in the shapes of the widely used API (snake_case keys, bitfields as decimal strings), the same
 // shapes events carry, so that a change {key, old_value, new_value} applies to state, read models and audit alike.
 import { isDeepStrictEqual } from 'node:util';
-import { invalidForm, missingPermissions, notFound } from './errors.js';
+import { missingPermissions, notFound } from './errors.js';
 import { ALL_PERMISSIONS, Permission, computePermissions, requirePermission } from './permissions.js';
 
 export interface Change {
@@ -220,10 +220,4 @@ export function requireAboveMember(state: GuildState, actorId: string, targetId:
 /** An actor cannot hand out bits they do not hold themselves (administrators and the owner hold them all). */
 export function requireGrantable(held: bigint, granted: bigint): void {
   if (held !== ALL_PERMISSIONS && (granted & ~held) !== 0n) throw missingPermissions('Missing Permissions: cannot grant permissions you do not have');
-}
-
-export function requireRoleExists(state: GuildState, roleId: string, path?: string): RoleData {
-  const role = state.roles.get(roleId);
-  if (role) return role;
-  throw path ? invalidForm([{ path, message: 'Unknown role' }]) : unknownRole();
 }

@@ -1,10 +1,11 @@
 // Response shapes of the widely used API, built from read-model documents.
+import type { MemberData } from '../domain/guildState.js';
+import type { InviteData } from '../domain/invite.js';
 import type { AuditEntryDoc } from '../projections/auditLog.js';
 import type { ChannelDoc } from '../projections/channels.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
-import type { InviteData } from '../domain/invite.js';
 import type { InviteDoc } from '../projections/invites.js';
-import type { BanDoc, MemberDoc } from '../projections/members.js';
+import type { BanDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
 
 /** A user object with every field of the spec's table; `self` adds what only its owner sees. */
@@ -117,7 +118,8 @@ export function channelObject(doc: ChannelDoc) {
   return { id: _id, ...fields, flags: 0 };
 }
 
-export function memberObject(doc: MemberDoc, user: UserDoc) {
+/** A member object, from the read model's document or the guild aggregate's member. */
+export function memberObject(doc: MemberData, user: UserDoc) {
   return {
     user: partialUser(user),
     nick: doc.nick,

@@ -39,8 +39,9 @@ export const AuditLogAction = {
 } as const;
 
 /** Actions whose target is a user: their users are embedded in the audit log response. */
-export const USER_TARGETED_ACTIONS: readonly number[] = [20, 22, 23, 24, 25];
-export const WEBHOOK_ACTIONS: readonly number[] = [50, 51, 52];
+const { MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE } = AuditLogAction;
+export const USER_TARGETED_ACTIONS: readonly number[] = [MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT];
+export const WEBHOOK_ACTIONS: readonly number[] = [WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE];
 
 export interface AuditEntryDoc {
   /** The entry id (a snowflake). */
@@ -81,44 +82,44 @@ type Audited<T extends { type: string }> = { [K in T['type']]?: (event: Recorded
 
 /** The audited event types, and the entry each makes. Issues that add audited events add them here. */
 const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent> = {
-  GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 1, targetId: data.guildId, changes: data.changes.map(auditKey) }),
+  GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
     guildId: data.guildId,
-    actionType: 1,
+    actionType: AuditLogAction.GUILD_UPDATE,
     targetId: data.guildId,
     changes: [{ key: 'vanity_url_code', old_value: data.previousCode, new_value: data.code }],
   }),
-  ChannelCreated: ({ data }) => ({ guildId: data.guildId, actionType: 10, targetId: data.channel.id, changes: created(data.channel) }),
-  ChannelUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 11, targetId: data.channelId, changes: data.changes }),
-  ChannelDeleted: ({ data }) => ({ guildId: data.guildId, actionType: 12, targetId: data.channel.id, changes: deleted(data.channel) }),
+  ChannelCreated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_CREATE, targetId: data.channel.id, changes: created(data.channel) }),
+  ChannelUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_UPDATE, targetId: data.channelId, changes: data.changes }),
+  ChannelDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_DELETE, targetId: data.channel.id, changes: deleted(data.channel) }),
   ChannelOverwriteSet: ({ data }) => ({
     guildId: data.guildId,
-    actionType: 11,
+    actionType: AuditLogAction.CHANNEL_UPDATE,
     targetId: data.channelId,
     changes: (['allow', 'deny'] as const).map((key) => ({ key, old_value: data.previous?.[key], new_value: data.overwrite[key] })),
     options: overwriteOptions(data.overwrite),
   }),
   ChannelOverwriteDeleted: ({ data }) => ({
     guildId: data.guildId,
-    actionType: 11,
+    actionType: AuditLogAction.CHANNEL_UPDATE,
     targetId: data.channelId,
     changes: deleted(data.overwrite, []),
     options: overwriteOptions(data.overwrite),
   }),
-  MemberKicked: ({ data }) => ({ guildId: data.guildId, actionType: 20, targetId: data.userId }),
+  MemberKicked: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_KICK, targetId: data.userId }),
   MemberBanned: ({ data }) => ({
     guildId: data.guildId,
-    actionType: 22,
+    actionType: AuditLogAction.MEMBER_BAN_ADD,
     targetId: data.userId,
     options: { delete_message_days: String(Math.floor(data.deleteMessageSeconds / 86400)), delete_message_seconds: String(data.deleteMessageSeconds) },
   }),
-  MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: 23, targetId: data.userId }),
-  MemberUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 24, targetId: data.userId, changes: data.changes }),
-  RoleCreated: ({ data }) => ({ guildId: data.guildId, actionType: 30, targetId: data.role.id, changes: created(data.role, ['id', 'position']) }),
-  RoleUpdated: ({ data }) => ({ guildId: data.guildId, actionType: 31, targetId: data.roleId, changes: data.changes }),
-  RoleDeleted: ({ data }) => ({ guildId: data.guildId, actionType: 32, targetId: data.role.id, changes: deleted(data.role, ['id', 'position']) }),
-  InviteCreated: ({ data }) => ({ guildId: data.invite.guild_id, actionType: 40, targetId: null, changes: created(data.invite, INVITE_SKIP) }),
-  InviteDeleted: ({ data }) => ({ guildId: data.invite.guild_id, actionType: 42, targetId: null, changes: deleted(data.invite, INVITE_SKIP) }),
+  MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_BAN_REMOVE, targetId: data.userId }),
+  MemberUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_UPDATE, targetId: data.userId, changes: data.changes }),
+  RoleCreated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_CREATE, targetId: data.role.id, changes: created(data.role, ['id', 'position']) }),
+  RoleUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_UPDATE, targetId: data.roleId, changes: data.changes }),
+  RoleDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_DELETE, targetId: data.role.id, changes: deleted(data.role, ['id', 'position']) }),
+  InviteCreated: ({ data }) => ({ guildId: data.invite.guild_id, actionType: AuditLogAction.INVITE_CREATE, targetId: null, changes: created(data.invite, INVITE_SKIP) }),
+  InviteDeleted: ({ data }) => ({ guildId: data.invite.guild_id, actionType: AuditLogAction.INVITE_DELETE, targetId: null, changes: deleted(data.invite, INVITE_SKIP) }),
 };
 
 /** A snowflake of the event's time whose low 22 bits are its log position's (prepare positions are unique per event). */

@@ -55,7 +55,7 @@ const myGuildsQuery = {
 } as const;
 
 /** The guild object for a guild the read models show (the caller's own write is settled before this reads). */
-export async function fetchGuildObject(deps: HttpDeps, guildId: string) {
+async function fetchGuildObject(deps: HttpDeps, guildId: string) {
   const [guild, roles] = await Promise.all([
     deps.readStore.findOne<GuildDoc>('guilds', { _id: guildId }),
     deps.readStore.find<RoleDoc>('roles', { guild_id: guildId }, { sort: { position: 1 } }),
