@@ -70,6 +70,12 @@ function channelFields(body: FromSchema<typeof updateChannelSchema>): ChannelFie
 export function channelRoutes(deps: HttpDeps): Router {
   const router = new Router();
 
+  /** DMs and group DMs share the channels collection; the DM routes, registered after these, answer for them. */
+  async function isPrivateChannel(channelId: string) {
+    const doc = await deps.readStore.findOne<ChannelDoc>('channels', { _id: channelId });
+    return doc !== null && doc.guild_id === null;
+  }
+
   async function fetchChannel(channelId: string) {
     const doc = await deps.readStore.findOne<ChannelDoc>('channels', { _id: channelId });
     if (!doc) throw unknownChannel();
@@ -107,15 +113,18 @@ export function channelRoutes(deps: HttpDeps): Router {
     noContent(ctx);
   });
 
-  router.get('/channels/:channelId', async (ctx) => {
+  router.get('/channels/:channelId', async (ctx, next) => {
+    const userId = requireAuth(ctx).userId;
     const { channelId } = parseBody(channelParams, ctx.params);
-    await channelAccess(deps, channelId, requireAuth(ctx).userId);
+    if (await isPrivateChannel(channelId)) return next();
+    await channelAccess(deps, channelId, userId);
     ctx.body = await fetchChannel(channelId);
   });
 
-  router.patch('/channels/:channelId', async (ctx) => {
+  router.patch('/channels/:channelId', async (ctx, next) => {
     const meta = actorMeta(ctx);
     const { channelId } = parseBody(channelParams, ctx.params);
+    if (await isPrivateChannel(channelId)) return next();
     const fields = channelFields(parseBody(updateChannelSchema, ctx.request.body));
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields });
@@ -123,9 +132,10 @@ export function channelRoutes(deps: HttpDeps): Router {
   });
 
   /** Answers the deleted channel, as the widely used API does. */
-  router.delete('/channels/:channelId', async (ctx) => {
+  router.delete('/channels/:channelId', async (ctx, next) => {
     const meta = actorMeta(ctx);
     const { channelId } = parseBody(channelParams, ctx.params);
+    if (await isPrivateChannel(channelId)) return next();
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     const deleted = await fetchChannel(channelId);
     await runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId });
