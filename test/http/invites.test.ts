@@ -102,6 +102,15 @@ describe('accepting invites', () => {
     expectError(await server.api('GET', `/invites/${once.body.code}`, { token: second.token }), 404, 'UNKNOWN_INVITE');
   });
 
+  it('holds max_uses when many accept at once', async () => {
+    const guild = await createGuild(server);
+    const twice = await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_uses: 2, unique: true } });
+    const users = await Promise.all([1, 2, 3, 4, 5].map(() => registerUser(server)));
+    const statuses = await Promise.all(users.map(async (u) => (await server.api('POST', `/invites/${twice.body.code}`, { token: u.token })).status));
+    expect(statuses.sort()).toEqual([200, 200, 404, 404, 404]);
+    expect((await server.api('GET', `/guilds/${guild.id}`, { token: guild.owner.token })).body.member_count).toBe(3);
+  });
+
   it('answers UNKNOWN_INVITE once max_age has passed', async () => {
     const guild = await createGuild(server);
     const brief = await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_age: 1, unique: true } });
