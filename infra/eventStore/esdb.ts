@@ -216,7 +216,7 @@ export class EsdbEventStore implements EventStore {
 }
 
 /** Drains a server subscription in batches: whatever has arrived while the previous batch was being handled. */
-class EsdbSubscription implements Subscription {
+export class EsdbSubscription implements Subscription {
   private last: Position | null;
   private readonly waiters = new PositionWaiters();
   private failure: unknown = null;
