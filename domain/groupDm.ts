@@ -1,5 +1,5 @@
-// Group DMs (channel type 3, stream group-dm-{id}): the creator owns it; any participant may add users, up to 10
-// participants; the owner may remove anyone, and anyone may leave. When the owner leaves, the longest-standing
+// Group DMs (channel type 3, stream group-dm-{id}): the creator owns it; any participant may rename it and add users,
+// up to 10 participants; the owner may remove anyone, and anyone may leave. When the owner leaves, the longest-standing
 // remaining participant becomes owner.
 import type { Decider, DomainEvent } from './decider.js';
 import { badRequest, forbidden, invalidForm, notFound } from './errors.js';
@@ -11,11 +11,14 @@ export const MAX_GROUP_DM_RECIPIENTS = 10;
 export type RecipientAdded = DomainEvent<'RecipientAdded', { channelId: string; user: MessageUser; addedBy: string; recipients: MessageUser[]; ownerId: string }>;
 /** `ownerId` is the owner after the removal (null when no one is left). */
 export type RecipientRemoved = DomainEvent<'RecipientRemoved', { channelId: string; user: MessageUser; removedBy: string; ownerId: string | null }>;
-export type GroupDmEvent = DmChannelOpened | RecipientAdded | RecipientRemoved;
+/** CHANNEL_UPDATE on the gateway; `name` null clears it. */
+export type GroupDmRenamed = DomainEvent<'GroupDmRenamed', { channelId: string; name: string | null; renamedBy: string }>;
+export type GroupDmEvent = DmChannelOpened | RecipientAdded | RecipientRemoved | GroupDmRenamed;
 
 export interface GroupDmState {
   channelId: string | null;
   ownerId: string | null;
+  name: string | null;
   /** Participants in the order they joined. */
   recipients: MessageUser[];
 }
@@ -23,12 +26,13 @@ export interface GroupDmState {
 export type GroupDmCommand =
   | { type: 'CreateGroupDm'; channelId: string; owner: MessageUser; recipients: MessageUser[] }
   | { type: 'AddRecipient'; actorId: string; user: MessageUser }
-  | { type: 'RemoveRecipient'; actorId: string; userId: string };
+  | { type: 'RemoveRecipient'; actorId: string; userId: string }
+  | { type: 'RenameGroupDm'; actorId: string; name: string | null };
 
 const unknownChannel = () => notFound('UNKNOWN_CHANNEL', 'Unknown Channel');
 
 export const groupDmDecider: Decider<GroupDmState, GroupDmCommand, GroupDmEvent> = {
-  initialState: () => ({ channelId: null, ownerId: null, recipients: [] }),
+  initialState: () => ({ channelId: null, ownerId: null, name: null, recipients: [] }),
 
   decide(command, state) {
     if (command.type === 'CreateGroupDm') {
@@ -41,6 +45,10 @@ export const groupDmDecider: Decider<GroupDmState, GroupDmCommand, GroupDmEvent>
     }
     const isRecipient = (id: string) => state.recipients.some((user) => user.id === id);
     if (!state.channelId || !isRecipient(command.actorId)) throw unknownChannel();
+    if (command.type === 'RenameGroupDm') {
+      if (command.name === state.name) return [];
+      return [{ type: 'GroupDmRenamed', data: { channelId: state.channelId, name: command.name, renamedBy: command.actorId } }];
+    }
     if (command.type === 'AddRecipient') {
       if (isRecipient(command.user.id)) return [];
       if (state.recipients.length >= MAX_GROUP_DM_RECIPIENTS) throw badRequest('MAX_RECIPIENTS', `Maximum number of group DM recipients reached (${MAX_GROUP_DM_RECIPIENTS})`);
@@ -58,11 +66,13 @@ export const groupDmDecider: Decider<GroupDmState, GroupDmCommand, GroupDmEvent>
   evolve(state, event) {
     switch (event.type) {
       case 'DmChannelOpened':
-        return { channelId: event.data.channelId, ownerId: event.data.ownerId, recipients: event.data.recipients };
+        return { channelId: event.data.channelId, ownerId: event.data.ownerId, name: event.data.name, recipients: event.data.recipients };
       case 'RecipientAdded':
         return { ...state, recipients: event.data.recipients };
       case 'RecipientRemoved':
         return { ...state, ownerId: event.data.ownerId, recipients: state.recipients.filter((u) => u.id !== event.data.user.id) };
+      case 'GroupDmRenamed':
+        return { ...state, name: event.data.name };
     }
   },
 };

@@ -55,6 +55,7 @@ function projectDm(e: RecordedEvent): WriteOp[] {
     const { channelId, user, ownerId } = e.data;
     return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
   }
+  if (is<Event, 'GroupDmRenamed'>(e, 'GroupDmRenamed')) return [update(e.data.channelId, { $set: { name: e.data.name } })];
   // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
   if (is<Event, 'MessageCreated'>(e, 'MessageCreated') && e.data.guildId === null) {
     return [{ updateOne: { collection: 'channels', filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }];

@@ -1,10 +1,10 @@
 // The user content CDN (no authentication): avatars and guild icons, in the stored format or converted and resized on request.
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../../domain/errors.js';
+import { badRequest, notFound } from '../../domain/errors.js';
 import { type ImageFormat, renderImage } from '../../infra/images.js';
 import type { HttpDeps } from '../context.js';
-import { parseBody, parseQuery } from '../validation.js';
+import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 const SIZES = [16, 20, 22, 24, 28, 32, 40, 44, 48, 56, 60, 64, 80, 96, 100, 128, 160, 240, 256, 300, 320, 480, 512, 600, 640, 1024, 1280, 1536, 2048, 3072, 4096];
 
@@ -42,6 +42,24 @@ async function serveImage(deps: HttpDeps, ctx: Context, key: string, file: strin
   ctx.body = image.data;
 }
 
+const attachmentParams = {
+  type: 'object',
+  properties: { channelId: snowflakeSchema, attachmentId: snowflakeSchema, filename: { type: 'string', pattern: '^[\\w.-]{1,128}$' } },
+  required: ['channelId', 'attachmentId', 'filename'],
+} as const;
+
+/** The spec's attachment query: without width, height, format or a lossy quality, the original file is served. */
+const attachmentQuery = {
+  type: 'object',
+  properties: {
+    width: { type: 'integer', minimum: 1, maximum: 4096 },
+    height: { type: 'integer', minimum: 1, maximum: 4096 },
+    format: { type: 'string', enum: ['png', 'jpg', 'jpeg', 'webp', 'gif'] },
+    quality: { type: 'string', enum: ['high', 'low', 'lossless'], default: 'lossless' },
+    animated: { type: 'boolean', default: false },
+  },
+} as const;
+
 export function cdnRoutes(deps: HttpDeps): Router {
   const router = new Router();
 
@@ -53,6 +71,29 @@ export function cdnRoutes(deps: HttpDeps): Router {
   router.get('/icons/:guildId/:file', async (ctx) => {
     const { guildId, file } = parseBody(iconParams, ctx.params);
     await serveImage(deps, ctx, `icons/${guildId}`, file, () => notFound('UNKNOWN_ICON', 'Unknown Icon'));
+  });
+
+  // Attachments: the original file, or for images a resized or converted copy when the query asks for one.
+  router.get('/attachments/:channelId/:attachmentId/:filename', async (ctx) => {
+    const { channelId, attachmentId, filename } = parseBody(attachmentParams, ctx.params);
+    const query = parseQuery(attachmentQuery, ctx.query);
+    const blob = await deps.blobs.get(`attachments/${channelId}/${attachmentId}/${filename}`);
+    if (!blob) throw notFound('UNKNOWN_ATTACHMENT', 'Unknown Attachment');
+    ctx.set('Cache-Control', 'public, max-age=86400, immutable');
+    // Uploaded files are served from the API's origin: never sniffed, and anything but an image is a download.
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    const image = blob.contentType.startsWith('image/');
+    if (!query.width && !query.height && !query.format && query.quality === 'lossless') {
+      if (!image) ctx.set('Content-Disposition', 'attachment');
+      ctx.type = blob.contentType;
+      ctx.body = blob.data;
+      return;
+    }
+    if (!image) throw badRequest('NOT_AN_IMAGE', 'Only image attachments can be resized or converted');
+    const format = query.format === 'jpg' ? 'jpeg' : query.format;
+    const rendered = await renderImage(blob.data, { format, width: query.width, height: query.height, quality: query.quality, animated: query.animated });
+    ctx.type = rendered.contentType;
+    ctx.body = rendered.data;
   });
 
   return router;

@@ -319,6 +319,14 @@ describe('group DMs', () => {
     given(groupDmDecider, [full]).when({ type: 'AddRecipient', actorId: '1', user: user('99') }).thenRefuses('MAX_RECIPIENTS');
   });
 
+  it('lets any participant rename it', () => {
+    given(groupDmDecider, [opened])
+      .when({ type: 'RenameGroupDm', actorId: '2', name: 'crew' })
+      .then([{ type: 'GroupDmRenamed', data: { channelId: 'g', name: 'crew', renamedBy: '2' } }]);
+    given(groupDmDecider, [opened]).when({ type: 'RenameGroupDm', actorId: '2', name: null }).then([]);
+    given(groupDmDecider, [opened]).when({ type: 'RenameGroupDm', actorId: '3', name: 'x' }).thenRefuses('UNKNOWN_CHANNEL');
+  });
+
   it('lets the owner remove anyone and anyone leave; the next participant inherits ownership', () => {
     given(groupDmDecider, [opened]).when({ type: 'RemoveRecipient', actorId: '2', userId: '1' }).thenRefuses('MISSING_PERMISSIONS');
     given(groupDmDecider, [opened])

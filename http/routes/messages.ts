@@ -1,0 +1,350 @@
+// Message routes of the spec: messages (list, fetch, send, edit, delete, bulk delete), typing, pins and reactions.
+// Content is stored verbatim (the spec's formatting is the client's to render) and limited, as in the widely used
+// API, to 2000 characters (Unicode code points); a message needs content, an embed, an attachment or a component.
+// Components count only from bots; a person's session may send them but they are ignored. Sends and edits take JSON
+// or multipart/form-data (payload_json and files[n], at most 10 files of 25 MiB).
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import {
+  type Sender,
+  addReaction,
+  bulkDeleteMessages,
+  clearReactions,
+  deleteMessage,
+  editMessage,
+  pinMessage,
+  removeReaction,
+  sendMessage,
+  unpinMessage,
+} from '../../commands/messages.js';
+import { messageChannelAccess } from '../../commands/dms.js';
+import { MAX_EMBEDS } from '../../domain/embeds.js';
+import { invalidForm } from '../../domain/errors.js';
+import { unknownMessage } from '../../domain/message.js';
+import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
+import { parseEmoji } from '../../domain/reaction.js';
+import { snowflakeSortKey } from '../../domain/snowflake.js';
+import type { Filter } from '../../infra/readStore/port.js';
+import { type MessageDoc, type ReactionDoc, reactionField } from '../../projections/messages.js';
+import { actorMeta, usersById } from '../actor.js';
+import { requireAuth } from '../auth.js';
+import { type HttpDeps, noContent } from '../context.js';
+import { messageObject } from '../messagePresenters.js';
+import { readMessageBody } from '../multipart.js';
+import { channelParams } from '../params.js';
+import { userObject } from '../presenters.js';
+import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+
+/** Embed URLs: web links, or attachment://filename for a file of the same message. */
+const urlSchema = { type: 'string', maxLength: 2048, pattern: '^(https?|attachment)://' } as const;
+const mediaSchema = { type: 'object', properties: { url: urlSchema }, required: ['url'] } as const;
+
+/** The widely used API's embed fields and bounds; the 6000-character total and attachment:// checks are the domain's. */
+export const embedSchema = {
+  type: 'object',
+  properties: {
+    title: { type: 'string', maxLength: 256 },
+    type: { type: 'string', enum: ['rich', 'image', 'video', 'gifv', 'article', 'link'] },
+    description: { type: 'string', maxLength: 4096 },
+    url: urlSchema,
+    timestamp: { type: 'string', format: 'date-time' },
+    color: { type: ['integer', 'null'], minimum: 0, maximum: 0xffffff },
+    footer: { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 2048 }, icon_url: urlSchema }, required: ['text'], additionalProperties: false },
+    image: mediaSchema,
+    thumbnail: mediaSchema,
+    video: mediaSchema,
+    provider: { type: 'object', properties: { name: { type: 'string', maxLength: 256 }, url: urlSchema } },
+    author: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 256 }, url: urlSchema, icon_url: urlSchema }, required: ['name'] },
+    fields: {
+      type: 'array',
+      maxItems: 25,
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string', minLength: 1, maxLength: 256 }, value: { type: 'string', minLength: 1, maxLength: 1024 }, inline: { type: 'boolean' } },
+        required: ['name', 'value'],
+        additionalProperties: false,
+      },
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const allowedMentionsSchema = {
+  type: 'object',
+  properties: {
+    parse: { type: 'array', items: { type: 'string', enum: ['users', 'roles', 'everyone'] }, uniqueItems: true },
+    users: { type: 'array', items: snowflakeSchema, maxItems: 100 },
+    roles: { type: 'array', items: snowflakeSchema, maxItems: 100 },
+    replied_user: { type: 'boolean' },
+  },
+  additionalProperties: false,
+} as const;
+
+const attachmentsSchema = {
+  type: 'array',
+  maxItems: 10,
+  items: {
+    type: 'object',
+    properties: { id: { type: ['string', 'integer'], pattern: '^[0-9]{1,20}$', minimum: 0 }, filename: { type: 'string', minLength: 1, maxLength: 1024 }, description: { type: 'string', maxLength: 1024 } },
+    required: ['id'],
+  },
+} as const;
+
+/** Fields of the widely used API this service does not use (enforce_nonce, sticker_ids, poll…) are ignored. */
+const sendSchema = {
+  type: 'object',
+  properties: {
+    content: { type: 'string' },
+    tts: { type: 'boolean' },
+    embeds: { type: 'array', maxItems: MAX_EMBEDS, items: embedSchema },
+    nonce: { type: ['string', 'integer'], maxLength: 25 },
+    flags: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    components: { type: 'array' },
+    allowed_mentions: allowedMentionsSchema,
+    attachments: attachmentsSchema,
+    message_reference: {
+      type: 'object',
+      properties: { message_id: snowflakeSchema, channel_id: snowflakeSchema, guild_id: snowflakeSchema, fail_if_not_exists: { type: 'boolean' }, type: { type: 'integer', enum: [0] } },
+      required: ['message_id'],
+    },
+  },
+} as const;
+
+/** An edit: null clears a field, as in the widely used API. */
+const editSchema = {
+  type: 'object',
+  properties: {
+    content: { type: ['string', 'null'] },
+    embeds: { type: ['array', 'null'], maxItems: MAX_EMBEDS, items: embedSchema },
+    flags: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    components: { type: ['array', 'null'] },
+    allowed_mentions: allowedMentionsSchema,
+    attachments: { ...attachmentsSchema, type: ['array', 'null'] },
+  },
+} as const;
+
+const listQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, before: snowflakeSchema, after: snowflakeSchema, around: snowflakeSchema },
+} as const;
+const reactorsQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 }, after: snowflakeSchema, type: { type: 'integer', enum: [0, 1], default: 0 } },
+} as const;
+const pinsQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 50, default: 50 }, before: { type: 'string', format: 'date-time' } } } as const;
+const bulkDeleteSchema = { type: 'object', properties: { messages: { type: 'array', items: snowflakeSchema } }, required: ['messages'] } as const;
+
+const messageParams = { type: 'object', properties: { channelId: snowflakeSchema, messageId: snowflakeSchema }, required: ['channelId', 'messageId'] } as const;
+const reactionParams = {
+  type: 'object',
+  properties: { ...messageParams.properties, emoji: { type: 'string', minLength: 1, maxLength: 100 } },
+  required: ['channelId', 'messageId', 'emoji'],
+} as const;
+const reactorParams = { type: 'object', properties: { ...reactionParams.properties, userId: snowflakeSchema }, required: [...reactionParams.required, 'userId'] } as const;
+
+const senderOf = (ctx: Context): Sender => {
+  const auth = requireAuth(ctx);
+  return { userId: auth.userId, bot: auth.kind === 'bot' };
+};
+
+export function messageRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+  const origin = () => deps.config.publicBaseUrl;
+
+  /** Message objects as the viewer sees them: `me` on their reactions, and replied-to messages embedded. */
+  async function present(docs: MessageDoc[], viewerId: string) {
+    const ids = docs.map((d) => d._id);
+    const own = ids.length ? await deps.readStore.find<ReactionDoc>('reactions', { message_id: { $in: ids }, user_id: viewerId }) : [];
+    const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
+    const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
+    const referenced = referencedIds.length ? await deps.readStore.find<MessageDoc>('messages', { _id: { $in: referencedIds } }) : [];
+    return docs.map((doc) =>
+      messageObject(doc, {
+        origin: origin(),
+        ownReactions,
+        referenced: doc.message_reference ? (referenced.find((r) => r._id === doc.message_reference!.message_id) ?? null) : undefined,
+      }),
+    );
+  }
+
+  const presentOne = async (doc: MessageDoc, viewerId: string) => (await present([doc], viewerId))[0];
+
+  /** Reading a channel's messages needs READ_MESSAGE_HISTORY; a message of another channel is unknown. */
+  async function readableMessage(channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
+    const access = await messageChannelAccess(deps, channelId, userId);
+    requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
+    const doc = await deps.readStore.findOne<MessageDoc>('messages', { _id: messageId, channel_id: channelId });
+    if (!doc) throw unknownMessage();
+    return doc;
+  }
+
+  /** Newest first, as the widely used API answers every page; `around` takes half the page from each side. */
+  async function messagePage(channelId: string, query: { limit: number; before?: string; after?: string; around?: string }): Promise<MessageDoc[]> {
+    const find = (range: Filter[string], direction: 1 | -1, limit: number) =>
+      limit > 0 ? deps.readStore.find<MessageDoc>('messages', { channel_id: channelId, _id: range }, { sort: { _id: direction }, limit }) : Promise.resolve([]);
+    if (query.after) return (await find({ $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
+    if (query.around) {
+      const key = snowflakeSortKey(query.around);
+      const older = await find({ $lt: key }, -1, Math.floor(query.limit / 2));
+      const newer = await find({ $gte: key }, 1, query.limit - older.length);
+      return [...newer.reverse(), ...older];
+    }
+    return find(query.before ? { $lt: snowflakeSortKey(query.before) } : { $exists: true }, -1, query.limit);
+  }
+
+  router.get('/channels/:channelId/messages', async (ctx) => {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const query = parseQuery(listQuery, ctx.query);
+    const anchors = (['before', 'after', 'around'] as const).filter((key) => query[key] !== undefined);
+    if (anchors.length > 1) throw invalidForm(anchors.map((path) => ({ path, message: 'Use only one of before, after and around' })));
+    const userId = requireAuth(ctx).userId;
+    const access = await messageChannelAccess(deps, channelId, userId);
+    // Without READ_MESSAGE_HISTORY the history is empty, as in the widely used API.
+    ctx.body = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await present(await messagePage(channelId, query), userId) : [];
+  });
+
+  router.post('/channels/:channelId/messages', async (ctx) => {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
+    const body = parseBody(sendSchema, payload);
+    const sender = senderOf(ctx);
+    const doc = await sendMessage(deps, actorMeta(ctx), channelId, body, files, sender);
+    ctx.body = await presentOne(doc, sender.userId);
+  });
+
+  // Bulk delete: the spec writes DELETE; clients of the widely used API send POST. Registered before /:messageId.
+  const bulkDelete = async (ctx: Context) => {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const { messages } = parseBody(bulkDeleteSchema, ctx.request.body);
+    await bulkDeleteMessages(deps, actorMeta(ctx), channelId, messages);
+    noContent(ctx);
+  };
+  router.post('/channels/:channelId/messages/bulk-delete', bulkDelete);
+  router.delete('/channels/:channelId/messages/bulk-delete', bulkDelete);
+
+  router.post('/channels/:channelId/typing', async (ctx) => {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const userId = requireAuth(ctx).userId;
+    const access = await messageChannelAccess(deps, channelId, userId);
+    requirePermission(access.permissions, Permission.SEND_MESSAGES);
+    // A hint: relayed to the gateway as TYPING_START, never written to the log.
+    deps.hints.publish({ type: 'TYPING_START', channelId, guildId: access.guildId, userId, timestamp: Math.floor(Date.now() / 1000) });
+    noContent(ctx);
+  });
+
+  /** Pinned messages, most recently pinned first; without READ_MESSAGE_HISTORY there are none to see. */
+  async function pinnedMessages(ctx: Context, query: { limit: number; before?: string }) {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const userId = requireAuth(ctx).userId;
+    const access = await messageChannelAccess(deps, channelId, userId);
+    if (!hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY)) return { docs: [], userId };
+    const filter: Filter = { channel_id: channelId, pinned: true, ...(query.before ? { pinned_at: { $lt: new Date(query.before).toISOString() } } : {}) };
+    return { docs: await deps.readStore.find<MessageDoc>('messages', filter, { sort: { pinned_at: -1 }, limit: query.limit }), userId };
+  }
+
+  router.get('/channels/:channelId/messages/pins', async (ctx) => {
+    const query = parseQuery(pinsQuery, ctx.query);
+    const { docs, userId } = await pinnedMessages(ctx, { ...query, limit: query.limit + 1 });
+    const page = docs.slice(0, query.limit);
+    const messages = await present(page, userId);
+    ctx.body = { items: page.map((doc, i) => ({ pinned_at: doc.pinned_at, message: messages[i] })), has_more: docs.length > query.limit };
+  });
+
+  router.get('/channels/:channelId/pins', async (ctx) => {
+    const { docs, userId } = await pinnedMessages(ctx, { limit: 50 });
+    ctx.body = await present(docs, userId);
+  });
+
+  for (const path of ['/channels/:channelId/pins/:messageId', '/channels/:channelId/messages/pins/:messageId']) {
+    router.put(path, async (ctx) => {
+      const { channelId, messageId } = parseBody(messageParams, ctx.params);
+      await pinMessage(deps, actorMeta(ctx), channelId, messageId);
+      noContent(ctx);
+    });
+    router.delete(path, async (ctx) => {
+      const { channelId, messageId } = parseBody(messageParams, ctx.params);
+      await unpinMessage(deps, actorMeta(ctx), channelId, messageId);
+      noContent(ctx);
+    });
+  }
+
+  router.get('/channels/:channelId/messages/:messageId', async (ctx) => {
+    const { channelId, messageId } = parseBody(messageParams, ctx.params);
+    const userId = requireAuth(ctx).userId;
+    ctx.body = await presentOne(await readableMessage(channelId, messageId, userId), userId);
+  });
+
+  router.patch('/channels/:channelId/messages/:messageId', async (ctx) => {
+    const { channelId, messageId } = parseBody(messageParams, ctx.params);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
+    const body = parseBody(editSchema, payload);
+    const sender = senderOf(ctx);
+    const input = {
+      content: body.content === null ? '' : body.content,
+      embeds: body.embeds === null ? [] : body.embeds,
+      flags: body.flags ?? undefined,
+      components: body.components === null ? [] : body.components,
+      allowed_mentions: body.allowed_mentions,
+      attachments: body.attachments === null ? [] : body.attachments,
+    };
+    const doc = await editMessage(deps, actorMeta(ctx), channelId, messageId, input, files, sender);
+    ctx.body = await presentOne(doc, sender.userId);
+  });
+
+  router.delete('/channels/:channelId/messages/:messageId', async (ctx) => {
+    const { channelId, messageId } = parseBody(messageParams, ctx.params);
+    await deleteMessage(deps, actorMeta(ctx), channelId, messageId);
+    noContent(ctx);
+  });
+
+  // Reactions. :emoji arrives URL-decoded: a unicode emoji, or name:id for a custom one.
+  const reaction = (ctx: Context) => {
+    const params = parseBody(reactionParams, ctx.params);
+    return { ...params, emoji: parseEmoji(params.emoji) };
+  };
+
+  router.get('/channels/:channelId/messages/:messageId/reactions/:emoji', async (ctx) => {
+    const { channelId, messageId, emoji } = reaction(ctx);
+    const query = parseQuery(reactorsQuery, ctx.query);
+    await readableMessage(channelId, messageId, requireAuth(ctx).userId);
+    // Every reaction here is a normal one; super (burst) reactions do not exist in this service.
+    const filter: Filter = { message_id: messageId, emoji_field: reactionField(emoji), ...(query.after ? { user_id: { $gt: snowflakeSortKey(query.after) } } : {}) };
+    const reactors = query.type === 1 ? [] : await deps.readStore.find<ReactionDoc>('reactions', filter, { sort: { user_id: 1 }, limit: query.limit });
+    const users = await usersById(deps.readStore, reactors.map((r) => r.user_id));
+    ctx.body = reactors.flatMap((r) => (users.has(r.user_id) ? [userObject(users.get(r.user_id)!)] : []));
+  });
+
+  router.put('/channels/:channelId/messages/:messageId/reactions/:emoji/@me', async (ctx) => {
+    const { channelId, messageId, emoji } = reaction(ctx);
+    await addReaction(deps, actorMeta(ctx), channelId, messageId, emoji);
+    noContent(ctx);
+  });
+
+  router.delete('/channels/:channelId/messages/:messageId/reactions/:emoji/@me', async (ctx) => {
+    const { channelId, messageId, emoji } = reaction(ctx);
+    const meta = actorMeta(ctx);
+    await removeReaction(deps, meta, channelId, messageId, emoji, meta.actorId);
+    noContent(ctx);
+  });
+
+  router.delete('/channels/:channelId/messages/:messageId/reactions/:emoji/:userId', async (ctx) => {
+    const { channelId, messageId, emoji } = reaction(ctx);
+    const { userId } = parseBody(reactorParams, ctx.params);
+    await removeReaction(deps, actorMeta(ctx), channelId, messageId, emoji, userId);
+    noContent(ctx);
+  });
+
+  router.delete('/channels/:channelId/messages/:messageId/reactions/:emoji', async (ctx) => {
+    const { channelId, messageId, emoji } = reaction(ctx);
+    await clearReactions(deps, actorMeta(ctx), channelId, messageId, emoji);
+    noContent(ctx);
+  });
+
+  router.delete('/channels/:channelId/messages/:messageId/reactions', async (ctx) => {
+    const { channelId, messageId } = parseBody(messageParams, ctx.params);
+    await clearReactions(deps, actorMeta(ctx), channelId, messageId, null);
+    noContent(ctx);
+  });
+
+  return router;
+}
