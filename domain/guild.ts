@@ -1,7 +1,7 @@
 // The guild aggregate (stream guild-{id}): the guild's own settings and lifecycle here, and the deciders of its roles,
 // members and bans, and channels (role.ts, member.ts, channel.ts) joined into one decider over one state.
 import type { Decider, DomainEvent } from './decider.js';
-import { type FieldError, invalidForm, missingPermissions } from './errors.js';
+import { DomainError, type FieldError, invalidForm, missingPermissions } from './errors.js';
 import { type ChannelCommand, type ChannelEvent, ChannelType, channelDeciders, channelEvolvers } from './channel.js';
 import {
   type Change,
@@ -50,7 +50,7 @@ function settingsErrors(state: GuildState, settings: Partial<GuildSettings>): Fi
 
 const guildSettingsDeciders = {
   CreateGuild(command: Extract<GuildSettingsCommand, { type: 'CreateGuild' }>, state: GuildState): GuildEvent[] {
-    if (state.status !== 'none') throw invalidForm([{ path: '_root', message: 'Guild already exists' }]);
+    if (state.status !== 'none') throw new DomainError('conflict', 'GUILD_EXISTS', 'Guild already exists');
     const { guildId, ownerId, createdAt } = command;
     const settings: GuildSettings = { ...initialGuildState().settings, name: command.name, icon: command.icon, owner_id: ownerId, system_channel_id: command.channelId };
     const everyoneRole: RoleData = { id: guildId, name: '@everyone', color: 0, hoist: false, mentionable: false, permissions: DEFAULT_EVERYONE_PERMISSIONS.toString(), position: 0 };

@@ -51,6 +51,9 @@ describe('guild settings', () => {
     expect(state.channels.get('general')).toMatchObject({ type: 0, name: 'general' });
     expect(state.settings.system_channel_id).toBe('general');
     expect([...state.members.keys()]).toEqual(['owner']);
+    given(guildDecider, created)
+      .when({ type: 'CreateGuild', guildId: 'g', ownerId: 'x', name: 'Again', icon: null, channelId: 'c', createdAt: T })
+      .thenRefuses('GUILD_EXISTS');
   });
 
   it('records only what changes, and needs MANAGE_GUILD', () => {
