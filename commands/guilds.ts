@@ -4,6 +4,7 @@ import { type GuildCommand, guildDecider } from '../domain/guild.js';
 import type { GuildSettings } from '../domain/guildState.js';
 import { notFound } from '../domain/errors.js';
 import type { Image } from '../infra/images.js';
+import type { MemberDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
 import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
 import { guildStream } from './streams.js';
@@ -75,4 +76,13 @@ export async function setVanityCode(deps: CommandDeps, meta: ActorMeta, guildId:
   const { events } = await runGuildCommand(deps, meta, guildId, command);
   const set = events.find((e) => e.type === 'VanityCodeSet');
   if (set?.type === 'VanityCodeSet' && set.data.previousCode) await releaseVanityCode(deps, meta, guildId, set.data.previousCode);
+}
+
+/**
+ * Ends the user's temporary memberships (those joined through temporary invites, with no role given since): for the
+ * gateway to call when the user's last session disconnects.
+ */
+export async function endTemporaryMemberships(deps: CommandDeps, meta: ActorMeta) {
+  const memberships = await deps.readStore.find<MemberDoc>('members', { user_id: meta.actorId, temporary: true });
+  for (const { guild_id } of memberships) await runGuildCommand(deps, meta, guild_id, { type: 'EndTemporaryMembership', userId: meta.actorId });
 }

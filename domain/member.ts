@@ -48,6 +48,8 @@ export type MemberCommand =
   | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'LeaveGuild'; userId: string }
+  /** A temporary member who disconnects leaves, unless they were given a role meanwhile. */
+  | { type: 'EndTemporaryMembership'; userId: string }
   | { type: 'KickMember'; actorId: string; userId: string }
   | { type: 'BanMember'; actorId: string; userId: string; deleteMessageSeconds: number; bannedAt: string }
   | { type: 'UnbanMember'; actorId: string; userId: string };
@@ -129,6 +131,12 @@ export const memberDeciders = {
   LeaveGuild(command: Extract<MemberCommand, { type: 'LeaveGuild' }>, state: GuildState): MemberEvent[] {
     requireMember(state, command.userId);
     if (isOwner(state, command.userId)) throw badRequest('OWNER_CANNOT_LEAVE', 'The owner cannot leave the guild: transfer ownership or delete it');
+    return [{ type: 'MemberLeft', data: { guildId: state.id, userId: command.userId } }];
+  },
+
+  EndTemporaryMembership(command: Extract<MemberCommand, { type: 'EndTemporaryMembership' }>, state: GuildState): MemberEvent[] {
+    const member = state.status === 'active' ? state.members.get(command.userId) : undefined;
+    if (!member?.temporary || member.roles.length > 0) return [];
     return [{ type: 'MemberLeft', data: { guildId: state.id, userId: command.userId } }];
   },
 

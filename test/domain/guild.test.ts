@@ -215,6 +215,13 @@ describe('members and bans', () => {
     given(guildDecider, guild).when({ type: 'UnbanMember', actorId: 'mod', userId: 'alice' }).thenRefuses('UNKNOWN_BAN');
   });
 
+  it('ends a temporary membership on disconnect, unless a role was given', () => {
+    const temporary: GuildEvent = { type: 'MemberJoined', data: { guildId: 'g', userId: 'guest', joinedAt: T, inviteCode: 'tmp', vanity: false, temporary: true } };
+    given(guildDecider, [...guild, temporary]).when({ type: 'EndTemporaryMembership', userId: 'guest' }).then([{ type: 'MemberLeft', data: { guildId: 'g', userId: 'guest' } }]);
+    given(guildDecider, [...guild, temporary, assigned('guest', 'member')]).when({ type: 'EndTemporaryMembership', userId: 'guest' }).then([]);
+    given(guildDecider, guild).when({ type: 'EndTemporaryMembership', userId: 'alice' }).then([]);
+  });
+
   it('lets members leave, but not the owner', () => {
     given(guildDecider, guild).when({ type: 'LeaveGuild', userId: 'bob' }).then([{ type: 'MemberLeft', data: { guildId: 'g', userId: 'bob' } }]);
     given(guildDecider, guild).when({ type: 'LeaveGuild', userId: 'owner' }).thenRefuses('OWNER_CANNOT_LEAVE');

@@ -1,7 +1,7 @@
 // Invite routes through the real HTTPS API: channel, guild and pack invites, accepting (users and bots), limits of
 // uses and age, revoking, vanity URLs, and the spec's rate limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setVanityCode } from '../../commands/guilds.js';
+import { endTemporaryMemberships, setVanityCode } from '../../commands/guilds.js';
 import { vanityHolder } from '../../commands/vanity.js';
 import { Permission } from '../../domain/permissions.js';
 import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
@@ -122,7 +122,7 @@ describe('accepting invites', () => {
     expect((await server.api('GET', `/channels/${guild.channelId}/invites`, { token: guild.owner.token })).body.map((i: { code: string }) => i.code)).not.toContain(brief.body.code);
   });
 
-  it('records temporary membership from a temporary invite', async () => {
+  it('records temporary membership from a temporary invite, ended on disconnect', async () => {
     const guild = await createGuild(server);
     const temporary = await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { temporary: true, unique: true } });
     expect(temporary.body.temporary).toBe(true);
@@ -130,6 +130,9 @@ describe('accepting invites', () => {
     expect((await server.api('POST', `/invites/${temporary.body.code}`, { token: guest.token })).status).toBe(200);
     const member = await server.runtime.readStore.findOne('members', { _id: `${guild.id}:${guest.id}` });
     expect(member?.temporary).toBe(true);
+    // What the gateway does when the guest's last session closes.
+    await endTemporaryMemberships(server.runtime, { actorId: guest.id, reason: null });
+    expectError(await server.api('GET', `/guilds/${guild.id}`, { token: guest.token }), 404, 'UNKNOWN_GUILD');
   });
 });
 
