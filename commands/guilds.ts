@@ -1,8 +1,8 @@
 // Commands on the guild aggregate: creating, configuring and deleting guilds, and running the role, member, ban and
 // channel commands, whose checks all live in the guild's decider.
+import { notFound } from '../domain/errors.js';
 import { type GuildCommand, guildDecider } from '../domain/guild.js';
 import type { GuildSettings } from '../domain/guildState.js';
-import { notFound } from '../domain/errors.js';
 import type { Image } from '../infra/images.js';
 import type { MemberDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
