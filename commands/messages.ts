@@ -47,7 +47,9 @@ export interface Sender {
   bot: boolean;
 }
 
+/** A file of a multipart send or edit. */
 export interface UploadedFile {
+  /** n of the part files[n]; the attachments entry with id n describes this file. */
   index: number;
   filename: string;
   contentType: string;
@@ -132,9 +134,9 @@ async function attachmentOf(deps: CommandDeps, file: UploadedFile, entry: Attach
 }
 
 /**
- * The new attachments of a send or edit: each file, described by the attachments entry whose id is its index.
- * Returns them with the entries that name existing attachments (edits), in the order of the entries, then files no
- * entry names.
+ * The attachments of a send or edit. Each file becomes a new attachment, described by the entry whose id is its index.
+ * `listed` follows the entries (an edit's entries may also name existing attachments by id), then the files no entry
+ * names; `added` are the new attachments, `uploads` pairs them with their files.
  */
 async function resolveAttachments(deps: CommandDeps, entries: AttachmentEntry[] | undefined, files: UploadedFile[], existing: readonly Attachment[]) {
   const errors = files.flatMap((file, i) => (files.findIndex((f) => f.index === file.index) !== i ? [{ path: `files[${file.index}]`, message: 'Duplicate file index' }] : []));
@@ -149,12 +151,12 @@ async function resolveAttachments(deps: CommandDeps, entries: AttachmentEntry[] 
     else errors.push({ path: `attachments.${i}.id`, message: 'No file or attachment has this id' });
   });
   if (errors.length) throw invalidForm(errors);
-  const unlisted = files.filter((file) => !listed.includes(uploads.get(file)!)).map((file) => uploads.get(file)!);
-  return { listed: [...listed, ...unlisted], uploads: [...uploads.values()] };
+  const added = [...uploads.values()];
+  return { listed: [...listed, ...added.filter((attachment) => !listed.includes(attachment))], added, uploads };
 }
 
-async function storeFiles(deps: CommandDeps, channelId: string, files: UploadedFile[], attachments: Attachment[]) {
-  await Promise.all(files.map((file, i) => deps.blobs.put(attachmentKey(channelId, attachments[i]), { data: file.data, contentType: attachments[i].content_type })));
+async function storeFiles(deps: CommandDeps, channelId: string, uploads: ReadonlyMap<UploadedFile, Attachment>) {
+  await Promise.all([...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })));
 }
 
 async function deleteFiles(deps: CommandDeps, channelId: string, attachments: readonly Attachment[]) {
@@ -250,7 +252,7 @@ export async function postMessage(deps: CommandDeps, meta: ActorMeta, access: Me
     message.id = messageId;
     message.timestamp = new Date(snowflakeTimestamp(messageId)).toISOString();
   }
-  await storeFiles(deps, channelId, files, uploads);
+  await storeFiles(deps, channelId, uploads);
   const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta));
   await deps.settle(position);
   return messageDocOf(deps, state);
@@ -283,9 +285,9 @@ export async function editMessage(deps: CommandDeps, meta: ActorMeta, channelId:
   const components = componentsOf(sender.bot, input.components);
   if (components !== undefined) edit.components = components;
   if (input.flags !== undefined) edit.flags = input.flags;
-  const { listed, uploads } = await resolveAttachments(deps, input.attachments, files, current.attachments);
+  const { listed, added, uploads } = await resolveAttachments(deps, input.attachments, files, current.attachments);
   if (input.attachments !== undefined) edit.attachments = listed;
-  else if (files.length) edit.attachments = [...current.attachments.map((a) => a.id), ...uploads];
+  else if (files.length) edit.attachments = [...current.attachments.map((a) => a.id), ...added];
 
   const command: MessageCommand = {
     type: 'EditMessage',
@@ -296,7 +298,7 @@ export async function editMessage(deps: CommandDeps, meta: ActorMeta, channelId:
     editedAt: new Date().toISOString(),
   };
   messageDecider.decide(command, loaded);
-  await storeFiles(deps, channelId, files, uploads);
+  await storeFiles(deps, channelId, uploads);
   const { state, events, position } = await run(deps, meta, messageStream(messageId), messageDecider, command);
   await deps.settle(position);
   for (const event of events) if (event.type === 'MessageEdited') await deleteFiles(deps, channelId, event.data.removedAttachments);

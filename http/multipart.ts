@@ -4,18 +4,11 @@
 // request is read, so the client sees the answer instead of a reset connection.
 import { Busboy } from '@fastify/busboy';
 import type { Context } from 'koa';
+import type { UploadedFile } from '../commands/messages.js';
 import { DomainError, badRequest } from '../domain/errors.js';
 import { MAX_ATTACHMENTS } from '../domain/message.js';
 
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
-
-export interface UploadedFile {
-  /** n of files[n]; the attachments entry with id n describes this file. */
-  index: number;
-  filename: string;
-  contentType: string;
-  data: Buffer;
-}
 
 export interface MessageBody {
   /** The JSON body (payload_json of a multipart request). */
