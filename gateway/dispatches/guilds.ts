@@ -6,9 +6,9 @@ import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbann
 import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
 import type { RecordedEvent } from '../../infra/eventStore/port.js';
 import type { Runtime } from '../../infra/runtime.js';
-import { partialUser } from '../../http/presenters.js';
+import { channelObject } from '../../http/presenters.js';
 import type { Dispatch } from '../dispatch.js';
-import { channelObject, guildCreatePayload, guildObject, loadGuild, memberObject, roleObject, usersById } from '../guilds.js';
+import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
 import { Intent } from '../protocol.js';
 
 type GuildEventData =
@@ -32,17 +32,18 @@ type GuildEventData =
   | InviteCreated
   | InviteDeleted;
 
-async function userPartial(runtime: Runtime, userId: string) {
-  const user = (await usersById(runtime, [userId])).get(userId);
-  return user ? partialUser(user) : { id: userId };
-}
-
 /** The dispatches a member's departure causes: to the guild, and GUILD_DELETE to the one who left. */
 async function departure(runtime: Runtime, guildId: string, userId: string): Promise<Dispatch[]> {
   return [
     { t: 'GUILD_MEMBER_REMOVE', d: { guild_id: guildId, user: await userPartial(runtime, userId) }, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
     { t: 'GUILD_DELETE', d: { id: guildId }, intent: Intent.GUILDS, audience: { users: [userId] }, leave: { guildId, userId } },
   ];
+}
+
+/** The deleted channel as it was: the read model no longer has it. */
+function deletedChannel(guildId: string, channel: ChannelDeleted['data']['channel']) {
+  const { id, ...fields } = channel;
+  return channelObject({ _id: id, guild_id: guildId, ...fields });
 }
 
 export async function guildDispatches(recorded: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
@@ -54,56 +55,47 @@ export async function guildDispatches(recorded: RecordedEvent, runtime: Runtime)
       return payload ? [{ t: 'GUILD_CREATE', d: payload, intent: Intent.GUILDS, audience: { users: [ownerId] }, join: { guildId: event.data.guildId, userId: ownerId } }] : [];
     }
     case 'GuildUpdated': {
-      const state = await loadGuild(runtime, event.data.guildId);
-      return [{ t: 'GUILD_UPDATE', d: guildObject(state), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+      const guild = await guildPayload(runtime, event.data.guildId);
+      return guild ? [{ t: 'GUILD_UPDATE', d: guild, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
     }
     case 'GuildDeleted':
       return [{ t: 'GUILD_DELETE', d: { id: event.data.guildId }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId }, dissolve: event.data.guildId }];
     case 'RoleCreated':
-      return [{ t: 'GUILD_ROLE_CREATE', d: { guild_id: event.data.guildId, role: roleObject(event.data.role) }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
     case 'RoleUpdated': {
-      const role = (await loadGuild(runtime, event.data.guildId)).roles.get(event.data.roleId);
-      return role ? [{ t: 'GUILD_ROLE_UPDATE', d: { guild_id: event.data.guildId, role: roleObject(role) }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+      const roleId = event.type === 'RoleCreated' ? event.data.role.id : event.data.roleId;
+      const role = await rolePayload(runtime, roleId);
+      const t = event.type === 'RoleCreated' ? 'GUILD_ROLE_CREATE' : 'GUILD_ROLE_UPDATE';
+      return role ? [{ t, d: { guild_id: event.data.guildId, role }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
     }
     case 'RoleDeleted':
       return [{ t: 'GUILD_ROLE_DELETE', d: { guild_id: event.data.guildId, role_id: event.data.role.id }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
-    case 'ChannelCreated':
-      return [
-        {
-          t: 'CHANNEL_CREATE',
-          d: channelObject(event.data.guildId, event.data.channel),
-          intent: Intent.GUILDS,
-          audience: { guildId: event.data.guildId, channelId: event.data.channel.id },
-        },
-      ];
+    case 'ChannelCreated': {
+      const channel = await channelPayload(runtime, event.data.channel.id);
+      return channel ? [{ t: 'CHANNEL_CREATE', d: channel, intent: Intent.GUILDS, audience: { guildId: event.data.guildId, channelId: event.data.channel.id } }] : [];
+    }
     case 'ChannelUpdated':
     case 'ChannelOverwriteSet':
     case 'ChannelOverwriteDeleted': {
-      const channel = (await loadGuild(runtime, event.data.guildId)).channels.get(event.data.channelId);
+      const channel = await channelPayload(runtime, event.data.channelId);
       // Everyone in the guild hears of it: an overwrite may just have hidden the channel from some of them.
-      return channel ? [{ t: 'CHANNEL_UPDATE', d: channelObject(event.data.guildId, channel), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+      return channel ? [{ t: 'CHANNEL_UPDATE', d: channel, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
     }
     case 'ChannelDeleted':
-      return [{ t: 'CHANNEL_DELETE', d: channelObject(event.data.guildId, event.data.channel), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+      return [{ t: 'CHANNEL_DELETE', d: deletedChannel(event.data.guildId, event.data.channel), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
     case 'MemberJoined': {
       const { guildId, userId } = event.data;
       if (event.data.inviteCode === null) return []; // the owner, announced by the guild's own GUILD_CREATE
-      const state = await loadGuild(runtime, guildId);
-      const member = state.members.get(userId);
-      const payload = await guildCreatePayload(runtime, guildId, userId);
+      const [member, payload] = await Promise.all([memberPayload(runtime, guildId, userId), guildCreatePayload(runtime, guildId, userId)]);
       if (!member || !payload) return [];
-      const user = (await usersById(runtime, [userId])).get(userId);
       return [
         { t: 'GUILD_CREATE', d: payload, intent: Intent.GUILDS, audience: { users: [userId] }, join: { guildId, userId } },
-        { t: 'GUILD_MEMBER_ADD', d: { guild_id: guildId, ...memberObject(member, user) }, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
+        { t: 'GUILD_MEMBER_ADD', d: member, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
       ];
     }
     case 'MemberUpdated': {
       const { guildId, userId } = event.data;
-      const member = (await loadGuild(runtime, guildId)).members.get(userId);
-      if (!member) return [];
-      const user = (await usersById(runtime, [userId])).get(userId);
-      return [{ t: 'GUILD_MEMBER_UPDATE', d: { guild_id: guildId, ...memberObject(member, user) }, intent: Intent.GUILD_MEMBERS, audience: { guildId, users: [userId] } }];
+      const member = await memberPayload(runtime, guildId, userId);
+      return member ? [{ t: 'GUILD_MEMBER_UPDATE', d: member, intent: Intent.GUILD_MEMBERS, audience: { guildId, users: [userId] } }] : [];
     }
     case 'MemberLeft':
     case 'MemberKicked':
