@@ -59,8 +59,8 @@ export interface UploadedFile {
 /** An attachments entry of a send or edit: `id` is a file's index for a new upload, or an existing attachment's id. */
 export interface AttachmentEntry {
   id: string | number;
-  filename?: string;
-  description?: string;
+  filename?: string | null;
+  description?: string | null;
 }
 
 export interface MessageInput {

@@ -39,7 +39,10 @@ import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 const urlSchema = { type: 'string', maxLength: 2048, pattern: '^(https?|attachment)://' } as const;
 const mediaSchema = { type: 'object', properties: { url: urlSchema }, required: ['url'] } as const;
 
-/** The widely used API's embed fields and bounds; the 6000-character total and attachment:// checks are the domain's. */
+/**
+ * The widely used API's embed fields and bounds; the 6000-character total and attachment:// checks are the domain's.
+ * Other fields are let through, as that API does: clients resend received embeds with fields they were given.
+ */
 export const embedSchema = {
   type: 'object',
   properties: {
@@ -49,7 +52,7 @@ export const embedSchema = {
     url: urlSchema,
     timestamp: { type: 'string', format: 'date-time' },
     color: { type: ['integer', 'null'], minimum: 0, maximum: 0xffffff },
-    footer: { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 2048 }, icon_url: urlSchema }, required: ['text'], additionalProperties: false },
+    footer: { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 2048 }, icon_url: urlSchema }, required: ['text'] },
     image: mediaSchema,
     thumbnail: mediaSchema,
     video: mediaSchema,
@@ -66,7 +69,6 @@ export const embedSchema = {
       },
     },
   },
-  additionalProperties: false,
 } as const;
 
 export const allowedMentionsSchema = {
@@ -85,7 +87,11 @@ const attachmentsSchema = {
   maxItems: 10,
   items: {
     type: 'object',
-    properties: { id: { type: ['string', 'integer'], pattern: '^[0-9]{1,20}$', minimum: 0 }, filename: { type: 'string', minLength: 1, maxLength: 1024 }, description: { type: 'string', maxLength: 1024 } },
+    properties: {
+      id: { type: ['string', 'integer'], pattern: '^[0-9]{1,20}$', minimum: 0 },
+      filename: { type: ['string', 'null'], minLength: 1, maxLength: 1024 },
+      description: { type: ['string', 'null'], maxLength: 1024 },
+    },
     required: ['id'],
   },
 } as const;

@@ -95,6 +95,11 @@ describe('send', () => {
     expect({ everyone: muted.mention_everyone, mentions: muted.mentions }).toEqual({ everyone: false, mentions: [] });
   });
 
+  it('takes embeds as received ones come back from clients, extra fields included', async () => {
+    const embed = { type: 'rich', title: 'T', color: 0xff0000, footer: { text: 'f', proxy_icon_url: 'https://x.test/i.png' }, image: { url: 'https://x.test/a.png', proxy_url: 'https://x.test/p.png', width: 2 }, content_scan_version: 0 };
+    expect((await sent(bot, { embeds: [embed] })).embeds).toEqual([embed]);
+  });
+
   it('keeps flags, unknown bits included', async () => {
     const flags = 4 | 64 | 4096 | (1 << 20);
     expect((await sent(member, { content: 'silent', flags })).flags).toBe(flags);
