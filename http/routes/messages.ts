@@ -234,7 +234,14 @@ export function messageRoutes(deps: HttpDeps): Router {
     const access = await messageChannelAccess(deps, channelId, userId);
     requirePermission(access.permissions, Permission.SEND_MESSAGES);
     // A hint: relayed to the gateway as TYPING_START, never written to the log.
-    deps.hints.publish({ type: 'TYPING_START', channelId, guildId: access.guildId, userId, timestamp: Math.floor(Date.now() / 1000) });
+    deps.hints.publish({
+      type: 'TYPING_START',
+      channelId,
+      guildId: access.guildId,
+      userId,
+      timestamp: Date.now(),
+      ...(access.dm ? { recipientIds: access.dm.recipient_ids } : {}),
+    });
     noContent(ctx);
   });
 

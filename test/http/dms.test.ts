@@ -54,6 +54,11 @@ describe('DMs', () => {
     expect((await call(ada, 'GET', '/users/@me/channels')).body.find((c: { id: string }) => c.id === channel).last_message_id).toBe(message.body.id);
     expect((await call(bob, 'PUT', `/channels/${channel}/messages/${message.body.id}/reactions/${encodeURIComponent('🙂')}/@me`)).status).toBe(204);
     expect((await call(bob, 'PUT', `/channels/${channel}/pins/${message.body.id}`)).status).toBe(204);
+    const hints: unknown[] = [];
+    const unsubscribe = server.runtime.hints.subscribe((hint) => hints.push(hint));
+    expect((await call(bob, 'POST', `/channels/${channel}/typing`)).status).toBe(204);
+    unsubscribe();
+    expect(hints).toMatchObject([{ channelId: channel, guildId: null, userId: bob.id, recipientIds: [ada.id, bob.id] }]);
     expectError(await call(bob, 'DELETE', `/channels/${channel}/messages/${message.body.id}`), 403, 'MISSING_PERMISSIONS');
     expectError(await call(ada, 'POST', `/channels/${channel}/messages/bulk-delete`, { messages: [message.body.id, message.body.id] }), 400, 'CANNOT_BULK_DELETE_IN_DM');
     const outsider = await registerUser(server);
