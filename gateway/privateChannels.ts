@@ -1,6 +1,9 @@
-// READY's private_channels: the DM and group DM channels the user is a recipient of.
+// READY's private_channels: the DM and group DM channels the user is a recipient of and has not closed.
+import { dmChannelObject } from '../http/messagePresenters.js';
 import type { Runtime } from '../infra/runtime.js';
+import type { DmChannelDoc } from '../projections/dms.js';
 
-export async function privateChannelsOf(runtime: Runtime, userId: string): Promise<unknown[]> {
-  return runtime.readStore.find('channels', { type: { $in: [1, 3] }, recipient_ids: { $all: [userId] } });
+export async function privateChannelsOf(runtime: Runtime, userId: string) {
+  const docs = await runtime.readStore.find<DmChannelDoc>('channels', { type: { $in: [1, 3] }, recipient_ids: { $all: [userId] } });
+  return docs.filter((doc) => !doc.closed_by.includes(userId)).map((doc) => dmChannelObject(doc, userId));
 }

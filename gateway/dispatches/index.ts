@@ -2,9 +2,10 @@ import type { RecordedEvent } from '../../infra/eventStore/port.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { Dispatch } from '../dispatch.js';
 import { guildDispatches } from './guilds.js';
+import { messageDispatches } from './messages.js';
 import { userDispatches } from './users.js';
 
-const derivers: ((event: RecordedEvent, runtime: Runtime) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches];
+const derivers: ((event: RecordedEvent, runtime: Runtime) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches, messageDispatches];
 
 /** Every dispatch an event causes, in the order clients should see them. */
 export async function deriveDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
