@@ -8,7 +8,11 @@ import type { MessageUser } from './message.js';
 
 export const MAX_GROUP_DM_RECIPIENTS = 10;
 
-export type RecipientAdded = DomainEvent<'RecipientAdded', { channelId: string; user: MessageUser; addedBy: string; recipients: MessageUser[]; ownerId: string }>;
+/** Carries the channel as it is after (recipients, owner, name): the added user's CHANNEL_CREATE. */
+export type RecipientAdded = DomainEvent<
+  'RecipientAdded',
+  { channelId: string; user: MessageUser; addedBy: string; recipients: MessageUser[]; ownerId: string; name: string | null }
+>;
 /** `ownerId` is the owner after the removal (null when no one is left). */
 export type RecipientRemoved = DomainEvent<'RecipientRemoved', { channelId: string; user: MessageUser; removedBy: string; ownerId: string | null }>;
 /** CHANNEL_UPDATE on the gateway; `name` null clears it. */
@@ -53,7 +57,8 @@ export const groupDmDecider: Decider<GroupDmState, GroupDmCommand, GroupDmEvent>
       if (isRecipient(command.user.id)) return [];
       if (state.recipients.length >= MAX_GROUP_DM_RECIPIENTS) throw badRequest('MAX_RECIPIENTS', `Maximum number of group DM recipients reached (${MAX_GROUP_DM_RECIPIENTS})`);
       const recipients = [...state.recipients, command.user];
-      return [{ type: 'RecipientAdded', data: { channelId: state.channelId, user: command.user, addedBy: command.actorId, recipients, ownerId: state.ownerId! } }];
+      const data = { channelId: state.channelId, user: command.user, addedBy: command.actorId, recipients, ownerId: state.ownerId!, name: state.name };
+      return [{ type: 'RecipientAdded', data }];
     }
     const user = state.recipients.find((u) => u.id === command.userId);
     if (!user) return [];

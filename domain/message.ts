@@ -99,8 +99,14 @@ type MessageIds = {
 };
 
 export type MessageCreated = DomainEvent<'MessageCreated', MessageIds & { message: MessageFields }>;
-/** `changes` holds the new values of the fields that changed; `removedAttachments` the files no longer listed. */
-export type MessageEdited = DomainEvent<'MessageEdited', MessageIds & { editorId: string; changes: Partial<EditableFields>; removedAttachments: Attachment[] }>;
+/**
+ * `changes` holds the new values of the fields that changed, `message` the whole message after them (MESSAGE_UPDATE's
+ * payload), `removedAttachments` the files no longer listed.
+ */
+export type MessageEdited = DomainEvent<
+  'MessageEdited',
+  MessageIds & { editorId: string; changes: Partial<EditableFields>; message: MessageFields; removedAttachments: Attachment[] }
+>;
 /** `bulk` marks a deletion that is part of a bulk delete, announced once for all by MessagesBulkDeleted. */
 export type MessageDeleted = DomainEvent<'MessageDeleted', MessageIds & { deletedBy: string; bulk: boolean; attachments: Attachment[] }>;
 export type MessageEvent = MessageCreated | MessageEdited | MessageDeleted | ReactionEvent;
@@ -203,14 +209,14 @@ function edit(command: Extract<MessageCommand, { type: 'EditMessage' }>, state: 
     Object.entries(next).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(message[key as keyof MessageFields])),
   ) as Partial<EditableFields>;
   if (Object.keys(changes).length === 0) return [];
+  // A flags-only change (suppressing embeds) is not an edit of the text: edited_timestamp stays.
+  if (Object.keys(changes).some((key) => key !== 'flags')) changes.edited_timestamp = command.editedAt;
   const after = { ...message, ...changes };
   assertNotEmpty(after);
   const errors = embedErrors(after.embeds, after.attachments);
   if (errors.length) throw invalidForm(errors);
-  // A flags-only change (suppressing embeds) is not an edit of the text: edited_timestamp stays.
-  if (Object.keys(changes).some((key) => key !== 'flags')) changes.edited_timestamp = command.editedAt;
   const removedAttachments = changes.attachments ? message.attachments.filter((a) => !changes.attachments!.some((b) => b.id === a.id)) : [];
-  return [{ type: 'MessageEdited', data: { ...idsOf(message), editorId: command.actorId, changes, removedAttachments } }];
+  return [{ type: 'MessageEdited', data: { ...idsOf(message), editorId: command.actorId, changes, message: after, removedAttachments } }];
 }
 
 function remove(command: Extract<MessageCommand, { type: 'DeleteMessage' }>, state: MessageState): MessageEvent[] {
@@ -240,7 +246,7 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
       case 'MessageCreated':
         return { ...state, status: 'active', message: event.data.message };
       case 'MessageEdited':
-        return { ...state, message: { ...state.message!, ...event.data.changes } };
+        return { ...state, message: event.data.message };
       case 'MessageDeleted':
         return { ...state, status: 'deleted', reactions: new Map() };
     }

@@ -104,9 +104,10 @@ describe('message: edit', () => {
     edit: changes,
     editedAt: '2024-01-02T00:00:00.000Z',
   });
-  const edited = (changes: object, removedAttachments: object[] = [], editorId = '1'): MessageEvent => ({
+  /** The edit of a message created with `before`, as `changes` leave it. */
+  const edited = (changes: Partial<MessageFields>, removedAttachments: object[] = [], editorId = '1', before: Partial<MessageFields> = {}): MessageEvent => ({
     type: 'MessageEdited',
-    data: { ...ids, editorId, changes: changes as never, removedAttachments: removedAttachments as never },
+    data: { ...ids, editorId, changes, message: fields({ ...before, ...changes }), removedAttachments: removedAttachments as never },
   });
 
   it('lets the author change the content, with its mentions, and stamps the edit', () => {
@@ -124,7 +125,7 @@ describe('message: edit', () => {
     given(messageDecider, [created()]).when(edit('2', { flags: 4 })).thenRefuses('CANNOT_EDIT_MESSAGE_BY_OTHER');
     given(messageDecider, [created({ flags: 1 << 20 })])
       .when(edit('2', { flags: 4 }, true))
-      .then([edited({ flags: (1 << 20) | 4 }, [], '2')]);
+      .then([edited({ flags: (1 << 20) | 4 }, [], '2', { flags: 1 << 20 })]);
   });
 
   it('keeps exactly the listed attachments, adds new ones, and keeps all when the list is omitted', () => {
@@ -134,7 +135,7 @@ describe('message: edit', () => {
       .when(edit('1', { attachments: ['8', added] }))
       .then([edited({ attachments: [other, added], edited_timestamp: '2024-01-02T00:00:00.000Z' }, [png])]);
     given(messageDecider, [created({ attachments: [png] })]).when(edit('1', { content: 'text' })).then([
-      edited({ content: 'text', edited_timestamp: '2024-01-02T00:00:00.000Z' }),
+      edited({ content: 'text', edited_timestamp: '2024-01-02T00:00:00.000Z' }, [], '1', { attachments: [png] }),
     ]);
     const unknown = given(messageDecider, [created({ attachments: [png] })]).when(edit('1', { attachments: ['7', '999'] })).thenRefuses('INVALID_FORM_BODY');
     expect(unknown.errors).toEqual([{ path: 'attachments.1.id', message: 'Unknown attachment' }]);
@@ -312,7 +313,7 @@ describe('group DMs', () => {
   it('lets participants add users up to the limit; outsiders cannot see the channel', () => {
     given(groupDmDecider, [opened])
       .when({ type: 'AddRecipient', actorId: '2', user: carol })
-      .then([{ type: 'RecipientAdded', data: { channelId: 'g', user: carol, addedBy: '2', recipients: [ada, bob, carol], ownerId: '1' } }]);
+      .then([{ type: 'RecipientAdded', data: { channelId: 'g', user: carol, addedBy: '2', recipients: [ada, bob, carol], ownerId: '1', name: null } }]);
     given(groupDmDecider, [opened]).when({ type: 'AddRecipient', actorId: '2', user: ada }).then([]);
     given(groupDmDecider, [opened]).when({ type: 'AddRecipient', actorId: '3', user: carol }).thenRefuses('UNKNOWN_CHANNEL');
     const full = { ...opened, data: { ...opened.data, recipients: Array.from({ length: 10 }, (_, i) => user(String(i + 1))) } };
