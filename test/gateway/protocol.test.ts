@@ -74,7 +74,7 @@ describe('gateway', () => {
     expect(closed.code).toBe(4009);
   });
 
-  it('sends USER_UPDATE to the account's own sessions when its profile changes', async () => {
+  it('sends USER_UPDATE to the sessions of an account whose profile changes', async () => {
     const user = await registerUser(server);
     const client = await connectGateway(server);
     await client.identify(user.token, 0);
