@@ -466,3 +466,14 @@ describe('a busy channel', () => {
     expect(listed).toEqual([...ids].sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1)));
   });
 });
+
+describe('read models', () => {
+  it('rebuild from the log into identical messages, reactions and channel documents', async () => {
+    const snapshot = () => Promise.all(['messages', 'reactions', 'channels'].map((collection) => server.runtime.readStore.find(collection, {}, { sort: { _id: 1 } })));
+    const before = await snapshot();
+    expect(before[0].length).toBeGreaterThan(100);
+    expect(before[1].length).toBeGreaterThan(10);
+    await server.runtime.projections.rebuild();
+    expect(await snapshot()).toEqual(before);
+  });
+});
