@@ -163,7 +163,7 @@ function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, sta
   if (state.status !== 'none') {
     // A retried send that claimed the same nonce: the first one stands.
     const first = state.message!;
-    if (message.nonce !== null && first.nonce === message.nonce && first.author.id === message.author.id) return [];
+    if (message.nonce !== null && String(first.nonce) === String(message.nonce) && first.author.id === message.author.id) return [];
     throw new DomainError('conflict', 'MESSAGE_EXISTS', 'Message already exists');
   }
   assertContentLength(message.content);

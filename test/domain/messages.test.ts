@@ -90,6 +90,7 @@ describe('message: create', () => {
 
   it('treats a retried send of the same nonce and author as done, and refuses any other second create', () => {
     given(messageDecider, [created({ nonce: 'n1' })]).when({ type: 'CreateMessage', message: fields({ nonce: 'n1', content: 'again' }) }).then([]);
+    given(messageDecider, [created({ nonce: 7 })]).when({ type: 'CreateMessage', message: fields({ nonce: '7' }) }).then([]);
     given(messageDecider, [created({ nonce: 'n1' })]).when({ type: 'CreateMessage', message: fields({ nonce: 'n2' }) }).thenRefuses('MESSAGE_EXISTS');
     given(messageDecider, [created()]).when({ type: 'CreateMessage', message: fields() }).thenRefuses('MESSAGE_EXISTS');
   });
