@@ -1,14 +1,16 @@
-// The gateway projector: follows the log live and turns each event into dispatches for the sessions of this process.
+// The gateway projector: follows the log live (through the event bus: the log itself in the embedded default, Kafka
+// in the distributed mode) and turns each event into dispatches for the sessions of this process.
 // It waits for the read models to include an event before deriving from it, so payloads built from read models
 // (full objects, as clients expect) reflect the event they announce.
-import type { RecordedEvent, Subscription } from '../infra/eventStore/port.js';
+import type { BusConsumer } from '../infra/bus/port.js';
+import type { RecordedEvent } from '../infra/eventStore/port.js';
 import type { Runtime } from '../infra/runtime.js';
 import { deriveDispatches } from './dispatches/index.js';
 import { typingDispatch } from './dispatches/typing.js';
 import type { SessionRegistry } from './registry.js';
 
 export class GatewayProjector {
-  private subscription: Subscription | null = null;
+  private consumer: BusConsumer | null = null;
   private unsubscribeHints: (() => void) | null = null;
 
   constructor(
@@ -17,9 +19,10 @@ export class GatewayProjector {
   ) {}
 
   async start(): Promise<void> {
-    const head = await this.runtime.store.headPosition();
-    this.subscription = this.runtime.store.subscribeToAll(
-      { fromPosition: head ?? undefined },
+    // Each gateway node sees every event from the live end on: its sessions are its own.
+    this.consumer = await this.runtime.bus.consume(
+      'gateway',
+      { durable: false },
       (events) => this.project(events),
       (error) => this.runtime.log.fatal({ err: error }, 'gateway projector stopped'),
     );
@@ -42,6 +45,6 @@ export class GatewayProjector {
 
   async stop(): Promise<void> {
     this.unsubscribeHints?.();
-    await this.subscription?.stop();
+    await this.consumer?.stop();
   }
 }

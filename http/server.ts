@@ -13,7 +13,7 @@ export interface RunningServer {
   port: number;
   /** The self-signed or configured certificate, for clients that must trust it (tests). */
   cert: string | null;
-  gateway: Gateway;
+  gateway: Gateway | null;
   close(): Promise<void>;
 }
 
@@ -32,8 +32,9 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
   }
   server.keepAliveTimeout = 65_000;
-  const gateway = new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs });
-  await gateway.start(server);
+  // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
+  const gateway = runtime.engines.role === 'api' ? null : new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs });
+  await gateway?.start(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -47,7 +48,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     gateway,
     async close() {
       ready = false;
-      await gateway.close();
+      await gateway?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
