@@ -23,7 +23,7 @@ interface Server {
 async function startServer(): Promise<Server> {
   const dataDir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_HEARTBEAT_MS: '600000' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const origin = await new Promise<string>((resolve, reject) => {
