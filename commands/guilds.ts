@@ -8,6 +8,7 @@ import type { MemberDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
 import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
 import { guildStream } from './streams.js';
+import { purgeMessagesOf } from './messages.js';
 import { claimVanityCode, releaseVanityCode } from './vanity.js';
 
 /** Requests on guilds always have an authenticated actor. */
@@ -65,7 +66,11 @@ export async function banUser(deps: CommandDeps, meta: ActorMeta, guildId: strin
   const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: new Date().toISOString() };
   await assertGuildCommand(deps, guildId, command);
   if (!(await deps.readStore.findOne<UserDoc>('users', { _id: userId }))) throw notFound('UNKNOWN_USER', 'Unknown User');
-  await runGuildCommand(deps, meta, guildId, command);
+  const { state } = await runGuildCommand(deps, meta, guildId, command);
+  if (deleteMessageSeconds > 0) {
+    const since = new Date(Date.parse(command.bannedAt) - deleteMessageSeconds * 1000).toISOString();
+    await purgeMessagesOf(deps, meta, state, userId, since);
+  }
 }
 
 /** Sets (or with null removes) a guild's vanity code: the code is claimed first, the old one released last. */

@@ -6,6 +6,7 @@ import { type Component, validateComponents } from '../domain/components.js';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import type { Embed } from '../domain/embeds.js';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import type { GuildState } from '../domain/guildState.js';
 import { type AllowedMentions, allowMentions, parseMentions } from '../domain/mentions.js';
 import {
   type Attachment,
@@ -325,6 +326,25 @@ async function deleteOne(deps: CommandDeps, meta: ActorMeta, access: MessageChan
 export async function deleteMessage(deps: CommandDeps, meta: ActorMeta, channelId: string, messageId: string) {
   const access = await messageChannelAccess(deps, channelId, meta.actorId);
   await deps.settle(await deleteOne(deps, meta, access, messageId, false));
+}
+
+/**
+ * A ban's delete_message_days: removes the user's messages in the guild sent since `since` (ISO 8601). The ban was
+ * already allowed (BAN_MEMBERS), which is what the widely used API asks for this, so the deletes act with
+ * MANAGE_MESSAGES on the guild's behalf rather than with the banner's own channel permissions.
+ */
+export async function purgeMessagesOf(deps: CommandDeps, meta: ActorMeta, guild: GuildState, userId: string, since: string) {
+  const doomed = await deps.readStore.find<MessageDoc>('messages', { guild_id: guild.id, 'author.id': userId, timestamp: { $gte: since } });
+  const positions = [];
+  for (const message of doomed) {
+    const access: MessageChannelAccess = { channelId: message.channel_id, guildId: guild.id, type: 0, permissions: Permission.MANAGE_MESSAGES | Permission.VIEW_CHANNEL, guild, dm: null };
+    try {
+      positions.push(await deleteOne(deps, meta, access, message._id, false));
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'UNKNOWN_MESSAGE')) throw error;
+    }
+  }
+  await deps.settle(lastPosition(...positions));
 }
 
 /** Deletes 2-100 messages under 14 days old at once (MANAGE_MESSAGES); ids of unknown messages count but are skipped. */
