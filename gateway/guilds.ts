@@ -6,13 +6,11 @@ import { channelObject, guildObject, memberObject, partialUser, roleObject } fro
 import type { Runtime } from '../infra/runtime.js';
 import type { ChannelDoc } from '../projections/channels.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
-import type { MemberDoc } from '../projections/members.js';
+import { type MemberDoc, memberKey } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
 
 /** Guilds with up to this many members send all of them in GUILD_CREATE; bigger ones send the session's own. */
 const FULL_MEMBER_LIST = 250;
-
-export const memberKey = (guildId: string, userId: string) => `${guildId}:${userId}`;
 
 export async function usersById(runtime: Runtime, ids: string[]): Promise<Map<string, UserDoc>> {
   const docs = ids.length ? await runtime.readStore.find<UserDoc>('users', { _id: { $in: ids } }) : [];

@@ -137,19 +137,18 @@ export class Gateway {
     send({ op: Op.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
   }
 
-  private async authenticate(token: unknown): Promise<TokenDoc | null> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 512) return null;
-    const raw = token.replace(/^(Bot|Bearer)\s+/i, '');
-    return this.runtime.readStore.findOne<TokenDoc>('tokens', { _id: sha256(raw) });
+  /** The token's owner, or null after closing the connection with 4004. */
+  private async authenticate(connection: Connection, token: unknown): Promise<TokenDoc | null> {
+    const raw = typeof token === 'string' && token.length <= 512 ? token.replace(/^(Bot|Bearer)\s+/i, '') : '';
+    const found = raw ? await this.runtime.readStore.findOne<TokenDoc>('tokens', { _id: sha256(raw) }) : null;
+    if (!found) connection.close(CloseCode.AuthenticationFailed, 'Authentication failed');
+    return found;
   }
 
   private async identify(connection: Connection, d: unknown): Promise<Session | null> {
     const data = (d ?? {}) as { token?: unknown; intents?: unknown; shard?: unknown };
-    const token = await this.authenticate(data.token);
-    if (!token) {
-      connection.close(CloseCode.AuthenticationFailed, 'Authentication failed');
-      return null;
-    }
+    const token = await this.authenticate(connection, data.token);
+    if (!token) return null;
     const intents = data.intents ?? 0;
     if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~ALL_INTENTS) !== 0) {
       connection.close(CloseCode.InvalidIntents, 'Invalid intent(s)');
@@ -199,11 +198,8 @@ export class Gateway {
 
   private async resume(connection: Connection, d: unknown): Promise<Session | null> {
     const data = (d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
-    const token = await this.authenticate(data.token);
-    if (!token) {
-      connection.close(CloseCode.AuthenticationFailed, 'Authentication failed');
-      return null;
-    }
+    const token = await this.authenticate(connection, data.token);
+    if (!token) return null;
     const session = typeof data.session_id === 'string' ? this.registry.get(data.session_id) : undefined;
     const frames = session && session.userId === token.user_id && typeof data.seq === 'number' ? session.framesAfter(data.seq) : null;
     if (!session || !frames) {
