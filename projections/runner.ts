@@ -55,12 +55,19 @@ export class ProjectionRunner {
   waitFor(position: Position | null, timeoutMs = 5000): Promise<void> {
     if (!position || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter: Waiter = { target: position, resolve };
-      this.waiters.push(waiter);
-      setTimeout(() => {
+      // Settled by apply() or by the timer, whichever comes first; each clears the other.
+      const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve();
       }, timeoutMs).unref();
+      const waiter: Waiter = {
+        target: position,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.waiters.push(waiter);
     });
   }
 
