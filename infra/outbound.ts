@@ -1,0 +1,154 @@
+// Outbound interaction delivery: the service POSTs to URLs that bot authors choose, so every request is a potential
+// SSRF probe into the service's own network. Addresses are checked when the URL is set and again, inside the
+// socket's own DNS lookup, on every delivery: the connection can only go to an address that was checked, so a DNS
+// answer that changes between the two (rebinding) cannot reach a private address.
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { request } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export type OutboundRefusal = 'not_https' | 'invalid_url' | 'unresolvable' | 'private_address';
+
+export class OutboundUrlError extends Error {
+  constructor(
+    readonly reason: OutboundRefusal,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundUrlError';
+  }
+}
+
+export interface OutboundResponse {
+  status: number;
+}
+
+/** The bot's answer is not used; reading a little of it lets a well-behaved server finish, more is not worth holding. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Only global unicast is public; loopback, private, link-local, CGNAT, IPv4-mapped private etc. all fall outside it. */
+function isPublicAddress(address: string): boolean {
+  try {
+    return ipaddr.process(address).range() === 'unicast';
+  } catch {
+    return false;
+  }
+}
+
+interface Target {
+  /** Without the brackets an IPv6 literal has in a URL. */
+  host: string;
+  port: number;
+  path: string;
+}
+
+/** Parses and checks everything that does not need DNS. Messages name the host only: paths and queries may carry secrets. */
+function parseTarget(url: string, allowPrivate: boolean): Target {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new OutboundUrlError('invalid_url', 'interaction_url is not a valid URL');
+  }
+  if (parsed.protocol !== 'https:') throw new OutboundUrlError('not_https', 'interaction_url must use https');
+  if (parsed.username !== '' || parsed.password !== '') throw new OutboundUrlError('invalid_url', 'interaction_url must not carry credentials');
+  const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+  if (host === '') throw new OutboundUrlError('invalid_url', 'interaction_url has no host');
+  // Sockets skip the lookup hook for IP literals, so these are checked here, for both the check and the delivery.
+  if (isIP(host) !== 0 && !allowPrivate && !isPublicAddress(host)) {
+    throw new OutboundUrlError('private_address', `interaction_url host ${host} is not a public address`);
+  }
+  return { host, port: parsed.port === '' ? 443 : Number(parsed.port), path: `${parsed.pathname}${parsed.search}` };
+}
+
+function refuseNonPublic(host: string, addresses: LookupAddress[]): OutboundUrlError | null {
+  const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+  return refused ? new OutboundUrlError('private_address', `interaction_url host ${host} resolves to a non-public address`) : null;
+}
+
+/** Checks an interaction_url when it is set: https only; every address the host resolves to must be public unless allowPrivate. */
+export async function checkOutboundUrl(url: string, options: { allowPrivate: boolean }): Promise<void> {
+  const { host } = parseTarget(url, options.allowPrivate);
+  if (isIP(host) !== 0) return;
+  const addresses = await new Promise<LookupAddress[]>((resolve, reject) => {
+    dnsLookup(host, { all: true }, (err, found) => {
+      if (err || found.length === 0) reject(new OutboundUrlError('unresolvable', `interaction_url host ${host} does not resolve`));
+      else resolve(found);
+    });
+  });
+  if (options.allowPrivate) return;
+  const refusal = refuseNonPublic(host, addresses);
+  if (refusal) throw refusal;
+}
+
+/**
+ * The socket's DNS lookup. Net calls it with `all: true` when it races address families (the Node 20 default) and
+ * then expects the whole list; otherwise it expects a single address and its family.
+ */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname: string, options: LookupOptions, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      // A failed lookup at delivery time may be transient, so it stays a network error (retried), not a refusal.
+      if (err) return callback(err, [], 0);
+      if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), [], 0);
+      const refusal = allowPrivate ? null : refuseNonPublic(hostname, addresses);
+      if (refusal) return callback(refusal, [], 0);
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+/**
+ * POSTs `body` (already serialized; the exact bytes that were signed) and resolves with the status; rejects on network
+ * errors, timeouts (an Error whose message says timeout) and refused addresses (OutboundUrlError).
+ */
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs: number },
+): Promise<OutboundResponse> {
+  const target = parseTarget(url, options.allowPrivate);
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
+    const req = request({
+      method: 'POST',
+      host: target.host,
+      port: target.port,
+      path: target.path,
+      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      lookup: guardedLookup(options.allowPrivate),
+      // A pooled socket was connected under an earlier lookup; a fresh agent makes every delivery pass the check.
+      agent: false,
+      // Development bots commonly run with self-signed certificates; production requires a valid chain.
+      rejectUnauthorized: !options.allowPrivate,
+    });
+    const timer = setTimeout(() => {
+      const error = new Error(`interaction delivery timeout after ${options.timeoutMs} ms`);
+      settle(() => reject(error));
+      req.destroy(error);
+    }, options.timeoutMs);
+    req.on('error', (error) => settle(() => reject(error)));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= MAX_RESPONSE_BYTES) return;
+        settle(() => resolve({ status }));
+        res.destroy();
+      });
+      // The status line decides the outcome; a body cut short (by us or the peer) does not change it.
+      res.on('error', () => settle(() => resolve({ status })));
+      res.on('close', () => settle(() => resolve({ status })));
+    });
+    req.end(body);
+  });
+}
