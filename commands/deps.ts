@@ -3,6 +3,7 @@ import type { SnowflakeGenerator } from '../domain/snowflake.js';
 import type { BlobStore } from '../infra/blobs/port.js';
 import { type EventMetadata, type Position, comparePositions } from '../infra/eventStore/port.js';
 import type { ReadStore } from '../infra/readStore/port.js';
+import type { SecretBox } from '../infra/secrets.js';
 import type { CommandHandler } from './handle.js';
 
 export interface CommandDeps {
@@ -10,6 +11,8 @@ export interface CommandDeps {
   ids: SnowflakeGenerator;
   readStore: ReadStore;
   blobs: BlobStore;
+  /** Seals credentials the service must read back (webhook tokens) before they enter the log. */
+  secrets: SecretBox;
   /** Waits until the read models reflect the log up to `position`, so a client reads its own writes. */
   settle(position: Position | null): Promise<void>;
 }

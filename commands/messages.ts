@@ -206,6 +206,8 @@ export interface Authorship {
   webhookId: string | null;
   /** Components count only from bots and webhooks; a person's session sends none, as the spec says. */
   components: boolean;
+  /** How long the nonce names its first message, when not the usual 5 minutes. */
+  nonceWindowMs?: number;
 }
 
 /**
@@ -244,7 +246,7 @@ export async function postMessage(deps: CommandDeps, meta: ActorMeta, access: Me
   if (input.nonce !== undefined) {
     const authorId = by.author.id;
     const nonce = String(input.nonce);
-    const claim = await deps.commands.handle(nonceStream(channelId, authorId, nonce), nonceDecider, { type: 'ClaimNonce', channelId, authorId, nonce, messageId, at: Date.now() }, metadata(meta));
+    const claim = await deps.commands.handle(nonceStream(channelId, authorId, nonce), nonceDecider, { type: 'ClaimNonce', channelId, authorId, nonce, messageId, at: Date.now(), windowMs: by.nonceWindowMs }, metadata(meta));
     messageId = claim.state!.messageId;
     const first = await loadMessage(deps, messageId);
     // The first send's message, or the id it claimed: a retry completes a send that failed after its claim.

@@ -33,6 +33,8 @@ export interface MessageUser {
   avatar: string | null;
   bot: boolean;
   public_flags: number;
+  /** A webhook execution's avatar_url override, shown instead of the webhook's avatar. */
+  avatar_url?: string;
 }
 
 /** A stored file; its URL is built from the public origin when presented (attachments/{channel}/{id}/{filename}). */

@@ -12,13 +12,16 @@ export type MessageNonceClaimed = DomainEvent<
 
 export type NonceState = { messageId: string; claimedAt: number } | null;
 
-/** `messageId` is the id the send will use unless an earlier send within the window already claimed the nonce. */
-export type ClaimNonce = { type: 'ClaimNonce'; channelId: string; authorId: string; nonce: string; messageId: string; at: number };
+/**
+ * `messageId` is the id the send will use unless an earlier send within the window already claimed the nonce.
+ * `windowMs` widens the window for senders whose retries come later (a code host redelivering an event).
+ */
+export type ClaimNonce = { type: 'ClaimNonce'; channelId: string; authorId: string; nonce: string; messageId: string; at: number; windowMs?: number };
 
 export const nonceDecider: Decider<NonceState, ClaimNonce, MessageNonceClaimed> = {
   initialState: () => null,
   decide(command, state) {
-    if (state && command.at - state.claimedAt < NONCE_WINDOW_MS) return [];
+    if (state && command.at - state.claimedAt < (command.windowMs ?? NONCE_WINDOW_MS)) return [];
     const { channelId, authorId, nonce, messageId, at } = command;
     return [{ type: 'MessageNonceClaimed', data: { channelId, authorId, nonce, messageId, claimedAt: at } }];
   },

@@ -14,12 +14,14 @@ import { channelRoutes } from './routes/channels.js';
 import { dmRoutes } from './routes/dms.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { guildRoutes } from './routes/guilds.js';
+import { interactionRoutes } from './routes/interactions.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { roleRoutes } from './routes/roles.js';
 import { userRoutes } from './routes/users.js';
 import { vanityRoutes } from './routes/vanity.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   /** Answers whether the service is ready to take requests (GET /healthz). */
@@ -63,7 +65,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.silent = true;
 
   const api = new Router();
-  for (const routes of [accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  for (const routes of [accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
 
   const root = new Router();
   root.get('/healthz', (ctx) => {

@@ -15,6 +15,9 @@ const STATUS: Record<ErrorKind, number> = {
   rate_limited: 429,
 };
 
+/** A webhook's URL carries its token: logs name the route without it. */
+export const redactPath = (path: string) => path.replace(/(\/webhooks\/\d+\/)[^/]+/, '$1[redacted]');
+
 export const unauthorized = () => new DomainError('unauthorized', 'UNAUTHORIZED', '401: Unauthorized');
 
 export function errorHandler(log: Logger) {
@@ -40,7 +43,7 @@ export function errorHandler(log: Logger) {
         ctx.body = { code: httpCode(status), message: (error as Error).message };
         return;
       }
-      log.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+      log.error({ err: error, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
       ctx.status = 500;
       ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
     }

@@ -17,6 +17,14 @@ export interface Config {
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
   gatewayUrl: string | null;
   gatewayHeartbeatMs: number;
+  /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
+  secretKey: string | null;
+  /** Development only (INTERACTIONS_ALLOW_PRIVATE=1): interaction URLs may be private or loopback, with self-signed certificates. */
+  interactionsAllowPrivate: boolean;
+  /** The delay before the second delivery attempt; later ones grow from it (DELIVERY_BACKOFF_BASE_MS). */
+  deliveryBackoffBaseMs: number;
+  /** How long one delivery attempt may take (DELIVERY_TIMEOUT_MS). */
+  deliveryTimeoutMs: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -48,5 +56,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jsonBodyLimit: integer(env, 'JSON_BODY_LIMIT', 8 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
     gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
+    secretKey: env.SECRET_KEY || null,
+    interactionsAllowPrivate: env.INTERACTIONS_ALLOW_PRIVATE === '1' || env.INTERACTIONS_ALLOW_PRIVATE === 'true',
+    deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),
+    deliveryTimeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
   };
 }

@@ -33,6 +33,7 @@ export const EMBEDDED: EngineConfig = {
 
 export const servesHttp = (role: Role) => role === 'api' || role === 'gateway' || role === 'all';
 export const runsProjectors = (role: Role) => role === 'projector' || role === 'all';
+export const runsDelivery = (role: Role) => role === 'delivery' || role === 'all';
 export const runsRelay = (engines: EngineConfig) => engines.bus.kind === 'kafka' && (engines.role === 'relay' || engines.role === 'all');
 
 export interface Engines {

@@ -1,5 +1,6 @@
 // The runtime: by default the whole service in one process — SQLite log, SQLite read models, files for blobs, and the
 // projectors fed in-process from the log. The engines and the role come from infra/roles.ts (ROLE, STORE, ...).
+import { join } from 'node:path';
 import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { SnowflakeGenerator } from '../domain/snowflake.js';
@@ -13,7 +14,9 @@ import type { EngineConfig } from './engines.js';
 import type { EventStore } from './eventStore/port.js';
 import type { Logger } from './logger.js';
 import { RemoteProjections } from './remoteProjections.js';
-import { EMBEDDED, openEngines, runsProjectors, selectProjections } from './roles.js';
+import { DeliveryWorker } from './delivery.js';
+import { EMBEDDED, openEngines, runsDelivery, runsProjectors, selectProjections } from './roles.js';
+import { SecretBox } from './secrets.js';
 
 export interface Runtime extends CommandDeps {
   config: Config;
@@ -39,6 +42,9 @@ export async function startRuntime(
   engines: EngineConfig = EMBEDDED,
   onFatal: (error: unknown, what: string) => void = (error, what) => log.fatal({ err: error }, what),
 ): Promise<Runtime> {
+  // Processes of a distributed deployment seal and open the same secrets: they cannot each generate a key file.
+  if (engines.role !== 'all' && !config.secretKey) throw new Error(`ROLE=${engines.role} runs beside other processes: it needs the shared SECRET_KEY`);
+  const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
   const { store, readStore, blobs, bus, relay, close: closeEngines } = await openEngines(config, engines, log, (error) => onFatal(error, 'relay stopped'));
   const projections = runsProjectors(engines.role)
     ? new ProjectionRunner(store, readStore, selectProjections(engines.projections), (error) => onFatal(error, 'projections stopped'))
@@ -52,13 +58,15 @@ export async function startRuntime(
     await closeEngines();
     throw error;
   }
-  return {
+  let delivery: DeliveryWorker | null = null;
+  const runtime: Runtime = {
     config,
     log,
     engines,
     store,
     readStore,
     blobs,
+    secrets,
     bus,
     projections,
     hints: new LocalHintBus(),
@@ -66,10 +74,16 @@ export async function startRuntime(
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),
     async close() {
+      await delivery?.stop();
       await relay?.stop();
       await projections.stop();
       await bus.close();
       await closeEngines();
     },
   };
+  if (runsDelivery(engines.role)) {
+    delivery = new DeliveryWorker(runtime);
+    await delivery.start();
+  }
+  return runtime;
 }

@@ -1,6 +1,10 @@
 // Credentials never enter the log or the read models in clear: passwords as scrypt hashes (slow, salted), tokens
-// and client secrets as SHA-256 (they are 256-bit random values, so a fast hash is enough).
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+// and client secrets as SHA-256 (they are 256-bit random values, so a fast hash is enough). A credential the service
+// must read back (a webhook token keys interaction signatures) is sealed with AES-256-GCM under the service's key.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
@@ -32,4 +36,47 @@ export function newToken(userId: string): string {
 
 export function newSecret(): string {
   return randomBytes(24).toString('base64url');
+}
+
+const SEAL_PREFIX = 's1';
+
+/** Seals and opens secrets with the service's 256-bit key; sealed text is "s1.<iv>.<ciphertext>.<tag>" in base64url. */
+export class SecretBox {
+  private constructor(private readonly key: Buffer) {}
+
+  static fromKey(key: Buffer): SecretBox {
+    if (key.length !== 32) throw new Error('SECRET_KEY must be 32 bytes, base64 or hex encoded');
+    return new SecretBox(key);
+  }
+
+  /** SECRET_KEY when set (every process of a distributed deployment needs the same one); otherwise a key file generated once. */
+  static async load(configured: string | null, keyFile: string): Promise<SecretBox> {
+    if (configured) return SecretBox.fromKey(decodeKey(configured));
+    if (existsSync(keyFile)) return SecretBox.fromKey(decodeKey((await readFile(keyFile, 'utf8')).trim()));
+    const key = randomBytes(32);
+    await mkdir(dirname(keyFile), { recursive: true });
+    await writeFile(keyFile, key.toString('base64'), { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    return SecretBox.fromKey(decodeKey((await readFile(keyFile, 'utf8')).trim()));
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return [SEAL_PREFIX, iv, data, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  open(sealed: string): string {
+    const [prefix, iv, data, tag] = sealed.split('.');
+    if (prefix !== SEAL_PREFIX || !iv || !data || !tag) throw new Error('Not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+function decodeKey(text: string): Buffer {
+  return /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
 }

@@ -7,6 +7,7 @@ import type { Change } from '../domain/guildState.js';
 import type { InviteData, InviteEvent } from '../domain/invite.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { RoleEvent } from '../domain/role.js';
+import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
 import type { RecordedEvent } from '../infra/eventStore/port.js';
 import type { WriteOp } from '../infra/readStore/port.js';
@@ -73,15 +74,17 @@ const deleted = (entity: object, skip: string[] = ['id']): Change[] =>
   Object.entries(entity).flatMap(([key, value]) => (skip.includes(key) ? [] : [{ key, old_value: value }]));
 
 const INVITE_SKIP: (keyof InviteData)[] = ['guild_id', 'created_at'];
-/** The audit log names the icon's hash `icon_hash`. */
-const auditKey = (change: Change): Change => (change.key === 'icon' ? { ...change, key: 'icon_hash' } : change);
+/** The audit log names image hashes `icon_hash` and `avatar_hash`. */
+const auditKey = (change: Change): Change => (change.key === 'icon' || change.key === 'avatar' ? { ...change, key: `${change.key}_hash` } : change);
+/** A webhook as the widely used API's audit entries describe it: type, channel, name and avatar hash. */
+const auditedWebhook = ({ channel_id, name, avatar, interaction_url }: WebhookData) => ({ type: WEBHOOK_TYPE_INCOMING, channel_id, name, avatar, interaction_url });
 const overwriteOptions = (o: { id: string; type: number }) => ({ id: o.id, type: String(o.type) });
 
 type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
 type Audited<T extends { type: string }> = { [K in T['type']]?: (event: RecordedEvent<DataOf<T, K>>) => AuditFacts };
 
 /** The audited event types, and the entry each makes. Issues that add audited events add them here. */
-const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent> = {
+const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent | WebhookEvent> = {
   GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
     guildId: data.guildId,
@@ -120,6 +123,9 @@ const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent
   RoleDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_DELETE, targetId: data.role.id, changes: deleted(data.role, ['id', 'position']) }),
   InviteCreated: ({ data }) => ({ guildId: data.invite.guild_id, actionType: AuditLogAction.INVITE_CREATE, targetId: null, changes: created(data.invite, INVITE_SKIP) }),
   InviteDeleted: ({ data }) => ({ guildId: data.invite.guild_id, actionType: AuditLogAction.INVITE_DELETE, targetId: null, changes: deleted(data.invite, INVITE_SKIP) }),
+  WebhookCreated: ({ data }) => ({ guildId: data.webhook.guild_id, actionType: AuditLogAction.WEBHOOK_CREATE, targetId: data.webhook.id, changes: created(auditedWebhook(data.webhook), []).map(auditKey) }),
+  WebhookUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.WEBHOOK_UPDATE, targetId: data.webhookId, changes: data.changes.map(auditKey) }),
+  WebhookDeleted: ({ data }) => ({ guildId: data.webhook.guild_id, actionType: AuditLogAction.WEBHOOK_DELETE, targetId: data.webhook.id, changes: deleted(auditedWebhook(data.webhook), []).map(auditKey) }),
 };
 
 /** A snowflake of the event's time whose low 22 bits are its log position's (prepare positions are unique per event). */

@@ -4,11 +4,13 @@ import { channelsProjection } from './channels.js';
 import { dmsProjection } from './dms.js';
 import { gatewaySessionsProjection } from './gatewaySessions.js';
 import { guildsProjection } from './guilds.js';
+import { interactionsProjection } from './interactions.js';
 import { invitesProjection } from './invites.js';
 import { membersProjection } from './members.js';
 import { messagesProjection } from './messages.js';
 import type { Projection } from './projection.js';
 import { usersProjection } from './users.js';
+import { webhooksProjection } from './webhooks.js';
 
 /** Every read model of the service, in the order their writes are applied within a batch. */
-export const allProjections: Projection[] = [usersProjection, applicationsProjection, gatewaySessionsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection, dmsProjection, messagesProjection];
+export const allProjections: Projection[] = [usersProjection, applicationsProjection, gatewaySessionsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection, dmsProjection, messagesProjection, webhooksProjection, interactionsProjection];

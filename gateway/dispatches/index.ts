@@ -4,8 +4,9 @@ import type { Dispatch } from '../dispatch.js';
 import { guildDispatches } from './guilds.js';
 import { messageDispatches } from './messages.js';
 import { userDispatches } from './users.js';
+import { webhookDispatches } from './webhooks.js';
 
-const derivers: ((event: RecordedEvent, runtime: Runtime) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches, messageDispatches];
+const derivers: ((event: RecordedEvent, runtime: Runtime) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches, messageDispatches, webhookDispatches];
 
 /** Every dispatch an event causes, in the order clients should see them. */
 export async function deriveDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {

@@ -97,7 +97,7 @@ const attachmentsSchema = {
 } as const;
 
 /** Fields of the widely used API this service does not use (enforce_nonce, sticker_ids, poll…) are ignored. */
-const sendSchema = {
+export const sendSchema = {
   type: 'object',
   properties: {
     content: { type: 'string' },

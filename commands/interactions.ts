@@ -1,0 +1,80 @@
+// Clicks on message components, and the steps of their delivery to the bot endpoint. A click is checked whole (the
+// clicker sees the channel and the message, the component exists, is enabled and takes the values sent) before it is
+// recorded; its delivery is the delivery worker's, which records each attempt and outcome here.
+import { randomBytes } from 'node:crypto';
+import {
+  type AttemptResult,
+  type Click,
+  INTERACTION_TYPE_COMPONENT,
+  INTERACTION_VERSION,
+  type InteractionCommand,
+  type InteractionPayload,
+  interactionDecider,
+  resolveClick,
+} from '../domain/interaction.js';
+import { MessageFlags, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
+import { webhookDecider } from '../domain/webhook.js';
+import type { UserDoc } from '../projections/users.js';
+import { type CommandDeps, metadata } from './deps.js';
+import { messageChannelAccess } from './dms.js';
+import type { ActorMeta } from './guilds.js';
+import { messageStream } from './messages.js';
+import { webhookStream } from './webhooks.js';
+
+export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
+
+export interface ClickInput extends Click {
+  channel_id: string;
+  message_id: string;
+}
+
+/**
+ * Records a click by the actor. The delivery goes to the interaction_url the posting webhook has now; a message not
+ * posted by a webhook, or a webhook without one, records the click and delivers nothing.
+ */
+export async function clickComponent(deps: CommandDeps, meta: ActorMeta, input: ClickInput): Promise<string> {
+  const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
+  const message = requireMessage((await deps.commands.load(messageStream(input.message_id), messageDecider)).state, input.channel_id);
+  // An ephemeral message exists only for its author and the users it mentions.
+  if (message.flags & MessageFlags.EPHEMERAL && message.author.id !== meta.actorId && !message.mentions.some((u) => u.id === meta.actorId)) throw unknownMessage();
+  const data = resolveClick(message.components, input);
+  const webhook = message.webhook_id ? (await deps.commands.load(webhookStream(message.webhook_id), webhookDecider)).state : null;
+  const deliveryUrl = webhook?.status === 'active' ? webhook.webhook!.interaction_url : null;
+  const user = (await deps.readStore.findOne<UserDoc>('users', { _id: meta.actorId }))!;
+  const interaction: InteractionPayload = {
+    id: deps.ids.next(),
+    type: INTERACTION_TYPE_COMPONENT,
+    token: randomBytes(16).toString('base64url'),
+    version: INTERACTION_VERSION,
+    channel_id: access.channelId,
+    ...(access.guildId ? { guild_id: access.guildId } : {}),
+    message_id: message.id,
+    user: { id: user._id, username: user.username, discriminator: user.discriminator, avatar: user.avatar },
+    data,
+  };
+  const command: InteractionCommand = { type: 'RecordClick', interaction, webhookId: message.webhook_id, deliveryUrl, at: Date.now() };
+  const { position } = await deps.commands.handle(interactionStream(interaction.id), interactionDecider, command, metadata(meta));
+  await deps.settle(position);
+  return interaction.id;
+}
+
+/** Claims attempt `attempt` of a queued delivery; false when it was already made (by this or another worker) or is not due. */
+export async function startAttempt(deps: CommandDeps, interactionId: string, attempt: number): Promise<boolean> {
+  const { state } = await deps.commands.load(interactionStream(interactionId), interactionDecider);
+  if (state.status !== 'queued' || state.attempts + 1 !== attempt) return false;
+  try {
+    await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: Date.now() }, deliveryMeta());
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'DELIVERY_ATTEMPT_STALE') return false;
+    throw error;
+  }
+}
+
+export async function recordAttempt(deps: CommandDeps, interactionId: string, attempt: number, result: AttemptResult, retryDelayMs: number) {
+  const command: InteractionCommand = { type: 'RecordAttempt', attempt, result, retryDelayMs, at: Date.now() };
+  return deps.commands.handle(interactionStream(interactionId), interactionDecider, command, deliveryMeta());
+}
+
+/** Delivery steps are the service's own doing, not a request's. */
+const deliveryMeta = () => metadata({ actorId: null, reason: null });

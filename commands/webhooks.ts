@@ -1,0 +1,210 @@
+// Webhooks: managing them (MANAGE_WEBHOOKS in their channel), and what their token allows — reading and changing the
+// webhook, and executing it, which posts a normal message in its channel under the webhook's name.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import type { ChannelData, GuildState } from '../domain/guildState.js';
+import { Permission, requirePermission } from '../domain/permissions.js';
+import {
+  MAX_WEBHOOKS_PER_CHANNEL,
+  WEBHOOK_CHANNEL_TYPES,
+  type WebhookCommand,
+  type WebhookData,
+  type WebhookSettings,
+  requireWebhook,
+  unknownWebhook,
+  webhookDecider,
+} from '../domain/webhook.js';
+import type { Image } from '../infra/images.js';
+import { OutboundUrlError, checkOutboundUrl } from '../infra/outbound.js';
+import { sha256 } from '../infra/secrets.js';
+import type { MessageDoc } from '../projections/messages.js';
+import type { WebhookDoc } from '../projections/webhooks.js';
+import { channelAccess, loadGuild } from './access.js';
+import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
+import type { MessageChannelAccess } from './dms.js';
+import type { ActorMeta } from './guilds.js';
+import { type Authorship, type SendInput, type UploadedFile, postMessage } from './messages.js';
+
+export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
+const avatarKey = (webhookId: string, hash: string) => `avatars/${webhookId}/${hash}`;
+
+/** What a webhook's messages may do in its channel: post with embeds and files, and mention anyone, as in the widely used API. */
+const WEBHOOK_PERMISSIONS =
+  Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.ATTACH_FILES | Permission.MENTION_EVERYONE | Permission.READ_MESSAGE_HISTORY;
+
+/** A code host may redeliver an event days later; its delivery id names the first message for a week. */
+const CODEHOST_REDELIVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+export interface WebhookInput {
+  name?: string;
+  /** undefined keeps the avatar, null removes it. */
+  avatar?: Image | null;
+  channel_id?: string;
+  interaction_url?: string | null;
+}
+
+export interface OutboundPolicy {
+  /** INTERACTIONS_ALLOW_PRIVATE: development endpoints on loopback or private addresses. */
+  allowPrivate: boolean;
+}
+
+const invalidWebhookToken = () => new DomainError('unauthorized', 'INVALID_WEBHOOK_TOKEN', 'Invalid Webhook Token');
+
+/** A guild channel the actor can see and manage webhooks in, that webhooks may post into. */
+async function managedChannel(deps: CommandDeps, channelId: string, actorId: string): Promise<{ guild: GuildState; channel: ChannelData }> {
+  const { guild, channel, permissions } = await channelAccess(deps, channelId, actorId);
+  requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
+  return { guild, channel };
+}
+
+function assertWebhookChannel(channel: ChannelData, path: string) {
+  if (!WEBHOOK_CHANNEL_TYPES.includes(channel.type)) throw invalidForm([{ path, message: 'Webhooks can only post in text and announcement channels' }]);
+}
+
+/** An interaction_url must be https and, unless development allows it, resolve only to public addresses (no SSRF). */
+async function checkInteractionUrl(url: string | null | undefined, policy: OutboundPolicy) {
+  if (!url) return;
+  try {
+    await checkOutboundUrl(url, { allowPrivate: policy.allowPrivate });
+  } catch (error) {
+    if (error instanceof OutboundUrlError) throw invalidForm([{ path: 'interaction_url', message: error.message }]);
+    throw error;
+  }
+}
+
+async function run(deps: CommandDeps, meta: RequestMeta, webhookId: string, command: WebhookCommand) {
+  const result = await deps.commands.handle(webhookStream(webhookId), webhookDecider, command, metadata(meta));
+  await deps.settle(result.position);
+  return result;
+}
+
+async function loadWebhook(deps: CommandDeps, webhookId: string) {
+  return (await deps.commands.load(webhookStream(webhookId), webhookDecider)).state;
+}
+
+async function storeAvatar(deps: CommandDeps, webhookId: string, avatar: Image | null | undefined): Promise<string | null | undefined> {
+  if (avatar) await deps.blobs.put(avatarKey(webhookId, avatar.hash), avatar);
+  return avatar === undefined ? undefined : (avatar?.hash ?? null);
+}
+
+/** The webhook's token in clear, for its managers and for signing its deliveries. */
+export function openToken(deps: CommandDeps, doc: Pick<WebhookDoc, 'sealed_token'>): string {
+  return deps.secrets.open(doc.sealed_token);
+}
+
+export async function createWebhook(deps: CommandDeps, meta: ActorMeta, channelId: string, input: Required<Pick<WebhookInput, 'name'>> & WebhookInput, policy: OutboundPolicy) {
+  const { guild, channel } = await managedChannel(deps, channelId, meta.actorId);
+  assertWebhookChannel(channel, 'channel_id');
+  // Counted on the read model: two creates racing at the limit may both pass, which costs nothing but a 16th webhook.
+  if ((await deps.readStore.count('webhooks', { channel_id: channelId })) >= MAX_WEBHOOKS_PER_CHANNEL) {
+    throw badRequest('MAXIMUM_WEBHOOKS', `Maximum number of webhooks reached (${MAX_WEBHOOKS_PER_CHANNEL})`);
+  }
+  await checkInteractionUrl(input.interaction_url, policy);
+  const webhookId = deps.ids.next();
+  const token = randomBytes(48).toString('base64url');
+  const webhook: WebhookData = {
+    id: webhookId,
+    guild_id: guild.id,
+    channel_id: channelId,
+    creator_id: meta.actorId,
+    name: input.name,
+    avatar: (await storeAvatar(deps, webhookId, input.avatar)) ?? null,
+    interaction_url: input.interaction_url ?? null,
+  };
+  await run(deps, meta, webhookId, { type: 'CreateWebhook', webhook, credential: { sealedToken: deps.secrets.seal(token), tokenHash: sha256(token) } });
+  return webhookId;
+}
+
+/** The webhook, for a manager: MANAGE_WEBHOOKS in its channel (404 UNKNOWN_WEBHOOK to those who cannot see it). */
+export async function managedWebhook(deps: CommandDeps, webhookId: string, actorId: string): Promise<WebhookData> {
+  const webhook = requireWebhook(await loadWebhook(deps, webhookId));
+  try {
+    await managedChannel(deps, webhook.channel_id, actorId);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'not_found') throw unknownWebhook();
+    throw error;
+  }
+  return webhook;
+}
+
+/**
+ * The webhook a URL token opens: the token must match (compared by hash, in constant time) and the webhook's channel
+ * must still exist. A wrong token answers 401 INVALID_WEBHOOK_TOKEN, as in the widely used API.
+ */
+export async function webhookByToken(deps: CommandDeps, webhookId: string, token: string): Promise<{ webhook: WebhookData; guild: GuildState; channel: ChannelData }> {
+  const state = await loadWebhook(deps, webhookId);
+  const webhook = requireWebhook(state);
+  const expected = Buffer.from(state.credential!.tokenHash, 'hex');
+  if (!timingSafeEqual(Buffer.from(sha256(token), 'hex'), expected)) throw invalidWebhookToken();
+  const guild = await loadGuild(deps, webhook.guild_id).catch(() => {
+    throw unknownWebhook();
+  });
+  const channel = guild.channels.get(webhook.channel_id);
+  if (!channel) throw unknownWebhook();
+  return { webhook, guild, channel };
+}
+
+/**
+ * Changes a webhook. A manager (`actorId` set) may move it to another channel they manage webhooks in; through the
+ * token (`actorId` null) only the name, avatar and interaction_url change.
+ */
+export async function updateWebhook(deps: CommandDeps, meta: RequestMeta, webhook: WebhookData, input: WebhookInput, policy: OutboundPolicy) {
+  const settings: WebhookSettings = { name: input.name, channel_id: input.channel_id, interaction_url: input.interaction_url };
+  if (input.channel_id !== undefined && input.channel_id !== webhook.channel_id) {
+    if (!meta.actorId) throw invalidForm([{ path: 'channel_id', message: 'A webhook token cannot move the webhook' }]);
+    const { guild, channel } = await managedChannel(deps, input.channel_id, meta.actorId);
+    if (guild.id !== webhook.guild_id) throw invalidForm([{ path: 'channel_id', message: 'The channel must be in the webhook’s guild' }]);
+    assertWebhookChannel(channel, 'channel_id');
+  }
+  await checkInteractionUrl(input.interaction_url, policy);
+  const avatar = await storeAvatar(deps, webhook.id, input.avatar);
+  if (avatar !== undefined) settings.avatar = avatar;
+  await run(deps, meta, webhook.id, { type: 'UpdateWebhook', settings });
+}
+
+export async function deleteWebhook(deps: CommandDeps, meta: RequestMeta, webhook: WebhookData) {
+  await run(deps, meta, webhook.id, { type: 'DeleteWebhook' });
+}
+
+export interface ExecuteInput extends SendInput {
+  username?: string;
+  avatar_url?: string;
+}
+
+export interface ExecuteOptions {
+  /** A code host's delivery id: a redelivery of the same id posts nothing new. */
+  deliveryId?: string;
+}
+
+/** Executes the webhook: a message in its channel, by the webhook, with the name and avatar overrides given. */
+export async function executeWebhook(
+  deps: CommandDeps,
+  meta: RequestMeta,
+  opened: Awaited<ReturnType<typeof webhookByToken>>,
+  input: ExecuteInput,
+  files: UploadedFile[],
+  options: ExecuteOptions = {},
+): Promise<MessageDoc> {
+  const { webhook, guild, channel } = opened;
+  const access: MessageChannelAccess = { channelId: channel.id, guildId: guild.id, type: channel.type, permissions: WEBHOOK_PERMISSIONS, guild, dm: null };
+  const by: Authorship = {
+    author: {
+      id: webhook.id,
+      username: input.username ?? webhook.name,
+      discriminator: '0000',
+      global_name: null,
+      avatar: input.avatar_url ? null : webhook.avatar,
+      bot: true,
+      public_flags: 0,
+      ...(input.avatar_url ? { avatar_url: input.avatar_url } : {}),
+    },
+    webhookId: webhook.id,
+    components: true,
+  };
+  const send: SendInput = { ...input };
+  if (options.deliveryId) {
+    send.nonce = `codehost:${options.deliveryId}`;
+    by.nonceWindowMs = CODEHOST_REDELIVERY_WINDOW_MS;
+  }
+  return postMessage(deps, { ...meta, actorId: webhook.id }, access, send, files, by);
+}

@@ -1,0 +1,29 @@
+// WEBHOOKS_UPDATE: a channel's webhooks changed (created, changed, moved or deleted). As in the widely used API it
+// carries only the guild and channel; clients fetch the list. Sent to those who can see the channel, with the
+// GUILD_WEBHOOKS intent.
+import type { WebhookEvent } from '../../domain/webhook.js';
+import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { Dispatch } from '../dispatch.js';
+import { Intent } from '../protocol.js';
+
+const webhooksUpdate = (guildId: string, channelId: string): Dispatch => ({
+  t: 'WEBHOOKS_UPDATE',
+  d: { guild_id: guildId, channel_id: channelId },
+  intent: Intent.GUILD_WEBHOOKS,
+  audience: { guildId, channelId },
+});
+
+export async function webhookDispatches(recorded: RecordedEvent): Promise<Dispatch[]> {
+  const event = { type: recorded.type, data: recorded.data } as WebhookEvent;
+  switch (event.type) {
+    case 'WebhookCreated':
+    case 'WebhookDeleted':
+      return [webhooksUpdate(event.data.webhook.guild_id, event.data.webhook.channel_id)];
+    case 'WebhookUpdated': {
+      const { guildId, channelId, previousChannelId } = event.data;
+      return [webhooksUpdate(guildId, channelId), ...(previousChannelId ? [webhooksUpdate(guildId, previousChannelId)] : [])];
+    }
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,236 @@
+// Webhook routes of the spec: management with MANAGE_WEBHOOKS (create and list per channel, list per guild, fetch,
+// change, delete), the token routes that need no Authorization header (fetch, change, delete, execute), the code-host
+// and chat-service adapters, and the deliveries of a webhook's interactions for its managers to read.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { channelAccess, guildAccess } from '../../commands/access.js';
+import {
+  type ExecuteInput,
+  type ExecuteOptions,
+  type OutboundPolicy,
+  type WebhookInput,
+  createWebhook,
+  deleteWebhook,
+  executeWebhook,
+  managedWebhook,
+  openToken,
+  updateWebhook,
+  webhookByToken,
+} from '../../commands/webhooks.js';
+import { renderCodehostEvent } from '../../domain/codehost.js';
+import { badRequest, invalidForm } from '../../domain/errors.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
+import { slackMessage } from '../../domain/slack.js';
+import { parseImageDataUri } from '../../infra/images.js';
+import type { InteractionDoc } from '../../projections/interactions.js';
+import type { WebhookDoc } from '../../projections/webhooks.js';
+import { actorMeta, usersById } from '../actor.js';
+import { requireAuth } from '../auth.js';
+import { type HttpDeps, noContent, requestMeta } from '../context.js';
+import { messageObject } from '../messagePresenters.js';
+import { readMessageBody } from '../multipart.js';
+import { channelParams, guildParams } from '../params.js';
+import { partialUser } from '../presenters.js';
+import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { sendSchema } from './messages.js';
+
+const webhookName = { type: 'string', minLength: 1, maxLength: 80, pattern: '\\S' } as const;
+const avatar = { type: ['string', 'null'] } as const;
+const interactionUrl = { type: ['string', 'null'], maxLength: 2048, pattern: '^https://' } as const;
+
+const createSchema = {
+  type: 'object',
+  properties: { name: webhookName, avatar, interaction_url: interactionUrl },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+const updateSchema = {
+  type: 'object',
+  properties: { name: webhookName, avatar, channel_id: snowflakeSchema, interaction_url: interactionUrl },
+  additionalProperties: false,
+} as const;
+/** The token routes cannot move a webhook. */
+const tokenUpdateSchema = { type: 'object', properties: { name: webhookName, avatar, interaction_url: interactionUrl }, additionalProperties: false } as const;
+
+const { nonce: _nonce, message_reference: _reference, ...sendFields } = sendSchema.properties;
+/** A send's fields (replies and nonces aside, as in the widely used API) plus the webhook's name and avatar overrides. */
+const executeSchema = {
+  type: 'object',
+  properties: { ...sendFields, username: { type: 'string', minLength: 1, maxLength: 80 }, avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' } },
+} as const;
+const executeQuery = { type: 'object', properties: { wait: { type: 'boolean', default: false }, thread_id: snowflakeSchema } } as const;
+const codehostHeaders = {
+  type: 'object',
+  properties: { 'x-codehost-event': { type: 'string', minLength: 1, maxLength: 64 }, 'x-codehost-delivery': { type: 'string', minLength: 1, maxLength: 128 } },
+  required: ['x-codehost-event'],
+} as const;
+const interactionsQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, before: snowflakeSchema } } as const;
+
+const webhookParams = { type: 'object', properties: { webhookId: snowflakeSchema }, required: ['webhookId'] } as const;
+const tokenParams = {
+  type: 'object',
+  properties: { webhookId: snowflakeSchema, token: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['webhookId', 'token'],
+} as const;
+
+/** Threads are not part of this service: a webhook posts in its own channel. */
+const invalidThread = () => invalidForm([{ path: 'thread_id', message: 'Threads are not supported' }]);
+
+function parseJsonField(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('INVALID_JSON', 'The payload field contains invalid JSON.');
+  }
+}
+
+export function webhookRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+  const policy: OutboundPolicy = { allowPrivate: deps.config.interactionsAllowPrivate };
+
+  /** The webhook object of the widely used API, token and execute URL included (only managers and token holders see it). */
+  async function present(ids: string[], withCreator: boolean) {
+    const stored = await deps.readStore.find<WebhookDoc>('webhooks', { _id: { $in: ids } });
+    const creators = withCreator ? await usersById(deps.readStore, stored.map((d) => d.creator_id)) : new Map();
+    return ids.flatMap((id) => {
+      const doc = stored.find((d) => d._id === id);
+      if (!doc) return [];
+      const token = openToken(deps, doc);
+      const creator = creators.get(doc.creator_id);
+      return [
+        {
+          id,
+          type: 1,
+          guild_id: doc.guild_id,
+          channel_id: doc.channel_id,
+          ...(creator ? { user: partialUser(creator) } : {}),
+          name: doc.name,
+          avatar: doc.avatar,
+          token,
+          application_id: null,
+          interaction_url: doc.interaction_url,
+          url: `${deps.config.publicBaseUrl}/api/v1/webhooks/${id}/${token}`,
+        },
+      ];
+    });
+  }
+  const presentOne = async (webhookId: string, withCreator: boolean) => (await present([webhookId], withCreator))[0];
+  const presentAll = async (docs: WebhookDoc[]) => present(docs.map((d) => d._id), true);
+
+  const avatarOf = async (value: string | null | undefined) => (value ? parseImageDataUri(value, 'avatar') : (value as null | undefined));
+  const inputOf = async (body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
+    ...body,
+    name: body.name?.trim(),
+    avatar: await avatarOf(body.avatar),
+  });
+
+  router.post('/channels/:channelId/webhooks', async (ctx) => {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const body = parseBody(createSchema, ctx.request.body);
+    const input = await inputOf(body);
+    const webhookId = await createWebhook(deps, actorMeta(ctx), channelId, { ...input, name: input.name! }, policy);
+    ctx.body = await presentOne(webhookId, true);
+  });
+
+  router.get('/channels/:channelId/webhooks', async (ctx) => {
+    const { channelId } = parseBody(channelParams, ctx.params);
+    const { permissions } = await channelAccess(deps, channelId, requireAuth(ctx).userId);
+    requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
+    ctx.body = await presentAll(await deps.readStore.find<WebhookDoc>('webhooks', { channel_id: channelId }, { sort: { _id: 1 } }));
+  });
+
+  router.get('/guilds/:guildId/webhooks', async (ctx) => {
+    const { guildId } = parseBody(guildParams, ctx.params);
+    const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
+    requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
+    ctx.body = await presentAll(await deps.readStore.find<WebhookDoc>('webhooks', { guild_id: guildId }, { sort: { _id: 1 } }));
+  });
+
+  const managed = (ctx: Context) => managedWebhook(deps, parseBody(webhookParams, ctx.params).webhookId, requireAuth(ctx).userId);
+
+  router.get('/webhooks/:webhookId', async (ctx) => {
+    ctx.body = await presentOne((await managed(ctx)).id, true);
+  });
+
+  router.patch('/webhooks/:webhookId', async (ctx) => {
+    const webhook = await managed(ctx);
+    await updateWebhook(deps, actorMeta(ctx), webhook, await inputOf(parseBody(updateSchema, ctx.request.body)), policy);
+    ctx.body = await presentOne(webhook.id, true);
+  });
+
+  router.delete('/webhooks/:webhookId', async (ctx) => {
+    await deleteWebhook(deps, actorMeta(ctx), await managed(ctx));
+    noContent(ctx);
+  });
+
+  // Registered before the token routes, whose :token would match "interactions".
+  router.get('/webhooks/:webhookId/interactions', async (ctx) => {
+    const webhook = await managed(ctx);
+    const query = parseQuery(interactionsQuery, ctx.query);
+    const filter = { webhook_id: webhook.id, ...(query.before ? { _id: { $lt: query.before } } : {}) };
+    const docs = await deps.readStore.find<InteractionDoc>('interactions', filter, { sort: { _id: -1 }, limit: query.limit });
+    ctx.body = docs.map(({ _id, ...doc }) => ({ id: _id, ...doc }));
+  });
+
+  const byToken = (ctx: Context) => {
+    const { webhookId, token } = parseBody(tokenParams, ctx.params);
+    return webhookByToken(deps, webhookId, token);
+  };
+  /** Token routes act as the webhook, not as a user: their events name no actor. */
+  const tokenMeta = (ctx: Context) => ({ ...requestMeta(ctx), actorId: null });
+
+  router.get('/webhooks/:webhookId/:token', async (ctx) => {
+    ctx.body = await presentOne((await byToken(ctx)).webhook.id, false);
+  });
+
+  router.patch('/webhooks/:webhookId/:token', async (ctx) => {
+    const { webhook } = await byToken(ctx);
+    await updateWebhook(deps, tokenMeta(ctx), webhook, await inputOf(parseBody(tokenUpdateSchema, ctx.request.body)), policy);
+    ctx.body = await presentOne(webhook.id, false);
+  });
+
+  router.delete('/webhooks/:webhookId/:token', async (ctx) => {
+    await deleteWebhook(deps, tokenMeta(ctx), (await byToken(ctx)).webhook);
+    noContent(ctx);
+  });
+
+  /** Posts the message; 204, or 200 with the message when ?wait=true. */
+  async function execute(ctx: Context, input: ExecuteInput, files: Parameters<typeof executeWebhook>[4], options?: ExecuteOptions) {
+    const { wait, thread_id } = parseQuery(executeQuery, ctx.query);
+    if (thread_id) throw invalidThread();
+    const doc = await executeWebhook(deps, tokenMeta(ctx), await byToken(ctx), input, files, options);
+    if (!wait) return noContent(ctx);
+    ctx.body = messageObject(doc, { origin: deps.config.publicBaseUrl });
+  }
+
+  router.post('/webhooks/:webhookId/:token', async (ctx) => {
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
+    await execute(ctx, parseBody(executeSchema, payload), files);
+  });
+
+  router.post('/webhooks/:webhookId/:token/github', async (ctx) => {
+    const headers = parseBody(codehostHeaders, ctx.headers);
+    const message = renderCodehostEvent(headers['x-codehost-event'], ctx.request.body);
+    // Events that are not rendered (ping, unknown events) are accepted and post nothing, as code hosts expect.
+    if (!message) {
+      await byToken(ctx);
+      return noContent(ctx);
+    }
+    await execute(ctx, message, [], { deliveryId: headers['x-codehost-delivery'] });
+  });
+
+  router.post('/webhooks/:webhookId/:token/slack', async (ctx) => {
+    // Slack clients also send the JSON as a form field named payload.
+    const raw = ctx.request.body as Record<string, unknown> | undefined;
+    const body = ctx.request.type === 'application/x-www-form-urlencoded' && typeof raw?.payload === 'string' ? parseJsonField(raw.payload) : raw;
+    await execute(ctx, slackMessage(body), []);
+    if (ctx.status === 204) {
+      // Slack's incoming webhooks answer 200 "ok", which its clients check for.
+      ctx.status = 200;
+      ctx.type = 'text/plain';
+      ctx.body = 'ok';
+    }
+  });
+
+  return router;
+}

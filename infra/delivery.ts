@@ -1,0 +1,125 @@
+// The delivery worker: POSTs each queued click to its webhook's interaction_url, signed with the webhook's token, and
+// records every attempt and outcome as events (commands/interactions.ts). The schedule lives in the log: the worker
+// learns of new clicks and retries from the event bus, and after a restart from the interactions read model, so an
+// attempt due while it was down runs when it is back. Each attempt is claimed by an append on the interaction's
+// stream before its request goes out, so two workers never make the same attempt.
+import { interactionStream, recordAttempt, startAttempt } from '../commands/interactions.js';
+import { type AttemptResult, type InteractionEvent, backoffDelay, interactionDecider } from '../domain/interaction.js';
+import { webhookDecider } from '../domain/webhook.js';
+import { webhookStream } from '../commands/webhooks.js';
+import type { InteractionDoc } from '../projections/interactions.js';
+import type { BusConsumer } from './bus/port.js';
+import type { RecordedEvent } from './eventStore/port.js';
+import { signInteraction } from './interactionSignature.js';
+import { OutboundUrlError, postJson } from './outbound.js';
+import type { Runtime } from './runtime.js';
+
+const USER_AGENT = 'Service-Interactions/1.0';
+/** An attempt whose outcome was never recorded (its worker stopped mid-request) counts as failed after this grace. */
+const ORPHAN_GRACE_MS = 5000;
+
+export class DeliveryWorker {
+  private consumer: BusConsumer | null = null;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly runtime: Runtime) {}
+
+  async start(): Promise<void> {
+    this.consumer = await this.runtime.bus.consume(
+      'delivery',
+      { durable: false },
+      async (events) => {
+        for (const event of events) this.follow(event);
+      },
+      (error) => this.runtime.log.fatal({ err: error }, 'delivery worker stopped'),
+    );
+    // What was queued or in flight before this start: the read model holds the schedule.
+    const { readStore } = this.runtime;
+    for (const doc of await readStore.find<InteractionDoc>('interactions', { status: 'queued' })) {
+      this.schedule(doc._id, doc.attempts.length + 1, Date.parse(doc.next_attempt_at ?? doc.clicked_at));
+    }
+    for (const doc of await readStore.find<InteractionDoc>('interactions', { status: 'in_flight' })) {
+      const last = doc.attempts[doc.attempts.length - 1];
+      this.at(doc._id, Date.parse(last.started_at) + this.runtime.config.deliveryTimeoutMs + ORPHAN_GRACE_MS, () => this.failOrphan(doc._id, last.attempt));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await this.consumer?.stop();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private follow(event: RecordedEvent) {
+    const e = event as unknown as InteractionEvent;
+    if (e.type === 'InteractionClicked' && e.data.deliveryUrl) this.schedule(e.data.interaction.id, 1, Date.parse(e.data.clickedAt));
+    if (e.type === 'InteractionDeliveryFailed' && e.data.retryAt) this.schedule(e.data.interactionId, e.data.attempt + 1, Date.parse(e.data.retryAt));
+  }
+
+  private schedule(interactionId: string, attempt: number, dueAt: number) {
+    this.at(interactionId, dueAt, () => this.attempt(interactionId, attempt));
+  }
+
+  /** Runs `task` at `dueAt`; one timer per interaction, the latest schedule wins. */
+  private at(interactionId: string, dueAt: number, task: () => Promise<void>) {
+    if (this.stopped) return;
+    clearTimeout(this.timers.get(interactionId));
+    const timer = setTimeout(() => {
+      this.timers.delete(interactionId);
+      const run = task().catch((error) => this.runtime.log.error({ err: error, interactionId }, 'delivery attempt failed to run'));
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+    }, Math.max(0, dueAt - Date.now()));
+    this.timers.set(interactionId, timer);
+  }
+
+  private async attempt(interactionId: string, attempt: number) {
+    if (this.stopped || !(await startAttempt(this.runtime, interactionId, attempt))) return;
+    const result = await this.post(interactionId);
+    await this.record(interactionId, attempt, result);
+  }
+
+  /** One signed POST of the interaction to its webhook's current interaction_url. */
+  private async post(interactionId: string): Promise<AttemptResult> {
+    const { commands, secrets, config } = this.runtime;
+    const { state } = await commands.load(interactionStream(interactionId), interactionDecider);
+    const webhook = (await commands.load(webhookStream(state.webhookId!), webhookDecider)).state;
+    if (webhook.status !== 'active') return { refused: 'the webhook was deleted' };
+    const url = webhook.webhook!.interaction_url;
+    if (!url) return { refused: 'the webhook no longer has an interaction_url' };
+    const body = JSON.stringify(state.interaction);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'X-Service-Timestamp': timestamp,
+      'X-Service-Signature': signInteraction(secrets.open(webhook.credential!.sealedToken), timestamp, body),
+    };
+    try {
+      const { status } = await postJson(url, body, headers, { allowPrivate: config.interactionsAllowPrivate, timeoutMs: config.deliveryTimeoutMs });
+      return { status };
+    } catch (error) {
+      if (error instanceof OutboundUrlError) return { refused: error.message };
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private async record(interactionId: string, attempt: number, result: AttemptResult) {
+    const delay = backoffDelay(attempt, this.runtime.config.deliveryBackoffBaseMs, Math.random());
+    try {
+      const { events } = await recordAttempt(this.runtime, interactionId, attempt, result, delay);
+      this.runtime.log.info({ interactionId, attempt, outcome: events[0]?.type, status: 'status' in result ? result.status : undefined }, 'interaction delivery attempt');
+    } catch (error) {
+      // Another worker already recorded this attempt as orphaned and moved on.
+      if ((error as { code?: string }).code !== 'DELIVERY_ATTEMPT_STALE') throw error;
+    }
+  }
+
+  private async failOrphan(interactionId: string, attempt: number) {
+    await this.record(interactionId, attempt, { error: 'the attempt was interrupted before its outcome was recorded' });
+  }
+}
