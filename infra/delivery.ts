@@ -1,7 +1,7 @@
 // The delivery worker: POSTs each queued click to its webhook's interaction_url, signed with the webhook's token, and
 // records every attempt and outcome as events (commands/interactions.ts). The schedule lives in the log: the worker
-// learns of new clicks and retries from the event bus, and after a restart from the interactions read model, so an
-// attempt due while it was down runs when it is back. Each attempt is claimed by an append on the interaction's
+// learns of new clicks and retries from the event bus, and from the interactions read model at start and every
+// sweep (what was due while it was down, or what a lagging read model hid at start). Each attempt is claimed by an append on the interaction's
 // stream before its request goes out, so two workers never make the same attempt.
 import { interactionStream, recordAttempt, startAttempt } from '../commands/interactions.js';
 import { type AttemptResult, type InteractionEvent, backoffDelay, interactionDecider } from '../domain/interaction.js';
@@ -17,9 +17,11 @@ import type { Runtime } from './runtime.js';
 const USER_AGENT = 'Service-Interactions/1.0';
 /** An attempt whose outcome was never recorded (its worker stopped mid-request) counts as failed after this grace. */
 const ORPHAN_GRACE_MS = 5000;
+const SWEEP_INTERVAL_MS = 30_000;
 
 export class DeliveryWorker {
   private consumer: BusConsumer | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -35,19 +37,25 @@ export class DeliveryWorker {
       },
       (error) => this.runtime.log.fatal({ err: error }, 'delivery worker stopped'),
     );
-    // What was queued or in flight before this start: the read model holds the schedule.
+    await this.sweep();
+    this.sweeper = setInterval(() => this.sweep().catch((error) => this.runtime.log.error({ err: error }, 'delivery sweep failed')), SWEEP_INTERVAL_MS);
+  }
+
+  /** Schedules what the read model has queued or in flight and this worker has no timer for. */
+  private async sweep() {
     const { readStore } = this.runtime;
     for (const doc of await readStore.find<InteractionDoc>('interactions', { status: 'queued' })) {
-      this.schedule(doc._id, doc.attempts.length + 1, Date.parse(doc.next_attempt_at ?? doc.clicked_at));
+      if (!this.timers.has(doc._id)) this.schedule(doc._id, doc.attempts.length + 1, Date.parse(doc.next_attempt_at ?? doc.clicked_at));
     }
     for (const doc of await readStore.find<InteractionDoc>('interactions', { status: 'in_flight' })) {
       const last = doc.attempts[doc.attempts.length - 1];
-      this.at(doc._id, Date.parse(last.started_at) + this.runtime.config.deliveryTimeoutMs + ORPHAN_GRACE_MS, () => this.failOrphan(doc._id, last.attempt));
+      if (!this.timers.has(doc._id)) this.at(doc._id, Date.parse(last.started_at) + this.runtime.config.deliveryTimeoutMs + ORPHAN_GRACE_MS, () => this.failOrphan(doc._id, last.attempt));
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.sweeper ?? undefined);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await this.consumer?.stop();

@@ -1,7 +1,9 @@
 // Compatibility: @discordjs/rest, the REST client of discord.js, unchanged but for its base address, drives the
-// message routes as a bot: send with a file, edit, react, pin, page through and delete.
+// message routes as a bot: send with a file, edit, react, pin, page through and delete; and discord.js's
+// WebhookClient executes and changes a webhook the bot made.
 import { createRequire } from 'node:module';
 import { DiscordAPIError, REST } from '@discordjs/rest';
+import { ButtonStyle, ComponentType, WebhookClient } from 'discord.js';
 import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,8 +37,8 @@ beforeAll(async () => {
   server = await startTestServer();
   const guild = await createGuild(server);
   const bot = await join(server, guild, await createBot(server), 'Bot');
-  // Pins and bulk deletes need MANAGE_MESSAGES, as a moderation bot would be given.
-  await grantRole(server, guild, bot, Permission.MANAGE_MESSAGES);
+  // Pins and bulk deletes need MANAGE_MESSAGES, as a moderation bot would be given; webhooks MANAGE_WEBHOOKS.
+  await grantRole(server, guild, bot, Permission.MANAGE_MESSAGES | Permission.MANAGE_WEBHOOKS);
   channelId = guild.channelId;
   rest = new REST({ api: `${server.origin}/api`, version: '1', retries: 0 }).setToken(bot.token);
   agent = new Agent({ connect: { ca: server.cert, servername: 'localhost' } });
@@ -100,5 +102,27 @@ describe('@discordjs/rest against the message routes', () => {
     const error = await rest.post(`/channels/${channelId}/messages`, { body: { content: '' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DiscordAPIError);
     expect(error).toMatchObject({ status: 400, code: 'CANNOT_SEND_EMPTY_MESSAGE' });
+  });
+});
+
+describe('discord.js WebhookClient against the webhook routes', () => {
+  it('executes with components and a name override, and renames the webhook through its token', async () => {
+    const created = (await rest.post(`/channels/${channelId}/webhooks`, { body: { name: 'Compat hook' } })) as { id: string; token: string };
+    const hook = new WebhookClient({ id: created.id, token: created.token }, { rest: { api: `${server.origin}/api`, version: '1', retries: 0 } });
+    hook.rest.setAgent(agent);
+    try {
+      const sent = await hook.send({
+        content: 'from a webhook',
+        username: 'Override',
+        components: [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: ButtonStyle.Primary, label: 'Go', custom_id: 'go' }] }],
+      });
+      expect(sent).toMatchObject({ content: 'from a webhook', webhook_id: created.id, author: { id: created.id, username: 'Override' }, components: [{ type: 1 }] });
+      const stored = (await rest.get(`/channels/${channelId}/messages/${sent.id}`)) as Message & { webhook_id: string };
+      expect(stored.webhook_id).toBe(created.id);
+      const renamed = await hook.edit({ name: 'Renamed hook' });
+      expect(renamed).toMatchObject({ id: created.id, name: 'Renamed hook' });
+    } finally {
+      hook.destroy();
+    }
   });
 });
