@@ -9,7 +9,7 @@ import { ProjectionRunner } from '../projections/runner.js';
 import type { BlobStore } from './blobs/port.js';
 import type { EventBus } from './bus/port.js';
 import type { Config } from './config.js';
-import { type HintBus, LocalHintBus } from './hints.js';
+import type { HintBus } from './hints.js';
 import type { EngineConfig } from './engines.js';
 import type { EventStore } from './eventStore/port.js';
 import type { Logger } from './logger.js';
@@ -69,7 +69,7 @@ export async function startRuntime(
     secrets,
     bus,
     projections,
-    hints: new LocalHintBus(),
+    hints: bus.hints,
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

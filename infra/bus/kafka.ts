@@ -5,10 +5,11 @@
 // idempotent (no duplicates from its own retries) and sends one batch at a time, in log order.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { type IHeaders, Kafka, type LogEntry, logLevel } from 'kafkajs';
+import { type IHeaders, Kafka, type LogEntry, type Producer, logLevel } from 'kafkajs';
 import { EngineUnreachableError, withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
 import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../eventStore/port.js';
+import { type Hint, type HintBus, LocalHintBus, parseHint } from '../hints.js';
 import type { Logger } from '../logger.js';
 import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from './port.js';
 
@@ -19,6 +20,9 @@ export interface KafkaSettings {
   /** Partitions of the topic when the bus creates it. */
   partitions?: number;
 }
+
+/** Hints ride a topic of their own: they are not state, need no order by key, and are dropped when stale. */
+export const hintTopic = (topic: string) => `${topic}.hints`;
 
 export const HEADERS = { type: 'event-type', position: 'position', id: 'event-id', stream: 'stream-id' } as const;
 
@@ -89,11 +93,15 @@ const pinoLevel = { [logLevel.ERROR]: 'error', [logLevel.WARN]: 'warn', [logLeve
 
 export class KafkaEventBus implements EventBus {
   private readonly closers = new Set<() => Promise<void>>();
+  readonly hints: HintBus;
 
   private constructor(
     private readonly kafka: Kafka,
     private readonly settings: KafkaSettings,
-  ) {}
+    log: Logger,
+  ) {
+    this.hints = new KafkaHintBus(kafka, hintTopic(settings.topic), `${settings.clientId}.hints`, log, this.closers);
+  }
 
   /** Reaches the brokers and makes sure the topic exists; an unreachable cluster fails here, once, with one line. */
   static async connect(settings: KafkaSettings, log: Logger, timeoutMs = 10_000): Promise<KafkaEventBus> {
@@ -118,9 +126,11 @@ export class KafkaEventBus implements EventBus {
         (async () => {
           await admin.connect();
           const topics = await admin.listTopics();
-          if (!topics.includes(settings.topic)) {
-            await admin.createTopics({ waitForLeaders: true, topics: [{ topic: settings.topic, numPartitions: settings.partitions ?? 12 }] });
-          }
+          const wanted = [
+            { topic: settings.topic, numPartitions: settings.partitions ?? 12 },
+            { topic: hintTopic(settings.topic), numPartitions: 1 },
+          ].filter(({ topic }) => !topics.includes(topic));
+          if (wanted.length) await admin.createTopics({ waitForLeaders: true, topics: wanted });
         })(),
         timeoutMs,
         'Kafka',
@@ -130,7 +140,7 @@ export class KafkaEventBus implements EventBus {
       await admin.disconnect().catch(() => {});
     }
     starting = false;
-    return new KafkaEventBus(kafka, settings);
+    return new KafkaEventBus(kafka, settings, log);
   }
 
   async publisher(): Promise<EventPublisher> {
@@ -194,5 +204,55 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     await Promise.all([...this.closers].map((close) => close()));
     this.closers.clear();
+  }
+}
+
+/**
+ * Hints between processes: an api process publishes (its producer connects on first use), every gateway node reads
+ * all of them from the live end in a group of its own (its consumer starts on first subscribe). Losing one is fine.
+ */
+class KafkaHintBus implements HintBus {
+  private readonly local = new LocalHintBus();
+  private producer: Promise<Producer> | null = null;
+  private consuming: Promise<void> | null = null;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+    private readonly group: string,
+    private readonly log: Logger,
+    private readonly closers: Set<() => Promise<void>>,
+  ) {}
+
+  publish(hint: Hint): void {
+    this.producer ??= this.connectProducer();
+    this.producer
+      .then((producer) => producer.send({ topic: this.topic, messages: [{ key: hint.channelId, value: JSON.stringify(hint) }] }))
+      .catch((error) => this.log.warn({ err: error }, 'typing hint not published'));
+  }
+
+  subscribe(listener: (hint: Hint) => void): () => void {
+    this.consuming ??= this.consume().catch((error) => this.log.error({ err: error }, 'typing hints not consumed'));
+    return this.local.subscribe(listener);
+  }
+
+  private async connectProducer(): Promise<Producer> {
+    const producer = this.kafka.producer();
+    await producer.connect();
+    this.closers.add(() => producer.disconnect());
+    return producer;
+  }
+
+  private async consume(): Promise<void> {
+    const consumer = this.kafka.consumer({ groupId: `${this.group}.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}` });
+    await consumer.connect();
+    this.closers.add(() => consumer.disconnect());
+    await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const hint = message.value ? parseHint(message.value.toString('utf8'), Date.now()) : null;
+        if (hint) this.local.publish(hint);
+      },
+    });
   }
 }

@@ -1,10 +1,13 @@
 // The bus of the embedded default (and of BUS=local): each consumer is a subscription to the log itself; a durable
 // group keeps its place as a checkpoint in the read store.
 import type { EventStore } from '../eventStore/port.js';
+import { LocalHintBus } from '../hints.js';
 import type { ReadStore } from '../readStore/port.js';
 import type { BusConsumer, ConsumeOptions, EventBus } from './port.js';
 
 export class LocalEventBus implements EventBus {
+  readonly hints = new LocalHintBus();
+
   constructor(
     private readonly store: EventStore,
     private readonly checkpoints: ReadStore,

@@ -2,6 +2,7 @@
 // worker, analysts. In the embedded default they read the log directly; in the distributed mode a relay publishes the
 // log to Kafka and they consume it there, so the log is read once however many gateway nodes run.
 import type { BatchHandler, RecordedEvent } from '../eventStore/port.js';
+import type { HintBus } from '../hints.js';
 
 export interface ConsumeOptions {
   /**
@@ -19,6 +20,8 @@ export interface BusConsumer {
 export interface EventBus {
   /** Events reach the handler in log order per key (guild or channel), a batch at a time; a throw is retried. */
   consume(group: string, options: ConsumeOptions, handler: BatchHandler, onError?: (error: unknown) => void): Promise<BusConsumer>;
+  /** Hints (typing) between the processes that publish them and every gateway node; never in the log. */
+  readonly hints: HintBus;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,26 @@
+// Hints read from another process (BUS=kafka): only well-formed, fresh typing hints pass.
+import { describe, expect, it } from 'vitest';
+import { HINT_MAX_AGE_MS, type Hint, parseHint } from '../../infra/hints.js';
+import { hintTopic } from '../../infra/bus/kafka.js';
+
+const now = 1_700_000_000_000;
+const hint: Hint = { type: 'TYPING_START', channelId: '2', guildId: '1', userId: '3', timestamp: now - 1000 };
+
+describe('hints between processes', () => {
+  it('round-trips a typing hint, DM recipients included', () => {
+    expect(parseHint(JSON.stringify(hint), now)).toEqual(hint);
+    const dm = { ...hint, guildId: null, recipientIds: ['3', '4'] };
+    expect(parseHint(JSON.stringify(dm), now)).toEqual(dm);
+  });
+
+  it('drops stale hints and anything that is not a hint', () => {
+    expect(parseHint(JSON.stringify({ ...hint, timestamp: now - HINT_MAX_AGE_MS - 1 }), now)).toBeNull();
+    for (const text of ['not json', 'null', '{}', JSON.stringify({ ...hint, type: 'OTHER' }), JSON.stringify({ ...hint, userId: 3 }), JSON.stringify({ ...hint, recipientIds: [1] })]) {
+      expect(parseHint(text, now)).toBeNull();
+    }
+  });
+
+  it('travel on a topic beside the log’s', () => {
+    expect(hintTopic('parley.events')).toBe('parley.events.hints');
+  });
+});
