@@ -76,9 +76,12 @@ const tokenParams = {
 /** Threads are not part of this service: a webhook posts in its own channel. */
 const invalidThread = () => invalidForm([{ path: 'thread_id', message: 'Threads are not supported' }]);
 
-function parseJsonField(text: string): unknown {
+/** An adapter's body: JSON, or (as code hosts and chat services may also send) a form whose `payload` field holds it. */
+function adapterBody(ctx: Context): unknown {
+  const body = ctx.request.body as Record<string, unknown> | undefined;
+  if (ctx.request.type !== 'application/x-www-form-urlencoded' || typeof body?.payload !== 'string') return body;
   try {
-    return JSON.parse(text);
+    return JSON.parse(body.payload);
   } catch {
     throw badRequest('INVALID_JSON', 'The payload field contains invalid JSON.');
   }
@@ -210,7 +213,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
 
   router.post('/webhooks/:webhookId/:token/github', async (ctx) => {
     const headers = parseBody(codehostHeaders, ctx.headers);
-    const message = renderCodehostEvent(headers['x-codehost-event'], ctx.request.body);
+    const message = renderCodehostEvent(headers['x-codehost-event'], adapterBody(ctx));
     // Events that are not rendered (ping, unknown events) are accepted and post nothing, as code hosts expect.
     if (!message) {
       await byToken(ctx);
@@ -220,10 +223,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
   });
 
   router.post('/webhooks/:webhookId/:token/slack', async (ctx) => {
-    // Slack clients also send the JSON as a form field named payload.
-    const raw = ctx.request.body as Record<string, unknown> | undefined;
-    const body = ctx.request.type === 'application/x-www-form-urlencoded' && typeof raw?.payload === 'string' ? parseJsonField(raw.payload) : raw;
-    await execute(ctx, slackMessage(body), []);
+    await execute(ctx, slackMessage(adapterBody(ctx)), []);
     if (ctx.status === 204) {
       // Slack's incoming webhooks answer 200 "ok", which its clients check for.
       ctx.status = 200;

@@ -301,5 +301,13 @@ describe('adapters', () => {
       embeds: [{ title: 'Build 5', url: 'https://ci.example/5', description: 'All green', color: 0x36a64f, fields: [{ name: 'Duration', value: '3m', inline: true }] }],
     });
     await expectRefusedWithoutEvents(server, () => server.api('POST', `/webhooks/${hook.id}/${hook.token}/slack`, { body: {} }), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
+
+    // The form-encoded variant: the JSON in a field named payload.
+    const form = await server.api('POST', `/webhooks/${hook.id}/${hook.token}/slack`, {
+      rawBody: new URLSearchParams({ payload: JSON.stringify({ text: 'from a form' }) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(200);
+    expect((await latestMessage(guild)).content).toBe('from a form');
   });
 });
