@@ -60,8 +60,6 @@ export async function clickComponent(deps: CommandDeps, meta: ActorMeta, input: 
 
 /** Claims attempt `attempt` of a queued delivery; false when it was already made (by this or another worker) or is not due. */
 export async function startAttempt(deps: CommandDeps, interactionId: string, attempt: number): Promise<boolean> {
-  const { state } = await deps.commands.load(interactionStream(interactionId), interactionDecider);
-  if (state.status !== 'queued' || state.attempts + 1 !== attempt) return false;
   try {
     await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: Date.now() }, deliveryMeta());
     return true;

@@ -2,6 +2,7 @@
 // webhook, and executing it, which posts a normal message in its channel under the webhook's name.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import { guildDecider } from '../domain/guild.js';
 import type { ChannelData, GuildState } from '../domain/guildState.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import {
@@ -19,11 +20,12 @@ import { OutboundUrlError, checkOutboundUrl } from '../infra/outbound.js';
 import { sha256 } from '../infra/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
-import { channelAccess, loadGuild } from './access.js';
+import { channelAccess } from './access.js';
 import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
 import type { MessageChannelAccess } from './dms.js';
 import type { ActorMeta } from './guilds.js';
 import { type Authorship, type SendInput, type UploadedFile, postMessage } from './messages.js';
+import { guildStream } from './streams.js';
 
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 const avatarKey = (webhookId: string, hash: string) => `avatars/${webhookId}/${hash}`;
@@ -136,10 +138,9 @@ export async function webhookByToken(deps: CommandDeps, webhookId: string, token
   const webhook = requireWebhook(state);
   const expected = Buffer.from(state.credential!.tokenHash, 'hex');
   if (!timingSafeEqual(Buffer.from(sha256(token), 'hex'), expected)) throw invalidWebhookToken();
-  const guild = await loadGuild(deps, webhook.guild_id).catch(() => {
-    throw unknownWebhook();
-  });
-  const channel = guild.channels.get(webhook.channel_id);
+  // A webhook of a deleted guild or channel is gone with it.
+  const { state: guild } = await deps.commands.load(guildStream(webhook.guild_id), guildDecider);
+  const channel = guild.status === 'active' ? guild.channels.get(webhook.channel_id) : undefined;
   if (!channel) throw unknownWebhook();
   return { webhook, guild, channel };
 }
