@@ -21,7 +21,9 @@ import { renderCodehostEvent } from '../../domain/codehost.js';
 import { badRequest, invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
+import { unknownWebhook } from '../../domain/webhook.js';
 import { parseImageDataUri } from '../../infra/images.js';
+import type { Filter } from '../../infra/readStore/port.js';
 import type { InteractionDoc } from '../../projections/interactions.js';
 import type { WebhookDoc } from '../../projections/webhooks.js';
 import { actorMeta, usersById } from '../actor.js';
@@ -91,34 +93,34 @@ export function webhookRoutes(deps: HttpDeps): Router {
   const router = new Router();
   const policy: OutboundPolicy = { allowPrivate: deps.config.interactionsAllowPrivate };
 
-  /** The webhook object of the widely used API, token and execute URL included (only managers and token holders see it). */
-  async function present(ids: string[], withCreator: boolean) {
-    const stored = await deps.readStore.find<WebhookDoc>('webhooks', { _id: { $in: ids } });
-    const creators = withCreator ? await usersById(deps.readStore, stored.map((d) => d.creator_id)) : new Map();
-    return ids.flatMap((id) => {
-      const doc = stored.find((d) => d._id === id);
-      if (!doc) return [];
+  /** Webhook objects of the widely used API, token and execute URL included (only managers and token holders see them). */
+  async function present(docs: WebhookDoc[], withCreator: boolean) {
+    const creators = withCreator ? await usersById(deps.readStore, docs.map((d) => d.creator_id)) : new Map();
+    return docs.map((doc) => {
       const token = openToken(deps, doc);
       const creator = creators.get(doc.creator_id);
-      return [
-        {
-          id,
-          type: 1,
-          guild_id: doc.guild_id,
-          channel_id: doc.channel_id,
-          ...(creator ? { user: partialUser(creator) } : {}),
-          name: doc.name,
-          avatar: doc.avatar,
-          token,
-          application_id: null,
-          interaction_url: doc.interaction_url,
-          url: `${deps.config.publicBaseUrl}/api/v1/webhooks/${id}/${token}`,
-        },
-      ];
+      return {
+        id: doc._id,
+        type: 1,
+        guild_id: doc.guild_id,
+        channel_id: doc.channel_id,
+        ...(creator ? { user: partialUser(creator) } : {}),
+        name: doc.name,
+        avatar: doc.avatar,
+        token,
+        application_id: null,
+        interaction_url: doc.interaction_url,
+        url: `${deps.config.publicBaseUrl}/api/v1/webhooks/${doc._id}/${token}`,
+      };
     });
   }
-  const presentOne = async (webhookId: string, withCreator: boolean) => (await present([webhookId], withCreator))[0];
-  const presentAll = async (docs: WebhookDoc[]) => present(docs.map((d) => d._id), true);
+  /** One webhook as the read model has it after the request's own write. */
+  async function presentOne(webhookId: string, withCreator: boolean) {
+    const doc = await deps.readStore.findOne<WebhookDoc>('webhooks', { _id: webhookId });
+    if (!doc) throw unknownWebhook();
+    return (await present([doc], withCreator))[0];
+  }
+  const list = async (filter: Filter) => present(await deps.readStore.find<WebhookDoc>('webhooks', filter, { sort: { _id: 1 } }), true);
 
   const avatarOf = async (value: string | null | undefined) => (value ? parseImageDataUri(value, 'avatar') : (value as null | undefined));
   const inputOf = async (body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
@@ -139,14 +141,14 @@ export function webhookRoutes(deps: HttpDeps): Router {
     const { channelId } = parseBody(channelParams, ctx.params);
     const { permissions } = await channelAccess(deps, channelId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
-    ctx.body = await presentAll(await deps.readStore.find<WebhookDoc>('webhooks', { channel_id: channelId }, { sort: { _id: 1 } }));
+    ctx.body = await list({ channel_id: channelId });
   });
 
   router.get('/guilds/:guildId/webhooks', async (ctx) => {
     const { guildId } = parseBody(guildParams, ctx.params);
     const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
-    ctx.body = await presentAll(await deps.readStore.find<WebhookDoc>('webhooks', { guild_id: guildId }, { sort: { _id: 1 } }));
+    ctx.body = await list({ guild_id: guildId });
   });
 
   const managed = (ctx: Context) => managedWebhook(deps, parseBody(webhookParams, ctx.params).webhookId, requireAuth(ctx).userId);
