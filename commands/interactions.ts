@@ -9,9 +9,11 @@ import {
   INTERACTION_VERSION,
   type InteractionCommand,
   type InteractionPayload,
+  type InteractionState,
   interactionDecider,
   resolveClick,
 } from '../domain/interaction.js';
+import { DomainError } from '../domain/errors.js';
 import { MessageFlags, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
 import { webhookDecider } from '../domain/webhook.js';
 import type { UserDoc } from '../projections/users.js';
@@ -58,20 +60,30 @@ export async function clickComponent(deps: CommandDeps, meta: ActorMeta, input: 
   return interaction.id;
 }
 
-/** Claims attempt `attempt` of a queued delivery; false when it was already made (by this or another worker) or is not due. */
-export async function startAttempt(deps: CommandDeps, interactionId: string, attempt: number): Promise<boolean> {
+const isStale = (error: unknown) => error instanceof DomainError && error.code === 'DELIVERY_ATTEMPT_STALE';
+
+/**
+ * Claims attempt `attempt` of a queued delivery and returns the interaction as of the claim; null when the attempt was
+ * already made (by this or another worker) or is not due.
+ */
+export async function startAttempt(deps: CommandDeps, interactionId: string, attempt: number): Promise<InteractionState | null> {
   try {
-    await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: Date.now() }, deliveryMeta());
-    return true;
+    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: Date.now() }, deliveryMeta())).state;
   } catch (error) {
-    if ((error as { code?: string }).code === 'DELIVERY_ATTEMPT_STALE') return false;
+    if (isStale(error)) return null;
     throw error;
   }
 }
 
+/** Records how attempt `attempt` went; null when another worker already recorded it (as orphaned) and moved on. */
 export async function recordAttempt(deps: CommandDeps, interactionId: string, attempt: number, result: AttemptResult, retryDelayMs: number) {
   const command: InteractionCommand = { type: 'RecordAttempt', attempt, result, retryDelayMs, at: Date.now() };
-  return deps.commands.handle(interactionStream(interactionId), interactionDecider, command, deliveryMeta());
+  try {
+    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, command, deliveryMeta())).events;
+  } catch (error) {
+    if (isStale(error)) return null;
+    throw error;
+  }
 }
 
 /** Delivery steps are the service's own doing, not a request's. */

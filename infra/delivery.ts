@@ -1,12 +1,12 @@
 // The delivery worker: POSTs each queued click to its webhook's interaction_url, signed with the webhook's token, and
 // records every attempt and outcome as events (commands/interactions.ts). The schedule lives in the log: the worker
 // learns of new clicks and retries from the event bus, and from the interactions read model at start and every
-// sweep (what was due while it was down, or what a lagging read model hid at start). Each attempt is claimed by an append on the interaction's
-// stream before its request goes out, so two workers never make the same attempt.
-import { interactionStream, recordAttempt, startAttempt } from '../commands/interactions.js';
-import { type AttemptResult, type InteractionEvent, backoffDelay, interactionDecider } from '../domain/interaction.js';
-import { webhookDecider } from '../domain/webhook.js';
+// sweep (what was due while it was down, or what a lagging read model hid at start). Each attempt is claimed by an
+// append on the interaction's stream before its request goes out, so two workers never make the same attempt.
+import { recordAttempt, startAttempt } from '../commands/interactions.js';
 import { webhookStream } from '../commands/webhooks.js';
+import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
+import { webhookDecider } from '../domain/webhook.js';
 import type { InteractionDoc } from '../projections/interactions.js';
 import type { BusConsumer } from './bus/port.js';
 import type { RecordedEvent } from './eventStore/port.js';
@@ -86,15 +86,14 @@ export class DeliveryWorker {
   }
 
   private async attempt(interactionId: string, attempt: number) {
-    if (this.stopped || !(await startAttempt(this.runtime, interactionId, attempt))) return;
-    const result = await this.post(interactionId);
-    await this.record(interactionId, attempt, result);
+    const claimed = this.stopped ? null : await startAttempt(this.runtime, interactionId, attempt);
+    if (!claimed) return;
+    await this.record(interactionId, attempt, await this.post(claimed));
   }
 
   /** One signed POST of the interaction to its webhook's current interaction_url. */
-  private async post(interactionId: string): Promise<AttemptResult> {
+  private async post(state: InteractionState): Promise<AttemptResult> {
     const { commands, secrets, config } = this.runtime;
-    const { state } = await commands.load(interactionStream(interactionId), interactionDecider);
     const webhook = (await commands.load(webhookStream(state.webhookId!), webhookDecider)).state;
     if (webhook.status !== 'active') return { refused: 'the webhook was deleted' };
     const url = webhook.webhook!.interaction_url;
@@ -118,13 +117,8 @@ export class DeliveryWorker {
 
   private async record(interactionId: string, attempt: number, result: AttemptResult) {
     const delay = backoffDelay(attempt, this.runtime.config.deliveryBackoffBaseMs, Math.random());
-    try {
-      const { events } = await recordAttempt(this.runtime, interactionId, attempt, result, delay);
-      this.runtime.log.info({ interactionId, attempt, outcome: events[0]?.type, status: 'status' in result ? result.status : undefined }, 'interaction delivery attempt');
-    } catch (error) {
-      // Another worker already recorded this attempt as orphaned and moved on.
-      if ((error as { code?: string }).code !== 'DELIVERY_ATTEMPT_STALE') throw error;
-    }
+    const events = await recordAttempt(this.runtime, interactionId, attempt, result, delay);
+    if (events) this.runtime.log.info({ interactionId, attempt, outcome: events[0]?.type, status: 'status' in result ? result.status : undefined }, 'interaction delivery attempt');
   }
 
   private async failOrphan(interactionId: string, attempt: number) {
