@@ -19,6 +19,8 @@ import { type Snapshots, createSnapshots } from './snapshots.js';
 import { channelVisibility } from './visibility.js';
 
 const PAYLOADS_PER_MINUTE = 120;
+/** The largest inbound frame: clients send small JSON payloads, so a frame announcing more is closed with 1009 unread. */
+const MAX_INBOUND_PAYLOAD = 64 * 1024;
 
 export interface GatewayOptions {
   heartbeatIntervalMs: number;
@@ -30,7 +32,7 @@ export function gatewayUrl(config: Config): string {
 
 export class Gateway {
   readonly registry: SessionRegistry;
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_PAYLOAD });
   private readonly projector: GatewayProjector;
   private readonly snapshots: Snapshots;
   private sweeper: NodeJS.Timeout | null = null;
@@ -46,7 +48,10 @@ export class Gateway {
 
   async start(server: Server): Promise<void> {
     await this.projector.start();
+    // Neither a socket nor the WebSocketServer may leave an error unhandled: it would end the process for everyone.
+    this.wss.on('error', (error) => this.runtime.log.warn({ err: error }, 'gateway server error'));
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => socket.destroy());
       const url = new URL(request.url ?? '/', 'wss://gateway');
       if (url.pathname !== '/gateway' && url.pathname !== '/gateway/') {
         socket.destroy();
@@ -83,6 +88,8 @@ export class Gateway {
       deadline = setTimeout(() => connection.close(CloseCode.SessionTimedOut, 'Heartbeat missed'), this.options.heartbeatIntervalMs * 1.5);
     };
 
+    // ws has already picked the close code (1002 protocol error, 1007 invalid UTF-8, 1009 too large) and closes with it.
+    ws.on('error', (error) => this.runtime.log.debug({ err: error }, 'gateway connection error'));
     ws.on('close', () => {
       clearTimeout(deadline);
       clearInterval(window);
