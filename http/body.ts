@@ -2,12 +2,45 @@
 // are left to the routes that take files.
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
-import { DomainError, badRequest } from '../domain/errors.js';
+import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
 
 declare module 'koa' {
   interface Request {
     body?: unknown;
   }
+}
+
+/**
+ * Far deeper than any route's shape (an embed's extra fields, a code host's payload). JSON.parse takes any depth, but
+ * JSON.stringify, ajv and the projectors recurse: a deeper body is refused before it reaches any of them, so it can
+ * neither overflow a stack nor enter the log as an event the read side cannot process.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Refuses a parsed JSON value nested deeper than MAX_JSON_DEPTH, naming the path where it gets too deep. */
+export function refuseDeepJson(value: unknown): void {
+  // Iterative on purpose: the value may be deeper than the call stack.
+  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
+  while (stack.length > 0) {
+    const { value: node, depth, path } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= MAX_JSON_DEPTH) throw invalidForm([{ path: path || '_root', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+    for (const [key, child] of Object.entries(node)) {
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1, path: path ? `${path}.${key}` : key });
+    }
+  }
+}
+
+/** Parses a JSON body or payload_json: 400 INVALID_JSON when it is not JSON, INVALID_FORM_BODY when it is too deep. */
+export function parseJsonText(text: string, what: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest('INVALID_JSON', `${what} contains invalid JSON.`);
+  }
+  refuseDeepJson(value);
+  return value;
 }
 
 export function bodyParser(limit: number) {
@@ -19,17 +52,10 @@ export function bodyParser(limit: number) {
     if (type && type !== 'application/json' && !type.endsWith('+json') && !form && type !== 'text/plain') {
       throw new DomainError('invalid', 'UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type ${type}: send application/json`);
     }
+    // raw-body refuses a declared Content-Length over the limit before reading, and a chunked body once it passes it.
     const text = await getRawBody(ctx.req, { limit, length: ctx.request.length, encoding: 'utf8' });
     if (text.trim() === '') return next();
-    if (form) {
-      ctx.request.body = Object.fromEntries(new URLSearchParams(text));
-      return next();
-    }
-    try {
-      ctx.request.body = JSON.parse(text);
-    } catch {
-      throw badRequest('INVALID_JSON', 'The request body contains invalid JSON.');
-    }
+    ctx.request.body = form ? Object.fromEntries(new URLSearchParams(text)) : parseJsonText(text, 'The request body');
     return next();
   };
 }

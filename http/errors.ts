@@ -26,28 +26,35 @@ export function errorHandler(log: Logger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new DomainError('not_found', 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
     } catch (error) {
-      if (error instanceof DomainError) {
-        ctx.status = STATUS[error.kind];
-        ctx.body = {
-          code: error.code,
-          message: error.message,
-          ...(error.errors ? { errors: error.errors } : {}),
-          ...(error instanceof RateLimited ? { retry_after: error.retryAfter, global: false } : {}),
-        };
-        return;
-      }
-      const status = (error as { status?: number; expose?: boolean }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        // Errors thrown by koa itself or by body parsing libraries (e.g. raw-body's 413 and 400).
-        ctx.status = status;
-        ctx.body = { code: httpCode(status), message: (error as Error).message };
-        return;
-      }
-      log.error({ err: error, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
-      ctx.status = 500;
-      ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
+      answer(ctx, error, log);
+      // The rest of a body too large to read is not worth receiving: the connection ends with this answer.
+      if (ctx.status === 413) ctx.set('Connection', 'close');
     }
   };
+}
+
+/** Sets the spec's error body and status for a failure; unexpected ones are logged and answered 500 without detail. */
+function answer(ctx: Context, error: unknown, log: Logger): void {
+  if (error instanceof DomainError) {
+    ctx.status = STATUS[error.kind];
+    ctx.body = {
+      code: error.code,
+      message: error.message,
+      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error instanceof RateLimited ? { retry_after: error.retryAfter, global: false } : {}),
+    };
+    return;
+  }
+  const status = (error as { status?: number; expose?: boolean }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Errors thrown by koa itself or by body parsing libraries (e.g. raw-body's 413 and 400).
+    ctx.status = status;
+    ctx.body = { code: httpCode(status), message: (error as Error).message };
+    return;
+  }
+  log.error({ err: error, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
+  ctx.status = 500;
+  ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
 }
 
 function httpCode(status: number): string {

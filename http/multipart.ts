@@ -1,12 +1,14 @@
 // Multipart message bodies as the widely used API sends them: a `payload_json` part holding the JSON body, and file
 // parts `files[0]`, `files[1]`, … (any other file part name counts in arrival order). At most 10 files of 25 MiB each:
 // a larger file answers 413 FILE_TOO_LARGE, an 11th file 400 TOO_MANY_ATTACHMENTS; either only after the whole
-// request is read, so the client sees the answer instead of a reset connection.
+// request is read (what is past a limit is discarded, not kept), so the client sees the answer instead of a reset
+// connection. The whole body is capped at what the limits allow: past that the request is cut off with a 413.
 import { Busboy } from '@fastify/busboy';
 import type { Context } from 'koa';
 import type { UploadedFile } from '../commands/messages.js';
 import { DomainError, badRequest } from '../domain/errors.js';
 import { MAX_ATTACHMENTS } from '../domain/message.js';
+import { parseJsonText } from './body.js';
 
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
 
@@ -23,7 +25,14 @@ export async function readMessageBody(ctx: Context, jsonLimit: number): Promise<
   return isMultipart(ctx) ? parseMultipart(ctx, jsonLimit) : { payload: ctx.request.body, files: [] };
 }
 
+/** Every file at its limit, payload_json at its limit, and room for the parts' headers and the other fields. */
+const maxMultipartBytes = (jsonLimit: number) => MAX_ATTACHMENTS * MAX_FILE_BYTES + 2 * jsonLimit + 1024 * 1024;
+
+const bodyTooLarge = () => new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'The request body is too large');
+
 function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
+  const cap = maxMultipartBytes(jsonLimit);
+  if ((ctx.request.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
   return new Promise((resolve, reject) => {
     let parser: ReturnType<typeof Busboy>;
     try {
@@ -42,11 +51,11 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
 
     parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
       if (name !== 'payload_json') return;
-      if (valueTruncated) fail(new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'payload_json is too large'));
+      if (valueTruncated) return fail(new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'payload_json is too large'));
       try {
-        payload = JSON.parse(value);
-      } catch {
-        fail(badRequest('INVALID_JSON', 'payload_json is not valid JSON'));
+        payload = parseJsonText(value, 'payload_json');
+      } catch (error) {
+        fail(error as DomainError);
       }
     });
     parser.on('file', (name, stream, filename, _encoding, mimeType) => {
@@ -66,6 +75,16 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
       const uploaded = await Promise.all(files);
       if (failure) reject(failure);
       else resolve({ payload, files: uploaded });
+    });
+    // A chunked body declares no length: count it, and cut it off at the cap instead of reading on without end.
+    let received = 0;
+    ctx.req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= cap) return;
+      ctx.req.unpipe(parser);
+      ctx.req.pause();
+      ctx.set('Connection', 'close');
+      reject(bodyTooLarge());
     });
     ctx.req.pipe(parser);
   });

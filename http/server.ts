@@ -24,14 +24,16 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const handler = app.callback();
   let cert: string | null = null;
   let server: Server | ReturnType<typeof createHttpServer>;
+  // A client that drips its request a byte at a time is cut off: Node checks these timeouts every few seconds.
+  const timeouts = { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 2_000, keepAliveTimeout: 65_000 };
   if (config.plainHttp) {
-    server = createHttpServer(handler);
+    server = createHttpServer(timeouts, handler);
   } else {
     const tls = await loadTls(config.dataDir, config.tls, config.host);
     cert = tls.cert;
-    server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
+    // A TLS handshake gets as long as the request headers do.
+    server = createHttpsServer({ ...timeouts, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout: config.headersTimeoutMs }, handler);
   }
-  server.keepAliveTimeout = 65_000;
   // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
   const gateway = runtime.engines.role === 'api' ? null : new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs });
   await gateway?.start(server);

@@ -14,6 +14,10 @@ export interface Config {
   processId: number;
   logLevel: string;
   jsonBodyLimit: number;
+  /** How long a client may take to send its request headers (HEADERS_TIMEOUT_MS); a slower one is disconnected. */
+  headersTimeoutMs: number;
+  /** How long a client may take to send a whole request, body included (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
   gatewayUrl: string | null;
   gatewayHeartbeatMs: number;
@@ -56,6 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jsonBodyLimit: integer(env, 'JSON_BODY_LIMIT', 8 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
     gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     secretKey: env.SECRET_KEY || null,
     interactionsAllowPrivate: env.INTERACTIONS_ALLOW_PRIVATE === '1' || env.INTERACTIONS_ALLOW_PRIVATE === 'true',
     deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),

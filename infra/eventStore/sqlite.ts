@@ -29,6 +29,11 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
+/** An append whose events are already JSON text, so that nothing inside the transaction can fail for one append's data. */
+interface SerializedAppend extends PendingAppend {
+  rows: { id: string; type: string; data: string; metadata: string; schemaVersion: number }[];
+}
+
 interface EventRow {
   position: number;
   stream_id: string;
@@ -100,25 +105,55 @@ export class SqliteEventStore implements EventStore {
 
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.queue;
+    const batch = this.serialize(this.queue);
     this.queue = [];
     if (batch.length === 0) return;
-    let outcomes: (AppendResult | WrongExpectedVersionError)[];
     try {
-      outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending)))();
-    } catch (error) {
-      for (const pending of batch) pending.reject(error);
-      return;
+      this.commit(batch);
+    } catch {
+      // Something in the batch failed the whole transaction: commit each append alone, so only the faulty one fails.
+      for (const pending of batch) {
+        try {
+          this.commit([pending]);
+        } catch (error) {
+          pending.reject(error);
+        }
+      }
     }
+    for (const subscription of this.subscriptions) subscription.wake();
+  }
+
+  /** The appends whose events serialize; one that does not (a cycle, a bigint, a stack overflow) is refused alone. */
+  private serialize(queue: PendingAppend[]): SerializedAppend[] {
+    const serialized: SerializedAppend[] = [];
+    for (const pending of queue) {
+      try {
+        const rows = pending.events.map((event) => ({
+          id: event.id ?? randomUUID(),
+          type: event.type,
+          data: JSON.stringify(event.data),
+          metadata: JSON.stringify(event.metadata),
+          schemaVersion: event.schemaVersion ?? 1,
+        }));
+        serialized.push({ ...pending, rows });
+      } catch (error) {
+        pending.reject(error);
+      }
+    }
+    return serialized;
+  }
+
+  /** One transaction, one fsync, for the whole batch; throws, having settled nothing, if the transaction fails. */
+  private commit(batch: SerializedAppend[]): void {
+    const outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending)))();
     batch.forEach((pending, i) => {
       const outcome = outcomes[i];
       if (outcome instanceof WrongExpectedVersionError) pending.reject(outcome);
       else pending.resolve(outcome);
     });
-    for (const subscription of this.subscriptions) subscription.wake();
   }
 
-  private appendInTransaction({ streamId, events, expected }: PendingAppend): AppendResult | WrongExpectedVersionError {
+  private appendInTransaction({ streamId, rows, expected }: SerializedAppend): AppendResult | WrongExpectedVersionError {
     const current = this.statements.streamRevision.get(streamId)?.revision ?? null;
     const actual = current === null ? ('no_stream' as const) : BigInt(current);
     const ok =
@@ -129,17 +164,9 @@ export class SqliteEventStore implements EventStore {
     if (!ok) return new WrongExpectedVersionError(streamId, expected, actual);
     let revision = current ?? -1;
     let position = 0;
-    for (const event of events) {
+    for (const row of rows) {
       revision += 1;
-      const info = this.statements.insert.run(
-        streamId,
-        revision,
-        event.id ?? randomUUID(),
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-        event.schemaVersion ?? 1,
-      );
+      const info = this.statements.insert.run(streamId, revision, row.id, row.type, row.data, row.metadata, row.schemaVersion);
       position = Number(info.lastInsertRowid);
     }
     return { nextExpectedRevision: BigInt(revision), position: { commit: BigInt(position), prepare: BigInt(position) } };

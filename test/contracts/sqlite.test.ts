@@ -52,4 +52,36 @@ describe('SQLite event store: group commit', () => {
     expect(await store.readAll({ maxCount: 1000 })).toHaveLength(500);
     await store.close();
   });
+
+  it('refuses an append that cannot be written alone, and commits the rest of its batch', async () => {
+    const store = new SqliteEventStore(file('group'));
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { nested: deep };
+    const good = Array.from({ length: 20 }, (_, i) => store.appendToStream(`good-${i}`, [event]));
+    const tooDeep = store.appendToStream('deep', [{ ...event, data: deep as Record<string, unknown> }]);
+    const unserializable = store.appendToStream('bigint', [{ ...event, data: { n: 1n } as Record<string, unknown> }]);
+    await expect(tooDeep).rejects.toBeInstanceOf(RangeError);
+    await expect(unserializable).rejects.toBeInstanceOf(TypeError);
+    expect(await Promise.all(good)).toHaveLength(20);
+    const stored = await store.readAll({ maxCount: 100 });
+    expect(stored.map((e) => e.streamId).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `good-${i}`).sort());
+    await store.close();
+  });
+
+  it('commits each append alone when the batch transaction fails, so only the faulty append is refused', async () => {
+    const store = new SqliteEventStore(file('group'));
+    const insert = store['statements'].insert;
+    const run = insert.run.bind(insert);
+    // A stand-in for a failure only one append's rows cause inside the transaction (a constraint, a full disk).
+    vi.spyOn(insert, 'run').mockImplementation((...args: unknown[]) => {
+      if (args[0] === 'faulty') throw new Error('constraint failed');
+      return run(...(args as Parameters<typeof run>));
+    });
+    const good = Array.from({ length: 10 }, (_, i) => store.appendToStream(`fine-${i}`, [event]));
+    const faulty = store.appendToStream('faulty', [event]);
+    await expect(faulty).rejects.toThrow('constraint failed');
+    expect(await Promise.all(good)).toHaveLength(10);
+    expect(await store.readAll({ maxCount: 100 })).toHaveLength(10);
+    await store.close();
+  });
 });
