@@ -15,6 +15,7 @@ import type { EventStore } from './eventStore/port.js';
 import type { Logger } from './logger.js';
 import { RemoteProjections } from './remoteProjections.js';
 import { DeliveryWorker } from './delivery.js';
+import { secureDataDir } from './dataDir.js';
 import { EMBEDDED, openEngines, runsDelivery, runsProjectors, selectProjections } from './roles.js';
 import { SecretBox } from './secrets.js';
 
@@ -44,6 +45,7 @@ export async function startRuntime(
 ): Promise<Runtime> {
   // Processes of a distributed deployment seal and open the same secrets: they cannot each generate a key file.
   if (engines.role !== 'all' && !config.secretKey) throw new Error(`ROLE=${engines.role} runs beside other processes: it needs the shared SECRET_KEY`);
+  secureDataDir(config.dataDir);
   const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
   const { store, readStore, blobs, bus, relay, close: closeEngines } = await openEngines(config, engines, log, (error) => onFatal(error, 'relay stopped'));
   const projections = runsProjectors(engines.role)

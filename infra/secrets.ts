@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
+import { PRIVATE_DIR, PRIVATE_FILE } from './dataDir.js';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
 const PARAMS = { N: 16384, r: 8, p: 1 };
@@ -54,8 +55,8 @@ export class SecretBox {
     if (configured) return SecretBox.fromKey(decodeKey(configured));
     if (existsSync(keyFile)) return SecretBox.fromKey(decodeKey((await readFile(keyFile, 'utf8')).trim()));
     const key = randomBytes(32);
-    await mkdir(dirname(keyFile), { recursive: true });
-    await writeFile(keyFile, key.toString('base64'), { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    await mkdir(dirname(keyFile), { recursive: true, mode: PRIVATE_DIR });
+    await writeFile(keyFile, key.toString('base64'), { mode: PRIVATE_FILE, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
     return SecretBox.fromKey(decodeKey((await readFile(keyFile, 'utf8')).trim()));

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
+import { PRIVATE_DIR, PRIVATE_FILE } from './dataDir.js';
 
 export interface TlsMaterial {
   cert: string;
@@ -30,8 +31,8 @@ export async function loadTls(dataDir: string, configured: { certFile: string; k
       },
     ],
   });
-  await mkdir(join(dataDir, 'tls'), { recursive: true });
-  await writeFile(keyFile, pems.private, { mode: 0o600 });
-  await writeFile(certFile, pems.cert);
+  await mkdir(join(dataDir, 'tls'), { recursive: true, mode: PRIVATE_DIR });
+  await writeFile(keyFile, pems.private, { mode: PRIVATE_FILE });
+  await writeFile(certFile, pems.cert, { mode: PRIVATE_FILE });
   return { cert: pems.cert, key: pems.private };
 }

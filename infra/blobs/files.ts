@@ -1,7 +1,9 @@
 // Embedded blob store: one file per blob under DATA_DIR/blobs, written to a temporary name, fsync'd and renamed, so
-// a blob an event refers to is complete on disk before the event is appended.
+// a blob an event refers to is complete on disk before the event is appended. Blobs are private to the service's
+// user like the rest of DATA_DIR (infra/dataDir.ts).
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../dataDir.js';
 import { type Blob, type BlobStore, assertBlobKey } from './port.js';
 
 export class FileBlobStore implements BlobStore {
@@ -14,10 +16,10 @@ export class FileBlobStore implements BlobStore {
 
   async put(key: string, blob: Blob): Promise<void> {
     const path = this.path(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR });
     await writeSmall(`${path}.type`, blob.contentType);
     const temporary = `${path}.${process.pid}.tmp`;
-    const file = await open(temporary, 'w');
+    const file = await open(temporary, 'w', PRIVATE_FILE);
     try {
       await file.writeFile(blob.data);
       await file.sync();
@@ -45,7 +47,7 @@ export class FileBlobStore implements BlobStore {
 }
 
 async function writeSmall(path: string, text: string): Promise<void> {
-  const file = await open(path, 'w');
+  const file = await open(path, 'w', PRIVATE_FILE);
   try {
     await file.writeFile(text);
     await file.sync();

@@ -2,9 +2,8 @@
 // (fsync'd) before an append resolves. Appends that arrive while a commit is under way are queued and written
 // together in the next transaction: one fsync serves them all (group commit).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivateDatabaseFile } from '../dataDir.js';
 import {
   type AppendResult,
   type BatchHandler,
@@ -56,7 +55,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') createPrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
