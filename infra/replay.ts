@@ -16,7 +16,7 @@ import { loadEngineConfig } from './engines.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from './eventStore/port.js';
 import { createLogger } from './logger.js';
-import type { ReadStore } from './readStore/port.js';
+import type { Doc, ReadStore } from './readStore/port.js';
 import { openEngines, selectProjections } from './roles.js';
 
 const PAGE = 1000;
@@ -86,6 +86,13 @@ export async function rebuildReadModels(store: EventStore, readStore: ReadStore,
   if (failure) throw failure;
   progress.update(1, events, true);
   return events;
+}
+
+/** Every document of the projections' collections, by collection in id order: what a rebuild is compared with. */
+export async function snapshotReadModels(readStore: ReadStore, projections: Projection[]): Promise<Record<string, Doc[]>> {
+  const all: Record<string, Doc[]> = {};
+  for (const collection of projections.flatMap((p) => p.collections)) all[collection] = await readStore.find(collection, {}, { sort: { _id: 1 } });
+  return all;
 }
 
 async function* pagesOfLog(store: EventStore, from: Position | undefined): AsyncGenerator<RecordedEvent[]> {
