@@ -60,12 +60,18 @@ function mountApi(api: Router, root: Router) {
   };
 }
 
+/** Every API route, relative to the version prefix. */
+export function apiRouter(deps: HttpDeps): Router {
+  const api = new Router();
+  for (const routes of [accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  return api;
+}
+
 export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const app = new Koa({ proxy: deps.config.plainHttp });
   app.silent = true;
 
-  const api = new Router();
-  for (const routes of [accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  const api = apiRouter(deps);
 
   const root = new Router();
   root.get('/healthz', (ctx) => {
