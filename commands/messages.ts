@@ -1,7 +1,6 @@
 // Messages: send, edit, delete, bulk delete, reactions and pins. Every request is checked whole (channel access,
 // permissions, the body, and the decider run dry on the current state) before anything is stored or appended, so a
 // refused request leaves no trace; files go to the blob store before the event that names them.
-import sharp from 'sharp';
 import { type Component, validateComponents } from '../domain/components.js';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import type { Embed } from '../domain/embeds.js';
@@ -26,6 +25,7 @@ import { Permission, hasPermission, requirePermission } from '../domain/permissi
 import { type PinCommand, pinDecider } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import { snowflakeTimestamp } from '../domain/snowflake.js';
+import { probeImage } from '../infra/images.js';
 import { sha256 } from '../infra/secrets.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
@@ -123,14 +123,9 @@ async function attachmentOf(deps: CommandDeps, file: UploadedFile, entry: Attach
     size: file.data.length,
   };
   if (entry?.description) attachment.description = entry.description;
-  try {
-    const info = await sharp(file.data, { animated: true }).metadata();
-    if (['png', 'jpeg', 'webp', 'gif'].includes(info.format ?? '')) {
-      Object.assign(attachment, { content_type: `image/${info.format}`, width: info.width, height: info.pageHeight ?? info.height });
-    }
-  } catch {
-    // Not an image: kept with its declared type.
-  }
+  // Measured from its header alone: an image too large to render is still a file to keep (the CDN refuses to resize it).
+  const image = await probeImage(file.data);
+  if (image) Object.assign(attachment, { content_type: image.contentType, width: image.width, height: image.height });
   return attachment;
 }
 

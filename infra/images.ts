@@ -1,11 +1,32 @@
 // Image data as the spec's common conventions: data:image/<png|jpeg|webp|gif>;base64,<data>. The bytes are decoded
-// by sharp (libvips), so a file is accepted for what it really is, not for what its data URI claims.
+// by sharp (libvips), so a file is accepted for what it really is, not for what its data URI claims. libvips would
+// also parse SVG, TIFF, PDF, HEIF and more: only data whose magic bytes say PNG, JPEG, WebP or GIF ever reaches it.
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import sharp from 'sharp';
-import { invalidForm } from '../domain/errors.js';
+import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'gif';
 const FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
+const CONTENT_TYPES: readonly string[] = FORMATS.map((format) => `image/${format}`);
+
+/**
+ * The largest image any decode accepts, whatever its file size: 16384 pixels a side, and 50 megapixels in all the
+ * frames decoded (a 50 MP phone photo, 8160×6120, passes; decoded that is up to 200 MB). sharp's own default of
+ * 268 MP would let a 750 KB PNG of 16000×16000 through, to take seconds and gigabytes to decode.
+ */
+export const IMAGE_LIMITS = { side: 16384, pixels: 50_000_000 } as const;
+
+/**
+ * Every render fits this box: a 1×16000 sliver asked for at width 4096 stays 1×4096, not 4096×65,536,000; a
+ * conversion asked for without a size keeps the image's own size only within it.
+ */
+const MAX_OUTPUT_SIDE = 4096;
+
+// One libvips thread per render (the slots below bound how many run at once). No operation cache: each request
+// decodes a buffer of its own, so cached operations would only hold memory.
+sharp.concurrency(1);
+sharp.cache(false);
 
 export interface Image {
   data: Buffer;
@@ -16,28 +37,89 @@ export interface Image {
   hash: string;
 }
 
-export async function inspectImage(data: Buffer, path: string, allowed: readonly string[] = FORMATS): Promise<Image> {
-  let format: string | undefined;
-  let pages = 1;
+/** What an image's header says; no pixel is decoded to know it. */
+export interface ImageInfo {
+  format: ImageFormat;
+  contentType: string;
+  width: number;
+  /** The height of one frame. */
+  height: number;
+  pages: number;
+}
+
+/** Whether a stored file's content type is one of the images the CDN renders and serves inline. */
+export const isImageType = (contentType: string) => CONTENT_TYPES.includes(contentType);
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function sniff(data: Buffer): ImageFormat | undefined {
+  if (data.subarray(0, 8).equals(PNG_SIGNATURE)) return 'png';
+  if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'jpeg';
+  if (data.toString('latin1', 0, 4) === 'RIFF' && data.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  if (/^GIF8[79]a$/.test(data.toString('latin1', 0, 6))) return 'gif';
+  return undefined;
+}
+
+/** The header of PNG, JPEG, WebP or GIF data; undefined for anything else, which is never handed to a decoder. */
+export async function probeImage(data: Buffer): Promise<ImageInfo | undefined> {
+  const sniffed = sniff(data);
+  if (!sniffed) return undefined;
   try {
-    const metadata = await sharp(data, { animated: true }).metadata();
-    format = metadata.format;
-    pages = metadata.pages ?? 1;
+    const { format, width, height, pages } = await sharp(data).metadata();
+    if (format !== sniffed || !width || !height) return undefined;
+    return { format, contentType: `image/${format}`, width, height, pages: pages ?? 1 };
   } catch {
-    throw invalidForm([{ path, message: 'Invalid image data' }]);
+    return undefined;
   }
-  if (!format || !allowed.includes(format)) {
-    throw invalidForm([{ path, message: `Unsupported image format ${format ?? 'unknown'}; use ${allowed.join(', ')}` }]);
+}
+
+/** Why an image may not be decoded (all its frames when animated), or undefined when it may. */
+function overLimits(image: ImageInfo, animated: boolean): string | undefined {
+  const frames = animated ? image.pages : 1;
+  if (image.width <= IMAGE_LIMITS.side && image.height <= IMAGE_LIMITS.side && image.width * image.height * frames <= IMAGE_LIMITS.pixels) return undefined;
+  const size = `${image.width}×${image.height}${frames > 1 ? ` in ${frames} frames` : ''}`;
+  return `Image is too large (${size}): at most ${IMAGE_LIMITS.side} pixels a side and ${IMAGE_LIMITS.pixels / 1e6} megapixels in all frames`;
+}
+
+export async function inspectImage(data: Buffer, path: string, allowed: readonly string[] = FORMATS): Promise<Image> {
+  const image = await probeImage(data);
+  if (!image) throw invalidForm([{ path, message: 'Invalid image data' }]);
+  if (!allowed.includes(image.format)) {
+    throw invalidForm([{ path, message: `Unsupported image format ${image.format}; use ${allowed.join(', ')}` }]);
   }
-  const animated = pages > 1;
+  // The CDN renders animated images with every frame: refused here, a bomb is never stored to be decoded later.
+  const tooLarge = overLimits(image, true);
+  if (tooLarge) throw invalidForm([{ path, message: tooLarge }]);
+  const animated = image.pages > 1;
   const digest = createHash('md5').update(data).digest('hex');
-  return { data, format: format as ImageFormat, contentType: `image/${format}`, animated, hash: animated ? `a_${digest}` : digest };
+  return { data, format: image.format, contentType: image.contentType, animated, hash: animated ? `a_${digest}` : digest };
 }
 
 export async function parseImageDataUri(value: string, path: string, allowed: readonly string[] = FORMATS): Promise<Image> {
   const match = /^data:image\/(png|jpeg|jpg|webp|gif);base64,([A-Za-z0-9+/=\s]+)$/.exec(value);
   if (!match) throw invalidForm([{ path, message: 'Must be a data URI: data:image/<png|jpeg|webp|gif>;base64,<data>' }]);
   return inspectImage(Buffer.from(match[2], 'base64'), path, allowed);
+}
+
+/** Renders at once: a core stays free for the event loop, so image work cannot starve the rest of the server. */
+const RENDER_SLOTS = Math.max(1, availableParallelism() - 1);
+/** Renders that may wait for a slot (each holds its file in memory); past them a render is refused, not queued. */
+const RENDER_QUEUE = 16;
+let rendering = 0;
+const waiting: (() => void)[] = [];
+
+async function inRenderSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (rendering < RENDER_SLOTS) rendering += 1;
+  else if (waiting.length < RENDER_QUEUE) await new Promise<void>((resolve) => waiting.push(resolve));
+  else throw new DomainError('rate_limited', 'IMAGE_QUEUE_FULL', 'Too many images are being processed; try again shortly');
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the next waiter, if any.
+    const next = waiting.shift();
+    if (next) next();
+    else rendering -= 1;
+  }
 }
 
 export interface RenderOptions {
@@ -50,11 +132,26 @@ export interface RenderOptions {
 
 const QUALITY = { high: 80, low: 20, lossless: 100 } as const;
 
-/** Re-encodes an image in another format or size for the CDN's query parameters. */
+/**
+ * Re-encodes an image in another format or size for the CDN's query parameters. Data that is not a PNG, JPEG, WebP
+ * or GIF image, or that does not decode, is refused with 400 NOT_AN_IMAGE; one over IMAGE_LIMITS with 400
+ * IMAGE_TOO_LARGE; and when too many renders are under way, with 429 IMAGE_QUEUE_FULL.
+ */
 export async function renderImage(data: Buffer, options: RenderOptions): Promise<{ data: Buffer; contentType: string }> {
-  let image = sharp(data, { animated: options.animated ?? false });
-  if (options.width || options.height) image = image.resize({ width: options.width, height: options.height, fit: 'inside', withoutEnlargement: false });
-  const format = options.format ?? ((await sharp(data).metadata()).format as ImageFormat);
+  const info = await probeImage(data);
+  if (!info) throw badRequest('NOT_AN_IMAGE', 'The file is not a PNG, JPEG, WebP or GIF image');
+  const animated = options.animated ?? false;
+  const tooLarge = overLimits(info, animated);
+  if (tooLarge) throw badRequest('IMAGE_TOO_LARGE', tooLarge);
+  const sized = Boolean(options.width || options.height);
+  // libvips checks the pixel limit again as it opens the data.
+  let image = sharp(data, { animated, limitInputPixels: IMAGE_LIMITS.pixels }).resize({
+    width: options.width ?? MAX_OUTPUT_SIDE,
+    height: options.height ?? MAX_OUTPUT_SIDE,
+    fit: 'inside',
+    withoutEnlargement: !sized,
+  });
+  const format = options.format ?? info.format;
   const quality = QUALITY[options.quality ?? 'high'];
   const lossless = options.quality === 'lossless';
   switch (format) {
@@ -71,5 +168,12 @@ export async function renderImage(data: Buffer, options: RenderOptions): Promise
       image = image.gif();
       break;
   }
-  return { data: await image.toBuffer(), contentType: `image/${format}` };
+  const output = await inRenderSlot(async () => {
+    try {
+      return await image.toBuffer();
+    } catch {
+      throw badRequest('NOT_AN_IMAGE', 'The image data could not be decoded');
+    }
+  });
+  return { data: output, contentType: `image/${format}` };
 }

@@ -1,8 +1,10 @@
-// The user content CDN (no authentication): avatars and guild icons, in the stored format or converted and resized on request.
+// The user content CDN (no authentication): avatars, guild icons and attachments, in the stored format or converted and
+// resized on request. Everything it serves was uploaded by someone, from the API's own origin: no answer is ever sniffed
+// or run as a document, and only PNG, JPEG, WebP and GIF are shown inline; anything else (SVG, HTML, XML...) downloads.
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../../domain/errors.js';
-import { type ImageFormat, renderImage } from '../../infra/images.js';
+import { type ImageFormat, isImageType, renderImage } from '../../infra/images.js';
 import type { HttpDeps } from '../context.js';
 import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
@@ -29,14 +31,14 @@ const iconParams = {
   required: ['guildId', 'file'],
 } as const;
 
-/** Serves a stored image in the format its file name asks for, resized as the query says. */
+/** Serves a stored image in the format its file name asks for, fit inside a square of the query's size. */
 async function serveImage(deps: HttpDeps, ctx: Context, key: string, file: string, unknown: () => Error) {
   const query = parseQuery(imageQuery, ctx.query);
   const [hash, ext] = file.split('.');
   const blob = await deps.blobs.get(`${key}/${hash}`);
   if (!blob) throw unknown();
   const format: ImageFormat = ext === 'jpg' ? 'jpeg' : (ext as ImageFormat);
-  const image = await renderImage(blob.data, { format, width: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
+  const image = await renderImage(blob.data, { format, width: query.size, height: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
   ctx.set('Cache-Control', 'public, max-age=86400, immutable');
   ctx.type = image.contentType;
   ctx.body = image.data;
@@ -47,6 +49,9 @@ const attachmentParams = {
   properties: { channelId: snowflakeSchema, attachmentId: snowflakeSchema, filename: { type: 'string', pattern: '^[\\w.-]{1,128}$' } },
   required: ['channelId', 'attachmentId', 'filename'],
 } as const;
+
+/** A media type (RFC 9110 tokens). Uploaders declare what they like, and some of it cannot even be a header. */
+const MEDIA_TYPE = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+$/;
 
 /** The spec's attachment query: without width, height, format or a lossy quality, the original file is served. */
 const attachmentQuery = {
@@ -62,6 +67,12 @@ const attachmentQuery = {
 
 export function cdnRoutes(deps: HttpDeps): Router {
   const router = new Router();
+
+  router.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    await next();
+  });
 
   router.get('/avatars/:userId/:file', async (ctx) => {
     const { userId, file } = parseBody(avatarParams, ctx.params);
@@ -80,12 +91,10 @@ export function cdnRoutes(deps: HttpDeps): Router {
     const blob = await deps.blobs.get(`attachments/${channelId}/${attachmentId}/${filename}`);
     if (!blob) throw notFound('UNKNOWN_ATTACHMENT', 'Unknown Attachment');
     ctx.set('Cache-Control', 'public, max-age=86400, immutable');
-    // Uploaded files are served from the API's origin: never sniffed, and anything but an image is a download.
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    const image = blob.contentType.startsWith('image/');
+    const image = isImageType(blob.contentType);
     if (!query.width && !query.height && !query.format && query.quality === 'lossless') {
       if (!image) ctx.set('Content-Disposition', 'attachment');
-      ctx.type = blob.contentType;
+      ctx.type = MEDIA_TYPE.test(blob.contentType) ? blob.contentType : 'application/octet-stream';
       ctx.body = blob.data;
       return;
     }
