@@ -37,11 +37,15 @@ export function errorHandler(log: Logger) {
 function answer(ctx: Context, error: unknown, log: Logger): void {
   if (error instanceof DomainError) {
     ctx.status = STATUS[error.kind];
+    // Every 429 says when to come back: a client without Retry-After retries at once, in a loop. A refusal that is
+    // not a bucket's (a full image queue) clears within a second.
+    const retryAfter = error instanceof RateLimited ? error.retryAfter : error.kind === 'rate_limited' ? 1 : null;
+    if (retryAfter !== null && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(Math.ceil(retryAfter)));
     ctx.body = {
       code: error.code,
       message: error.message,
       ...(error.errors ? { errors: error.errors } : {}),
-      ...(error instanceof RateLimited ? { retry_after: error.retryAfter, global: false } : {}),
+      ...(retryAfter !== null ? { retry_after: retryAfter, global: false } : {}),
     };
     return;
   }
