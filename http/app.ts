@@ -43,6 +43,15 @@ async function emptyNoContent(ctx: Context, next: Next) {
   }
 }
 
+/**
+ * JSON answers say `application/json` exactly, as the widely used API does: koa adds `; charset=utf-8`, and clients
+ * such as discord.py compare the whole header and read anything else as text. JSON is UTF-8 by definition.
+ */
+async function exactJsonType(ctx: Context, next: Next) {
+  await next();
+  if (ctx.response.is('json')) ctx.set('Content-Type', 'application/json');
+}
+
 /** Routes API requests by the path after its version prefix; a request outside /api goes to the CDN router. */
 function mountApi(api: Router, root: Router) {
   const apiRoutes = api.routes();
@@ -81,6 +90,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const cdn = cdnRoutes(deps);
   root.use(cdn.routes());
 
+  app.use(exactJsonType);
   app.use(errorHandler(deps.log));
   app.use(emptyNoContent);
   app.use(requestId);
