@@ -26,10 +26,18 @@ export interface OutboundResponse {
 /** The bot's answer is not used; reading a little of it lets a well-behaved server finish, more is not worth holding. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** Only global unicast is public; loopback, private, link-local, CGNAT, IPv4-mapped private etc. all fall outside it. */
+/** IANA's global unicast block: IPv6 outside it is special-purpose or unassigned, whatever ipaddr.js names its range. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Only global unicast is public; loopback, private, link-local, CGNAT, IPv4-mapped private etc. all fall outside it.
+ * ipaddr.js calls every IPv6 address outside its special ranges 'unicast', the deprecated IPv4-compatible ::/96
+ * (::7f00:1, which a URL makes of [::127.0.0.1]) among them, so IPv6 must also lie in 2000::/3.
+ */
 function isPublicAddress(address: string): boolean {
   try {
-    return ipaddr.process(address).range() === 'unicast';
+    const parsed = ipaddr.process(address);
+    return parsed.range() === 'unicast' && (parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6));
   } catch {
     return false;
   }

@@ -6,8 +6,20 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getDefaultAutoSelectFamily, setDefaultAutoSelectFamily } from 'node:net';
 import selfsigned from 'selfsigned';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkOutboundUrl, OutboundUrlError, postJson, type OutboundRefusal } from '../../infra/outbound.js';
+
+/** Names under .dns.test answer what `answers` holds for them: a DNS the test controls, without the network. */
+const answers = new Map<string, string[]>();
+vi.mock('node:dns', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:dns')>();
+  const lookup = (hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    if (!hostname.endsWith('.dns.test')) return real.lookup(hostname, options as never, callback as never);
+    const addresses = (answers.get(hostname) ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    process.nextTick(() => callback(null, addresses));
+  };
+  return { ...real, lookup };
+});
 
 interface Received {
   method: string;
@@ -181,6 +193,16 @@ describe('outbound URLs without allowPrivate (production)', () => {
     'https://0.0.0.0/',
     'https://2130706433/',
     'https://224.0.0.1/',
+    // Other spellings a URL parser turns into the same addresses.
+    'https://[::]/',
+    'https://[::127.0.0.1]/',
+    'https://[::a9fe:a9fe]/',
+    'https://[::ffff:a9fe:a9fe]/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://[fc00::1]/',
+    'https://127.1/',
+    'https://0x7f000001/',
+    'https://017700000001/',
   ];
 
   it('refuses private, loopback, link-local and metadata addresses at check time', async () => {
@@ -217,6 +239,27 @@ describe('outbound URLs without allowPrivate (production)', () => {
     expect(await refusal(postJson(`http://127.0.0.1:${port}/hook`, body, headers, dev))).toBe('not_https');
     expect(await refusal(postJson('not a url', body, headers, prod))).toBe('invalid_url');
     expect(received).toEqual([]);
+  });
+
+  it('refuses names whose DNS answer holds a non-public address in any form, at check and at delivery time', async () => {
+    const publicAddress = '93.184.215.14';
+    for (const address of ['::7f00:1', '::ffff:7f00:1', '::', '0.0.0.0', '::ffff:a9fe:a9fe', '169.254.169.254', 'fe80::1', 'fc00::1', '100.64.0.1']) {
+      answers.set('bot.dns.test', [publicAddress, address]);
+      expect(await refusal(checkOutboundUrl('https://bot.dns.test/hook', { allowPrivate: false })), address).toBe('private_address');
+      // Rebinding: public when the URL was set, private when a delivery connects.
+      answers.set('bot.dns.test', [publicAddress]);
+      await expect(checkOutboundUrl('https://bot.dns.test/hook', { allowPrivate: false })).resolves.toBeUndefined();
+      answers.set('bot.dns.test', [address]);
+      for (const autoSelect of [true, false]) {
+        const previous = getDefaultAutoSelectFamily();
+        setDefaultAutoSelectFamily(autoSelect);
+        try {
+          expect(await refusal(postJson('https://bot.dns.test/hook', body, headers, prod)), address).toBe('private_address');
+        } finally {
+          setDefaultAutoSelectFamily(previous);
+        }
+      }
+    }
   });
 
   it('accepts public IP literals without DNS', async () => {
