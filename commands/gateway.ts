@@ -1,25 +1,31 @@
-// Gateway session starts: each IDENTIFY is recorded, and refused past the 24-hour session start limit.
-import { SESSION_START_WINDOW_MS, gatewaySessionDecider, sessionStartLimit } from '../domain/gatewaySession.js';
+// Gateway session starts: each IDENTIFY claims a start on its user's stream, refused past the 24-hour session start
+// limit; GET /gateway/bot counts the same starts on the read model.
+import { DomainError } from '../domain/errors.js';
+import { SESSION_START_WINDOW_MS, sessionStartLimit, sessionStartsDecider } from '../domain/gatewaySession.js';
+import type { Config } from '../infra/config.js';
+import { WrongExpectedVersionError } from '../infra/eventStore/port.js';
 import type { GatewaySessionDoc } from '../projections/gatewaySessions.js';
 import { type CommandDeps, metadata } from './deps.js';
 
-async function recentStarts(deps: CommandDeps, userId: string, now: number): Promise<number[]> {
-  const docs = await deps.readStore.find<GatewaySessionDoc>('gateway_sessions', { user_id: userId, started_at: { $gt: now - SESSION_START_WINDOW_MS } });
-  return docs.map((d) => d.started_at);
+const sessionStartsStream = (userId: string) => `gateway-session-starts-${userId}`;
+
+type LimitDeps = CommandDeps & { config: Pick<Config, 'gatewaySessionStartLimit'> };
+
+/**
+ * Claims one of the user's session starts, or throws SESSION_START_LIMIT; SESSION_START_CONCURRENCY when other
+ * IDENTIFYs of the same user won every retry (more at once than max_concurrency allows: try again shortly).
+ */
+export async function startGatewaySession(deps: LimitDeps, input: { sessionId: string; userId: string; intents: number; shard: [number, number] }) {
+  const command = { type: 'StartGatewaySession' as const, ...input, at: Date.now(), limit: deps.config.gatewaySessionStartLimit };
+  const claimed = await deps.commands.handle(sessionStartsStream(input.userId), sessionStartsDecider, command, metadata({ actorId: input.userId })).catch((error: unknown) => {
+    if (error instanceof WrongExpectedVersionError) throw new DomainError('rate_limited', 'SESSION_START_CONCURRENCY', 'Too many concurrent IDENTIFYs');
+    throw error;
+  });
+  await deps.settle(claimed.position);
 }
 
-export async function startGatewaySession(deps: CommandDeps, input: { sessionId: string; userId: string; intents: number; shard: [number, number] }) {
-  const starts = await recentStarts(deps, input.userId, Date.now());
-  const { position } = await deps.commands.handle(
-    `gateway-session-${input.sessionId}`,
-    gatewaySessionDecider,
-    { type: 'StartGatewaySession', ...input, startsInWindow: starts.length },
-    metadata({ actorId: input.userId }),
-  );
-  await deps.settle(position);
-}
-
-export async function sessionStartLimitOf(deps: CommandDeps, userId: string) {
+export async function sessionStartLimitOf(deps: LimitDeps, userId: string) {
   const now = Date.now();
-  return sessionStartLimit(await recentStarts(deps, userId, now), now);
+  const docs = await deps.readStore.find<GatewaySessionDoc>('gateway_sessions', { user_id: userId, started_at: { $gt: now - SESSION_START_WINDOW_MS } });
+  return sessionStartLimit(docs.map((d) => d.started_at), now, deps.config.gatewaySessionStartLimit);
 }

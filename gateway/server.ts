@@ -175,6 +175,11 @@ export class Gateway {
         connection.close(CloseCode.RateLimited, error.message);
         return null;
       }
+      // More IDENTIFYs at once than max_concurrency: the widely used API answers Invalid Session; the client may identify again.
+      if (error instanceof DomainError && error.code === 'SESSION_START_CONCURRENCY') {
+        connection.send(JSON.stringify({ op: Op.InvalidSession, d: false }));
+        return null;
+      }
       throw error;
     }
     const snapshot = await this.snapshots.ready(token.user_id);

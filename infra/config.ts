@@ -21,6 +21,8 @@ export interface Config {
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
   gatewayUrl: string | null;
   gatewayHeartbeatMs: number;
+  /** IDENTIFYs one user may make in 24 hours (GATEWAY_SESSION_START_LIMIT; 1000, as in the widely used API). */
+  gatewaySessionStartLimit: number;
   /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
   secretKey: string | null;
   /** Development only (INTERACTIONS_ALLOW_PRIVATE=1): interaction URLs may be private or loopback, with self-signed certificates. */
@@ -58,10 +60,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processId: integer(env, 'PROCESS_ID', 0, 0, 31),
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: integer(env, 'JSON_BODY_LIMIT', 8 * 1024 * 1024, 1024, 512 * 1024 * 1024),
-    gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
-    gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
+    gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
+    gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
+    gatewaySessionStartLimit: integer(env, 'GATEWAY_SESSION_START_LIMIT', 1000, 1, 1_000_000),
     secretKey: env.SECRET_KEY || null,
     interactionsAllowPrivate: env.INTERACTIONS_ALLOW_PRIVATE === '1' || env.INTERACTIONS_ALLOW_PRIVATE === 'true',
     deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),
