@@ -157,7 +157,7 @@ export function requirePermission(permissions: bigint, required: bigint): void {
   if (!hasPermission(permissions, required)) throw missingPermissions();
 }
 
-/** A bitfield a client sent as a decimal string, in its canonical form, keeping only bits that name permissions. */
-export function normalizePermissions(value: string): string {
+/** A bitfield a client sent (a decimal string or a safe integer), in its canonical form, keeping only bits that name permissions. */
+export function normalizePermissions(value: string | number): string {
   return (BigInt(value) & ALL_PERMISSIONS).toString();
 }

@@ -1,7 +1,8 @@
 // Snowflake ids as the spec's table: 42-bit ms since the service epoch, 5-bit worker, 5-bit process, 12-bit sequence.
 export const SERVICE_EPOCH = 1420070400000n;
 const MAX_SEQUENCE = 0xfffn;
-const MAX_SNOWFLAKE = (1n << 64n) - 1n;
+/** Ids are 64-bit unsigned integers. */
+export const MAX_SNOWFLAKE = (1n << 64n) - 1n;
 
 export interface SnowflakeOptions {
   workerId: number;

@@ -3,7 +3,6 @@ import { snowflakeSortKey } from '../domain/snowflake.js';
 import type { Doc, Filter, ReadStore } from '../infra/readStore/port.js';
 import { snowflakeSchema } from './validation.js';
 
-export const nullableSnowflake = { type: ['string', 'null'], pattern: '^[0-9]{1,20}$' } as const;
 export const guildParams = { type: 'object', properties: { guildId: snowflakeSchema }, required: ['guildId'] } as const;
 export const channelParams = { type: 'object', properties: { channelId: snowflakeSchema }, required: ['channelId'] } as const;
 

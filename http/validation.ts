@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { type FieldError, invalidForm } from '../domain/errors.js';
+import { MAX_SNOWFLAKE } from '../domain/snowflake.js';
 
 const addFormats = formatsPlugin as unknown as (ajv: Ajv) => Ajv;
 const bodies = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
@@ -67,4 +68,55 @@ export function parseQuery<const S extends JSONSchema, T = FromSchema<S>>(schema
   return check(queries, schema, { ...query }) as T;
 }
 
-export const snowflakeSchema = { type: 'string', pattern: '^[0-9]{1,20}$' } as const;
+/**
+ * A pattern for the decimal strings of 0..max with at most max's digits (leading zeros allowed): shorter strings, then
+ * for each digit of max one alternative that keeps max's prefix and puts a lower digit there, then max itself.
+ */
+function decimalAtMost(max: bigint): string {
+  const digits = max.toString();
+  const rest = (n: number) => (n ? `[0-9]{${n}}` : '');
+  const lower = [...digits].flatMap((d, i) => (d === '0' ? [] : [`${digits.slice(0, i)}[0-${Number(d) - 1}]${rest(digits.length - 1 - i)}`]));
+  return `^(?:[0-9]{1,${digits.length - 1}}|${[...lower, digits].join('|')})$`;
+}
+
+/** The decimal string of a 64-bit unsigned integer: what an id or a bitfield is in the widely used API. */
+const UINT64_PATTERN = decimalAtMost(MAX_SNOWFLAKE);
+
+/** Every id in a path, query or body; a wider value is refused, since no id can have it. */
+export const snowflakeSchema = { type: 'string', pattern: UINT64_PATTERN } as const;
+export const nullableSnowflakeSchema = { type: ['string', 'null'], pattern: UINT64_PATTERN } as const;
+
+/**
+ * A 64-bit unsigned integer where a JSON number is also taken: its decimal string, or an integer small enough to be
+ * exact (a larger one has lost its low digits in JSON.parse, and 1e21 would reach BigInt as "1e+21").
+ */
+export const uint64Schema = { type: ['string', 'integer'], pattern: UINT64_PATTERN, minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+/**
+ * A permission bitfield (roles, overwrites). The widely used API sends them as decimal strings, takes integers too,
+ * and drops the bits it does not know, so any 64-bit value is taken and the domain keeps the bits that name
+ * permissions; its clients hold bitfields in 64 bits, so anything wider cannot be one and is refused.
+ */
+export const bitfieldSchema = uint64Schema;
+
+/** The widely used API's integer fields (positions, filters) are 32-bit. */
+export const MAX_INT32 = 2 ** 31 - 1;
+
+/**
+ * An integer query parameter. ajv coerces an overflowing string such as "1e309" to Infinity and then skips every
+ * numeric keyword (ajv-validator/ajv#2212); the nested type check sees the coerced value and refuses it.
+ */
+export const queryInteger = (minimum: number, maximum: number) => ({ type: 'integer', minimum, maximum, allOf: [{ type: 'integer' }] }) as const;
+
+/** A list's page size: 1 to `maximum`, `fallback` when not given. */
+export const pageLimit = <const D extends number>(maximum: number, fallback: D) => ({ ...queryInteger(1, maximum), default: fallback }) as const;
+
+/**
+ * An RFC 3339 timestamp that Date can hold: ajv's date-time also takes a leap second (23:59:60) and an offset of
+ * hours alone, which Date.parse reads as NaN; the pattern leaves those out and the format checks the calendar.
+ */
+export const timestampSchema = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})$',
+} as const;

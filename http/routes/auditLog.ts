@@ -12,16 +12,16 @@ import type { HttpDeps } from '../context.js';
 import { findPage, guildParams } from '../params.js';
 import { auditEntryObject, partialUser } from '../presenters.js';
 import { rateLimit } from '../rateLimit.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { MAX_INT32, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
 
 const auditQuery = {
   type: 'object',
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    limit: pageLimit(100, 50),
     before: snowflakeSchema,
     after: snowflakeSchema,
     user_id: snowflakeSchema,
-    action_type: { type: 'integer', minimum: 1 },
+    action_type: queryInteger(1, MAX_INT32),
   },
 } as const;
 

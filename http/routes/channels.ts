@@ -11,15 +11,13 @@ import type { ChannelDoc } from '../../projections/channels.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
-import { channelParams, guildParams, nullableSnowflake } from '../params.js';
+import { channelParams, guildParams } from '../params.js';
 import { channelObject } from '../presenters.js';
-import { type FromSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { type FromSchema, MAX_INT32, bitfieldSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
 
-/** Bitfields as decimal strings (the widely used API's form) or as integers. */
-const bits = { type: ['string', 'integer'], pattern: '^[0-9]{1,20}$', minimum: 0 } as const;
 const overwriteSchema = {
   type: 'object',
-  properties: { id: snowflakeSchema, type: { type: 'integer', enum: [0, 1] }, allow: bits, deny: bits },
+  properties: { id: snowflakeSchema, type: { type: 'integer', enum: [0, 1] }, allow: bitfieldSchema, deny: bitfieldSchema },
   required: ['id', 'type'],
   additionalProperties: false,
 } as const;
@@ -27,13 +25,13 @@ const overwriteSchema = {
 const channelFieldsSchema = {
   name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
   type: { type: 'integer', enum: GUILD_CHANNEL_TYPE_NUMBERS },
-  position: { type: ['integer', 'null'], minimum: 0 },
+  position: { type: ['integer', 'null'], minimum: 0, maximum: MAX_INT32 },
   topic: { type: ['string', 'null'], maxLength: 1024 },
   nsfw: { type: 'boolean' },
   rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
   bitrate: { type: 'integer', minimum: 8000, maximum: 384000 },
   user_limit: { type: 'integer', minimum: 0, maximum: 99 },
-  parent_id: nullableSnowflake,
+  parent_id: nullableSnowflakeSchema,
   rtc_region: { type: ['string', 'null'], maxLength: 32 },
   video_quality_mode: { type: 'integer', enum: [1, 2] },
   default_auto_archive_duration: { type: 'integer', enum: [60, 1440, 4320, 10080] },
@@ -47,7 +45,7 @@ const moveChannelsSchema = {
   type: 'array',
   items: {
     type: 'object',
-    properties: { id: snowflakeSchema, position: { type: ['integer', 'null'], minimum: 0 }, parent_id: nullableSnowflake, lock_permissions: { type: ['boolean', 'null'] } },
+    properties: { id: snowflakeSchema, position: { type: ['integer', 'null'], minimum: 0, maximum: MAX_INT32 }, parent_id: nullableSnowflakeSchema, lock_permissions: { type: ['boolean', 'null'] } },
     required: ['id'],
     additionalProperties: false,
   },

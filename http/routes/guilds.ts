@@ -10,10 +10,10 @@ import type { MemberDoc } from '../../projections/members.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
-import { findPage, guildParams, nullableSnowflake } from '../params.js';
+import { findPage, guildParams } from '../params.js';
 import { guildObject, partialGuild } from '../presenters.js';
 import { rateLimit } from '../rateLimit.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 const guildName = { type: 'string', minLength: 2, maxLength: 100, pattern: '\\S' } as const;
 
@@ -34,22 +34,21 @@ const updateGuildSchema = {
     verification_level: { type: 'integer', minimum: 0, maximum: 4 },
     default_message_notifications: { type: 'integer', minimum: 0, maximum: 1 },
     explicit_content_filter: { type: 'integer', minimum: 0, maximum: 2 },
-    afk_channel_id: nullableSnowflake,
+    afk_channel_id: nullableSnowflakeSchema,
     afk_timeout: { type: 'integer', enum: [60, 300, 900, 1800, 3600] },
-    system_channel_id: nullableSnowflake,
+    system_channel_id: nullableSnowflakeSchema,
     system_channel_flags: { type: 'integer', minimum: 0, maximum: 255 },
     preferred_locale: { type: 'string', minLength: 2, maxLength: 10 },
   },
   additionalProperties: false,
 } as const;
 
-
 const myGuildsQuery = {
   type: 'object',
   properties: {
     before: snowflakeSchema,
     after: snowflakeSchema,
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 200 },
+    limit: pageLimit(200, 200),
     with_counts: { type: 'boolean' },
   },
 } as const;

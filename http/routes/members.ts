@@ -11,25 +11,19 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { findPage, guildParams } from '../params.js';
 import { banObject, memberObject } from '../presenters.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
-/** PATCH accepts @me for the caller, as the widely used API's "modify current member". */
-const editableMemberParams = {
-  type: 'object',
-  properties: { guildId: snowflakeSchema, userId: { type: 'string', pattern: '^([0-9]{1,20}|@me)$' } },
-  required: ['guildId', 'userId'],
-} as const;
 const memberRoleParams = {
   type: 'object',
   properties: { guildId: snowflakeSchema, userId: snowflakeSchema, roleId: snowflakeSchema },
   required: ['guildId', 'userId', 'roleId'],
 } as const;
 
-const membersQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 1 }, after: snowflakeSchema } } as const;
+const membersQuery = { type: 'object', properties: { limit: pageLimit(1000, 1), after: snowflakeSchema } } as const;
 const bansQuery = {
   type: 'object',
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 }, after: snowflakeSchema, before: snowflakeSchema },
+  properties: { limit: pageLimit(1000, 1000), after: snowflakeSchema, before: snowflakeSchema },
 } as const;
 
 const updateMemberSchema = {
@@ -77,11 +71,11 @@ export function memberRoutes(deps: HttpDeps): Router {
 
   router.patch('/guilds/:guildId/members/:userId', async (ctx) => {
     const meta = actorMeta(ctx);
-    const params = parseBody(editableMemberParams, ctx.params);
-    const userId = params.userId === '@me' ? meta.actorId : params.userId;
+    // @me names the caller, as the widely used API's "modify current member".
+    const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
     const body = parseBody(updateMemberSchema, ctx.request.body);
-    await runGuildCommand(deps, meta, params.guildId, { type: 'UpdateMember', actorId: meta.actorId, userId, nick: body.nick, roles: body.roles as string[] | undefined });
-    ctx.body = await fetchMember(params.guildId, userId);
+    await runGuildCommand(deps, meta, guildId, { type: 'UpdateMember', actorId: meta.actorId, userId, nick: body.nick, roles: body.roles as string[] | undefined });
+    ctx.body = await fetchMember(guildId, userId);
   });
 
   router.delete('/guilds/:guildId/members/:userId', async (ctx) => {

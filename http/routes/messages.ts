@@ -33,7 +33,7 @@ import { messageObject } from '../messagePresenters.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams } from '../params.js';
 import { userObject } from '../presenters.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { pageLimit, parseBody, parseQuery, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
 
 /** Embed URLs: web links, or attachment://filename for a file of the same message. */
 const urlSchema = { type: 'string', maxLength: 2048, pattern: '^(https?|attachment)://' } as const;
@@ -50,7 +50,7 @@ export const embedSchema = {
     type: { type: 'string', enum: ['rich', 'image', 'video', 'gifv', 'article', 'link'] },
     description: { type: 'string', maxLength: 4096 },
     url: urlSchema,
-    timestamp: { type: 'string', format: 'date-time' },
+    timestamp: timestampSchema,
     color: { type: ['integer', 'null'], minimum: 0, maximum: 0xffffff },
     footer: { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 2048 }, icon_url: urlSchema }, required: ['text'] },
     image: mediaSchema,
@@ -88,7 +88,8 @@ const attachmentsSchema = {
   items: {
     type: 'object',
     properties: {
-      id: { type: ['string', 'integer'], pattern: '^[0-9]{1,20}$', minimum: 0 },
+      // A file's index for a new upload, or an existing attachment's id.
+      id: uint64Schema,
       filename: { type: ['string', 'null'], minLength: 1, maxLength: 1024 },
       description: { type: ['string', 'null'], maxLength: 1024 },
     },
@@ -131,13 +132,13 @@ const editSchema = {
 
 const listQuery = {
   type: 'object',
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, before: snowflakeSchema, after: snowflakeSchema, around: snowflakeSchema },
+  properties: { limit: pageLimit(100, 50), before: snowflakeSchema, after: snowflakeSchema, around: snowflakeSchema },
 } as const;
 const reactorsQuery = {
   type: 'object',
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 }, after: snowflakeSchema, type: { type: 'integer', enum: [0, 1], default: 0 } },
+  properties: { limit: pageLimit(100, 25), after: snowflakeSchema, type: { type: 'integer', enum: [0, 1], default: 0 } },
 } as const;
-const pinsQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 50, default: 50 }, before: { type: 'string', format: 'date-time' } } } as const;
+const pinsQuery = { type: 'object', properties: { limit: pageLimit(50, 50), before: timestampSchema } } as const;
 const bulkDeleteSchema = { type: 'object', properties: { messages: { type: 'array', items: snowflakeSchema } }, required: ['messages'] } as const;
 
 const messageParams = { type: 'object', properties: { channelId: snowflakeSchema, messageId: snowflakeSchema }, required: ['channelId', 'messageId'] } as const;

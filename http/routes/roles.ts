@@ -11,15 +11,14 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
 import { roleObject } from '../presenters.js';
-import { type FromSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { type FromSchema, MAX_INT32, bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
 
-const permissionsString = { type: 'string', pattern: '^[0-9]{1,20}$' } as const;
 const rgb = { type: 'integer', minimum: 0, maximum: 0xffffff } as const;
 const roleSchema = {
   type: 'object',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100 },
-    permissions: permissionsString,
+    permissions: bitfieldSchema,
     color: rgb,
     // The widely used API's newer form of the colour; gradients need a feature this service does not have.
     colors: {
@@ -41,7 +40,7 @@ const positionsSchema = {
   type: 'array',
   items: {
     type: 'object',
-    properties: { id: snowflakeSchema, position: { type: ['integer', 'null'], minimum: 1 } },
+    properties: { id: snowflakeSchema, position: { type: ['integer', 'null'], minimum: 1, maximum: MAX_INT32 } },
     required: ['id'],
     additionalProperties: false,
   },

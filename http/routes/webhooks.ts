@@ -21,6 +21,7 @@ import { renderCodehostEvent } from '../../domain/codehost.js';
 import { badRequest, invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
+import { snowflakeSortKey } from '../../domain/snowflake.js';
 import { unknownWebhook } from '../../domain/webhook.js';
 import { parseImageDataUri } from '../../infra/images.js';
 import type { Filter } from '../../infra/readStore/port.js';
@@ -33,7 +34,7 @@ import { messageObject } from '../messagePresenters.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams, guildParams } from '../params.js';
 import { partialUser } from '../presenters.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { sendSchema } from './messages.js';
 
 const webhookName = { type: 'string', minLength: 1, maxLength: 80, pattern: '\\S' } as const;
@@ -66,7 +67,7 @@ const codehostHeaders = {
   properties: { 'x-codehost-event': { type: 'string', minLength: 1, maxLength: 64 }, 'x-codehost-delivery': { type: 'string', minLength: 1, maxLength: 128 } },
   required: ['x-codehost-event'],
 } as const;
-const interactionsQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, before: snowflakeSchema } } as const;
+const interactionsQuery = { type: 'object', properties: { limit: pageLimit(100, 50), before: snowflakeSchema } } as const;
 
 const webhookParams = { type: 'object', properties: { webhookId: snowflakeSchema }, required: ['webhookId'] } as const;
 const tokenParams = {
@@ -172,7 +173,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
   router.get('/webhooks/:webhookId/interactions', async (ctx) => {
     const webhook = await managed(ctx);
     const query = parseQuery(interactionsQuery, ctx.query);
-    const filter = { webhook_id: webhook.id, ...(query.before ? { _id: { $lt: query.before } } : {}) };
+    const filter = { webhook_id: webhook.id, ...(query.before ? { _id: { $lt: snowflakeSortKey(query.before) } } : {}) };
     const docs = await deps.readStore.find<InteractionDoc>('interactions', filter, { sort: { _id: -1 }, limit: query.limit });
     ctx.body = docs.map(({ _id, ...doc }) => ({ id: _id, ...doc }));
   });
