@@ -2,7 +2,7 @@
 // GUILD_CREATE with `unavailable: false`, channels with guild_id and string bitfields, roles with @everyone
 // (id = guild id), and members with their user objects. The gateway projector waits for the read models to include
 // an event before building from them.
-import { channelObject, guildObject, memberObject, partialUser, roleObject } from '../http/presenters.js';
+import { apiTimestamp, channelObject, guildObject, memberObject, partialUser, roleObject } from '../http/presenters.js';
 import type { Runtime } from '../infra/runtime.js';
 import type { ChannelDoc } from '../projections/channels.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
@@ -53,7 +53,7 @@ export async function guildCreatePayload(runtime: Runtime, guildId: string, user
   const channels = await runtime.readStore.find<ChannelDoc>('channels', { guild_id: guildId });
   return {
     ...guild,
-    joined_at: own.joined_at,
+    joined_at: apiTimestamp(own.joined_at),
     large,
     unavailable: false,
     members: members.filter((m) => users.has(m.user_id)).map((m) => memberObject(m, users.get(m.user_id)!)),

@@ -1,5 +1,5 @@
-// Every failure leaves as the spec's error body: {code, message}, plus errors[{path, message}] for form validation.
-// Unexpected failures are logged and answered 500 without detail.
+// Every failure leaves as the spec's error body: {code, message}, plus errors[{path, message}] for form validation
+// and {retry_after, global} on a 429. Unexpected failures are logged and answered 500 without detail.
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
@@ -37,10 +37,7 @@ export function errorHandler(log: Logger) {
 function answer(ctx: Context, error: unknown, log: Logger): void {
   if (error instanceof DomainError) {
     ctx.status = STATUS[error.kind];
-    // Every 429 says when to come back: a client without Retry-After retries at once, in a loop. A refusal that is
-    // not a bucket's (a full image queue) clears within a second.
-    const retryAfter = error instanceof RateLimited ? error.retryAfter : error.kind === 'rate_limited' ? 1 : null;
-    if (retryAfter !== null && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(Math.ceil(retryAfter)));
+    const retryAfter = error.kind === 'rate_limited' ? refuseForNow(ctx, error) : null;
     ctx.body = {
       code: error.code,
       message: error.message,
@@ -59,6 +56,21 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
   log.error({ err: error, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
   ctx.status = 500;
   ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
+}
+
+/**
+ * The headers of a 429, as clients of the widely used API read them; returns the seconds to wait. Every 429 says when
+ * to come back (a client without Retry-After retries at once, in a loop) and whose limit it hit: a bucket's is the
+ * caller's own (`user`); any other refusal (a full image queue) is the service's, `shared`, and clears within a
+ * second. discord.py retries a 429 only if it has a Via header, which the widely used API's answers get from its
+ * proxy: without one it takes the 429 for a ban and raises instead of waiting.
+ */
+function refuseForNow(ctx: Context, error: DomainError): number {
+  const [retryAfter, scope] = error instanceof RateLimited ? [error.retryAfter, 'user'] : [1, 'shared'];
+  ctx.set('Retry-After', String(Math.ceil(retryAfter)));
+  ctx.set('X-RateLimit-Scope', scope);
+  ctx.set('Via', '1.1 parley');
+  return retryAfter;
 }
 
 function httpCode(status: number): string {

@@ -4,6 +4,7 @@ import { type Embed, attachmentReferences } from '../domain/embeds.js';
 import type { Attachment, MessageUser } from '../domain/message.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { MessageDoc } from '../projections/messages.js';
+import { apiTimestamp, lastPinTimestamp } from './presenters.js';
 
 /** Where the CDN serves an attachment: {cdn_url}/attachments/{channel_id}/{attachment_id}/{filename}. */
 export const attachmentUrl = (origin: string, channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) =>
@@ -14,9 +15,14 @@ function attachmentObject(origin: string, channelId: string, attachment: Attachm
   return { ...attachment, url, proxy_url: url };
 }
 
-/** An embed as sent, with attachment://filename URLs turned into the file's CDN URL (and its size, for images). */
+/**
+ * An embed as sent, with attachment://filename URLs turned into the file's CDN URL (and its size, for images), and
+ * its timestamp in the API's form (senders write any RFC 3339 offset, adapters `Z`). A timestamp Date cannot read,
+ * stored before sends were checked for that, stays as sent.
+ */
 function embedObject(origin: string, channelId: string, embed: Embed, attachments: readonly Attachment[]) {
   const resolved: Record<string, unknown> = { type: 'rich', ...structuredClone(embed) };
+  if (typeof embed.timestamp === 'string' && Number.isFinite(Date.parse(embed.timestamp))) resolved.timestamp = apiTimestamp(embed.timestamp);
   for (const reference of attachmentReferences(embed)) {
     const file = attachments.find((a) => a.filename === reference.filename);
     if (!file) continue;
@@ -50,8 +56,8 @@ export function messageObject(doc: MessageDoc, view: MessageView): Record<string
     ...(doc.webhook_id ? { webhook_id: doc.webhook_id } : {}),
     type: doc.type,
     content: doc.content,
-    timestamp: doc.timestamp,
-    edited_timestamp: doc.edited_timestamp,
+    timestamp: apiTimestamp(doc.timestamp),
+    edited_timestamp: apiTimestamp(doc.edited_timestamp),
     tts: doc.tts,
     mention_everyone: doc.mention_everyone,
     mentions: doc.mentions,
@@ -79,6 +85,7 @@ export function dmChannelObject(doc: DmChannelDoc, viewerId: string) {
     id: doc._id,
     type: doc.type,
     last_message_id: doc.last_message_id,
+    ...lastPinTimestamp(doc),
     flags: 0,
     recipients,
     ...(doc.type === 3 ? { name: doc.name, icon: doc.icon, owner_id: doc.owner_id } : {}),

@@ -4,9 +4,21 @@ import type { InviteData } from '../domain/invite.js';
 import type { AuditEntryDoc } from '../projections/auditLog.js';
 import type { ChannelDoc } from '../projections/channels.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
+import type { InteractionDoc } from '../projections/interactions.js';
 import type { InviteDoc } from '../projections/invites.js';
 import type { BanDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
+
+/**
+ * A time (stored ISO 8601, or epoch milliseconds) as the widely used API sends it: ISO 8601 with microseconds and
+ * `+00:00`. Its clients depend on the form: discord.py reads timestamps with datetime.fromisoformat, which before
+ * Python 3.11 refuses the `Z` of toISOString. Every presented timestamp goes through here; stored data keeps its form.
+ */
+export function apiTimestamp(time: string | number): string;
+export function apiTimestamp(time: string | number | null): string | null;
+export function apiTimestamp(time: string | number | null): string | null {
+  return time === null ? null : new Date(time).toISOString().replace('Z', '000+00:00');
+}
 
 /** A user object with every field of the spec's table; `self` adds what only its owner sees. */
 export function userObject(doc: UserDoc, self = false) {
@@ -95,6 +107,7 @@ export function guildObject(doc: GuildDoc, roles: RoleDoc[]) {
     max_stage_video_channel_users: 50,
     member_count: doc.member_count,
     approximate_member_count: doc.member_count,
+    incidents_data: null,
   };
 }
 
@@ -111,11 +124,15 @@ export function partialGuild(doc: GuildDoc, userId: string, permissions: bigint)
     approximate_member_count: doc.member_count,
   };
 }
+/** A channel's last_pin_timestamp, once a pin has set it (null again after the last unpin). */
+export const lastPinTimestamp = (doc: Record<string, unknown>) =>
+  doc.last_pin_timestamp === undefined ? {} : { last_pin_timestamp: apiTimestamp(doc.last_pin_timestamp as string | null) };
+
 
 /** A guild channel object: the fields of its type (the read model keeps only those) and its guild. */
 export function channelObject(doc: ChannelDoc) {
   const { _id, ...fields } = doc;
-  return { id: _id, ...fields, flags: 0 };
+  return { id: _id, ...fields, ...lastPinTimestamp(doc), flags: 0 };
 }
 
 /** A member object, from the read model's document or the guild aggregate's member. */
@@ -126,7 +143,7 @@ export function memberObject(doc: MemberData, user: UserDoc) {
     avatar: null,
     banner: null,
     roles: doc.roles,
-    joined_at: doc.joined_at,
+    joined_at: apiTimestamp(doc.joined_at),
     premium_since: null,
     deaf: doc.deaf,
     mute: doc.mute,
@@ -145,6 +162,8 @@ export type InviteView = Omit<InviteData, 'inviter_id' | 'created_at'> & Pick<In
 
 /**
  * An invite with the spec's fields (code, guild, channel, inviter, uses, max_uses, max_age, temporary, created_at),
+ * Without an inviter or a creation time (a vanity code) those fields are absent, not null: the widely used API
+ * documents them as optional but never null, and discord.js reads `inviter.id` whenever the key is there.
  * the flat ids of its created/listed form (channel_id, inviter_id), and the widely used API's type and expires_at.
  */
 export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelDoc | null, inviter: UserDoc | null) {
@@ -157,13 +176,13 @@ export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelD
     channel: channel ? { id: channel._id, name: channel.name, type: channel.type } : null,
     pack_id: doc.pack_id,
     inviter_id: doc.inviter_id,
-    inviter: inviter ? partialUser(inviter) : null,
+    ...(inviter ? { inviter: partialUser(inviter) } : {}),
     uses: doc.uses,
     max_uses: doc.max_uses,
     max_age: doc.max_age,
     temporary: doc.temporary,
-    created_at: doc.created_at,
-    expires_at: doc.expires_at,
+    ...(doc.created_at !== null ? { created_at: apiTimestamp(doc.created_at) } : {}),
+    expires_at: apiTimestamp(doc.expires_at),
     approximate_member_count: guild.member_count,
   };
 }
@@ -177,6 +196,17 @@ export function auditEntryObject(doc: AuditEntryDoc) {
     ...(doc.changes.length ? { changes: doc.changes } : {}),
     ...(doc.options ? { options: doc.options } : {}),
     ...(doc.reason ? { reason: doc.reason } : {}),
-    timestamp: doc.timestamp,
+    timestamp: apiTimestamp(doc.timestamp),
+  };
+}
+
+/** A click with its delivery attempts, as the webhook's managers read them. */
+export function interactionObject({ _id, clicked_at, next_attempt_at, attempts, ...fields }: InteractionDoc) {
+  return {
+    id: _id,
+    ...fields,
+    clicked_at: apiTimestamp(clicked_at),
+    next_attempt_at: apiTimestamp(next_attempt_at),
+    attempts: attempts.map((attempt) => ({ ...attempt, started_at: apiTimestamp(attempt.started_at), finished_at: apiTimestamp(attempt.finished_at) })),
   };
 }

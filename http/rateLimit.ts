@@ -1,5 +1,7 @@
-// Per-route buckets as the spec's Limits table, with the headers clients of the widely used API read
-// (X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket) and Retry-After on every 429.
+// Per-route buckets as the spec's Limits table, with the headers clients of the widely used API read on every answer
+// of a limited route (X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket); a refusal's own headers and body
+// are the error handler's. There is no global limit, so X-RateLimit-Global is never sent: @discordjs/rest takes its
+// mere presence, whatever its value, for a global 429.
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -43,11 +45,7 @@ export function rateLimit(spec: LimitSpec) {
     ctx.set('X-RateLimit-Reset', ((Date.now() + result.msBeforeNext) / 1000).toFixed(3));
     ctx.set('X-RateLimit-Reset-After', resetAfter.toFixed(3));
     ctx.set('X-RateLimit-Bucket', bucketHash);
-    if (limited) {
-      ctx.set('Retry-After', String(Math.ceil(resetAfter)));
-      ctx.set('X-RateLimit-Scope', 'user');
-      throw new RateLimited(resetAfter);
-    }
+    if (limited) throw new RateLimited(resetAfter);
     return next();
   };
 }

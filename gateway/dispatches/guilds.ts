@@ -1,12 +1,12 @@
 // Dispatches of guild events: the guild, its roles, channels, members, bans and invites.
 import type { ChannelCreated, ChannelDeleted, ChannelOverwriteDeleted, ChannelOverwriteSet, ChannelUpdated } from '../../domain/channel.js';
 import type { GuildCreated, GuildDeleted, GuildUpdated } from '../../domain/guild.js';
-import type { InviteCreated, InviteDeleted } from '../../domain/invite.js';
+import { type InviteCreated, type InviteDeleted, inviteExpiresAt } from '../../domain/invite.js';
 import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbanned, MemberUpdated } from '../../domain/member.js';
 import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
 import type { RecordedEvent } from '../../infra/eventStore/port.js';
 import type { Runtime } from '../../infra/runtime.js';
-import { channelObject } from '../../http/presenters.js';
+import { apiTimestamp, channelObject } from '../../http/presenters.js';
 import type { Dispatch } from '../dispatch.js';
 import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
 import { Intent } from '../protocol.js';
@@ -123,13 +123,14 @@ export async function guildDispatches(recorded: RecordedEvent, runtime: Runtime)
           d: {
             channel_id: invite.channel_id,
             code: invite.code,
-            created_at: invite.created_at,
+            created_at: apiTimestamp(invite.created_at),
             guild_id: invite.guild_id,
             inviter: await userPartial(runtime, invite.inviter_id),
             max_age: invite.max_age,
             max_uses: invite.max_uses,
             temporary: invite.temporary,
             uses: 0,
+            expires_at: apiTimestamp(inviteExpiresAt(invite)),
           },
           intent: Intent.GUILD_INVITES,
           audience: { guildId: invite.guild_id, channelId: invite.channel_id },

@@ -8,6 +8,7 @@ import type { MessagesBulkDeleted } from '../../domain/messageBulkDelete.js';
 import type { PinEvent } from '../../domain/pins.js';
 import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../domain/reaction.js';
 import { dmChannelObject, messageObject } from '../../http/messagePresenters.js';
+import { apiTimestamp } from '../../http/presenters.js';
 import type { RecordedEvent } from '../../infra/eventStore/port.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
@@ -105,7 +106,7 @@ export async function messageDispatches(recorded: RecordedEvent, runtime: Runtim
     case 'MessageUnpinned': {
       const { channelId, guildId, lastPinTimestamp } = event.data;
       const place = await placeOf(runtime, channelId, guildId);
-      const d = { channel_id: channelId, last_pin_timestamp: lastPinTimestamp, ...(guildId ? { guild_id: guildId } : {}) };
+      const d = { channel_id: channelId, last_pin_timestamp: apiTimestamp(lastPinTimestamp), ...(guildId ? { guild_id: guildId } : {}) };
       return [{ t: 'CHANNEL_PINS_UPDATE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience }];
     }
     case 'DmChannelOpened': {

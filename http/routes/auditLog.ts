@@ -26,7 +26,7 @@ const auditQuery = {
 } as const;
 
 /** A webhook as the audit log embeds it: never its token. */
-const auditWebhook = (doc: Doc) => ({ id: doc._id, type: 1, guild_id: doc.guild_id ?? null, channel_id: doc.channel_id ?? null, name: doc.name ?? null, avatar: doc.avatar ?? null });
+const auditWebhook = (doc: Doc) => ({ id: doc._id, type: 1, guild_id: doc.guild_id ?? null, channel_id: doc.channel_id ?? null, name: doc.name ?? null, avatar: doc.avatar ?? null, application_id: null });
 
 export function auditLogRoutes(deps: HttpDeps): Router {
   const router = new Router();

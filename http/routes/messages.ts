@@ -32,7 +32,7 @@ import { type HttpDeps, noContent } from '../context.js';
 import { messageObject } from '../messagePresenters.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams } from '../params.js';
-import { userObject } from '../presenters.js';
+import { apiTimestamp, userObject } from '../presenters.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
 
 /** Embed URLs: web links, or attachment://filename for a file of the same message. */
@@ -261,7 +261,7 @@ export function messageRoutes(deps: HttpDeps): Router {
     const { docs, userId } = await pinnedMessages(ctx, { ...query, limit: query.limit + 1 });
     const page = docs.slice(0, query.limit);
     const messages = await present(page, userId);
-    ctx.body = { items: page.map((doc, i) => ({ pinned_at: doc.pinned_at, message: messages[i] })), has_more: docs.length > query.limit };
+    ctx.body = { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at), message: messages[i] })), has_more: docs.length > query.limit };
   });
 
   router.get('/channels/:channelId/pins', async (ctx) => {

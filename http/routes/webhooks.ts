@@ -33,7 +33,7 @@ import { type HttpDeps, noContent, requestMeta } from '../context.js';
 import { messageObject } from '../messagePresenters.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams, guildParams } from '../params.js';
-import { partialUser } from '../presenters.js';
+import { interactionObject, partialUser } from '../presenters.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { sendSchema } from './messages.js';
 
@@ -175,7 +175,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
     const query = parseQuery(interactionsQuery, ctx.query);
     const filter = { webhook_id: webhook.id, ...(query.before ? { _id: { $lt: snowflakeSortKey(query.before) } } : {}) };
     const docs = await deps.readStore.find<InteractionDoc>('interactions', filter, { sort: { _id: -1 }, limit: query.limit });
-    ctx.body = docs.map(({ _id, ...doc }) => ({ id: _id, ...doc }));
+    ctx.body = docs.map(interactionObject);
   });
 
   const byToken = (ctx: Context) => {

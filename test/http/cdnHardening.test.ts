@@ -259,6 +259,8 @@ describe('bounded image work', () => {
     for (const response of refused) {
       expect(response.body).toEqual({ code: 'IMAGE_QUEUE_FULL', message: expect.any(String), retry_after: 1, global: false });
       expect(response.headers['retry-after']).toBe('1');
+      // Not the caller's bucket but the service's own queue, shared by all: discord.py also needs the Via to wait.
+      expect(response.headers).toMatchObject({ 'x-ratelimit-scope': 'shared', via: expect.any(String) });
       expectSandboxed(response);
     }
     // Once the queue has drained, renders are served again.

@@ -160,7 +160,11 @@ describe('delivery', () => {
       user: { id: clicker.id, username: clicker.username, discriminator: expect.any(String), avatar: null },
       data: { custom_id: 'flavour', component_type: 3, values: ['mint', 'lemon'] },
     });
-    expect((await waitForStatus(s, 'delivered')).attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, outcome: 'delivered' })]);
+    // Times in the widely used API's form, as every presented timestamp.
+    const time = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    const delivered = await waitForStatus(s, 'delivered');
+    expect(delivered).toMatchObject({ clicked_at: time, next_attempt_at: null });
+    expect(delivered.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, outcome: 'delivered', started_at: time, finished_at: time })]);
 
     // The bot answers through its webhook: ephemeral, mentioning the clicker.
     const reply = await server.api('POST', `/webhooks/${s.hook.id}/${s.hook.token}?wait=true`, { body: { content: `<@${payload.user.id}> you chose mint and lemon`, flags: 64 } });

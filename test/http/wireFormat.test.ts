@@ -1,5 +1,7 @@
 // The bytes clients of the widely used API depend on: JSON answers typed `application/json` exactly (discord.py
-// compares the whole header), 204s with neither body nor type.
+// compares the whole header), 204s with neither body nor type, and rate limits as discord.py 2.x (discord/http.py:
+// Ratelimit.update, HTTPClient.request) and @discordjs/rest (SequentialHandler) read them, per the widely used API's
+// developers/topics/rate-limits.mdx.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestServer, registerUser, startTestServer } from '../support/server.js';
 
@@ -29,5 +31,37 @@ describe('wire format', () => {
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
     expect(deleted.headers['content-type']).toBeUndefined();
+  });
+
+  it('sends the bucket headers on every answer of a limited route, in the forms its clients parse', async () => {
+    const user = await registerUser(server);
+    const answer = await server.api('PATCH', '/users/@me', { token: user.token, body: {} });
+    expect(answer.status).toBe(200);
+    const headers = answer.headers as Record<string, string>;
+    // discord.py: int(Limit), int(Remaining), float(Reset-After), float(Reset) as epoch seconds.
+    expect(headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+    expect(headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(headers['x-ratelimit-reset-after'])).toBeGreaterThan(0);
+    expect(Number(headers['x-ratelimit-reset']) - Date.now() / 1000).toBeCloseTo(Number(headers['x-ratelimit-reset-after']), 0);
+    expect(headers['x-ratelimit-bucket']).toMatch(/^[0-9a-f]+$/);
+    // Scope and Global belong to 429s only.
+    expect(headers).not.toHaveProperty('x-ratelimit-scope');
+    expect(headers).not.toHaveProperty('x-ratelimit-global');
+  });
+
+  it('answers a bucket’s 429 with Retry-After, scope user, no global flag, a Via header and {code, message, retry_after, global}', async () => {
+    const user = await registerUser(server);
+    await server.api('PATCH', '/users/@me', { token: user.token, body: {} });
+    const limited = await server.api('PATCH', '/users/@me', { token: user.token, body: {} });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toBe('application/json');
+    expect(limited.body).toEqual({ code: 'RATE_LIMITED', message: 'You are being rate limited.', retry_after: expect.any(Number), global: false });
+    expect(limited.body.retry_after).toBeGreaterThan(0);
+    expect(limited.headers['retry-after']).toBe(String(Math.ceil(limited.body.retry_after)));
+    expect(limited.headers).toMatchObject({ 'x-ratelimit-scope': 'user', 'x-ratelimit-remaining': '0', 'x-ratelimit-bucket': expect.any(String) });
+    // @discordjs/rest takes any X-RateLimit-Global, even "false", for a global limit, which Parley does not have.
+    expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
+    // discord.py raises at once on a 429 without Via, taking it for a ban; with one it waits retry_after and retries.
+    expect(limited.headers.via).toEqual(expect.any(String));
   });
 });
