@@ -70,3 +70,27 @@ export function compareSnowflakes(a: string, b: string): number {
 export function snowflakeSortKey(id: string): string {
   return id.length > 19 ? '9'.repeat(19) : id.padStart(19, '0');
 }
+
+/** A JSON string token, or a number token: an integer (captured) or one with a fraction or an exponent. */
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|(-?\d+)(?![.eE\d])|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * JSON.parse for text from clients, except that integers past 2^53 become their decimal strings, so ids stay exact.
+ * Clients such as discord.py send ids as JSON numbers (a reply's message_reference, member roles, REQUEST_GUILD_MEMBERS'
+ * guild_id and user_ids); every id is past 2^53, where JSON.parse would round it to another id. An integer spelled as a
+ * double prints (1152921504606847000 for 2 ** 60) may be one its sender already rounded, so it stays a number for the
+ * schemas to refuse rather than be read as a value nobody meant (for a bitfield, with low bits set). Throws as
+ * JSON.parse does on text that is not JSON.
+ */
+export function parseJsonKeepingIds(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  // An integer past 2^53 has at least 16 digits: text without such a run, most of it, is parsed once. Only valid JSON
+  // is scanned: there every quote the scan meets opens a string that closes, which keeps the scan linear.
+  if (!/\d{16}/.test(text)) return value;
+  return JSON.parse(
+    text.replace(STRING_OR_NUMBER, (token, integer: string | undefined) => {
+      if (!integer || Number.isSafeInteger(Number(integer)) || String(Number(integer)) === integer) return token;
+      return `"${integer}"`;
+    }),
+  );
+}

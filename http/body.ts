@@ -3,6 +3,7 @@
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import { parseJsonKeepingIds } from '../domain/snowflake.js';
 
 declare module 'koa' {
   interface Request {
@@ -35,7 +36,7 @@ export function refuseDeepJson(value: unknown): void {
 export function parseJsonText(text: string, what: string): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonKeepingIds(text);
   } catch {
     throw badRequest('INVALID_JSON', `${what} contains invalid JSON.`);
   }

@@ -101,7 +101,8 @@ const attachmentsSchema = {
 export const sendSchema = {
   type: 'object',
   properties: {
-    content: { type: 'string' },
+    // discord.py sends null for a message without content (an embed, a file).
+    content: { type: ['string', 'null'] },
     tts: { type: 'boolean' },
     embeds: { type: 'array', maxItems: MAX_EMBEDS, items: embedSchema },
     nonce: { type: ['string', 'integer'], maxLength: 25 },
@@ -213,9 +214,9 @@ export function messageRoutes(deps: HttpDeps): Router {
   router.post('/channels/:channelId/messages', async (ctx) => {
     const { channelId } = parseBody(channelParams, ctx.params);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
-    const body = parseBody(sendSchema, payload);
+    const { content, ...body } = parseBody(sendSchema, payload);
     const sender = senderOf(ctx);
-    const doc = await sendMessage(deps, actorMeta(ctx), channelId, body, files, sender);
+    const doc = await sendMessage(deps, actorMeta(ctx), channelId, { ...body, content: content ?? undefined }, files, sender);
     ctx.body = await presentOne(doc, sender.userId);
   });
 
