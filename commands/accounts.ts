@@ -1,10 +1,11 @@
 // Accounts: registration, login, applications and their bot users, profile changes.
 import { randomInt } from 'node:crypto';
-import { applicationDecider, assertOwner } from '../domain/application.js';
+import { type ApplicationCommand, applicationDecider, assertOwner } from '../domain/application.js';
 import { emailClaimDecider } from '../domain/emailClaim.js';
 import { invalidForm, notFound } from '../domain/errors.js';
 import { userDecider } from '../domain/user.js';
 import { usernameClaimDecider } from '../domain/usernameClaim.js';
+import type { Image } from '../infra/images.js';
 import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../infra/secrets.js';
 import type { LoginDoc } from '../projections/users.js';
 import { type CommandDeps, type RequestMeta, lastPosition, metadata } from './deps.js';
@@ -114,6 +115,22 @@ export async function createBot(deps: CommandDeps, meta: RequestMeta & { actorId
   );
   await deps.settle(position);
   return { botUserId, token, discriminator };
+}
+
+/** `icon` undefined keeps the icon, null removes it. The actor is the application's bot or its owner. */
+export async function updateApplication(
+  deps: CommandDeps,
+  meta: RequestMeta & { actorId: string },
+  applicationId: string,
+  input: { description?: string; flags?: number; icon?: Image | null },
+) {
+  const { icon, ...fields } = input;
+  const command: ApplicationCommand = { type: 'UpdateApplication', applicationId, actorId: meta.actorId, ...fields, ...(icon !== undefined ? { icon: icon?.hash ?? null } : {}) };
+  // Decided before the icon is stored, so a refused change leaves no blob behind.
+  applicationDecider.decide(command, (await deps.commands.load(applicationStream(applicationId), applicationDecider)).state);
+  if (icon) await deps.blobs.put(`app-icons/${applicationId}/${icon.hash}`, icon);
+  const { position } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, metadata(meta));
+  await deps.settle(position);
 }
 
 export async function resetBotToken(deps: CommandDeps, meta: RequestMeta & { actorId: string }, applicationId: string) {

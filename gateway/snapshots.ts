@@ -1,6 +1,7 @@
 // What a session starts from: READY's user, guild list and DM channels, and one GUILD_CREATE per guild, read from
 // the read models at IDENTIFY time.
 import type { Runtime } from '../infra/runtime.js';
+import type { ApplicationDoc } from '../projections/applications.js';
 import type { UserDoc } from '../projections/users.js';
 import { userObject } from '../http/presenters.js';
 import { guildCreatePayload, guildIdsOf } from './guilds.js';
@@ -15,7 +16,7 @@ export interface ReadySnapshot {
 
 export interface Snapshots {
   ready(userId: string): Promise<ReadySnapshot>;
-  guildCreate(guildId: string, userId: string): Promise<unknown | null>;
+  guildCreate(guildId: string, userId: string): ReturnType<typeof guildCreatePayload>;
 }
 
 export function createSnapshots(runtime: Runtime): Snapshots {
@@ -23,12 +24,13 @@ export function createSnapshots(runtime: Runtime): Snapshots {
     async ready(userId) {
       const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });
       if (!user) throw new Error(`identified user ${userId} has no user document`);
+      const application = user.application_id ? await runtime.readStore.findOne<ApplicationDoc>('applications', { _id: user.application_id }) : null;
       return {
         // READY's user is the account itself, never with a token.
         user: userObject(user, true),
         guildIds: await guildIdsOf(runtime, userId),
         privateChannels: await privateChannelsOf(runtime, userId),
-        application: user.application_id ? { id: user.application_id, flags: 0 } : null,
+        application: application ? { id: application._id, flags: application.flags ?? 0 } : null,
       };
     },
     guildCreate: (guildId, userId) => guildCreatePayload(runtime, guildId, userId),

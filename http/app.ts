@@ -8,6 +8,7 @@ import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { applicationRoutes } from './routes/applications.js';
 import { auditLogRoutes } from './routes/auditLog.js';
 import { cdnRoutes } from './routes/cdn.js';
 import { channelRoutes } from './routes/channels.js';
@@ -72,7 +73,7 @@ function mountApi(api: Router, root: Router) {
 /** Every API route, relative to the version prefix. */
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
-  for (const routes of [accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  for (const routes of [applicationRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
   return api;
 }
 

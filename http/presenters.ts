@@ -121,13 +121,12 @@ export function partialGuild(doc: GuildDoc, userId: string, permissions: bigint)
     owner: doc.owner_id === userId,
     permissions: permissions.toString(),
     features: [],
-    approximate_member_count: doc.member_count,
   };
 }
+
 /** A channel's last_pin_timestamp, once a pin has set it (null again after the last unpin). */
 export const lastPinTimestamp = (doc: Record<string, unknown>) =>
   doc.last_pin_timestamp === undefined ? {} : { last_pin_timestamp: apiTimestamp(doc.last_pin_timestamp as string | null) };
-
 
 /** A guild channel object: the fields of its type (the read model keeps only those) and its guild. */
 export function channelObject(doc: ChannelDoc) {
@@ -162,9 +161,9 @@ export type InviteView = Omit<InviteData, 'inviter_id' | 'created_at'> & Pick<In
 
 /**
  * An invite with the spec's fields (code, guild, channel, inviter, uses, max_uses, max_age, temporary, created_at),
+ * the flat ids of its created/listed form (channel_id, inviter_id), and the widely used API's type and expires_at.
  * Without an inviter or a creation time (a vanity code) those fields are absent, not null: the widely used API
  * documents them as optional but never null, and discord.js reads `inviter.id` whenever the key is there.
- * the flat ids of its created/listed form (channel_id, inviter_id), and the widely used API's type and expires_at.
  */
 export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelDoc | null, inviter: UserDoc | null) {
   return {

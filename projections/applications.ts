@@ -1,4 +1,4 @@
-// Read model of applications, for their owners.
+// Read model of applications, for their owners and their bots.
 import type { ApplicationEvent } from '../domain/application.js';
 import { type Projection, is } from './projection.js';
 
@@ -7,6 +7,10 @@ export interface ApplicationDoc {
   name: string;
   owner_id: string;
   bot_user_id: string | null;
+  /** The profile fields are absent from documents projected by versions before PATCH /applications/@me. */
+  description?: string;
+  icon?: string | null;
+  flags?: number;
   created_at: string;
   [key: string]: unknown;
 }
@@ -22,12 +26,19 @@ export const applicationsProjection: Projection = {
         name: event.data.name,
         owner_id: event.data.ownerId,
         bot_user_id: null,
+        description: '',
+        icon: null,
+        flags: 0,
         created_at: event.metadata.createdAt,
       };
       return [{ replaceOne: { collection: 'applications', filter: { _id: doc._id }, replacement: doc, upsert: true } }];
     }
     if (is<ApplicationEvent, 'ApplicationBotCreated'>(event, 'ApplicationBotCreated')) {
       return [{ updateOne: { collection: 'applications', filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
+    }
+    if (is<ApplicationEvent, 'ApplicationUpdated'>(event, 'ApplicationUpdated')) {
+      const { applicationId, ...changed } = event.data;
+      return [{ updateOne: { collection: 'applications', filter: { _id: applicationId }, update: { $set: changed } } }];
     }
     return [];
   },

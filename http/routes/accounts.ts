@@ -4,11 +4,11 @@ import Router from '@koa/router';
 import { createApplication, createBot, login, registerUser, resetBotToken } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import type { ApplicationDoc } from '../../projections/applications.js';
-import type { UserDoc } from '../../projections/users.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { rateLimit } from '../rateLimit.js';
 import { parseBody, snowflakeSchema } from '../validation.js';
+import { fetchApplicationObject } from './applications.js';
 
 const registerSchema = {
   type: 'object',
@@ -60,7 +60,7 @@ export function accountRoutes(deps: HttpDeps): Router {
     const body = parseBody(applicationSchema, ctx.request.body);
     const { applicationId, clientSecret } = await createApplication(deps, { ...requestMeta(ctx), actorId: auth.userId }, body);
     ctx.status = 201;
-    ctx.body = { ...(await applicationObject(deps, applicationId)), client_secret: clientSecret };
+    ctx.body = { ...(await fetchApplicationObject(deps, applicationId)), client_secret: clientSecret };
   });
 
   router.get('/applications/:id', async (ctx) => {
@@ -68,7 +68,7 @@ export function accountRoutes(deps: HttpDeps): Router {
     const { id } = parseBody(idParam, ctx.params);
     const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: id });
     if (!application || application.owner_id !== auth.userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
-    ctx.body = await applicationObject(deps, id);
+    ctx.body = await fetchApplicationObject(deps, id);
   });
 
   router.post('/applications/:id/bot', async (ctx) => {
@@ -87,20 +87,4 @@ export function accountRoutes(deps: HttpDeps): Router {
   });
 
   return router;
-}
-
-async function applicationObject(deps: HttpDeps, applicationId: string) {
-  const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: applicationId });
-  if (!application) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
-  const bot = application.bot_user_id ? await deps.readStore.findOne<UserDoc>('users', { _id: application.bot_user_id }) : null;
-  return {
-    id: application._id,
-    name: application.name,
-    owner_id: application.owner_id,
-    client_id: application._id,
-    bot_public: true,
-    bot_require_code_grant: false,
-    flags: 0,
-    ...(bot ? { bot: { id: bot._id, username: bot.username, discriminator: bot.discriminator, avatar: bot.avatar, bot: true } } : {}),
-  };
 }

@@ -1,6 +1,7 @@
-// The user content CDN (no authentication): avatars, guild icons and attachments, in the stored format or converted and
-// resized on request. Everything it serves was uploaded by someone, from the API's own origin: no answer is ever sniffed
-// or run as a document, and only PNG, JPEG, WebP and GIF are shown inline; anything else (SVG, HTML, XML...) downloads.
+// The user content CDN (no authentication): avatars, guild and application icons and attachments, in the stored
+// format or converted and resized on request. Everything it serves was uploaded by someone, from the API's own origin:
+// no answer is ever sniffed or run as a document, and only PNG, JPEG, WebP and GIF are shown inline; anything else
+// (SVG, HTML, XML...) downloads.
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../../domain/errors.js';
@@ -29,6 +30,12 @@ const iconParams = {
   type: 'object',
   properties: { guildId: avatarParams.properties.userId, file: avatarParams.properties.file },
   required: ['guildId', 'file'],
+} as const;
+
+const appIconParams = {
+  type: 'object',
+  properties: { applicationId: avatarParams.properties.userId, file: avatarParams.properties.file },
+  required: ['applicationId', 'file'],
 } as const;
 
 /** Serves a stored image in the format its file name asks for, fit inside a square of the query's size. */
@@ -82,6 +89,11 @@ export function cdnRoutes(deps: HttpDeps): Router {
   router.get('/icons/:guildId/:file', async (ctx) => {
     const { guildId, file } = parseBody(iconParams, ctx.params);
     await serveImage(deps, ctx, `icons/${guildId}`, file, () => notFound('UNKNOWN_ICON', 'Unknown Icon'));
+  });
+
+  router.get('/app-icons/:applicationId/:file', async (ctx) => {
+    const { applicationId, file } = parseBody(appIconParams, ctx.params);
+    await serveImage(deps, ctx, `app-icons/${applicationId}`, file, () => notFound('UNKNOWN_ICON', 'Unknown Icon'));
   });
 
   // Attachments: the original file, or for images a resized or converted copy when the query asks for one.

@@ -126,6 +126,22 @@ describe('the caller’s guilds', () => {
     expectError(await server.api('GET', '/users/@me/guilds?limit=500', { token: owner.token }), 400, 'INVALID_FORM_BODY');
   });
 
+  it('adds approximate counts with with_counts, spelled as discord.js (true) or discord.py (1) sends it', async () => {
+    const guild = await createGuild(server);
+    await newMember(server, guild);
+    const counts = { approximate_member_count: 2, approximate_presence_count: 0 };
+    for (const flag of ['true', '1']) {
+      const listed = await server.api('GET', `/users/@me/guilds?with_counts=${flag}`, { token: guild.owner.token });
+      expect(listed.body).toEqual([expect.objectContaining({ id: guild.id, ...counts })]);
+    }
+    for (const query of ['', '?with_counts=false', '?with_counts=0']) {
+      const [plain] = (await server.api('GET', `/users/@me/guilds${query}`, { token: guild.owner.token })).body;
+      expect(plain).not.toHaveProperty('approximate_member_count');
+      expect(plain).not.toHaveProperty('approximate_presence_count');
+    }
+    expectError(await server.api('GET', '/users/@me/guilds?with_counts=maybe', { token: guild.owner.token }), 400, 'INVALID_FORM_BODY');
+  });
+
   it('lets members leave, but not the owner', async () => {
     const guild = await createGuild(server);
     const member = await newMember(server, guild);

@@ -1,0 +1,106 @@
+// The application object, and the routes a bot calls about its own application: GET /oauth2/applications/@me (what
+// discord.py asks at login), GET and PATCH /applications/@me. As in the widely used API, "@me" is the application of
+// the bot token; a session owns any number of applications, so it is refused there (403) and lists its own with
+// GET /applications instead.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { updateApplication } from '../../commands/accounts.js';
+import { forbidden, notFound } from '../../domain/errors.js';
+import { parseImageDataUri } from '../../infra/images.js';
+import type { ApplicationDoc } from '../../projections/applications.js';
+import type { UserDoc } from '../../projections/users.js';
+import { usersById } from '../actor.js';
+import { requireAuth, requireSession } from '../auth.js';
+import { type HttpDeps, requestMeta } from '../context.js';
+import { partialUser } from '../presenters.js';
+import { MAX_INT32, parseBody } from '../validation.js';
+
+const editApplicationSchema = {
+  type: 'object',
+  properties: {
+    description: { type: 'string', maxLength: 400 },
+    icon: { type: ['string', 'null'] },
+    flags: { type: 'integer', minimum: 0, maximum: MAX_INT32 },
+  },
+  additionalProperties: false,
+} as const;
+
+/**
+ * The application object in the widely used API's shape. `verify_key` is the empty string: this service has no
+ * per-application Ed25519 key (interaction deliveries are signed with HMAC-SHA256 keyed by the webhook token, see
+ * infra/interactionSignature.ts), and an empty value keeps the field a string for typed clients while no verifier can
+ * mistake it for a key. `owner_id` and `client_id` are kept for the service's own account routes.
+ */
+function applicationObject(application: ApplicationDoc, users: Map<string, UserDoc>, guildCount: number) {
+  const owner = users.get(application.owner_id);
+  const bot = application.bot_user_id ? users.get(application.bot_user_id) : undefined;
+  return {
+    id: application._id,
+    name: application.name,
+    icon: application.icon ?? null,
+    description: application.description ?? '',
+    summary: '',
+    rpc_origins: [],
+    bot_public: true,
+    bot_require_code_grant: false,
+    ...(bot ? { bot: partialUser(bot) } : {}),
+    ...(owner ? { owner: partialUser(owner) } : {}),
+    owner_id: application.owner_id,
+    client_id: application._id,
+    verify_key: '',
+    team: null,
+    flags: application.flags ?? 0,
+    approximate_guild_count: guildCount,
+    redirect_uris: [],
+    interactions_endpoint_url: null,
+  };
+}
+
+/** Application objects for read-model documents, with their owners, bots and the bots' guild counts. */
+async function presentApplications(deps: HttpDeps, applications: ApplicationDoc[]) {
+  const users = await usersById(deps.readStore, applications.flatMap((a) => [a.owner_id, a.bot_user_id]));
+  return Promise.all(
+    applications.map(async (a) => applicationObject(a, users, a.bot_user_id ? await deps.readStore.count('members', { user_id: a.bot_user_id }) : 0)),
+  );
+}
+
+export async function fetchApplicationObject(deps: HttpDeps, applicationId: string) {
+  const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: applicationId });
+  if (!application) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+  const [object] = await presentApplications(deps, [application]);
+  return object;
+}
+
+export function applicationRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+
+  /** The application whose bot token authenticated the request. */
+  async function ownApplicationId(ctx: Context): Promise<string> {
+    const auth = requireAuth(ctx);
+    if (auth.kind !== 'bot') throw forbidden('BOTS_ONLY', 'Only a bot token names an application here; list your applications with GET /applications');
+    const user = await deps.readStore.findOne<UserDoc>('users', { _id: auth.userId });
+    if (!user?.application_id) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+    return user.application_id;
+  }
+
+  const getOwn = async (ctx: Context) => {
+    ctx.body = await fetchApplicationObject(deps, await ownApplicationId(ctx));
+  };
+  router.get('/oauth2/applications/@me', getOwn);
+  router.get('/applications/@me', getOwn);
+
+  router.patch('/applications/@me', async (ctx) => {
+    const applicationId = await ownApplicationId(ctx);
+    const { icon, ...fields } = parseBody(editApplicationSchema, ctx.request.body);
+    const image = icon === undefined ? undefined : icon === null ? null : await parseImageDataUri(icon, 'icon');
+    await updateApplication(deps, { ...requestMeta(ctx), actorId: requireAuth(ctx).userId }, applicationId, { ...fields, icon: image });
+    ctx.body = await fetchApplicationObject(deps, applicationId);
+  });
+
+  router.get('/applications', async (ctx) => {
+    const auth = requireSession(ctx);
+    ctx.body = await presentApplications(deps, await deps.readStore.find<ApplicationDoc>('applications', { owner_id: auth.userId }, { sort: { created_at: 1 } }));
+  });
+
+  return router;
+}
