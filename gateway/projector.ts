@@ -6,7 +6,9 @@ import type { BusConsumer } from '../infra/bus/port.js';
 import type { RecordedEvent } from '../infra/eventStore/port.js';
 import type { Runtime } from '../infra/runtime.js';
 import { deriveDispatches } from './dispatches/index.js';
+import { presencesOnJoin } from './dispatches/presence.js';
 import { typingDispatch } from './dispatches/typing.js';
+import type { Presences } from './presence.js';
 import type { SessionRegistry } from './registry.js';
 
 export class GatewayProjector {
@@ -16,6 +18,7 @@ export class GatewayProjector {
   constructor(
     private readonly runtime: Runtime,
     private readonly registry: SessionRegistry,
+    private readonly presences: Presences,
   ) {}
 
   async start(): Promise<void> {
@@ -27,6 +30,7 @@ export class GatewayProjector {
       (error) => this.runtime.log.fatal({ err: error }, 'gateway projector stopped'),
     );
     this.unsubscribeHints = this.runtime.hints.subscribe((hint) => {
+      if (hint.type !== 'TYPING_START') return;
       this.registry.route(typingDispatch(hint)).catch((error) => this.runtime.log.error({ err: error }, 'typing dispatch failed'));
     });
   }
@@ -35,7 +39,12 @@ export class GatewayProjector {
     for (const event of events) {
       await this.runtime.projections.waitFor(event.position);
       try {
-        for (const dispatch of await deriveDispatches(event, this.runtime)) await this.registry.route(dispatch);
+        const dispatches = await deriveDispatches(event, this.runtime);
+        for (const dispatch of dispatches) await this.registry.route(dispatch);
+        // Presences of a join go after all of its dispatches: clients drop a presence of a member they do not know.
+        for (const dispatch of dispatches) {
+          for (const presence of presencesOnJoin(dispatch, (id) => this.presences.of(id))) await this.registry.route(presence);
+        }
       } catch (error) {
         // One event that cannot be dispatched must not stop the gateway for every other event.
         this.runtime.log.error({ err: error, type: event.type, position: String(event.position.commit) }, 'dispatch failed');

@@ -21,7 +21,11 @@ export class SessionRegistry {
   private readonly byUser = new Map<string, Set<Session>>();
   private readonly byGuild = new Map<string, Set<Session>>();
 
-  constructor(private readonly visibility: ChannelVisibility) {}
+  constructor(
+    private readonly visibility: ChannelVisibility,
+    /** Told of each session that ends (its user's presence may go offline). */
+    private readonly ended: (session: Session) => void = () => {},
+  ) {}
 
   get size(): number {
     return this.sessions.size;
@@ -38,10 +42,11 @@ export class SessionRegistry {
   }
 
   unregister(session: Session): void {
-    this.sessions.delete(session.id);
+    const registered = this.sessions.delete(session.id);
     remove(this.byUser, session.userId, session);
     for (const guildId of session.guildIds) remove(this.byGuild, guildId, session);
     session.connection?.close(4000, 'Session ended');
+    if (registered) this.ended(session);
   }
 
   private joinGuild(session: Session, guildId: string) {

@@ -1,18 +1,23 @@
 // The WebSocket gateway (ws) on the API's own HTTPS server, path /gateway, speaking the widely used API's gateway
-// protocol v10 in JSON: HELLO, IDENTIFY → READY + GUILD_CREATEs, heartbeats, RESUME, and the dispatches the
-// gateway projector derives from the log.
+// protocol v10 in JSON: HELLO, IDENTIFY → READY + GUILD_CREATEs, heartbeats, RESUME, presences (op 3), member
+// requests (op 8), and the dispatches the gateway projector derives from the log.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { startGatewaySession } from '../commands/gateway.js';
 import { DomainError } from '../domain/errors.js';
+import { parseJsonKeepingIds } from '../domain/snowflake.js';
 import type { Config } from '../infra/config.js';
 import type { Runtime } from '../infra/runtime.js';
 import { sha256 } from '../infra/secrets.js';
 import type { TokenDoc } from '../projections/users.js';
+import { presenceDispatch } from './dispatches/presence.js';
+import { guildIdsOf } from './guilds.js';
+import { type MemberRequest, MemberListLimiter, asksForAllMembers, asksForMemberList, findRequestedMembers, memberChunks, parseMemberRequest } from './memberChunks.js';
+import { ONLINE, Presences, type Shown, parseIdentifyPresence, parsePresence } from './presence.js';
 import { GatewayProjector } from './projector.js';
-import { ALL_INTENTS, CloseCode, GATEWAY_VERSION, type GatewayPayload, Op } from './protocol.js';
+import { ALL_INTENTS, CloseCode, GATEWAY_VERSION, type GatewayPayload, Intent, Op } from './protocol.js';
 import { SessionRegistry } from './registry.js';
 import { Connection, Session } from './session.js';
 import { type Snapshots, createSnapshots } from './snapshots.js';
@@ -32,21 +37,28 @@ export function gatewayUrl(config: Config): string {
 
 export class Gateway {
   readonly registry: SessionRegistry;
+  private readonly presences: Presences;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_PAYLOAD });
   private readonly projector: GatewayProjector;
   private readonly snapshots: Snapshots;
+  private readonly memberLists = new MemberListLimiter();
+  /** HELLO's, READY's and RESUMED's `_trace`, as the widely used API sends: which gateway node is serving. */
+  private readonly trace: string[];
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly options: GatewayOptions,
   ) {
-    this.registry = new SessionRegistry(channelVisibility(runtime));
-    this.projector = new GatewayProjector(runtime, this.registry);
+    this.registry = new SessionRegistry(channelVisibility(runtime), (session) => this.presences.end(session.id, session.userId));
+    this.presences = new Presences(runtime.hints, (userId, presence) => this.announcePresence(userId, presence), runtime.log);
+    this.projector = new GatewayProjector(runtime, this.registry, this.presences);
     this.snapshots = createSnapshots(runtime);
+    this.trace = [`parley-gateway-${this.presences.node}`];
   }
 
   async start(server: Server): Promise<void> {
+    this.presences.start();
     await this.projector.start();
     // Neither a socket nor the WebSocketServer may leave an error unhandled: it would end the process for everyone.
     this.wss.on('error', (error) => this.runtime.log.warn({ err: error }, 'gateway server error'));
@@ -59,13 +71,18 @@ export class Gateway {
       }
       this.wss.handleUpgrade(request, socket, head, (ws) => this.connect(ws, url.searchParams));
     });
-    this.sweeper = setInterval(() => this.registry.sweep(), 30_000);
+    this.sweeper = setInterval(() => {
+      this.registry.sweep();
+      this.memberLists.sweep(Date.now());
+    }, 30_000);
     this.sweeper.unref();
   }
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     await this.projector.stop();
+    // Sessions ended now go offline on the other nodes; this one no longer announces anything.
+    await this.presences.stop();
     for (const session of [...this.registry.all()]) this.registry.unregister(session);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
@@ -81,6 +98,8 @@ export class Gateway {
     let session: Session | null = null;
     let starting = false;
     let payloads = 0;
+    // One member request at a time per connection: each may read a whole guild's member list.
+    let memberRequests: Promise<void> = Promise.resolve();
     const window = setInterval(() => (payloads = 0), 60_000);
     let deadline = setTimeout(() => connection.close(CloseCode.SessionTimedOut, 'Heartbeat missed'), this.options.heartbeatIntervalMs * 1.5);
     const heartbeatSeen = () => {
@@ -90,10 +109,14 @@ export class Gateway {
 
     // ws has already picked the close code (1002 protocol error, 1007 invalid UTF-8, 1009 too large) and closes with it.
     ws.on('error', (error) => this.runtime.log.debug({ err: error }, 'gateway connection error'));
-    ws.on('close', () => {
+    ws.on('close', (code) => {
       clearTimeout(deadline);
       clearInterval(window);
-      if (session?.connection === connection) session.detach();
+      if (session?.connection !== connection) return;
+      // As the widely used API does: closing with 1000 or 1001 ends the session (its user may go offline); any other
+      // close keeps it for a RESUME.
+      if (code === 1000 || code === 1001) this.registry.unregister(session);
+      else session.detach();
     });
 
     ws.on('message', async (raw, isBinary) => {
@@ -101,7 +124,7 @@ export class Gateway {
       if (payloads > PAYLOADS_PER_MINUTE) return connection.close(CloseCode.RateLimited, 'You are sending too many payloads');
       let payload: GatewayPayload;
       try {
-        payload = JSON.parse(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString());
+        payload = parseJsonKeepingIds(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString()) as GatewayPayload;
         if (typeof payload !== 'object' || payload === null || typeof payload.op !== 'number') throw new Error('not a payload');
       } catch {
         return connection.close(CloseCode.DecodeError, 'Error while decoding payload');
@@ -125,11 +148,27 @@ export class Gateway {
             session = await this.resume(connection, payload.d);
             return;
           }
-          case Op.PresenceUpdate:
-          case Op.VoiceStateUpdate:
-          case Op.RequestGuildMembers:
+          case Op.PresenceUpdate: {
             if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
-            // Presence and voice are not tracked by this service; these requests are accepted and have no effect.
+            const presence = parsePresence(payload.d, Date.now());
+            // The widely used API closes with 4001 on an invalid payload for an opcode.
+            if (!presence) return connection.close(CloseCode.UnknownOpcode, 'Invalid presence update');
+            this.presences.set(session.id, session.userId, presence);
+            return;
+          }
+          case Op.RequestGuildMembers: {
+            if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
+            const request = parseMemberRequest(payload.d);
+            if (!request) return connection.close(CloseCode.UnknownOpcode, 'Invalid guild members request');
+            const asking = session;
+            const answer = memberRequests.then(() => this.requestMembers(asking, request));
+            memberRequests = answer.catch(() => {});
+            await answer;
+            return;
+          }
+          case Op.VoiceStateUpdate:
+            if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
+            // Voice is not served here; the request is accepted and has no effect.
             return;
           default:
             if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
@@ -141,7 +180,7 @@ export class Gateway {
       }
     });
 
-    send({ op: Op.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
+    send({ op: Op.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs, _trace: this.trace } });
   }
 
   /** The token's owner, or null after closing the connection with 4004. */
@@ -153,7 +192,7 @@ export class Gateway {
   }
 
   private async identify(connection: Connection, d: unknown): Promise<Session | null> {
-    const data = (d ?? {}) as { token?: unknown; intents?: unknown; shard?: unknown };
+    const data = (d ?? {}) as { token?: unknown; intents?: unknown; shard?: unknown; presence?: unknown };
     const token = await this.authenticate(connection, data.token);
     if (!token) return null;
     const intents = data.intents ?? 0;
@@ -165,6 +204,11 @@ export class Gateway {
     if (!Array.isArray(shard) || shard.length !== 2 || shard[0] !== 0 || shard[1] !== 1) {
       // One shard carries every guild here (GET /gateway/bot answers shards: 1).
       connection.close(CloseCode.InvalidShard, 'Invalid shard');
+      return null;
+    }
+    const presence = data.presence === undefined || data.presence === null ? ONLINE : parseIdentifyPresence(data.presence, Date.now());
+    if (!presence) {
+      connection.close(CloseCode.UnknownOpcode, 'Invalid presence');
       return null;
     }
     const sessionId = randomBytes(16).toString('hex');
@@ -190,6 +234,7 @@ export class Gateway {
     session.dispatch(
       'READY',
       JSON.stringify({
+        _trace: this.trace,
         v: GATEWAY_VERSION,
         user: snapshot.user,
         guilds: snapshot.guildIds.map((id) => ({ id, unavailable: true })),
@@ -204,7 +249,14 @@ export class Gateway {
       }),
     );
     this.registry.register(session, snapshot.guildIds);
-    for (const guild of guilds) if (guild) session.dispatch('GUILD_CREATE', JSON.stringify(guild));
+    this.presences.set(sessionId, token.user_id, presence);
+    // Presences in GUILD_CREATE only with GUILD_PRESENCES, as the widely used API does; of the members it lists.
+    const withPresences = (intents & Intent.GUILD_PRESENCES) !== 0;
+    for (const guild of guilds) {
+      if (!guild) continue;
+      const presences = withPresences ? this.presences.objects(guild.members.map((member) => member.user.id)) : [];
+      session.dispatch('GUILD_CREATE', JSON.stringify({ ...guild, presences }));
+    }
     return session;
   }
 
@@ -222,7 +274,33 @@ export class Gateway {
     session.connection?.close(4000, 'Resumed elsewhere');
     session.attach(connection);
     for (const frame of frames) connection.send(frame);
-    session.dispatch('RESUMED', '{}');
+    session.dispatch('RESUMED', JSON.stringify({ _trace: this.trace }));
     return session;
+  }
+
+  /** Answers op 8 with GUILD_MEMBERS_CHUNKs, RATE_LIMITED, or (as the widely used API does) not at all. */
+  private async requestMembers(session: Session, request: MemberRequest): Promise<void> {
+    const intents = session.identity.intents;
+    if (!session.guildIds.has(request.guildId)) return;
+    if (asksForMemberList(request) && (intents & Intent.GUILD_MEMBERS) === 0) return;
+    if (asksForAllMembers(request)) {
+      const wait = this.memberLists.wait(session.userId, request.guildId, Date.now());
+      if (wait > 0) {
+        const meta = { guild_id: request.guildId, ...(request.nonce !== undefined ? { nonce: request.nonce } : {}) };
+        session.dispatch('RATE_LIMITED', JSON.stringify({ opcode: Op.RequestGuildMembers, retry_after: wait / 1000, meta }));
+        return;
+      }
+    }
+    const { members, notFound } = await findRequestedMembers(this.runtime, request);
+    // Without GUILD_PRESENCES, `presences: true` counts as false.
+    const presences = request.presences && (intents & Intent.GUILD_PRESENCES) !== 0 ? (userIds: string[]) => this.presences.objects(userIds) : undefined;
+    for (const chunk of memberChunks(request.guildId, members, { notFound, presences, nonce: request.nonce })) {
+      session.dispatch('GUILD_MEMBERS_CHUNK', JSON.stringify(chunk));
+    }
+  }
+
+  /** Every node tells its own sessions in the user's guilds. */
+  private async announcePresence(userId: string, presence: Shown): Promise<void> {
+    for (const guildId of await guildIdsOf(this.runtime, userId)) await this.registry.route(presenceDispatch(guildId, userId, presence));
   }
 }

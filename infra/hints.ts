@@ -1,6 +1,7 @@
-// Hints are real-time signals that are not state (the spec's typing indicator): never written to the log, only
-// relayed to the gateway. In the embedded runtime they travel in-process; with BUS=kafka over a topic of their own.
-export type Hint = {
+// Hints are real-time signals that are not durable state (the spec's typing indicator, presences): never written to
+// the log, only relayed to the gateway nodes. In the embedded runtime they travel in-process; with BUS=kafka over a
+// topic of their own.
+export type TypingHint = {
   type: 'TYPING_START';
   channelId: string;
   guildId: string | null;
@@ -9,6 +10,26 @@ export type Hint = {
   /** For DM and group DM channels: who receives the hint. */
   recipientIds?: string[];
 };
+
+/** What others see of a user's presence on one gateway node, announced on each change and re-announced periodically. */
+export type PresenceHint = {
+  type: 'PRESENCE_UPDATE';
+  /** The gateway node whose sessions the presence is of. */
+  node: string;
+  userId: string;
+  /** 'offline' once the user has no session there that others can see. */
+  status: 'online' | 'idle' | 'dnd' | 'offline';
+  /** Activity objects as the gateway relays them. */
+  activities: Record<string, unknown>[];
+  /** When the user set this presence: of the nodes' presences, the latest set is the user's. */
+  setAt: number;
+  timestamp: number;
+};
+
+export type Hint = TypingHint | PresenceHint;
+
+/** Hints of one channel (typing) or of one user (presence) stay in order on a Kafka partition. */
+export const hintKey = (hint: Hint) => (hint.type === 'TYPING_START' ? hint.channelId : hint.userId);
 
 export interface HintBus {
   publish(hint: Hint): void;
@@ -29,8 +50,30 @@ export class LocalHintBus implements HintBus {
   }
 }
 
-/** A hint older than this when it arrives is dropped: a typing indicator means nothing seconds later. */
+/** A hint older than this when it arrives is dropped: a typing indicator means nothing seconds later, and a presence is announced again. */
 export const HINT_MAX_AGE_MS = 10_000;
+
+const isString = (value: unknown) => typeof value === 'string';
+
+function valid(hint: Partial<TypingHint> | Partial<PresenceHint>): boolean {
+  if (hint.type === 'TYPING_START') {
+    return (
+      isString(hint.channelId) &&
+      isString(hint.userId) &&
+      (isString(hint.guildId) || hint.guildId === null) &&
+      (hint.recipientIds === undefined || (Array.isArray(hint.recipientIds) && hint.recipientIds.every(isString)))
+    );
+  }
+  return (
+    hint.type === 'PRESENCE_UPDATE' &&
+    isString(hint.node) &&
+    isString(hint.userId) &&
+    ['online', 'idle', 'dnd', 'offline'].includes(hint.status as string) &&
+    Array.isArray(hint.activities) &&
+    hint.activities.every((activity) => typeof activity === 'object' && activity !== null && !Array.isArray(activity)) &&
+    typeof hint.setAt === 'number'
+  );
+}
 
 /** A hint read from another process, or null for anything that is not one (or is stale). */
 export function parseHint(text: string, now: number): Hint | null {
@@ -41,12 +84,6 @@ export function parseHint(text: string, now: number): Hint | null {
     return null;
   }
   const hint = value as Partial<Hint> | null;
-  const valid =
-    hint?.type === 'TYPING_START' &&
-    typeof hint.channelId === 'string' &&
-    typeof hint.userId === 'string' &&
-    (typeof hint.guildId === 'string' || hint.guildId === null) &&
-    typeof hint.timestamp === 'number' &&
-    (hint.recipientIds === undefined || (Array.isArray(hint.recipientIds) && hint.recipientIds.every((id) => typeof id === 'string')));
-  return valid && now - hint.timestamp! <= HINT_MAX_AGE_MS ? (hint as Hint) : null;
+  if (typeof hint !== 'object' || hint === null || typeof hint.timestamp !== 'number' || !valid(hint)) return null;
+  return now - hint.timestamp <= HINT_MAX_AGE_MS ? (hint as Hint) : null;
 }

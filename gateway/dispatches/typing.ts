@@ -1,9 +1,9 @@
-import type { Hint } from '../../infra/hints.js';
+import type { TypingHint } from '../../infra/hints.js';
 import type { Dispatch } from '../dispatch.js';
 import { Intent } from '../protocol.js';
 
 /** TYPING_START comes from a hint, not from the log: typing is not state. */
-export function typingDispatch(hint: Hint): Dispatch {
+export function typingDispatch(hint: TypingHint): Dispatch {
   const d = { channel_id: hint.channelId, user_id: hint.userId, timestamp: Math.floor(hint.timestamp / 1000), ...(hint.guildId ? { guild_id: hint.guildId } : {}) };
   return hint.guildId
     ? { t: 'TYPING_START', d, intent: Intent.GUILD_MESSAGE_TYPING, audience: { guildId: hint.guildId, channelId: hint.channelId } }

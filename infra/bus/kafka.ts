@@ -9,7 +9,7 @@ import { type IHeaders, Kafka, type LogEntry, type Producer, logLevel } from 'ka
 import { EngineUnreachableError, withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
 import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../eventStore/port.js';
-import { type Hint, type HintBus, LocalHintBus, parseHint } from '../hints.js';
+import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../hints.js';
 import type { Logger } from '../logger.js';
 import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from './port.js';
 
@@ -227,12 +227,12 @@ class KafkaHintBus implements HintBus {
   publish(hint: Hint): void {
     this.producer ??= this.connectProducer();
     this.producer
-      .then((producer) => producer.send({ topic: this.topic, messages: [{ key: hint.channelId, value: JSON.stringify(hint) }] }))
-      .catch((error) => this.log.warn({ err: error }, 'typing hint not published'));
+      .then((producer) => producer.send({ topic: this.topic, messages: [{ key: hintKey(hint), value: JSON.stringify(hint) }] }))
+      .catch((error) => this.log.warn({ err: error }, 'hint not published'));
   }
 
   subscribe(listener: (hint: Hint) => void): () => void {
-    this.consuming ??= this.consume().catch((error) => this.log.error({ err: error }, 'typing hints not consumed'));
+    this.consuming ??= this.consume().catch((error) => this.log.error({ err: error }, 'hints not consumed'));
     return this.local.subscribe(listener);
   }
 

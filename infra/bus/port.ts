@@ -20,7 +20,7 @@ export interface BusConsumer {
 export interface EventBus {
   /** Events reach the handler in log order per key (guild or channel), a batch at a time; a throw is retried. */
   consume(group: string, options: ConsumeOptions, handler: BatchHandler, onError?: (error: unknown) => void): Promise<BusConsumer>;
-  /** Hints (typing) between the processes that publish them and every gateway node; never in the log. */
+  /** Hints (typing, presences) between the processes that publish them and every gateway node; never in the log. */
   readonly hints: HintBus;
   close(): Promise<void>;
 }

@@ -114,7 +114,7 @@ describe('gateway dispatches', () => {
     const ready = await first.identify(user.token, GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
     const one = await send(guild.owner.token, guild.channelId, { content: 'one' });
     const got = await first.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === one.body.id);
-    first.close();
+    first.drop();
     await first.closed;
 
     const missed: string[] = [];

@@ -1,5 +1,6 @@
 // The gateway protocol with raw WebSocket clients: HELLO, IDENTIFY → READY, heartbeats and their timeout, close codes,
-// and RESUME of an unknown session (dispatches.test.ts covers routing and RESUME after a drop).
+// zlib-stream framing, which closes end a session, and RESUME of an unknown session (dispatches.test.ts covers routing
+// and RESUME after a drop).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway } from '../support/gateway.js';
 import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
@@ -33,7 +34,9 @@ describe('gateway', () => {
     const client = await connectGateway(server);
     const hello = await client.next((p) => p.op === 10);
     expect(hello.d.heartbeat_interval).toBe(400);
+    expect(hello.d._trace).toEqual([expect.stringMatching(/^parley-gateway-/)]);
     const ready = await client.identify(bot.token, 513);
+    expect(ready.d._trace).toEqual(hello.d._trace);
     expect(ready.s).toBe(1);
     expect(ready.d).toMatchObject({ v: 10, user: { id: bot.id, bot: true }, guilds: [], shard: [0, 1], application: { id: bot.applicationId, flags: 0 } });
     expect(ready.d.user.token).toBeUndefined();
@@ -95,11 +98,34 @@ describe('gateway', () => {
     client.close();
   });
 
-  it('speaks zlib-stream when asked', async () => {
+  it('speaks zlib-stream when asked, each payload one message ending in a sync flush, which discord.py waits for', async () => {
     const user = await registerUser(server);
     const client = await connectGateway(server, 'v=10&encoding=json&compress=zlib-stream');
     const ready = await client.identify(user.token, 0);
     expect(ready.d.user.id).toBe(user.id);
+    expect(client.frames).toHaveLength(client.received.length);
+    for (const frame of client.frames) expect(frame.subarray(-4)).toEqual(Buffer.from([0x00, 0x00, 0xff, 0xff]));
     client.close();
+  });
+
+  it('keeps a session its client closed with another code than 1000 or 1001 for a RESUME, and ends one closed with 1000', async () => {
+    const user = await registerUser(server);
+    const dropped = await connectGateway(server);
+    const ready = await dropped.identify(user.token, 0);
+    dropped.drop();
+    await dropped.closed;
+    const resuming = await connectGateway(server);
+    await resuming.next((p) => p.op === 10);
+    resuming.send({ op: 6, d: { token: user.token, session_id: ready.d.session_id, seq: ready.s } });
+    const resumed = await resuming.dispatch('RESUMED');
+    expect(resumed.d).toEqual({ _trace: ready.d._trace });
+
+    resuming.close();
+    await resuming.closed;
+    const again = await connectGateway(server);
+    await again.next((p) => p.op === 10);
+    again.send({ op: 6, d: { token: user.token, session_id: ready.d.session_id, seq: resumed.s } });
+    expect((await again.next((p) => p.op === 9)).d).toBe(false);
+    again.close();
   });
 });

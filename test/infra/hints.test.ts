@@ -1,6 +1,6 @@
-// Hints read from another process (BUS=kafka): only well-formed, fresh typing hints pass.
+// Hints read from another process (BUS=kafka): only well-formed, fresh typing and presence hints pass.
 import { describe, expect, it } from 'vitest';
-import { HINT_MAX_AGE_MS, type Hint, parseHint } from '../../infra/hints.js';
+import { HINT_MAX_AGE_MS, type Hint, hintKey, parseHint } from '../../infra/hints.js';
 import { hintTopic } from '../../infra/bus/kafka.js';
 
 const now = 1_700_000_000_000;
@@ -18,6 +18,19 @@ describe('hints between processes', () => {
     for (const text of ['not json', 'null', '{}', JSON.stringify({ ...hint, type: 'OTHER' }), JSON.stringify({ ...hint, userId: 3 }), JSON.stringify({ ...hint, recipientIds: [1] })]) {
       expect(parseHint(text, now)).toBeNull();
     }
+  });
+
+  it('round-trips a presence hint, and drops one with an unknown status or activities that are not objects', () => {
+    const presence: Hint = { type: 'PRESENCE_UPDATE', node: 'n1', userId: '3', status: 'dnd', activities: [{ name: 'chess', type: 0 }], setAt: now - 5000, timestamp: now - 1000 };
+    expect(parseHint(JSON.stringify(presence), now)).toEqual(presence);
+    for (const bad of [{ ...presence, status: 'invisible' }, { ...presence, activities: ['chess'] }, { ...presence, node: 1 }, { ...presence, setAt: undefined }]) {
+      expect(parseHint(JSON.stringify(bad), now)).toBeNull();
+    }
+  });
+
+  it('are keyed by channel (typing) or by user (presence), so each stays in order on its partition', () => {
+    expect(hintKey(hint)).toBe('2');
+    expect(hintKey({ type: 'PRESENCE_UPDATE', node: 'n1', userId: '3', status: 'online', activities: [], setAt: now, timestamp: now })).toBe('3');
   });
 
   it('travel on a topic beside the log’s', () => {

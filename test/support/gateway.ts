@@ -12,12 +12,19 @@ export interface Payload {
 
 export interface GatewayClient {
   received: Payload[];
+  /** With zlib-stream: every binary message as it came. */
+  frames: Buffer[];
   send(payload: unknown): void;
+  /** Sends a text frame as is. */
+  sendRaw(text: string): void;
   /** Resolves with the first payload (already received or to come) matching the predicate. */
   next(predicate: (p: Payload) => boolean, timeoutMs?: number): Promise<Payload>;
   dispatch(t: string, timeoutMs?: number): Promise<Payload>;
   closed: Promise<{ code: number; reason: string }>;
+  /** Closes with 1000, which ends the session. */
   close(): void;
+  /** Closes with 4000, as clients do when they mean to RESUME. */
+  drop(): void;
   identify(token: string, intents: number): Promise<Payload>;
   lastSeq(): number;
 }
@@ -28,6 +35,7 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
   const received: Payload[] = [];
   const waiters: { predicate: (p: Payload) => boolean; resolve: (p: Payload) => void }[] = [];
   const zlibChunks: Buffer[] = [];
+  const frames: Buffer[] = [];
   let inflated = 0;
   ws.on('message', (data: Buffer, isBinary) => {
     let text: string;
@@ -35,6 +43,7 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
       // zlib-stream: one deflate stream for the connection, each message ending in a sync flush. Inflating all that
       // came so far and keeping what is new yields this message's frame.
       zlibChunks.push(data);
+      frames.push(data);
       const all = inflateSync(Buffer.concat(zlibChunks), { finishFlush: 2 }).toString();
       text = all.slice(inflated);
       inflated = all.length;
@@ -55,7 +64,9 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
   });
   const client: GatewayClient = {
     received,
+    frames,
     send: (payload) => ws.send(JSON.stringify(payload)),
+    sendRaw: (text) => ws.send(text),
     next(predicate, timeoutMs = 5000) {
       const found = received.find(predicate);
       if (found) return Promise.resolve(found);
@@ -73,6 +84,7 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
     dispatch: (t, timeoutMs) => client.next((p) => p.op === 0 && p.t === t, timeoutMs),
     closed,
     close: () => ws.close(1000),
+    drop: () => ws.close(4000),
     async identify(token, intents) {
       await client.next((p) => p.op === 10);
       client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1] } });
