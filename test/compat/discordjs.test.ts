@@ -1,62 +1,43 @@
 // A real discord.js Client logs in with a bot token, gets ready with its guild cached, and receives messageCreate for
-// a message another account posts over HTTP.
-import { type ChildProcess, spawn } from 'node:child_process';
+// a message another account posts over HTTP; it fetches members over the gateway and sees and sets presences.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
+import { createGuild, join as joinGuild } from '../http/guildSupport.js';
+import { type GatewayClient, connectGateway } from '../support/gateway.js';
+import { type TestServer, createBot, registerUser, startTestServer, uniqueName } from '../support/server.js';
+import { type BotProcess, startBotProcess } from './botProcess.js';
 
 let server: TestServer;
-let bot: ChildProcess | null = null;
+const bots: BotProcess[] = [];
+const clients: GatewayClient[] = [];
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => {
-  bot?.kill('SIGKILL');
+  for (const bot of bots) bot.child.kill('SIGKILL');
+  for (const client of clients) client.close();
   await server.close();
 });
 
-interface Report {
-  event: string;
-  data: any;
+function startBot(token: string, env: Record<string, string> = {}) {
+  const bot = startBotProcess(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'discordBot.ts')], {
+    PARLEY_ORIGIN: server.origin,
+    BOT_TOKEN: token,
+    NODE_EXTRA_CA_CERTS: join(server.dataDir, 'tls', 'self-signed.crt'),
+    ...env,
+  });
+  bots.push(bot);
+  return bot;
 }
 
-function startBot(token: string) {
-  const reports: Report[] = [];
-  const waiters: { event: string; resolve: (r: Report) => void }[] = [];
-  let stderr = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'discordBot.ts')], {
-    env: { ...process.env, PARLEY_ORIGIN: server.origin, BOT_TOKEN: token, NODE_EXTRA_CA_CERTS: join(server.dataDir, 'tls', 'self-signed.crt') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let buffered = '';
-  child.stdout!.on('data', (chunk) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) {
-      const report = JSON.parse(line) as Report;
-      reports.push(report);
-      for (const waiter of waiters.filter((w) => w.event === report.event)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(report);
-      }
-    }
-  });
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const next = (event: string, timeoutMs = 20_000) =>
-    new Promise<Report>((resolve, reject) => {
-      const found = reports.find((r) => r.event === event);
-      if (found) return resolve(found);
-      const timer = setTimeout(() => reject(new Error(`no ${event} from the bot; reports ${JSON.stringify(reports)}; stderr ${stderr}`)), timeoutMs);
-      waiters.push({
-        event,
-        resolve: (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-      });
-    });
-  return { child, next };
+/** A raw gateway session, identified with a presence. */
+async function online(token: string, intents: number, presence: object) {
+  const client = await connectGateway(server);
+  clients.push(client);
+  await client.next((p) => p.op === 10);
+  client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, presence } });
+  await client.dispatch('READY');
+  return client;
 }
 
 describe('discord.js compatibility', () => {
@@ -72,16 +53,44 @@ describe('discord.js compatibility', () => {
     const joined = await server.api('POST', `/invites/${invite.body.code}`, { token: app.token, scheme: 'Bot' });
     expect(joined.status).toBe(200);
 
-    const running = startBot(app.token);
-    bot = running.child;
-    const ready = await running.next('ready');
+    const bot = startBot(app.token);
+    const ready = await bot.next('ready');
     expect(ready.data.userId).toBe(app.id);
     expect(ready.data.guilds).toEqual([expect.objectContaining({ id: guild.body.id, name: 'Compat', me: app.id })]);
     expect(ready.data.guilds[0].channels).toContain(text.id);
 
     const sent = await server.api('POST', `/channels/${text.id}/messages`, { token: owner.token, body: { content: 'hello bot' } });
     expect(sent.status).toBe(200);
-    const received = await running.next('messageCreate');
+    const received = await bot.next('messageCreate');
     expect(received.data).toEqual({ id: sent.body.id, content: 'hello bot', authorId: owner.id, channelId: text.id, guildId: guild.body.id });
+  });
+
+  it('fetches members over the gateway (all, by query, by ids), sees presences in GUILD_CREATE and updates, and sets its own', async () => {
+    const app = await createBot(server);
+    const guild = await createGuild(server);
+    const ab1 = await joinGuild(server, guild, await registerUser(server, uniqueName('abq')));
+    const ab2 = await joinGuild(server, guild, await registerUser(server, uniqueName('abr')));
+    const cd = await joinGuild(server, guild, await registerUser(server, uniqueName('cd')));
+    await joinGuild(server, guild, app, 'Bot');
+    const member = await online(ab1.token, 0, { since: null, activities: [{ name: 'chess', type: 0 }], status: 'dnd', afk: false });
+    const watcher = await online(guild.owner.token, 1 | (1 << 8), { since: null, activities: [], status: 'online', afk: false });
+
+    const bot = startBot(app.token, { MEMBERS_GUILD_ID: guild.id, MEMBERS_QUERY: 'ab', MEMBERS_USER_IDS: `${ab2.id},${cd.id}` });
+    const ready = await bot.next('ready');
+    expect(ready.data.guilds[0].presences).toContainEqual({ userId: ab1.id, status: 'dnd', activities: ['chess'] });
+
+    expect((await bot.next('fetchAll')).data).toEqual({ ids: [guild.owner.id, ab1.id, ab2.id, cd.id, app.id].sort() });
+    expect((await bot.next('fetchQuery')).data).toEqual({ ids: [ab1.id, ab2.id].sort() });
+    expect((await bot.next('fetchUsers')).data).toEqual({ ids: [ab2.id, cd.id].sort() });
+    // The whole list once per 30 s, as the widely used API allows: discord.js rejects the second with the server's RATE_LIMITED.
+    expect((await bot.next('fetchAllAgain')).data).toEqual({ error: 'GatewayRateLimitError' });
+
+    expect((await bot.next('presenceSet')).data).toMatchObject({ status: 'idle', activities: ['the tests'] });
+    const seen = await watcher.next((p) => p.t === 'PRESENCE_UPDATE' && p.d.user.id === app.id && p.d.status === 'idle');
+    expect(seen.d).toMatchObject({ guild_id: guild.id, activities: [{ name: 'the tests', type: 3 }], client_status: { web: 'idle' } });
+
+    member.send({ op: 3, d: { since: null, activities: [], status: 'online', afk: false } });
+    const update = await bot.next('presenceUpdate', (data) => data.userId === ab1.id);
+    expect(update.data).toEqual({ userId: ab1.id, status: 'online', activities: [] });
   });
 });

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { startServer } from '../../http/server.js';
+import { type RunningServer, startServer } from '../../http/server.js';
 import { loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
 import { type Runtime, startRuntime } from '../../infra/runtime.js';
@@ -32,6 +32,8 @@ export interface TestServer {
   /** Calls {origin}{path}. */
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   runtime: Runtime;
+  /** The WebSocket gateway, for tests that act on live sessions (drop a connection). */
+  gateway: RunningServer['gateway'];
   dispatcher: Agent;
   cert: string;
   dataDir: string;
@@ -66,6 +68,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     api: (method, path, options) => call(method, `/api/v1${path}`, options),
     call,
     runtime,
+    gateway: server.gateway,
     dispatcher,
     cert: server.cert!,
     dataDir: dir,

@@ -1,0 +1,92 @@
+// A real discord.py 2.x bot (Debian's python3-discord, unmodified) logs in, reads a member's message with its content,
+// survives a dropped gateway connection by resuming, and on "!demo" replies, reacts, edits, reads history, sends an
+// embed and a file. The assertions read back through the API what the server then holds.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.js';
+import { type TestServer, createBot, startTestServer } from '../support/server.js';
+import { type BotProcess, startBotProcess } from './botProcess.js';
+
+// Debian's package installs for the system interpreter, not for a pyenv or venv python3 earlier on PATH.
+const PYTHON = '/usr/bin/python3';
+const probe = spawnSync(PYTHON, ['-c', 'import discord'], { encoding: 'utf8', timeout: 10_000 });
+const missing = probe.status === 0 ? null : probe.error ? `${PYTHON} not found` : `no discord.py for ${PYTHON} (apt-get install python3-discord)`;
+
+// CI installs discord.py (.ci/run), so there a missing library fails the suite instead of skipping it.
+if (missing && !process.env.CI) {
+  const title = `discord.py compatibility: skipped, ${missing}`;
+  console.warn(title);
+  describe.skip(title, () => {
+    it('runs a discord.py bot against the server', () => {});
+  });
+} else {
+  let server: TestServer;
+  let bot: BotProcess | null = null;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    bot?.child.kill('SIGKILL');
+    await server.close();
+  });
+
+  describe('discord.py compatibility', () => {
+    it('logs in, reads content, resumes after a dropped connection, replies, reacts, edits, reads history, sends an embed and a file', async () => {
+      expect(missing).toBeNull();
+      const guild = await createGuild(server);
+      const app = await createBot(server);
+      await joinGuild(server, guild, app, 'Bot');
+      const member = await newMember(server, guild);
+      const post = async (content: string) => {
+        const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content } });
+        expect(sent.status).toBe(200);
+        return sent.body.id as string;
+      };
+
+      bot = startBotProcess(PYTHON, [join(import.meta.dirname, 'discordpy', 'bot.py')], {
+        PARLEY_ORIGIN: server.origin,
+        BOT_TOKEN: app.token,
+        SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
+      });
+      const ready = await bot.next('ready');
+      expect(ready.data).toEqual({
+        user_id: app.id,
+        application_id: app.applicationId,
+        guilds: [{ id: guild.id, name: 'Test Guild', channels: [guild.channelId], me: app.id }],
+      });
+
+      const hello = await post('hello');
+      expect((await bot.next('message', (m) => m.id === hello)).data).toEqual({ id: hello, content: 'hello', author_id: member.id, guild_id: guild.id });
+
+      // The server drops the bot's connection; the bot must come back on the same session with RESUME, and get
+      // what was dispatched meanwhile.
+      const session = [...server.gateway!.registry.all()].find((s) => s.userId === app.id)!;
+      const dropped = session.connection!;
+      dropped.close(4000, 'Dropped by the test');
+      const demo = await post('!demo');
+      await bot.next('resumed');
+      expect(server.gateway!.registry.get(session.id)?.connection).not.toBe(dropped);
+      expect(session.connection?.open).toBe(true);
+      expect(bot.reports.filter((r) => r.event === 'ready')).toHaveLength(1);
+
+      const done = (await bot.next('demo')).data;
+      expect(done).toMatchObject({ edited: 'pong (edited)', history: ['pong (edited)', '!demo', 'hello'] });
+      const read = async (id: string) => (await server.api('GET', `/channels/${guild.channelId}/messages/${id}`, { token: member.token })).body;
+
+      const reply = await read(done.reply_id);
+      expect(reply).toMatchObject({ content: 'pong (edited)', author: { id: app.id, bot: true }, message_reference: { message_id: demo } });
+      expect(reply.edited_timestamp).not.toBeNull();
+      expect((await read(demo)).reactions).toMatchObject([{ emoji: { name: '👍' }, count: 1, me: false }]);
+      const reactors = await server.api('GET', `/channels/${guild.channelId}/messages/${demo}/reactions/${encodeURIComponent('👍')}`, { token: member.token });
+      expect(reactors.body.map((u: { id: string }) => u.id)).toEqual([app.id]);
+
+      expect((await read(done.embed_id)).embeds).toMatchObject([{ title: 'Status', description: 'all good', color: 0x00aa55 }]);
+      const filed = await read(done.file_id);
+      expect(filed).toMatchObject({ content: 'a file', attachments: [{ filename: 'notes.txt' }] });
+      const download = await request(filed.attachments[0].url, { dispatcher: server.dispatcher });
+      expect(await download.body.text()).toBe('hello from discord.py\n');
+    }, 40_000);
+  });
+}

@@ -1,0 +1,63 @@
+# An unmodified discord.py 2.x bot, run the way bot developers run theirs, pointed at Parley through the library's
+# own hooks: the REST base (Route.BASE) and the gateway the Client connects to (from GET /gateway/bot). The
+# self-signed certificate is trusted through SSL_CERT_FILE. It reports what it sees as JSON lines on stdout for the
+# compatibility test; "!demo" from a member makes it reply, react, edit, read history, send an embed and a file.
+import io
+import json
+import os
+import traceback
+
+import discord
+import yarl
+from discord.gateway import DiscordWebSocket
+
+discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v1"
+
+
+def report(event, **data):
+    print(json.dumps({'event': event, 'data': data}), flush=True)
+
+
+class Bot(discord.Client):
+    async def setup_hook(self):
+        # A Client (not sharded) connects to DEFAULT_GATEWAY, and goes back to it after an invalid session; only
+        # AutoShardedClient asks GET /gateway/bot. After a READY it resumes at READY's resume_gateway_url.
+        _, url = await self.http.get_bot_gateway()
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+
+    async def on_ready(self):
+        report(
+            'ready',
+            user_id=str(self.user.id),
+            application_id=str(self.application_id),
+            guilds=[
+                {'id': str(g.id), 'name': g.name, 'channels': [str(c.id) for c in g.text_channels], 'me': str(g.me.id) if g.me else None}
+                for g in self.guilds
+            ],
+        )
+
+    async def on_error(self, event, *args, **kwargs):
+        report('error', event=event, traceback=traceback.format_exc())
+
+    async def on_resumed(self):
+        report('resumed')
+
+    async def on_message(self, message):
+        if message.author == self.user:
+            return
+        report('message', id=str(message.id), content=message.content, author_id=str(message.author.id), guild_id=str(message.guild.id))
+        if message.content != '!demo':
+            return
+        reply = await message.reply('pong')
+        await message.add_reaction('\N{THUMBS UP SIGN}')
+        edited = await reply.edit(content='pong (edited)')
+        history = [m.content async for m in message.channel.history(limit=3)]
+        embed = discord.Embed(title='Status', description='all good', colour=0x00AA55)
+        embedded = await message.channel.send(embed=embed)
+        filed = await message.channel.send('a file', file=discord.File(io.BytesIO(b'hello from discord.py\n'), filename='notes.txt'))
+        report('demo', reply_id=str(reply.id), edited=edited.content, history=history, embed_id=str(embedded.id), file_id=str(filed.id))
+
+
+intents = discord.Intents.default()
+intents.message_content = True
+Bot(intents=intents).run(os.environ['BOT_TOKEN'])
