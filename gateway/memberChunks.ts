@@ -1,6 +1,7 @@
 // Op 8 REQUEST_GUILD_MEMBERS, answered with GUILD_MEMBERS_CHUNK dispatches as the widely used API answers it: members
 // by username or nickname prefix (at most 100), by id (at most 100 asked), or the whole list (which needs the
 // GUILD_MEMBERS intent and is limited to once per guild and user every 30 s), in chunks of at most 1000 members.
+import { isSnowflake } from '../domain/snowflake.js';
 import { memberObject } from '../http/presenters.js';
 import type { Filter } from '../infra/readStore/port.js';
 import type { Runtime } from '../infra/runtime.js';
@@ -28,7 +29,7 @@ export interface MemberRequest {
 
 const snowflake = (value: unknown): string | null => {
   const id = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
-  return typeof id === 'string' && /^\d{1,20}$/.test(id) ? id : null;
+  return typeof id === 'string' && isSnowflake(id) ? id : null;
 };
 
 /** Op 8's payload, or null when it is not a valid one. One guild per request: a list of guild ids must hold one. */

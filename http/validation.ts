@@ -63,9 +63,17 @@ export function parseBody<const S extends JSONSchema, T = FromSchema<S>>(schema:
   return check(bodies, schema, body === undefined ? {} : body) as T;
 }
 
+/** Query booleans as clients spell them: discord.js sends true/false, discord.py 1/0 (and Python's True/False). */
+const QUERY_BOOLEANS: Record<string, boolean> = { true: true, True: true, '1': true, false: false, False: false, '0': false };
+
 /** Validates query parameters, coercing numbers and booleans and filling defaults. */
 export function parseQuery<const S extends JSONSchema, T = FromSchema<S>>(schema: S, query: Record<string, unknown>): T {
-  return check(queries, schema, { ...query }) as T;
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const value = { ...query };
+  for (const [name, raw] of Object.entries(value)) {
+    if (properties[name]?.type === 'boolean' && typeof raw === 'string' && Object.hasOwn(QUERY_BOOLEANS, raw)) value[name] = QUERY_BOOLEANS[raw];
+  }
+  return check(queries, schema, value) as T;
 }
 
 /**

@@ -22,7 +22,7 @@ const imageQuery = {
 
 const avatarParams = {
   type: 'object',
-  properties: { userId: { type: 'string', pattern: '^[0-9]{1,20}$' }, file: { type: 'string', pattern: '^(a_)?[0-9a-f]{32}\\.(png|jpg|jpeg|webp|gif)$' } },
+  properties: { userId: snowflakeSchema, file: { type: 'string', pattern: '^(a_)?[0-9a-f]{32}\\.(png|jpg|jpeg|webp|gif)$' } },
   required: ['userId', 'file'],
 } as const;
 

@@ -49,8 +49,7 @@ const myGuildsQuery = {
     before: snowflakeSchema,
     after: snowflakeSchema,
     limit: pageLimit(200, 200),
-    // discord.js sends true/false, discord.py 1/0; the widely used API takes both.
-    with_counts: { type: 'string', enum: ['true', 'false', 'True', 'False', '1', '0'] },
+    with_counts: { type: 'boolean' },
   },
 } as const;
 
@@ -108,9 +107,8 @@ export function guildRoutes(deps: HttpDeps): Router {
     const query = parseQuery(myGuildsQuery, ctx.query);
     const memberships = await findPage<MemberDoc>(deps.readStore, 'members', { user_id: userId }, 'guild_id', query);
     const guilds = await deps.readStore.find<GuildDoc>('guilds', { _id: { $in: memberships.map((m) => m.guild_id) } }, { sort: { _id: 1 } });
-    const withCounts = ['true', 'True', '1'].includes(query.with_counts ?? '');
     // Presences are not tracked yet (GUILD_CREATE's presences are empty too), so no member counts as present.
-    const counts = (guild: GuildDoc) => (withCounts ? { approximate_member_count: guild.member_count, approximate_presence_count: 0 } : {});
+    const counts = (guild: GuildDoc) => (query.with_counts ? { approximate_member_count: guild.member_count, approximate_presence_count: 0 } : {});
     ctx.body = await Promise.all(
       guilds.map(async (guild) => ({ ...partialGuild(guild, userId, guildPermissions(await loadGuild(deps, guild._id), userId)), ...counts(guild) })),
     );

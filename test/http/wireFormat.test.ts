@@ -4,6 +4,7 @@
 // developers/topics/rate-limits.mdx.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { createGuild } from './guildSupport.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -63,5 +64,21 @@ describe('wire format', () => {
     expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
     // discord.py raises at once on a 429 without Via, taking it for a ban; with one it waits retry_after and retries.
     expect(limited.headers.via).toEqual(expect.any(String));
+  });
+
+  it('reads query booleans as discord.py spells them (1/0, True/False) and as discord.js does (true/false)', async () => {
+    const guild = await createGuild(server);
+    const webhook = await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'hook' } });
+    const execute = (wait: string) => server.api('POST', `/webhooks/${webhook.body.id}/${webhook.body.token}?wait=${wait}`, { body: { content: `wait=${wait}` } });
+    for (const yes of ['1', 'True', 'true']) expect((await execute(yes)).body).toMatchObject({ content: `wait=${yes}` });
+    for (const no of ['0', 'False', 'false']) expect((await execute(no)).status).toBe(204);
+    expect((await execute('yes')).status).toBe(400);
+
+    const invite = await server.api('GET', `/invites/${guild.code}?with_counts=1&with_expiration=1`, { token: guild.owner.token });
+    expect(invite.status).toBe(200);
+    const guilds = await server.api('GET', '/users/@me/guilds?with_counts=1', { token: guild.owner.token });
+    expect(guilds.body[0]).toHaveProperty('approximate_member_count', 1);
+    const plain = await server.api('GET', '/users/@me/guilds?with_counts=0', { token: guild.owner.token });
+    expect(plain.body[0]).not.toHaveProperty('approximate_member_count');
   });
 });
