@@ -78,8 +78,10 @@ const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|(-?\d+)(?![.eE\d])|-?\d+(?:\.\d+)?(?
  * JSON.parse for text from clients, except that integers past 2^53 become their decimal strings, so ids stay exact.
  * Clients such as discord.py send ids as JSON numbers (a reply's message_reference, member roles, REQUEST_GUILD_MEMBERS'
  * guild_id and user_ids); every id is past 2^53, where JSON.parse would round it to another id. An integer spelled as a
- * double prints (1152921504606847000 for 2 ** 60) may be one its sender already rounded, so it stays a number for the
- * schemas to refuse rather than be read as a value nobody meant (for a bitfield, with low bits set). Throws as
+ * double prints but not exactly the double's value (1152921504606847000 for 2 ** 60) may be one its sender already
+ * rounded, so it stays a number for the schemas to refuse rather than be read as a value nobody meant (for a bitfield,
+ * with low bits set). One the double holds exactly (a snowflake whose low 22 bits are zero, 1574265860443340800) is
+ * the sender's exact value either way. Throws as
  * JSON.parse does on text that is not JSON.
  */
 export function parseJsonKeepingIds(text: string): unknown {
@@ -89,7 +91,8 @@ export function parseJsonKeepingIds(text: string): unknown {
   if (!/\d{16}/.test(text)) return value;
   return JSON.parse(
     text.replace(STRING_OR_NUMBER, (token, integer: string | undefined) => {
-      if (!integer || Number.isSafeInteger(Number(integer)) || String(Number(integer)) === integer) return token;
+      if (!integer || Number.isSafeInteger(Number(integer))) return token;
+      if (String(Number(integer)) === integer && BigInt(Number(integer)) !== BigInt(integer)) return token;
       return `"${integer}"`;
     }),
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERVICE_EPOCH, SnowflakeGenerator, compareSnowflakes, isSnowflake, snowflakeAt, snowflakeSortKey, snowflakeTimestamp } from '../../domain/snowflake.js';
+import { SERVICE_EPOCH, SnowflakeGenerator, compareSnowflakes, isSnowflake, parseJsonKeepingIds, snowflakeAt, snowflakeSortKey, snowflakeTimestamp } from '../../domain/snowflake.js';
 
 describe('snowflakes', () => {
   it('packs time, worker, process and sequence as the spec table', () => {
@@ -39,5 +39,29 @@ describe('snowflakes', () => {
     const id = new SnowflakeGenerator({ workerId: 0, processId: 0 }).next();
     expect(snowflakeSortKey('0') < snowflakeSortKey(id)).toBe(true);
     expect(snowflakeSortKey('99999999999999999999') > snowflakeSortKey(id)).toBe(true);
+  });
+});
+
+describe('parseJsonKeepingIds', () => {
+  it('reads integers past 2^53 as their exact decimal strings, digits inside strings and small numbers as they are', () => {
+    expect(parseJsonKeepingIds('{"id": 1574265860443340801, "s": "1574265860443340801", "n": 12, "f": -3.5e2}')).toEqual({
+      id: '1574265860443340801',
+      s: '1574265860443340801',
+      n: 12,
+      f: -350,
+    });
+  });
+
+  it('keeps an id a double holds exactly, whose digits are also the double print (low 22 bits zero)', () => {
+    expect(String(Number('1574265860443340800'))).toBe('1574265860443340800');
+    expect(parseJsonKeepingIds('[1574265860443340800, 1152921504606846976]')).toEqual(['1574265860443340800', '1152921504606846976']);
+  });
+
+  it('leaves a number that is only the print of a rounded double (2 ** 60 as 1152921504606847000) for the schemas to refuse', () => {
+    expect(parseJsonKeepingIds('{"permissions": 1152921504606847000}')).toEqual({ permissions: 2 ** 60 });
+  });
+
+  it('throws as JSON.parse does on text that is not JSON', () => {
+    expect(() => parseJsonKeepingIds('{"a": 12345678901234567890')).toThrow(SyntaxError);
   });
 });
