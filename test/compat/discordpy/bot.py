@@ -37,7 +37,7 @@ class Bot(discord.Client):
         )
 
     async def on_error(self, event, *args, **kwargs):
-        report('error', event=event, traceback=traceback.format_exc())
+        report('error', handler=event, traceback=traceback.format_exc())
 
     async def on_resumed(self):
         report('resumed')
