@@ -2,7 +2,7 @@
 // MESSAGE_CONTENT governs content; RESUME after a drop replays what was sent meanwhile, exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuild, join, newMember } from '../http/guildSupport.js';
-import { type GatewayClient, type Payload, connectGateway } from '../support/gateway.js';
+import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
 import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
 
 const GUILDS = 1 << 0;
@@ -12,21 +12,15 @@ const GUILD_MESSAGE_TYPING = 1 << 11;
 const MESSAGE_CONTENT = 1 << 15;
 
 let server: TestServer;
-const clients: GatewayClient[] = [];
+const gateway = gatewayClients(() => server);
+const session = gateway.session;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => {
-  for (const client of clients) client.close();
+  gateway.closeAll();
   await server.close();
 });
-
-async function session(token: string, intents: number) {
-  const client = await connectGateway(server);
-  clients.push(client);
-  await client.identify(token, intents);
-  return client;
-}
 
 const messages = (client: GatewayClient) => client.received.filter((p) => p.t === 'MESSAGE_CREATE');
 const send = (token: string, channelId: string, body: object, scheme: 'Bot' | 'Bearer' = 'Bearer') =>
@@ -110,7 +104,7 @@ describe('gateway dispatches', () => {
   it('RESUME after a drop replays the messages sent meanwhile, in order, exactly once', async () => {
     const guild = await createGuild(server);
     const user = await newMember(server, guild);
-    const first = await connectGateway(server);
+    const first = await gateway.connect();
     const ready = await first.identify(user.token, GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
     const one = await send(guild.owner.token, guild.channelId, { content: 'one' });
     const got = await first.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === one.body.id);
@@ -120,8 +114,7 @@ describe('gateway dispatches', () => {
     const missed: string[] = [];
     for (const content of ['two', 'three', 'four']) missed.push((await send(guild.owner.token, guild.channelId, { content })).body.id);
 
-    const second = await connectGateway(server);
-    clients.push(second);
+    const second = await gateway.connect();
     await second.next((p) => p.op === 10);
     second.send({ op: 6, d: { token: user.token, session_id: ready.d.session_id, seq: got.s } });
     const resumed = await second.dispatch('RESUMED');

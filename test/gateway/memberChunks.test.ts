@@ -6,7 +6,7 @@ import { CHUNK_SIZE, FULL_LIST_INTERVAL_MS, MemberListLimiter, memberChunks, par
 import { memberObject } from '../../http/presenters.js';
 import type { UserDoc } from '../../projections/users.js';
 import { type TestGuild, createGuild, join } from '../http/guildSupport.js';
-import { type GatewayClient, connectGateway } from '../support/gateway.js';
+import { type GatewayClient, gatewayClients } from '../support/gateway.js';
 import { type TestBot, type TestServer, type TestUser, createBot, registerUser, startTestServer, uniqueName } from '../support/server.js';
 
 const GUILDS = 1 << 0;
@@ -119,7 +119,8 @@ let ab1: TestUser;
 let ab2: TestUser;
 let cd: TestUser;
 let bot: TestBot;
-const clients: GatewayClient[] = [];
+const gateway = gatewayClients(() => server);
+const session = gateway.session;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -131,16 +132,9 @@ beforeAll(async () => {
   await join(server, guild, bot, 'Bot');
 });
 afterAll(async () => {
-  for (const client of clients) client.close();
+  gateway.closeAll();
   await server.close();
 });
-
-async function session(token: string, intents: number) {
-  const client = await connectGateway(server);
-  clients.push(client);
-  await client.identify(token, intents);
-  return client;
-}
 
 const chunk = (client: GatewayClient, nonce: string) => client.next((p) => p.t === 'GUILD_MEMBERS_CHUNK' && p.d.nonce === nonce);
 const ids = (payload: { d: { members: { user: { id: string } }[] } }) => payload.d.members.map((m) => m.user.id).sort();

@@ -6,7 +6,7 @@ import { OFFLINE, type Presence, Presences, type Shown, parseIdentifyPresence, p
 import { LocalHintBus } from '../../infra/hints.js';
 import { createLogger } from '../../infra/logger.js';
 import { type TestGuild, createGuild, join, newMember } from '../http/guildSupport.js';
-import { type GatewayClient, type Payload, connectGateway } from '../support/gateway.js';
+import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
 import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
 
 const GUILDS = 1 << 0;
@@ -151,23 +151,15 @@ describe('a user’s presence across gateway nodes', () => {
 });
 
 let server: TestServer;
-const clients: GatewayClient[] = [];
+const gateway = gatewayClients(() => server);
+const session = gateway.session;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => {
-  for (const client of clients) client.close();
+  gateway.closeAll();
   await server.close();
 });
-
-async function session(token: string, intents: number, presence?: object) {
-  const client = await connectGateway(server);
-  clients.push(client);
-  await client.next((p) => p.op === 10);
-  client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, ...(presence ? { presence } : {}) } });
-  await client.dispatch('READY');
-  return client;
-}
 
 const presenceOf = (client: GatewayClient, userId: string, status: string) =>
   client.next((p) => p.t === 'PRESENCE_UPDATE' && p.d.user.id === userId && p.d.status === status);
@@ -266,7 +258,7 @@ describe('presences over the wire', () => {
     client.send({ op: 3, d: { since: null, activities: [], status: 'away', afk: false } });
     expect((await client.closed).code).toBe(4001);
 
-    const identifying = await connectGateway(server);
+    const identifying = await gateway.connect();
     await identifying.next((p) => p.op === 10);
     identifying.send({ op: 2, d: { token: user.token, intents: 0, properties: {}, presence: { status: 'online', activities: 'chess' } } });
     expect((await identifying.closed).code).toBe(4001);

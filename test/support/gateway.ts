@@ -25,7 +25,8 @@ export interface GatewayClient {
   close(): void;
   /** Closes with 4000, as clients do when they mean to RESUME. */
   drop(): void;
-  identify(token: string, intents: number): Promise<Payload>;
+  /** IDENTIFY with the token and intents (and a presence when given); resolves with READY. */
+  identify(token: string, intents: number, presence?: object): Promise<Payload>;
   lastSeq(): number;
 }
 
@@ -85,12 +86,34 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
     closed,
     close: () => ws.close(1000),
     drop: () => ws.close(4000),
-    async identify(token, intents) {
+    async identify(token, intents, presence) {
       await client.next((p) => p.op === 10);
-      client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1] } });
+      client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1], ...(presence ? { presence } : {}) } });
       return client.dispatch('READY');
     },
     lastSeq: () => Math.max(0, ...received.map((p) => p.s ?? 0)),
   };
   return client;
+}
+
+/** The gateway clients one test file opens, all closed by closeAll when it ends. */
+export function gatewayClients(server: () => TestServer) {
+  const opened: GatewayClient[] = [];
+  const connect = async () => {
+    const client = await connectGateway(server());
+    opened.push(client);
+    return client;
+  };
+  return {
+    connect,
+    /** A client identified with the token and intents (and an IDENTIFY presence when given), past its READY. */
+    async session(token: string, intents: number, presence?: object) {
+      const client = await connect();
+      await client.identify(token, intents, presence);
+      return client;
+    },
+    closeAll() {
+      for (const client of opened.splice(0)) client.close();
+    },
+  };
 }
