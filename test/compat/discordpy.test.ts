@@ -1,13 +1,18 @@
 // A real discord.py 2.x bot (Debian's python3-discord, unmodified) logs in, reads a member's message with its content,
 // survives a dropped gateway connection by resuming, and on "!demo" replies, reacts, edits, reads history, sends an
-// embed and a file. The assertions read back through the API what the server then holds.
+// embed and a file; it chunks its guild at start-up, requests members and sets its presence. The assertions read back
+// through the API (and a member's gateway session) what the server then holds.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.js';
+import { connectGateway } from '../support/gateway.js';
 import { type TestServer, createBot, startTestServer } from '../support/server.js';
 import { type BotProcess, startBotProcess } from './botProcess.js';
+
+const GUILDS = 1 << 0;
+const GUILD_PRESENCES = 1 << 8;
 
 // Debian's package installs for the system interpreter, not for a pyenv or venv python3 earlier on PATH.
 const PYTHON = '/usr/bin/python3';
@@ -87,6 +92,20 @@ if (missing && !process.env.CI) {
       expect(filed).toMatchObject({ content: 'a file', attachments: [{ filename: 'notes.txt' }] });
       const download = await request(filed.attachments[0].url, { dispatcher: server.dispatcher });
       expect(await download.body.text()).toBe('hello from discord.py\n');
+
+      // Members (chunked at start-up, then op 8 by prefix and by ids) and presences (op 3), seen by a member's session.
+      const watcher = await connectGateway(server);
+      try {
+        await watcher.identify(member.token, GUILDS | GUILD_PRESENCES, { status: 'dnd', since: null, activities: [], afk: false });
+        await post('!members');
+        const members = (await bot.next('members')).data;
+        const everyone = [guild.owner.id, app.id, member.id].sort();
+        expect(members).toEqual({ cached: everyone, by_prefix: expect.arrayContaining([member.id]), by_ids: [app.id, member.id].sort(), author_status: 'dnd' });
+        const update = await watcher.next((p) => p.t === 'PRESENCE_UPDATE' && p.d.user.id === app.id && p.d.status === 'idle');
+        expect(update.d).toMatchObject({ guild_id: guild.id, activities: [{ name: 'the tests', type: 0 }] });
+      } finally {
+        watcher.close();
+      }
     }, 40_000);
   });
 }
