@@ -1,9 +1,9 @@
 // What command functions need from the running service, whatever engines are behind it.
 import type { SnowflakeGenerator } from '../domain/snowflake.js';
-import type { BlobStore } from '../infra/blobs/port.js';
-import { type EventMetadata, type Position, comparePositions } from '../infra/eventStore/port.js';
-import type { ReadStore } from '../infra/readStore/port.js';
-import type { SecretBox } from '../infra/secrets.js';
+import type { BlobStore } from '../ports/blobs.js';
+import { type EventMetadata, type Position, comparePositions } from '../ports/eventStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import type { SecretBox } from '../ports/secrets.js';
 import type { CommandHandler } from './handle.js';
 
 export interface CommandDeps {

@@ -7,7 +7,7 @@ import type { GuildState } from '../domain/guildState.js';
 import type { MessageUser } from '../domain/message.js';
 import { Permission } from '../domain/permissions.js';
 import { partialUser } from '../http/presenters.js';
-import type { Doc } from '../infra/readStore/port.js';
+import type { Doc } from '../ports/readStore.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
 import { channelAccess } from './access.js';

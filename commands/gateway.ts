@@ -2,8 +2,8 @@
 // limit; GET /gateway/bot counts the same starts on the read model.
 import { DomainError } from '../domain/errors.js';
 import { SESSION_START_WINDOW_MS, sessionStartLimit, sessionStartsDecider } from '../domain/gatewaySession.js';
-import type { Config } from '../infra/config.js';
-import { WrongExpectedVersionError } from '../infra/eventStore/port.js';
+import type { Config } from '../ports/config.js';
+import { WrongExpectedVersionError } from '../ports/eventStore.js';
 import type { GatewaySessionDoc } from '../projections/gatewaySessions.js';
 import { type CommandDeps, metadata } from './deps.js';
 

@@ -2,7 +2,7 @@
 // decision was made on. A concurrent writer makes the append fail with a wrong expected version; the command is then
 // decided again on the fresh state. Folded states are cached per stream, so a load reads only the events since.
 import type { Decider, DomainEvent } from '../domain/decider.js';
-import { type EventMetadata, type EventStore, type Position, WrongExpectedVersionError } from '../infra/eventStore/port.js';
+import { type EventMetadata, type EventStore, type Position, WrongExpectedVersionError } from '../ports/eventStore.js';
 
 export interface Loaded<State> {
   state: State;

@@ -26,7 +26,7 @@ import { type PinCommand, pinDecider } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import { snowflakeTimestamp } from '../domain/snowflake.js';
 import { probeImage } from '../infra/images.js';
-import { sha256 } from '../infra/secrets.js';
+import { sha256 } from '../ports/secrets.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
 import { type CommandDeps, lastPosition, metadata } from './deps.js';

@@ -17,7 +17,7 @@ import {
 } from '../domain/webhook.js';
 import type { Image } from '../infra/images.js';
 import { OutboundUrlError, checkOutboundUrl } from '../infra/outbound.js';
-import { sha256 } from '../infra/secrets.js';
+import { sha256 } from '../ports/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
 import { channelAccess } from './access.js';

@@ -3,7 +3,7 @@
 // GUILD_MEMBERS intent and is limited to once per guild and user every 30 s), in chunks of at most 1000 members.
 import { isSnowflake } from '../domain/snowflake.js';
 import { memberObject } from '../http/presenters.js';
-import type { Filter } from '../infra/readStore/port.js';
+import type { Filter } from '../ports/readStore.js';
 import type { Runtime } from '../infra/runtime.js';
 import { type MemberDoc, memberKey } from '../projections/members.js';
 import { usersById } from './guilds.js';

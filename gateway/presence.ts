@@ -4,8 +4,8 @@
 // so a node learns the presences of users connected elsewhere; a node that stops announcing (it crashed) has its
 // presences expire, and a node that starts knows everyone's within a minute.
 import { randomUUID } from 'node:crypto';
-import type { HintBus, PresenceHint } from '../infra/hints.js';
-import type { Logger } from '../infra/logger.js';
+import type { HintBus, PresenceHint } from '../ports/hints.js';
+import type { Logger } from '../ports/logger.js';
 
 const STATUSES = ['online', 'dnd', 'idle', 'invisible', 'offline'] as const;
 type Status = (typeof STATUSES)[number];

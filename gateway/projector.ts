@@ -2,8 +2,8 @@
 // in the distributed mode) and turns each event into dispatches for the sessions of this process.
 // It waits for the read models to include an event before deriving from it, so payloads built from read models
 // (full objects, as clients expect) reflect the event they announce.
-import type { BusConsumer } from '../infra/bus/port.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
+import type { BusConsumer } from '../ports/bus.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
 import type { Runtime } from '../infra/runtime.js';
 import { deriveDispatches } from './dispatches/index.js';
 import { presencesOnJoin } from './dispatches/presence.js';

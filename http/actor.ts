@@ -1,7 +1,7 @@
 // What the guild-side routes share: the authenticated actor as event metadata, and users looked up for embedding.
 import type { Context } from 'koa';
 import type { ActorMeta } from '../commands/guilds.js';
-import type { ReadStore } from '../infra/readStore/port.js';
+import type { ReadStore } from '../ports/readStore.js';
 import type { UserDoc } from '../projections/users.js';
 import { requireAuth } from './auth.js';
 import { requestMeta } from './context.js';

@@ -3,8 +3,8 @@
 // clients of the widely used API drop their token on any 401.
 import type { Context, Next } from 'koa';
 import { forbidden } from '../domain/errors.js';
-import type { ReadStore } from '../infra/readStore/port.js';
-import { sha256 } from '../infra/secrets.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { sha256 } from '../ports/secrets.js';
 import type { TokenDoc } from '../projections/users.js';
 import { unauthorized } from './errors.js';
 

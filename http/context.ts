@@ -1,9 +1,9 @@
 // What route modules get: the running service, and helpers every route uses.
 import type { Context } from 'koa';
 import type { CommandDeps, RequestMeta } from '../commands/deps.js';
-import type { Config } from '../infra/config.js';
-import type { HintBus } from '../infra/hints.js';
-import type { Logger } from '../infra/logger.js';
+import type { Config } from '../ports/config.js';
+import type { HintBus } from '../ports/hints.js';
+import type { Logger } from '../ports/logger.js';
 
 export interface HttpDeps extends CommandDeps {
   config: Config;

@@ -2,7 +2,7 @@
 // and {retry_after, global} on a 429. Unexpected failures are logged and answered 500 without detail.
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
-import type { Logger } from '../infra/logger.js';
+import type { Logger } from '../ports/logger.js';
 import { RateLimited } from './rateLimit.js';
 
 const STATUS: Record<ErrorKind, number> = {

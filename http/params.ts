@@ -1,6 +1,6 @@
 // Path parameters and snowflake pagination shared by the guild-side routes.
 import { snowflakeSortKey } from '../domain/snowflake.js';
-import type { Doc, Filter, ReadStore } from '../infra/readStore/port.js';
+import type { Doc, Filter, ReadStore } from '../ports/readStore.js';
 import { snowflakeSchema } from './validation.js';
 
 export const guildParams = { type: 'object', properties: { guildId: snowflakeSchema }, required: ['guildId'] } as const;

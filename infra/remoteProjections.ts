@@ -1,10 +1,10 @@
 // Read-your-writes in a process that does not run the projectors (api, gateway): ProjectionRunner.waitFor only knows
 // what its own process projected, so this variant waits for the checkpoints the projector processes commit to the
 // shared read store, polling them while anyone waits (one poll serves every waiting request).
-import type { EventStore, Position } from './eventStore/port.js';
-import { comparePositions } from './eventStore/port.js';
+import type { EventStore, Position } from '../ports/eventStore.js';
+import { comparePositions } from '../ports/eventStore.js';
 import { PositionWaiters } from './eventStore/waiters.js';
-import type { ReadStore } from './readStore/port.js';
+import type { ReadStore } from '../ports/readStore.js';
 import type { Projection } from '../projections/projection.js';
 import { ProjectionRunner } from '../projections/runner.js';
 

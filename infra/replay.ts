@@ -14,9 +14,9 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
 import { eventToJson } from './eventStore/json.js';
-import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from './eventStore/port.js';
+import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
-import type { Doc, ReadStore } from './readStore/port.js';
+import type { Doc, ReadStore } from '../ports/readStore.js';
 import { openEngines, selectProjections } from './roles.js';
 
 const PAGE = 1000;

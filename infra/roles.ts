@@ -6,19 +6,19 @@ import { allProjections } from '../projections/index.js';
 import type { Projection } from '../projections/projection.js';
 import { FileBlobStore } from './blobs/files.js';
 import { GridFsBlobStore } from './blobs/gridfs.js';
-import type { BlobStore } from './blobs/port.js';
+import type { BlobStore } from '../ports/blobs.js';
 import { KafkaEventBus } from './bus/kafka.js';
 import { LocalEventBus } from './bus/local.js';
-import type { EventBus } from './bus/port.js';
+import type { EventBus } from '../ports/bus.js';
 import { Relay } from './bus/relay.js';
 import type { Config } from './config.js';
 import type { EngineConfig, Role } from './engines.js';
 import { EsdbEventStore } from './eventStore/esdb.js';
-import type { EventStore } from './eventStore/port.js';
+import type { EventStore } from '../ports/eventStore.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
 import { MongoReadStore } from './readStore/mongo.js';
-import type { ReadStore } from './readStore/port.js';
+import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
 
 /** The embedded default: what startRuntime uses when no engine configuration is given. */

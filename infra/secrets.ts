@@ -1,48 +1,16 @@
-// Credentials never enter the log or the read models in clear: passwords as scrypt hashes (slow, salted), tokens
-// and client secrets as SHA-256 (they are 256-bit random values, so a fast hash is enough). A credential the service
+// The service's sealing key (the SecretBox port's adapter): a credential the service
 // must read back (a webhook token keys interaction signatures) is sealed with AES-256-GCM under the service's key.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { promisify } from 'node:util';
+import type { SecretBox as SecretBoxPort } from '../ports/secrets.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from './dataDir.js';
-
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1 };
-const KEY_LENGTH = 32;
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, key] = stored.split('$');
-  if (scheme !== 'scrypt') return false;
-  const expected = Buffer.from(key, 'base64url');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
-  return timingSafeEqual(actual, expected);
-}
-
-export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
-
-/** A bearer credential in the shape clients of the widely used API expect: base64(user id) "." random. */
-export function newToken(userId: string): string {
-  return `${Buffer.from(userId).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-}
-
-export function newSecret(): string {
-  return randomBytes(24).toString('base64url');
-}
 
 const SEAL_PREFIX = 's1';
 
 /** Seals and opens secrets with the service's 256-bit key; sealed text is "s1.<iv>.<ciphertext>.<tag>" in base64url. */
-export class SecretBox {
+export class SecretBox implements SecretBoxPort {
   private constructor(private readonly key: Buffer) {}
 
   static fromKey(key: Buffer): SecretBox {

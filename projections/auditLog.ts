@@ -9,8 +9,8 @@ import type { MemberEvent } from '../domain/member.js';
 import type { RoleEvent } from '../domain/role.js';
 import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import type { Projection } from './projection.js';
 
 /** The spec's action types. */

@@ -3,8 +3,8 @@ import type { ChannelEvent } from '../domain/channel.js';
 import type { GuildCreated, GuildDeleted } from '../domain/guild.js';
 import type { ChannelData } from '../domain/guildState.js';
 import type { RoleDeleted } from '../domain/role.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { changeSet } from './changes.js';
 import { type Projection, is } from './projection.js';
 

@@ -4,8 +4,8 @@
 import type { DmChannelEvent } from '../domain/dmChannel.js';
 import type { GroupDmEvent } from '../domain/groupDm.js';
 import type { MessageCreated, MessageUser } from '../domain/message.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { type Projection, is } from './projection.js';
 
 export interface DmChannelDoc {

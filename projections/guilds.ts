@@ -2,8 +2,8 @@
 // one document per role.
 import type { GuildEvent } from '../domain/guild.js';
 import type { GuildSettings, RoleData } from '../domain/guildState.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { changeSet } from './changes.js';
 import { type Projection, is } from './projection.js';
 

@@ -1,8 +1,8 @@
 // Read model of interaction deliveries: each click with its delivery status and every attempt, for the webhook's
 // managers to read, and the queue the delivery worker picks its due attempts from after a restart.
 import type { InteractionEvent } from '../domain/interaction.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { type Projection, is } from './projection.js';
 
 export interface DeliveryAttemptDoc {

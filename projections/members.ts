@@ -3,8 +3,8 @@ import type { GuildDeleted } from '../domain/guild.js';
 import type { MemberData } from '../domain/guildState.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { RoleDeleted } from '../domain/role.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { type Projection, is } from './projection.js';
 
 export interface MemberDoc extends MemberData {

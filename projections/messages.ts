@@ -4,8 +4,8 @@
 import type { MessageEvent, MessageFields } from '../domain/message.js';
 import type { PinEvent } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { type Projection, is } from './projection.js';
 
 export interface ReactionCount {

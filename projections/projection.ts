@@ -1,8 +1,8 @@
 // A projection turns each event of the log into read-store writes. It is a pure function of the event (it never
 // reads the store), so the same projection code feeds the embedded store and MongoDB, and a rebuild from the
 // start of the log writes exactly what incremental processing wrote.
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { IndexSpec, WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { IndexSpec, WriteOp } from '../ports/readStore.js';
 
 export interface Projection {
   name: string;

@@ -1,7 +1,7 @@
 // Feeds projections from a catch-up subscription to the log. Each projection keeps its own checkpoint, written in the
 // same bulk write as the documents it covers, so an event is applied once even across crashes and restarts.
-import { type EventStore, type Position, type Subscription, comparePositions } from '../infra/eventStore/port.js';
-import type { Checkpoint, ReadStore, WriteOp } from '../infra/readStore/port.js';
+import { type EventStore, type Position, type Subscription, comparePositions } from '../ports/eventStore.js';
+import type { Checkpoint, ReadStore, WriteOp } from '../ports/readStore.js';
 import type { Projection } from './projection.js';
 
 interface Waiter {

@@ -1,7 +1,7 @@
 // Read models of accounts: public user documents, the login lookup, and the token lookup used by authentication.
 import type { UserEvent } from '../domain/user.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { type Projection, is } from './projection.js';
 
 export interface UserDoc {

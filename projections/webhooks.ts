@@ -3,8 +3,8 @@
 import type { ChannelDeleted } from '../domain/channel.js';
 import type { GuildDeleted } from '../domain/guild.js';
 import type { WebhookData, WebhookEvent } from '../domain/webhook.js';
-import type { RecordedEvent } from '../infra/eventStore/port.js';
-import type { WriteOp } from '../infra/readStore/port.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import type { WriteOp } from '../ports/readStore.js';
 import { changeSet } from './changes.js';
 import { type Projection, is } from './projection.js';
 

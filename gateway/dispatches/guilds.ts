@@ -4,7 +4,7 @@ import type { GuildCreated, GuildDeleted, GuildUpdated } from '../../domain/guil
 import { type InviteCreated, type InviteDeleted, inviteExpiresAt } from '../../domain/invite.js';
 import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbanned, MemberUpdated } from '../../domain/member.js';
 import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
-import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
 import { apiTimestamp, channelObject } from '../../http/presenters.js';
 import type { Dispatch } from '../dispatch.js';

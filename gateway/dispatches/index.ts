@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { Dispatch } from '../dispatch.js';
 import { guildDispatches } from './guilds.js';

@@ -9,7 +9,7 @@ import type { PinEvent } from '../../domain/pins.js';
 import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../domain/reaction.js';
 import { dmChannelObject, messageObject } from '../../http/messagePresenters.js';
 import { apiTimestamp } from '../../http/presenters.js';
-import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
 import type { MessageDoc } from '../../projections/messages.js';

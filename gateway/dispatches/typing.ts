@@ -1,4 +1,4 @@
-import type { TypingHint } from '../../infra/hints.js';
+import type { TypingHint } from '../../ports/hints.js';
 import type { Dispatch } from '../dispatch.js';
 import { Intent } from '../protocol.js';
 

@@ -1,5 +1,5 @@
 // Dispatches of account events.
-import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { UserDoc } from '../../projections/users.js';
 import { userObject } from '../../http/presenters.js';

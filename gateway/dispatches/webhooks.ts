@@ -2,7 +2,7 @@
 // carries only the guild and channel; clients fetch the list. Sent to those who can see the channel, with the
 // GUILD_WEBHOOKS intent.
 import type { WebhookEvent } from '../../domain/webhook.js';
-import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Dispatch } from '../dispatch.js';
 import { Intent } from '../protocol.js';
 

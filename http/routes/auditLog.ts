@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { guildAccess } from '../../commands/access.js';
 import { invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import type { Doc, Filter } from '../../infra/readStore/port.js';
+import type { Doc, Filter } from '../../ports/readStore.js';
 import { type AuditEntryDoc, USER_TARGETED_ACTIONS, WEBHOOK_ACTIONS } from '../../projections/auditLog.js';
 import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';

@@ -5,7 +5,7 @@ import { channelAccess, guildAccess } from '../../commands/access.js';
 import { type InviteOptions, acceptInvite, createChannelInvite, createGuildInvite, createPackInvite, deleteInvite } from '../../commands/invites.js';
 import { isInviteUsable, unknownInvite } from '../../domain/invite.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import type { Filter } from '../../infra/readStore/port.js';
+import type { Filter } from '../../ports/readStore.js';
 import type { ChannelDoc } from '../../projections/channels.js';
 import type { GuildDoc } from '../../projections/guilds.js';
 import type { InviteDoc } from '../../projections/invites.js';

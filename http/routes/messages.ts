@@ -24,7 +24,7 @@ import { unknownMessage } from '../../domain/message.js';
 import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
 import { snowflakeSortKey } from '../../domain/snowflake.js';
-import type { Filter } from '../../infra/readStore/port.js';
+import type { Filter } from '../../ports/readStore.js';
 import { type MessageDoc, type ReactionDoc, reactionField } from '../../projections/messages.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';

@@ -24,7 +24,7 @@ import { slackMessage } from '../../domain/slack.js';
 import { snowflakeSortKey } from '../../domain/snowflake.js';
 import { unknownWebhook } from '../../domain/webhook.js';
 import { parseImageDataUri } from '../../infra/images.js';
-import type { Filter } from '../../infra/readStore/port.js';
+import type { Filter } from '../../ports/readStore.js';
 import type { InteractionDoc } from '../../projections/interactions.js';
 import type { WebhookDoc } from '../../projections/webhooks.js';
 import { actorMeta, usersById } from '../actor.js';

@@ -4,7 +4,7 @@
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../dataDir.js';
-import { type Blob, type BlobStore, assertBlobKey } from './port.js';
+import { type Blob, type BlobStore, assertBlobKey } from '../../ports/blobs.js';
 
 export class FileBlobStore implements BlobStore {
   constructor(private readonly root: string) {}

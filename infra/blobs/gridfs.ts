@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Db, GridFSBucket, type ObjectId } from 'mongodb';
-import { type Blob, type BlobStore, assertBlobKey } from './port.js';
+import { type Blob, type BlobStore, assertBlobKey } from '../../ports/blobs.js';
 
 export class GridFsBlobStore implements BlobStore {
   private readonly bucket: GridFSBucket;

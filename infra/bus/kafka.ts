@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { type IHeaders, Kafka, type LogEntry, type Producer, logLevel } from 'kafkajs';
 import { EngineUnreachableError, withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
-import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../eventStore/port.js';
-import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../hints.js';
+import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
+import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../../ports/hints.js';
 import type { Logger } from '../logger.js';
-import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from './port.js';
+import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from '../../ports/bus.js';
 
 export interface KafkaSettings {
   brokers: string[];

@@ -1,9 +1,9 @@
 // The bus of the embedded default (and of BUS=local): each consumer is a subscription to the log itself; a durable
 // group keeps its place as a checkpoint in the read store.
-import type { EventStore } from '../eventStore/port.js';
-import { LocalHintBus } from '../hints.js';
-import type { ReadStore } from '../readStore/port.js';
-import type { BusConsumer, ConsumeOptions, EventBus } from './port.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import { LocalHintBus } from '../../ports/hints.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import type { BusConsumer, ConsumeOptions, EventBus } from '../../ports/bus.js';
 
 export class LocalEventBus implements EventBus {
   readonly hints = new LocalHintBus();

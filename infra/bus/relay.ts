@@ -1,9 +1,9 @@
 // The relay: follows the whole log from its checkpoint and publishes every event, in log order, then records how far
 // it got (in the read store, beside the projectors' checkpoints). Run one relay: a crash between a publish and its
 // checkpoint republishes that batch on restart, which consumers drop by position (see the Kafka bus).
-import type { EventStore, Subscription } from '../eventStore/port.js';
-import type { ReadStore } from '../readStore/port.js';
-import type { EventPublisher } from './port.js';
+import type { EventStore, Subscription } from '../../ports/eventStore.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import type { EventPublisher } from '../../ports/bus.js';
 
 export const RELAY_CHECKPOINT = 'relay';
 

@@ -1,7 +1,7 @@
 // A catch-up subscription over a log that can be read in pages by position. It reads from the checkpoint until a
 // page comes back empty, then waits to be woken by the next append and reads again from where it stopped. Catch-up
 // and live are the same read, so the switch can neither skip nor repeat an event.
-import { type BatchHandler, type Position, type RecordedEvent, type Subscription, comparePositions } from './port.js';
+import { type BatchHandler, type Position, type RecordedEvent, type Subscription, comparePositions } from '../../ports/eventStore.js';
 
 export interface CatchUpOptions {
   /** Exclusive start; null = from the beginning of the log. */

@@ -35,7 +35,7 @@ import {
   type Subscription,
   WrongExpectedVersionError,
   comparePositions,
-} from './port.js';
+} from '../../ports/eventStore.js';
 import { PositionWaiters } from './waiters.js';
 
 /** As the embedded adapter: readAll without a count returns one page. */

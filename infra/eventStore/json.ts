@@ -1,6 +1,6 @@
 // Recorded events as JSON text, for what leaves the process: Kafka message values and NDJSON exports. Bigints
 // (revision, position) travel as strings, the position in its checkpoint encoding.
-import { type RecordedEvent, decodePosition, encodePosition } from './port.js';
+import { type RecordedEvent, decodePosition, encodePosition } from '../../ports/eventStore.js';
 
 type EventJson = Omit<RecordedEvent, 'revision' | 'position'> & { revision: string; position: string };
 

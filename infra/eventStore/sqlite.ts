@@ -17,7 +17,7 @@ import {
   type SubscribeToAllOptions,
   type Subscription,
   WrongExpectedVersionError,
-} from './port.js';
+} from '../../ports/eventStore.js';
 import { CatchUpSubscription } from './catchUp.js';
 
 interface PendingAppend {

@@ -1,6 +1,6 @@
 // Promises that resolve once some progress through the log reaches a position: what caughtUp() and read-your-writes
 // waits are made of.
-import { type Position, comparePositions } from './port.js';
+import { type Position, comparePositions } from '../../ports/eventStore.js';
 
 interface Waiter {
   target: Position;

@@ -1,7 +1,7 @@
 // MongoDB's update operators and filter matching on plain documents, for read stores that keep JSON documents
 // without a document engine of their own.
 import { isDeepStrictEqual } from 'node:util';
-import type { Comparable, Doc, FieldCondition, Filter, Update } from './port.js';
+import type { Comparable, Doc, FieldCondition, Filter, Update } from '../../ports/readStore.js';
 
 const PATH = /^[A-Za-z_$][\w$]*(\.[\w$]+)*$/;
 

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { type AnyBulkWriteOperation, type ClientSession, type Db, MongoClient, type Filter as MongoFilter, type UpdateFilter } from 'mongodb';
 import { EngineUnreachableError, withDeadline } from '../engines.js';
-import { type Position, decodePosition, encodePosition } from '../eventStore/port.js';
+import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { equalityFields } from './documents.js';
-import type { Checkpoint, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from './port.js';
+import type { Checkpoint, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 /** Where checkpoints live; the leading underscore keeps it apart from read-model collections ([a-z][a-z0-9_]*). */
 export const CHECKPOINTS = '_checkpoints';

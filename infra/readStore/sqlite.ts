@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { createPrivateDatabaseFile } from '../dataDir.js';
-import { type Position, decodePosition, encodePosition } from '../eventStore/port.js';
+import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { applyUpdate, assertPath, isOperatorObject, upsertSeed } from './documents.js';
-import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from './port.js';
+import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
 

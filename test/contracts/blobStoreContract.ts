@@ -1,7 +1,7 @@
 // The behaviour every blob store adapter must show (files always, GridFS when a Docker engine is there).
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../../infra/blobs/port.js';
+import type { BlobStore } from '../../ports/blobs.js';
 
 export function describeBlobStoreContract(name: string, factory: () => Promise<{ blobs: BlobStore; close(): Promise<void> }>): void {
   describe(`${name}: blob store contract`, () => {

@@ -13,7 +13,7 @@ import {
   comparePositions,
   decodePosition,
   encodePosition,
-} from '../../infra/eventStore/port.js';
+} from '../../ports/eventStore.js';
 import { eventually } from './eventually.js';
 
 export interface EventStoreContractOptions {

@@ -8,7 +8,7 @@ import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaEventBus, messageKey } from '../../infra/bus/kafka.js';
 import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
-import type { NewEvent, RecordedEvent } from '../../infra/eventStore/port.js';
+import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { createLogger } from '../../infra/logger.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';

@@ -2,8 +2,8 @@
 // Each test works in collections and projections named for it alone, so a shared server needs no clean-up.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Position } from '../../infra/eventStore/port.js';
-import type { Doc, Filter, ReadStore, Update } from '../../infra/readStore/port.js';
+import type { Position } from '../../ports/eventStore.js';
+import type { Doc, Filter, ReadStore, Update } from '../../ports/readStore.js';
 
 const at = (n: bigint): Position => ({ commit: n, prepare: n });
 

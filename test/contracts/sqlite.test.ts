@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
-import { type NewEvent, WrongExpectedVersionError } from '../../infra/eventStore/port.js';
+import { type NewEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';

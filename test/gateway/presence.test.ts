@@ -3,7 +3,7 @@
 // GUILD_CREATE, 'invisible' shown as 'offline', and 'offline' once the user's last session ends.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE, type Presence, Presences, type Shown, parseIdentifyPresence, parsePresence } from '../../gateway/presence.js';
-import { LocalHintBus } from '../../infra/hints.js';
+import { LocalHintBus } from '../../ports/hints.js';
 import { createLogger } from '../../infra/logger.js';
 import { type TestGuild, createGuild, join, newMember } from '../http/guildSupport.js';
 import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';

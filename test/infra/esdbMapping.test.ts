@@ -3,7 +3,7 @@
 import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError as EsdbWrongExpectedVersionError, type AllStreamResolvedEvent } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
 import { fromEsdbError, fromEsdbEvent, includedTypesRegex, toEsdbEvent, toEsdbExpectedRevision } from '../../infra/eventStore/esdb.js';
-import { type NewEvent, WrongExpectedVersionError, decodePosition, encodePosition } from '../../infra/eventStore/port.js';
+import { type NewEvent, WrongExpectedVersionError, decodePosition, encodePosition } from '../../ports/eventStore.js';
 
 const newEvent: NewEvent = {
   id: '6f1c2a8e-5b0c-4f7e-9d55-2d1c0a9b7e31',

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import type { AllStreamResolvedEvent, AllStreamSubscription } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
 import { EsdbSubscription, toEsdbEvent } from '../../infra/eventStore/esdb.js';
-import type { Position, RecordedEvent } from '../../infra/eventStore/port.js';
+import type { Position, RecordedEvent } from '../../ports/eventStore.js';
 import { eventually } from '../contracts/eventually.js';
 
 const at = (n: bigint): Position => ({ commit: n, prepare: n });

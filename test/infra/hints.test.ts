@@ -1,6 +1,6 @@
 // Hints read from another process (BUS=kafka): only well-formed, fresh typing and presence hints pass.
 import { describe, expect, it } from 'vitest';
-import { HINT_MAX_AGE_MS, type Hint, hintKey, parseHint } from '../../infra/hints.js';
+import { HINT_MAX_AGE_MS, type Hint, hintKey, parseHint } from '../../ports/hints.js';
 import { hintTopic } from '../../infra/bus/kafka.js';
 
 const now = 1_700_000_000_000;

@@ -2,7 +2,7 @@
 // that drops a relay's republished messages.
 import { describe, expect, it } from 'vitest';
 import { HEADERS, PartitionProgress, fromMessage, messageKey, positionOf, toMessage } from '../../infra/bus/kafka.js';
-import type { RecordedEvent } from '../../infra/eventStore/port.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 
 function event(data: unknown, overrides: Partial<RecordedEvent> = {}): RecordedEvent {
   return {

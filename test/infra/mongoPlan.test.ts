@@ -1,9 +1,9 @@
 // What a projection batch becomes in MongoDB driver calls, without a server: the plan MongoReadStore.bulkWrite runs
 // inside one transaction.
 import { describe, expect, it } from 'vitest';
-import { decodePosition } from '../../infra/eventStore/port.js';
+import { decodePosition } from '../../ports/eventStore.js';
 import { CHECKPOINTS, planBulkWrite } from '../../infra/readStore/mongo.js';
-import type { WriteOp } from '../../infra/readStore/port.js';
+import type { WriteOp } from '../../ports/readStore.js';
 import { usersProjection } from '../../projections/users.js';
 
 const position = { commit: 2n ** 60n + 1n, prepare: 2n ** 60n };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventFromJson } from '../../infra/eventStore/json.js';
-import { type RecordedEvent, encodePosition } from '../../infra/eventStore/port.js';
+import { type RecordedEvent, encodePosition } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { ProgressBar } from '../../infra/replay.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';

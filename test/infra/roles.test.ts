@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadEngineConfig } from '../../infra/engines.js';
-import type { NewEvent } from '../../infra/eventStore/port.js';
+import type { NewEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { RemoteProjections } from '../../infra/remoteProjections.js';

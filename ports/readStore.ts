@@ -1,7 +1,7 @@
 // The read side port, shaped after MongoDB collections (the production read store): documents keyed by _id,
 // query filters and update operators of MongoDB's language (the subset the projections use), and bulk writes that
 // carry the projector's checkpoint in the same atomic write.
-import type { Position } from '../eventStore/port.js';
+import type { Position } from './eventStore.js';
 
 export type Doc = { _id: string } & Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 // The event bus: the log's events fanned out to the consumers that are not projectors — gateway nodes, the delivery
 // worker, analysts. In the embedded default they read the log directly; in the distributed mode a relay publishes the
 // log to Kafka and they consume it there, so the log is read once however many gateway nodes run.
-import type { BatchHandler, RecordedEvent } from '../eventStore/port.js';
-import type { HintBus } from '../hints.js';
+import type { BatchHandler, RecordedEvent } from './eventStore.js';
+import type { HintBus } from './hints.js';
 
 export interface ConsumeOptions {
   /**

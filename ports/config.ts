@@ -1,0 +1,32 @@
+// The service's settings as the core reads them; infra/config.ts loads them from the environment.
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Origin clients use to reach this server (API, CDN and gateway URLs are built from it). */
+  publicBaseUrl: string;
+  tls: { certFile: string; keyFile: string } | null;
+  /** Plain HTTP, only for running behind a TLS-terminating proxy (PLAIN_HTTP=1). */
+  plainHttp: boolean;
+  workerId: number;
+  processId: number;
+  logLevel: string;
+  jsonBodyLimit: number;
+  /** How long a client may take to send its request headers (HEADERS_TIMEOUT_MS); a slower one is disconnected. */
+  headersTimeoutMs: number;
+  /** How long a client may take to send a whole request, body included (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
+  gatewayUrl: string | null;
+  gatewayHeartbeatMs: number;
+  /** IDENTIFYs one user may make in 24 hours (GATEWAY_SESSION_START_LIMIT; 1000, as in the widely used API). */
+  gatewaySessionStartLimit: number;
+  /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
+  secretKey: string | null;
+  /** Development only (INTERACTIONS_ALLOW_PRIVATE=1): interaction URLs may be private or loopback, with self-signed certificates. */
+  interactionsAllowPrivate: boolean;
+  /** The delay before the second delivery attempt; later ones grow from it (DELIVERY_BACKOFF_BASE_MS). */
+  deliveryBackoffBaseMs: number;
+  /** How long one delivery attempt may take (DELIVERY_TIMEOUT_MS). */
+  deliveryTimeoutMs: number;
+}

@@ -1,0 +1,42 @@
+// Credentials never enter the log or the read models in clear: passwords as scrypt hashes (slow, salted), tokens
+// and client secrets as SHA-256 (they are 256-bit random values, so a fast hash is enough). These are pure functions
+// the core owns; the key that seals secrets the service must read back is an adapter's (infra/secrets.ts).
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+const PARAMS = { N: 16384, r: 8, p: 1 };
+const KEY_LENGTH = 32;
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
+  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = stored.split('$');
+  if (scheme !== 'scrypt') return false;
+  const expected = Buffer.from(key, 'base64url');
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
+  return timingSafeEqual(actual, expected);
+}
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** A bearer credential in the shape clients of the widely used API expect: base64(user id) "." random. */
+export function newToken(userId: string): string {
+  return `${Buffer.from(userId).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+}
+
+export function newSecret(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** Seals and opens secrets the service must read back (a webhook token keys interaction signatures). */
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
