@@ -6,7 +6,7 @@ import { type GroupDmCommand, groupDmDecider } from '../domain/groupDm.js';
 import type { GuildState } from '../domain/guildState.js';
 import type { MessageUser } from '../domain/message.js';
 import { Permission } from '../domain/permissions.js';
-import { partialUser } from '../http/presenters.js';
+import { partialUser } from '../presenters/objects.js';
 import type { Doc } from '../ports/readStore.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';

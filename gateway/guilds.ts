@@ -2,7 +2,7 @@
 // GUILD_CREATE with `unavailable: false`, channels with guild_id and string bitfields, roles with @everyone
 // (id = guild id), and members with their user objects. The gateway projector waits for the read models to include
 // an event before building from them.
-import { apiTimestamp, channelObject, guildObject, memberObject, partialUser, roleObject } from '../http/presenters.js';
+import { apiTimestamp, channelObject, guildObject, memberObject, partialUser, roleObject } from '../presenters/objects.js';
 import type { Runtime } from '../infra/runtime.js';
 import type { ChannelDoc } from '../projections/channels.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';

@@ -1,5 +1,5 @@
 // READY's private_channels: the DM and group DM channels the user is a recipient of and has not closed.
-import { dmChannelObject } from '../http/messagePresenters.js';
+import { dmChannelObject } from '../presenters/messages.js';
 import type { Runtime } from '../infra/runtime.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 

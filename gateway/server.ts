@@ -8,9 +8,9 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { startGatewaySession } from '../commands/gateway.js';
 import { DomainError } from '../domain/errors.js';
 import { parseJsonKeepingIds } from '../domain/snowflake.js';
-import type { Config } from '../ports/config.js';
 import type { Runtime } from '../infra/runtime.js';
 import { sha256 } from '../ports/secrets.js';
+import { gatewayUrl } from '../presenters/urls.js';
 import type { TokenDoc } from '../projections/users.js';
 import { presenceDispatch } from './dispatches/presence.js';
 import { guildIdsOf } from './guilds.js';
@@ -29,10 +29,6 @@ const MAX_INBOUND_PAYLOAD = 64 * 1024;
 
 export interface GatewayOptions {
   heartbeatIntervalMs: number;
-}
-
-export function gatewayUrl(config: Config): string {
-  return config.gatewayUrl ?? `${config.publicBaseUrl.replace(/^http/, 'ws')}/gateway`;
 }
 
 export class Gateway {

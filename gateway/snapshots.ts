@@ -3,7 +3,7 @@
 import type { Runtime } from '../infra/runtime.js';
 import type { ApplicationDoc } from '../projections/applications.js';
 import type { UserDoc } from '../projections/users.js';
-import { userObject } from '../http/presenters.js';
+import { userObject } from '../presenters/objects.js';
 import { guildCreatePayload, guildIdsOf } from './guilds.js';
 import { privateChannelsOf } from './privateChannels.js';
 

@@ -1,42 +1,47 @@
 // The HTTPS server (TLS 1.2 minimum, as the spec requires); plain HTTP only when PLAIN_HTTP opts in for a
-// TLS-terminating proxy in front.
-import { createServer as createHttpServer } from 'node:http';
+// TLS-terminating proxy in front. It serves HTTP only: the composition root (infra/compose.ts) hands the server to
+// the WebSocket gateway through the hooks below.
+import { type Server as PlainServer, createServer as createHttpServer } from 'node:http';
 import { type Server, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { Gateway } from '../gateway/server.js';
-import type { Runtime } from '../infra/runtime.js';
-import { loadTls } from '../infra/tls.js';
 import { createApp } from './app.js';
+import type { HttpDeps } from './context.js';
 
-export interface RunningServer {
-  server: Server | ReturnType<typeof createHttpServer>;
+export type HttpServer = Server | PlainServer;
+
+export interface RunningHttpServer {
+  server: HttpServer;
   port: number;
   /** The self-signed or configured certificate, for clients that must trust it (tests). */
   cert: string | null;
-  gateway: Gateway | null;
   close(): Promise<void>;
 }
 
-export async function startServer(runtime: Runtime): Promise<RunningServer> {
-  const { config } = runtime;
+export interface HttpServerHooks {
+  /** Called with the server before it listens (the root attaches the WebSocket gateway's upgrade handler here). */
+  beforeListen?(server: HttpServer): Promise<void>;
+  /** Called first when the server closes. */
+  beforeClose?(): Promise<void>;
+}
+
+/** tls: the certificate and key to serve HTTPS with; null when config.plainHttp. */
+export async function startHttpServer(deps: HttpDeps, tls: { cert: string; key: string } | null, hooks: HttpServerHooks = {}): Promise<RunningHttpServer> {
+  const { config } = deps;
   let ready = false;
-  const app = createApp(runtime, { ready: () => ready });
+  const app = createApp(deps, { ready: () => ready });
   const handler = app.callback();
   let cert: string | null = null;
-  let server: Server | ReturnType<typeof createHttpServer>;
+  let server: HttpServer;
   // A client that drips its request a byte at a time is cut off: Node checks these timeouts every few seconds.
   const timeouts = { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 2_000, keepAliveTimeout: 65_000 };
-  if (config.plainHttp) {
+  if (!tls) {
     server = createHttpServer(timeouts, handler);
   } else {
-    const tls = await loadTls(config.dataDir, config.tls, config.host);
     cert = tls.cert;
     // A TLS handshake gets as long as the request headers do.
     server = createHttpsServer({ ...timeouts, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout: config.headersTimeoutMs }, handler);
   }
-  // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
-  const gateway = runtime.engines.role === 'api' ? null : new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs });
-  await gateway?.start(server);
+  await hooks.beforeListen?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -47,10 +52,9 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     server,
     port,
     cert,
-    gateway,
     async close() {
       ready = false;
-      await gateway?.close();
+      await hooks.beforeClose?.();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

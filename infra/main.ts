@@ -1,6 +1,6 @@
 // Entry point: `npm start` serves the whole API over HTTPS from this one process (the embedded default); ROLE and
 // the engine settings make it one role of the distributed mode instead.
-import { type RunningServer, startServer } from '../http/server.js';
+import { type RunningServer, startServer } from './compose.js';
 import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
 import { createLogger } from './logger.js';

@@ -6,7 +6,7 @@ import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbann
 import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
-import { apiTimestamp, channelObject } from '../../http/presenters.js';
+import { apiTimestamp, channelObject } from '../../presenters/objects.js';
 import type { Dispatch } from '../dispatch.js';
 import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
 import { Intent } from '../protocol.js';

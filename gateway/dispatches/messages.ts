@@ -7,8 +7,8 @@ import { MessageFlags, type MessageCreated, type MessageDeleted, type MessageEdi
 import type { MessagesBulkDeleted } from '../../domain/messageBulkDelete.js';
 import type { PinEvent } from '../../domain/pins.js';
 import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../domain/reaction.js';
-import { dmChannelObject, messageObject } from '../../http/messagePresenters.js';
-import { apiTimestamp } from '../../http/presenters.js';
+import { dmChannelObject, messageObject } from '../../presenters/messages.js';
+import { apiTimestamp } from '../../presenters/objects.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { DmChannelDoc } from '../../projections/dms.js';

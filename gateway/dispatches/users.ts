@@ -2,7 +2,7 @@
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Runtime } from '../../infra/runtime.js';
 import type { UserDoc } from '../../projections/users.js';
-import { userObject } from '../../http/presenters.js';
+import { userObject } from '../../presenters/objects.js';
 import type { Dispatch } from '../dispatch.js';
 
 export async function userDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {

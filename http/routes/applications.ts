@@ -12,7 +12,7 @@ import type { UserDoc } from '../../projections/users.js';
 import { usersById } from '../actor.js';
 import { requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { partialUser } from '../presenters.js';
+import { partialUser } from '../../presenters/objects.js';
 import { MAX_INT32, parseBody } from '../validation.js';
 
 const editApplicationSchema = {

@@ -10,7 +10,7 @@ import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 import { findPage, guildParams } from '../params.js';
-import { auditEntryObject, partialUser } from '../presenters.js';
+import { auditEntryObject, partialUser } from '../../presenters/objects.js';
 import { rateLimit } from '../rateLimit.js';
 import { MAX_INT32, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
 

@@ -5,7 +5,7 @@ import { addRecipient, closeDm, createGroupDm, listDms, messageChannelAccess, op
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
-import { dmChannelObject } from '../messagePresenters.js';
+import { dmChannelObject } from '../../presenters/messages.js';
 import { channelParams } from '../params.js';
 import { parseBody, snowflakeSchema } from '../validation.js';
 

@@ -1,7 +1,7 @@
 // Where the gateway is, and (for bots) how many sessions they may still start today.
 import Router from '@koa/router';
 import { sessionStartLimitOf } from '../../commands/gateway.js';
-import { gatewayUrl } from '../../gateway/server.js';
+import { gatewayUrl } from '../../presenters/urls.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 

@@ -29,10 +29,10 @@ import { type MessageDoc, type ReactionDoc, reactionField } from '../../projecti
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
-import { messageObject } from '../messagePresenters.js';
+import { messageObject } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams } from '../params.js';
-import { apiTimestamp, userObject } from '../presenters.js';
+import { apiTimestamp, userObject } from '../../presenters/objects.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
 
 /** Embed URLs: web links, or attachment://filename for a file of the same message. */

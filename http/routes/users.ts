@@ -6,7 +6,7 @@ import { parseImageDataUri } from '../../infra/images.js';
 import type { UserDoc } from '../../projections/users.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { userObject } from '../presenters.js';
+import { userObject } from '../../presenters/objects.js';
 import { rateLimit } from '../rateLimit.js';
 import { parseBody, snowflakeSchema } from '../validation.js';
 

@@ -30,10 +30,10 @@ import type { WebhookDoc } from '../../projections/webhooks.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
-import { messageObject } from '../messagePresenters.js';
+import { messageObject } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams, guildParams } from '../params.js';
-import { interactionObject, partialUser } from '../presenters.js';
+import { interactionObject, partialUser } from '../../presenters/objects.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { sendSchema } from './messages.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { type RunningServer, startServer } from '../../http/server.js';
+import { type RunningServer, startServer } from '../../infra/compose.js';
 import { loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
 import { type Runtime, startRuntime } from '../../infra/runtime.js';
