@@ -1,5 +1,6 @@
 // Who may see and do what, for any route of any issue: the guild aggregate is the one source of permissions, loaded
-// through the command handler's cache. Channel ids resolve to their guild through the channels read model.
+// through the command handler's cache. Channel ids resolve to their guild through the channels read model; DM
+// channels answer for their recipients (messageChannelAccess, which every message route uses).
 import { guildDecider } from '../domain/guild.js';
 import {
   type ChannelData,
@@ -11,7 +12,10 @@ import {
   unknownChannel,
   unknownGuild,
 } from '../domain/guildState.js';
+import { Permission } from '../domain/permissions.js';
+import type { Doc } from '../ports/readStore.js';
 import type { ChannelDoc } from '../projections/channels.js';
+import type { DmChannelDoc } from '../projections/dms.js';
 import type { CommandDeps } from './deps.js';
 import { guildStream } from './streams.js';
 
@@ -54,4 +58,40 @@ export async function channelAccess(deps: Pick<CommandDeps, 'commands' | 'readSt
   const { state: guild } = await deps.commands.load(guildStream(doc.guild_id), guildDecider);
   const { channel, permissions } = requireVisibleChannel(guild, userId, channelId);
   return { guildId: guild.id, guild, channel, permissions };
+}
+
+/** What participants may do in a DM: take part, but not manage others' messages or mention @everyone. */
+export const DM_PERMISSIONS =
+  Permission.VIEW_CHANNEL |
+  Permission.SEND_MESSAGES |
+  Permission.SEND_TTS_MESSAGES |
+  Permission.EMBED_LINKS |
+  Permission.ATTACH_FILES |
+  Permission.READ_MESSAGE_HISTORY |
+  Permission.ADD_REACTIONS |
+  Permission.USE_EXTERNAL_EMOJIS;
+
+export interface MessageChannelAccess {
+  channelId: string;
+  guildId: string | null;
+  type: number;
+  /** The user's permissions in the channel; always includes VIEW_CHANNEL. */
+  permissions: bigint;
+  /** The guild, for guild channels (roles and channels that mentions name). */
+  guild: GuildState | null;
+  /** The DM document, for DMs and group DMs. */
+  dm: DmChannelDoc | null;
+}
+
+export const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && doc.guild_id === null && (doc.type === 1 || doc.type === 3);
+
+/** A channel the user can see (a guild channel, or a DM they take part in); otherwise 404 UNKNOWN_CHANNEL. */
+export async function messageChannelAccess(deps: Pick<CommandDeps, 'commands' | 'readStore'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
+  const doc = await deps.readStore.findOne('channels', { _id: channelId });
+  if (isDm(doc)) {
+    if (!doc.recipient_ids.includes(userId)) throw unknownChannel();
+    return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };
+  }
+  const access = await channelAccess(deps, channelId, userId);
+  return { channelId, guildId: access.guildId, type: access.channel.type, permissions: access.permissions, guild: access.guild, dm: null };
 }

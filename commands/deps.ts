@@ -19,6 +19,8 @@ export interface CommandDeps {
 
 /** Who asked, and why: carried on every event a request appends. */
 export type RequestMeta = Omit<EventMetadata, 'createdAt'>;
+/** A request's metadata with the authenticated actor. */
+export type ActorMeta = RequestMeta & { actorId: string };
 
 export function metadata(meta: RequestMeta): EventMetadata {
   return { ...meta, createdAt: new Date().toISOString() };

@@ -1,57 +1,16 @@
-// DMs and group DMs: opening, recipients, closing and leaving; and the access check every message route uses, which
-// answers for DM channels here and hands guild channels to the guild side's channelAccess.
+// DMs and group DMs: opening, recipients, closing and leaving. Who may use a DM channel is checked in access.ts.
 import { type DmChannelCommand, dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
-import { invalidForm, notFound } from '../domain/errors.js';
+import { invalidForm } from '../domain/errors.js';
 import { type GroupDmCommand, groupDmDecider } from '../domain/groupDm.js';
-import type { GuildState } from '../domain/guildState.js';
+import { unknownChannel } from '../domain/guildState.js';
 import type { MessageUser } from '../domain/message.js';
-import { Permission } from '../domain/permissions.js';
 import { partialUser } from '../presenters/objects.js';
-import type { Doc } from '../ports/readStore.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
-import { channelAccess } from './access.js';
-import { type CommandDeps, metadata } from './deps.js';
-import type { ActorMeta } from './guilds.js';
+import { isDm, messageChannelAccess } from './access.js';
+import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 
 export const groupDmStream = (channelId: string) => `group-dm-${channelId}`;
-
-/** What participants may do in a DM: take part, but not manage others' messages or mention @everyone. */
-export const DM_PERMISSIONS =
-  Permission.VIEW_CHANNEL |
-  Permission.SEND_MESSAGES |
-  Permission.SEND_TTS_MESSAGES |
-  Permission.EMBED_LINKS |
-  Permission.ATTACH_FILES |
-  Permission.READ_MESSAGE_HISTORY |
-  Permission.ADD_REACTIONS |
-  Permission.USE_EXTERNAL_EMOJIS;
-
-export interface MessageChannelAccess {
-  channelId: string;
-  guildId: string | null;
-  type: number;
-  /** The user's permissions in the channel; always includes VIEW_CHANNEL. */
-  permissions: bigint;
-  /** The guild, for guild channels (roles and channels that mentions name). */
-  guild: GuildState | null;
-  /** The DM document, for DMs and group DMs. */
-  dm: DmChannelDoc | null;
-}
-
-const unknownChannel = () => notFound('UNKNOWN_CHANNEL', 'Unknown Channel');
-const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && doc.guild_id === null && (doc.type === 1 || doc.type === 3);
-
-/** A channel the user can see (a guild channel, or a DM they take part in); otherwise 404 UNKNOWN_CHANNEL. */
-export async function messageChannelAccess(deps: CommandDeps, channelId: string, userId: string): Promise<MessageChannelAccess> {
-  const doc = await deps.readStore.findOne('channels', { _id: channelId });
-  if (isDm(doc)) {
-    if (!doc.recipient_ids.includes(userId)) throw unknownChannel();
-    return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };
-  }
-  const access = await channelAccess(deps, channelId, userId);
-  return { channelId, guildId: access.guildId, type: access.channel.type, permissions: access.permissions, guild: access.guild, dm: null };
-}
 
 /** A user as messages and DMs embed them: the API's partial user, as of the event. */
 export const toMessageUser = (doc: UserDoc): MessageUser => partialUser(doc);

@@ -6,14 +6,12 @@ import type { GuildSettings } from '../domain/guildState.js';
 import type { Image } from '../infra/images.js';
 import type { MemberDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
-import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
+import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 import { guildStream } from './streams.js';
 import { purgeMessagesOf } from './messages.js';
 import { claimVanityCode, releaseVanityCode } from './vanity.js';
 
 /** Requests on guilds always have an authenticated actor. */
-export type ActorMeta = RequestMeta & { actorId: string };
-
 const iconKey = (guildId: string, hash: string) => `icons/${guildId}/${hash}`;
 
 /** Runs a command on a guild's stream and waits until the read models show it. */

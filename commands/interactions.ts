@@ -17,9 +17,8 @@ import { DomainError } from '../domain/errors.js';
 import { MessageFlags, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
 import { webhookDecider } from '../domain/webhook.js';
 import type { UserDoc } from '../projections/users.js';
-import { type CommandDeps, metadata } from './deps.js';
-import { messageChannelAccess } from './dms.js';
-import type { ActorMeta } from './guilds.js';
+import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
+import { messageChannelAccess } from './access.js';
 import { messageStream } from './messages.js';
 import { webhookStream } from './webhooks.js';
 

@@ -10,8 +10,8 @@ import { type InviteData, inviteDecider, isInviteUsable, unknownInvite } from '.
 import { Permission, hasPermission, requirePermission } from '../domain/permissions.js';
 import type { InviteDoc } from '../projections/invites.js';
 import { channelAccess, guildAccess } from './access.js';
-import { type CommandDeps, metadata } from './deps.js';
-import { type ActorMeta, runGuildCommand } from './guilds.js';
+import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
+import { runGuildCommand } from './guilds.js';
 import { guildStream, inviteStream } from './streams.js';
 import { vanityHolder } from './vanity.js';
 

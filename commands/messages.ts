@@ -29,9 +29,9 @@ import { probeImage } from '../infra/images.js';
 import { sha256 } from '../ports/secrets.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
-import { type CommandDeps, lastPosition, metadata } from './deps.js';
-import { type MessageChannelAccess, messageChannelAccess, toMessageUser } from './dms.js';
-import type { ActorMeta } from './guilds.js';
+import { type ActorMeta, type CommandDeps, lastPosition, metadata } from './deps.js';
+import { type MessageChannelAccess, messageChannelAccess } from './access.js';
+import { toMessageUser } from './dms.js';
 
 export const messageStream = (messageId: string) => `message-${messageId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;

@@ -21,9 +21,8 @@ import { sha256 } from '../ports/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
 import { channelAccess } from './access.js';
-import { type CommandDeps, type RequestMeta, metadata } from './deps.js';
-import type { MessageChannelAccess } from './dms.js';
-import type { ActorMeta } from './guilds.js';
+import { type ActorMeta, type CommandDeps, type RequestMeta, metadata } from './deps.js';
+import type { MessageChannelAccess } from './access.js';
 import { type Authorship, type SendInput, type UploadedFile, postMessage } from './messages.js';
 import { guildStream } from './streams.js';
 

@@ -3,7 +3,6 @@
 // model sets counts instead of incrementing them, and the gateway has every field of the MESSAGE_REACTION_* payloads.
 import type { DomainEvent } from './decider.js';
 import { badRequest, forbidden, notFound } from './errors.js';
-import type { MessageFields, MessageState } from './message.js';
 
 /** The widely used API's limit on distinct emojis per message. */
 export const MAX_REACTION_EMOJIS = 20;
@@ -17,6 +16,20 @@ export interface ReactionEmoji {
 export interface ReactionEntry {
   emoji: ReactionEmoji;
   users: ReadonlySet<string>;
+}
+
+/** What deciding on reactions needs of the message they are on (message.ts's MessageFields has these). */
+export interface ReactedMessage {
+  id: string;
+  channel_id: string;
+  guild_id: string | null;
+  author: { id: string };
+}
+
+/** The reactions part of a message's state (message.ts's MessageState). */
+export interface ReactionsState {
+  /** By emoji key, in the order each emoji was first added. */
+  reactions: ReadonlyMap<string, ReactionEntry>;
 }
 
 /** A custom emoji is known by its id, a unicode one by itself. */
@@ -63,7 +76,7 @@ export const isReactionEvent = (event: { type: string }): event is ReactionEvent
 const missingPermissions = () => forbidden('MISSING_PERMISSIONS', 'Missing Permissions');
 
 /** Decides on the reactions of `message`, which the caller has found in the command's channel. */
-export function decideReaction(command: ReactionCommand, message: MessageFields, state: MessageState): ReactionEvent[] {
+export function decideReaction(command: ReactionCommand, message: ReactedMessage, state: ReactionsState): ReactionEvent[] {
   const ids = { messageId: message.id, channelId: message.channel_id, guildId: message.guild_id, messageAuthorId: message.author.id };
   switch (command.type) {
     case 'AddReaction': {
@@ -89,7 +102,7 @@ export function decideReaction(command: ReactionCommand, message: MessageFields,
   }
 }
 
-export function evolveReaction(state: MessageState, event: ReactionEvent): MessageState {
+export function evolveReaction<State extends ReactionsState>(state: State, event: ReactionEvent): State {
   const reactions = new Map(state.reactions);
   if (event.type === 'ReactionsCleared') {
     if (event.data.emoji) reactions.delete(emojiKey(event.data.emoji));

@@ -1,6 +1,6 @@
 // What the guild-side routes share: the authenticated actor as event metadata, and users looked up for embedding.
 import type { Context } from 'koa';
-import type { ActorMeta } from '../commands/guilds.js';
+import type { ActorMeta } from '../commands/deps.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { UserDoc } from '../projections/users.js';
 import { requireAuth } from './auth.js';

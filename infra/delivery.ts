@@ -3,21 +3,30 @@
 // learns of new clicks and retries from the event bus, and from the interactions read model at start and every
 // sweep (what was due while it was down, or what a lagging read model hid at start). Each attempt is claimed by an
 // append on the interaction's stream before its request goes out, so two workers never make the same attempt.
+import type { CommandDeps } from '../commands/deps.js';
 import { recordAttempt, startAttempt } from '../commands/interactions.js';
 import { webhookStream } from '../commands/webhooks.js';
 import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
 import { webhookDecider } from '../domain/webhook.js';
 import type { InteractionDoc } from '../projections/interactions.js';
-import type { BusConsumer } from '../ports/bus.js';
+import type { BusConsumer, EventBus } from '../ports/bus.js';
+import type { Config } from '../ports/config.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
+import type { Logger } from '../ports/logger.js';
 import { signInteraction } from './interactionSignature.js';
 import { OutboundUrlError, postJson } from './outbound.js';
-import type { Runtime } from './runtime.js';
 
 const USER_AGENT = 'Service-Interactions/1.0';
 /** An attempt whose outcome was never recorded (its worker stopped mid-request) counts as failed after this grace. */
 const ORPHAN_GRACE_MS = 5000;
 const SWEEP_INTERVAL_MS = 30_000;
+
+/** What the worker needs: the command side, the bus it learns of clicks from, its settings and a log. */
+export interface DeliveryDeps extends CommandDeps {
+  config: Config;
+  log: Logger;
+  bus: EventBus;
+}
 
 export class DeliveryWorker {
   private consumer: BusConsumer | null = null;
@@ -26,7 +35,7 @@ export class DeliveryWorker {
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
-  constructor(private readonly runtime: Runtime) {}
+  constructor(private readonly runtime: DeliveryDeps) {}
 
   async start(): Promise<void> {
     this.consumer = await this.runtime.bus.consume(

@@ -1,7 +1,8 @@
 // DM routes: open a DM or make a group DM (POST /users/@me/channels), list them, add and remove group DM recipients.
 // The channel routes answer /channels/:id for guild channels and pass DMs on to the ones here (registered after them).
 import Router from '@koa/router';
-import { addRecipient, closeDm, createGroupDm, listDms, messageChannelAccess, openDm, removeRecipient, renameGroupDm } from '../../commands/dms.js';
+import { messageChannelAccess } from '../../commands/access.js';
+import { addRecipient, closeDm, createGroupDm, listDms, openDm, removeRecipient, renameGroupDm } from '../../commands/dms.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';

@@ -17,7 +17,7 @@ import {
   sendMessage,
   unpinMessage,
 } from '../../commands/messages.js';
-import { messageChannelAccess } from '../../commands/dms.js';
+import { messageChannelAccess } from '../../commands/access.js';
 import { MAX_EMBEDS } from '../../domain/embeds.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownMessage } from '../../domain/message.js';
