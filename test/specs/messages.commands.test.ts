@@ -1,0 +1,71 @@
+// Command specs of sending and deleting messages: given streams in the log → when the command function → then the
+// events it appended, or its refusal with nothing appended.
+import { describe, it } from 'vitest';
+import { deleteMessage, sendMessage } from '../../commands/messages.js';
+import { NEW_IDS, NOW, givenStreams } from './support.js';
+import { ANNOUNCEMENTS, G, GENERAL, accounts, ada, bob, cy, deleted, finn, guildStream, messageFields, messageUser, pinned, sent } from './events.js';
+
+const asUser = (person: { id: string }) => ({ userId: person.id, bot: false });
+const people = accounts(ada, bob, cy, finn);
+const PINNED_AT = '2025-03-01T00:00:00.000Z';
+
+describe('sendMessage', () => {
+  it("appends the member's message on its own stream, authored and mentioning as the users read model shows them", () => {
+    const message = messageFields({ id: NEW_IDS[0], author: messageUser(bob), content: 'hi <@1>', mentions: [messageUser(ada)], timestamp: NOW });
+    return givenStreams(...people, guildStream)
+      .when((deps) => sendMessage(deps, { actorId: bob.id }, GENERAL, { content: 'hi <@1>' }, [], asUser(bob)))
+      .then({
+        stream: `message-${NEW_IDS[0]}`,
+        type: 'MessageCreated',
+        data: { messageId: NEW_IDS[0], channelId: GENERAL, guildId: G, authorId: bob.id, message },
+        metadata: { actorId: bob.id, createdAt: NOW },
+      });
+  });
+
+  it('refuses a send where an overwrite denies @everyone SEND_MESSAGES, appending nothing', () =>
+    givenStreams(...people, guildStream)
+      .when((deps) => sendMessage(deps, { actorId: bob.id }, ANNOUNCEMENTS, { content: 'hi' }, [], asUser(bob)))
+      .thenRefuses('MISSING_PERMISSIONS'));
+
+  it('answers UNKNOWN_CHANNEL to a user who is not a member of the channel’s guild, appending nothing', () =>
+    givenStreams(...people, guildStream)
+      .when((deps) => sendMessage(deps, { actorId: finn.id }, GENERAL, { content: 'hi' }, [], asUser(finn)))
+      .thenRefuses('UNKNOWN_CHANNEL'));
+
+  it('refuses a message with no content, embed, attachment or component, appending nothing', () =>
+    givenStreams(...people, guildStream)
+      .when((deps) => sendMessage(deps, { actorId: bob.id }, GENERAL, { content: '' }, [], asUser(bob)))
+      .thenRefuses('CANNOT_SEND_EMPTY_MESSAGE'));
+});
+
+describe('deleteMessage', () => {
+  const bobs = messageFields({ id: '100', author: messageUser(bob) });
+
+  it('lets the author delete their own message', () =>
+    givenStreams(...people, guildStream, ['message-100', [sent({ id: '100', author: messageUser(bob) })]])
+      .when((deps) => deleteMessage(deps, { actorId: bob.id }, GENERAL, '100'))
+      .then({ stream: 'message-100', type: 'MessageDeleted', data: deleted(bobs, bob.id).data, metadata: { actorId: bob.id, createdAt: NOW } }));
+
+  it("refuses to delete someone else's message without MANAGE_MESSAGES, appending nothing", () =>
+    givenStreams(...people, guildStream, ['message-100', [sent({ id: '100', author: messageUser(ada) })]])
+      .when((deps) => deleteMessage(deps, { actorId: bob.id }, GENERAL, '100'))
+      .thenRefuses('MISSING_PERMISSIONS'));
+
+  it("lets a moderator delete someone else's message, and unpins it so it stops counting toward the channel's pins", () =>
+    givenStreams(...people, guildStream, ['message-100', [sent({ id: '100', author: messageUser(bob) })]], ['channel-pins-10', [pinned('100', PINNED_AT)]])
+      .when((deps) => deleteMessage(deps, { actorId: cy.id, reason: 'off topic' }, GENERAL, '100'))
+      .then(
+        { stream: 'message-100', type: 'MessageDeleted', data: deleted(bobs, cy.id).data, metadata: { actorId: cy.id, reason: 'off topic' } },
+        {
+          stream: 'channel-pins-10',
+          type: 'MessageUnpinned',
+          data: { channelId: GENERAL, guildId: G, messageId: '100', unpinnedBy: null, lastPinTimestamp: null },
+          metadata: { actorId: cy.id, reason: 'off topic' },
+        },
+      ));
+
+  it('answers UNKNOWN_MESSAGE for a message already deleted, appending nothing', () =>
+    givenStreams(...people, guildStream, ['message-100', [sent({ id: '100', author: messageUser(bob) }), deleted(bobs, bob.id)]])
+      .when((deps) => deleteMessage(deps, { actorId: bob.id }, GENERAL, '100'))
+      .thenRefuses('UNKNOWN_MESSAGE'));
+});
