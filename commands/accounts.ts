@@ -5,7 +5,7 @@ import { emailClaimDecider } from '../domain/emailClaim.js';
 import { invalidForm, notFound } from '../domain/errors.js';
 import { userDecider } from '../domain/user.js';
 import { usernameClaimDecider } from '../domain/usernameClaim.js';
-import type { Image } from '../infra/images.js';
+import type { Image } from '../ports/images.js';
 import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../ports/secrets.js';
 import type { LoginDoc } from '../projections/users.js';
 import { type CommandDeps, type RequestMeta, lastPosition, metadata } from './deps.js';

@@ -3,7 +3,7 @@
 import { notFound } from '../domain/errors.js';
 import { type GuildCommand, guildDecider } from '../domain/guild.js';
 import type { GuildSettings } from '../domain/guildState.js';
-import type { Image } from '../infra/images.js';
+import type { Image } from '../ports/images.js';
 import type { MemberDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';

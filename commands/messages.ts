@@ -25,7 +25,7 @@ import { Permission, hasPermission, requirePermission } from '../domain/permissi
 import { type PinCommand, pinDecider } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import { snowflakeTimestamp } from '../domain/snowflake.js';
-import { probeImage } from '../infra/images.js';
+import type { ImageInfo } from '../ports/images.js';
 import { sha256 } from '../ports/secrets.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
@@ -55,6 +55,8 @@ export interface UploadedFile {
   filename: string;
   contentType: string;
   data: Buffer;
+  /** What the file's header says when it is a PNG, JPEG, WebP or GIF image: read by the edge through the images port. */
+  image?: ImageInfo;
 }
 
 /** An attachments entry of a send or edit: `id` is a file's index for a new upload, or an existing attachment's id. */
@@ -123,8 +125,8 @@ async function attachmentOf(deps: CommandDeps, file: UploadedFile, entry: Attach
     size: file.data.length,
   };
   if (entry?.description) attachment.description = entry.description;
-  // Measured from its header alone: an image too large to render is still a file to keep (the CDN refuses to resize it).
-  const image = await probeImage(file.data);
+  // Measured from its header alone (http/multipart.ts): an image too large to render is still a file to keep.
+  const { image } = file;
   if (image) Object.assign(attachment, { content_type: image.contentType, width: image.width, height: image.height });
   return attachment;
 }

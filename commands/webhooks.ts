@@ -15,8 +15,8 @@ import {
   unknownWebhook,
   webhookDecider,
 } from '../domain/webhook.js';
-import type { Image } from '../infra/images.js';
-import { OutboundUrlError, checkOutboundUrl } from '../infra/outbound.js';
+import type { Image } from '../ports/images.js';
+import { type CheckOutboundUrl, OutboundUrlError } from '../ports/outbound.js';
 import { sha256 } from '../ports/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
@@ -47,6 +47,8 @@ export interface WebhookInput {
 export interface OutboundPolicy {
   /** INTERACTIONS_ALLOW_PRIVATE: development endpoints on loopback or private addresses. */
   allowPrivate: boolean;
+  /** The outbound port's check of an interaction_url. */
+  checkUrl: CheckOutboundUrl;
 }
 
 const invalidWebhookToken = () => new DomainError('unauthorized', 'INVALID_WEBHOOK_TOKEN', 'Invalid Webhook Token');
@@ -66,7 +68,7 @@ function assertWebhookChannel(channel: ChannelData, path: string) {
 async function checkInteractionUrl(url: string | null | undefined, policy: OutboundPolicy) {
   if (!url) return;
   try {
-    await checkOutboundUrl(url, { allowPrivate: policy.allowPrivate });
+    await policy.checkUrl(url, { allowPrivate: policy.allowPrivate });
   } catch (error) {
     if (error instanceof OutboundUrlError) throw invalidForm([{ path: 'interaction_url', message: error.message }]);
     throw error;

@@ -4,7 +4,7 @@
 import { isSnowflake } from '../domain/snowflake.js';
 import { memberObject } from '../presenters/objects.js';
 import type { Filter } from '../ports/readStore.js';
-import type { Runtime } from '../infra/runtime.js';
+import type { GatewayDeps } from './deps.js';
 import { type MemberDoc, memberKey } from '../projections/members.js';
 import { usersById } from './guilds.js';
 
@@ -102,7 +102,7 @@ export function memberChunks(guildId: string, members: MemberObject[], options: 
 const matches = (prefix: string) => (text: string | null) => text !== null && text.toLowerCase().startsWith(prefix);
 
 /** The members a request asks for, as member objects, and the asked ids that are not members. */
-export async function findRequestedMembers(runtime: Runtime, request: MemberRequest): Promise<{ members: MemberObject[]; notFound?: string[] }> {
+export async function findRequestedMembers(runtime: GatewayDeps, request: MemberRequest): Promise<{ members: MemberObject[]; notFound?: string[] }> {
   const { guildId, userIds } = request;
   const filter: Filter = userIds ? { _id: { $in: userIds.map((id) => memberKey(guildId, id)) } } : { guild_id: guildId };
   const docs = userIds?.length === 0 ? [] : await runtime.readStore.find<MemberDoc>('members', filter, { sort: { user_id: 1 } });

@@ -4,7 +4,7 @@
 // (full objects, as clients expect) reflect the event they announce.
 import type { BusConsumer } from '../ports/bus.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
-import type { Runtime } from '../infra/runtime.js';
+import type { GatewayDeps } from './deps.js';
 import { deriveDispatches } from './dispatches/index.js';
 import { presencesOnJoin } from './dispatches/presence.js';
 import { typingDispatch } from './dispatches/typing.js';
@@ -16,7 +16,7 @@ export class GatewayProjector {
   private unsubscribeHints: (() => void) | null = null;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: GatewayDeps,
     private readonly registry: SessionRegistry,
     private readonly presences: Presences,
   ) {}

@@ -8,7 +8,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { startGatewaySession } from '../commands/gateway.js';
 import { DomainError } from '../domain/errors.js';
 import { parseJsonKeepingIds } from '../domain/snowflake.js';
-import type { Runtime } from '../infra/runtime.js';
+import type { GatewayDeps } from './deps.js';
 import { sha256 } from '../ports/secrets.js';
 import { gatewayUrl } from '../presenters/urls.js';
 import type { TokenDoc } from '../projections/users.js';
@@ -43,7 +43,7 @@ export class Gateway {
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: GatewayDeps,
     private readonly options: GatewayOptions,
   ) {
     this.registry = new SessionRegistry(channelVisibility(runtime), (session) => this.presences.end(session.id, session.userId));

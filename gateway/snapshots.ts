@@ -1,6 +1,6 @@
 // What a session starts from: READY's user, guild list and DM channels, and one GUILD_CREATE per guild, read from
 // the read models at IDENTIFY time.
-import type { Runtime } from '../infra/runtime.js';
+import type { GatewayDeps } from './deps.js';
 import type { ApplicationDoc } from '../projections/applications.js';
 import type { UserDoc } from '../projections/users.js';
 import { userObject } from '../presenters/objects.js';
@@ -19,7 +19,7 @@ export interface Snapshots {
   guildCreate(guildId: string, userId: string): ReturnType<typeof guildCreatePayload>;
 }
 
-export function createSnapshots(runtime: Runtime): Snapshots {
+export function createSnapshots(runtime: GatewayDeps): Snapshots {
   return {
     async ready(userId) {
       const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });

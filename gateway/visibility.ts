@@ -3,10 +3,10 @@
 import { loadGuild } from '../commands/access.js';
 import { channelPermissions } from '../domain/guildState.js';
 import { Permission } from '../domain/permissions.js';
-import type { Runtime } from '../infra/runtime.js';
+import type { GatewayDeps } from './deps.js';
 import type { ChannelVisibility } from './dispatch.js';
 
-export function channelVisibility(runtime: Runtime): ChannelVisibility {
+export function channelVisibility(runtime: GatewayDeps): ChannelVisibility {
   return async (guildId, channelId) => {
     const state = await loadGuild(runtime, guildId);
     const channel = state.channels.get(channelId);

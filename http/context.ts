@@ -3,12 +3,16 @@ import type { Context } from 'koa';
 import type { CommandDeps, RequestMeta } from '../commands/deps.js';
 import type { Config } from '../ports/config.js';
 import type { HintBus } from '../ports/hints.js';
+import type { Images } from '../ports/images.js';
 import type { Logger } from '../ports/logger.js';
+import type { CheckOutboundUrl } from '../ports/outbound.js';
 
 export interface HttpDeps extends CommandDeps {
   config: Config;
   log: Logger;
   hints: HintBus;
+  images: Images;
+  checkOutboundUrl: CheckOutboundUrl;
 }
 
 declare module 'koa' {

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import type { UploadedFile } from '../commands/messages.js';
 import { DomainError, badRequest } from '../domain/errors.js';
 import { MAX_ATTACHMENTS } from '../domain/message.js';
+import type { Images } from '../ports/images.js';
 import { parseJsonText } from './body.js';
 
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
@@ -20,9 +21,13 @@ export interface MessageBody {
 
 export const isMultipart = (ctx: Context) => ctx.request.type === 'multipart/form-data';
 
-/** The body of a message send or edit, JSON or multipart. */
-export async function readMessageBody(ctx: Context, jsonLimit: number): Promise<MessageBody> {
-  return isMultipart(ctx) ? parseMultipart(ctx, jsonLimit) : { payload: ctx.request.body, files: [] };
+/** The body of a message send or edit, JSON or multipart; each file's image header is read through the images port. */
+export async function readMessageBody(ctx: Context, jsonLimit: number, images: Pick<Images, 'probe'>): Promise<MessageBody> {
+  if (!isMultipart(ctx)) return { payload: ctx.request.body, files: [] };
+  const body = await parseMultipart(ctx, jsonLimit);
+  // Measured from its header alone: an image too large to render is still a file to keep (the CDN refuses to resize it).
+  for (const file of body.files) file.image = await images.probe(file.data);
+  return body;
 }
 
 /** Every file at its limit, payload_json at its limit, and room for the parts' headers and the other fields. */

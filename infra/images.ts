@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import sharp from 'sharp';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import type { Image, ImageFormat, ImageInfo, Images, RenderOptions } from '../ports/images.js';
 
-export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'gif';
 const FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
 const CONTENT_TYPES: readonly string[] = FORMATS.map((format) => `image/${format}`);
 
@@ -27,25 +27,6 @@ const MAX_OUTPUT_SIDE = 4096;
 // decodes a buffer of its own, so cached operations would only hold memory.
 sharp.concurrency(1);
 sharp.cache(false);
-
-export interface Image {
-  data: Buffer;
-  format: ImageFormat;
-  contentType: string;
-  animated: boolean;
-  /** Content hash in the form of the widely used API's image hashes ("a_" marks animation). */
-  hash: string;
-}
-
-/** What an image's header says; no pixel is decoded to know it. */
-export interface ImageInfo {
-  format: ImageFormat;
-  contentType: string;
-  width: number;
-  /** The height of one frame. */
-  height: number;
-  pages: number;
-}
 
 /** Whether a stored file's content type is one of the images the CDN renders and serves inline. */
 export const isImageType = (contentType: string) => CONTENT_TYPES.includes(contentType);
@@ -122,14 +103,6 @@ async function inRenderSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export interface RenderOptions {
-  format?: ImageFormat;
-  width?: number;
-  height?: number;
-  quality?: 'high' | 'low' | 'lossless';
-  animated?: boolean;
-}
-
 const QUALITY = { high: 80, low: 20, lossless: 100 } as const;
 
 /**
@@ -177,3 +150,6 @@ export async function renderImage(data: Buffer, options: RenderOptions): Promise
   });
   return { data: output, contentType: `image/${format}` };
 }
+
+/** The images port as sharp implements it. */
+export const sharpImages: Images = { probe: probeImage, parseDataUri: parseImageDataUri, render: renderImage, isImageType };

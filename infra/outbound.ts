@@ -6,18 +6,9 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { type OutboundRefusal, OutboundUrlError } from '../ports/outbound.js';
 
-export type OutboundRefusal = 'not_https' | 'invalid_url' | 'unresolvable' | 'private_address';
-
-export class OutboundUrlError extends Error {
-  constructor(
-    readonly reason: OutboundRefusal,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OutboundUrlError';
-  }
-}
+export { OutboundUrlError, type OutboundRefusal };
 
 export interface OutboundResponse {
   status: number;

@@ -1,21 +1,25 @@
 // The runtime: by default the whole service in one process — SQLite log, SQLite read models, files for blobs, and the
 // projectors fed in-process from the log. The engines and the role come from infra/roles.ts (ROLE, STORE, ...).
 import { join } from 'node:path';
-import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import type { CommandDeps } from '../commands/deps.js';
+import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import { SnowflakeGenerator } from '../domain/snowflake.js';
-import { allProjections } from '../projections/index.js';
-import { ProjectionRunner } from '../projections/runner.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { EventBus } from '../ports/bus.js';
-import type { Config } from './config.js';
-import type { HintBus } from '../ports/hints.js';
-import type { EngineConfig } from './engines.js';
 import type { EventStore } from '../ports/eventStore.js';
-import type { Logger } from './logger.js';
-import { RemoteProjections } from './remoteProjections.js';
-import { DeliveryWorker } from './delivery.js';
+import type { HintBus } from '../ports/hints.js';
+import type { Images } from '../ports/images.js';
+import type { CheckOutboundUrl } from '../ports/outbound.js';
+import { allProjections } from '../projections/index.js';
+import { ProjectionRunner } from '../projections/runner.js';
+import type { Config } from './config.js';
 import { secureDataDir } from './dataDir.js';
+import { DeliveryWorker } from './delivery.js';
+import type { EngineConfig } from './engines.js';
+import { sharpImages } from './images.js';
+import type { Logger } from './logger.js';
+import { checkOutboundUrl } from './outbound.js';
+import { RemoteProjections } from './remoteProjections.js';
 import { EMBEDDED, openEngines, runsDelivery, runsProjectors, selectProjections } from './roles.js';
 import { SecretBox } from './secrets.js';
 
@@ -26,6 +30,8 @@ export interface Runtime extends CommandDeps {
   blobs: BlobStore;
   projections: ProjectionRunner;
   hints: HintBus;
+  images: Images;
+  checkOutboundUrl: CheckOutboundUrl;
   /** The role and engines this process runs (gateway and delivery code consume `bus` in theirs). */
   engines: EngineConfig;
   /** The log's events for consumers other than projectors; Kafka when BUS=kafka. */
@@ -72,6 +78,8 @@ export async function startRuntime(
     bus,
     projections,
     hints: bus.hints,
+    images: sharpImages,
+    checkOutboundUrl,
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

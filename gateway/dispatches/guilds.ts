@@ -5,7 +5,7 @@ import { type InviteCreated, type InviteDeleted, inviteExpiresAt } from '../../d
 import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbanned, MemberUpdated } from '../../domain/member.js';
 import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
-import type { Runtime } from '../../infra/runtime.js';
+import type { GatewayDeps } from '../deps.js';
 import { apiTimestamp, channelObject } from '../../presenters/objects.js';
 import type { Dispatch } from '../dispatch.js';
 import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
@@ -33,7 +33,7 @@ type GuildEventData =
   | InviteDeleted;
 
 /** The dispatches a member's departure causes: to the guild, and GUILD_DELETE to the one who left. */
-async function departure(runtime: Runtime, guildId: string, userId: string): Promise<Dispatch[]> {
+async function departure(runtime: GatewayDeps, guildId: string, userId: string): Promise<Dispatch[]> {
   return [
     { t: 'GUILD_MEMBER_REMOVE', d: { guild_id: guildId, user: await userPartial(runtime, userId) }, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
     { t: 'GUILD_DELETE', d: { id: guildId }, intent: Intent.GUILDS, audience: { users: [userId] }, leave: { guildId, userId } },
@@ -46,7 +46,7 @@ function deletedChannel(guildId: string, channel: ChannelDeleted['data']['channe
   return channelObject({ _id: id, guild_id: guildId, ...fields });
 }
 
-export async function guildDispatches(recorded: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+export async function guildDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
   const event = { type: recorded.type, data: recorded.data } as GuildEventData;
   switch (event.type) {
     case 'GuildCreated': {

@@ -1,15 +1,15 @@
 import type { RecordedEvent } from '../../ports/eventStore.js';
-import type { Runtime } from '../../infra/runtime.js';
+import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
 import { guildDispatches } from './guilds.js';
 import { messageDispatches } from './messages.js';
 import { userDispatches } from './users.js';
 import { webhookDispatches } from './webhooks.js';
 
-const derivers: ((event: RecordedEvent, runtime: Runtime) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches, messageDispatches, webhookDispatches];
+const derivers: ((event: RecordedEvent, runtime: GatewayDeps) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches, messageDispatches, webhookDispatches];
 
 /** Every dispatch an event causes, in the order clients should see them. */
-export async function deriveDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+export async function deriveDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
   const all: Dispatch[] = [];
   for (const derive of derivers) all.push(...(await derive(event, runtime)));
   return all;

@@ -10,7 +10,7 @@ import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../dom
 import { dmChannelObject, messageObject } from '../../presenters/messages.js';
 import { apiTimestamp } from '../../presenters/objects.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
-import type { Runtime } from '../../infra/runtime.js';
+import type { GatewayDeps } from '../deps.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
 import type { MessageDoc } from '../../projections/messages.js';
 import type { Audience, Dispatch } from '../dispatch.js';
@@ -34,7 +34,7 @@ interface Place {
   dm: boolean;
 }
 
-async function placeOf(runtime: Runtime, channelId: string, guildId: string | null): Promise<Place> {
+async function placeOf(runtime: GatewayDeps, channelId: string, guildId: string | null): Promise<Place> {
   if (guildId) return { audience: { guildId, channelId }, dm: false };
   const channel = await runtime.readStore.findOne<DmChannelDoc>('channels', { _id: channelId });
   return { audience: { users: channel?.recipient_ids ?? [] }, dm: true };
@@ -46,7 +46,7 @@ function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'a
   return place.audience;
 }
 
-function messageDispatch(t: string, place: Place, doc: MessageDoc, runtime: Runtime): Dispatch {
+function messageDispatch(t: string, place: Place, doc: MessageDoc, runtime: GatewayDeps): Dispatch {
   const d = messageObject(doc, { origin: runtime.config.publicBaseUrl });
   return {
     t,
@@ -62,7 +62,7 @@ function dmChannelDispatches(t: string, doc: DmChannelDoc, userIds: string[]): D
   return userIds.map((userId) => ({ t, d: dmChannelObject(doc, userId), intent: null, audience: { users: [userId] } }));
 }
 
-export async function messageDispatches(recorded: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+export async function messageDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
   const event = { type: recorded.type, data: recorded.data } as MessageSideEvent;
   const channelDoc = (channelId: string) => runtime.readStore.findOne<DmChannelDoc>('channels', { _id: channelId });
   switch (event.type) {

@@ -1,11 +1,11 @@
 // Dispatches of account events.
 import type { RecordedEvent } from '../../ports/eventStore.js';
-import type { Runtime } from '../../infra/runtime.js';
+import type { GatewayDeps } from '../deps.js';
 import type { UserDoc } from '../../projections/users.js';
 import { userObject } from '../../presenters/objects.js';
 import type { Dispatch } from '../dispatch.js';
 
-export async function userDispatches(event: RecordedEvent, runtime: Runtime): Promise<Dispatch[]> {
+export async function userDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
   if (event.type !== 'UserProfileUpdated') return [];
   const { userId } = event.data as { userId: string };
   const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });

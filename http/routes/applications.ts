@@ -6,7 +6,6 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { updateApplication } from '../../commands/accounts.js';
 import { forbidden, notFound } from '../../domain/errors.js';
-import { parseImageDataUri } from '../../infra/images.js';
 import type { ApplicationDoc } from '../../projections/applications.js';
 import type { UserDoc } from '../../projections/users.js';
 import { usersById } from '../actor.js';
@@ -92,7 +91,7 @@ export function applicationRoutes(deps: HttpDeps): Router {
   router.patch('/applications/@me', async (ctx) => {
     const applicationId = await ownApplicationId(ctx);
     const { icon, ...fields } = parseBody(editApplicationSchema, ctx.request.body);
-    const image = icon === undefined ? undefined : icon === null ? null : await parseImageDataUri(icon, 'icon');
+    const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
     await updateApplication(deps, { ...requestMeta(ctx), actorId: requireAuth(ctx).userId }, applicationId, { ...fields, icon: image });
     ctx.body = await fetchApplicationObject(deps, applicationId);
   });

@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../../domain/errors.js';
-import { type ImageFormat, isImageType, renderImage } from '../../infra/images.js';
+import type { ImageFormat } from '../../ports/images.js';
 import type { HttpDeps } from '../context.js';
 import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
@@ -45,7 +45,7 @@ async function serveImage(deps: HttpDeps, ctx: Context, key: string, file: strin
   const blob = await deps.blobs.get(`${key}/${hash}`);
   if (!blob) throw unknown();
   const format: ImageFormat = ext === 'jpg' ? 'jpeg' : (ext as ImageFormat);
-  const image = await renderImage(blob.data, { format, width: query.size, height: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
+  const image = await deps.images.render(blob.data, { format, width: query.size, height: query.size, quality: query.quality, animated: query.animated || format === 'gif' });
   ctx.set('Cache-Control', 'public, max-age=86400, immutable');
   ctx.type = image.contentType;
   ctx.body = image.data;
@@ -103,7 +103,7 @@ export function cdnRoutes(deps: HttpDeps): Router {
     const blob = await deps.blobs.get(`attachments/${channelId}/${attachmentId}/${filename}`);
     if (!blob) throw notFound('UNKNOWN_ATTACHMENT', 'Unknown Attachment');
     ctx.set('Cache-Control', 'public, max-age=86400, immutable');
-    const image = isImageType(blob.contentType);
+    const image = deps.images.isImageType(blob.contentType);
     if (!query.width && !query.height && !query.format && query.quality === 'lossless') {
       if (!image) ctx.set('Content-Disposition', 'attachment');
       ctx.type = MEDIA_TYPE.test(blob.contentType) ? blob.contentType : 'application/octet-stream';
@@ -112,7 +112,7 @@ export function cdnRoutes(deps: HttpDeps): Router {
     }
     if (!image) throw badRequest('NOT_AN_IMAGE', 'Only image attachments can be resized or converted');
     const format = query.format === 'jpg' ? 'jpeg' : query.format;
-    const rendered = await renderImage(blob.data, { format, width: query.width, height: query.height, quality: query.quality, animated: query.animated });
+    const rendered = await deps.images.render(blob.data, { format, width: query.width, height: query.height, quality: query.quality, animated: query.animated });
     ctx.type = rendered.contentType;
     ctx.body = rendered.data;
   });

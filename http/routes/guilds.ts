@@ -4,7 +4,6 @@ import type { Context } from 'koa';
 import { guildAccess, loadGuild } from '../../commands/access.js';
 import { createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
 import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
-import { parseImageDataUri } from '../../infra/images.js';
 import type { GuildDoc, RoleDoc } from '../../projections/guilds.js';
 import type { MemberDoc } from '../../projections/members.js';
 import { actorMeta } from '../actor.js';
@@ -71,7 +70,7 @@ export function guildRoutes(deps: HttpDeps): Router {
   router.post('/guilds', async (ctx) => {
     const meta = actorMeta(ctx);
     const body = parseBody(createGuildSchema, ctx.request.body);
-    const icon = body.icon ? await parseImageDataUri(body.icon, 'icon') : null;
+    const icon = body.icon ? await deps.images.parseDataUri(body.icon, 'icon') : null;
     const guildId = await createGuild(deps, meta, { name: body.name.trim(), icon });
     ctx.status = 201;
     ctx.body = await fetchGuildObject(deps, guildId);
@@ -87,7 +86,7 @@ export function guildRoutes(deps: HttpDeps): Router {
     const meta = actorMeta(ctx);
     const { guildId } = parseBody(guildParams, ctx.params);
     const { icon, ...settings } = parseBody(updateGuildSchema, ctx.request.body);
-    const image = icon === undefined ? undefined : icon === null ? null : await parseImageDataUri(icon, 'icon');
+    const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
     await updateGuild(deps, meta, guildId, settings, image);
     ctx.body = await fetchGuildObject(deps, guildId);
   });

@@ -213,7 +213,7 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.post('/channels/:channelId/messages', async (ctx) => {
     const { channelId } = parseBody(channelParams, ctx.params);
-    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const { content, ...body } = parseBody(sendSchema, payload);
     const sender = senderOf(ctx);
     const doc = await sendMessage(deps, actorMeta(ctx), channelId, { ...body, content: content ?? undefined }, files, sender);
@@ -291,7 +291,7 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.patch('/channels/:channelId/messages/:messageId', async (ctx) => {
     const { channelId, messageId } = parseBody(messageParams, ctx.params);
-    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const body = parseBody(editSchema, payload);
     const sender = senderOf(ctx);
     const input = {

@@ -2,7 +2,6 @@
 import Router from '@koa/router';
 import { updateProfile } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
-import { parseImageDataUri } from '../../infra/images.js';
 import type { UserDoc } from '../../projections/users.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
@@ -43,7 +42,7 @@ export function userRoutes(deps: HttpDeps): Router {
   router.patch('/users/@me', group, patchMe, async (ctx) => {
     const auth = requireAuth(ctx);
     const body = parseBody(patchMeSchema, ctx.request.body);
-    const avatar = body.avatar === undefined ? undefined : body.avatar === null ? null : await parseImageDataUri(body.avatar, 'avatar');
+    const avatar = body.avatar === undefined ? undefined : body.avatar === null ? null : await deps.images.parseDataUri(body.avatar, 'avatar');
     await updateProfile(deps, { ...requestMeta(ctx), actorId: auth.userId }, { username: body.username, avatar });
     ctx.body = userObject(await user(auth.userId), true);
   });

@@ -23,7 +23,6 @@ import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
 import { snowflakeSortKey } from '../../domain/snowflake.js';
 import { unknownWebhook } from '../../domain/webhook.js';
-import { parseImageDataUri } from '../../infra/images.js';
 import type { Filter } from '../../ports/readStore.js';
 import type { InteractionDoc } from '../../projections/interactions.js';
 import type { WebhookDoc } from '../../projections/webhooks.js';
@@ -92,7 +91,7 @@ function adapterBody(ctx: Context): unknown {
 
 export function webhookRoutes(deps: HttpDeps): Router {
   const router = new Router();
-  const policy: OutboundPolicy = { allowPrivate: deps.config.interactionsAllowPrivate };
+  const policy: OutboundPolicy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl };
 
   /** Webhook objects of the widely used API, token and execute URL included (only managers and token holders see them). */
   async function present(docs: WebhookDoc[], withCreator: boolean) {
@@ -123,7 +122,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
   }
   const list = async (filter: Filter) => present(await deps.readStore.find<WebhookDoc>('webhooks', filter, { sort: { _id: 1 } }), true);
 
-  const avatarOf = async (value: string | null | undefined) => (value ? parseImageDataUri(value, 'avatar') : (value as null | undefined));
+  const avatarOf = async (value: string | null | undefined) => (value ? deps.images.parseDataUri(value, 'avatar') : (value as null | undefined));
   const inputOf = async (body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
     ...body,
     name: body.name?.trim(),
@@ -210,7 +209,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
   }
 
   router.post('/webhooks/:webhookId/:token', async (ctx) => {
-    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     await execute(ctx, parseBody(executeSchema, payload), files);
   });
 
