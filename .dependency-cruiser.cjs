@@ -1,0 +1,25 @@
+// The layers of issue 14, item 1, enforced: domain ← commands, projections ← http, gateway; ports and presenters sit
+// below the edges; infra implements the ports and holds the composition root (infra/main.ts), which nothing imports.
+// `npm test` runs this (npm run lint:deps), so a new violation fails CI.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
+    // domain imports only domain, and no I/O (node:util's isDeepStrictEqual is the one builtin it uses, a pure one).
+    { name: 'domain-only-domain', severity: 'error', from: { path: '^domain/' }, to: { pathNot: '^domain/', dependencyTypesNot: ['core'] } },
+    { name: 'domain-no-io', severity: 'error', from: { path: '^domain/' }, to: { dependencyTypes: ['core'], pathNot: '^(node:)?util$' } },
+    { name: 'commands-not-edges', severity: 'error', from: { path: '^commands/' }, to: { path: '^(http|gateway)/' } },
+    { name: 'projections-not-edges', severity: 'error', from: { path: '^projections/' }, to: { path: '^(http|gateway|commands)/' } },
+    { name: 'http-not-gateway', severity: 'error', from: { path: '^http/' }, to: { path: '^gateway/' } },
+    { name: 'gateway-not-http', severity: 'error', from: { path: '^gateway/' }, to: { path: '^http/' } },
+    // Adapters stay in infra: the core and the edges reach them only through ports/.
+    { name: 'adapters-in-infra', severity: 'error', from: { path: '^(commands|projections|http|gateway|ports|presenters)/' }, to: { path: '^infra/' } },
+    { name: 'no-composition-root', severity: 'error', from: {}, to: { path: '^infra/main\\.ts$' } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(test|bench|dist|node_modules)/' },
+  },
+};
