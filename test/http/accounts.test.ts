@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, createBot, registerUser, startTestServer, uniqueName } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { createBot, fileServer, registerUser, uniqueName } from '../support/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('accounts', () => {
   it('registers, logs in, creates an application and a bot, and the bot token authenticates', async () => {

@@ -2,18 +2,12 @@
 // /applications/@me with the bot's token, the owner's list with a session, and READY's application flags.
 import sharp from 'sharp';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectGateway } from '../support/gateway.js';
-import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
+import { createBot, fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, join } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 const GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19;
 const GATEWAY_GUILD_MEMBERS_LIMITED = 1 << 15;

@@ -1,17 +1,11 @@
 // The audit log through the real HTTPS API: entries derived from events (action types, targets, changes, options,
 // actor, reason, time), filters and pagination, permission, rate limit, and a rebuild that gives identical entries.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { fileServer, registerUser } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, grantRole, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 interface Entry {
   id: string;

@@ -1,16 +1,10 @@
 // A ban with delete_message_days removes the banned user's recent messages from every channel of the guild, and only
 // theirs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { fileServer } from '../support/server.js';
 import { createGuild, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('ban with delete_message_days', () => {
   it("deletes the banned user's messages of that window, and keeps everyone else's", async () => {

@@ -1,16 +1,10 @@
 // Channel routes through the real HTTPS API: per-type fields, visibility, updates, deletion, ordering, overwrites.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 const VIEW = Permission.VIEW_CHANNEL.toString();
 const SEND = Permission.SEND_MESSAGES.toString();

@@ -1,17 +1,11 @@
 // Guild routes through the real HTTPS API: create, fetch, update, delete, the caller's guild list and leaving.
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('guilds', () => {
   it('creates a guild with @everyone, #general and its owner as member', async () => {

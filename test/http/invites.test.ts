@@ -1,19 +1,13 @@
 // Invite routes through the real HTTPS API: channel, guild and pack invites, accepting (users and bots), limits of
 // uses and age, revoking, vanity URLs, and the spec's rate limits.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endTemporaryMemberships, setVanityCode } from '../../commands/guilds.js';
 import { vanityHolder } from '../../commands/vanity.js';
 import { Permission } from '../../domain/permissions.js';
-import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
+import { createBot, fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, join, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('channel invites', () => {
   it('creates an invite with the spec’s fields and defaults, and fetches it by code', async () => {

@@ -1,17 +1,11 @@
 // Ids sent as JSON numbers, as discord.py sends them (a reply's message_reference, member roles): every id is past
 // 2^53, where a plain JSON.parse rounds it to a neighbouring id, so the body parser keeps such integers exact unless
 // they are spelled as a rounded double prints.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { fileServer } from '../support/server.js';
 import { createGuild, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('ids as JSON numbers', () => {
   it('replies to and gives roles by the exact ids written as integers', async () => {

@@ -1,16 +1,10 @@
 // Member and ban routes through the real HTTPS API: listing, nicknames, roles, kicks, bans, and the hierarchy.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, join, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('members', () => {
   it('lists members by user id with limit and after, and fetches one', async () => {

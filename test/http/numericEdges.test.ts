@@ -1,19 +1,13 @@
 // Numeric edge values through the real HTTPS API: bitfields, limits, snowflakes beyond 64 bits, huge integers and
 // timestamps JavaScript cannot hold each answer 400 INVALID_FORM_BODY naming the field, append nothing, and leave the
 // channel working; well-formed values at the edges are still taken.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS, Permission } from '../../domain/permissions.js';
 import { type JSONSchema, parseBody, snowflakeSchema, timestampSchema } from '../../http/validation.js';
-import { type CallOptions, type TestServer, type TestUser, startTestServer } from '../support/server.js';
+import { type CallOptions, type TestUser, fileServer } from '../support/server.js';
 import { type TestGuild, createGuild, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 const MAX_U64 = '18446744073709551615';
 /** One past 2^64 - 1, a 20-digit value the old pattern took, and one of 30 digits. */

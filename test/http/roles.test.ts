@@ -1,16 +1,10 @@
 // Role routes through the real HTTPS API: list, fetch, create, reorder, update, delete, within the hierarchy.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 describe('roles', () => {
   it('creates, lists, fetches, updates and deletes roles', async () => {

@@ -1,19 +1,13 @@
 // Webhook routes through the real HTTPS API: management with MANAGE_WEBHOOKS, the token routes, execution (JSON and
 // multipart, ?wait, overrides, components, ephemeral flag), the code-host and chat adapters, the audit log, and the
 // token kept sealed in the log.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { connectGateway } from '../support/gateway.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { fileServer, registerUser } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 

@@ -2,15 +2,11 @@
 // compares the whole header), 204s with neither body nor type, and rate limits as discord.py 2.x (discord/http.py:
 // Ratelimit.update, HTTPClient.request) and @discordjs/rest (SequentialHandler) read them, per the widely used API's
 // developers/topics/rate-limits.mdx.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { fileServer, registerUser } from '../support/server.js';
 import { createGuild } from './guildSupport.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = await fileServer();
 
 describe('wire format', () => {
   it('types every JSON answer application/json exactly: success, refusal and unknown route', async () => {

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { afterAll } from 'vitest';
 import { type RunningServer, startServer } from '../../infra/compose.js';
 import { loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
@@ -79,6 +80,13 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The real server for one test file: started when the file loads, closed after its tests. */
+export async function fileServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const server = await startTestServer(env);
+  afterAll(() => server.close());
+  return server;
 }
 
 let counter = 0;
