@@ -12,8 +12,11 @@ module.exports = {
     { name: 'projections-not-edges', severity: 'error', from: { path: '^projections/' }, to: { path: '^(http|gateway|commands)/' } },
     { name: 'http-not-gateway', severity: 'error', from: { path: '^http/' }, to: { path: '^gateway/' } },
     { name: 'gateway-not-http', severity: 'error', from: { path: '^gateway/' }, to: { path: '^http/' } },
+    // Process workflows (interaction delivery) run beside the edges on the core: the root builds them, no one else.
+    { name: 'processes-not-edges', severity: 'error', from: { path: '^processes/' }, to: { path: '^(http|gateway)/' } },
+    { name: 'processes-from-root', severity: 'error', from: { pathNot: '^(infra|processes)/' }, to: { path: '^processes/' } },
     // Adapters stay in infra: the core and the edges reach them only through ports/.
-    { name: 'adapters-in-infra', severity: 'error', from: { path: '^(commands|projections|http|gateway|ports|presenters)/' }, to: { path: '^infra/' } },
+    { name: 'adapters-in-infra', severity: 'error', from: { path: '^(commands|projections|http|gateway|ports|presenters|processes)/' }, to: { path: '^infra/' } },
     { name: 'no-composition-root', severity: 'error', from: {}, to: { path: '^infra/main\\.ts$' } },
   ],
   options: {

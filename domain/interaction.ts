@@ -1,7 +1,7 @@
 // The interaction aggregate (stream interaction-{id}): a click on a message component and its delivery to the bot
 // endpoint of the webhook that posted the message. Every attempt and outcome is an event, so the retry schedule
 // survives restarts, two delivery workers cannot both run the same attempt (each start appends on the revision it
-// saw), and moderators can read what happened. The HTTP attempt itself is the delivery worker's (infra/delivery.ts).
+// saw), and moderators can read what happened. The HTTP attempt itself is the delivery worker's (processes/delivery.ts).
 import { type ActionRow, type Component, ComponentType, type RowChild, type StringSelect } from './components.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, badRequest, invalidForm } from './errors.js';

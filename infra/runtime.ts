@@ -11,14 +11,15 @@ import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
 import type { CheckOutboundUrl } from '../ports/outbound.js';
 import { allProjections } from '../projections/index.js';
+import { DeliveryWorker } from '../processes/delivery.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { Config } from './config.js';
 import { secureDataDir } from './dataDir.js';
-import { DeliveryWorker } from './delivery.js';
 import type { EngineConfig } from './engines.js';
 import { sharpImages } from './images.js';
 import type { Logger } from './logger.js';
-import { checkOutboundUrl } from './outbound.js';
+import { signInteraction } from './interactionSignature.js';
+import { checkOutboundUrl, postJson } from './outbound.js';
 import { RemoteProjections } from './remoteProjections.js';
 import { EMBEDDED, openEngines, runsDelivery, runsProjectors, selectProjections } from './roles.js';
 import { SecretBox } from './secrets.js';
@@ -92,7 +93,7 @@ export async function startRuntime(
     },
   };
   if (runsDelivery(engines.role)) {
-    delivery = new DeliveryWorker(runtime);
+    delivery = new DeliveryWorker(runtime, { postJson, sign: signInteraction });
     await delivery.start();
   }
   return runtime;

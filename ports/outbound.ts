@@ -12,5 +12,8 @@ export class OutboundUrlError extends Error {
   }
 }
 
+/** POSTs a JSON body to a checked URL within timeoutMs; refuses (OutboundUrlError) as CheckOutboundUrl does. */
+export type PostJson = (url: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs: number }) => Promise<{ status: number }>;
+
 /** Refuses (OutboundUrlError) a URL that is not https or that resolves to a private address, unless allowPrivate. */
 export type CheckOutboundUrl = (url: string, options: { allowPrivate: boolean }) => Promise<void>;

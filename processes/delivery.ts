@@ -13,8 +13,7 @@ import type { BusConsumer, EventBus } from '../ports/bus.js';
 import type { Config } from '../ports/config.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
-import { signInteraction } from './interactionSignature.js';
-import { OutboundUrlError, postJson } from './outbound.js';
+import { OutboundUrlError, type PostJson } from '../ports/outbound.js';
 
 const USER_AGENT = 'Service-Interactions/1.0';
 /** An attempt whose outcome was never recorded (its worker stopped mid-request) counts as failed after this grace. */
@@ -28,6 +27,12 @@ export interface DeliveryDeps extends CommandDeps {
   bus: EventBus;
 }
 
+/** How a delivery goes out: the outbound port's POST (SSRF-checked on every connection) and the request signature. */
+export interface DeliveryOutbound {
+  postJson: PostJson;
+  sign(token: string, timestamp: string, rawBody: string): string;
+}
+
 export class DeliveryWorker {
   private consumer: BusConsumer | null = null;
   private sweeper: NodeJS.Timeout | null = null;
@@ -35,7 +40,10 @@ export class DeliveryWorker {
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
-  constructor(private readonly runtime: DeliveryDeps) {}
+  constructor(
+    private readonly runtime: DeliveryDeps,
+    private readonly outbound: DeliveryOutbound,
+  ) {}
 
   async start(): Promise<void> {
     this.consumer = await this.runtime.bus.consume(
@@ -113,10 +121,10 @@ export class DeliveryWorker {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
       'X-Service-Timestamp': timestamp,
-      'X-Service-Signature': signInteraction(secrets.open(webhook.credential!.sealedToken), timestamp, body),
+      'X-Service-Signature': this.outbound.sign(secrets.open(webhook.credential!.sealedToken), timestamp, body),
     };
     try {
-      const { status } = await postJson(url, body, headers, { allowPrivate: config.interactionsAllowPrivate, timeoutMs: config.deliveryTimeoutMs });
+      const { status } = await this.outbound.postJson(url, body, headers, { allowPrivate: config.interactionsAllowPrivate, timeoutMs: config.deliveryTimeoutMs });
       return { status };
     } catch (error) {
       if (error instanceof OutboundUrlError) return { refused: error.message };
