@@ -9,11 +9,7 @@ import type { Image } from '../ports/images.js';
 import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../ports/secrets.js';
 import type { LoginDoc } from '../projections/users.js';
 import { type CommandDeps, type RequestMeta, lastPosition, metadata } from './deps.js';
-
-const usernameStream = (username: string) => `username-${sha256(username.toLowerCase())}`;
-const emailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
-export const userStream = (userId: string) => `user-${userId}`;
-export const applicationStream = (applicationId: string) => `application-${applicationId}`;
+import { applicationStream, emailStream, usernameStream, userStream } from './streams.js';
 
 /** Picks a discriminator for `username`, keeping `preferred` when it is free. Appends the claim. */
 async function claimDiscriminator(deps: CommandDeps, meta: RequestMeta, username: string, userId: string, preferred?: string) {

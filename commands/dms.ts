@@ -9,8 +9,7 @@ import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
 import { isDm, messageChannelAccess } from './access.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
-
-export const groupDmStream = (channelId: string) => `group-dm-${channelId}`;
+import { groupDmStream } from './streams.js';
 
 /** A user as messages and DMs embed them: the API's partial user, as of the event. */
 export const toMessageUser = (doc: UserDoc): MessageUser => partialUser(doc);

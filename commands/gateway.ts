@@ -6,8 +6,7 @@ import type { Config } from '../ports/config.js';
 import { WrongExpectedVersionError } from '../ports/eventStore.js';
 import type { GatewaySessionDoc } from '../projections/gatewaySessions.js';
 import { type CommandDeps, metadata } from './deps.js';
-
-const sessionStartsStream = (userId: string) => `gateway-session-starts-${userId}`;
+import { sessionStartsStream } from './streams.js';
 
 type LimitDeps = CommandDeps & { config: Pick<Config, 'gatewaySessionStartLimit'> };
 

@@ -19,10 +19,7 @@ import { webhookDecider } from '../domain/webhook.js';
 import type { UserDoc } from '../projections/users.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 import { messageChannelAccess } from './access.js';
-import { messageStream } from './messages.js';
-import { webhookStream } from './webhooks.js';
-
-export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
+import { interactionStream, messageStream, webhookStream } from './streams.js';
 
 export interface ClickInput extends Click {
   channel_id: string;

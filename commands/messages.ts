@@ -26,17 +26,13 @@ import { type PinCommand, pinDecider } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import { snowflakeTimestamp } from '../domain/snowflake.js';
 import type { ImageInfo } from '../ports/images.js';
-import { sha256 } from '../ports/secrets.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
 import { type ActorMeta, type CommandDeps, lastPosition, metadata } from './deps.js';
 import { type MessageChannelAccess, messageChannelAccess } from './access.js';
 import { toMessageUser } from './dms.js';
+import { bulkDeleteStream, messageStream, nonceStream, pinStream } from './streams.js';
 
-export const messageStream = (messageId: string) => `message-${messageId}`;
-export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
-const bulkDeleteStream = (channelId: string) => `channel-bulk-deletes-${channelId}`;
-const nonceStream = (channelId: string, authorId: string, nonce: string) => `message-nonce-${sha256(`${channelId}:${authorId}:${nonce}`)}`;
 export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `attachments/${channelId}/${attachment.id}/${attachment.filename}`;
 
 /** Channel types that hold messages: text, DM, voice (its text chat), group DM, announcement, threads, stage. */

@@ -1,4 +1,18 @@
-// Stream ids of the guild side's aggregates, in one place so command modules can name each other's streams.
+// Stream ids of the aggregates, in one place so command modules (and process workflows) can name each other's streams.
+import { sha256 } from '../ports/secrets.js';
+
 export const guildStream = (guildId: string) => `guild-${guildId}`;
 export const inviteStream = (code: string) => `invite-${code}`;
 export const vanityStream = (code: string) => `vanity-${code}`;
+export const userStream = (userId: string) => `user-${userId}`;
+export const applicationStream = (applicationId: string) => `application-${applicationId}`;
+export const messageStream = (messageId: string) => `message-${messageId}`;
+export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
+export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
+export const groupDmStream = (channelId: string) => `group-dm-${channelId}`;
+export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
+export const usernameStream = (username: string) => `username-${sha256(username.toLowerCase())}`;
+export const emailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
+export const bulkDeleteStream = (channelId: string) => `channel-bulk-deletes-${channelId}`;
+export const nonceStream = (channelId: string, authorId: string, nonce: string) => `message-nonce-${sha256(`${channelId}:${authorId}:${nonce}`)}`;
+export const sessionStartsStream = (userId: string) => `gateway-session-starts-${userId}`;

@@ -24,9 +24,8 @@ import { channelAccess } from './access.js';
 import { type ActorMeta, type CommandDeps, type RequestMeta, metadata } from './deps.js';
 import type { MessageChannelAccess } from './access.js';
 import { type Authorship, type SendInput, type UploadedFile, postMessage } from './messages.js';
-import { guildStream } from './streams.js';
+import { guildStream, webhookStream } from './streams.js';
 
-export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 const avatarKey = (webhookId: string, hash: string) => `avatars/${webhookId}/${hash}`;
 
 /** What a webhook's messages may do in its channel: post with embeds and files, and mention anyone, as in the widely used API. */

@@ -5,7 +5,7 @@
 // append on the interaction's stream before its request goes out, so two workers never make the same attempt.
 import type { CommandDeps } from '../commands/deps.js';
 import { recordAttempt, startAttempt } from '../commands/interactions.js';
-import { webhookStream } from '../commands/webhooks.js';
+import { webhookStream } from '../commands/streams.js';
 import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
 import { webhookDecider } from '../domain/webhook.js';
 import type { InteractionDoc } from '../projections/interactions.js';
