@@ -1,5 +1,6 @@
 // The layers of issue 14, item 1, enforced: domain ← commands, projections ← http, gateway; ports and presenters sit
-// below the edges; infra implements the ports and holds the composition root (infra/main.ts), which nothing imports.
+// below the edges; infra implements the ports and holds the composition root (infra/main.ts and compose() in
+// infra/compose.ts), which nothing imports but the entry points.
 // `npm test` runs this (npm run lint:deps), so a new violation fails CI.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -18,6 +19,8 @@ module.exports = {
     // Adapters stay in infra: the core and the edges reach them only through ports/.
     { name: 'adapters-in-infra', severity: 'error', from: { path: '^(commands|projections|http|gateway|ports|presenters|processes)/' }, to: { path: '^infra/' } },
     { name: 'no-composition-root', severity: 'error', from: {}, to: { path: '^infra/main\\.ts$' } },
+    // compose() builds every role; only the other entry point (the replay tool) reaches it, and test/support (not cruised).
+    { name: 'compose-from-entry-points', severity: 'error', from: { pathNot: '^infra/(main|replay)\\.ts$' }, to: { path: '^infra/compose\\.ts$' } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,28 +1,124 @@
-// The composition root's wiring of the API role: the HTTP(S) server and, on the same server, the WebSocket gateway.
-// infra/main.ts runs it; tests start the same wiring through test/support/server.ts.
+// The composition root: compose() builds every role of the service from configuration — the engines, the secrets,
+// the projectors (or the shared read store's progress where they run elsewhere), the relay, the runtime, the
+// delivery worker, the HTTP(S) API and the WebSocket gateway on its server — and gives back what it started with
+// one close() that stops it all in reverse order. openToolEngines() opens the same engines for the replay tool.
+// Only the entry points import this module: infra/main.ts, infra/replay.ts, and test/support/server.ts for tests.
+import { join } from 'node:path';
 import { Gateway } from '../gateway/server.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
-import type { Runtime } from './runtime.js';
+import { DeliveryWorker } from '../processes/delivery.js';
+import { allProjections } from '../projections/index.js';
+import { ProjectionRunner } from '../projections/runner.js';
+import type { Config } from './config.js';
+import { secureDataDir } from './dataDir.js';
+import type { EngineConfig } from './engines.js';
+import { signInteraction } from './interactionSignature.js';
+import type { Logger } from './logger.js';
+import { postJson } from './outbound.js';
+import { RemoteProjections } from './remoteProjections.js';
+import { type Engines, openEngines, runsDelivery, runsGateway, runsProjectors, selectProjections, servesHttp } from './roles.js';
+import { type Runtime, assembleRuntime } from './runtime.js';
+import { SecretBox } from './secrets.js';
 import { loadTls } from './tls.js';
 
-export interface RunningServer extends RunningHttpServer {
+/** What compose() started for this process's role (null where the role does not run it). */
+export interface Composition {
+  runtime: Runtime;
+  /** The HTTP(S) API: roles api, gateway and all. */
+  http: RunningHttpServer | null;
+  /** The WebSocket gateway on the HTTP server: roles gateway and all. */
   gateway: Gateway | null;
+  /** The interaction delivery worker: roles delivery and all. */
+  delivery: DeliveryWorker | null;
+  /** Stops everything compose() started, last started first: server and gateway, delivery, relay, projectors, bus, engines. */
+  close(): Promise<void>;
 }
 
-export async function startServer(runtime: Runtime): Promise<RunningServer> {
-  const { config } = runtime;
-  const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
-  let gateway: Gateway | null = null;
-  const http = await startHttpServer(runtime, tls, {
-    async beforeListen(server) {
+export interface ComposeOptions {
+  /**
+   * Hears of a background part that stopped (projectors, relay) after it is logged as fatal; infra/main.ts ends a
+   * distributed role's process on it.
+   */
+  onFatal?(error: unknown, what: string): void;
+}
+
+/** Starts the role `engines.role` on its engines (EMBEDDED, from infra/roles.ts, is the default single process). */
+export async function compose(config: Config, engines: EngineConfig, log: Logger, options: ComposeOptions = {}): Promise<Composition> {
+  const fatal = (error: unknown, what: string) => {
+    log.fatal({ err: error }, what);
+    options.onFatal?.(error, what);
+  };
+  // Processes of a distributed deployment seal and open the same secrets: they cannot each generate a key file.
+  if (engines.role !== 'all' && !config.secretKey) throw new Error(`ROLE=${engines.role} runs beside other processes: it needs the shared SECRET_KEY`);
+  secureDataDir(config.dataDir);
+  const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
+
+  // Whatever has started, in order; close() and a failed start stop it last first.
+  const started: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of started.splice(0).reverse()) await stop();
+  };
+  try {
+    const opened = await openEngines(config, engines, log, (error) => fatal(error, 'relay stopped'));
+    started.push(async () => {
+      await opened.bus.close();
+      await opened.close();
+    });
+    const projections = runsProjectors(engines.role)
+      ? new ProjectionRunner(opened.store, opened.readStore, selectProjections(engines.projections), (error) => fatal(error, 'projections stopped'))
+      : new RemoteProjections(opened.store, opened.readStore, allProjections, engines.settleTimeoutMs);
+    started.push(() => projections.stop());
+    await projections.start();
+    await projections.caughtUp();
+    const { relay } = opened;
+    if (relay) {
+      await relay.start();
+      started.push(() => relay.stop());
+    }
+
+    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections);
+
+    let delivery: DeliveryWorker | null = null;
+    if (runsDelivery(engines.role)) {
+      const worker = new DeliveryWorker(runtime, { postJson, sign: signInteraction });
+      delivery = worker;
+      started.push(() => worker.stop());
+      await worker.start();
+    }
+
+    let http: RunningHttpServer | null = null;
+    let gateway: Gateway | null = null;
+    if (servesHttp(engines.role)) {
+      const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
       // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
-      if (runtime.engines.role === 'api') return;
-      gateway = new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs });
-      await gateway.start(server);
-    },
-    async beforeClose() {
-      await gateway?.close();
-    },
-  });
-  return { ...http, gateway };
+      const ws = runsGateway(engines.role) ? new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs }) : null;
+      gateway = ws;
+      try {
+        // The gateway takes the server's upgrades before it listens, and is closed first when the server closes.
+        const server = await startHttpServer(runtime, tls, {
+          beforeListen: async (server) => ws?.start(server),
+          beforeClose: async () => ws?.close(),
+        });
+        http = server;
+        started.push(() => server.close());
+      } catch (error) {
+        await ws?.close();
+        throw error;
+      }
+    }
+
+    let closing: Promise<void> | null = null;
+    return { runtime, http, gateway, delivery, close: () => (closing ??= stopAll()) };
+  } catch (error) {
+    await stopAll().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The replay tool's engines: the log and the read models of the environment it runs in, and never a bus or a relay
+ * (it reads the log and writes read models only, whatever BUS says).
+ */
+export async function openToolEngines(config: Config, engines: EngineConfig, log: Logger): Promise<Pick<Engines, 'store' | 'readStore' | 'close'>> {
+  return openEngines(config, { ...engines, bus: { kind: 'local' } }, log, () => {});
 }

@@ -1,37 +1,36 @@
 // Entry point: `npm start` serves the whole API over HTTPS from this one process (the embedded default); ROLE and
-// the engine settings make it one role of the distributed mode instead.
-import { type RunningServer, startServer } from './compose.js';
+// the engine settings make it one role of the distributed mode instead. compose() (infra/compose.ts) builds it.
+import { type Composition, compose } from './compose.js';
 import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
 import { createLogger } from './logger.js';
-import { servesHttp } from './roles.js';
-import { startRuntime } from './runtime.js';
+import { endsOnFatal } from './roles.js';
 
 async function main() {
   const config = loadConfig();
   const engines = loadEngineConfig();
   const log = createLogger(config.logLevel);
-  let server: RunningServer | null = null;
-  // In the distributed roles a stopped projector or relay ends the process, for its supervisor to restart it from
-  // its checkpoint; the single process keeps serving and says so in the log, as before.
-  const runtime = await startRuntime(config, log, engines, (error, what) => {
-    log.fatal({ err: error }, what);
-    if (engines.role !== 'all') void stop('fatal', 1);
-  });
-  if (servesHttp(engines.role)) server = await startServer(runtime);
-  const scheme = config.plainHttp ? 'http' : 'https';
-  const where = server ? { listening: `${scheme}://${config.host}:${server.port}`, api: `${config.publicBaseUrl}/api/v1` } : {};
-  const what = { role: engines.role, store: engines.store.kind, readStore: engines.readStore.kind, bus: engines.bus.kind };
-  log.info({ ...where, ...what, dataDir: config.dataDir }, server ? 'Parley is listening' : 'Parley is running');
+  let composition: Composition | null = null;
   let stopping = false;
   async function stop(signal: string, code = 0) {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    await server?.close();
-    await runtime.close();
+    await composition?.close();
     process.exit(code);
   }
+  // In the distributed roles a stopped projector or relay ends the process (compose has logged it as fatal), for its
+  // supervisor to restart it from its checkpoint; the single process keeps serving, as before.
+  composition = await compose(config, engines, log, {
+    onFatal: () => {
+      if (endsOnFatal(engines.role)) void stop('fatal', 1);
+    },
+  });
+  const { http } = composition;
+  const scheme = config.plainHttp ? 'http' : 'https';
+  const where = http ? { listening: `${scheme}://${config.host}:${http.port}`, api: `${config.publicBaseUrl}/api/v1` } : {};
+  const what = { role: engines.role, store: engines.store.kind, readStore: engines.readStore.kind, bus: engines.bus.kind };
+  log.info({ ...where, ...what, dataDir: config.dataDir }, http ? 'Parley is listening' : 'Parley is running');
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -11,13 +11,14 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Projection } from '../projections/projection.js';
 import { ProjectionRunner } from '../projections/runner.js';
+import { openToolEngines } from './compose.js';
 import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
 import type { Doc, ReadStore } from '../ports/readStore.js';
-import { openEngines, selectProjections } from './roles.js';
+import { selectProjections } from './roles.js';
 
 const PAGE = 1000;
 const WIDTH = 30;
@@ -142,10 +143,8 @@ async function main(argv: string[]): Promise<void> {
   if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(USAGE);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
-  const config = loadConfig();
-  // The tool reads the log and writes read models only: no bus, no relay, whatever the environment says.
-  const engines = { ...loadEngineConfig(), bus: { kind: 'local' as const } };
-  const { store, readStore, close } = await openEngines(config, engines, createLogger('warn'), () => {});
+  // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
+  const { store, readStore, close } = await openToolEngines(loadConfig(), loadEngineConfig(), createLogger('warn'));
   try {
     if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));

@@ -21,7 +21,7 @@ import { MongoReadStore } from './readStore/mongo.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
 
-/** The embedded default: what startRuntime uses when no engine configuration is given. */
+/** The embedded default: ROLE=all on SQLite and files, what loadEngineConfig gives for an empty environment. */
 export const EMBEDDED: EngineConfig = {
   role: 'all',
   store: { kind: 'sqlite' },
@@ -32,9 +32,17 @@ export const EMBEDDED: EngineConfig = {
 };
 
 export const servesHttp = (role: Role) => role === 'api' || role === 'gateway' || role === 'all';
+/** The WebSocket gateway rides on the HTTP server of these roles; an api process leaves it to the gateway role. */
+export const runsGateway = (role: Role) => role === 'gateway' || role === 'all';
 export const runsProjectors = (role: Role) => role === 'projector' || role === 'all';
 export const runsDelivery = (role: Role) => role === 'delivery' || role === 'all';
 export const runsRelay = (engines: EngineConfig) => engines.bus.kind === 'kafka' && (engines.role === 'relay' || engines.role === 'all');
+
+/**
+ * In the distributed roles a stopped projector or relay ends the process, for its supervisor to restart it from its
+ * checkpoint; the single process keeps serving and says so in the log.
+ */
+export const endsOnFatal = (role: Role) => role !== 'all';
 
 export interface Engines {
   store: EventStore;

@@ -1,14 +1,16 @@
-// Starts the real service (embedded runtime, HTTPS on an ephemeral port, fresh DATA_DIR) and gives tests an HTTP
-// client that trusts its self-signed certificate.
+// Starts the real service through the composition root (compose() on the embedded engines, role all: HTTPS on an
+// ephemeral port with the gateway and the delivery worker, fresh DATA_DIR) and gives tests an HTTP client that trusts
+// its self-signed certificate.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll } from 'vitest';
-import { type RunningServer, startServer } from '../../infra/compose.js';
+import { type Composition, compose } from '../../infra/compose.js';
 import { loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
-import { type Runtime, startRuntime } from '../../infra/runtime.js';
+import { EMBEDDED } from '../../infra/roles.js';
+import type { Runtime } from '../../infra/runtime.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -34,7 +36,7 @@ export interface TestServer {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   runtime: Runtime;
   /** The WebSocket gateway, for tests that act on live sessions (drop a connection). */
-  gateway: RunningServer['gateway'];
+  gateway: Composition['gateway'];
   dispatcher: Agent;
   cert: string;
   dataDir: string;
@@ -44,8 +46,9 @@ export interface TestServer {
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
   const config = loadConfig({ ...env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1' });
-  const runtime = await startRuntime(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
-  const server = await startServer(runtime);
+  const composition = await compose(config, EMBEDDED, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const { runtime } = composition;
+  const server = composition.http!;
   const origin = `https://127.0.0.1:${server.port}`;
   runtime.config.publicBaseUrl = origin;
   const dispatcher = new Agent({ connect: { ca: server.cert!, servername: 'localhost' } });
@@ -69,13 +72,12 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     api: (method, path, options) => call(method, `/api/v1${path}`, options),
     call,
     runtime,
-    gateway: server.gateway,
+    gateway: composition.gateway,
     dispatcher,
     cert: server.cert!,
     dataDir: dir,
     async close() {
-      await server.close();
-      await runtime.close();
+      await composition.close();
       await dispatcher.close();
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
