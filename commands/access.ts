@@ -6,15 +6,16 @@ import {
   type ChannelData,
   type GuildState,
   type MemberData,
+  channelPermissions,
   guildPermissions,
   requireMember,
   requireVisibleChannel,
   unknownChannel,
   unknownGuild,
 } from '../domain/guildState.js';
-import { Permission } from '../domain/permissions.js';
+import { Permission, hasPermission } from '../domain/permissions.js';
 import type { Doc } from '../ports/readStore.js';
-import type { ChannelDoc } from '../projections/channels.js';
+import { anyChannelById, channelById } from '../projections/channels.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { CommandDeps } from './deps.js';
 import { guildStream } from './streams.js';
@@ -40,6 +41,12 @@ export async function guildAccess(deps: Pick<CommandDeps, 'commands'>, guildId: 
   return { guild, member, permissions: guildPermissions(guild, userId) };
 }
 
+/** Whether the user sees this channel of the guild (VIEW_CHANNEL there, overwrites applied); false for a channel the guild does not have. */
+export function canViewChannel(guild: GuildState, userId: string, channelId: string): boolean {
+  const channel = guild.channels.get(channelId);
+  return channel !== undefined && hasPermission(channelPermissions(guild, userId, channel), Permission.VIEW_CHANNEL);
+}
+
 export interface ChannelAccess {
   guildId: string;
   guild: GuildState;
@@ -53,7 +60,7 @@ export interface ChannelAccess {
  * not a guild channel, or the user is not a member of its guild or lacks VIEW_CHANNEL there.
  */
 export async function channelAccess(deps: Pick<CommandDeps, 'commands' | 'readStore'>, channelId: string, userId: string): Promise<ChannelAccess> {
-  const doc = await deps.readStore.findOne<ChannelDoc>('channels', { _id: channelId });
+  const doc = await channelById(deps.readStore, channelId);
   if (!doc?.guild_id) throw unknownChannel();
   const { state: guild } = await deps.commands.load(guildStream(doc.guild_id), guildDecider);
   const { channel, permissions } = requireVisibleChannel(guild, userId, channelId);
@@ -87,7 +94,7 @@ export const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && do
 
 /** A channel the user can see (a guild channel, or a DM they take part in); otherwise 404 UNKNOWN_CHANNEL. */
 export async function messageChannelAccess(deps: Pick<CommandDeps, 'commands' | 'readStore'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
-  const doc = await deps.readStore.findOne('channels', { _id: channelId });
+  const doc = await anyChannelById(deps.readStore, channelId);
   if (isDm(doc)) {
     if (!doc.recipient_ids.includes(userId)) throw unknownChannel();
     return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };

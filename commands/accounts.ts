@@ -8,6 +8,7 @@ import { usernameClaimDecider } from '../domain/usernameClaim.js';
 import type { Image } from '../ports/images.js';
 import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../ports/secrets.js';
 import type { LoginDoc } from '../projections/users.js';
+import { loginsByEmail, loginsByTag, loginsByUsername } from '../projections/users.queries.js';
 import { type CommandDeps, type RequestMeta, lastPosition, metadata } from './deps.js';
 import { applicationStream, emailStream, usernameStream, userStream } from './streams.js';
 
@@ -70,9 +71,9 @@ export async function login(deps: CommandDeps, meta: RequestMeta, input: { login
   const text = input.login.trim();
   const tagged = /^(.+)#(\d{4})$/.exec(text);
   let candidates: LoginDoc[];
-  if (text.includes('@') && !tagged) candidates = await deps.readStore.find<LoginDoc>('logins', { email_lower: text.toLowerCase() });
-  else if (tagged) candidates = await deps.readStore.find<LoginDoc>('logins', { username_lower: tagged[1].toLowerCase(), discriminator: tagged[2] });
-  else candidates = await deps.readStore.find<LoginDoc>('logins', { username_lower: text.toLowerCase() }, { limit: 2 });
+  if (text.includes('@') && !tagged) candidates = await loginsByEmail(deps.readStore, text);
+  else if (tagged) candidates = await loginsByTag(deps.readStore, tagged[1], tagged[2]);
+  else candidates = await loginsByUsername(deps.readStore, text, 2);
   if (candidates.length > 1) {
     throw invalidForm([{ path: 'login', message: 'Several accounts have this username: log in with username#discriminator or with your email.' }]);
   }

@@ -7,6 +7,9 @@ import type { MessageUser } from '../domain/message.js';
 import { partialUser } from '../presenters/objects.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
+import { anyChannelById } from '../projections/channels.queries.js';
+import { dmChannelsOf } from '../projections/dms.queries.js';
+import { usersByIds } from '../projections/users.queries.js';
 import { isDm, messageChannelAccess } from './access.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 import { groupDmStream } from './streams.js';
@@ -16,14 +19,14 @@ export const toMessageUser = (doc: UserDoc): MessageUser => partialUser(doc);
 
 /** The users with these ids, in the order given; a missing one is a form error at `path`.index. */
 async function requireUsers(deps: CommandDeps, ids: readonly string[], path: (i: number) => string): Promise<MessageUser[]> {
-  const docs = await deps.readStore.find<UserDoc>('users', { _id: { $in: [...ids] } });
+  const docs = await usersByIds(deps.readStore, [...ids]);
   const errors = ids.flatMap((id, i) => (docs.some((d) => d._id === id) ? [] : [{ path: path(i), message: 'Unknown user' }]));
   if (errors.length) throw invalidForm(errors);
   return ids.map((id) => toMessageUser(docs.find((d) => d._id === id)!));
 }
 
 async function dmDoc(deps: CommandDeps, channelId: string): Promise<DmChannelDoc> {
-  const doc = await deps.readStore.findOne('channels', { _id: channelId });
+  const doc = await anyChannelById(deps.readStore, channelId);
   if (!isDm(doc)) throw unknownChannel();
   return doc;
 }
@@ -87,7 +90,7 @@ export async function closeDm(deps: CommandDeps, meta: ActorMeta, channelId: str
 
 /** The DMs and group DMs the user takes part in and has not closed, newest activity first. */
 export async function listDms(deps: CommandDeps, userId: string): Promise<DmChannelDoc[]> {
-  const docs = await deps.readStore.find<DmChannelDoc>('channels', { recipient_ids: { $all: [userId] }, guild_id: null });
+  const docs = await dmChannelsOf(deps.readStore, userId);
   const activity = (doc: DmChannelDoc) => doc.last_message_id ?? doc._id;
   return docs.filter((doc) => !doc.closed_by.includes(userId)).sort((a, b) => (activity(a) < activity(b) ? 1 : -1));
 }

@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.js';
 import { SESSION_START_WINDOW_MS, sessionStartLimit, sessionStartsDecider } from '../domain/gatewaySession.js';
 import type { Config } from '../ports/config.js';
 import { WrongExpectedVersionError } from '../ports/eventStore.js';
-import type { GatewaySessionDoc } from '../projections/gatewaySessions.js';
+import { sessionStartsSince } from '../projections/gatewaySessions.queries.js';
 import { type CommandDeps, metadata } from './deps.js';
 import { sessionStartsStream } from './streams.js';
 
@@ -25,6 +25,6 @@ export async function startGatewaySession(deps: LimitDeps, input: { sessionId: s
 
 export async function sessionStartLimitOf(deps: LimitDeps, userId: string) {
   const now = Date.now();
-  const docs = await deps.readStore.find<GatewaySessionDoc>('gateway_sessions', { user_id: userId, started_at: { $gt: now - SESSION_START_WINDOW_MS } });
+  const docs = await sessionStartsSince(deps.readStore, userId, now - SESSION_START_WINDOW_MS);
   return sessionStartLimit(docs.map((d) => d.started_at), now, deps.config.gatewaySessionStartLimit);
 }

@@ -4,8 +4,8 @@ import { notFound } from '../domain/errors.js';
 import { type GuildCommand, guildDecider } from '../domain/guild.js';
 import type { GuildSettings } from '../domain/guildState.js';
 import type { Image } from '../ports/images.js';
-import type { MemberDoc } from '../projections/members.js';
-import type { UserDoc } from '../projections/users.js';
+import { temporaryMembershipsOf } from '../projections/members.queries.js';
+import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 import { guildStream } from './streams.js';
 import { purgeMessagesOf } from './messages.js';
@@ -63,7 +63,7 @@ export async function deleteGuild(deps: CommandDeps, meta: ActorMeta, guildId: s
 export async function banUser(deps: CommandDeps, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
   const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: new Date().toISOString() };
   await assertGuildCommand(deps, guildId, command);
-  if (!(await deps.readStore.findOne<UserDoc>('users', { _id: userId }))) throw notFound('UNKNOWN_USER', 'Unknown User');
+  if (!(await userById(deps.readStore, userId))) throw notFound('UNKNOWN_USER', 'Unknown User');
   const { state } = await runGuildCommand(deps, meta, guildId, command);
   if (deleteMessageSeconds > 0) {
     const since = new Date(Date.parse(command.bannedAt) - deleteMessageSeconds * 1000).toISOString();
@@ -86,6 +86,6 @@ export async function setVanityCode(deps: CommandDeps, meta: ActorMeta, guildId:
  * gateway to call when the user's last session disconnects.
  */
 export async function endTemporaryMemberships(deps: CommandDeps, meta: ActorMeta) {
-  const memberships = await deps.readStore.find<MemberDoc>('members', { user_id: meta.actorId, temporary: true });
+  const memberships = await temporaryMembershipsOf(deps.readStore, meta.actorId);
   for (const { guild_id } of memberships) await runGuildCommand(deps, meta, guild_id, { type: 'EndTemporaryMembership', userId: meta.actorId });
 }

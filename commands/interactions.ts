@@ -16,7 +16,7 @@ import {
 import { DomainError } from '../domain/errors.js';
 import { MessageFlags, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
 import { webhookDecider } from '../domain/webhook.js';
-import type { UserDoc } from '../projections/users.js';
+import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 import { messageChannelAccess } from './access.js';
 import { interactionStream, messageStream, webhookStream } from './streams.js';
@@ -38,7 +38,7 @@ export async function clickComponent(deps: CommandDeps, meta: ActorMeta, input: 
   const data = resolveClick(message.components, input);
   const webhook = message.webhook_id ? (await deps.commands.load(webhookStream(message.webhook_id), webhookDecider)).state : null;
   const deliveryUrl = webhook?.status === 'active' ? webhook.webhook!.interaction_url : null;
-  const user = (await deps.readStore.findOne<UserDoc>('users', { _id: meta.actorId }))!;
+  const user = (await userById(deps.readStore, meta.actorId))!;
   const interaction: InteractionPayload = {
     id: deps.ids.next(),
     type: INTERACTION_TYPE_COMPONENT,

@@ -8,7 +8,7 @@ import { guildDecider } from '../domain/guild.js';
 import { type ChannelData, type GuildState, channelPermissions, guildPermissions, requireVisibleChannel } from '../domain/guildState.js';
 import { type InviteData, inviteDecider, isInviteUsable, unknownInvite } from '../domain/invite.js';
 import { Permission, hasPermission, requirePermission } from '../domain/permissions.js';
-import type { InviteDoc } from '../projections/invites.js';
+import { invitesWithTerms } from '../projections/invites.queries.js';
 import { channelAccess, guildAccess } from './access.js';
 import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
 import { runGuildCommand } from './guilds.js';
@@ -34,7 +34,7 @@ async function codeIsFree(deps: CommandDeps, code: string): Promise<boolean> {
 async function issueInvite(deps: CommandDeps, meta: ActorMeta, target: Pick<InviteData, 'guild_id' | 'channel_id' | 'pack_id'>, options: InviteOptions): Promise<string> {
   const terms = { ...target, inviter_id: meta.actorId, max_uses: options.max_uses, max_age: options.max_age, temporary: options.temporary };
   if (!options.unique) {
-    const reusable = (await deps.readStore.find<InviteDoc>('invites', terms)).find((doc) => isInviteUsable(doc, Date.now()));
+    const reusable = (await invitesWithTerms(deps.readStore, terms)).find((doc) => isInviteUsable(doc, Date.now()));
     if (reusable) return reusable.code;
   }
   for (let attempt = 1; ; attempt++) {

@@ -27,7 +27,8 @@ import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import { snowflakeTimestamp } from '../domain/snowflake.js';
 import type { ImageInfo } from '../ports/images.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
-import type { UserDoc } from '../projections/users.js';
+import { messageById, messagesByAuthorSince } from '../projections/messages.queries.js';
+import { userById, usersByIds } from '../projections/users.queries.js';
 import { type ActorMeta, type CommandDeps, lastPosition, metadata } from './deps.js';
 import { type MessageChannelAccess, messageChannelAccess } from './access.js';
 import { toMessageUser } from './dms.js';
@@ -101,7 +102,7 @@ async function loadMessage(deps: CommandDeps, messageId: string): Promise<Messag
 
 /** The read model's document, once the projection has it (it does after settle); the aggregate's state otherwise. */
 async function messageDocOf(deps: CommandDeps, state: MessageState): Promise<MessageDoc> {
-  return (await deps.readStore.findOne<MessageDoc>('messages', { _id: state.message!.id })) ?? messageDoc(state.message!);
+  return (await messageById(deps.readStore, state.message!.id)) ?? messageDoc(state.message!);
 }
 
 const has = (access: MessageChannelAccess, permission: bigint) => hasPermission(access.permissions, permission);
@@ -162,7 +163,7 @@ type Mentions = Pick<MessageFields, 'mentions' | 'mention_roles' | 'mention_ever
 /** Whom `content` mentions, among the users, roles and channels that exist; @everyone only with MENTION_EVERYONE. */
 async function mentionsOf(deps: CommandDeps, access: MessageChannelAccess, content: string, allowed: AllowedMentions | undefined, replied: MessageUser | null): Promise<Mentions> {
   const parsed = allowMentions(parseMentions(content), allowed);
-  const users = parsed.users.length ? await deps.readStore.find<UserDoc>('users', { _id: { $in: parsed.users } }) : [];
+  const users = parsed.users.length ? await usersByIds(deps.readStore, parsed.users) : [];
   const mentions = parsed.users.flatMap((id) => users.filter((u) => u._id === id).map(toMessageUser));
   // A reply mentions the replied-to author unless allowed_mentions says otherwise.
   if (replied && (allowed ? allowed.replied_user === true : true) && !mentions.some((u) => u.id === replied.id)) mentions.push(replied);
@@ -259,7 +260,7 @@ export async function sendMessage(deps: CommandDeps, meta: ActorMeta, channelId:
   const access = await messageChannelAccess(deps, channelId, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
-  const author = await deps.readStore.findOne<UserDoc>('users', { _id: sender.userId });
+  const author = await userById(deps.readStore, sender.userId);
   return postMessage(deps, meta, access, input, files, { author: toMessageUser(author!), webhookId: null, components: sender.bot });
 }
 
@@ -329,7 +330,7 @@ export async function deleteMessage(deps: CommandDeps, meta: ActorMeta, channelI
  * MANAGE_MESSAGES on the guild's behalf rather than with the banner's own channel permissions.
  */
 export async function purgeMessagesOf(deps: CommandDeps, meta: ActorMeta, guild: GuildState, userId: string, since: string) {
-  const doomed = await deps.readStore.find<MessageDoc>('messages', { guild_id: guild.id, 'author.id': userId, timestamp: { $gte: since } });
+  const doomed = await messagesByAuthorSince(deps.readStore, guild.id, userId, since);
   const positions = [];
   for (const message of doomed) {
     const access: MessageChannelAccess = { channelId: message.channel_id, guildId: guild.id, type: 0, permissions: Permission.MANAGE_MESSAGES | Permission.VIEW_CHANNEL, guild, dm: null };

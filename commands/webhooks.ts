@@ -20,6 +20,7 @@ import { type CheckOutboundUrl, OutboundUrlError } from '../ports/outbound.js';
 import { sha256 } from '../ports/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
+import { webhookCountInChannel } from '../projections/webhooks.queries.js';
 import { channelAccess } from './access.js';
 import { type ActorMeta, type CommandDeps, type RequestMeta, metadata } from './deps.js';
 import type { MessageChannelAccess } from './access.js';
@@ -98,7 +99,7 @@ export async function createWebhook(deps: CommandDeps, meta: ActorMeta, channelI
   const { guild, channel } = await managedChannel(deps, channelId, meta.actorId);
   assertWebhookChannel(channel, 'channel_id');
   // Counted on the read model: two creates racing at the limit may both pass, which costs nothing but a 16th webhook.
-  if ((await deps.readStore.count('webhooks', { channel_id: channelId })) >= MAX_WEBHOOKS_PER_CHANNEL) {
+  if ((await webhookCountInChannel(deps.readStore, channelId)) >= MAX_WEBHOOKS_PER_CHANNEL) {
     throw badRequest('MAXIMUM_WEBHOOKS', `Maximum number of webhooks reached (${MAX_WEBHOOKS_PER_CHANNEL})`);
   }
   await checkInteractionUrl(input.interaction_url, policy);

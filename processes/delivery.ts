@@ -8,7 +8,7 @@ import { recordAttempt, startAttempt } from '../commands/interactions.js';
 import { webhookStream } from '../commands/streams.js';
 import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
 import { webhookDecider } from '../domain/webhook.js';
-import type { InteractionDoc } from '../projections/interactions.js';
+import { interactionsWithStatus } from '../projections/interactions.queries.js';
 import type { BusConsumer, EventBus } from '../ports/bus.js';
 import type { Config } from '../ports/config.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
@@ -61,10 +61,10 @@ export class DeliveryWorker {
   /** Schedules what the read model has queued or in flight and this worker has no timer for. */
   private async sweep() {
     const { readStore } = this.runtime;
-    for (const doc of await readStore.find<InteractionDoc>('interactions', { status: 'queued' })) {
+    for (const doc of await interactionsWithStatus(readStore, 'queued')) {
       if (!this.timers.has(doc._id)) this.schedule(doc._id, doc.attempts.length + 1, Date.parse(doc.next_attempt_at ?? doc.clicked_at));
     }
-    for (const doc of await readStore.find<InteractionDoc>('interactions', { status: 'in_flight' })) {
+    for (const doc of await interactionsWithStatus(readStore, 'in_flight')) {
       const last = doc.attempts[doc.attempts.length - 1];
       if (!this.timers.has(doc._id)) this.at(doc._id, Date.parse(last.started_at) + this.runtime.config.deliveryTimeoutMs + ORPHAN_GRACE_MS, () => this.failOrphan(doc._id, last.attempt));
     }

@@ -1,0 +1,9 @@
+// Reads of the gateway session starts.
+import type { ReadStore } from '../ports/readStore.js';
+import type { GatewaySessionDoc } from './gatewaySessions.js';
+
+export const GATEWAY_SESSIONS = 'gateway_sessions';
+
+/** A user's session starts after `since` (ms since the epoch). */
+export const sessionStartsSince = (read: Pick<ReadStore, 'find'>, userId: string, since: number) =>
+  read.find<GatewaySessionDoc>(GATEWAY_SESSIONS, { user_id: userId, started_at: { $gt: since } });

@@ -1,0 +1,50 @@
+// Reads of the messages projection's collections: messages and reactions.
+import { snowflakeSortKey } from '../domain/snowflake.js';
+import type { ReactionEmoji } from '../domain/reaction.js';
+import type { Filter, ReadStore } from '../ports/readStore.js';
+import { type MessageDoc, type ReactionDoc, reactionField } from './messages.js';
+
+export const MESSAGES = 'messages';
+export const REACTIONS = 'reactions';
+
+export const messageById = (read: Pick<ReadStore, 'findOne'>, messageId: string) => read.findOne<MessageDoc>(MESSAGES, { _id: messageId });
+
+/** The message if it is in this channel (null for a message of another channel). */
+export const messageInChannel = (read: Pick<ReadStore, 'findOne'>, channelId: string, messageId: string) =>
+  read.findOne<MessageDoc>(MESSAGES, { _id: messageId, channel_id: channelId });
+
+export const messagesByIds = (read: Pick<ReadStore, 'find'>, messageIds: string[]) => read.find<MessageDoc>(MESSAGES, { _id: { $in: messageIds } });
+
+/** One page of a channel's messages, newest first, as the widely used API answers every page; `around` takes half the page from each side. */
+export async function messagePage(read: Pick<ReadStore, 'find'>, channelId: string, query: { limit: number; before?: string; after?: string; around?: string }): Promise<MessageDoc[]> {
+  const find = (range: Filter[string], direction: 1 | -1, limit: number) =>
+    limit > 0 ? read.find<MessageDoc>(MESSAGES, { channel_id: channelId, _id: range }, { sort: { _id: direction }, limit }) : Promise.resolve([]);
+  if (query.after) return (await find({ $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
+  if (query.around) {
+    const key = snowflakeSortKey(query.around);
+    const older = await find({ $lt: key }, -1, Math.floor(query.limit / 2));
+    const newer = await find({ $gte: key }, 1, query.limit - older.length);
+    return [...newer.reverse(), ...older];
+  }
+  return find(query.before ? { $lt: snowflakeSortKey(query.before) } : { $exists: true }, -1, query.limit);
+}
+
+/** A channel's pinned messages, most recently pinned first, pinned before `before` (an ISO time) if given. */
+export function pinnedMessages(read: Pick<ReadStore, 'find'>, channelId: string, before: string | undefined, limit: number) {
+  const filter: Filter = { channel_id: channelId, pinned: true, ...(before ? { pinned_at: { $lt: before } } : {}) };
+  return read.find<MessageDoc>(MESSAGES, filter, { sort: { pinned_at: -1 }, limit });
+}
+
+/** A member's messages in a guild since an ISO time (what a ban's delete_message_seconds removes). */
+export const messagesByAuthorSince = (read: Pick<ReadStore, 'find'>, guildId: string, authorId: string, since: string) =>
+  read.find<MessageDoc>(MESSAGES, { guild_id: guildId, 'author.id': authorId, timestamp: { $gte: since } });
+
+/** The user's own reactions on these messages (for `me`). */
+export const reactionsByUserOn = (read: Pick<ReadStore, 'find'>, messageIds: string[], userId: string) =>
+  read.find<ReactionDoc>(REACTIONS, { message_id: { $in: messageIds }, user_id: userId });
+
+/** Who reacted to a message with an emoji, in user id order, after a user id if given. */
+export function reactorsOf(read: Pick<ReadStore, 'find'>, messageId: string, emoji: ReactionEmoji, after: string | undefined, limit: number) {
+  const filter: Filter = { message_id: messageId, emoji_field: reactionField(emoji), ...(after ? { user_id: { $gt: snowflakeSortKey(after) } } : {}) };
+  return read.find<ReactionDoc>(REACTIONS, filter, { sort: { user_id: 1 }, limit });
+}
