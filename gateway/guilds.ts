@@ -4,16 +4,17 @@
 // an event before building from them.
 import { apiTimestamp, channelObject, guildObject, memberObject, partialUser, roleObject } from '../presenters/objects.js';
 import type { GatewayDeps } from './deps.js';
-import type { ChannelDoc } from '../projections/channels.js';
-import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
-import { type MemberDoc, memberKey } from '../projections/members.js';
+import { channelById, channelsOfGuildUnordered } from '../projections/channels.queries.js';
 import type { UserDoc } from '../projections/users.js';
+import { guildById, roleById, rolesOfGuildUnordered } from '../projections/guilds.queries.js';
+import { memberOf, membersOfGuild, membershipsOf } from '../projections/members.queries.js';
+import { usersByIds } from '../projections/users.queries.js';
 
 /** Guilds with up to this many members send all of them in GUILD_CREATE; bigger ones send the session's own. */
 const FULL_MEMBER_LIST = 250;
 
 export async function usersById(runtime: GatewayDeps, ids: string[]): Promise<Map<string, UserDoc>> {
-  const docs = ids.length ? await runtime.readStore.find<UserDoc>('users', { _id: { $in: ids } }) : [];
+  const docs = ids.length ? await usersByIds(runtime.readStore, ids) : [];
   return new Map(docs.map((d) => [d._id, d]));
 }
 
@@ -23,34 +24,34 @@ export async function userPartial(runtime: GatewayDeps, userId: string) {
 }
 
 export async function guildPayload(runtime: GatewayDeps, guildId: string) {
-  const guild = await runtime.readStore.findOne<GuildDoc>('guilds', { _id: guildId });
+  const guild = await guildById(runtime.readStore, guildId);
   if (!guild) return null;
-  return guildObject(guild, await runtime.readStore.find<RoleDoc>('roles', { guild_id: guildId }));
+  return guildObject(guild, await rolesOfGuildUnordered(runtime.readStore, guildId));
 }
 
 export async function rolePayload(runtime: GatewayDeps, roleId: string) {
-  const role = await runtime.readStore.findOne<RoleDoc>('roles', { _id: roleId });
+  const role = await roleById(runtime.readStore, roleId);
   return role ? roleObject(role) : null;
 }
 
 export async function channelPayload(runtime: GatewayDeps, channelId: string) {
-  const channel = await runtime.readStore.findOne<ChannelDoc>('channels', { _id: channelId });
+  const channel = await channelById(runtime.readStore, channelId);
   return channel ? channelObject(channel) : null;
 }
 
 export async function memberPayload(runtime: GatewayDeps, guildId: string, userId: string) {
-  const member = await runtime.readStore.findOne<MemberDoc>('members', { _id: memberKey(guildId, userId) });
+  const member = await memberOf(runtime.readStore, guildId, userId);
   const user = (await usersById(runtime, [userId])).get(userId);
   return member && user ? { guild_id: guildId, ...memberObject(member, user) } : null;
 }
 
 export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, userId: string) {
-  const [guild, own] = await Promise.all([guildPayload(runtime, guildId), runtime.readStore.findOne<MemberDoc>('members', { _id: memberKey(guildId, userId) })]);
+  const [guild, own] = await Promise.all([guildPayload(runtime, guildId), memberOf(runtime.readStore, guildId, userId)]);
   if (!guild || !own) return null;
   const large = guild.member_count > FULL_MEMBER_LIST;
-  const members = large ? [own] : await runtime.readStore.find<MemberDoc>('members', { guild_id: guildId });
+  const members = large ? [own] : await membersOfGuild(runtime.readStore, guildId);
   const users = await usersById(runtime, members.map((m) => m.user_id));
-  const channels = await runtime.readStore.find<ChannelDoc>('channels', { guild_id: guildId });
+  const channels = await channelsOfGuildUnordered(runtime.readStore, guildId);
   return {
     ...guild,
     joined_at: apiTimestamp(own.joined_at),
@@ -69,6 +70,6 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
 
 /** The guilds a user is a member of. */
 export async function guildIdsOf(runtime: GatewayDeps, userId: string): Promise<string[]> {
-  const docs = await runtime.readStore.find<MemberDoc>('members', { user_id: userId });
+  const docs = await membershipsOf(runtime.readStore, userId);
   return docs.map((d) => d.guild_id);
 }

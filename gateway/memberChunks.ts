@@ -3,9 +3,8 @@
 // GUILD_MEMBERS intent and is limited to once per guild and user every 30 s), in chunks of at most 1000 members.
 import { isSnowflake } from '../domain/snowflake.js';
 import { memberObject } from '../presenters/objects.js';
-import type { Filter } from '../ports/readStore.js';
 import type { GatewayDeps } from './deps.js';
-import { type MemberDoc, memberKey } from '../projections/members.js';
+import { requestedMembers } from '../projections/members.queries.js';
 import { usersById } from './guilds.js';
 
 export const CHUNK_SIZE = 1000;
@@ -104,8 +103,7 @@ const matches = (prefix: string) => (text: string | null) => text !== null && te
 /** The members a request asks for, as member objects, and the asked ids that are not members. */
 export async function findRequestedMembers(runtime: GatewayDeps, request: MemberRequest): Promise<{ members: MemberObject[]; notFound?: string[] }> {
   const { guildId, userIds } = request;
-  const filter: Filter = userIds ? { _id: { $in: userIds.map((id) => memberKey(guildId, id)) } } : { guild_id: guildId };
-  const docs = userIds?.length === 0 ? [] : await runtime.readStore.find<MemberDoc>('members', filter, { sort: { user_id: 1 } });
+  const docs = userIds?.length === 0 ? [] : await requestedMembers(runtime.readStore, guildId, userIds);
   const users = await usersById(runtime, docs.map((doc) => doc.user_id));
   const known = docs.filter((doc) => users.has(doc.user_id));
   if (userIds) {

@@ -1,9 +1,9 @@
 // READY's private_channels: the DM and group DM channels the user is a recipient of and has not closed.
 import { dmChannelObject } from '../presenters/messages.js';
 import type { GatewayDeps } from './deps.js';
-import type { DmChannelDoc } from '../projections/dms.js';
+import { privateChannelDocsOf } from '../projections/dms.queries.js';
 
 export async function privateChannelsOf(runtime: GatewayDeps, userId: string) {
-  const docs = await runtime.readStore.find<DmChannelDoc>('channels', { type: { $in: [1, 3] }, recipient_ids: { $all: [userId] } });
+  const docs = await privateChannelDocsOf(runtime.readStore, userId);
   return docs.filter((doc) => !doc.closed_by.includes(userId)).map((doc) => dmChannelObject(doc, userId));
 }

@@ -12,6 +12,7 @@ import type { GatewayDeps } from './deps.js';
 import { sha256 } from '../ports/secrets.js';
 import { gatewayUrl } from '../presenters/urls.js';
 import type { TokenDoc } from '../projections/users.js';
+import { tokenByHash } from '../projections/users.queries.js';
 import { presenceDispatch } from './dispatches/presence.js';
 import { guildIdsOf } from './guilds.js';
 import { type MemberRequest, MemberListLimiter, asksForAllMembers, asksForMemberList, findRequestedMembers, memberChunks, parseMemberRequest } from './memberChunks.js';
@@ -182,7 +183,7 @@ export class Gateway {
   /** The token's owner, or null after closing the connection with 4004. */
   private async authenticate(connection: Connection, token: unknown): Promise<TokenDoc | null> {
     const raw = typeof token === 'string' && token.length <= 512 ? token.replace(/^(Bot|Bearer)\s+/i, '') : '';
-    const found = raw ? await this.runtime.readStore.findOne<TokenDoc>('tokens', { _id: sha256(raw) }) : null;
+    const found = raw ? await tokenByHash(this.runtime.readStore, sha256(raw)) : null;
     if (!found) connection.close(CloseCode.AuthenticationFailed, 'Authentication failed');
     return found;
   }

@@ -1,8 +1,8 @@
 // What a session starts from: READY's user, guild list and DM channels, and one GUILD_CREATE per guild, read from
 // the read models at IDENTIFY time.
 import type { GatewayDeps } from './deps.js';
-import type { ApplicationDoc } from '../projections/applications.js';
-import type { UserDoc } from '../projections/users.js';
+import { applicationById } from '../projections/applications.queries.js';
+import { userById } from '../projections/users.queries.js';
 import { userObject } from '../presenters/objects.js';
 import { guildCreatePayload, guildIdsOf } from './guilds.js';
 import { privateChannelsOf } from './privateChannels.js';
@@ -22,9 +22,9 @@ export interface Snapshots {
 export function createSnapshots(runtime: GatewayDeps): Snapshots {
   return {
     async ready(userId) {
-      const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });
+      const user = await userById(runtime.readStore, userId);
       if (!user) throw new Error(`identified user ${userId} has no user document`);
-      const application = user.application_id ? await runtime.readStore.findOne<ApplicationDoc>('applications', { _id: user.application_id }) : null;
+      const application = user.application_id ? await applicationById(runtime.readStore, user.application_id) : null;
       return {
         // READY's user is the account itself, never with a token.
         user: userObject(user, true),

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { ActorMeta } from '../commands/deps.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { UserDoc } from '../projections/users.js';
+import { usersByIds } from '../projections/users.queries.js';
 import { requireAuth } from './auth.js';
 import { requestMeta } from './context.js';
 
@@ -14,6 +15,6 @@ export function actorMeta(ctx: Context): ActorMeta {
 export async function usersById(readStore: ReadStore, ids: Iterable<string | null>): Promise<Map<string, UserDoc>> {
   const wanted = [...new Set([...ids].filter((id): id is string => id !== null))];
   if (!wanted.length) return new Map();
-  const users = await readStore.find<UserDoc>('users', { _id: { $in: wanted } });
+  const users = await usersByIds(readStore, wanted);
   return new Map(users.map((u) => [u._id, u]));
 }

@@ -6,6 +6,7 @@ import { forbidden } from '../domain/errors.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { sha256 } from '../ports/secrets.js';
 import type { TokenDoc } from '../projections/users.js';
+import { tokenByHash } from '../projections/users.queries.js';
 import { unauthorized } from './errors.js';
 
 export interface Auth {
@@ -25,7 +26,7 @@ async function resolve(readStore: ReadStore, header: string): Promise<Auth | nul
   const match = /^(Bot|Bearer)\s+(\S+)$/i.exec(header.trim());
   if (!match) return null;
   const tokenHash = sha256(match[2]);
-  const token = await readStore.findOne<TokenDoc>('tokens', { _id: tokenHash });
+  const token = await tokenByHash(readStore, tokenHash);
   if (!token) return null;
   const bot = match[1].toLowerCase() === 'bot';
   if (bot !== (token.kind === 'bot')) return null;

@@ -13,6 +13,8 @@ import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
 import type { MessageDoc } from '../../projections/messages.js';
+import { dmChannelById } from '../../projections/dms.queries.js';
+import { messageById } from '../../projections/messages.queries.js';
 import type { Audience, Dispatch } from '../dispatch.js';
 import { Intent } from '../protocol.js';
 
@@ -36,7 +38,7 @@ interface Place {
 
 async function placeOf(runtime: GatewayDeps, channelId: string, guildId: string | null): Promise<Place> {
   if (guildId) return { audience: { guildId, channelId }, dm: false };
-  const channel = await runtime.readStore.findOne<DmChannelDoc>('channels', { _id: channelId });
+  const channel = await dmChannelById(runtime.readStore, channelId);
   return { audience: { users: channel?.recipient_ids ?? [] }, dm: true };
 }
 
@@ -64,7 +66,7 @@ function dmChannelDispatches(t: string, doc: DmChannelDoc, userIds: string[]): D
 
 export async function messageDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
   const event = { type: recorded.type, data: recorded.data } as MessageSideEvent;
-  const channelDoc = (channelId: string) => runtime.readStore.findOne<DmChannelDoc>('channels', { _id: channelId });
+  const channelDoc = (channelId: string) => dmChannelById(runtime.readStore, channelId);
   switch (event.type) {
     case 'MessageCreated': {
       const { id, ...fields } = event.data.message;
@@ -72,7 +74,7 @@ export async function messageDispatches(recorded: RecordedEvent, runtime: Gatewa
       return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)];
     }
     case 'MessageEdited': {
-      const doc = await runtime.readStore.findOne<MessageDoc>('messages', { _id: event.data.messageId });
+      const doc = await messageById(runtime.readStore, event.data.messageId);
       return doc ? [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)] : [];
     }
     case 'MessageDeleted': {

@@ -1,13 +1,13 @@
 // Dispatches of account events.
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
-import type { UserDoc } from '../../projections/users.js';
+import { userById } from '../../projections/users.queries.js';
 import { userObject } from '../../presenters/objects.js';
 import type { Dispatch } from '../dispatch.js';
 
 export async function userDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
   if (event.type !== 'UserProfileUpdated') return [];
   const { userId } = event.data as { userId: string };
-  const user = await runtime.readStore.findOne<UserDoc>('users', { _id: userId });
+  const user = await userById(runtime.readStore, userId);
   return user ? [{ t: 'USER_UPDATE', d: userObject(user, true), intent: null, audience: { users: [userId] } }] : [];
 }

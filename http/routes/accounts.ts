@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import { createApplication, createBot, login, registerUser, resetBotToken } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
-import type { ApplicationDoc } from '../../projections/applications.js';
+import { applicationById } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { rateLimit } from '../rateLimit.js';
@@ -66,7 +66,7 @@ export function accountRoutes(deps: HttpDeps): Router {
   router.get('/applications/:id', async (ctx) => {
     const auth = requireSession(ctx);
     const { id } = parseBody(idParam, ctx.params);
-    const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: id });
+    const application = await applicationById(deps.readStore, id);
     if (!application || application.owner_id !== auth.userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
     ctx.body = await fetchApplicationObject(deps, id);
   });
@@ -74,7 +74,7 @@ export function accountRoutes(deps: HttpDeps): Router {
   router.post('/applications/:id/bot', async (ctx) => {
     const auth = requireSession(ctx);
     const { id } = parseBody(idParam, ctx.params);
-    const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: id });
+    const application = await applicationById(deps.readStore, id);
     const { botUserId, token, discriminator } = await createBot(deps, { ...requestMeta(ctx), actorId: auth.userId }, id, application?.name ?? 'bot');
     ctx.status = 201;
     ctx.body = { id: botUserId, username: application?.name, discriminator, bot: true, token };

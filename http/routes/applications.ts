@@ -8,6 +8,9 @@ import { updateApplication } from '../../commands/accounts.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import type { ApplicationDoc } from '../../projections/applications.js';
 import type { UserDoc } from '../../projections/users.js';
+import { applicationById, applicationsOwnedBy } from '../../projections/applications.queries.js';
+import { membershipCount } from '../../projections/members.queries.js';
+import { userById } from '../../projections/users.queries.js';
 import { usersById } from '../actor.js';
 import { requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
@@ -59,12 +62,12 @@ function applicationObject(application: ApplicationDoc, users: Map<string, UserD
 async function presentApplications(deps: HttpDeps, applications: ApplicationDoc[]) {
   const users = await usersById(deps.readStore, applications.flatMap((a) => [a.owner_id, a.bot_user_id]));
   return Promise.all(
-    applications.map(async (a) => applicationObject(a, users, a.bot_user_id ? await deps.readStore.count('members', { user_id: a.bot_user_id }) : 0)),
+    applications.map(async (a) => applicationObject(a, users, a.bot_user_id ? await membershipCount(deps.readStore, a.bot_user_id) : 0)),
   );
 }
 
 export async function fetchApplicationObject(deps: HttpDeps, applicationId: string) {
-  const application = await deps.readStore.findOne<ApplicationDoc>('applications', { _id: applicationId });
+  const application = await applicationById(deps.readStore, applicationId);
   if (!application) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
   const [object] = await presentApplications(deps, [application]);
   return object;
@@ -77,7 +80,7 @@ export function applicationRoutes(deps: HttpDeps): Router {
   async function ownApplicationId(ctx: Context): Promise<string> {
     const auth = requireAuth(ctx);
     if (auth.kind !== 'bot') throw forbidden('BOTS_ONLY', 'Only a bot token names an application here; list your applications with GET /applications');
-    const user = await deps.readStore.findOne<UserDoc>('users', { _id: auth.userId });
+    const user = await userById(deps.readStore, auth.userId);
     if (!user?.application_id) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
     return user.application_id;
   }
@@ -98,7 +101,7 @@ export function applicationRoutes(deps: HttpDeps): Router {
 
   router.get('/applications', async (ctx) => {
     const auth = requireSession(ctx);
-    ctx.body = await presentApplications(deps, await deps.readStore.find<ApplicationDoc>('applications', { owner_id: auth.userId }, { sort: { created_at: 1 } }));
+    ctx.body = await presentApplications(deps, await applicationsOwnedBy(deps.readStore, auth.userId));
   });
 
   return router;

@@ -4,12 +4,14 @@ import type { Context } from 'koa';
 import { guildAccess } from '../../commands/access.js';
 import { invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import type { Doc, Filter } from '../../ports/readStore.js';
-import { type AuditEntryDoc, USER_TARGETED_ACTIONS, WEBHOOK_ACTIONS } from '../../projections/auditLog.js';
+import type { Doc } from '../../ports/readStore.js';
+import { USER_TARGETED_ACTIONS, WEBHOOK_ACTIONS } from '../../projections/auditLog.js';
+import { auditLogPage } from '../../projections/auditLog.queries.js';
+import { webhooksByIds } from '../../projections/webhooks.queries.js';
 import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { findPage, guildParams } from '../params.js';
+import { guildParams } from '../params.js';
 import { auditEntryObject, partialUser } from '../../presenters/objects.js';
 import { rateLimit } from '../rateLimit.js';
 import { MAX_INT32, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
@@ -42,16 +44,13 @@ export function auditLogRoutes(deps: HttpDeps): Router {
     const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.VIEW_AUDIT_LOG);
 
-    const filter: Filter = { guild_id: guildId };
-    if (query.user_id) filter.user_id = query.user_id;
-    if (query.action_type) filter.action_type = query.action_type;
-    const entries = (await findPage<AuditEntryDoc>(deps.readStore, 'audit_log_entries', filter, '_id', query, true)).reverse();
+    const entries = await auditLogPage(deps.readStore, guildId, { user_id: query.user_id, action_type: query.action_type }, query);
 
     const userIds = entries.flatMap((e) => [e.user_id, USER_TARGETED_ACTIONS.includes(e.action_type) ? e.target_id : null]);
     const webhookIds = entries.flatMap((e) => (WEBHOOK_ACTIONS.includes(e.action_type) && e.target_id ? [e.target_id] : []));
     const [users, webhooks] = await Promise.all([
       usersById(deps.readStore, userIds),
-      webhookIds.length ? deps.readStore.find('webhooks', { _id: { $in: webhookIds } }) : [],
+      webhookIds.length ? webhooksByIds(deps.readStore, webhookIds) : [],
     ]);
     const objects = entries.map(auditEntryObject);
     // `entries` is the spec's name; clients of the widely used API read `audit_log_entries` and the empty lists.

@@ -1,13 +1,12 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
 import Router from '@koa/router';
-import { channelAccess, guildAccess } from '../../commands/access.js';
+import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
 import { runGuildCommand } from '../../commands/guilds.js';
 import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
-import { channelPermissions, unknownChannel } from '../../domain/guildState.js';
-import { Permission, hasPermission } from '../../domain/permissions.js';
-import type { ChannelDoc } from '../../projections/channels.js';
+import { unknownChannel } from '../../domain/guildState.js';
+import { channelById, channelsOfGuild } from '../../projections/channels.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
@@ -70,12 +69,12 @@ export function channelRoutes(deps: HttpDeps): Router {
 
   /** DMs and group DMs share the channels collection; the DM routes, registered after these, answer for them. */
   async function isPrivateChannel(channelId: string) {
-    const doc = await deps.readStore.findOne<ChannelDoc>('channels', { _id: channelId });
+    const doc = await channelById(deps.readStore, channelId);
     return doc !== null && doc.guild_id === null;
   }
 
   async function fetchChannel(channelId: string) {
-    const doc = await deps.readStore.findOne<ChannelDoc>('channels', { _id: channelId });
+    const doc = await channelById(deps.readStore, channelId);
     if (!doc) throw unknownChannel();
     return channelObject(doc);
   }
@@ -84,12 +83,8 @@ export function channelRoutes(deps: HttpDeps): Router {
     const { guildId } = parseBody(guildParams, ctx.params);
     const userId = requireAuth(ctx).userId;
     const { guild } = await guildAccess(deps, guildId, userId);
-    const docs = await deps.readStore.find<ChannelDoc>('channels', { guild_id: guildId }, { sort: { position: 1 } });
-    const visible = (doc: ChannelDoc) => {
-      const channel = guild.channels.get(doc._id);
-      return channel !== undefined && hasPermission(channelPermissions(guild, userId, channel), Permission.VIEW_CHANNEL);
-    };
-    ctx.body = docs.filter(visible).map(channelObject);
+    const docs = await channelsOfGuild(deps.readStore, guildId);
+    ctx.body = docs.filter((doc) => canViewChannel(guild, userId, doc._id)).map(channelObject);
   });
 
   router.post('/guilds/:guildId/channels', async (ctx) => {

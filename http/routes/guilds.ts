@@ -4,12 +4,13 @@ import type { Context } from 'koa';
 import { guildAccess, loadGuild } from '../../commands/access.js';
 import { createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
 import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
-import type { GuildDoc, RoleDoc } from '../../projections/guilds.js';
-import type { MemberDoc } from '../../projections/members.js';
+import type { GuildDoc } from '../../projections/guilds.js';
+import { guildById, guildsByIds, rolesOfGuild } from '../../projections/guilds.queries.js';
+import { membershipsPage } from '../../projections/members.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
-import { findPage, guildParams } from '../params.js';
+import { guildParams } from '../params.js';
 import { guildObject, partialGuild } from '../../presenters/objects.js';
 import { rateLimit } from '../rateLimit.js';
 import { nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
@@ -55,8 +56,8 @@ const myGuildsQuery = {
 /** The guild object for a guild the read models show (the caller's own write is settled before this reads). */
 async function fetchGuildObject(deps: HttpDeps, guildId: string) {
   const [guild, roles] = await Promise.all([
-    deps.readStore.findOne<GuildDoc>('guilds', { _id: guildId }),
-    deps.readStore.find<RoleDoc>('roles', { guild_id: guildId }, { sort: { position: 1 } }),
+    guildById(deps.readStore, guildId),
+    rolesOfGuild(deps.readStore, guildId),
   ]);
   if (!guild) throw unknownGuild();
   return guildObject(guild, roles);
@@ -104,8 +105,8 @@ export function guildRoutes(deps: HttpDeps): Router {
   router.get('/users/@me/guilds', usersGroup, async (ctx) => {
     const userId = requireAuth(ctx).userId;
     const query = parseQuery(myGuildsQuery, ctx.query);
-    const memberships = await findPage<MemberDoc>(deps.readStore, 'members', { user_id: userId }, 'guild_id', query);
-    const guilds = await deps.readStore.find<GuildDoc>('guilds', { _id: { $in: memberships.map((m) => m.guild_id) } }, { sort: { _id: 1 } });
+    const memberships = await membershipsPage(deps.readStore, userId, query);
+    const guilds = await guildsByIds(deps.readStore, memberships.map((m) => m.guild_id));
     // Presences are not tracked yet (GUILD_CREATE's presences are empty too), so no member counts as present.
     const counts = (guild: GuildDoc) => (query.with_counts ? { approximate_member_count: guild.member_count, approximate_presence_count: 0 } : {});
     ctx.body = await Promise.all(

@@ -5,10 +5,9 @@ import { channelAccess, guildAccess } from '../../commands/access.js';
 import { type InviteOptions, acceptInvite, createChannelInvite, createGuildInvite, createPackInvite, deleteInvite } from '../../commands/invites.js';
 import { isInviteUsable, unknownInvite } from '../../domain/invite.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import type { Filter } from '../../ports/readStore.js';
-import type { ChannelDoc } from '../../projections/channels.js';
-import type { GuildDoc } from '../../projections/guilds.js';
-import type { InviteDoc } from '../../projections/invites.js';
+import { channelsByIds } from '../../projections/channels.queries.js';
+import { guildByVanityCode, guildsByIds } from '../../projections/guilds.queries.js';
+import { type InviteScope, inviteByCode, invitesOf } from '../../projections/invites.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
@@ -55,8 +54,8 @@ export function inviteRoutes(deps: HttpDeps): Router {
   /** Invite objects for documents, with their guilds, channels and inviters. */
   async function present(docs: InviteView[]) {
     const [guilds, channels, inviters] = await Promise.all([
-      deps.readStore.find<GuildDoc>('guilds', { _id: { $in: [...new Set(docs.map((d) => d.guild_id))] } }),
-      deps.readStore.find<ChannelDoc>('channels', { _id: { $in: docs.flatMap((d) => (d.channel_id ? [d.channel_id] : [])) } }),
+      guildsByIds(deps.readStore, [...new Set(docs.map((d) => d.guild_id))]),
+      channelsByIds(deps.readStore, docs.flatMap((d) => (d.channel_id ? [d.channel_id] : []))),
       usersById(deps.readStore, docs.map((d) => d.inviter_id)),
     ]);
     return docs.flatMap((doc) => {
@@ -67,13 +66,13 @@ export function inviteRoutes(deps: HttpDeps): Router {
     });
   }
 
-  async function liveInvites(filter: Filter) {
+  async function liveInvites(of: InviteScope) {
     const now = Date.now();
-    return present((await deps.readStore.find<InviteDoc>('invites', filter, { sort: { created_at: 1 } })).filter((doc) => isInviteUsable(doc, now)));
+    return present((await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now)));
   }
 
   async function presentCode(code: string) {
-    const doc = await deps.readStore.findOne<InviteDoc>('invites', { _id: code });
+    const doc = await inviteByCode(deps.readStore, code);
     const [invite] = doc ? await present([doc]) : [];
     if (!invite) throw unknownInvite();
     return invite;
@@ -81,7 +80,7 @@ export function inviteRoutes(deps: HttpDeps): Router {
 
   /** A vanity code as an invite: no inviter, no limits, into the guild's system channel. */
   async function vanityInvite(code: string) {
-    const guild = await deps.readStore.findOne<GuildDoc>('guilds', { vanity_url_code: code });
+    const guild = await guildByVanityCode(deps.readStore, code);
     if (!guild) return null;
     const view: InviteView = {
       code,
@@ -103,7 +102,7 @@ export function inviteRoutes(deps: HttpDeps): Router {
     requireAuth(ctx);
     const { code } = parseBody(codeParams, ctx.params);
     parseQuery(fetchQuery, ctx.query);
-    const doc = await deps.readStore.findOne<InviteDoc>('invites', { _id: code });
+    const doc = await inviteByCode(deps.readStore, code);
     const invite = doc ? (isInviteUsable(doc, Date.now()) ? (await present([doc]))[0] : undefined) : await vanityInvite(code);
     if (!invite) throw unknownInvite();
     ctx.body = invite;

@@ -5,11 +5,11 @@ import { banUser, runGuildCommand } from '../../commands/guilds.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownBan, unknownMember } from '../../domain/guildState.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import { type BanDoc, type MemberDoc, memberKey } from '../../projections/members.js';
+import { banOf, bansPage, memberOf, membersPage } from '../../projections/members.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
-import { findPage, guildParams } from '../params.js';
+import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/objects.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
@@ -48,7 +48,7 @@ export function memberRoutes(deps: HttpDeps): Router {
   const router = new Router();
 
   async function fetchMember(guildId: string, userId: string) {
-    const member = await deps.readStore.findOne<MemberDoc>('members', { _id: memberKey(guildId, userId) });
+    const member = await memberOf(deps.readStore, guildId, userId);
     const user = member && (await usersById(deps.readStore, [userId])).get(userId);
     if (!member || !user) throw unknownMember();
     return memberObject(member, user);
@@ -58,7 +58,7 @@ export function memberRoutes(deps: HttpDeps): Router {
     const { guildId } = parseBody(guildParams, ctx.params);
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
     const query = parseQuery(membersQuery, ctx.query);
-    const members = await findPage<MemberDoc>(deps.readStore, 'members', { guild_id: guildId }, 'user_id', { after: query.after ?? '0', limit: query.limit });
+    const members = await membersPage(deps.readStore, guildId, { after: query.after ?? '0', limit: query.limit });
     const users = await usersById(deps.readStore, members.map((m) => m.user_id));
     ctx.body = members.flatMap((m) => (users.has(m.user_id) ? [memberObject(m, users.get(m.user_id)!)] : []));
   });
@@ -108,7 +108,7 @@ export function memberRoutes(deps: HttpDeps): Router {
     const { guildId } = parseBody(guildParams, ctx.params);
     await requireBanViewer(guildId, requireAuth(ctx).userId);
     const query = parseQuery(bansQuery, ctx.query);
-    const bans = await findPage<BanDoc>(deps.readStore, 'bans', { guild_id: guildId }, 'user_id', query);
+    const bans = await bansPage(deps.readStore, guildId, query);
     const users = await usersById(deps.readStore, bans.map((b) => b.user_id));
     ctx.body = bans.flatMap((b) => (users.has(b.user_id) ? [banObject(b, users.get(b.user_id)!)] : []));
   });
@@ -116,7 +116,7 @@ export function memberRoutes(deps: HttpDeps): Router {
   router.get('/guilds/:guildId/bans/:userId', async (ctx) => {
     const { guildId, userId } = parseBody(memberParams, ctx.params);
     await requireBanViewer(guildId, requireAuth(ctx).userId);
-    const ban = await deps.readStore.findOne<BanDoc>('bans', { _id: memberKey(guildId, userId) });
+    const ban = await banOf(deps.readStore, guildId, userId);
     const user = ban && (await usersById(deps.readStore, [userId])).get(userId);
     if (!ban || !user) throw unknownBan();
     ctx.body = banObject(ban, user);

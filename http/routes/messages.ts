@@ -23,9 +23,8 @@ import { invalidForm } from '../../domain/errors.js';
 import { unknownMessage } from '../../domain/message.js';
 import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
-import { snowflakeSortKey } from '../../domain/snowflake.js';
-import type { Filter } from '../../ports/readStore.js';
-import { type MessageDoc, type ReactionDoc, reactionField } from '../../projections/messages.js';
+import type { MessageDoc } from '../../projections/messages.js';
+import { messageInChannel, messagePage, reactionsByUserOn, messagesByIds, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
@@ -162,10 +161,10 @@ export function messageRoutes(deps: HttpDeps): Router {
   /** Message objects as the viewer sees them: `me` on their reactions, and replied-to messages embedded. */
   async function present(docs: MessageDoc[], viewerId: string) {
     const ids = docs.map((d) => d._id);
-    const own = ids.length ? await deps.readStore.find<ReactionDoc>('reactions', { message_id: { $in: ids }, user_id: viewerId }) : [];
+    const own = ids.length ? await reactionsByUserOn(deps.readStore, ids, viewerId) : [];
     const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
     const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
-    const referenced = referencedIds.length ? await deps.readStore.find<MessageDoc>('messages', { _id: { $in: referencedIds } }) : [];
+    const referenced = referencedIds.length ? await messagesByIds(deps.readStore, referencedIds) : [];
     return docs.map((doc) =>
       messageObject(doc, {
         origin: origin(),
@@ -181,23 +180,9 @@ export function messageRoutes(deps: HttpDeps): Router {
   async function readableMessage(channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
     const access = await messageChannelAccess(deps, channelId, userId);
     requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
-    const doc = await deps.readStore.findOne<MessageDoc>('messages', { _id: messageId, channel_id: channelId });
+    const doc = await messageInChannel(deps.readStore, channelId, messageId);
     if (!doc) throw unknownMessage();
     return doc;
-  }
-
-  /** Newest first, as the widely used API answers every page; `around` takes half the page from each side. */
-  async function messagePage(channelId: string, query: { limit: number; before?: string; after?: string; around?: string }): Promise<MessageDoc[]> {
-    const find = (range: Filter[string], direction: 1 | -1, limit: number) =>
-      limit > 0 ? deps.readStore.find<MessageDoc>('messages', { channel_id: channelId, _id: range }, { sort: { _id: direction }, limit }) : Promise.resolve([]);
-    if (query.after) return (await find({ $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
-    if (query.around) {
-      const key = snowflakeSortKey(query.around);
-      const older = await find({ $lt: key }, -1, Math.floor(query.limit / 2));
-      const newer = await find({ $gte: key }, 1, query.limit - older.length);
-      return [...newer.reverse(), ...older];
-    }
-    return find(query.before ? { $lt: snowflakeSortKey(query.before) } : { $exists: true }, -1, query.limit);
   }
 
   router.get('/channels/:channelId/messages', async (ctx) => {
@@ -208,7 +193,7 @@ export function messageRoutes(deps: HttpDeps): Router {
     const userId = requireAuth(ctx).userId;
     const access = await messageChannelAccess(deps, channelId, userId);
     // Without READ_MESSAGE_HISTORY the history is empty, as in the widely used API.
-    ctx.body = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await present(await messagePage(channelId, query), userId) : [];
+    ctx.body = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await present(await messagePage(deps.readStore, channelId, query), userId) : [];
   });
 
   router.post('/channels/:channelId/messages', async (ctx) => {
@@ -253,8 +238,8 @@ export function messageRoutes(deps: HttpDeps): Router {
     const userId = requireAuth(ctx).userId;
     const access = await messageChannelAccess(deps, channelId, userId);
     if (!hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY)) return { docs: [], userId };
-    const filter: Filter = { channel_id: channelId, pinned: true, ...(query.before ? { pinned_at: { $lt: new Date(query.before).toISOString() } } : {}) };
-    return { docs: await deps.readStore.find<MessageDoc>('messages', filter, { sort: { pinned_at: -1 }, limit: query.limit }), userId };
+    const before = query.before ? new Date(query.before).toISOString() : undefined;
+    return { docs: await pinnedMessageDocs(deps.readStore, channelId, before, query.limit), userId };
   }
 
   router.get('/channels/:channelId/messages/pins', async (ctx) => {
@@ -323,8 +308,7 @@ export function messageRoutes(deps: HttpDeps): Router {
     const query = parseQuery(reactorsQuery, ctx.query);
     await readableMessage(channelId, messageId, requireAuth(ctx).userId);
     // Every reaction here is a normal one; super (burst) reactions do not exist in this service.
-    const filter: Filter = { message_id: messageId, emoji_field: reactionField(emoji), ...(query.after ? { user_id: { $gt: snowflakeSortKey(query.after) } } : {}) };
-    const reactors = query.type === 1 ? [] : await deps.readStore.find<ReactionDoc>('reactions', filter, { sort: { user_id: 1 }, limit: query.limit });
+    const reactors = query.type === 1 ? [] : await reactorsOf(deps.readStore, messageId, emoji, query.after, query.limit);
     const users = await usersById(deps.readStore, reactors.map((r) => r.user_id));
     ctx.body = reactors.flatMap((r) => (users.has(r.user_id) ? [userObject(users.get(r.user_id)!)] : []));
   });

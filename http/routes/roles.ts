@@ -5,7 +5,7 @@ import { runGuildCommand } from '../../commands/guilds.js';
 import { unknownRole } from '../../domain/guildState.js';
 import { normalizePermissions } from '../../domain/permissions.js';
 import type { RoleFields } from '../../domain/role.js';
-import type { RoleDoc } from '../../projections/guilds.js';
+import { roleOfGuild, rolesOfGuild } from '../../projections/guilds.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
@@ -59,9 +59,9 @@ function roleFields(body: FromSchema<typeof roleSchema>): RoleFields {
 export function roleRoutes(deps: HttpDeps): Router {
   const router = new Router();
 
-  const listRoles = (guildId: string) => deps.readStore.find<RoleDoc>('roles', { guild_id: guildId }, { sort: { position: 1 } });
+  const listRoles = (guildId: string) => rolesOfGuild(deps.readStore, guildId);
   async function fetchRole(guildId: string, roleId: string) {
-    const role = await deps.readStore.findOne<RoleDoc>('roles', { _id: roleId, guild_id: guildId });
+    const role = await roleOfGuild(deps.readStore, guildId, roleId);
     if (!role) throw unknownRole();
     return roleObject(role);
   }

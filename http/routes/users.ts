@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { updateProfile } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import type { UserDoc } from '../../projections/users.js';
+import { userById } from '../../projections/users.queries.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { userObject } from '../../presenters/objects.js';
@@ -29,7 +30,7 @@ export function userRoutes(deps: HttpDeps): Router {
   const relationships = rateLimit({ bucket: 'users:@me:relationships', points: 3, durationSeconds: 1 });
 
   async function user(userId: string): Promise<UserDoc> {
-    const doc = await deps.readStore.findOne<UserDoc>('users', { _id: userId });
+    const doc = await userById(deps.readStore, userId);
     if (!doc) throw notFound('UNKNOWN_USER', 'Unknown User');
     return doc;
   }

@@ -5,7 +5,7 @@ import { guildAccess } from '../../commands/access.js';
 import { setVanityCode } from '../../commands/guilds.js';
 import { unknownGuild } from '../../domain/guildState.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import type { GuildDoc } from '../../projections/guilds.js';
+import { guildById } from '../../projections/guilds.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
@@ -17,7 +17,7 @@ const vanityCode = { type: 'string', pattern: '^[a-z0-9-]{2,32}$' } as const;
 const setSchema = { type: 'object', properties: { code: vanityCode }, required: ['code'], additionalProperties: false } as const;
 
 async function vanityObject(deps: HttpDeps, guildId: string) {
-  const guild = await deps.readStore.findOne<GuildDoc>('guilds', { _id: guildId });
+  const guild = await guildById(deps.readStore, guildId);
   if (!guild) throw unknownGuild();
   return { code: guild.vanity_url_code, uses: guild.vanity_url_uses, guild_id: guildId };
 }

@@ -21,11 +21,10 @@ import { renderCodehostEvent } from '../../domain/codehost.js';
 import { badRequest, invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
-import { snowflakeSortKey } from '../../domain/snowflake.js';
 import { unknownWebhook } from '../../domain/webhook.js';
-import type { Filter } from '../../ports/readStore.js';
-import type { InteractionDoc } from '../../projections/interactions.js';
 import type { WebhookDoc } from '../../projections/webhooks.js';
+import { interactionsOfWebhook } from '../../projections/interactions.queries.js';
+import { type WebhookScope, webhookById, webhooksOf } from '../../projections/webhooks.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
@@ -116,11 +115,11 @@ export function webhookRoutes(deps: HttpDeps): Router {
   }
   /** One webhook as the read model has it after the request's own write. */
   async function presentOne(webhookId: string, withCreator: boolean) {
-    const doc = await deps.readStore.findOne<WebhookDoc>('webhooks', { _id: webhookId });
+    const doc = await webhookById(deps.readStore, webhookId);
     if (!doc) throw unknownWebhook();
     return (await present([doc], withCreator))[0];
   }
-  const list = async (filter: Filter) => present(await deps.readStore.find<WebhookDoc>('webhooks', filter, { sort: { _id: 1 } }), true);
+  const list = async (of: WebhookScope) => present(await webhooksOf(deps.readStore, of), true);
 
   const avatarOf = async (value: string | null | undefined) => (value ? deps.images.parseDataUri(value, 'avatar') : (value as null | undefined));
   const inputOf = async (body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
@@ -172,8 +171,7 @@ export function webhookRoutes(deps: HttpDeps): Router {
   router.get('/webhooks/:webhookId/interactions', async (ctx) => {
     const webhook = await managed(ctx);
     const query = parseQuery(interactionsQuery, ctx.query);
-    const filter = { webhook_id: webhook.id, ...(query.before ? { _id: { $lt: snowflakeSortKey(query.before) } } : {}) };
-    const docs = await deps.readStore.find<InteractionDoc>('interactions', filter, { sort: { _id: -1 }, limit: query.limit });
+    const docs = await interactionsOfWebhook(deps.readStore, webhook.id, query.before, query.limit);
     ctx.body = docs.map(interactionObject);
   });
 
