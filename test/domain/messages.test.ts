@@ -12,35 +12,14 @@ import { MAX_PINS, type PinEvent, pinDecider } from '../../domain/pins.js';
 import { type ReactionEmoji, parseEmoji } from '../../domain/reaction.js';
 import { snowflakeAt } from '../../domain/snowflake.js';
 import { given } from '../support/given.js';
+import { messageFields } from '../support/messageFields.js';
 
 const user = (id: string, username = `user${id}`): MessageUser => ({ id, username, discriminator: '0001', global_name: null, avatar: null, bot: false, public_flags: 0 });
 const ada = user('1', 'ada');
 const bob = user('2', 'bob');
 
 function fields(overrides: Partial<MessageFields> = {}): MessageFields {
-  return {
-    id: '100',
-    channel_id: '10',
-    guild_id: '5',
-    author: ada,
-    webhook_id: null,
-    type: 0,
-    content: 'hello',
-    tts: false,
-    embeds: [],
-    attachments: [],
-    components: [],
-    flags: 0,
-    nonce: null,
-    mentions: [],
-    mention_roles: [],
-    mention_everyone: false,
-    mention_channels: [],
-    message_reference: null,
-    timestamp: '2024-01-01T00:00:00.000Z',
-    edited_timestamp: null,
-    ...overrides,
-  };
+  return messageFields({ author: ada, ...overrides });
 }
 
 const ids = { messageId: '100', channelId: '10', guildId: '5', authorId: '1' };

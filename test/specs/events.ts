@@ -9,6 +9,7 @@ import type { ReactionEmoji, ReactionEvent } from '../../domain/reaction.js';
 import type { RoleCreated } from '../../domain/role.js';
 import type { UserRegistered } from '../../domain/user.js';
 import { EARLIER } from './support.js';
+import { messageFields as literalMessage } from '../support/messageFields.js';
 
 export const G = '500';
 /** #general: everyone may talk. */
@@ -126,29 +127,7 @@ export const guildHistory: GuildEvent[] = [
 export const guildStream: [string, GuildEvent[]] = [`guild-${G}`, guildHistory];
 
 export function messageFields(over: Partial<MessageFields> = {}): MessageFields {
-  return {
-    id: '100',
-    channel_id: GENERAL,
-    guild_id: G,
-    author: messageUser(ada),
-    webhook_id: null,
-    type: 0,
-    content: 'hello',
-    tts: false,
-    embeds: [],
-    attachments: [],
-    components: [],
-    flags: 0,
-    nonce: null,
-    mentions: [],
-    mention_roles: [],
-    mention_everyone: false,
-    mention_channels: [],
-    message_reference: null,
-    timestamp: EARLIER,
-    edited_timestamp: null,
-    ...over,
-  };
+  return literalMessage({ channel_id: GENERAL, guild_id: G, author: messageUser(ada), timestamp: EARLIER, ...over });
 }
 
 const idsOf = (m: MessageFields) => ({ messageId: m.id, channelId: m.channel_id, guildId: m.guild_id, authorId: m.author.id });
