@@ -1,8 +1,7 @@
 // Reads of the applications projection.
 import type { ReadStore } from '../ports/readStore.js';
 import type { ApplicationDoc } from './applications.js';
-
-export const APPLICATIONS = 'applications';
+import { APPLICATIONS } from './collections.js';
 
 export const applicationById = (read: Pick<ReadStore, 'findOne'>, applicationId: string) => read.findOne<ApplicationDoc>(APPLICATIONS, { _id: applicationId });
 

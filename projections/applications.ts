@@ -1,5 +1,6 @@
 // Read model of applications, for their owners and their bots.
 import type { ApplicationEvent } from '../domain/application.js';
+import { APPLICATIONS } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface ApplicationDoc {
@@ -17,8 +18,8 @@ export interface ApplicationDoc {
 
 export const applicationsProjection: Projection = {
   name: 'applications',
-  collections: ['applications'],
-  indexes: [{ collection: 'applications', keys: { owner_id: 1 } }],
+  collections: [APPLICATIONS],
+  indexes: [{ collection: APPLICATIONS, keys: { owner_id: 1 } }],
   project(event) {
     if (is<ApplicationEvent, 'ApplicationCreated'>(event, 'ApplicationCreated')) {
       const doc: ApplicationDoc = {
@@ -31,14 +32,14 @@ export const applicationsProjection: Projection = {
         flags: 0,
         created_at: event.metadata.createdAt,
       };
-      return [{ replaceOne: { collection: 'applications', filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+      return [{ replaceOne: { collection: APPLICATIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
     }
     if (is<ApplicationEvent, 'ApplicationBotCreated'>(event, 'ApplicationBotCreated')) {
-      return [{ updateOne: { collection: 'applications', filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
+      return [{ updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
     }
     if (is<ApplicationEvent, 'ApplicationUpdated'>(event, 'ApplicationUpdated')) {
       const { applicationId, ...changed } = event.data;
-      return [{ updateOne: { collection: 'applications', filter: { _id: applicationId }, update: { $set: changed } } }];
+      return [{ updateOne: { collection: APPLICATIONS, filter: { _id: applicationId }, update: { $set: changed } } }];
     }
     return [];
   },

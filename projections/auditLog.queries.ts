@@ -1,9 +1,8 @@
 // Reads of the audit log.
 import type { Filter, ReadStore } from '../ports/readStore.js';
 import type { AuditEntryDoc } from './auditLog.js';
+import { AUDIT_LOG_ENTRIES } from './collections.js';
 import { type PageQuery, findPage } from './paging.js';
-
-export const AUDIT_LOG_ENTRIES = 'audit_log_entries';
 
 /** One page of a guild's entries, newest first, optionally of one actor and one action type. */
 export async function auditLogPage(read: Pick<ReadStore, 'find'>, guildId: string, only: { user_id?: string; action_type?: number }, page: PageQuery): Promise<AuditEntryDoc[]> {

@@ -11,6 +11,7 @@ import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../d
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { AUDIT_LOG_ENTRIES } from './collections.js';
 import type { Projection } from './projection.js';
 
 /** The spec's action types. */
@@ -136,7 +137,7 @@ export function auditEntryId(event: RecordedEvent): string {
 
 function projectAuditLog(event: RecordedEvent): WriteOp[] {
   if (event.type === 'GuildDeleted') {
-    return [{ deleteMany: { collection: 'audit_log_entries', filter: { guild_id: (event.data as { guildId: string }).guildId } } }];
+    return [{ deleteMany: { collection: AUDIT_LOG_ENTRIES, filter: { guild_id: (event.data as { guildId: string }).guildId } } }];
   }
   const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts) | undefined>)[event.type];
   if (!describe) return [];
@@ -152,15 +153,15 @@ function projectAuditLog(event: RecordedEvent): WriteOp[] {
     reason: event.metadata.reason ?? null,
     timestamp: event.metadata.createdAt,
   };
-  return [{ replaceOne: { collection: 'audit_log_entries', filter: { _id: entry._id }, replacement: entry, upsert: true } }];
+  return [{ replaceOne: { collection: AUDIT_LOG_ENTRIES, filter: { _id: entry._id }, replacement: entry, upsert: true } }];
 }
 
 export const auditLogProjection: Projection = {
   name: 'auditLog',
-  collections: ['audit_log_entries'],
+  collections: [AUDIT_LOG_ENTRIES],
   indexes: [
-    { collection: 'audit_log_entries', keys: { guild_id: 1, _id: -1 } },
-    { collection: 'audit_log_entries', keys: { guild_id: 1, action_type: 1 } },
+    { collection: AUDIT_LOG_ENTRIES, keys: { guild_id: 1, _id: -1 } },
+    { collection: AUDIT_LOG_ENTRIES, keys: { guild_id: 1, action_type: 1 } },
   ],
   project: projectAuditLog,
 };

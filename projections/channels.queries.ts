@@ -2,8 +2,7 @@
 // channel id resolves the same way whatever its kind. DM-specific reads are in dms.queries.ts.
 import type { Doc, ReadStore } from '../ports/readStore.js';
 import type { ChannelDoc } from './channels.js';
-
-export const CHANNELS = 'channels';
+import { CHANNELS } from './collections.js';
 
 /** A channel of any kind (guild channel, DM or group DM); isDm (commands/access.ts) tells them apart. */
 export const anyChannelById = (read: Pick<ReadStore, 'findOne'>, channelId: string) => read.findOne<Doc>(CHANNELS, { _id: channelId });

@@ -1,6 +1,6 @@
 // Reads of DM and group DM documents, which live in the `channels` collection (see channels.queries.ts).
 import type { ReadStore } from '../ports/readStore.js';
-import { CHANNELS } from './channels.queries.js';
+import { CHANNELS } from './collections.js';
 import type { DmChannelDoc } from './dms.js';
 
 /** A channel document read as a DM (callers check its kind when it may be a guild channel). */

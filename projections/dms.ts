@@ -6,6 +6,7 @@ import type { GroupDmEvent } from '../domain/groupDm.js';
 import type { MessageCreated, MessageUser } from '../domain/message.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { CHANNELS } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface DmChannelDoc {
@@ -25,7 +26,7 @@ export interface DmChannelDoc {
 type Event = DmChannelEvent | GroupDmEvent | MessageCreated;
 
 const update = (channelId: string, change: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
-  updateOne: { collection: 'channels', filter: { _id: channelId }, update: change },
+  updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: change },
 });
 
 function projectDm(e: RecordedEvent): WriteOp[] {
@@ -43,7 +44,7 @@ function projectDm(e: RecordedEvent): WriteOp[] {
       closed_by: [],
       last_message_id: null,
     };
-    return [{ replaceOne: { collection: 'channels', filter: { _id: channelId }, replacement: doc, upsert: true } }];
+    return [{ replaceOne: { collection: CHANNELS, filter: { _id: channelId }, replacement: doc, upsert: true } }];
   }
   if (is<Event, 'DmChannelClosed'>(e, 'DmChannelClosed')) return [update(e.data.channelId, { $addToSet: { closed_by: e.data.userId } })];
   if (is<Event, 'DmChannelReopened'>(e, 'DmChannelReopened')) return [update(e.data.channelId, { $pull: { closed_by: e.data.userId } })];
@@ -58,7 +59,7 @@ function projectDm(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'GroupDmRenamed'>(e, 'GroupDmRenamed')) return [update(e.data.channelId, { $set: { name: e.data.name } })];
   // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
   if (is<Event, 'MessageCreated'>(e, 'MessageCreated') && e.data.guildId === null) {
-    return [{ updateOne: { collection: 'channels', filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }];
+    return [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }];
   }
   return [];
 }

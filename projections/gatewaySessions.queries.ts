@@ -1,8 +1,7 @@
 // Reads of the gateway session starts.
 import type { ReadStore } from '../ports/readStore.js';
+import { GATEWAY_SESSIONS } from './collections.js';
 import type { GatewaySessionDoc } from './gatewaySessions.js';
-
-export const GATEWAY_SESSIONS = 'gateway_sessions';
 
 /** A user's session starts after `since` (ms since the epoch). */
 export const sessionStartsSince = (read: Pick<ReadStore, 'find'>, userId: string, since: number) =>

@@ -1,9 +1,7 @@
 // Reads of the guilds projection's collections: guilds and roles.
 import type { ReadStore } from '../ports/readStore.js';
+import { GUILDS, ROLES } from './collections.js';
 import type { GuildDoc, RoleDoc } from './guilds.js';
-
-export const GUILDS = 'guilds';
-export const ROLES = 'roles';
 
 export const guildById = (read: Pick<ReadStore, 'findOne'>, guildId: string) => read.findOne<GuildDoc>(GUILDS, { _id: guildId });
 

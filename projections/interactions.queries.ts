@@ -1,9 +1,8 @@
 // Reads of the interaction deliveries.
 import { snowflakeSortKey } from '../domain/snowflake.js';
 import type { ReadStore } from '../ports/readStore.js';
+import { INTERACTIONS } from './collections.js';
 import type { InteractionDoc } from './interactions.js';
-
-export const INTERACTIONS = 'interactions';
 
 /** A webhook's interactions, newest first, before an id if given. */
 export function interactionsOfWebhook(read: Pick<ReadStore, 'find'>, webhookId: string, before: string | undefined, limit: number) {

@@ -3,6 +3,7 @@
 import type { InteractionEvent } from '../domain/interaction.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { INTERACTIONS } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface DeliveryAttemptDoc {
@@ -34,7 +35,7 @@ export interface InteractionDoc {
   [key: string]: unknown;
 }
 
-const update = (id: string, set: Record<string, unknown>): WriteOp => ({ updateOne: { collection: 'interactions', filter: { _id: id }, update: { $set: set } } });
+const update = (id: string, set: Record<string, unknown>): WriteOp => ({ updateOne: { collection: INTERACTIONS, filter: { _id: id }, update: { $set: set } } });
 /** The attempt's entry is the last of the list: attempts run one at a time. */
 const finish = (attempt: number, fields: Partial<DeliveryAttemptDoc>) =>
   Object.fromEntries(Object.entries(fields).map(([key, value]) => [`attempts.${attempt - 1}.${key}`, value]));
@@ -58,12 +59,12 @@ function projectInteraction(e: RecordedEvent): WriteOp[] {
       attempts: [],
       reason: null,
     };
-    return [{ replaceOne: { collection: 'interactions', filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+    return [{ replaceOne: { collection: INTERACTIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
   }
   if (is<InteractionEvent, 'InteractionDeliveryAttempted'>(e, 'InteractionDeliveryAttempted')) {
     const { interactionId, attempt, startedAt } = e.data;
     const entry: DeliveryAttemptDoc = { attempt, started_at: startedAt, finished_at: null, status: null, error: null, outcome: null };
-    return [{ updateOne: { collection: 'interactions', filter: { _id: interactionId }, update: { $set: { status: 'in_flight', next_attempt_at: null }, $push: { attempts: entry } } } }];
+    return [{ updateOne: { collection: INTERACTIONS, filter: { _id: interactionId }, update: { $set: { status: 'in_flight', next_attempt_at: null }, $push: { attempts: entry } } } }];
   }
   if (is<InteractionEvent, 'InteractionDelivered'>(e, 'InteractionDelivered')) {
     const { interactionId: id, attempt, status, finishedAt } = e.data;
@@ -82,10 +83,10 @@ function projectInteraction(e: RecordedEvent): WriteOp[] {
 
 export const interactionsProjection: Projection = {
   name: 'interactions',
-  collections: ['interactions'],
+  collections: [INTERACTIONS],
   indexes: [
-    { collection: 'interactions', keys: { status: 1, next_attempt_at: 1 } },
-    { collection: 'interactions', keys: { webhook_id: 1, _id: -1 } },
+    { collection: INTERACTIONS, keys: { status: 1, next_attempt_at: 1 } },
+    { collection: INTERACTIONS, keys: { webhook_id: 1, _id: -1 } },
   ],
   project: projectInteraction,
 };

@@ -1,9 +1,8 @@
 // Reads of the invites projection. Expired and used-up invites stay in the collection: readers skip them (isInviteUsable).
 import type { InviteData } from '../domain/invite.js';
 import type { ReadStore } from '../ports/readStore.js';
+import { INVITES } from './collections.js';
 import type { InviteDoc } from './invites.js';
-
-export const INVITES = 'invites';
 
 export const inviteByCode = (read: Pick<ReadStore, 'findOne'>, code: string) => read.findOne<InviteDoc>(INVITES, { _id: code });
 

@@ -5,6 +5,7 @@ import type { GuildDeleted } from '../domain/guild.js';
 import { type InviteData, type InviteEvent, inviteExpiresAt } from '../domain/invite.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { INVITES } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface InviteDoc extends InviteData {
@@ -21,21 +22,21 @@ function projectInvite(e: RecordedEvent): WriteOp[] {
     const { invite } = e.data;
     const expiresAt = inviteExpiresAt(invite);
     const doc: InviteDoc = { _id: invite.code, ...invite, expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString() };
-    return [{ replaceOne: { collection: 'invites', filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+    return [{ replaceOne: { collection: INVITES, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
   }
-  if (is<Event, 'InviteAccepted'>(e, 'InviteAccepted')) return [{ updateOne: { collection: 'invites', filter: { _id: e.data.code }, update: { $set: { uses: e.data.uses } } } }];
-  if (is<Event, 'InviteDeleted'>(e, 'InviteDeleted')) return [{ deleteOne: { collection: 'invites', filter: { _id: e.data.invite.code } } }];
-  if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) return [{ deleteMany: { collection: 'invites', filter: { channel_id: e.data.channel.id } } }];
-  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: 'invites', filter: { guild_id: e.data.guildId } } }];
+  if (is<Event, 'InviteAccepted'>(e, 'InviteAccepted')) return [{ updateOne: { collection: INVITES, filter: { _id: e.data.code }, update: { $set: { uses: e.data.uses } } } }];
+  if (is<Event, 'InviteDeleted'>(e, 'InviteDeleted')) return [{ deleteOne: { collection: INVITES, filter: { _id: e.data.invite.code } } }];
+  if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) return [{ deleteMany: { collection: INVITES, filter: { channel_id: e.data.channel.id } } }];
+  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: INVITES, filter: { guild_id: e.data.guildId } } }];
   return [];
 }
 
 export const invitesProjection: Projection = {
   name: 'invites',
-  collections: ['invites'],
+  collections: [INVITES],
   indexes: [
-    { collection: 'invites', keys: { channel_id: 1 } },
-    { collection: 'invites', keys: { guild_id: 1 } },
+    { collection: INVITES, keys: { channel_id: 1 } },
+    { collection: INVITES, keys: { guild_id: 1 } },
   ],
   project: projectInvite,
 };

@@ -1,11 +1,9 @@
 // Reads of the members projection's collections: members (one per guild and user) and bans.
 import type { ReadStore } from '../ports/readStore.js';
+import { BANS, MEMBERS } from './collections.js';
 import type { BanDoc, MemberDoc } from './members.js';
 import { memberKey } from './members.js';
 import { type PageQuery, findPage } from './paging.js';
-
-export const MEMBERS = 'members';
-export const BANS = 'bans';
 
 export const memberOf = (read: Pick<ReadStore, 'findOne'>, guildId: string, userId: string) => read.findOne<MemberDoc>(MEMBERS, { _id: memberKey(guildId, userId) });
 

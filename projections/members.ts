@@ -5,6 +5,7 @@ import type { MemberEvent } from '../domain/member.js';
 import type { RoleDeleted } from '../domain/role.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { BANS, MEMBERS } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface MemberDoc extends MemberData {
@@ -28,21 +29,21 @@ export const memberKey = (guildId: string, userId: string) => `${guildId}:${user
 
 type Event = MemberEvent | GuildDeleted | RoleDeleted;
 
-const deleteMember = (guildId: string, userId: string): WriteOp => ({ deleteOne: { collection: 'members', filter: { _id: memberKey(guildId, userId) } } });
+const deleteMember = (guildId: string, userId: string): WriteOp => ({ deleteOne: { collection: MEMBERS, filter: { _id: memberKey(guildId, userId) } } });
 
 function projectMember(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'MemberJoined'>(e, 'MemberJoined')) {
     const { guildId, userId, joinedAt, temporary } = e.data;
     const member: MemberDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
-    return [{ replaceOne: { collection: 'members', filter: { _id: member._id }, replacement: member, upsert: true } }];
+    return [{ replaceOne: { collection: MEMBERS, filter: { _id: member._id }, replacement: member, upsert: true } }];
   }
   if (is<Event, 'MemberUpdated'>(e, 'MemberUpdated')) {
     const filter = { _id: memberKey(e.data.guildId, e.data.userId) };
     return e.data.changes.flatMap((change): WriteOp[] => {
-      if (change.key === 'nick') return [{ updateOne: { collection: 'members', filter, update: { $set: { nick: change.new_value } } } }];
+      if (change.key === 'nick') return [{ updateOne: { collection: MEMBERS, filter, update: { $set: { nick: change.new_value } } } }];
       const ids = (change.new_value as { id: string }[]).map((r) => r.id);
-      if (change.key === '$add') return [{ updateOne: { collection: 'members', filter, update: { $addToSet: { roles: { $each: ids } } } } }];
-      return ids.map((id) => ({ updateOne: { collection: 'members', filter, update: { $pull: { roles: id } } } }));
+      if (change.key === '$add') return [{ updateOne: { collection: MEMBERS, filter, update: { $addToSet: { roles: { $each: ids } } } } }];
+      return ids.map((id) => ({ updateOne: { collection: MEMBERS, filter, update: { $pull: { roles: id } } } }));
     });
   }
   if (is<Event, 'MemberLeft'>(e, 'MemberLeft') || is<Event, 'MemberKicked'>(e, 'MemberKicked')) return [deleteMember(e.data.guildId, e.data.userId)];
@@ -50,26 +51,26 @@ function projectMember(e: RecordedEvent): WriteOp[] {
     const { guildId, userId, bannedAt } = e.data;
     // The ban's reason is the audit-log reason of the request that banned.
     const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, created_at: bannedAt };
-    return [deleteMember(guildId, userId), { replaceOne: { collection: 'bans', filter: { _id: ban._id }, replacement: ban, upsert: true } }];
+    return [deleteMember(guildId, userId), { replaceOne: { collection: BANS, filter: { _id: ban._id }, replacement: ban, upsert: true } }];
   }
-  if (is<Event, 'MemberUnbanned'>(e, 'MemberUnbanned')) return [{ deleteOne: { collection: 'bans', filter: { _id: memberKey(e.data.guildId, e.data.userId) } } }];
+  if (is<Event, 'MemberUnbanned'>(e, 'MemberUnbanned')) return [{ deleteOne: { collection: BANS, filter: { _id: memberKey(e.data.guildId, e.data.userId) } } }];
   if (is<Event, 'RoleDeleted'>(e, 'RoleDeleted')) {
     const { guildId, role } = e.data;
-    return [{ updateMany: { collection: 'members', filter: { guild_id: guildId, roles: { $all: [role.id] } }, update: { $pull: { roles: role.id } } } }];
+    return [{ updateMany: { collection: MEMBERS, filter: { guild_id: guildId, roles: { $all: [role.id] } }, update: { $pull: { roles: role.id } } } }];
   }
   if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) {
-    return (['members', 'bans'] as const).map((collection) => ({ deleteMany: { collection, filter: { guild_id: e.data.guildId } } }));
+    return [MEMBERS, BANS].map((collection) => ({ deleteMany: { collection, filter: { guild_id: e.data.guildId } } }));
   }
   return [];
 }
 
 export const membersProjection: Projection = {
   name: 'members',
-  collections: ['members', 'bans'],
+  collections: [MEMBERS, BANS],
   indexes: [
-    { collection: 'members', keys: { guild_id: 1, user_id: 1 } },
-    { collection: 'members', keys: { user_id: 1 } },
-    { collection: 'bans', keys: { guild_id: 1, user_id: 1 } },
+    { collection: MEMBERS, keys: { guild_id: 1, user_id: 1 } },
+    { collection: MEMBERS, keys: { user_id: 1 } },
+    { collection: BANS, keys: { guild_id: 1, user_id: 1 } },
   ],
   project: projectMember,
 };

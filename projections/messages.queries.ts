@@ -2,10 +2,8 @@
 import { snowflakeSortKey } from '../domain/snowflake.js';
 import type { ReactionEmoji } from '../domain/reaction.js';
 import type { Filter, ReadStore } from '../ports/readStore.js';
+import { MESSAGES, REACTIONS } from './collections.js';
 import { type MessageDoc, type ReactionDoc, reactionField } from './messages.js';
-
-export const MESSAGES = 'messages';
-export const REACTIONS = 'reactions';
 
 export const messageById = (read: Pick<ReadStore, 'findOne'>, messageId: string) => read.findOne<MessageDoc>(MESSAGES, { _id: messageId });
 

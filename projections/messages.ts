@@ -6,6 +6,7 @@ import type { PinEvent } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { CHANNELS, MESSAGES, REACTIONS } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface ReactionCount {
@@ -44,15 +45,15 @@ export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
 type Event = MessageEvent | PinEvent;
 
 const updateMessage = (messageId: string, update: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
-  updateOne: { collection: 'messages', filter: { _id: messageId }, update },
+  updateOne: { collection: MESSAGES, filter: { _id: messageId }, update },
 });
 
 /** Sets the channel's last_message_id to `messageId` unless a later message already holds it (projection order is log order, not id order). */
 function lastMessage(channelId: string, messageId: string): WriteOp[] {
   const update = { $set: { last_message_id: messageId } };
   return [
-    { updateOne: { collection: 'channels', filter: { _id: channelId, last_message_id: null }, update } },
-    { updateOne: { collection: 'channels', filter: { _id: channelId, last_message_id: { $lt: messageId } }, update } },
+    { updateOne: { collection: CHANNELS, filter: { _id: channelId, last_message_id: null }, update } },
+    { updateOne: { collection: CHANNELS, filter: { _id: channelId, last_message_id: { $lt: messageId } }, update } },
   ];
 }
 
@@ -65,35 +66,35 @@ function reactionCount(messageId: string, emoji: ReactionEmoji, count: number): 
 function pinChange(pin: PinEvent['data'], pinnedAt: string | null): WriteOp[] {
   return [
     updateMessage(pin.messageId, { $set: { pinned: pinnedAt !== null, pinned_at: pinnedAt } }),
-    { updateOne: { collection: 'channels', filter: { _id: pin.channelId }, update: { $set: { last_pin_timestamp: pin.lastPinTimestamp } } } },
+    { updateOne: { collection: CHANNELS, filter: { _id: pin.channelId }, update: { $set: { last_pin_timestamp: pin.lastPinTimestamp } } } },
   ];
 }
 
 function projectMessage(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'MessageCreated'>(e, 'MessageCreated')) {
     const doc = messageDoc(e.data.message);
-    return [{ replaceOne: { collection: 'messages', filter: { _id: doc._id }, replacement: doc, upsert: true } }, ...lastMessage(e.data.channelId, e.data.messageId)];
+    return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, ...lastMessage(e.data.channelId, e.data.messageId)];
   }
   if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: e.data.changes })];
   if (is<Event, 'MessageDeleted'>(e, 'MessageDeleted')) {
     return [
-      { deleteOne: { collection: 'messages', filter: { _id: e.data.messageId } } },
-      { deleteMany: { collection: 'reactions', filter: { message_id: e.data.messageId } } },
+      { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
+      { deleteMany: { collection: REACTIONS, filter: { message_id: e.data.messageId } } },
     ];
   }
   if (is<Event, 'ReactionAdded'>(e, 'ReactionAdded')) {
     const { messageId, channelId, emoji, userId, count } = e.data;
     const reaction: ReactionDoc = { _id: `${messageId}:${reactionField(emoji)}:${userId}`, message_id: messageId, channel_id: channelId, emoji_field: reactionField(emoji), user_id: userId };
-    return [reactionCount(messageId, emoji, count), { replaceOne: { collection: 'reactions', filter: { _id: reaction._id }, replacement: reaction, upsert: true } }];
+    return [reactionCount(messageId, emoji, count), { replaceOne: { collection: REACTIONS, filter: { _id: reaction._id }, replacement: reaction, upsert: true } }];
   }
   if (is<Event, 'ReactionRemoved'>(e, 'ReactionRemoved')) {
     const { messageId, emoji, userId, count } = e.data;
-    return [reactionCount(messageId, emoji, count), { deleteOne: { collection: 'reactions', filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } }];
+    return [reactionCount(messageId, emoji, count), { deleteOne: { collection: REACTIONS, filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } }];
   }
   if (is<Event, 'ReactionsCleared'>(e, 'ReactionsCleared')) {
     const { messageId, emoji } = e.data;
-    if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: 'reactions', filter: { message_id: messageId } } }];
-    return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: 'reactions', filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
+    if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId } } }];
+    return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
   }
   if (is<Event, 'MessagePinned'>(e, 'MessagePinned')) return pinChange(e.data, e.data.pinnedAt);
   if (is<Event, 'MessageUnpinned'>(e, 'MessageUnpinned')) return pinChange(e.data, null);
@@ -102,12 +103,12 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
 
 export const messagesProjection: Projection = {
   name: 'messages',
-  collections: ['messages', 'reactions'],
+  collections: [MESSAGES, REACTIONS],
   indexes: [
-    { collection: 'messages', keys: { channel_id: 1, _id: -1 } },
-    { collection: 'messages', keys: { channel_id: 1, pinned_at: -1 } },
-    { collection: 'reactions', keys: { message_id: 1, emoji_field: 1, user_id: 1 } },
-    { collection: 'reactions', keys: { user_id: 1, message_id: 1 } },
+    { collection: MESSAGES, keys: { channel_id: 1, _id: -1 } },
+    { collection: MESSAGES, keys: { channel_id: 1, pinned_at: -1 } },
+    { collection: REACTIONS, keys: { message_id: 1, emoji_field: 1, user_id: 1 } },
+    { collection: REACTIONS, keys: { user_id: 1, message_id: 1 } },
   ],
   project: projectMessage,
 };

@@ -1,10 +1,7 @@
 // Reads of the users projection's collections: public users, the login lookup and the token lookup.
 import type { ReadStore } from '../ports/readStore.js';
+import { LOGINS, TOKENS, USERS } from './collections.js';
 import type { LoginDoc, TokenDoc, UserDoc } from './users.js';
-
-export const USERS = 'users';
-export const LOGINS = 'logins';
-export const TOKENS = 'tokens';
 
 export const userById = (read: Pick<ReadStore, 'findOne'>, userId: string) => read.findOne<UserDoc>(USERS, { _id: userId });
 

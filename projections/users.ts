@@ -2,6 +2,7 @@
 import type { UserEvent } from '../domain/user.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
+import { LOGINS, TOKENS, USERS } from './collections.js';
 import { type Projection, is } from './projection.js';
 
 export interface UserDoc {
@@ -58,7 +59,7 @@ function projectUser(event: RecordedEvent): WriteOp[] {
       verified: false,
       application_id: d.applicationId,
     };
-    const ops: WriteOp[] = [{ replaceOne: { collection: 'users', filter: { _id: d.userId }, replacement: user, upsert: true } }];
+    const ops: WriteOp[] = [{ replaceOne: { collection: USERS, filter: { _id: d.userId }, replacement: user, upsert: true } }];
     if (d.passwordHash) {
       const login: LoginDoc = {
         _id: d.userId,
@@ -67,28 +68,28 @@ function projectUser(event: RecordedEvent): WriteOp[] {
         email_lower: d.email?.toLowerCase() ?? null,
         password_hash: d.passwordHash,
       };
-      ops.push({ replaceOne: { collection: 'logins', filter: { _id: d.userId }, replacement: login, upsert: true } });
+      ops.push({ replaceOne: { collection: LOGINS, filter: { _id: d.userId }, replacement: login, upsert: true } });
     }
     return ops;
   }
   if (is<UserEvent, 'UserProfileUpdated'>(event, 'UserProfileUpdated')) {
     const set = Object.fromEntries(event.data.changes.map((c) => [c.key, c.new_value]));
-    const ops: WriteOp[] = [{ updateOne: { collection: 'users', filter: { _id: event.data.userId }, update: { $set: set } } }];
+    const ops: WriteOp[] = [{ updateOne: { collection: USERS, filter: { _id: event.data.userId }, update: { $set: set } } }];
     const login: Record<string, unknown> = {};
     if (typeof set.username === 'string') login.username_lower = set.username.toLowerCase();
     if (typeof set.discriminator === 'string') login.discriminator = set.discriminator;
-    if (Object.keys(login).length) ops.push({ updateOne: { collection: 'logins', filter: { _id: event.data.userId }, update: { $set: login } } });
+    if (Object.keys(login).length) ops.push({ updateOne: { collection: LOGINS, filter: { _id: event.data.userId }, update: { $set: login } } });
     return ops;
   }
   if (is<UserEvent, 'SessionStarted'>(event, 'SessionStarted')) {
     const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'session' };
-    return [{ replaceOne: { collection: 'tokens', filter: { _id: token._id }, replacement: token, upsert: true } }];
+    return [{ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } }];
   }
   if (is<UserEvent, 'BotTokenIssued'>(event, 'BotTokenIssued')) {
     const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'bot' };
     const ops: WriteOp[] = [];
-    if (event.data.previousTokenHash) ops.push({ deleteOne: { collection: 'tokens', filter: { _id: event.data.previousTokenHash } } });
-    ops.push({ replaceOne: { collection: 'tokens', filter: { _id: token._id }, replacement: token, upsert: true } });
+    if (event.data.previousTokenHash) ops.push({ deleteOne: { collection: TOKENS, filter: { _id: event.data.previousTokenHash } } });
+    ops.push({ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } });
     return ops;
   }
   return [];
@@ -96,11 +97,11 @@ function projectUser(event: RecordedEvent): WriteOp[] {
 
 export const usersProjection: Projection = {
   name: 'users',
-  collections: ['users', 'logins', 'tokens'],
+  collections: [USERS, LOGINS, TOKENS],
   indexes: [
-    { collection: 'logins', keys: { username_lower: 1 } },
-    { collection: 'logins', keys: { email_lower: 1 } },
-    { collection: 'tokens', keys: { user_id: 1 } },
+    { collection: LOGINS, keys: { username_lower: 1 } },
+    { collection: LOGINS, keys: { email_lower: 1 } },
+    { collection: TOKENS, keys: { user_id: 1 } },
   ],
   project: projectUser,
 };

@@ -1,8 +1,7 @@
 // Reads of the webhooks projection.
 import type { ReadStore } from '../ports/readStore.js';
+import { WEBHOOKS } from './collections.js';
 import type { WebhookDoc } from './webhooks.js';
-
-export const WEBHOOKS = 'webhooks';
 
 export const webhookById = (read: Pick<ReadStore, 'findOne'>, webhookId: string) => read.findOne<WebhookDoc>(WEBHOOKS, { _id: webhookId });
 

@@ -1,0 +1,21 @@
+// The name of every read-model collection, declared once. Projections write them (their WriteOps, `collections` and
+// index declarations) and the typed queries of <module>.queries.ts read them, all through these constants: no other
+// file names a collection by string (test/structure/collections.test.ts). Imports nothing, so any module may use it.
+
+export const APPLICATIONS = 'applications';
+export const AUDIT_LOG_ENTRIES = 'audit_log_entries';
+export const BANS = 'bans';
+/** Guild channels (channels.ts) and DMs (dms.ts) share it; messages.ts keeps last_message_id and last_pin_timestamp. */
+export const CHANNELS = 'channels';
+export const GATEWAY_SESSIONS = 'gateway_sessions';
+export const GUILDS = 'guilds';
+export const INTERACTIONS = 'interactions';
+export const INVITES = 'invites';
+export const LOGINS = 'logins';
+export const MEMBERS = 'members';
+export const MESSAGES = 'messages';
+export const REACTIONS = 'reactions';
+export const ROLES = 'roles';
+export const TOKENS = 'tokens';
+export const USERS = 'users';
+export const WEBHOOKS = 'webhooks';
