@@ -2,7 +2,12 @@
 // GUILD_CREATE with `unavailable: false`, channels with guild_id and string bitfields, roles with @everyone
 // (id = guild id), and members with their user objects. The gateway projector waits for the read models to include
 // an event before building from them.
-import { apiTimestamp, channelObject, guildObject, memberObject, partialUser, roleObject } from '../presenters/objects.js';
+import { channelObject } from '../presenters/channels.js';
+import { guildObject } from '../presenters/guilds.js';
+import { memberObject } from '../presenters/members.js';
+import { roleObject } from '../presenters/roles.js';
+import { apiTimestamp } from '../presenters/timestamps.js';
+import { partialUser } from '../presenters/users.js';
 import type { GatewayDeps } from './deps.js';
 import { channelById, channelsOfGuildUnordered } from '../projections/channels.queries.js';
 import type { UserDoc } from '../projections/users.js';

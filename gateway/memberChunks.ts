@@ -2,7 +2,7 @@
 // by username or nickname prefix (at most 100), by id (at most 100 asked), or the whole list (which needs the
 // GUILD_MEMBERS intent and is limited to once per guild and user every 30 s), in chunks of at most 1000 members.
 import { isSnowflake } from '../domain/snowflake.js';
-import { memberObject } from '../presenters/objects.js';
+import { memberObject } from '../presenters/members.js';
 import type { GatewayDeps } from './deps.js';
 import { requestedMembers } from '../projections/members.queries.js';
 import { usersById } from './guilds.js';

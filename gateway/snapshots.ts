@@ -3,7 +3,7 @@
 import type { GatewayDeps } from './deps.js';
 import { applicationById } from '../projections/applications.queries.js';
 import { userById } from '../projections/users.queries.js';
-import { userObject } from '../presenters/objects.js';
+import { userObject } from '../presenters/users.js';
 import { guildCreatePayload, guildIdsOf } from './guilds.js';
 import { privateChannelsOf } from './privateChannels.js';
 

@@ -4,7 +4,8 @@ import { type Embed, attachmentReferences } from '../domain/embeds.js';
 import type { Attachment, MessageUser } from '../domain/message.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { MessageDoc } from '../projections/messages.js';
-import { apiTimestamp, lastPinTimestamp } from './objects.js';
+import { lastPinTimestamp } from './channels.js';
+import { apiTimestamp } from './timestamps.js';
 
 /** Where the CDN serves an attachment: {cdn_url}/attachments/{channel_id}/{attachment_id}/{filename}. */
 export const attachmentUrl = (origin: string, channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) =>

@@ -6,7 +6,8 @@ import type { MemberBanned, MemberJoined, MemberKicked, MemberLeft, MemberUnbann
 import type { RoleCreated, RoleDeleted, RoleUpdated } from '../../domain/role.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
-import { apiTimestamp, channelObject } from '../../presenters/objects.js';
+import { channelObject } from '../../presenters/channels.js';
+import { apiTimestamp } from '../../presenters/timestamps.js';
 import type { Dispatch } from '../dispatch.js';
 import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
 import { Intent } from '../protocol.js';

@@ -8,7 +8,7 @@ import type { MessagesBulkDeleted } from '../../domain/messageBulkDelete.js';
 import type { PinEvent } from '../../domain/pins.js';
 import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../domain/reaction.js';
 import { dmChannelObject, messageObject } from '../../presenters/messages.js';
-import { apiTimestamp } from '../../presenters/objects.js';
+import { apiTimestamp } from '../../presenters/timestamps.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
 import type { DmChannelDoc } from '../../projections/dms.js';

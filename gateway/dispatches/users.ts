@@ -2,7 +2,7 @@
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
 import { userById } from '../../projections/users.queries.js';
-import { userObject } from '../../presenters/objects.js';
+import { userObject } from '../../presenters/users.js';
 import type { Dispatch } from '../dispatch.js';
 
 export async function userDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {

@@ -14,7 +14,7 @@ import { userById } from '../../projections/users.queries.js';
 import { usersById } from '../actor.js';
 import { requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { partialUser } from '../../presenters/objects.js';
+import { partialUser } from '../../presenters/users.js';
 import { MAX_INT32, parseBody } from '../validation.js';
 
 const editApplicationSchema = {

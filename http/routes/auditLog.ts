@@ -12,7 +12,8 @@ import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 import { guildParams } from '../params.js';
-import { auditEntryObject, partialUser } from '../../presenters/objects.js';
+import { auditEntryObject } from '../../presenters/auditLog.js';
+import { partialUser } from '../../presenters/users.js';
 import { rateLimit } from '../rateLimit.js';
 import { MAX_INT32, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
 

@@ -11,7 +11,7 @@ import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { channelParams, guildParams } from '../params.js';
-import { channelObject } from '../../presenters/objects.js';
+import { channelObject } from '../../presenters/channels.js';
 import { type FromSchema, MAX_INT32, bitfieldSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const overwriteSchema = {

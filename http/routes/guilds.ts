@@ -11,7 +11,7 @@ import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
-import { guildObject, partialGuild } from '../../presenters/objects.js';
+import { guildObject, partialGuild } from '../../presenters/guilds.js';
 import { rateLimit } from '../rateLimit.js';
 import { nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 

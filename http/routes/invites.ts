@@ -12,7 +12,7 @@ import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { channelParams, guildParams } from '../params.js';
-import { type InviteView, inviteObject } from '../../presenters/objects.js';
+import { type InviteView, inviteObject } from '../../presenters/invites.js';
 import { type LimitSpec, rateLimit } from '../rateLimit.js';
 import { type FromSchema, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 

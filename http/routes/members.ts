@@ -10,7 +10,7 @@ import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
-import { banObject, memberObject } from '../../presenters/objects.js';
+import { banObject, memberObject } from '../../presenters/members.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;

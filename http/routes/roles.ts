@@ -10,7 +10,7 @@ import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
-import { roleObject } from '../../presenters/objects.js';
+import { roleObject } from '../../presenters/roles.js';
 import { type FromSchema, MAX_INT32, bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const rgb = { type: 'integer', minimum: 0, maximum: 0xffffff } as const;

@@ -6,7 +6,7 @@ import type { UserDoc } from '../../projections/users.js';
 import { userById } from '../../projections/users.queries.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { userObject } from '../../presenters/objects.js';
+import { userObject } from '../../presenters/users.js';
 import { rateLimit } from '../rateLimit.js';
 import { parseBody, snowflakeSchema } from '../validation.js';
 

@@ -31,7 +31,8 @@ import { type HttpDeps, noContent, requestMeta } from '../context.js';
 import { messageObject } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams, guildParams } from '../params.js';
-import { interactionObject, partialUser } from '../../presenters/objects.js';
+import { interactionObject } from '../../presenters/interactions.js';
+import { partialUser } from '../../presenters/users.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { sendSchema } from './messages.js';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonKeepingIds } from '../../domain/snowflake.js';
 import { CHUNK_SIZE, FULL_LIST_INTERVAL_MS, MemberListLimiter, memberChunks, parseMemberRequest } from '../../gateway/memberChunks.js';
-import { memberObject } from '../../presenters/objects.js';
+import { memberObject } from '../../presenters/members.js';
 import type { UserDoc } from '../../projections/users.js';
 import { type TestGuild, createGuild, join } from '../http/guildSupport.js';
 import { type GatewayClient, gatewayClients } from '../support/gateway.js';

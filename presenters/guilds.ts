@@ -1,0 +1,62 @@
+// Guild objects: the full one of guild endpoints and GUILD_CREATE, and the partial one listing a user's guilds.
+import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
+import { roleObject } from './roles.js';
+
+/** A full guild object, with the fields clients of the widely used API read (features they lack are off or empty). */
+export function guildObject(doc: GuildDoc, roles: RoleDoc[]) {
+  return {
+    id: doc._id,
+    name: doc.name,
+    icon: doc.icon,
+    icon_hash: doc.icon,
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    description: doc.description,
+    owner_id: doc.owner_id,
+    afk_channel_id: doc.afk_channel_id,
+    afk_timeout: doc.afk_timeout,
+    widget_enabled: false,
+    widget_channel_id: null,
+    verification_level: doc.verification_level,
+    default_message_notifications: doc.default_message_notifications,
+    explicit_content_filter: doc.explicit_content_filter,
+    roles: [...roles].sort((a, b) => a.position - b.position).map(roleObject),
+    emojis: [],
+    stickers: [],
+    features: [],
+    mfa_level: 0,
+    nsfw_level: 0,
+    application_id: null,
+    system_channel_id: doc.system_channel_id,
+    system_channel_flags: doc.system_channel_flags,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    safety_alerts_channel_id: null,
+    vanity_url_code: doc.vanity_url_code,
+    premium_tier: 0,
+    premium_subscription_count: 0,
+    premium_progress_bar_enabled: false,
+    preferred_locale: doc.preferred_locale,
+    max_presences: null,
+    max_members: 500000,
+    max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
+    member_count: doc.member_count,
+    approximate_member_count: doc.member_count,
+    incidents_data: null,
+  };
+}
+
+/** The partial guild of GET /users/@me/guilds, with the caller's permissions in it. */
+export function partialGuild(doc: GuildDoc, userId: string, permissions: bigint) {
+  return {
+    id: doc._id,
+    name: doc.name,
+    icon: doc.icon,
+    banner: null,
+    owner: doc.owner_id === userId,
+    permissions: permissions.toString(),
+    features: [],
+  };
+}

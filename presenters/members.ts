@@ -1,0 +1,28 @@
+// Member and ban objects: a guild's people, each with its partial user embedded.
+import type { MemberData } from '../domain/guildState.js';
+import type { BanDoc } from '../projections/members.js';
+import type { UserDoc } from '../projections/users.js';
+import { apiTimestamp } from './timestamps.js';
+import { partialUser } from './users.js';
+
+/** A member object, from the read model's document or the guild aggregate's member. */
+export function memberObject(doc: MemberData, user: UserDoc) {
+  return {
+    user: partialUser(user),
+    nick: doc.nick,
+    avatar: null,
+    banner: null,
+    roles: doc.roles,
+    joined_at: apiTimestamp(doc.joined_at),
+    premium_since: null,
+    deaf: doc.deaf,
+    mute: doc.mute,
+    flags: 0,
+    pending: false,
+    communication_disabled_until: null,
+  };
+}
+
+export function banObject(doc: BanDoc, user: UserDoc) {
+  return { reason: doc.reason, user: partialUser(user) };
+}

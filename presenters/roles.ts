@@ -1,0 +1,20 @@
+// Role objects, one shape for role routes, role events and the roles inside guild objects.
+import type { RoleDoc } from '../projections/guilds.js';
+
+/** A role object; the service has no managed roles, role icons or role flags. */
+export function roleObject(doc: RoleDoc) {
+  return {
+    id: doc._id,
+    name: doc.name,
+    color: doc.color,
+    colors: { primary_color: doc.color, secondary_color: null, tertiary_color: null },
+    hoist: doc.hoist,
+    icon: null,
+    unicode_emoji: null,
+    position: doc.position,
+    permissions: doc.permissions,
+    managed: false,
+    mentionable: doc.mentionable,
+    flags: 0,
+  };
+}

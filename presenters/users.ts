@@ -1,0 +1,29 @@
+// User objects: the full one of a user's own endpoints, and the partial one embedded wherever a user is named.
+import type { UserDoc } from '../projections/users.js';
+
+/** A user object with every field of the spec's table; `self` adds what only its owner sees. */
+export function userObject(doc: UserDoc, self = false) {
+  return {
+    id: doc._id,
+    username: doc.username,
+    discriminator: doc.discriminator,
+    global_name: null,
+    avatar: doc.avatar,
+    bot: doc.bot,
+    system: doc.system,
+    mfa_enabled: doc.mfa_enabled,
+    locale: doc.locale,
+    flags: doc.flags,
+    premium_type: doc.premium_type,
+    public_flags: doc.public_flags,
+    banner: null,
+    accent_color: null,
+    ...(self && !doc.bot ? { email: doc.email, verified: doc.verified } : {}),
+    ...(self && doc.bot ? { verified: true } : {}),
+  };
+}
+
+/** The partial user embedded in other objects. */
+export function partialUser(doc: UserDoc) {
+  return { id: doc._id, username: doc.username, discriminator: doc.discriminator, global_name: null, avatar: doc.avatar, bot: doc.bot, public_flags: doc.public_flags };
+}
