@@ -17,11 +17,11 @@ import { Permission, hasPermission } from '../domain/permissions.js';
 import type { Doc } from '../ports/readStore.js';
 import { anyChannelById, channelById } from '../projections/channels.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
-import type { CommandDeps } from './deps.js';
+import type { Uses } from './deps.js';
 import { guildStream } from './streams.js';
 
 /** The guild's current state; UNKNOWN_GUILD when it does not exist or was deleted. */
-export async function loadGuild(deps: Pick<CommandDeps, 'commands'>, guildId: string): Promise<GuildState> {
+export async function loadGuild(deps: Uses<'commands'>, guildId: string): Promise<GuildState> {
   const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
   if (state.status !== 'active') throw unknownGuild();
   return state;
@@ -35,7 +35,7 @@ export interface GuildAccess {
 }
 
 /** The user's membership and guild-level permissions; UNKNOWN_GUILD when the guild is unknown or the user is not in it. */
-export async function guildAccess(deps: Pick<CommandDeps, 'commands'>, guildId: string, userId: string): Promise<GuildAccess> {
+export async function guildAccess(deps: Uses<'commands'>, guildId: string, userId: string): Promise<GuildAccess> {
   const guild = await loadGuild(deps, guildId);
   const member = requireMember(guild, userId);
   return { guild, member, permissions: guildPermissions(guild, userId) };
@@ -59,7 +59,7 @@ export interface ChannelAccess {
  * A guild channel the user can see, with their permissions in it. UNKNOWN_CHANNEL when the channel does not exist, is
  * not a guild channel, or the user is not a member of its guild or lacks VIEW_CHANNEL there.
  */
-export async function channelAccess(deps: Pick<CommandDeps, 'commands' | 'readStore'>, channelId: string, userId: string): Promise<ChannelAccess> {
+export async function channelAccess(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<ChannelAccess> {
   const doc = await channelById(deps.readStore, channelId);
   if (!doc?.guild_id) throw unknownChannel();
   const { state: guild } = await deps.commands.load(guildStream(doc.guild_id), guildDecider);
@@ -93,7 +93,7 @@ export interface MessageChannelAccess {
 export const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && doc.guild_id === null && (doc.type === 1 || doc.type === 3);
 
 /** A channel the user can see (a guild channel, or a DM they take part in); otherwise 404 UNKNOWN_CHANNEL. */
-export async function messageChannelAccess(deps: Pick<CommandDeps, 'commands' | 'readStore'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
+export async function messageChannelAccess(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
   const doc = await anyChannelById(deps.readStore, channelId);
   if (isDm(doc)) {
     if (!doc.recipient_ids.includes(userId)) throw unknownChannel();

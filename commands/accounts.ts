@@ -9,16 +9,16 @@ import type { Image } from '../ports/images.js';
 import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../ports/secrets.js';
 import type { LoginDoc } from '../projections/users.js';
 import { loginsByEmail, loginsByTag, loginsByUsername } from '../projections/users.queries.js';
-import { type CommandDeps, type RequestMeta, lastPosition, metadata } from './deps.js';
+import { type RequestMeta, type Uses, metadata } from './deps.js';
 import { applicationStream, emailStream, usernameStream, userStream } from './streams.js';
 
 /** Picks a discriminator for `username`, keeping `preferred` when it is free. Appends the claim. */
-async function claimDiscriminator(deps: CommandDeps, meta: RequestMeta, username: string, userId: string, preferred?: string) {
+async function claimDiscriminator(deps: Uses<'commands' | 'clock'>, meta: RequestMeta, username: string, userId: string, preferred?: string) {
   const { state } = await deps.commands.handle(
     usernameStream(username),
     usernameClaimDecider,
     { type: 'ClaimDiscriminator', username, userId, start: randomInt(1, 10000), preferred },
-    metadata(meta),
+    metadata(meta, deps.clock),
   );
   const discriminator = [...state].find(([, holder]) => holder === userId)?.[0];
   if (!discriminator) throw new Error('discriminator claim did not record the user');
@@ -26,7 +26,7 @@ async function claimDiscriminator(deps: CommandDeps, meta: RequestMeta, username
 }
 
 /** Refuses before anything is appended when the username has no discriminator left or the email is taken. */
-async function assertRegistrable(deps: CommandDeps, username: string, email: string | null) {
+async function assertRegistrable(deps: Uses<'commands'>, username: string, email: string | null) {
   const claims = await deps.commands.load(usernameStream(username), usernameClaimDecider);
   if (claims.state.size >= 9999) usernameClaimDecider.decide({ type: 'ClaimDiscriminator', username, userId: '', start: 1 }, claims.state);
   if (email) {
@@ -35,25 +35,25 @@ async function assertRegistrable(deps: CommandDeps, username: string, email: str
   }
 }
 
-async function startSession(deps: CommandDeps, meta: RequestMeta, userId: string) {
+async function startSession(deps: Uses<'commands' | 'clock'>, meta: RequestMeta, userId: string) {
   const token = newToken(userId);
-  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'StartSession', userId, tokenHash: sha256(token) }, metadata(meta));
+  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'StartSession', userId, tokenHash: sha256(token) }, metadata(meta, deps.clock));
   return { token, position };
 }
 
-export async function registerUser(deps: CommandDeps, meta: RequestMeta, input: { username: string; password: string; email?: string }) {
+export async function registerUser(deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>, meta: RequestMeta, input: { username: string; password: string; email?: string }) {
   const email = input.email ?? null;
   await assertRegistrable(deps, input.username, email);
   const userId = deps.ids.next();
   const passwordHash = await hashPassword(input.password);
   const actor = { ...meta, actorId: userId };
-  if (email) await deps.commands.handle(emailStream(email), emailClaimDecider, { type: 'ClaimEmail', emailHash: sha256(email.toLowerCase()), userId }, metadata(actor));
+  if (email) await deps.commands.handle(emailStream(email), emailClaimDecider, { type: 'ClaimEmail', emailHash: sha256(email.toLowerCase()), userId }, metadata(actor, deps.clock));
   const discriminator = await claimDiscriminator(deps, actor, input.username, userId);
   await deps.commands.handle(
     userStream(userId),
     userDecider,
     { type: 'RegisterUser', userId, username: input.username, discriminator, email, passwordHash },
-    metadata(actor),
+    metadata(actor, deps.clock),
   );
   const session = await startSession(deps, actor, userId);
   await deps.settle(session.position);
@@ -67,7 +67,7 @@ const invalidLogin = () =>
   ]);
 
 /** `login` is an email, a username#discriminator, or a username that only one account has. */
-export async function login(deps: CommandDeps, meta: RequestMeta, input: { login: string; password: string }) {
+export async function login(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: RequestMeta, input: { login: string; password: string }) {
   const text = input.login.trim();
   const tagged = /^(.+)#(\d{4})$/.exec(text);
   let candidates: LoginDoc[];
@@ -84,31 +84,31 @@ export async function login(deps: CommandDeps, meta: RequestMeta, input: { login
   return { token: session.token, userId: account._id };
 }
 
-export async function createApplication(deps: CommandDeps, meta: RequestMeta & { actorId: string }, input: { name: string }) {
+export async function createApplication(deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, input: { name: string }) {
   const applicationId = deps.ids.next();
   const clientSecret = newSecret();
   const { position } = await deps.commands.handle(
     applicationStream(applicationId),
     applicationDecider,
     { type: 'CreateApplication', applicationId, name: input.name, ownerId: meta.actorId, clientSecretHash: sha256(clientSecret) },
-    metadata(meta),
+    metadata(meta, deps.clock),
   );
   await deps.settle(position);
   return { applicationId, clientSecret };
 }
 
-export async function createBot(deps: CommandDeps, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
+export async function createBot(deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
   const application = await deps.commands.load(applicationStream(applicationId), applicationDecider);
   applicationDecider.decide({ type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId: '' }, application.state);
   const botUserId = deps.ids.next();
   const token = newToken(botUserId);
-  await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId }, metadata(meta));
+  await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId }, metadata(meta, deps.clock));
   const discriminator = await claimDiscriminator(deps, meta, name, botUserId);
   const { position } = await deps.commands.handle(
     userStream(botUserId),
     userDecider,
     { type: 'RegisterBotUser', userId: botUserId, applicationId, username: name, discriminator, tokenHash: sha256(token) },
-    metadata(meta),
+    metadata(meta, deps.clock),
   );
   await deps.settle(position);
   return { botUserId, token, discriminator };
@@ -116,7 +116,7 @@ export async function createBot(deps: CommandDeps, meta: RequestMeta & { actorId
 
 /** `icon` undefined keeps the icon, null removes it. The actor is the application's bot or its owner. */
 export async function updateApplication(
-  deps: CommandDeps,
+  deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
   applicationId: string,
   input: { description?: string; flags?: number; icon?: Image | null },
@@ -126,22 +126,22 @@ export async function updateApplication(
   // Decided before the icon is stored, so a refused change leaves no blob behind.
   applicationDecider.decide(command, (await deps.commands.load(applicationStream(applicationId), applicationDecider)).state);
   if (icon) await deps.blobs.put(`app-icons/${applicationId}/${icon.hash}`, icon);
-  const { position } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, metadata(meta));
+  const { position } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }
 
-export async function resetBotToken(deps: CommandDeps, meta: RequestMeta & { actorId: string }, applicationId: string) {
+export async function resetBotToken(deps: Uses<'commands' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string) {
   const { state } = await deps.commands.load(applicationStream(applicationId), applicationDecider);
   assertOwner(state, meta.actorId);
   if (!state.botUserId) throw notFound('UNKNOWN_USER', 'This application has no bot user yet');
   const token = newToken(state.botUserId);
-  const { position } = await deps.commands.handle(userStream(state.botUserId), userDecider, { type: 'ResetBotToken', userId: state.botUserId, tokenHash: sha256(token) }, metadata(meta));
+  const { position } = await deps.commands.handle(userStream(state.botUserId), userDecider, { type: 'ResetBotToken', userId: state.botUserId, tokenHash: sha256(token) }, metadata(meta, deps.clock));
   await deps.settle(position);
   return { token };
 }
 
 export async function updateProfile(
-  deps: CommandDeps,
+  deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
   input: { username?: string; avatar?: { data: Buffer; contentType: string; hash: string } | null },
 ) {
@@ -158,13 +158,13 @@ export async function updateProfile(
     if (input.avatar) await deps.blobs.put(`avatars/${userId}/${input.avatar.hash}`, input.avatar);
     change.avatar = input.avatar?.hash ?? null;
   }
-  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'UpdateProfile', userId, ...change }, metadata(meta));
+  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'UpdateProfile', userId, ...change }, metadata(meta, deps.clock));
   if (renamed) {
     await deps.commands.handle(
       usernameStream(state.username),
       usernameClaimDecider,
       { type: 'ReleaseDiscriminator', username: state.username, userId, discriminator: state.discriminator },
-      metadata(meta),
+      metadata(meta, deps.clock),
     );
   }
   await deps.settle(position);

@@ -1,6 +1,8 @@
-// What command functions need from the running service, whatever engines are behind it.
+// What command functions need from the running service, whatever engines are behind it. Each use case names the
+// ports it uses (`Uses<'commands' | 'settle'>`), so a caller or a spec hands it those and nothing else.
 import type { SnowflakeGenerator } from '../domain/snowflake.js';
 import type { BlobStore } from '../ports/blobs.js';
+import { type Clock, isoNow } from '../ports/clock.js';
 import { type EventMetadata, type Position, comparePositions } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { SecretBox } from '../ports/secrets.js';
@@ -13,17 +15,21 @@ export interface CommandDeps {
   blobs: BlobStore;
   /** Seals credentials the service must read back (webhook tokens) before they enter the log. */
   secrets: SecretBox;
+  clock: Clock;
   /** Waits until the read models reflect the log up to `position`, so a client reads its own writes. */
   settle(position: Position | null): Promise<void>;
 }
+
+/** The ports one use case takes. */
+export type Uses<K extends keyof CommandDeps> = Pick<CommandDeps, K>;
 
 /** Who asked, and why: carried on every event a request appends. */
 export type RequestMeta = Omit<EventMetadata, 'createdAt'>;
 /** A request's metadata with the authenticated actor. */
 export type ActorMeta = RequestMeta & { actorId: string };
 
-export function metadata(meta: RequestMeta): EventMetadata {
-  return { ...meta, createdAt: new Date().toISOString() };
+export function metadata(meta: RequestMeta, clock: Clock): EventMetadata {
+  return { ...meta, createdAt: isoNow(clock) };
 }
 
 /** The latest of several append positions (null entries are commands that appended nothing). */

@@ -4,78 +4,78 @@ import { invalidForm } from '../domain/errors.js';
 import { type GroupDmCommand, groupDmDecider } from '../domain/groupDm.js';
 import { unknownChannel } from '../domain/guildState.js';
 import type { MessageUser } from '../domain/message.js';
-import { partialUser } from '../presenters/objects.js';
+import { partialUser } from '../presenters/users.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import { dmChannelsOf } from '../projections/dms.queries.js';
 import { usersByIds } from '../projections/users.queries.js';
 import { isDm, messageChannelAccess } from './access.js';
-import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { groupDmStream } from './streams.js';
 
 /** A user as messages and DMs embed them: the API's partial user, as of the event. */
 export const toMessageUser = (doc: UserDoc): MessageUser => partialUser(doc);
 
 /** The users with these ids, in the order given; a missing one is a form error at `path`.index. */
-async function requireUsers(deps: CommandDeps, ids: readonly string[], path: (i: number) => string): Promise<MessageUser[]> {
+async function requireUsers(deps: Uses<'readStore'>, ids: readonly string[], path: (i: number) => string): Promise<MessageUser[]> {
   const docs = await usersByIds(deps.readStore, [...ids]);
   const errors = ids.flatMap((id, i) => (docs.some((d) => d._id === id) ? [] : [{ path: path(i), message: 'Unknown user' }]));
   if (errors.length) throw invalidForm(errors);
   return ids.map((id) => toMessageUser(docs.find((d) => d._id === id)!));
 }
 
-async function dmDoc(deps: CommandDeps, channelId: string): Promise<DmChannelDoc> {
+async function dmDoc(deps: Uses<'readStore'>, channelId: string): Promise<DmChannelDoc> {
   const doc = await anyChannelById(deps.readStore, channelId);
   if (!isDm(doc)) throw unknownChannel();
   return doc;
 }
 
 /** Opens the DM between the actor and `recipientId`, creating it the first time. */
-export async function openDm(deps: CommandDeps, meta: ActorMeta, recipientId: string): Promise<DmChannelDoc> {
+export async function openDm(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, recipientId: string): Promise<DmChannelDoc> {
   const [opener, recipient] = await requireUsers(deps, [meta.actorId, recipientId], () => 'recipient_id');
   const command: DmChannelCommand = { type: 'OpenDm', channelId: deps.ids.next(), opener, recipient };
-  const { state, position } = await deps.commands.handle(dmPairStream(meta.actorId, recipientId), dmChannelDecider, command, metadata(meta));
+  const { state, position } = await deps.commands.handle(dmPairStream(meta.actorId, recipientId), dmChannelDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   return dmDoc(deps, state.channelId!);
 }
 
-export async function createGroupDm(deps: CommandDeps, meta: ActorMeta, recipientIds: string[]): Promise<DmChannelDoc> {
+export async function createGroupDm(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, recipientIds: string[]): Promise<DmChannelDoc> {
   const [owner] = await requireUsers(deps, [meta.actorId], () => '_root');
   const recipients = await requireUsers(deps, recipientIds, (i) => `recipients.${i}`);
   const channelId = deps.ids.next();
-  const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, { type: 'CreateGroupDm', channelId, owner, recipients }, metadata(meta));
+  const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, { type: 'CreateGroupDm', channelId, owner, recipients }, metadata(meta, deps.clock));
   await deps.settle(position);
   return dmDoc(deps, channelId);
 }
 
-async function runGroupDmCommand(deps: CommandDeps, meta: ActorMeta, channelId: string, command: GroupDmCommand): Promise<void> {
+async function runGroupDmCommand(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, command: GroupDmCommand): Promise<void> {
   const doc = await dmDoc(deps, channelId);
   if (doc.type !== 3) throw invalidForm([{ path: '_root', message: 'Only group DMs have recipients and a name to change' }]);
-  const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, command, metadata(meta));
+  const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }
 
-export async function addRecipient(deps: CommandDeps, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
+export async function addRecipient(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   const [user] = await requireUsers(deps, [userId], () => 'user_id');
   await runGroupDmCommand(deps, meta, channelId, { type: 'AddRecipient', actorId: meta.actorId, user });
 }
 
-export async function removeRecipient(deps: CommandDeps, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
+export async function removeRecipient(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   await runGroupDmCommand(deps, meta, channelId, { type: 'RemoveRecipient', actorId: meta.actorId, userId });
 }
 
 /** Renames a group DM; returns the channel after. */
-export async function renameGroupDm(deps: CommandDeps, meta: ActorMeta, channelId: string, name: string | null): Promise<DmChannelDoc> {
+export async function renameGroupDm(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, name: string | null): Promise<DmChannelDoc> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   await runGroupDmCommand(deps, meta, channelId, { type: 'RenameGroupDm', actorId: meta.actorId, name });
   return dmDoc(deps, channelId);
 }
 
 /** DELETE /channels/:id on a DM: closes a DM for the actor, or leaves a group DM. Returns the channel as it was. */
-export async function closeDm(deps: CommandDeps, meta: ActorMeta, channelId: string): Promise<DmChannelDoc> {
+export async function closeDm(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string): Promise<DmChannelDoc> {
   const { dm } = await messageChannelAccess(deps, channelId, meta.actorId);
   if (!dm) throw unknownChannel();
   if (dm.type === 3) {
@@ -83,13 +83,13 @@ export async function closeDm(deps: CommandDeps, meta: ActorMeta, channelId: str
     return dm;
   }
   const other = dm.recipient_ids.find((id) => id !== meta.actorId)!;
-  const { position } = await deps.commands.handle(dmPairStream(meta.actorId, other), dmChannelDecider, { type: 'CloseDm', userId: meta.actorId }, metadata(meta));
+  const { position } = await deps.commands.handle(dmPairStream(meta.actorId, other), dmChannelDecider, { type: 'CloseDm', userId: meta.actorId }, metadata(meta, deps.clock));
   await deps.settle(position);
   return dm;
 }
 
 /** The DMs and group DMs the user takes part in and has not closed, newest activity first. */
-export async function listDms(deps: CommandDeps, userId: string): Promise<DmChannelDoc[]> {
+export async function listDms(deps: Uses<'readStore'>, userId: string): Promise<DmChannelDoc[]> {
   const docs = await dmChannelsOf(deps.readStore, userId);
   const activity = (doc: DmChannelDoc) => doc.last_message_id ?? doc._id;
   return docs.filter((doc) => !doc.closed_by.includes(userId)).sort((a, b) => (activity(a) < activity(b) ? 1 : -1));

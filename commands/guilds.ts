@@ -3,32 +3,33 @@
 import { notFound } from '../domain/errors.js';
 import { type GuildCommand, guildDecider } from '../domain/guild.js';
 import type { GuildSettings } from '../domain/guildState.js';
+import { isoNow } from '../ports/clock.js';
 import type { Image } from '../ports/images.js';
 import { temporaryMembershipsOf } from '../projections/members.queries.js';
 import { userById } from '../projections/users.queries.js';
-import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { guildStream } from './streams.js';
-import { purgeMessagesOf } from './messages.js';
+import { purgeMessagesOf } from './messages/delete.js';
 import { claimVanityCode, releaseVanityCode } from './vanity.js';
 
 /** Requests on guilds always have an authenticated actor. */
 const iconKey = (guildId: string, hash: string) => `icons/${guildId}/${hash}`;
 
 /** Runs a command on a guild's stream and waits until the read models show it. */
-export async function runGuildCommand(deps: CommandDeps, meta: ActorMeta, guildId: string, command: GuildCommand) {
-  const result = await deps.commands.handle(guildStream(guildId), guildDecider, command, metadata(meta));
+export async function runGuildCommand(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, command: GuildCommand) {
+  const result = await deps.commands.handle(guildStream(guildId), guildDecider, command, metadata(meta, deps.clock));
   await deps.settle(result.position);
   return result;
 }
 
 /** Decides the command on the current state without appending: refuses before side effects outside the log happen. */
-export async function assertGuildCommand(deps: CommandDeps, guildId: string, command: GuildCommand): Promise<void> {
+export async function assertGuildCommand(deps: Uses<'commands'>, guildId: string, command: GuildCommand): Promise<void> {
   const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
   guildDecider.decide(command, state);
 }
 
 /** A new guild with @everyone, a #general text channel and its creator as owner and first member. */
-export async function createGuild(deps: CommandDeps, meta: ActorMeta, input: { name: string; icon: Image | null }): Promise<string> {
+export async function createGuild(deps: Uses<'commands' | 'ids' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, input: { name: string; icon: Image | null }): Promise<string> {
   const guildId = deps.ids.next();
   if (input.icon) await deps.blobs.put(iconKey(guildId, input.icon.hash), input.icon);
   await runGuildCommand(deps, meta, guildId, {
@@ -38,13 +39,13 @@ export async function createGuild(deps: CommandDeps, meta: ActorMeta, input: { n
     name: input.name,
     icon: input.icon?.hash ?? null,
     channelId: deps.ids.next(),
-    createdAt: new Date().toISOString(),
+    createdAt: isoNow(deps.clock),
   });
   return guildId;
 }
 
 /** `icon` undefined keeps the icon, null removes it. */
-export async function updateGuild(deps: CommandDeps, meta: ActorMeta, guildId: string, settings: Partial<Omit<GuildSettings, 'icon'>>, icon?: Image | null) {
+export async function updateGuild(deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, settings: Partial<Omit<GuildSettings, 'icon'>>, icon?: Image | null) {
   const command: GuildCommand = { type: 'UpdateGuild', actorId: meta.actorId, settings: icon === undefined ? settings : { ...settings, icon: icon?.hash ?? null } };
   if (icon) {
     await assertGuildCommand(deps, guildId, command);
@@ -53,15 +54,15 @@ export async function updateGuild(deps: CommandDeps, meta: ActorMeta, guildId: s
   await runGuildCommand(deps, meta, guildId, command);
 }
 
-export async function deleteGuild(deps: CommandDeps, meta: ActorMeta, guildId: string) {
+export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string) {
   const { events } = await runGuildCommand(deps, meta, guildId, { type: 'DeleteGuild', actorId: meta.actorId });
   const deleted = events.find((e) => e.type === 'GuildDeleted');
   if (deleted?.type === 'GuildDeleted' && deleted.data.vanityCode) await releaseVanityCode(deps, meta, guildId, deleted.data.vanityCode);
 }
 
 /** Bans a member or any existing user, so that they cannot join. */
-export async function banUser(deps: CommandDeps, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
-  const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: new Date().toISOString() };
+export async function banUser(deps: Uses<'commands' | 'readStore' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
+  const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: isoNow(deps.clock) };
   await assertGuildCommand(deps, guildId, command);
   if (!(await userById(deps.readStore, userId))) throw notFound('UNKNOWN_USER', 'Unknown User');
   const { state } = await runGuildCommand(deps, meta, guildId, command);
@@ -72,7 +73,7 @@ export async function banUser(deps: CommandDeps, meta: ActorMeta, guildId: strin
 }
 
 /** Sets (or with null removes) a guild's vanity code: the code is claimed first, the old one released last. */
-export async function setVanityCode(deps: CommandDeps, meta: ActorMeta, guildId: string, code: string | null) {
+export async function setVanityCode(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, code: string | null) {
   const command: GuildCommand = { type: 'SetVanityCode', actorId: meta.actorId, code };
   await assertGuildCommand(deps, guildId, command);
   if (code) await claimVanityCode(deps, meta, guildId, code);
@@ -85,7 +86,7 @@ export async function setVanityCode(deps: CommandDeps, meta: ActorMeta, guildId:
  * Ends the user's temporary memberships (those joined through temporary invites, with no role given since): for the
  * gateway to call when the user's last session disconnects.
  */
-export async function endTemporaryMemberships(deps: CommandDeps, meta: ActorMeta) {
+export async function endTemporaryMemberships(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta) {
   const memberships = await temporaryMembershipsOf(deps.readStore, meta.actorId);
   for (const { guild_id } of memberships) await runGuildCommand(deps, meta, guild_id, { type: 'EndTemporaryMembership', userId: meta.actorId });
 }

@@ -16,8 +16,9 @@ import {
 import { DomainError } from '../domain/errors.js';
 import { MessageFlags, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
 import { webhookDecider } from '../domain/webhook.js';
+import type { Clock } from '../ports/clock.js';
 import { userById } from '../projections/users.queries.js';
-import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { messageChannelAccess } from './access.js';
 import { interactionStream, messageStream, webhookStream } from './streams.js';
 
@@ -30,7 +31,7 @@ export interface ClickInput extends Click {
  * Records a click by the actor. The delivery goes to the interaction_url the posting webhook has now; a message not
  * posted by a webhook, or a webhook without one, records the click and delivers nothing.
  */
-export async function clickComponent(deps: CommandDeps, meta: ActorMeta, input: ClickInput): Promise<string> {
+export async function clickComponent(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, input: ClickInput): Promise<string> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
   const message = requireMessage((await deps.commands.load(messageStream(input.message_id), messageDecider)).state, input.channel_id);
   // An ephemeral message exists only for its author and the users it mentions.
@@ -50,8 +51,8 @@ export async function clickComponent(deps: CommandDeps, meta: ActorMeta, input: 
     user: { id: user._id, username: user.username, discriminator: user.discriminator, avatar: user.avatar },
     data,
   };
-  const command: InteractionCommand = { type: 'RecordClick', interaction, webhookId: message.webhook_id, deliveryUrl, at: Date.now() };
-  const { position } = await deps.commands.handle(interactionStream(interaction.id), interactionDecider, command, metadata(meta));
+  const command: InteractionCommand = { type: 'RecordClick', interaction, webhookId: message.webhook_id, deliveryUrl, at: deps.clock.now() };
+  const { position } = await deps.commands.handle(interactionStream(interaction.id), interactionDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   return interaction.id;
 }
@@ -62,9 +63,9 @@ const isStale = (error: unknown) => error instanceof DomainError && error.code =
  * Claims attempt `attempt` of a queued delivery and returns the interaction as of the claim; null when the attempt was
  * already made (by this or another worker) or is not due.
  */
-export async function startAttempt(deps: CommandDeps, interactionId: string, attempt: number): Promise<InteractionState | null> {
+export async function startAttempt(deps: Uses<'commands' | 'clock'>, interactionId: string, attempt: number): Promise<InteractionState | null> {
   try {
-    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: Date.now() }, deliveryMeta())).state;
+    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: deps.clock.now() }, deliveryMeta(deps.clock))).state;
   } catch (error) {
     if (isStale(error)) return null;
     throw error;
@@ -72,10 +73,10 @@ export async function startAttempt(deps: CommandDeps, interactionId: string, att
 }
 
 /** Records how attempt `attempt` went; null when another worker already recorded it (as orphaned) and moved on. */
-export async function recordAttempt(deps: CommandDeps, interactionId: string, attempt: number, result: AttemptResult, retryDelayMs: number) {
-  const command: InteractionCommand = { type: 'RecordAttempt', attempt, result, retryDelayMs, at: Date.now() };
+export async function recordAttempt(deps: Uses<'commands' | 'clock'>, interactionId: string, attempt: number, result: AttemptResult, retryDelayMs: number) {
+  const command: InteractionCommand = { type: 'RecordAttempt', attempt, result, retryDelayMs, at: deps.clock.now() };
   try {
-    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, command, deliveryMeta())).events;
+    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, command, deliveryMeta(deps.clock))).events;
   } catch (error) {
     if (isStale(error)) return null;
     throw error;
@@ -83,4 +84,4 @@ export async function recordAttempt(deps: CommandDeps, interactionId: string, at
 }
 
 /** Delivery steps are the service's own doing, not a request's. */
-const deliveryMeta = () => metadata({ actorId: null, reason: null });
+const deliveryMeta = (clock: Clock) => metadata({ actorId: null, reason: null }, clock);

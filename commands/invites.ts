@@ -8,9 +8,10 @@ import { guildDecider } from '../domain/guild.js';
 import { type ChannelData, type GuildState, channelPermissions, guildPermissions, requireVisibleChannel } from '../domain/guildState.js';
 import { type InviteData, inviteDecider, isInviteUsable, unknownInvite } from '../domain/invite.js';
 import { Permission, hasPermission, requirePermission } from '../domain/permissions.js';
+import { isoNow } from '../ports/clock.js';
 import { invitesWithTerms } from '../projections/invites.queries.js';
 import { channelAccess, guildAccess } from './access.js';
-import { type ActorMeta, type CommandDeps, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { runGuildCommand } from './guilds.js';
 import { guildStream, inviteStream } from './streams.js';
 import { vanityHolder } from './vanity.js';
@@ -26,22 +27,22 @@ export interface InviteOptions {
 const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const newInviteCode = () => Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
 
-async function codeIsFree(deps: CommandDeps, code: string): Promise<boolean> {
+async function codeIsFree(deps: Uses<'commands'>, code: string): Promise<boolean> {
   return (await vanityHolder(deps, code)) === null && (await deps.commands.load(inviteStream(code), inviteDecider)).state.status === 'none';
 }
 
 /** Returns the code of the new (or reused) invite, once the read models show it. */
-async function issueInvite(deps: CommandDeps, meta: ActorMeta, target: Pick<InviteData, 'guild_id' | 'channel_id' | 'pack_id'>, options: InviteOptions): Promise<string> {
+async function issueInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, target: Pick<InviteData, 'guild_id' | 'channel_id' | 'pack_id'>, options: InviteOptions): Promise<string> {
   const terms = { ...target, inviter_id: meta.actorId, max_uses: options.max_uses, max_age: options.max_age, temporary: options.temporary };
   if (!options.unique) {
-    const reusable = (await invitesWithTerms(deps.readStore, terms)).find((doc) => isInviteUsable(doc, Date.now()));
+    const reusable = (await invitesWithTerms(deps.readStore, terms)).find((doc) => isInviteUsable(doc, deps.clock.now()));
     if (reusable) return reusable.code;
   }
   for (let attempt = 1; ; attempt++) {
     const code = newInviteCode();
     if (await codeIsFree(deps, code)) {
-      const invite = { ...terms, code, created_at: new Date().toISOString() };
-      const { position } = await deps.commands.handle(inviteStream(code), inviteDecider, { type: 'CreateInvite', invite }, metadata(meta));
+      const invite = { ...terms, code, created_at: isoNow(deps.clock) };
+      const { position } = await deps.commands.handle(inviteStream(code), inviteDecider, { type: 'CreateInvite', invite }, metadata(meta, deps.clock));
       await deps.settle(position);
       return code;
     }
@@ -49,7 +50,7 @@ async function issueInvite(deps: CommandDeps, meta: ActorMeta, target: Pick<Invi
   }
 }
 
-export async function createChannelInvite(deps: CommandDeps, meta: ActorMeta, channelId: string, options: InviteOptions): Promise<string> {
+export async function createChannelInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, options: InviteOptions): Promise<string> {
   const { guildId, permissions } = await channelAccess(deps, channelId, meta.actorId);
   requirePermission(permissions, Permission.CREATE_INSTANT_INVITE);
   return issueInvite(deps, meta, { guild_id: guildId, channel_id: channelId, pack_id: null }, options);
@@ -63,7 +64,7 @@ function defaultInviteChannel(guild: GuildState, userId: string): ChannelData | 
 }
 
 /** A guild invite leads into `channelId`, or else into the first channel the inviter may invite into. */
-export async function createGuildInvite(deps: CommandDeps, meta: ActorMeta, guildId: string, options: InviteOptions & { channelId?: string }): Promise<string> {
+export async function createGuildInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, options: InviteOptions & { channelId?: string }): Promise<string> {
   const { guild } = await guildAccess(deps, guildId, meta.actorId);
   const channel = options.channelId ? requireVisibleChannel(guild, meta.actorId, options.channelId).channel : defaultInviteChannel(guild, meta.actorId);
   if (!channel || !hasPermission(channelPermissions(guild, meta.actorId, channel), Permission.CREATE_INSTANT_INVITE)) throw missingPermissions();
@@ -71,7 +72,7 @@ export async function createGuildInvite(deps: CommandDeps, meta: ActorMeta, guil
 }
 
 /** A pack is a guild's sticker pack: its id is the guild's. */
-export async function createPackInvite(deps: CommandDeps, meta: ActorMeta, packId: string, options: InviteOptions): Promise<string> {
+export async function createPackInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, packId: string, options: InviteOptions): Promise<string> {
   const { permissions } = await guildAccess(deps, packId, meta.actorId);
   requirePermission(permissions, Permission.CREATE_INSTANT_INVITE);
   return issueInvite(deps, meta, { guild_id: packId, channel_id: null, pack_id: packId }, options);
@@ -83,7 +84,7 @@ export interface Accepted {
   outcome: 'joined' | 'already_member' | 'pack_added';
 }
 
-async function joinByVanity(deps: CommandDeps, meta: ActorMeta, code: string, now: number): Promise<Accepted> {
+async function joinByVanity(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, code: string, now: number): Promise<Accepted> {
   const guildId = await vanityHolder(deps, code);
   const guild = guildId ? (await deps.commands.load(guildStream(guildId), guildDecider)).state : null;
   if (!guildId || guild?.status !== 'active' || guild.vanityCode !== code) throw unknownInvite();
@@ -96,8 +97,8 @@ async function joinByVanity(deps: CommandDeps, meta: ActorMeta, code: string, no
  * Accepts an invite or vanity code for the actor. Expired, used-up, revoked and unknown codes, and codes whose guild or
  * channel is gone, all answer 404 UNKNOWN_INVITE; a banned user gets 403 USER_BANNED and nothing is counted.
  */
-export async function acceptInvite(deps: CommandDeps, meta: ActorMeta, code: string): Promise<Accepted> {
-  const now = Date.now();
+export async function acceptInvite(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, code: string): Promise<Accepted> {
+  const now = deps.clock.now();
   const { state } = await deps.commands.load(inviteStream(code), inviteDecider);
   if (state.status === 'none') return joinByVanity(deps, meta, code, now);
   const accept = { type: 'AcceptInvite', userId: meta.actorId, now } as const;
@@ -107,14 +108,14 @@ export async function acceptInvite(deps: CommandDeps, meta: ActorMeta, code: str
   if (guild.status !== 'active' || (invite.channel_id && !guild.channels.has(invite.channel_id))) throw unknownInvite();
 
   if (invite.pack_id) {
-    const { position } = await deps.commands.handle(inviteStream(code), inviteDecider, accept, metadata(meta));
+    const { position } = await deps.commands.handle(inviteStream(code), inviteDecider, accept, metadata(meta, deps.clock));
     await deps.settle(position);
     return { guildId: invite.guild_id, outcome: 'pack_added' };
   }
   const join = { type: 'JoinGuild', userId: meta.actorId, joinedAt: new Date(now).toISOString(), inviteCode: code, vanity: false, temporary: invite.temporary } as const;
   // Refuses a banned user before the use is counted; a member already in the guild uses nothing.
   if (guildDecider.decide(join, guild).length === 0) return { guildId: invite.guild_id, outcome: 'already_member' };
-  await deps.commands.handle(inviteStream(code), inviteDecider, accept, metadata(meta));
+  await deps.commands.handle(inviteStream(code), inviteDecider, accept, metadata(meta, deps.clock));
   await runGuildCommand(deps, meta, invite.guild_id, join);
   return { guildId: invite.guild_id, outcome: 'joined' };
 }
@@ -123,7 +124,7 @@ export async function acceptInvite(deps: CommandDeps, meta: ActorMeta, code: str
  * Revokes an invite: MANAGE_CHANNELS on its channel or MANAGE_GUILD. With `channelId`, the invite must belong to
  * that channel (DELETE /channels/:id/invites/:code).
  */
-export async function deleteInvite(deps: CommandDeps, meta: ActorMeta, code: string, channelId?: string) {
+export async function deleteInvite(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, code: string, channelId?: string) {
   const { state } = await deps.commands.load(inviteStream(code), inviteDecider);
   const invite = state.invite;
   if (state.status !== 'active' || !invite || (channelId !== undefined && invite.channel_id !== channelId)) throw unknownInvite();
@@ -134,6 +135,6 @@ export async function deleteInvite(deps: CommandDeps, meta: ActorMeta, code: str
     hasPermission(guildPermissions(guild, meta.actorId), Permission.MANAGE_GUILD) ||
     (channel !== undefined && hasPermission(channelPermissions(guild, meta.actorId, channel), Permission.MANAGE_CHANNELS));
   if (!mayManage) throw missingPermissions();
-  const { position } = await deps.commands.handle(inviteStream(code), inviteDecider, { type: 'DeleteInvite' }, metadata(meta));
+  const { position } = await deps.commands.handle(inviteStream(code), inviteDecider, { type: 'DeleteInvite' }, metadata(meta, deps.clock));
   await deps.settle(position);
 }

@@ -22,9 +22,10 @@ import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
 import { webhookCountInChannel } from '../projections/webhooks.queries.js';
 import { channelAccess } from './access.js';
-import { type ActorMeta, type CommandDeps, type RequestMeta, metadata } from './deps.js';
+import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import type { MessageChannelAccess } from './access.js';
-import { type Authorship, type SendInput, type UploadedFile, postMessage } from './messages.js';
+import type { SendInput, UploadedFile } from './messages/input.js';
+import { type Authorship, postMessage } from './messages/send.js';
 import { guildStream, webhookStream } from './streams.js';
 
 const avatarKey = (webhookId: string, hash: string) => `avatars/${webhookId}/${hash}`;
@@ -54,7 +55,7 @@ export interface OutboundPolicy {
 const invalidWebhookToken = () => new DomainError('unauthorized', 'INVALID_WEBHOOK_TOKEN', 'Invalid Webhook Token');
 
 /** A guild channel the actor can see and manage webhooks in, that webhooks may post into. */
-async function managedChannel(deps: CommandDeps, channelId: string, actorId: string): Promise<{ guild: GuildState; channel: ChannelData }> {
+async function managedChannel(deps: Uses<'commands' | 'readStore'>, channelId: string, actorId: string): Promise<{ guild: GuildState; channel: ChannelData }> {
   const { guild, channel, permissions } = await channelAccess(deps, channelId, actorId);
   requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
   return { guild, channel };
@@ -75,27 +76,27 @@ async function checkInteractionUrl(url: string | null | undefined, policy: Outbo
   }
 }
 
-async function run(deps: CommandDeps, meta: RequestMeta, webhookId: string, command: WebhookCommand) {
-  const result = await deps.commands.handle(webhookStream(webhookId), webhookDecider, command, metadata(meta));
+async function run(deps: Uses<'commands' | 'clock' | 'settle'>, meta: RequestMeta, webhookId: string, command: WebhookCommand) {
+  const result = await deps.commands.handle(webhookStream(webhookId), webhookDecider, command, metadata(meta, deps.clock));
   await deps.settle(result.position);
   return result;
 }
 
-async function loadWebhook(deps: CommandDeps, webhookId: string) {
+async function loadWebhook(deps: Uses<'commands'>, webhookId: string) {
   return (await deps.commands.load(webhookStream(webhookId), webhookDecider)).state;
 }
 
-async function storeAvatar(deps: CommandDeps, webhookId: string, avatar: Image | null | undefined): Promise<string | null | undefined> {
+async function storeAvatar(deps: Uses<'blobs'>, webhookId: string, avatar: Image | null | undefined): Promise<string | null | undefined> {
   if (avatar) await deps.blobs.put(avatarKey(webhookId, avatar.hash), avatar);
   return avatar === undefined ? undefined : (avatar?.hash ?? null);
 }
 
 /** The webhook's token in clear, for its managers and for signing its deliveries. */
-export function openToken(deps: CommandDeps, doc: Pick<WebhookDoc, 'sealed_token'>): string {
+export function openToken(deps: Uses<'secrets'>, doc: Pick<WebhookDoc, 'sealed_token'>): string {
   return deps.secrets.open(doc.sealed_token);
 }
 
-export async function createWebhook(deps: CommandDeps, meta: ActorMeta, channelId: string, input: Required<Pick<WebhookInput, 'name'>> & WebhookInput, policy: OutboundPolicy) {
+export async function createWebhook(deps: Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'secrets' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, input: Required<Pick<WebhookInput, 'name'>> & WebhookInput, policy: OutboundPolicy) {
   const { guild, channel } = await managedChannel(deps, channelId, meta.actorId);
   assertWebhookChannel(channel, 'channel_id');
   // Counted on the read model: two creates racing at the limit may both pass, which costs nothing but a 16th webhook.
@@ -119,7 +120,7 @@ export async function createWebhook(deps: CommandDeps, meta: ActorMeta, channelI
 }
 
 /** The webhook, for a manager: MANAGE_WEBHOOKS in its channel (404 UNKNOWN_WEBHOOK to those who cannot see it). */
-export async function managedWebhook(deps: CommandDeps, webhookId: string, actorId: string): Promise<WebhookData> {
+export async function managedWebhook(deps: Uses<'commands' | 'readStore'>, webhookId: string, actorId: string): Promise<WebhookData> {
   const webhook = requireWebhook(await loadWebhook(deps, webhookId));
   try {
     await managedChannel(deps, webhook.channel_id, actorId);
@@ -134,7 +135,7 @@ export async function managedWebhook(deps: CommandDeps, webhookId: string, actor
  * The webhook a URL token opens: the token must match (compared by hash, in constant time) and the webhook's channel
  * must still exist. A wrong token answers 401 INVALID_WEBHOOK_TOKEN, as in the widely used API.
  */
-export async function webhookByToken(deps: CommandDeps, webhookId: string, token: string): Promise<{ webhook: WebhookData; guild: GuildState; channel: ChannelData }> {
+export async function webhookByToken(deps: Uses<'commands'>, webhookId: string, token: string): Promise<{ webhook: WebhookData; guild: GuildState; channel: ChannelData }> {
   const state = await loadWebhook(deps, webhookId);
   const webhook = requireWebhook(state);
   const expected = Buffer.from(state.credential!.tokenHash, 'hex');
@@ -150,7 +151,7 @@ export async function webhookByToken(deps: CommandDeps, webhookId: string, token
  * Changes a webhook. A manager (`actorId` set) may move it to another channel they manage webhooks in; through the
  * token (`actorId` null) only the name, avatar and interaction_url change.
  */
-export async function updateWebhook(deps: CommandDeps, meta: RequestMeta, webhook: WebhookData, input: WebhookInput, policy: OutboundPolicy) {
+export async function updateWebhook(deps: Uses<'commands' | 'readStore' | 'blobs' | 'clock' | 'settle'>, meta: RequestMeta, webhook: WebhookData, input: WebhookInput, policy: OutboundPolicy) {
   const settings: WebhookSettings = { name: input.name, channel_id: input.channel_id, interaction_url: input.interaction_url };
   if (input.channel_id !== undefined && input.channel_id !== webhook.channel_id) {
     if (!meta.actorId) throw invalidForm([{ path: 'channel_id', message: 'A webhook token cannot move the webhook' }]);
@@ -164,7 +165,7 @@ export async function updateWebhook(deps: CommandDeps, meta: RequestMeta, webhoo
   await run(deps, meta, webhook.id, { type: 'UpdateWebhook', settings });
 }
 
-export async function deleteWebhook(deps: CommandDeps, meta: RequestMeta, webhook: WebhookData) {
+export async function deleteWebhook(deps: Uses<'commands' | 'clock' | 'settle'>, meta: RequestMeta, webhook: WebhookData) {
   await run(deps, meta, webhook.id, { type: 'DeleteWebhook' });
 }
 
@@ -180,7 +181,7 @@ export interface ExecuteOptions {
 
 /** Executes the webhook: a message in its channel, by the webhook, with the name and avatar overrides given. */
 export async function executeWebhook(
-  deps: CommandDeps,
+  deps: Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle'>,
   meta: RequestMeta,
   opened: Awaited<ReturnType<typeof webhookByToken>>,
   input: ExecuteInput,

@@ -5,7 +5,7 @@
 // connection. The whole body is capped at what the limits allow: past that the request is cut off with a 413.
 import { Busboy } from '@fastify/busboy';
 import type { Context } from 'koa';
-import type { UploadedFile } from '../commands/messages.js';
+import type { UploadedFile } from '../commands/messages/input.js';
 import { DomainError, badRequest } from '../domain/errors.js';
 import { MAX_ATTACHMENTS } from '../domain/message.js';
 import type { Images } from '../ports/images.js';

@@ -5,6 +5,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import { SnowflakeGenerator } from '../domain/snowflake.js';
 import type { BlobStore } from '../ports/blobs.js';
+import { systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
@@ -57,6 +58,7 @@ export function assembleRuntime(
     hints: bus.hints,
     images: sharpImages,
     checkOutboundUrl,
+    clock: systemClock,
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

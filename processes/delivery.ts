@@ -3,7 +3,7 @@
 // learns of new clicks and retries from the event bus, and from the interactions read model at start and every
 // sweep (what was due while it was down, or what a lagging read model hid at start). Each attempt is claimed by an
 // append on the interaction's stream before its request goes out, so two workers never make the same attempt.
-import type { CommandDeps } from '../commands/deps.js';
+import type { Uses } from '../commands/deps.js';
 import { recordAttempt, startAttempt } from '../commands/interactions.js';
 import { webhookStream } from '../commands/streams.js';
 import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
@@ -21,7 +21,7 @@ const ORPHAN_GRACE_MS = 5000;
 const SWEEP_INTERVAL_MS = 30_000;
 
 /** What the worker needs: the command side, the bus it learns of clicks from, its settings and a log. */
-export interface DeliveryDeps extends CommandDeps {
+export interface DeliveryDeps extends Uses<'commands' | 'readStore' | 'secrets' | 'clock'> {
   config: Config;
   log: Logger;
   bus: EventBus;
@@ -98,7 +98,7 @@ export class DeliveryWorker {
       const run = task().catch((error) => this.runtime.log.error({ err: error, interactionId }, 'delivery attempt failed to run'));
       this.running.add(run);
       void run.finally(() => this.running.delete(run));
-    }, Math.max(0, dueAt - Date.now()));
+    }, Math.max(0, dueAt - this.runtime.clock.now()));
     this.timers.set(interactionId, timer);
   }
 
@@ -116,7 +116,7 @@ export class DeliveryWorker {
     const url = webhook.webhook!.interaction_url;
     if (!url) return { refused: 'the webhook no longer has an interaction_url' };
     const body = JSON.stringify(state.interaction);
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    const timestamp = String(Math.floor(this.runtime.clock.now() / 1000));
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,

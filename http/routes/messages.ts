@@ -5,18 +5,12 @@
 // or multipart/form-data (payload_json and files[n], at most 10 files of 25 MiB).
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import {
-  type Sender,
-  addReaction,
-  bulkDeleteMessages,
-  clearReactions,
-  deleteMessage,
-  editMessage,
-  pinMessage,
-  removeReaction,
-  sendMessage,
-  unpinMessage,
-} from '../../commands/messages.js';
+import { bulkDeleteMessages, deleteMessage } from '../../commands/messages/delete.js';
+import { editMessage } from '../../commands/messages/edit.js';
+import type { Sender } from '../../commands/messages/input.js';
+import { pinMessage, unpinMessage } from '../../commands/messages/pins.js';
+import { addReaction, clearReactions, removeReaction } from '../../commands/messages/reactions.js';
+import { sendMessage } from '../../commands/messages/send.js';
 import { messageChannelAccess } from '../../commands/access.js';
 import { MAX_EMBEDS } from '../../domain/embeds.js';
 import { invalidForm } from '../../domain/errors.js';
@@ -31,7 +25,8 @@ import { type HttpDeps, noContent } from '../context.js';
 import { messageObject } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams } from '../params.js';
-import { apiTimestamp, userObject } from '../../presenters/objects.js';
+import { apiTimestamp } from '../../presenters/timestamps.js';
+import { userObject } from '../../presenters/users.js';
 import { pageLimit, parseBody, parseQuery, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
 
 /** Embed URLs: web links, or attachment://filename for a file of the same message. */

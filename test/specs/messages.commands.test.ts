@@ -1,7 +1,8 @@
 // Command specs of sending and deleting messages: given streams in the log → when the command function → then the
 // events it appended, or its refusal with nothing appended.
 import { describe, it } from 'vitest';
-import { deleteMessage, sendMessage } from '../../commands/messages.js';
+import { deleteMessage } from '../../commands/messages/delete.js';
+import { sendMessage } from '../../commands/messages/send.js';
 import { NEW_IDS, NOW, givenStreams } from './support.js';
 import { ANNOUNCEMENTS, G, GENERAL, accounts, ada, bob, cy, deleted, finn, guildStream, messageFields, messageUser, pinned, sent } from './events.js';
 

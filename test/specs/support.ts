@@ -4,7 +4,7 @@
 //                refusal with its code and nothing appended (givenStreams).
 // Everything a command function needs is built by commandDeps() below, and only there: when the use cases move to
 // narrow ports, that function is the one place to adapt.
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import type { CommandDeps } from '../../commands/deps.js';
 import { CommandHandler } from '../../commands/handle.js';
 import type { DomainEvent } from '../../domain/decider.js';
@@ -27,7 +27,7 @@ import { usersProjection } from '../../projections/users.js';
 
 /** When history events happened, unless they say otherwise. */
 export const EARLIER = '2025-01-01T00:00:00.000Z';
-/** The fixed clock of command specs: `new Date()` and the snowflake generator both read this instant. */
+/** The fixed clock of command specs: the clock port and the snowflake generator both read this instant. */
 export const NOW = '2025-06-01T12:00:00.000Z';
 /** The ids the generator hands out at NOW, in order (worker 0, process 0, sequence 0, 1, …). */
 export const NEW_IDS = ['1378704634675200000', '1378704634675200001', '1378704634675200002'] as const;
@@ -145,6 +145,7 @@ export async function commandDeps(): Promise<CommandWorld> {
     readStore,
     blobs,
     secrets: SecretBox.fromKey(SPEC_KEY),
+    clock: { now: () => Date.parse(NOW) },
     settle: (position: Position | null) => runner.waitFor(position, 2000),
   };
   return {
@@ -189,15 +190,10 @@ async function runCommand(streams: [string, HistoryEvent[]][], command: (deps: C
     await world.deps.settle(await appendStreams(world.eventStore, streams));
     const head = await world.eventStore.headPosition();
     let error: unknown = null;
-    // The command functions read the time from `new Date()` (metadata.createdAt, bannedAt…); only Date is faked, so
-    // the log's and the runner's timers run as usual. Once use cases take a `now()` port, pass it in commandDeps().
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(NOW) });
     try {
       await command(world.deps);
     } catch (thrown) {
       error = thrown;
-    } finally {
-      vi.useRealTimers();
     }
     const all = await world.eventStore.readAll(head ? { fromPosition: head } : {});
     const appended = all.filter((e) => !head || comparePositions(e.position, head) > 0);

@@ -1,0 +1,44 @@
+// Editing a message: its author changes its content, embeds, components and attachments; MANAGE_MESSAGES may suppress
+// its embeds. Files dropped by the edit leave the blob store once the edit is in the log.
+import { type MessageCommand, type MessageEdit, messageDecider, requireMessage } from '../../domain/message.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
+import { isoNow } from '../../ports/clock.js';
+import { messageChannelAccess } from '../access.js';
+import type { ActorMeta } from '../deps.js';
+import { handleInOrder } from '../queue.js';
+import { messageStream } from '../streams.js';
+import { deleteFiles, resolveAttachments, storeFiles } from './attachments.js';
+import { componentsOf, mentionsOf } from './content.js';
+import type { MessageInput, Sender, UploadedFile } from './input.js';
+import type { SendDeps } from './send.js';
+import { loadMessage, managesMessages, messageDocOf } from './state.js';
+
+export async function editMessage(deps: SendDeps, meta: ActorMeta, channelId: string, messageId: string, input: MessageInput, files: UploadedFile[], sender: Sender) {
+  const access = await messageChannelAccess(deps, channelId, sender.userId);
+  const loaded = await loadMessage(deps, messageId);
+  const current = requireMessage(loaded, channelId);
+  if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
+  const edit: MessageEdit = {};
+  if (input.content !== undefined) {
+    edit.content = input.content;
+    // A reply keeps mentioning the replied-to author when it did.
+    const replied = current.message_reference ? (await loadMessage(deps, current.message_reference.message_id)).message?.author : undefined;
+    const stillReplied = replied && current.mentions.some((u) => u.id === replied.id) ? replied : null;
+    edit.mentions = await mentionsOf(deps, access, input.content, input.allowed_mentions, stillReplied);
+  }
+  if (input.embeds !== undefined) edit.embeds = input.embeds;
+  const components = componentsOf(sender.bot, input.components);
+  if (components !== undefined) edit.components = components;
+  if (input.flags !== undefined) edit.flags = input.flags;
+  const { listed, added, uploads } = resolveAttachments(deps, input.attachments, files, current.attachments);
+  if (input.attachments !== undefined) edit.attachments = listed;
+  else if (files.length) edit.attachments = [...current.attachments.map((a) => a.id), ...added];
+
+  const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, editedAt: isoNow(deps.clock) };
+  messageDecider.decide(command, loaded);
+  await storeFiles(deps, channelId, uploads);
+  const { state, events, position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, command);
+  await deps.settle(position);
+  for (const event of events) if (event.type === 'MessageEdited') await deleteFiles(deps, channelId, event.data.removedAttachments);
+  return messageDocOf(deps, state);
+}

@@ -1,0 +1,25 @@
+// Pins and unpins: MANAGE_MESSAGES in a guild; in a DM every participant may.
+import { requireMessage } from '../../domain/message.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
+import { type PinCommand, pinDecider } from '../../domain/pins.js';
+import { isoNow } from '../../ports/clock.js';
+import { messageChannelAccess } from '../access.js';
+import type { ActorMeta, Uses } from '../deps.js';
+import { handleInOrder } from '../queue.js';
+import { pinStream } from '../streams.js';
+import { loadMessage } from './state.js';
+
+type PinDeps = Uses<'commands' | 'readStore' | 'clock' | 'settle'>;
+
+async function changePin(deps: PinDeps, meta: ActorMeta, channelId: string, messageId: string, pin: boolean) {
+  const access = await messageChannelAccess(deps, channelId, meta.actorId);
+  if (access.guild) requirePermission(access.permissions, Permission.MANAGE_MESSAGES);
+  requireMessage(await loadMessage(deps, messageId), channelId);
+  const ids = { channelId, guildId: access.guildId, messageId, actorId: meta.actorId };
+  const command: PinCommand = pin ? { type: 'PinMessage', ...ids, pinnedAt: isoNow(deps.clock) } : { type: 'UnpinMessage', ...ids };
+  const { position } = await handleInOrder(deps, meta, pinStream(channelId), pinDecider, command);
+  await deps.settle(position);
+}
+
+export const pinMessage = (deps: PinDeps, meta: ActorMeta, channelId: string, messageId: string) => changePin(deps, meta, channelId, messageId, true);
+export const unpinMessage = (deps: PinDeps, meta: ActorMeta, channelId: string, messageId: string) => changePin(deps, meta, channelId, messageId, false);

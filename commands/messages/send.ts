@@ -1,0 +1,102 @@
+// Sending a message: checked whole (channel access, permissions, the body, and the decider run dry) before anything is
+// stored or appended, so a refused send leaves no trace; files go to the blob store before the event that names them.
+import { badRequest, invalidForm } from '../../domain/errors.js';
+import { type Attachment, type MessageFields, type MessageUser, MessageType, messageDecider, unknownMessage } from '../../domain/message.js';
+import { nonceDecider } from '../../domain/messageNonce.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
+import { snowflakeTimestamp } from '../../domain/snowflake.js';
+import type { MessageDoc } from '../../projections/messages.js';
+import { userById } from '../../projections/users.queries.js';
+import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
+import { type ActorMeta, type Uses, metadata } from '../deps.js';
+import { toMessageUser } from '../dms.js';
+import { messageStream, nonceStream } from '../streams.js';
+import { resolveAttachments, storeFiles } from './attachments.js';
+import { componentsOf, mentionsOf } from './content.js';
+import type { Sender, SendInput, UploadedFile } from './input.js';
+import { has, loadMessage, messageDocOf } from './state.js';
+
+/** Channel types that hold messages: text, DM, voice (its text chat), group DM, announcement, threads, stage. */
+const TEXT_CHANNEL_TYPES = [0, 1, 2, 3, 5, 10, 11, 12, 13];
+
+export type SendDeps = Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle'>;
+
+async function repliedMessage(deps: Uses<'commands'>, access: MessageChannelAccess, reference: NonNullable<SendInput['message_reference']>): Promise<MessageFields | null> {
+  requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
+  const state = await loadMessage(deps, reference.message_id);
+  const sameChannel = (reference.channel_id ?? access.channelId) === access.channelId;
+  if (state.status === 'active' && sameChannel && state.message!.channel_id === access.channelId) return state.message;
+  if (reference.fail_if_not_exists === false) return null;
+  throw invalidForm([{ path: 'message_reference.message_id', message: 'Unknown message' }]);
+}
+
+/** Who a new message is by: a user, or (for webhook executions) a webhook shown with its own name and avatar. */
+export interface Authorship {
+  author: MessageUser;
+  webhookId: string | null;
+  /** Components count only from bots and webhooks; a person's session sends none, as the spec says. */
+  components: boolean;
+  /** How long the nonce names its first message, when not the usual 5 minutes. */
+  nonceWindowMs?: number;
+}
+
+/**
+ * Posts a message in a channel of `access`, whose permission checks for the author the caller has made. A nonce the
+ * author already used in the channel within 5 minutes returns the first message instead.
+ */
+export async function postMessage(deps: SendDeps, meta: ActorMeta, access: MessageChannelAccess, input: SendInput, files: UploadedFile[], by: Authorship): Promise<MessageDoc> {
+  const { channelId } = access;
+  if (!TEXT_CHANNEL_TYPES.includes(access.type)) throw badRequest('CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'Cannot send messages in a non-text channel');
+  const components = componentsOf(by.components, input.components) ?? [];
+  const replied = input.message_reference ? await repliedMessage(deps, access, input.message_reference) : null;
+  const { listed, uploads } = resolveAttachments(deps, input.attachments, files, []);
+  const content = input.content ?? '';
+  let messageId = deps.ids.next();
+  const message: MessageFields = {
+    id: messageId,
+    channel_id: channelId,
+    guild_id: access.guildId,
+    author: by.author,
+    webhook_id: by.webhookId,
+    type: replied ? MessageType.REPLY : MessageType.DEFAULT,
+    content,
+    tts: (input.tts ?? false) && has(access, Permission.SEND_TTS_MESSAGES),
+    embeds: input.embeds ?? [],
+    attachments: listed as Attachment[],
+    components,
+    flags: input.flags ?? 0,
+    nonce: input.nonce ?? null,
+    ...(await mentionsOf(deps, access, content, input.allowed_mentions, replied?.author ?? null)),
+    message_reference: replied ? { message_id: replied.id, channel_id: channelId, ...(access.guildId ? { guild_id: access.guildId } : {}) } : null,
+    timestamp: new Date(snowflakeTimestamp(messageId)).toISOString(),
+    edited_timestamp: null,
+  };
+  messageDecider.decide({ type: 'CreateMessage', message }, messageDecider.initialState());
+
+  if (input.nonce !== undefined) {
+    const authorId = by.author.id;
+    const nonce = String(input.nonce);
+    const claim = { type: 'ClaimNonce' as const, channelId, authorId, nonce, messageId, at: deps.clock.now(), windowMs: by.nonceWindowMs };
+    const claimed = await deps.commands.handle(nonceStream(channelId, authorId, nonce), nonceDecider, claim, metadata(meta, deps.clock));
+    messageId = claimed.state!.messageId;
+    const first = await loadMessage(deps, messageId);
+    // The first send's message, or the id it claimed: a retry completes a send that failed after its claim.
+    if (first.status === 'active') return messageDocOf(deps, first);
+    if (first.status === 'deleted') throw unknownMessage();
+    message.id = messageId;
+    message.timestamp = new Date(snowflakeTimestamp(messageId)).toISOString();
+  }
+  await storeFiles(deps, channelId, uploads);
+  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock));
+  await deps.settle(position);
+  return messageDocOf(deps, state);
+}
+
+/** A user's send: SEND_MESSAGES, and ATTACH_FILES for files. */
+export async function sendMessage(deps: SendDeps, meta: ActorMeta, channelId: string, input: SendInput, files: UploadedFile[], sender: Sender): Promise<MessageDoc> {
+  const access = await messageChannelAccess(deps, channelId, sender.userId);
+  requirePermission(access.permissions, Permission.SEND_MESSAGES);
+  if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
+  const author = await userById(deps.readStore, sender.userId);
+  return postMessage(deps, meta, access, input, files, { author: toMessageUser(author!), webhookId: null, components: sender.bot });
+}
