@@ -53,17 +53,36 @@ async function exactJsonType(ctx: Context, next: Next) {
   if (ctx.response.is('json')) ctx.set('Content-Type', 'application/json');
 }
 
+/** The methods `router` answers on `path`: a request with another one is refused with 405 and these in Allow. */
+function allowedMethods(router: Router, path: string): string[] {
+  const methods = new Set(router.match(path, '').path.flatMap((layer) => layer.methods));
+  return [...methods].sort();
+}
+
+/** The router's routes; a path that exists answers a method it does not take with 405 and Allow, as HTTP says. */
+function routesOf(router: Router) {
+  const routes = router.routes();
+  return async function route(ctx: Context, next: Next) {
+    await routes(ctx as never, next);
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    const allowed = allowedMethods(router, ctx.path);
+    if (allowed.length === 0) return;
+    ctx.set('Allow', allowed.join(', '));
+    ctx.throw(405, `${ctx.method} is not allowed here: use ${allowed.join(', ')}`);
+  };
+}
+
 /** Routes API requests by the path after its version prefix; a request outside /api goes to the CDN router. */
 function mountApi(api: Router, root: Router) {
-  const apiRoutes = api.routes();
-  const rootRoutes = root.routes();
+  const apiRoutes = routesOf(api);
+  const rootRoutes = routesOf(root);
   return async function dispatch(ctx: Context, next: Next) {
     const match = /^\/api(?:\/v1)?(?=\/|$)/.exec(ctx.path);
-    if (!match) return rootRoutes(ctx as never, next);
+    if (!match) return rootRoutes(ctx, next);
     const original = ctx.path;
     ctx.path = ctx.path.slice(match[0].length) || '/';
     try {
-      return await apiRoutes(ctx as never, next);
+      return await apiRoutes(ctx, next);
     } finally {
       ctx.path = original;
     }

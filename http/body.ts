@@ -1,9 +1,11 @@
-// Request bodies: JSON (or a URL-encoded form, for the OAuth2 token routes) read up to a size limit. Multipart bodies
-// are left to the routes that take files.
+// Request bodies: JSON read up to a size limit. A URL-encoded form or a multipart body is kept as a NonJsonBody for
+// the routes that take one (webhook adapters read forms, message sends multipart); every other route's parseBody
+// answers it with 415, so a `curl -d` without a JSON Content-Type is told so instead of losing its body.
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
-import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import { badRequest, invalidForm } from '../domain/errors.js';
 import { parseJsonKeepingIds } from '../domain/snowflake.js';
+import { unsupportedMediaType } from './errors.js';
 
 declare module 'koa' {
   interface Request {
@@ -44,19 +46,31 @@ export function parseJsonText(text: string, what: string): unknown {
   return value;
 }
 
+/** A form (its fields read) or a multipart body (left unread for the route): not JSON, so parseBody refuses it. */
+export class NonJsonBody {
+  constructor(
+    readonly type: string,
+    readonly fields: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
 export function bodyParser(limit: number) {
   return async function parseBody(ctx: Context, next: Next) {
     const hasBody = ctx.request.length > 0 || (ctx.get('transfer-encoding') !== '' && ctx.request.length === undefined);
     const type = ctx.request.type;
-    if (!hasBody || ctx.method === 'GET' || ctx.method === 'HEAD' || type === 'multipart/form-data') return next();
+    if (!hasBody || ctx.method === 'GET' || ctx.method === 'HEAD') return next();
+    if (type === 'multipart/form-data') {
+      ctx.request.body = new NonJsonBody(type);
+      return next();
+    }
     const form = type === 'application/x-www-form-urlencoded';
     if (type && type !== 'application/json' && !type.endsWith('+json') && !form && type !== 'text/plain') {
-      throw new DomainError('invalid', 'UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type ${type}: send application/json`);
+      throw unsupportedMediaType(type);
     }
     // raw-body refuses a declared Content-Length over the limit before reading, and a chunked body once it passes it.
     const text = await getRawBody(ctx.req, { limit, length: ctx.request.length, encoding: 'utf8' });
     if (text.trim() === '') return next();
-    ctx.request.body = form ? Object.fromEntries(new URLSearchParams(text)) : parseJsonText(text, 'The request body');
+    ctx.request.body = form ? new NonJsonBody(type, Object.fromEntries(new URLSearchParams(text))) : parseJsonText(text, 'The request body');
     return next();
   };
 }

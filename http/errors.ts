@@ -20,6 +20,11 @@ export const redactPath = (path: string) => path.replace(/(\/webhooks\/\d+\/)[^/
 
 export const unauthorized = () => new DomainError('unauthorized', 'UNAUTHORIZED', '401: Unauthorized');
 
+/** An HTTP refusal the domain has no word for; answered as {code, message} like the rest. */
+const httpError = (status: number, message: string) => Object.assign(new Error(message), { status });
+
+export const unsupportedMediaType = (type: string) => httpError(415, `This route takes application/json, not ${type}`);
+
 export function errorHandler(log: Logger) {
   return async function handleErrors(ctx: Context, next: Next) {
     try {

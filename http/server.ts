@@ -5,6 +5,7 @@ import { type Server as PlainServer, createServer as createHttpServer } from 'no
 import { type Server, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { answerClientErrors, refusePlainHttp } from './connectionErrors.js';
 import type { HttpDeps } from './context.js';
 
 export type HttpServer = Server | PlainServer;
@@ -39,8 +40,11 @@ export async function startHttpServer(deps: HttpDeps, tls: { cert: string; key: 
   } else {
     cert = tls.cert;
     // A TLS handshake gets as long as the request headers do.
-    server = createHttpsServer({ ...timeouts, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout: config.headersTimeoutMs }, handler);
+    const https = createHttpsServer({ ...timeouts, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout: config.headersTimeoutMs }, handler);
+    refusePlainHttp(https, config.headersTimeoutMs);
+    server = https;
   }
+  answerClientErrors(server);
   await hooks.beforeListen?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

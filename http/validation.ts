@@ -5,6 +5,8 @@ import formatsPlugin from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { type FieldError, invalidForm } from '../domain/errors.js';
 import { MAX_SNOWFLAKE } from '../domain/snowflake.js';
+import { NonJsonBody } from './body.js';
+import { unsupportedMediaType } from './errors.js';
 
 const addFormats = formatsPlugin as unknown as (ajv: Ajv) => Ajv;
 const bodies = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
@@ -60,6 +62,7 @@ function check(ajv: Ajv, schema: JSONSchema, value: unknown): unknown {
 
 /** Validates a JSON body; a missing body counts as {} as in the widely used API. */
 export function parseBody<const S extends JSONSchema, T = FromSchema<S>>(schema: S, body: unknown): T {
+  if (body instanceof NonJsonBody) throw unsupportedMediaType(body.type);
   return check(bodies, schema, body === undefined ? {} : body) as T;
 }
 

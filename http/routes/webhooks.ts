@@ -18,7 +18,7 @@ import {
   webhookByToken,
 } from '../../commands/webhooks.js';
 import { renderCodehostEvent } from '../../domain/codehost.js';
-import { badRequest, invalidForm } from '../../domain/errors.js';
+import { invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
 import { unknownWebhook } from '../../domain/webhook.js';
@@ -29,6 +29,8 @@ import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
 import { messageObject } from '../../presenters/messages.js';
+import { NonJsonBody, parseJsonText } from '../body.js';
+import { unsupportedMediaType } from '../errors.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams, guildParams } from '../params.js';
 import { interactionObject } from '../../presenters/interactions.js';
@@ -80,13 +82,10 @@ const invalidThread = () => invalidForm([{ path: 'thread_id', message: 'Threads 
 
 /** An adapter's body: JSON, or (as code hosts and chat services may also send) a form whose `payload` field holds it. */
 function adapterBody(ctx: Context): unknown {
-  const body = ctx.request.body as Record<string, unknown> | undefined;
-  if (ctx.request.type !== 'application/x-www-form-urlencoded' || typeof body?.payload !== 'string') return body;
-  try {
-    return JSON.parse(body.payload);
-  } catch {
-    throw badRequest('INVALID_JSON', 'The payload field contains invalid JSON.');
-  }
+  const body = ctx.request.body;
+  if (!(body instanceof NonJsonBody)) return body;
+  if (typeof body.fields.payload !== 'string') throw unsupportedMediaType(body.type);
+  return parseJsonText(body.fields.payload, 'The payload field');
 }
 
 export function webhookRoutes(deps: HttpDeps): Router {

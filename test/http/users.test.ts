@@ -133,7 +133,9 @@ describe('HTTP surface', () => {
     expect(outcome).toBe('refused');
   });
 
-  it('serves nothing over plain HTTP on the TLS port', async () => {
-    await expect(request(server.origin.replace('https:', 'http:') + '/healthz').then((r) => r.statusCode)).rejects.toThrow();
+  it('serves nothing over plain HTTP on the TLS port: the request is told, in JSON, to use https', async () => {
+    const response = await request(server.origin.replace('https:', 'http:') + '/api/v1/users/@me');
+    expect(response.statusCode).toBe(400);
+    expect(await response.body.json()).toEqual({ code: 'PLAIN_HTTP_ON_TLS_PORT', message: expect.stringContaining('https://') });
   });
 });
