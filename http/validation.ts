@@ -1,16 +1,35 @@
 // Bodies and queries are described once as JSON schemas; ajv checks them and json-schema-to-ts derives their types.
 // A failure answers 400 INVALID_FORM_BODY with one {path, message} per problem, paths in dot/index notation.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { type AnySchemaObject, Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { type FieldError, invalidForm } from '../domain/errors.js';
 import { MAX_SNOWFLAKE } from '../domain/snowflake.js';
+import { cleanName } from '../domain/text.js';
 import { NonJsonBody } from './body.js';
 import { unsupportedMediaType } from './errors.js';
 
 const addFormats = formatsPlugin as unknown as (ajv: Ajv) => Ajv;
 const bodies = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
 const queries = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: true, useDefaults: true }));
+
+/**
+ * `cleanName: true` on a string: the name is replaced by its clean form (domain/text.ts), or refused, and its length
+ * counted after cleaning. An empty string stays one where minLength allows it (an empty nick resets it).
+ */
+const cleanNameKeyword: SchemaValidateFunction = function check(_enabled: boolean, data: string, parentSchema?: AnySchemaObject, context?: Parameters<SchemaValidateFunction>[3]) {
+  const refuse = (message: string) => ((check as SchemaValidateFunction).errors = [{ keyword: 'cleanName', message, params: {} }]) && false;
+  const min = (parentSchema?.minLength as number | undefined) ?? 0;
+  if (data === '' && min === 0) return true;
+  const cleaned = cleanName(data);
+  if (!cleaned.ok) return refuse(cleaned.message);
+  const length = [...cleaned.value].length;
+  if (length < min) return refuse(`Must be ${min} or more in length.`);
+  if (context) (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = cleaned.value;
+  return true;
+};
+bodies.addKeyword({ keyword: 'cleanName', type: 'string', schemaType: 'boolean', modifying: true, errors: true, validate: cleanNameKeyword });
+
 const compiled = new Map<Ajv, WeakMap<object, ValidateFunction>>([
   [bodies, new WeakMap()],
   [queries, new WeakMap()],
@@ -92,6 +111,9 @@ function decimalAtMost(max: bigint): string {
 
 /** The decimal string of a 64-bit unsigned integer: what an id or a bitfield is in the widely used API. */
 const UINT64_PATTERN = decimalAtMost(MAX_SNOWFLAKE);
+
+/** A name people type, between `minLength` and `maxLength` characters once cleaned (NFC, trimmed, visible). */
+export const nameSchema = <const Min extends number, const Max extends number>(minLength: Min, maxLength: Max) => ({ type: 'string', minLength, maxLength, cleanName: true }) as const;
 
 /** Every id in a path, query or body; a wider value is refused, since no id can have it. */
 export const snowflakeSchema = { type: 'string', pattern: UINT64_PATTERN } as const;

@@ -7,13 +7,13 @@ import { applicationById } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { rateLimit } from '../rateLimit.js';
-import { parseBody, snowflakeSchema } from '../validation.js';
+import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 import { fetchApplicationObject } from './applications.js';
 
 const registerSchema = {
   type: 'object',
   properties: {
-    username: { type: 'string', minLength: 2, maxLength: 32, pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
+    username: { ...nameSchema(2, 32), pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
     password: { type: 'string', minLength: 8, maxLength: 128 },
     email: { type: 'string', format: 'email', maxLength: 254 },
   },
@@ -30,7 +30,7 @@ const loginSchema = {
 
 const applicationSchema = {
   type: 'object',
-  properties: { name: { type: 'string', minLength: 2, maxLength: 32 } },
+  properties: { name: nameSchema(2, 32) },
   required: ['name'],
   additionalProperties: false,
 } as const;

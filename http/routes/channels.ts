@@ -12,7 +12,7 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { channelParams, guildParams } from '../params.js';
 import { channelObject } from '../../presenters/channels.js';
-import { type FromSchema, MAX_INT32, bitfieldSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const overwriteSchema = {
   type: 'object',
@@ -22,7 +22,7 @@ const overwriteSchema = {
 } as const;
 
 const channelFieldsSchema = {
-  name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+  name: nameSchema(1, 100),
   type: { type: 'integer', enum: GUILD_CHANNEL_TYPE_NUMBERS },
   position: { type: ['integer', 'null'], minimum: 0, maximum: MAX_INT32 },
   topic: { type: ['string', 'null'], maxLength: 1024 },

@@ -8,7 +8,7 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { dmChannelObject } from '../../presenters/messages.js';
 import { channelParams } from '../params.js';
-import { parseBody, snowflakeSchema } from '../validation.js';
+import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const openSchema = {
   oneOf: [
@@ -18,7 +18,7 @@ const openSchema = {
 } as const;
 
 /** Group DMs may be renamed (null clears the name); other fields of a DM do not change. */
-const renameSchema = { type: 'object', properties: { name: { type: ['string', 'null'], minLength: 1, maxLength: 100 } }, additionalProperties: false } as const;
+const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
 
 const recipientParams = { type: 'object', properties: { channelId: snowflakeSchema, userId: snowflakeSchema }, required: ['channelId', 'userId'] } as const;
 

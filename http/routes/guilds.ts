@@ -13,9 +13,9 @@ import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
 import { guildObject, partialGuild } from '../../presenters/guilds.js';
 import { rateLimit } from '../rateLimit.js';
-import { nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { nameSchema, nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
-const guildName = { type: 'string', minLength: 2, maxLength: 100, pattern: '\\S' } as const;
+const guildName = nameSchema(2, 100);
 
 const createGuildSchema = {
   type: 'object',
@@ -72,7 +72,7 @@ export function guildRoutes(deps: HttpDeps): Router {
     const meta = actorMeta(ctx);
     const body = parseBody(createGuildSchema, ctx.request.body);
     const icon = body.icon ? await deps.images.parseDataUri(body.icon, 'icon') : null;
-    const guildId = await createGuild(deps, meta, { name: body.name.trim(), icon });
+    const guildId = await createGuild(deps, meta, { name: body.name, icon });
     ctx.status = 201;
     ctx.body = await fetchGuildObject(deps, guildId);
   });

@@ -11,7 +11,7 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/members.js';
-import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
 const memberRoleParams = {
@@ -29,7 +29,7 @@ const bansQuery = {
 const updateMemberSchema = {
   type: 'object',
   properties: {
-    nick: { type: ['string', 'null'], maxLength: 32 },
+    nick: { ...nameSchema(0, 32), type: ['string', 'null'] },
     roles: { type: 'array', items: snowflakeSchema, maxItems: 250 },
   },
   additionalProperties: false,

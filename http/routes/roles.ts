@@ -11,13 +11,13 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
 import { roleObject } from '../../presenters/roles.js';
-import { type FromSchema, MAX_INT32, bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const rgb = { type: 'integer', minimum: 0, maximum: 0xffffff } as const;
 const roleSchema = {
   type: 'object',
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
+    name: nameSchema(1, 100),
     permissions: bitfieldSchema,
     color: rgb,
     // The widely used API's newer form of the colour; gradients need a feature this service does not have.

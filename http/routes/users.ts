@@ -8,12 +8,12 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { userObject } from '../../presenters/users.js';
 import { rateLimit } from '../rateLimit.js';
-import { parseBody, snowflakeSchema } from '../validation.js';
+import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const patchMeSchema = {
   type: 'object',
   properties: {
-    username: { type: 'string', minLength: 2, maxLength: 32, pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
+    username: { ...nameSchema(2, 32), pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
     avatar: { type: ['string', 'null'] },
   },
   additionalProperties: false,

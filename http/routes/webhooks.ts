@@ -35,10 +35,10 @@ import { readMessageBody } from '../multipart.js';
 import { channelParams, guildParams } from '../params.js';
 import { interactionObject } from '../../presenters/interactions.js';
 import { partialUser } from '../../presenters/users.js';
-import { pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { sendSchema } from './messages.js';
 
-const webhookName = { type: 'string', minLength: 1, maxLength: 80, pattern: '\\S' } as const;
+const webhookName = nameSchema(1, 80);
 const avatar = { type: ['string', 'null'] } as const;
 const interactionUrl = { type: ['string', 'null'], maxLength: 2048, pattern: '^https://' } as const;
 
@@ -60,7 +60,7 @@ const { nonce: _nonce, message_reference: _reference, ...sendFields } = sendSche
 /** A send's fields (replies and nonces aside, as in the widely used API) plus the webhook's name and avatar overrides. */
 const executeSchema = {
   type: 'object',
-  properties: { ...sendFields, username: { type: 'string', minLength: 1, maxLength: 80 }, avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' } },
+  properties: { ...sendFields, username: nameSchema(1, 80), avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' } },
 } as const;
 const executeQuery = { type: 'object', properties: { wait: { type: 'boolean', default: false }, thread_id: snowflakeSchema } } as const;
 const codehostHeaders = {
@@ -124,7 +124,6 @@ export function webhookRoutes(deps: HttpDeps): Router {
   const avatarOf = async (value: string | null | undefined) => (value ? deps.images.parseDataUri(value, 'avatar') : (value as null | undefined));
   const inputOf = async (body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
     ...body,
-    name: body.name?.trim(),
     avatar: await avatarOf(body.avatar),
   });
 
