@@ -54,6 +54,15 @@ export class Connection {
     return true;
   }
 
+  /** Sends `frame` (after any frame still being compressed), then closes; resolves once the socket has closed. */
+  closeAfterSending(frame: string, code: number, reason: string): Promise<void> {
+    if (!this.open) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
+    this.send(frame);
+    this.chain = this.chain.then(() => this.close(code, reason));
+    return closed;
+  }
+
   close(code: number, reason: string): void {
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason);
     this.deflate?.destroy();

@@ -56,12 +56,20 @@ export async function startHttpServer(deps: HttpDeps, tls: { cert: string; key: 
     server,
     port,
     cert,
+    /** Stops accepting, lets requests in flight finish for up to shutdownGraceMs, then cuts what is left. */
     async close() {
       ready = false;
       await hooks.beforeClose?.();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        // A keep-alive connection goes as soon as it is idle: its current request, if any, is answered first.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        server.once('close', () => {
+          clearInterval(idle);
+          clearTimeout(cut);
+        });
+        server.closeIdleConnections();
       });
     },
   };

@@ -16,7 +16,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    // Whatever still hangs after 10 s (a stuck engine) does not keep a supervisor waiting.
+    setTimeout(() => {
+      log.error({ signal }, 'shutdown took over 10 s: exiting anyway');
+      process.exit(1);
+    }, 10_000).unref();
     await composition?.close();
+    log.info({ signal }, 'stopped');
     process.exit(code);
   }
   // In the distributed roles a stopped projector or relay ends the process (compose has logged it as fatal), for its

@@ -1,17 +1,16 @@
 // Crash safety: several clients send messages concurrently over HTTPS to the server running as its own process, the
 // server is SIGKILLed while sends are in flight and started again on the same DATA_DIR; every acknowledged message is
 // served, and the read models it built across the crash equal a rebuild from the log.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels, snapshotReadModels } from '../../infra/replay.js';
 import { allProjections } from '../../projections/index.js';
+import { type ServerProcess, killServerProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
 
 const CLIENTS = 4;
 /** Sends each client keeps in flight, each on its own connection. */
@@ -21,62 +20,16 @@ const KILL_AFTER = 150;
 /** …or after this long, and no lane sends more than this many: the loops end whatever the server does. */
 const KILL_DEADLINE_MS = 10_000;
 const SENDS_PER_LANE = 100;
-const START_TIMEOUT_MS = 15_000;
-
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-crash-'));
-const running = new Set<ChildProcess>();
-const agents: Agent[] = [];
 
 afterAll(async () => {
-  for (const child of running) child.kill('SIGKILL');
-  await Promise.all([...running].map((child) => once(child, 'exit')));
-  await Promise.all(agents.map((agent) => agent.destroy()));
+  await stopServerProcesses();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Server {
-  child: ChildProcess;
-  origin: string;
-  dispatcher: Agent;
-}
-
-/** `npm start`'s entry point as a child process on DATA_DIR, on loopback; ready once it logs where it listens. */
-async function start(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], {
-    cwd: join(import.meta.dirname, '../..'),
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not listen within ${START_TIMEOUT_MS} ms: ${output}`)), START_TIMEOUT_MS);
-    // Read stdout for as long as the server runs: a full pipe would block its logging.
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      const match = /"listening":"(https:\/\/127\.0\.0\.1:\d+)"/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code ?? signal}) before listening: ${output}`));
-    });
-  });
-  const dispatcher = new Agent({ connect: { ca: readFileSync(join(dataDir, 'tls', 'self-signed.crt'), 'utf8'), servername: 'localhost' }, headersTimeout: 10_000, bodyTimeout: 10_000 });
-  agents.push(dispatcher);
-  return { child, origin, dispatcher };
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
+type Server = Pick<ServerProcess, 'child' | 'origin' | 'dispatcher'>;
+const start = () => startServerProcess(dataDir);
+const kill = killServerProcess;
 
 async function call(server: Server, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await request(`${server.origin}/api/v1${path}`, {

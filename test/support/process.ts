@@ -1,0 +1,68 @@
+// `npm start`'s entry point as a child process on a DATA_DIR, on loopback, for tests of what only a real process shows
+// (SIGKILL, SIGTERM, restarts). Ready once it logs where it listens; stopped with it by stopServerProcesses().
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+
+const START_TIMEOUT_MS = 15_000;
+const running = new Set<ChildProcess>();
+const agents: Agent[] = [];
+
+export interface ServerProcess {
+  child: ChildProcess;
+  origin: string;
+  /** The server's self-signed certificate, for WebSocket clients. */
+  cert: string;
+  /** An HTTPS client that trusts it. */
+  dispatcher: Agent;
+  /** Everything the process wrote so far (its log lines). */
+  output(): string;
+}
+
+export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], {
+    cwd: join(import.meta.dirname, '../..'),
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let output = '';
+  // Read its output for as long as it runs: a full pipe would block its logging.
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not listen within ${START_TIMEOUT_MS} ms: ${output}`)), START_TIMEOUT_MS);
+    const listening = () => {
+      const match = /"listening":"(https:\/\/127\.0\.0\.1:\d+)"/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', listening);
+      resolve(match[1]);
+    };
+    child.stdout!.on('data', listening);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code ?? signal}) before listening: ${output}`));
+    });
+  });
+  const cert = readFileSync(join(dataDir, 'tls', 'self-signed.crt'), 'utf8');
+  const dispatcher = new Agent({ connect: { ca: cert, servername: 'localhost' }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  agents.push(dispatcher);
+  return { child, origin, cert, dispatcher, output: () => output };
+}
+
+/** SIGKILLs the process and waits for it to be gone. */
+export async function killServerProcess(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** For afterAll: kills whatever is still running and closes the clients. */
+export async function stopServerProcesses(): Promise<void> {
+  await Promise.all([...running].map((child) => killServerProcess(child)));
+  await Promise.all(agents.splice(0).map((agent) => agent.destroy()));
+}
