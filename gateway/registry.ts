@@ -59,6 +59,9 @@ export class SessionRegistry {
     for (const session of this.sessions.values()) if (session.expired(now)) this.unregister(session);
   }
 
+  /** Dispatches sent to sessions since start, for operators' dispatch rate. */
+  dispatchesSent = 0;
+
   all(): IterableIterator<Session> {
     return this.sessions.values();
   }
@@ -88,6 +91,7 @@ export class SessionRegistry {
     for (const session of recipients) {
       const intents = session.identity.intents;
       if (dispatch.intent !== null && (intents & dispatch.intent) === 0) continue;
+      this.dispatchesSent += 1;
       const hidden = dispatch.withoutContent;
       if (
         hidden &&

@@ -3,10 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
+import type { Metrics } from '../ports/metrics.js';
 import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
+import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
 import { auditLogRoutes } from './routes/auditLog.js';
@@ -24,15 +26,29 @@ import { userRoutes } from './routes/users.js';
 import { vanityRoutes } from './routes/vanity.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
-export interface AppOptions {
-  /** Answers whether the service is ready to take requests (GET /healthz). */
-  ready: () => boolean;
-}
+export type AppOptions = Omit<Operations, 'metricsToken'>;
+
+/** A client's own X-Request-Id when it is a plausible id (a proxy's, a tracing header); otherwise a new one. */
+const SANE_REQUEST_ID = /^[\w.:-]{8,128}$/;
 
 function requestId(ctx: Context, next: Next) {
-  ctx.state.requestId = randomUUID();
+  const given = ctx.get('x-request-id');
+  ctx.state.requestId = SANE_REQUEST_ID.test(given) ? given : randomUUID();
   ctx.set('X-Request-Id', ctx.state.requestId);
   return next();
+}
+
+/** Every answer counted by method, route template and status (the route's, not the path: ids would explode series). */
+function measure(metrics: Pick<Metrics, 'request'>) {
+  return async function measureRequest(ctx: Context, next: Next) {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? (['/healthz', '/readyz', '/metrics'].includes(ctx.path) ? ctx.path : 'unmatched');
+      metrics.request(ctx.method, String(route), ctx.status, (performance.now() - started) / 1000);
+    }
+  };
 }
 
 /** A 204 carries no body and no Content-Type: clients of the widely used API fail on one that does. */
@@ -103,17 +119,15 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const api = apiRouter(deps);
 
   const root = new Router();
-  root.get('/healthz', (ctx) => {
-    ctx.status = options.ready() ? 200 : 503;
-    ctx.body = { status: options.ready() ? 'ok' : 'starting' };
-  });
   const cdn = cdnRoutes(deps);
   root.use(cdn.routes());
 
   app.use(exactJsonType);
+  app.use(measure(deps.metrics));
+  app.use(requestId);
   app.use(errorHandler(deps.log));
   app.use(emptyNoContent);
-  app.use(requestId);
+  app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
   app.use(bodyParser(deps.config.jsonBodyLimit));
   app.use(authenticate(deps.readStore));
   app.use(mountApi(api, root));

@@ -5,6 +5,7 @@ import type { Config } from '../ports/config.js';
 import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
 import type { Logger } from '../ports/logger.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { CheckOutboundUrl } from '../ports/outbound.js';
 
 export interface HttpDeps extends CommandDeps {
@@ -13,6 +14,7 @@ export interface HttpDeps extends CommandDeps {
   hints: HintBus;
   images: Images;
   checkOutboundUrl: CheckOutboundUrl;
+  metrics: Metrics;
 }
 
 declare module 'koa' {

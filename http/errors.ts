@@ -58,7 +58,7 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     ctx.body = { code: httpCode(status), message: (error as Error).message };
     return;
   }
-  log.error({ err: error, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
+  log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
   ctx.status = 500;
   ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
 }

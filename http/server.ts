@@ -4,7 +4,7 @@
 import { type Server as PlainServer, createServer as createHttpServer } from 'node:http';
 import { type Server, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
+import { type AppOptions, createApp } from './app.js';
 import { answerClientErrors, refusePlainHttp } from './connectionErrors.js';
 import type { HttpDeps } from './context.js';
 
@@ -25,11 +25,16 @@ export interface HttpServerHooks {
   beforeClose?(): Promise<void>;
 }
 
-/** tls: the certificate and key to serve HTTPS with; null when config.plainHttp. */
-export async function startHttpServer(deps: HttpDeps, tls: { cert: string; key: string } | null, hooks: HttpServerHooks = {}): Promise<RunningHttpServer> {
+/** tls: the certificate and key to serve HTTPS with; null when config.plainHttp. `observed`: what /readyz and /metrics read. */
+export async function startHttpServer(
+  deps: HttpDeps,
+  tls: { cert: string; key: string } | null,
+  observed: Omit<AppOptions, 'ready'>,
+  hooks: HttpServerHooks = {},
+): Promise<RunningHttpServer> {
   const { config } = deps;
   let ready = false;
-  const app = createApp(deps, { ready: () => ready });
+  const app = createApp(deps, { ...observed, ready: () => ready });
   const handler = app.callback();
   let cert: string | null = null;
   let server: HttpServer;

@@ -12,8 +12,10 @@ import { ProjectionRunner } from '../projections/runner.js';
 import type { Config } from './config.js';
 import { secureDataDir } from './dataDir.js';
 import type { EngineConfig } from './engines.js';
+import { SqliteEventStore } from './eventStore/sqlite.js';
 import { signInteraction } from './interactionSignature.js';
 import type { Logger } from './logger.js';
+import { PrometheusMetrics } from './metrics.js';
 import { postJson } from './outbound.js';
 import { RemoteProjections } from './remoteProjections.js';
 import { type Engines, openEngines, runsDelivery, runsGateway, runsProjectors, selectProjections, servesHttp } from './roles.js';
@@ -76,7 +78,9 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       started.push(() => relay.stop());
     }
 
-    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections);
+    const metrics = new PrometheusMetrics();
+    if (opened.store instanceof SqliteEventStore) opened.store.observe(metrics);
+    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics);
 
     let delivery: DeliveryWorker | null = null;
     if (runsDelivery(engines.role)) {
@@ -95,7 +99,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       gateway = ws;
       try {
         // The gateway takes the server's upgrades before it listens, and is closed first when the server closes.
-        const server = await startHttpServer(runtime, tls, {
+        const lag = async () => (runsProjectors(engines.role) ? projections.lag(await opened.store.headPosition()) : {});
+        metrics.watch({ projectionLag: lag, gateway: () => ws && { sessions: ws.registry.size, dispatches: ws.registry.dispatchesSent } });
+        const observed = { lag: async () => Math.max(0, ...Object.values(await lag())), metrics: () => metrics.render() };
+        const server = await startHttpServer(runtime, tls, observed, {
           beforeListen: async (server) => ws?.start(server),
           beforeClose: async () => ws?.close(),
         });

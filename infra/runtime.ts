@@ -10,6 +10,7 @@ import type { EventBus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { CheckOutboundUrl } from '../ports/outbound.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { ProjectionRunner } from '../projections/runner.js';
@@ -33,6 +34,7 @@ export interface Runtime extends CommandDeps {
   engines: EngineConfig;
   /** The log's events for consumers other than projectors; Kafka when BUS=kafka. */
   bus: EventBus;
+  metrics: Metrics;
 }
 
 /** The runtime on opened engines, with this process's projections (run here, or followed in the shared read store). */
@@ -43,6 +45,7 @@ export function assembleRuntime(
   opened: Pick<Engines, 'store' | 'readStore' | 'blobs' | 'bus'>,
   secrets: SecretBox,
   projections: ProjectionRunner,
+  metrics: Metrics,
 ): Runtime {
   const { store, readStore, blobs, bus } = opened;
   return {
@@ -59,6 +62,7 @@ export function assembleRuntime(
     images: sharpImages,
     checkOutboundUrl,
     clock: systemClock,
+    metrics,
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

@@ -16,6 +16,8 @@ export interface Config {
   headersTimeoutMs: number;
   /** How long a client may take to send a whole request, body included (REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
+  /** The bearer token GET /metrics asks for (METRICS_TOKEN); null: /metrics is off. */
+  metricsToken: string | null;
   /** On SIGTERM, how long requests in flight get to finish before their connections are cut (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */

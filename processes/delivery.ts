@@ -13,6 +13,7 @@ import type { BusConsumer, EventBus } from '../ports/bus.js';
 import type { Config } from '../ports/config.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
+import type { Metrics } from '../ports/metrics.js';
 import { OutboundUrlError, type PostJson } from '../ports/outbound.js';
 
 const USER_AGENT = 'Service-Interactions/1.0';
@@ -25,6 +26,7 @@ export interface DeliveryDeps extends Uses<'commands' | 'readStore' | 'secrets' 
   config: Config;
   log: Logger;
   bus: EventBus;
+  metrics: Pick<Metrics, 'delivery'>;
 }
 
 /** How a delivery goes out: the outbound port's POST (SSRF-checked on every connection) and the request signature. */
@@ -135,6 +137,7 @@ export class DeliveryWorker {
   private async record(interactionId: string, attempt: number, result: AttemptResult) {
     const delay = backoffDelay(attempt, this.runtime.config.deliveryBackoffBaseMs, Math.random());
     const events = await recordAttempt(this.runtime, interactionId, attempt, result, delay);
+    if (events?.[0]) this.runtime.metrics.delivery(events[0].type);
     if (events) this.runtime.log.info({ interactionId, attempt, outcome: events[0]?.type, status: 'status' in result ? result.status : undefined }, 'interaction delivery attempt');
   }
 

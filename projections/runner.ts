@@ -71,6 +71,12 @@ export class ProjectionRunner {
     });
   }
 
+  /** How many log positions each projection is behind `head` (events, in the embedded log). */
+  lag(head: Position | null): Record<string, number> {
+    const behind = (done: Position | null) => (head ? Math.max(0, Number(head.commit - (done?.commit ?? 0n))) : 0);
+    return Object.fromEntries(this.projections.map((p) => [p.name, behind(this.checkpoints.get(p.name) ?? null)]));
+  }
+
   async caughtUp(): Promise<void> {
     await this.subscription?.caughtUp();
   }

@@ -19,6 +19,7 @@ import {
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
 import { CatchUpSubscription } from './catchUp.js';
+import { type Metrics, noMetrics } from '../../ports/metrics.js';
 
 interface PendingAppend {
   streamId: string;
@@ -50,6 +51,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
+  private metrics: Pick<Metrics, 'commit'> = noMetrics;
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private closed = false;
   private readonly statements;
@@ -142,9 +144,16 @@ export class SqliteEventStore implements EventStore {
     return serialized;
   }
 
+  /** Where group commits are reported (batch sizes, time with the fsync). */
+  observe(metrics: Pick<Metrics, 'commit'>): void {
+    this.metrics = metrics;
+  }
+
   /** One transaction, one fsync, for the whole batch; throws, having settled nothing, if the transaction fails. */
   private commit(batch: SerializedAppend[]): void {
+    const started = performance.now();
     const outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending)))();
+    this.metrics.commit(batch.length, batch.reduce((sum, pending) => sum + pending.rows.length, 0), (performance.now() - started) / 1000);
     batch.forEach((pending, i) => {
       const outcome = outcomes[i];
       if (outcome instanceof WrongExpectedVersionError) pending.reject(outcome);

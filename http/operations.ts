@@ -1,0 +1,58 @@
+// The operator's endpoints at the origin's root, answered before authentication and body parsing: GET /healthz (the
+// process is up), GET /readyz (it serves current data: 503 while starting or while the projections are far behind the
+// log) and GET /metrics (Prometheus text, behind METRICS_TOKEN: it names routes and volumes, not for everyone).
+import { timingSafeEqual } from 'node:crypto';
+import type { Context, Next } from 'koa';
+
+/** Projections further behind the log than this many events: the reads this process answers are too stale. */
+export const READY_MAX_LAG = 1000;
+
+export interface Operations {
+  /** Whether the server is listening (false while starting and once closing). */
+  ready(): boolean;
+  /** Events the furthest-behind projection has yet to apply. */
+  lag(): Promise<number>;
+  /** The figures in Prometheus's text format. */
+  metrics(): Promise<string>;
+  /** METRICS_TOKEN; null: /metrics is off. */
+  metricsToken: string | null;
+}
+
+const sameSecret = (given: string, expected: string) => given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+export function operations(ops: Operations) {
+  return async function operatorEndpoints(ctx: Context, next: Next) {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    switch (ctx.path) {
+      case '/healthz':
+        ctx.status = ops.ready() ? 200 : 503;
+        ctx.body = { status: ops.ready() ? 'ok' : 'starting' };
+        return;
+      case '/readyz': {
+        const lag = await ops.lag();
+        const ready = ops.ready() && lag <= READY_MAX_LAG;
+        ctx.status = ready ? 200 : 503;
+        ctx.body = { status: ready ? 'ready' : ops.ready() ? 'catching up' : 'starting', projection_lag: lag };
+        return;
+      }
+      case '/metrics': {
+        if (!ops.metricsToken) {
+          ctx.status = 404;
+          ctx.body = { code: 'METRICS_DISABLED', message: 'Set METRICS_TOKEN to serve /metrics' };
+          return;
+        }
+        const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+        if (!token || !sameSecret(token, ops.metricsToken)) {
+          ctx.status = 401;
+          ctx.body = { code: 'UNAUTHORIZED', message: '401: Unauthorized' };
+          return;
+        }
+        ctx.type = 'text/plain; version=0.0.4';
+        ctx.body = await ops.metrics();
+        return;
+      }
+      default:
+        return next();
+    }
+  };
+}

@@ -1,0 +1,11 @@
+// What the edges and the log report for operators to watch; infra/metrics.ts keeps the figures for Prometheus.
+export interface Metrics {
+  /** An answered HTTP request, by route template (never the raw path: ids would make a series per message). */
+  request(method: string, route: string, status: number, seconds: number): void;
+  /** One group commit of the embedded log: its appends, its events, and the transaction's time with its fsync. */
+  commit(appends: number, events: number, seconds: number): void;
+  /** One interaction delivery attempt, by what became of it (the event type that recorded it). */
+  delivery(outcome: string): void;
+}
+
+export const noMetrics: Metrics = { request() {}, commit() {}, delivery() {} };
