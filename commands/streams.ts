@@ -6,6 +6,7 @@ export const inviteStream = (code: string) => `invite-${code}`;
 export const vanityStream = (code: string) => `vanity-${code}`;
 export const userStream = (userId: string) => `user-${userId}`;
 export const applicationStream = (applicationId: string) => `application-${applicationId}`;
+export const applicationCommandsStream = (applicationId: string, guildId: string | null) => `application-commands-${applicationId}-${guildId ?? 'global'}`;
 export const messageStream = (messageId: string) => `message-${messageId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
 export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;

@@ -10,6 +10,7 @@ import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
 import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
+import { applicationCommandRoutes } from './routes/applicationCommands.js';
 import { applicationRoutes } from './routes/applications.js';
 import { auditLogRoutes } from './routes/auditLog.js';
 import { cdnRoutes } from './routes/cdn.js';
@@ -108,7 +109,7 @@ function mountApi(api: Router, root: Router) {
 /** Every API route, relative to the version prefix. */
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
-  for (const routes of [applicationRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
   return api;
 }
 

@@ -3,6 +3,7 @@
 // file names a collection by string (test/structure/collections.test.ts). Imports nothing, so any module may use it.
 
 export const APPLICATIONS = 'applications';
+export const APPLICATION_COMMANDS = 'application_commands';
 export const AUDIT_LOG_ENTRIES = 'audit_log_entries';
 export const BANS = 'bans';
 /** Guild channels (channels.ts) and DMs (dms.ts) share it; messages.ts keeps last_message_id and last_pin_timestamp. */

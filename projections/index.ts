@@ -1,3 +1,4 @@
+import { applicationCommandsProjection } from './applicationCommands.js';
 import { applicationsProjection } from './applications.js';
 import { auditLogProjection } from './auditLog.js';
 import { channelsProjection } from './channels.js';
@@ -13,4 +14,4 @@ import { usersProjection } from './users.js';
 import { webhooksProjection } from './webhooks.js';
 
 /** Every read model of the service, in the order their writes are applied within a batch. */
-export const allProjections: Projection[] = [usersProjection, applicationsProjection, gatewaySessionsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection, dmsProjection, messagesProjection, webhooksProjection, interactionsProjection];
+export const allProjections: Projection[] = [usersProjection, applicationsProjection, gatewaySessionsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection, dmsProjection, messagesProjection, webhooksProjection, interactionsProjection, applicationCommandsProjection];

@@ -1,0 +1,179 @@
+// Application command routes of the spec, global (/applications/:id/commands) and per guild
+// (/applications/:id/guilds/:guildId/commands): list, create (or overwrite by name and type), fetch, change, delete
+// and bulk overwrite. Only the application's bot and its owner manage them; the spec's per-application limits are
+// counted after that check, so nobody else can spend an application's budget.
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import {
+  createApplicationCommand,
+  deleteApplicationCommand,
+  overwriteApplicationCommands,
+  requireCommandManager,
+  updateApplicationCommand,
+} from '../../commands/applicationCommands.js';
+import {
+  ApplicationCommandOptionType,
+  ApplicationCommandType,
+  type ApplicationCommandFields,
+  type CommandScope,
+  MAX_CHOICES,
+  MAX_COMMANDS_PER_TYPE,
+  MAX_OPTIONS,
+  unknownApplicationCommand,
+} from '../../domain/applicationCommand.js';
+import { applicationCommandDoc } from '../../projections/applicationCommands.js';
+import { applicationCommandById, applicationCommandsOf } from '../../projections/applicationCommands.queries.js';
+import { applicationCommandObject } from '../../presenters/applicationCommands.js';
+import { actorMeta } from '../actor.js';
+import { type HttpDeps, noContent } from '../context.js';
+import { rateLimit } from '../rateLimit.js';
+import { bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
+
+/** The widely used API's bounds on option values: integers a double holds exactly. */
+const MAX_OPTION_VALUE = 2 ** 53;
+
+const localizations = { type: ['object', 'null'], additionalProperties: { type: 'string', minLength: 1, maxLength: 100 } } as const;
+const choiceSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    name_localizations: localizations,
+    // A string value is at most 100 characters; numbers must fit the option's type (the decider checks which).
+    value: { type: ['string', 'number'], maxLength: 100, minimum: -MAX_OPTION_VALUE, maximum: MAX_OPTION_VALUE },
+  },
+  required: ['name', 'value'],
+  additionalProperties: false,
+} as const;
+const optionValue = { type: 'number', minimum: -MAX_OPTION_VALUE, maximum: MAX_OPTION_VALUE } as const;
+const optionProperties = {
+  type: { type: 'integer', enum: Object.values(ApplicationCommandOptionType) },
+  name: { type: 'string', minLength: 1, maxLength: 32 },
+  name_localizations: localizations,
+  description: { type: 'string', minLength: 1, maxLength: 100 },
+  description_localizations: localizations,
+  required: { type: 'boolean' },
+  choices: { type: 'array', maxItems: MAX_CHOICES, items: choiceSchema },
+  min_value: optionValue,
+  max_value: optionValue,
+  min_length: { type: 'integer', minimum: 0, maximum: 6000 },
+  max_length: { type: 'integer', minimum: 1, maximum: 6000 },
+  channel_types: { type: 'array', maxItems: 25, uniqueItems: true, items: { type: 'integer', minimum: 0, maximum: 255 } },
+  autocomplete: { type: 'boolean' },
+} as const;
+const optionRequired = ['type', 'name', 'description'] as const;
+/**
+ * Options nest at most three deep (group → subcommand → option), so the levels are spelled out instead of a
+ * recursive $ref: an option too deep is refused by shape, and the derived type stays finite.
+ */
+const leafOption = { type: 'object', properties: optionProperties, required: optionRequired, additionalProperties: false } as const;
+const optionsOf = <const T>(items: T) => ({ type: 'array', maxItems: MAX_OPTIONS, items }) as const;
+const subcommandOption = { type: 'object', properties: { ...optionProperties, options: optionsOf(leafOption) }, required: optionRequired, additionalProperties: false } as const;
+const topOption = { type: 'object', properties: { ...optionProperties, options: optionsOf(subcommandOption) }, required: optionRequired, additionalProperties: false } as const;
+
+/** The fields of a command a client defines; the type-dependent rules (names, descriptions, option kinds) are the decider's. */
+const commandProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 32 },
+  name_localizations: localizations,
+  description: { type: 'string', maxLength: 100 },
+  description_localizations: localizations,
+  type: { type: 'integer', enum: Object.values(ApplicationCommandType) },
+  options: optionsOf(topOption),
+  default_member_permissions: { ...bitfieldSchema, type: ['string', 'integer', 'null'] },
+  dm_permission: { type: ['boolean', 'null'] },
+  nsfw: { type: 'boolean' },
+  contexts: { type: ['array', 'null'], uniqueItems: true, items: { type: 'integer', enum: [0, 1, 2] } },
+  integration_types: { type: ['array', 'null'], uniqueItems: true, items: { type: 'integer', enum: [0, 1] } },
+} as const;
+
+const createSchema = { type: 'object', properties: commandProperties, required: ['name'], additionalProperties: false } as const;
+const updateSchema = { type: 'object', properties: commandProperties, additionalProperties: false } as const;
+/** An entry may name the command it redefines by id (how a rename keeps it), as in the widely used API. */
+const overwriteSchema = {
+  type: 'array',
+  maxItems: Object.values(MAX_COMMANDS_PER_TYPE).reduce((a, b) => a + b),
+  items: { type: 'object', properties: { id: snowflakeSchema, ...commandProperties }, required: ['name'], additionalProperties: false },
+} as const;
+
+const globalParams = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
+const guildParams = { type: 'object', properties: { id: snowflakeSchema, guildId: snowflakeSchema }, required: ['id', 'guildId'] } as const;
+const commandParams = { type: 'object', properties: { commandId: snowflakeSchema }, required: ['commandId'] } as const;
+
+declare module 'koa' {
+  interface DefaultState {
+    /** The command scope a request was allowed to manage (set by the routes' access check). */
+    commandScope?: CommandScope;
+  }
+}
+
+const present = (command: ApplicationCommandFields) => applicationCommandObject(applicationCommandDoc(command));
+const scopeOf = (ctx: Context) => ctx.state.commandScope!;
+
+export function applicationCommandRoutes(deps: HttpDeps): Router {
+  const router = new Router();
+
+  /** The scope the path names, once the caller is known to manage it; before any limit is counted. */
+  const manager = (guildScoped: boolean) => async (ctx: Context, next: Next) => {
+    const scope: CommandScope = guildScoped
+      ? (({ id, guildId }) => ({ applicationId: id, guildId }))(parseBody(guildParams, ctx.params))
+      : { applicationId: parseBody(globalParams, ctx.params).id, guildId: null };
+    await requireCommandManager(deps, scope, actorMeta(ctx).actorId);
+    ctx.state.commandScope = scope;
+    return next();
+  };
+  // The spec's Limits, per application: one bucket each, shared by its global and guild routes.
+  const perApplication = (ctx: Context) => scopeOf(ctx).applicationId;
+  const listLimit = rateLimit({ bucket: 'application-commands:list', points: 5, durationSeconds: 5, key: perApplication });
+  const writeLimit = rateLimit({ bucket: 'application-commands:write', points: 5, durationSeconds: 10, key: perApplication });
+  const overwriteLimit = rateLimit({ bucket: 'application-commands:overwrite', points: 2, durationSeconds: 30, key: perApplication });
+
+  /** The command the path names, in the scope the path names (another scope's command is unknown here). */
+  async function commandInScope(ctx: Context) {
+    const { commandId } = parseBody(commandParams, ctx.params);
+    const scope = scopeOf(ctx);
+    const doc = await applicationCommandById(deps.readStore, commandId);
+    if (!doc || doc.application_id !== scope.applicationId || doc.guild_id !== scope.guildId) throw unknownApplicationCommand();
+    return doc;
+  }
+
+  for (const [path, guildScoped] of [
+    ['/applications/:id/commands', false],
+    ['/applications/:id/guilds/:guildId/commands', true],
+  ] as const) {
+    const access = manager(guildScoped);
+
+    router.get(path, access, listLimit, async (ctx) => {
+      const { applicationId, guildId } = scopeOf(ctx);
+      ctx.body = (await applicationCommandsOf(deps.readStore, applicationId, guildId)).map(applicationCommandObject);
+    });
+
+    router.post(path, access, writeLimit, async (ctx) => {
+      const body = parseBody(createSchema, ctx.request.body);
+      const { command, created } = await createApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), body);
+      ctx.status = created ? 201 : 200;
+      ctx.body = present(command);
+    });
+
+    router.put(path, access, overwriteLimit, async (ctx) => {
+      const body = parseBody(overwriteSchema, ctx.request.body);
+      ctx.body = (await overwriteApplicationCommands(deps, actorMeta(ctx), scopeOf(ctx), body)).map(present);
+    });
+
+    router.get(`${path}/:commandId`, access, async (ctx) => {
+      ctx.body = applicationCommandObject(await commandInScope(ctx));
+    });
+
+    router.patch(`${path}/:commandId`, access, writeLimit, async (ctx) => {
+      const { commandId } = parseBody(commandParams, ctx.params);
+      const body = parseBody(updateSchema, ctx.request.body);
+      ctx.body = present(await updateApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), commandId, body));
+    });
+
+    router.delete(`${path}/:commandId`, access, writeLimit, async (ctx) => {
+      const { commandId } = parseBody(commandParams, ctx.params);
+      await deleteApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), commandId);
+      noContent(ctx);
+    });
+  }
+
+  return router;
+}
