@@ -14,12 +14,13 @@ import {
   resolveClick,
 } from '../domain/interaction.js';
 import { DomainError } from '../domain/errors.js';
-import { MessageFlags, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
+import { MessageFlags, ephemeralAudience, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
 import { webhookDecider } from '../domain/webhook.js';
 import type { Clock } from '../ports/clock.js';
 import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { messageChannelAccess } from './access.js';
+import { type InteractionDeps, messageApplication, useComponent } from './commandInteractions.js';
 import { interactionStream, messageStream, webhookStream } from './streams.js';
 
 export interface ClickInput extends Click {
@@ -28,15 +29,19 @@ export interface ClickInput extends Click {
 }
 
 /**
- * Records a click by the actor. The delivery goes to the interaction_url the posting webhook has now; a message not
- * posted by a webhook, or a webhook without one, records the click and delivers nothing.
+ * Records a click by the actor. On a message of an application (its bot's, or a response to one of its interactions)
+ * the click is an interaction for that bot on the gateway (commands/commandInteractions.ts). Otherwise the delivery
+ * goes to the interaction_url the posting webhook has now; a message of a person, or of a webhook without one, records
+ * the click and delivers nothing.
  */
-export async function clickComponent(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, input: ClickInput): Promise<string> {
+export async function clickComponent(deps: InteractionDeps, meta: ActorMeta, input: ClickInput): Promise<string> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
   const message = requireMessage((await deps.commands.load(messageStream(input.message_id), messageDecider)).state, input.channel_id);
-  // An ephemeral message exists only for its author and the users it mentions.
-  if (message.flags & MessageFlags.EPHEMERAL && message.author.id !== meta.actorId && !message.mentions.some((u) => u.id === meta.actorId)) throw unknownMessage();
+  // An ephemeral message exists only for those it is shown to.
+  if (message.flags & MessageFlags.EPHEMERAL && !ephemeralAudience(message).includes(meta.actorId)) throw unknownMessage();
   const data = resolveClick(message.components, input);
+  const application = await messageApplication(deps, message);
+  if (application) return useComponent(deps, meta, access, application, { ...data, message });
   const webhook = message.webhook_id ? (await deps.commands.load(webhookStream(message.webhook_id), webhookDecider)).state : null;
   const deliveryUrl = webhook?.status === 'active' ? webhook.webhook!.interaction_url : null;
   const user = (await userById(deps.readStore, meta.actorId))!;

@@ -18,8 +18,10 @@ import {
   isReactionEvent,
 } from './reaction.js';
 
-export const MessageFlags = { SUPPRESS_EMBEDS: 1 << 2, EPHEMERAL: 1 << 6, SUPPRESS_NOTIFICATIONS: 1 << 12 } as const;
-export const MessageType = { DEFAULT: 0, REPLY: 19 } as const;
+/** LOADING marks a deferred interaction response ("the bot is thinking") until its first edit fills it. */
+export const MessageFlags = { SUPPRESS_EMBEDS: 1 << 2, EPHEMERAL: 1 << 6, LOADING: 1 << 7, SUPPRESS_NOTIFICATIONS: 1 << 12 } as const;
+/** CHAT_INPUT_COMMAND: a bot's response to a slash command, as the widely used API types it. */
+export const MessageType = { DEFAULT: 0, REPLY: 19, CHAT_INPUT_COMMAND: 20 } as const;
 /** The widely used API's limit on content, in characters (Unicode code points). */
 export const MAX_CONTENT_LENGTH = 2000;
 export const MAX_ATTACHMENTS = 10;
@@ -61,6 +63,31 @@ export interface MentionedChannel {
   name: string;
 }
 
+/** What a message made in response to an interaction says of it (the widely used API's interaction_metadata). */
+export interface InteractionMetadata {
+  id: string;
+  type: number;
+  /** Who invoked the command or clicked the component. */
+  user: MessageUser;
+  authorizing_integration_owners: Record<string, string>;
+  /** The command's name and type, for command interactions. */
+  name?: string;
+  command_type?: number;
+  /** For follow-ups: the interaction's first response. */
+  original_response_message_id?: string;
+  /** For component interactions: the message whose component was used. */
+  interacted_message_id?: string;
+}
+
+/** The older summary of the same interaction, which clients still read beside interaction_metadata. */
+export interface MessageInteraction {
+  id: string;
+  type: number;
+  /** The command's name (a component's custom_id for component interactions). */
+  name: string;
+  user: MessageUser;
+}
+
 /** A message object's own fields, in the API's shape (reactions and pinned come from their own events). */
 export interface MessageFields {
   id: string;
@@ -85,6 +112,10 @@ export interface MessageFields {
   message_reference: MessageReference | null;
   timestamp: string;
   edited_timestamp: string | null;
+  /** Set on an application's responses to an interaction (webhook_id is then the application's id). */
+  application_id?: string;
+  interaction_metadata?: InteractionMetadata;
+  interaction?: MessageInteraction;
 }
 
 /** The fields an edit may change. */
@@ -149,10 +180,20 @@ export function requireMessage(state: MessageState, channelId: string): MessageF
   return state.message!;
 }
 
+/**
+ * Who sees an ephemeral message: its author, the users it mentions, and the user whose interaction it answers. Nobody
+ * else reads it, over the gateway or in the channel's history.
+ */
+export function ephemeralAudience(message: Pick<MessageFields, 'author' | 'mentions' | 'interaction_metadata'>): string[] {
+  const ids = [message.author.id, ...message.mentions.map((u) => u.id), ...(message.interaction_metadata ? [message.interaction_metadata.user.id] : [])];
+  return [...new Set(ids)];
+}
+
 const idsOf = (message: MessageFields): MessageIds => ({ messageId: message.id, channelId: message.channel_id, guildId: message.guild_id, authorId: message.author.id });
 
-/** A message needs content, an embed, an attachment or a component. */
-function assertNotEmpty(message: Pick<MessageFields, 'content' | 'embeds' | 'attachments' | 'components'>): void {
+/** A message needs content, an embed, an attachment or a component; a deferred interaction response waits for them. */
+function assertNotEmpty(message: Pick<MessageFields, 'content' | 'embeds' | 'attachments' | 'components' | 'flags'>): void {
+  if (message.flags & MessageFlags.LOADING) return;
   if (!message.content && !message.embeds.length && !message.attachments.length && !message.components.length) throw emptyMessage();
 }
 
@@ -169,6 +210,9 @@ function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, sta
     throw new DomainError('conflict', 'MESSAGE_EXISTS', 'Message already exists');
   }
   assertContentLength(message.content);
+  if (message.flags & MessageFlags.LOADING && !message.interaction_metadata) {
+    throw invalidForm([{ path: 'flags', message: 'Only a deferred interaction response is loading (flag 128)' }]);
+  }
   assertNotEmpty(message);
   if (message.attachments.length > MAX_ATTACHMENTS) throw invalidForm([{ path: 'attachments', message: `Must have at most ${MAX_ATTACHMENTS} attachments` }]);
   const errors = embedErrors(message.embeds, message.attachments);
@@ -206,6 +250,8 @@ function edit(command: Extract<MessageCommand, { type: 'EditMessage' }>, state: 
   if (requested.attachments !== undefined) next.attachments = editedAttachments(message.attachments, requested.attachments);
   // Only SUPPRESS_EMBEDS can be set or cleared by an edit; every other bit stays as sent.
   if (requested.flags !== undefined) next.flags = (message.flags & ~MessageFlags.SUPPRESS_EMBEDS) | (requested.flags & MessageFlags.SUPPRESS_EMBEDS);
+  // The first edit of a deferred interaction response is its answer: it stops loading.
+  if (message.flags & MessageFlags.LOADING && Object.keys(next).length) next.flags = (next.flags ?? message.flags) & ~MessageFlags.LOADING;
 
   const changes = Object.fromEntries(
     Object.entries(next).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(message[key as keyof MessageFields])),

@@ -18,6 +18,7 @@ import { channelRoutes } from './routes/channels.js';
 import { dmRoutes } from './routes/dms.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { guildRoutes } from './routes/guilds.js';
+import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { interactionRoutes } from './routes/interactions.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
@@ -109,7 +110,7 @@ function mountApi(api: Router, root: Router) {
 /** Every API route, relative to the version prefix. */
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
-  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
   return api;
 }
 

@@ -15,8 +15,8 @@ const STATUS: Record<ErrorKind, number> = {
   rate_limited: 429,
 };
 
-/** A webhook's URL carries its token: logs name the route without it. */
-export const redactPath = (path: string) => path.replace(/(\/webhooks\/\d+\/)[^/]+/, '$1[redacted]');
+/** A webhook's URL carries its token, and so does an interaction's callback: logs name the route without it. */
+export const redactPath = (path: string) => path.replace(/(\/(?:webhooks|interactions)\/\d+\/)[^/]+/, '$1[redacted]');
 
 export const unauthorized = () => new DomainError('unauthorized', 'UNAUTHORIZED', '401: Unauthorized');
 

@@ -75,6 +75,9 @@ export function messageObject(doc: MessageDoc, view: MessageView): Record<string
     flags: doc.flags,
     components: doc.components,
     ...(doc.message_reference ? { message_reference: { type: 0, ...doc.message_reference } } : {}),
+    ...(doc.application_id ? { application_id: doc.application_id } : {}),
+    ...(doc.interaction_metadata ? { interaction_metadata: doc.interaction_metadata } : {}),
+    ...(doc.interaction ? { interaction: doc.interaction } : {}),
     ...(view.referenced !== undefined ? { referenced_message: view.referenced ? messageObject(view.referenced, { origin: view.origin }) : null } : {}),
   };
 }

@@ -13,10 +13,24 @@ export const messageInChannel = (read: Pick<ReadStore, 'findOne'>, channelId: st
 
 export const messagesByIds = (read: Pick<ReadStore, 'find'>, messageIds: string[]) => read.find<MessageDoc>(MESSAGES, { _id: { $in: messageIds } });
 
-/** One page of a channel's messages, newest first, as the widely used API answers every page; `around` takes half the page from each side. */
-export async function messagePage(read: Pick<ReadStore, 'find'>, channelId: string, query: { limit: number; before?: string; after?: string; around?: string }): Promise<MessageDoc[]> {
-  const find = (range: Filter[string], direction: 1 | -1, limit: number) =>
-    limit > 0 ? read.find<MessageDoc>(MESSAGES, { channel_id: channelId, _id: range }, { sort: { _id: direction }, limit }) : Promise.resolve([]);
+/**
+ * One page of a channel's messages as `viewerId` sees them (ephemeral messages only if they are for the viewer), newest
+ * first, as the widely used API answers every page; `around` takes half the page from each side.
+ */
+export async function messagePage(
+  read: Pick<ReadStore, 'find'>,
+  channelId: string,
+  viewerId: string,
+  query: { limit: number; before?: string; after?: string; around?: string },
+): Promise<MessageDoc[]> {
+  // The messages everyone sees and the viewer's ephemeral ones, each the first `limit` of its kind, merged.
+  const find = async (range: Filter[string], direction: 1 | -1, limit: number) => {
+    if (limit <= 0) return [];
+    const page = (visibility: Filter) => read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ...visibility, _id: range }, { sort: { _id: direction }, limit });
+    const [shared, own] = await Promise.all([page({ ephemeral: { $exists: false } }), page({ ephemeral: true, visible_to: { $all: [viewerId] } })]);
+    const key = (doc: MessageDoc) => snowflakeSortKey(doc._id);
+    return [...shared, ...own].sort((a, b) => (key(a) < key(b) ? -direction : direction)).slice(0, limit);
+  };
   if (query.after) return (await find({ $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
   if (query.around) {
     const key = snowflakeSortKey(query.around);

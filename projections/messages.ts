@@ -1,7 +1,7 @@
 // Read models of messages: one document per message (its API fields, pinned, and reaction counts by emoji) and one
 // document per reaction (who reacted with what, for reactor lists and `me`). Channel documents of any kind get their
 // last_message_id and last_pin_timestamp from here.
-import type { MessageEvent, MessageFields } from '../domain/message.js';
+import { MessageFlags, type MessageEvent, type MessageFields, ephemeralAudience } from '../domain/message.js';
 import type { PinEvent } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
@@ -21,6 +21,9 @@ export interface MessageDoc extends Omit<MessageFields, 'id'> {
   pinned_at: string | null;
   /** By reactionField(emoji), in the order each emoji was first added. */
   reactions: Record<string, ReactionCount>;
+  /** Ephemeral messages only: marked (what history pages filter on, by index), with the users who see them (ephemeralAudience). */
+  ephemeral?: true;
+  visible_to?: string[];
   [key: string]: unknown;
 }
 
@@ -37,10 +40,17 @@ export interface ReactionDoc {
 /** Emojis are not valid field names; their key in hex is. */
 export const reactionField = (emoji: ReactionEmoji) => `r${Buffer.from(emojiKey(emoji)).toString('hex')}`;
 
+/** Who an ephemeral message is for; nothing for the others. */
+const visibility = (message: MessageFields): Pick<MessageDoc, 'ephemeral' | 'visible_to'> =>
+  message.flags & MessageFlags.EPHEMERAL ? { ephemeral: true, visible_to: ephemeralAudience(message) } : {};
+
 /** The document a created message starts as; the gateway can build the same from the event. */
 export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
-  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {} };
+  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {}, ...visibility({ id, ...fields }) };
 }
+
+/** Whether the user may read the message: everyone in the channel may, unless it is ephemeral and not for them. */
+export const isVisibleTo = (doc: Pick<MessageDoc, 'visible_to'>, userId: string) => !doc.visible_to || doc.visible_to.includes(userId);
 
 type Event = MessageEvent | PinEvent;
 
@@ -75,7 +85,8 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
     const doc = messageDoc(e.data.message);
     return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, ...lastMessage(e.data.channelId, e.data.messageId)];
   }
-  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: e.data.changes })];
+  // An edit may change whom an ephemeral message mentions, and so who sees it.
+  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: { ...e.data.changes, ...visibility(e.data.message) } })];
   if (is<Event, 'MessageDeleted'>(e, 'MessageDeleted')) {
     return [
       { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
@@ -106,6 +117,7 @@ export const messagesProjection: Projection = {
   collections: [MESSAGES, REACTIONS],
   indexes: [
     { collection: MESSAGES, keys: { channel_id: 1, _id: -1 } },
+    { collection: MESSAGES, keys: { channel_id: 1, ephemeral: 1, _id: -1 } },
     { collection: MESSAGES, keys: { channel_id: 1, pinned_at: -1 } },
     { collection: REACTIONS, keys: { message_id: 1, emoji_field: 1, user_id: 1 } },
     { collection: REACTIONS, keys: { user_id: 1, message_id: 1 } },

@@ -42,7 +42,11 @@ async function deleteIfExists(deps: Uses<'commands' | 'blobs' | 'clock'>, meta: 
 }
 
 export async function deleteMessage(deps: DeleteDeps, meta: ActorMeta, channelId: string, messageId: string) {
-  const access = await messageChannelAccess(deps, channelId, meta.actorId);
+  await deleteInChannel(deps, meta, await messageChannelAccess(deps, channelId, meta.actorId), messageId);
+}
+
+/** Deletes a message of the channel of `access`, whose permissions for the actor the caller has established. */
+export async function deleteInChannel(deps: DeleteDeps, meta: ActorMeta, access: MessageChannelAccess, messageId: string) {
   await deps.settle(await deleteOne(deps, meta, access, messageId, false));
 }
 

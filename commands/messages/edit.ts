@@ -3,7 +3,7 @@
 import { type MessageCommand, type MessageEdit, messageDecider, requireMessage } from '../../domain/message.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { isoNow } from '../../ports/clock.js';
-import { messageChannelAccess } from '../access.js';
+import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
 import type { ActorMeta } from '../deps.js';
 import { handleInOrder } from '../queue.js';
 import { messageStream } from '../streams.js';
@@ -14,7 +14,25 @@ import type { SendDeps } from './send.js';
 import { loadMessage, managesMessages, messageDocOf } from './state.js';
 
 export async function editMessage(deps: SendDeps, meta: ActorMeta, channelId: string, messageId: string, input: MessageInput, files: UploadedFile[], sender: Sender) {
-  const access = await messageChannelAccess(deps, channelId, sender.userId);
+  return editInChannel(deps, meta, await messageChannelAccess(deps, channelId, sender.userId), messageId, input, files, sender);
+}
+
+/**
+ * Edits a message of the channel of `access`, whose permissions for the editor the caller has established.
+ * `beforeAppend` runs once the edit is checked whole, before anything is stored (an interaction response claims its
+ * interaction there).
+ */
+export async function editInChannel(
+  deps: SendDeps,
+  meta: ActorMeta,
+  access: MessageChannelAccess,
+  messageId: string,
+  input: MessageInput,
+  files: UploadedFile[],
+  sender: Sender,
+  beforeAppend?: () => Promise<void>,
+) {
+  const { channelId } = access;
   const loaded = await loadMessage(deps, messageId);
   const current = requireMessage(loaded, channelId);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
@@ -36,6 +54,7 @@ export async function editMessage(deps: SendDeps, meta: ActorMeta, channelId: st
 
   const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, editedAt: isoNow(deps.clock) };
   messageDecider.decide(command, loaded);
+  await beforeAppend?.();
   await storeFiles(deps, channelId, uploads);
   const { state, events, position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, command);
   await deps.settle(position);

@@ -38,6 +38,10 @@ export interface Authorship {
   components: boolean;
   /** How long the nonce names its first message, when not the usual 5 minutes. */
   nonceWindowMs?: number;
+  /** What an interaction response says of its interaction (its type, application and metadata); none for a plain send. */
+  fields?: Partial<Pick<MessageFields, 'type' | 'message_reference' | 'application_id' | 'interaction_metadata' | 'interaction'>>;
+  /** Runs once the message is checked whole, before anything is stored: an interaction response claims its interaction here. */
+  beforeAppend?: (message: MessageFields) => Promise<void>;
 }
 
 /**
@@ -70,8 +74,10 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
     message_reference: replied ? { message_id: replied.id, channel_id: channelId, ...(access.guildId ? { guild_id: access.guildId } : {}) } : null,
     timestamp: new Date(snowflakeTimestamp(messageId)).toISOString(),
     edited_timestamp: null,
+    ...by.fields,
   };
   messageDecider.decide({ type: 'CreateMessage', message }, messageDecider.initialState());
+  await by.beforeAppend?.(message);
 
   if (input.nonce !== undefined) {
     const authorId = by.author.id;

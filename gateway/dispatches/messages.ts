@@ -1,9 +1,9 @@
 // Dispatches of message, reaction, pin and DM channel events. Guild channel events go to the guild's sessions that can
-// view the channel; DM events to the channel's recipients; ephemeral messages only to their author and the users
-// they mention.
+// view the channel; DM events to the channel's recipients; ephemeral messages only to their author, the users they
+// mention and the user whose interaction they answer.
 import type { DmChannelEvent } from '../../domain/dmChannel.js';
 import type { GroupDmEvent } from '../../domain/groupDm.js';
-import { MessageFlags, type MessageCreated, type MessageDeleted, type MessageEdited, type MessageFields } from '../../domain/message.js';
+import { MessageFlags, type MessageCreated, ephemeralAudience, type MessageDeleted, type MessageEdited, type MessageFields } from '../../domain/message.js';
 import type { MessagesBulkDeleted } from '../../domain/messageBulkDelete.js';
 import type { PinEvent } from '../../domain/pins.js';
 import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../domain/reaction.js';
@@ -42,9 +42,9 @@ async function placeOf(runtime: GatewayDeps, channelId: string, guildId: string 
   return { audience: { users: channel?.recipient_ids ?? [] }, dm: true };
 }
 
-/** Who sees a message: ephemeral ones only their author and the users they mention. */
-function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'author' | 'mentions'>): Audience {
-  if (message.flags & MessageFlags.EPHEMERAL) return { users: [message.author.id, ...message.mentions.map((u) => u.id)] };
+/** Who sees a message: ephemeral ones only their author, the users they mention and the user they answer. */
+function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'author' | 'mentions' | 'interaction_metadata'>): Audience {
+  if (message.flags & MessageFlags.EPHEMERAL) return { users: ephemeralAudience(message) };
   return place.audience;
 }
 

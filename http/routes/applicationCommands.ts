@@ -85,18 +85,18 @@ const commandProperties = {
   integration_types: { type: ['array', 'null'], uniqueItems: true, items: { type: 'integer', enum: [0, 1] } },
 } as const;
 
-const createSchema = { type: 'object', properties: commandProperties, required: ['name'], additionalProperties: false } as const;
-const updateSchema = { type: 'object', properties: commandProperties, additionalProperties: false } as const;
+export const createSchema = { type: 'object', properties: commandProperties, required: ['name'], additionalProperties: false } as const;
+export const updateSchema = { type: 'object', properties: commandProperties, additionalProperties: false } as const;
 /** An entry may name the command it redefines by id (how a rename keeps it), as in the widely used API. */
-const overwriteSchema = {
+export const overwriteSchema = {
   type: 'array',
   maxItems: Object.values(MAX_COMMANDS_PER_TYPE).reduce((a, b) => a + b),
   items: { type: 'object', properties: { id: snowflakeSchema, ...commandProperties }, required: ['name'], additionalProperties: false },
 } as const;
 
-const globalParams = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
-const guildParams = { type: 'object', properties: { id: snowflakeSchema, guildId: snowflakeSchema }, required: ['id', 'guildId'] } as const;
-const commandParams = { type: 'object', properties: { commandId: snowflakeSchema }, required: ['commandId'] } as const;
+export const globalParams = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
+export const guildParams = { type: 'object', properties: { id: snowflakeSchema, guildId: snowflakeSchema }, required: ['id', 'guildId'] } as const;
+export const commandParams = { type: 'object', properties: { commandId: snowflakeSchema }, required: ['commandId'] } as const;
 
 declare module 'koa' {
   interface DefaultState {

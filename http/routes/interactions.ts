@@ -1,14 +1,25 @@
-// POST /interactions/click: a logged-in person clicks a button or submits a select menu on a message. The click is
-// checked and recorded (204), and delivered to the posting webhook's interaction_url asynchronously.
+// Interactions from the client side and the bot's answer: a logged-in person clicks a button or submits a select menu
+// on a message (POST /interactions/click), or invokes an application's command (POST /interactions); each is checked
+// and recorded (204), then delivered asynchronously (to a webhook's interaction_url, or to the bot's gateway sessions
+// as INTERACTION_CREATE). The bot answers with the interaction's token (POST /interactions/:id/:token/callback).
 import Router from '@koa/router';
+import type { Context } from 'koa';
+import { invokeCommand } from '../../commands/commandInteractions.js';
+import { type ResponseInput, respondToInteraction } from '../../commands/interactionResponses.js';
 import { clickComponent } from '../../commands/interactions.js';
+import type { MessageInput } from '../../commands/messages/input.js';
+import { InteractionCallbackType } from '../../domain/commandInteraction.js';
+import { DomainError, invalidForm } from '../../domain/errors.js';
+import { interactionCallbackObject } from '../../presenters/interactions.js';
 import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import { type HttpDeps, noContent, requestMeta } from '../context.js';
+import { readMessageBody } from '../multipart.js';
 import { rateLimit } from '../rateLimit.js';
-import { parseBody, snowflakeSchema } from '../validation.js';
+import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { parseEdit, sendSchema } from './messages.js';
 
-const clickSchema = {
+export const clickSchema = {
   type: 'object',
   properties: {
     channel_id: snowflakeSchema,
@@ -20,16 +31,124 @@ const clickSchema = {
   additionalProperties: false,
 } as const;
 
+/** An option as the widely used API's clients send it; a subcommand group holds subcommands, which hold options. */
+const optionFields = {
+  name: { type: 'string', minLength: 1, maxLength: 32 },
+  type: { type: 'integer', minimum: 1, maximum: 11 },
+  value: { type: ['string', 'number', 'boolean'] },
+  focused: { type: 'boolean' },
+} as const;
+/** An option holding `items` under it: a subcommand its options, a group its subcommands. */
+const holding = <const Items>(items: Items) =>
+  ({ type: 'object', properties: { ...optionFields, options: { type: 'array', maxItems: 25, items } }, required: ['name'], additionalProperties: false }) as const;
+const valueOption = { type: 'object', properties: optionFields, required: ['name'], additionalProperties: false } as const;
+const groupOption = holding(holding(valueOption));
+
+/**
+ * The widely used API's invocation of an application command (type 2). Its clients also send the command's version
+ * and attachments in `data`, and a nonce and session id beside it: accepted and not used.
+ */
+export const invokeSchema = {
+  type: 'object',
+  properties: {
+    type: { type: 'integer', enum: [2] },
+    application_id: snowflakeSchema,
+    guild_id: snowflakeSchema,
+    channel_id: snowflakeSchema,
+    data: {
+      type: 'object',
+      properties: {
+        id: snowflakeSchema,
+        name: { type: 'string', minLength: 1, maxLength: 32 },
+        type: { type: 'integer', enum: [1, 2, 3] },
+        options: { type: 'array', maxItems: 25, items: groupOption },
+      },
+      required: ['id', 'name'],
+    },
+    nonce: { type: ['string', 'integer'], maxLength: 25 },
+    session_id: { type: 'string', maxLength: 128 },
+  },
+  required: ['type', 'application_id', 'channel_id', 'data'],
+  additionalProperties: false,
+} as const;
+
+export const callbackParams = {
+  type: 'object',
+  properties: { interactionId: snowflakeSchema, token: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['interactionId', 'token'],
+} as const;
+/** The responses this service takes: 4 a message, 5 a deferred one, 6 a deferred update, 7 an update (no modals, no autocomplete). */
+export const callbackSchema = {
+  type: 'object',
+  properties: { type: { type: 'integer', enum: Object.values(InteractionCallbackType) }, data: { type: ['object', 'null'] } },
+  required: ['type'],
+} as const;
+export const callbackQuery = { type: 'object', properties: { with_response: { type: 'boolean', default: false } } } as const;
+
+const { nonce: _nonce, message_reference: _reference, ...messageFields } = sendSchema.properties;
+/** A response's message: a send's fields, replies and nonces aside. */
+const responseMessageSchema = { type: 'object', properties: messageFields } as const;
+const deferSchema = { type: 'object', properties: { flags: messageFields.flags } } as const;
+
+/** Checks `data` with `parse`, reporting its problems under data. */
+function parseData<T>(parse: (data: unknown) => T, data: unknown): T {
+  try {
+    return parse(data ?? {});
+  } catch (error) {
+    if (error instanceof DomainError && error.errors) throw invalidForm(error.errors.map((e) => ({ ...e, path: `data.${e.path}` })));
+    throw error;
+  }
+}
+
+/** The response's data as the use case takes it: a message for 4, its flags for 5, an edit for 7, nothing for 6. */
+function responseData(type: InteractionCallbackType, data: unknown): MessageInput | undefined {
+  switch (type) {
+    case InteractionCallbackType.CHANNEL_MESSAGE_WITH_SOURCE:
+      return parseData((d) => {
+        const { content, ...message } = parseBody(responseMessageSchema, d);
+        return { ...message, content: content ?? undefined };
+      }, data);
+    case InteractionCallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
+      return parseData((d) => parseBody(deferSchema, d), data);
+    case InteractionCallbackType.UPDATE_MESSAGE:
+      return parseData(parseEdit, data);
+    default:
+      return undefined;
+  }
+}
+
 export function interactionRoutes(deps: HttpDeps): Router {
   const router = new Router();
-  // The spec: 60 per user per minute, bucket interaction:click::user_id.
-  const limit = rateLimit({ bucket: 'interaction:click', points: 60, durationSeconds: 60, key: (ctx) => `interaction:click::${ctx.state.auth?.userId ?? `ip:${ctx.ip}`}` });
-
+  const perUser = (bucket: string) => rateLimit({ bucket, points: 60, durationSeconds: 60, key: (ctx) => `${bucket}::${ctx.state.auth?.userId ?? `ip:${ctx.ip}`}` });
+  // The spec: 60 clicks per user per minute, bucket interaction:click::user_id; invocations get a bucket of their own.
+  const clickLimit = perUser('interaction:click');
+  const invokeLimit = perUser('interaction:invoke');
   // The session is checked before the limit, so that the bucket is the user's.
-  router.post('/interactions/click', (ctx, next) => (requireSession(ctx), next()), limit, async (ctx) => {
+  const session = (ctx: Context, next: () => Promise<unknown>) => (requireSession(ctx), next());
+
+  router.post('/interactions/click', session, clickLimit, async (ctx) => {
     const click = parseBody(clickSchema, ctx.request.body);
     await clickComponent(deps, actorMeta(ctx), click);
     noContent(ctx);
+  });
+
+  router.post('/interactions', session, invokeLimit, async (ctx) => {
+    const { application_id, guild_id, channel_id, data } = parseBody(invokeSchema, ctx.request.body);
+    await invokeCommand(deps, actorMeta(ctx), { application_id, guild_id, channel_id, data });
+    noContent(ctx);
+  });
+
+  // The token is the credential: no Authorization header is needed. 204, or 200 with the callback and its message.
+  router.post('/interactions/:interactionId/:token/callback', async (ctx) => {
+    const { interactionId, token } = parseBody(callbackParams, ctx.params);
+    const { with_response } = parseQuery(callbackQuery, ctx.query);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
+    const body = parseBody(callbackSchema, payload);
+    const type = body.type as InteractionCallbackType;
+    const input: ResponseInput = { type, data: responseData(type, body.data) };
+    const responded = await respondToInteraction(deps, requestMeta(ctx), interactionId, token, input, files);
+    if (!with_response) return noContent(ctx);
+    ctx.body = interactionCallbackObject(responded.interaction, responded.responseType, responded.message, deps.config.publicBaseUrl);
   });
 
   return router;

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { bulkDeleteMessages, deleteMessage } from '../../commands/messages/delete.js';
 import { editMessage } from '../../commands/messages/edit.js';
-import type { Sender } from '../../commands/messages/input.js';
+import type { MessageInput, Sender } from '../../commands/messages/input.js';
 import { pinMessage, unpinMessage } from '../../commands/messages/pins.js';
 import { addReaction, clearReactions, removeReaction } from '../../commands/messages/reactions.js';
 import { sendMessage } from '../../commands/messages/send.js';
@@ -17,7 +17,7 @@ import { invalidForm } from '../../domain/errors.js';
 import { unknownMessage } from '../../domain/message.js';
 import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
-import type { MessageDoc } from '../../projections/messages.js';
+import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
 import { messageInChannel, messagePage, reactionsByUserOn, messagesByIds, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
@@ -113,7 +113,7 @@ export const sendSchema = {
 } as const;
 
 /** An edit: null clears a field, as in the widely used API. */
-const editSchema = {
+export const editSchema = {
   type: 'object',
   properties: {
     content: { type: ['string', 'null'] },
@@ -125,24 +125,37 @@ const editSchema = {
   },
 } as const;
 
-const listQuery = {
+/** An edit's body, checked, as the message use cases take it (a null field cleared). */
+export function parseEdit(payload: unknown): MessageInput {
+  const body = parseBody(editSchema, payload);
+  return {
+    content: body.content === null ? '' : body.content,
+    embeds: body.embeds === null ? [] : body.embeds,
+    flags: body.flags ?? undefined,
+    components: body.components === null ? [] : body.components,
+    allowed_mentions: body.allowed_mentions,
+    attachments: body.attachments === null ? [] : body.attachments,
+  };
+}
+
+export const listQuery = {
   type: 'object',
   properties: { limit: pageLimit(100, 50), before: snowflakeSchema, after: snowflakeSchema, around: snowflakeSchema },
 } as const;
-const reactorsQuery = {
+export const reactorsQuery = {
   type: 'object',
   properties: { limit: pageLimit(100, 25), after: snowflakeSchema, type: { type: 'integer', enum: [0, 1], default: 0 } },
 } as const;
-const pinsQuery = { type: 'object', properties: { limit: pageLimit(50, 50), before: timestampSchema } } as const;
-const bulkDeleteSchema = { type: 'object', properties: { messages: { type: 'array', items: snowflakeSchema } }, required: ['messages'] } as const;
+export const pinsQuery = { type: 'object', properties: { limit: pageLimit(50, 50), before: timestampSchema } } as const;
+export const bulkDeleteSchema = { type: 'object', properties: { messages: { type: 'array', items: snowflakeSchema } }, required: ['messages'] } as const;
 
-const messageParams = { type: 'object', properties: { channelId: snowflakeSchema, messageId: snowflakeSchema }, required: ['channelId', 'messageId'] } as const;
-const reactionParams = {
+export const messageParams = { type: 'object', properties: { channelId: snowflakeSchema, messageId: snowflakeSchema }, required: ['channelId', 'messageId'] } as const;
+export const reactionParams = {
   type: 'object',
   properties: { ...messageParams.properties, emoji: { type: 'string', minLength: 1, maxLength: 100 } },
   required: ['channelId', 'messageId', 'emoji'],
 } as const;
-const reactorParams = { type: 'object', properties: { ...reactionParams.properties, userId: snowflakeSchema }, required: [...reactionParams.required, 'userId'] } as const;
+export const reactorParams = { type: 'object', properties: { ...reactionParams.properties, userId: snowflakeSchema }, required: [...reactionParams.required, 'userId'] } as const;
 
 const senderOf = (ctx: Context): Sender => {
   const auth = requireAuth(ctx);
@@ -176,7 +189,7 @@ export function messageRoutes(deps: HttpDeps): Router {
     const access = await messageChannelAccess(deps, channelId, userId);
     requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
     const doc = await messageInChannel(deps.readStore, channelId, messageId);
-    if (!doc) throw unknownMessage();
+    if (!doc || !isVisibleTo(doc, userId)) throw unknownMessage();
     return doc;
   }
 
@@ -188,7 +201,7 @@ export function messageRoutes(deps: HttpDeps): Router {
     const userId = requireAuth(ctx).userId;
     const access = await messageChannelAccess(deps, channelId, userId);
     // Without READ_MESSAGE_HISTORY the history is empty, as in the widely used API.
-    ctx.body = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await present(await messagePage(deps.readStore, channelId, query), userId) : [];
+    ctx.body = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await present(await messagePage(deps.readStore, channelId, userId, query), userId) : [];
   });
 
   router.post('/channels/:channelId/messages', async (ctx) => {
@@ -272,17 +285,8 @@ export function messageRoutes(deps: HttpDeps): Router {
   router.patch('/channels/:channelId/messages/:messageId', async (ctx) => {
     const { channelId, messageId } = parseBody(messageParams, ctx.params);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
-    const body = parseBody(editSchema, payload);
     const sender = senderOf(ctx);
-    const input = {
-      content: body.content === null ? '' : body.content,
-      embeds: body.embeds === null ? [] : body.embeds,
-      flags: body.flags ?? undefined,
-      components: body.components === null ? [] : body.components,
-      allowed_mentions: body.allowed_mentions,
-      attachments: body.attachments === null ? [] : body.attachments,
-    };
-    const doc = await editMessage(deps, actorMeta(ctx), channelId, messageId, input, files, sender);
+    const doc = await editMessage(deps, actorMeta(ctx), channelId, messageId, parseEdit(payload), files, sender);
     ctx.body = await presentOne(doc, sender.userId);
   });
 

@@ -16,6 +16,7 @@ import { SecretBox } from '../../infra/secrets.js';
 import type { Blob, BlobStore } from '../../ports/blobs.js';
 import { type EventMetadata, type EventStore, type Position, type RecordedEvent, comparePositions } from '../../ports/eventStore.js';
 import type { Doc, Filter } from '../../ports/readStore.js';
+import { applicationCommandsProjection } from '../../projections/applicationCommands.js';
 import { channelsProjection } from '../../projections/channels.js';
 import { dmsProjection } from '../../projections/dms.js';
 import { guildsProjection } from '../../projections/guilds.js';
@@ -103,8 +104,8 @@ export const givenProjections =
 // ---------------------------------------------------------------------------------------------------------------
 // Commands: a real in-memory log and read store, the read models fed by the projection runner as in production.
 
-/** The read models the command functions look things up in (users, channel → guild, members, messages, DMs). */
-const COMMAND_READ_MODELS: Projection[] = [usersProjection, guildsProjection, channelsProjection, membersProjection, dmsProjection, messagesProjection];
+/** The read models the command functions look things up in (users, channel → guild, members, messages, DMs, commands). */
+const COMMAND_READ_MODELS: Projection[] = [usersProjection, guildsProjection, channelsProjection, membersProjection, dmsProjection, messagesProjection, applicationCommandsProjection];
 const SPEC_KEY = Buffer.alloc(32, 7);
 
 /** Blobs in a map, for commands that store or delete files. */
