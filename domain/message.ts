@@ -17,6 +17,7 @@ import {
   isReactionCommand,
   isReactionEvent,
 } from './reaction.js';
+import { isBlank } from './text.js';
 
 /** LOADING marks a deferred interaction response ("the bot is thinking") until its first edit fills it. */
 export const MessageFlags = { SUPPRESS_EMBEDS: 1 << 2, EPHEMERAL: 1 << 6, LOADING: 1 << 7, SUPPRESS_NOTIFICATIONS: 1 << 12 } as const;
@@ -191,10 +192,13 @@ export function ephemeralAudience(message: Pick<MessageFields, 'author' | 'menti
 
 const idsOf = (message: MessageFields): MessageIds => ({ messageId: message.id, channelId: message.channel_id, guildId: message.guild_id, authorId: message.author.id });
 
-/** A message needs content, an embed, an attachment or a component; a deferred interaction response waits for them. */
+/**
+ * A message needs content, an embed, an attachment or a component; a deferred interaction response waits for them.
+ * Content of only whitespace and zero-width characters shows nothing: it counts as none, as in the widely used API.
+ */
 function assertNotEmpty(message: Pick<MessageFields, 'content' | 'embeds' | 'attachments' | 'components' | 'flags'>): void {
   if (message.flags & MessageFlags.LOADING) return;
-  if (!message.content && !message.embeds.length && !message.attachments.length && !message.components.length) throw emptyMessage();
+  if (isBlank(message.content) && !message.embeds.length && !message.attachments.length && !message.components.length) throw emptyMessage();
 }
 
 function assertContentLength(content: string, path = 'content'): void {
