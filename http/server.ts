@@ -64,18 +64,16 @@ export async function startHttpServer(
     /** Stops accepting, lets requests in flight finish for up to shutdownGraceMs, then cuts what is left. */
     async close() {
       ready = false;
+      // No connection is taken from here on; the server closes once the open ones have ended.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await hooks.beforeClose?.();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // A keep-alive connection goes as soon as it is idle: its current request, if any, is answered first.
-        const idle = setInterval(() => server.closeIdleConnections(), 50);
-        const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-        server.once('close', () => {
-          clearInterval(idle);
-          clearTimeout(cut);
-        });
-        server.closeIdleConnections();
-      });
+      // A keep-alive connection goes as soon as it is idle: its current request, if any, is answered first.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      server.closeIdleConnections();
+      await closed;
+      clearInterval(idle);
+      clearTimeout(cut);
     },
   };
 }
