@@ -84,13 +84,17 @@ export async function login(deps: Uses<'commands' | 'readStore' | 'clock' | 'set
   return { token: session.token, userId: account._id };
 }
 
-export async function createApplication(deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, input: { name: string }) {
+export async function createApplication(
+  deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>,
+  meta: RequestMeta & { actorId: string },
+  input: { name: string; redirectUris?: string[] },
+) {
   const applicationId = deps.ids.next();
   const clientSecret = newSecret();
   const { position } = await deps.commands.handle(
     applicationStream(applicationId),
     applicationDecider,
-    { type: 'CreateApplication', applicationId, name: input.name, ownerId: meta.actorId, clientSecretHash: sha256(clientSecret) },
+    { type: 'CreateApplication', applicationId, name: input.name, ownerId: meta.actorId, clientSecretHash: sha256(clientSecret), redirectUris: input.redirectUris ?? [] },
     metadata(meta, deps.clock),
   );
   await deps.settle(position);
@@ -119,7 +123,7 @@ export async function updateApplication(
   deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
   applicationId: string,
-  input: { description?: string; flags?: number; icon?: Image | null },
+  input: { description?: string; flags?: number; icon?: Image | null; redirect_uris?: string[] },
 ) {
   const { icon, ...fields } = input;
   const command: ApplicationCommand = { type: 'UpdateApplication', applicationId, actorId: meta.actorId, ...fields, ...(icon !== undefined ? { icon: icon?.hash ?? null } : {}) };
@@ -138,6 +142,15 @@ export async function resetBotToken(deps: Uses<'commands' | 'clock' | 'settle'>,
   const { position } = await deps.commands.handle(userStream(state.botUserId), userDecider, { type: 'ResetBotToken', userId: state.botUserId, tokenHash: sha256(token) }, metadata(meta, deps.clock));
   await deps.settle(position);
   return { token };
+}
+
+/** A new client secret for the owner; the old one stops authenticating the application at once. */
+export async function resetClientSecret(deps: Uses<'commands' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string) {
+  const clientSecret = newSecret();
+  const command: ApplicationCommand = { type: 'ResetClientSecret', applicationId, actorId: meta.actorId, clientSecretHash: sha256(clientSecret) };
+  const { position } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, metadata(meta, deps.clock));
+  await deps.settle(position);
+  return { clientSecret };
 }
 
 export async function updateProfile(

@@ -12,8 +12,10 @@ import { guildStream } from './streams.js';
 import { purgeMessagesOf } from './messages/delete.js';
 import { claimVanityCode, releaseVanityCode } from './vanity.js';
 
-/** Requests on guilds always have an authenticated actor. */
-const iconKey = (guildId: string, hash: string) => `icons/${guildId}/${hash}`;
+/** The guild's images, each stored under its CDN folder: {folder}/{guildId}/{hash}. */
+const GUILD_IMAGES = { icon: 'icons', banner: 'banners', splash: 'splashes', discovery_splash: 'discovery-splashes' } as const;
+export type GuildImageField = keyof typeof GUILD_IMAGES;
+const guildImageKey = (field: GuildImageField, guildId: string, hash: string) => `${GUILD_IMAGES[field]}/${guildId}/${hash}`;
 
 /** Runs a command on a guild's stream and waits until the read models show it. */
 export async function runGuildCommand(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, command: GuildCommand) {
@@ -31,7 +33,7 @@ export async function assertGuildCommand(deps: Uses<'commands'>, guildId: string
 /** A new guild with @everyone, a #general text channel and its creator as owner and first member. */
 export async function createGuild(deps: Uses<'commands' | 'ids' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, input: { name: string; icon: Image | null }): Promise<string> {
   const guildId = deps.ids.next();
-  if (input.icon) await deps.blobs.put(iconKey(guildId, input.icon.hash), input.icon);
+  if (input.icon) await deps.blobs.put(guildImageKey('icon', guildId, input.icon.hash), input.icon);
   await runGuildCommand(deps, meta, guildId, {
     type: 'CreateGuild',
     guildId,
@@ -44,14 +46,56 @@ export async function createGuild(deps: Uses<'commands' | 'ids' | 'blobs' | 'clo
   return guildId;
 }
 
-/** `icon` undefined keeps the icon, null removes it. */
-export async function updateGuild(deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, settings: Partial<Omit<GuildSettings, 'icon'>>, icon?: Image | null) {
-  const command: GuildCommand = { type: 'UpdateGuild', actorId: meta.actorId, settings: icon === undefined ? settings : { ...settings, icon: icon?.hash ?? null } };
-  if (icon) {
+/** Images a command sets by hash: each given one's hash, null for one to remove. */
+type ImageFields<F extends string> = Partial<Record<F, Image | null>>;
+const hashesOf = <F extends string>(images: ImageFields<F>) => Object.fromEntries(Object.entries(images).map(([field, image]) => [field, (image as Image | null)?.hash ?? null])) as Partial<Record<F, string | null>>;
+
+/**
+ * Runs a guild command that sets images: decided first on the current state, so a refusal stores no file, then the
+ * images stored under their keys, then appended.
+ */
+async function runGuildCommandWithImages<F extends string>(
+  deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  guildId: string,
+  command: GuildCommand,
+  images: ImageFields<F>,
+  keyOf: (field: F, hash: string) => string,
+) {
+  const stored = Object.entries(images).filter((entry): entry is [F, Image] => Boolean(entry[1]));
+  if (stored.length) {
     await assertGuildCommand(deps, guildId, command);
-    await deps.blobs.put(iconKey(guildId, icon.hash), icon);
+    for (const [field, image] of stored) await deps.blobs.put(keyOf(field, image.hash), image);
   }
   await runGuildCommand(deps, meta, guildId, command);
+}
+
+/** Each image given replaces the guild's (null removes it); one left out stays. */
+export async function updateGuild(
+  deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  guildId: string,
+  settings: Partial<Omit<GuildSettings, GuildImageField>>,
+  images: ImageFields<GuildImageField> = {},
+) {
+  const command: GuildCommand = { type: 'UpdateGuild', actorId: meta.actorId, settings: { ...settings, ...hashesOf(images) } };
+  await runGuildCommandWithImages(deps, meta, guildId, command, images, (field, hash) => guildImageKey(field, guildId, hash));
+}
+
+/** A member's own guild images, stored as the CDN serves them: guilds/{guildId}/users/{userId}/{avatars|banners}/{hash}. */
+const memberImageKey = (guildId: string, userId: string, field: 'avatar' | 'banner', hash: string) => `guilds/${guildId}/users/${userId}/${field}s/${hash}`;
+
+/** Nickname and roles (by those allowed), and the member's own avatar and banner (null removes one). */
+export async function updateMember(
+  deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  guildId: string,
+  userId: string,
+  input: { nick?: string | null; roles?: string[] },
+  images: ImageFields<'avatar' | 'banner'> = {},
+) {
+  const command: GuildCommand = { type: 'UpdateMember', actorId: meta.actorId, userId, ...input, ...hashesOf(images) };
+  await runGuildCommandWithImages(deps, meta, guildId, command, images, (field, hash) => memberImageKey(guildId, userId, field, hash));
 }
 
 export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string) {

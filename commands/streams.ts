@@ -2,10 +2,13 @@
 import { sha256 } from '../ports/secrets.js';
 
 export const guildStream = (guildId: string) => `guild-${guildId}`;
+/** A guild's emojis and stickers, beside the guild's own stream (domain/guildExpressions.ts). */
+export const guildExpressionsStream = (guildId: string) => `guild-expressions-${guildId}`;
 export const inviteStream = (code: string) => `invite-${code}`;
 export const vanityStream = (code: string) => `vanity-${code}`;
 export const userStream = (userId: string) => `user-${userId}`;
 export const applicationStream = (applicationId: string) => `application-${applicationId}`;
+export const oauth2GrantStream = (grantId: string) => `oauth2-grant-${grantId}`;
 export const applicationCommandsStream = (applicationId: string, guildId: string | null) => `application-commands-${applicationId}-${guildId ?? 'global'}`;
 export const messageStream = (messageId: string) => `message-${messageId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;

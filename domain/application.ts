@@ -1,7 +1,9 @@
-// The application aggregate (stream application-{id}): what a developer registers to own a bot user.
-// The client secret enters as a SHA-256 hash; the clear secret is shown once, in the create response.
+// The application aggregate (stream application-{id}): what a developer registers to own a bot user and to be an
+// OAuth2 client (its id is the client_id). The client secret enters as a SHA-256 hash; the clear secret is shown
+// once, in the create response or the reset's.
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, forbidden, invalidForm, notFound } from './errors.js';
+import { redirectUrisErrors } from './oauth2.js';
 
 /**
  * The flags an application may set itself, as in the widely used API: the "limited" privileged-intent flags
@@ -14,24 +16,39 @@ export interface ApplicationProfile {
   /** Hash of the icon blob, or null. */
   icon: string | null;
   flags: number;
+  /** Where the authorization page may send a person back with a code. */
+  redirect_uris: string[];
 }
 
-export type ApplicationCreated = DomainEvent<'ApplicationCreated', { applicationId: string; name: string; ownerId: string; clientSecretHash: string }>;
+/** `redirectUris` is absent from applications created before OAuth2 clients. */
+export type ApplicationCreated = DomainEvent<
+  'ApplicationCreated',
+  { applicationId: string; name: string; ownerId: string; clientSecretHash: string; redirectUris?: string[] }
+>;
 export type ApplicationBotCreated = DomainEvent<'ApplicationBotCreated', { applicationId: string; botUserId: string }>;
 /** Carries only the fields that changed. */
 export type ApplicationUpdated = DomainEvent<'ApplicationUpdated', { applicationId: string } & Partial<ApplicationProfile>>;
-export type ApplicationEvent = ApplicationCreated | ApplicationBotCreated | ApplicationUpdated;
+export type ApplicationSecretReset = DomainEvent<'ApplicationSecretReset', { applicationId: string; clientSecretHash: string }>;
+export type ApplicationEvent = ApplicationCreated | ApplicationBotCreated | ApplicationUpdated | ApplicationSecretReset;
 
 export interface ApplicationState extends ApplicationProfile {
   exists: boolean;
+  name: string;
   ownerId: string | null;
   botUserId: string | null;
+  clientSecretHash: string;
 }
 
 export type ApplicationCommand =
-  | { type: 'CreateApplication'; applicationId: string; name: string; ownerId: string; clientSecretHash: string }
+  | { type: 'CreateApplication'; applicationId: string; name: string; ownerId: string; clientSecretHash: string; redirectUris: string[] }
   | { type: 'CreateBot'; applicationId: string; actorId: string; botUserId: string }
-  | ({ type: 'UpdateApplication'; applicationId: string; actorId: string } & Partial<ApplicationProfile>);
+  | ({ type: 'UpdateApplication'; applicationId: string; actorId: string } & Partial<ApplicationProfile>)
+  | { type: 'ResetClientSecret'; applicationId: string; actorId: string; clientSecretHash: string };
+
+function assertRedirectUris(uris: readonly string[] | undefined): void {
+  const errors = uris ? redirectUrisErrors(uris) : [];
+  if (errors.length) throw invalidForm(errors);
+}
 
 /** Refuses unless the application exists and the actor owns it; 404 for others, as they cannot see it. */
 export function assertOwner(state: ApplicationState, actorId: string): void {
@@ -40,12 +57,15 @@ export function assertOwner(state: ApplicationState, actorId: string): void {
 }
 
 export const applicationDecider: Decider<ApplicationState, ApplicationCommand, ApplicationEvent> = {
-  initialState: () => ({ exists: false, ownerId: null, botUserId: null, description: '', icon: null, flags: 0 }),
+  initialState: () => ({ exists: false, name: '', ownerId: null, botUserId: null, clientSecretHash: '', description: '', icon: null, flags: 0, redirect_uris: [] }),
   decide(command, state) {
     switch (command.type) {
-      case 'CreateApplication':
+      case 'CreateApplication': {
         if (state.exists) throw new DomainError('conflict', 'APPLICATION_EXISTS', 'Application already exists');
-        return [{ type: 'ApplicationCreated', data: { applicationId: command.applicationId, name: command.name, ownerId: command.ownerId, clientSecretHash: command.clientSecretHash } }];
+        assertRedirectUris(command.redirectUris);
+        const { applicationId, name, ownerId, clientSecretHash, redirectUris } = command;
+        return [{ type: 'ApplicationCreated', data: { applicationId, name, ownerId, clientSecretHash, redirectUris } }];
+      }
       case 'CreateBot':
         assertOwner(state, command.actorId);
         if (state.botUserId) throw new DomainError('conflict', 'APPLICATION_HAS_BOT', 'This application already has a bot; reset its token instead');
@@ -56,24 +76,33 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
         if (command.flags !== undefined && (command.flags & ~EDITABLE_APPLICATION_FLAGS) !== (state.flags & ~EDITABLE_APPLICATION_FLAGS)) {
           throw invalidForm([{ path: 'flags', message: 'Only the limited intent flags (1 << 13, 1 << 15, 1 << 19) can be changed' }]);
         }
+        assertRedirectUris(command.redirect_uris);
         const changed: Partial<ApplicationProfile> = {};
         if (command.description !== undefined && command.description !== state.description) changed.description = command.description;
         if (command.icon !== undefined && command.icon !== state.icon) changed.icon = command.icon;
         if (command.flags !== undefined && command.flags !== state.flags) changed.flags = command.flags;
+        if (command.redirect_uris !== undefined && JSON.stringify(command.redirect_uris) !== JSON.stringify(state.redirect_uris)) changed.redirect_uris = command.redirect_uris;
         return Object.keys(changed).length ? [{ type: 'ApplicationUpdated', data: { applicationId: command.applicationId, ...changed } }] : [];
       }
+      case 'ResetClientSecret':
+        assertOwner(state, command.actorId);
+        return [{ type: 'ApplicationSecretReset', data: { applicationId: command.applicationId, clientSecretHash: command.clientSecretHash } }];
     }
   },
   evolve(state, event) {
     switch (event.type) {
-      case 'ApplicationCreated':
-        return { ...applicationDecider.initialState(), exists: true, ownerId: event.data.ownerId };
+      case 'ApplicationCreated': {
+        const { name, ownerId, clientSecretHash, redirectUris } = event.data;
+        return { ...applicationDecider.initialState(), exists: true, name, ownerId, clientSecretHash, redirect_uris: redirectUris ?? [] };
+      }
       case 'ApplicationBotCreated':
         return { ...state, botUserId: event.data.botUserId };
       case 'ApplicationUpdated': {
         const { applicationId: _, ...changed } = event.data;
         return { ...state, ...changed };
       }
+      case 'ApplicationSecretReset':
+        return { ...state, clientSecretHash: event.data.clientSecretHash };
     }
   },
 };

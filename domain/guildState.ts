@@ -17,6 +17,10 @@ export interface Change {
 export interface GuildSettings {
   name: string;
   icon: string | null;
+  /** Image hashes, as icon's; absent from guilds created before they existed. */
+  banner?: string | null;
+  splash?: string | null;
+  discovery_splash?: string | null;
   description: string | null;
   owner_id: string;
   verification_level: number;
@@ -39,6 +43,8 @@ export interface RoleData {
   permissions: string;
   /** 0 is @everyone; the other roles are numbered 1..n from the bottom. */
   position: number;
+  /** On a bot's managed role (made when the bot flow adds it): the role is that bot's alone. */
+  tags?: { bot_id: string };
 }
 
 export interface OverwriteData {
@@ -75,6 +81,9 @@ export interface MemberData {
   mute: boolean;
   /** Joined through a temporary invite. */
   temporary: boolean;
+  /** The member's own avatar and banner in this guild (image hashes); absent until first set. */
+  avatar?: string | null;
+  banner?: string | null;
 }
 
 export interface GuildState {
@@ -142,6 +151,9 @@ export function withoutEntry<K, V>(map: ReadonlyMap<K, V>, key: K): Map<K, V> {
   next.delete(key);
   return next;
 }
+
+/** A bot's managed role: given with the bot, never assigned or removed by hand. */
+export const isManagedRole = (state: GuildState, roleId: string) => state.roles.get(roleId)?.tags !== undefined;
 
 /** Refuses unless the guild exists and is not deleted. */
 export function requireGuild(state: GuildState): void {

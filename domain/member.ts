@@ -1,15 +1,18 @@
 // Members and bans of a guild (in the guild stream): joining, nicknames and roles, leaving, kicks and bans, with the
 // role hierarchy of the widely used API.
 import type { DomainEvent } from './decider.js';
-import { badRequest, forbidden, invalidForm } from './errors.js';
+import { badRequest, forbidden, invalidForm, missingPermissions } from './errors.js';
 import {
   type Change,
   type GuildState,
   type MemberData,
+  type RoleData,
   guildPermissions,
+  isManagedRole,
   isOwner,
   requireAboveMember,
   requireAboveRole,
+  requireGrantable,
   requireGuild,
   requireGuildPermission,
   requireMember,
@@ -20,6 +23,7 @@ import {
   withoutEntry,
 } from './guildState.js';
 import { Permission, hasPermission, requirePermission } from './permissions.js';
+import type { RoleEvent } from './role.js';
 
 export type MemberJoined = DomainEvent<
   'MemberJoined',
@@ -31,9 +35,11 @@ export type MemberJoined = DomainEvent<
     inviteCode: string | null;
     vanity: boolean;
     temporary: boolean;
+    /** Added by the event's actor through the OAuth2 bot flow (the audit log's BOT_ADD); absent otherwise. */
+    botAdd?: boolean;
   }
 >;
-/** Changes use the audit log's keys: `nick`, and `$add` / `$remove` with [{id, name}] of the roles. */
+/** Changes use the audit log's keys: `nick`, `avatar`, `banner`, and `$add` / `$remove` with [{id, name}] of the roles. */
 export type MemberUpdated = DomainEvent<'MemberUpdated', { guildId: string; userId: string; changes: Change[] }>;
 export type MemberLeft = DomainEvent<'MemberLeft', { guildId: string; userId: string }>;
 export type MemberKicked = DomainEvent<'MemberKicked', { guildId: string; userId: string }>;
@@ -44,7 +50,10 @@ export type MemberEvent = MemberJoined | MemberUpdated | MemberLeft | MemberKick
 
 export type MemberCommand =
   | { type: 'JoinGuild'; userId: string; joinedAt: string; inviteCode: string | null; vanity: boolean; temporary: boolean }
-  | { type: 'UpdateMember'; actorId: string; userId: string; nick?: string | null; roles?: string[] }
+  /** The OAuth2 bot flow: the bot joins with a managed role carrying `permissions` (a decimal string; none for "0"). */
+  | { type: 'AddBot'; actorId: string; userId: string; roleId: string; roleName: string; permissions: string; joinedAt: string }
+  /** `avatar` and `banner` are image hashes (null removes them), which only the member sets. */
+  | { type: 'UpdateMember'; actorId: string; userId: string; nick?: string | null; roles?: string[]; avatar?: string | null; banner?: string | null }
   | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'LeaveGuild'; userId: string }
@@ -88,8 +97,13 @@ function nickChange(state: GuildState, actorId: string, member: MemberData, nick
 const updated = (state: GuildState, member: MemberData, changes: Change[]): MemberEvent[] =>
   changes.length ? [{ type: 'MemberUpdated', data: { guildId: state.id, userId: member.user_id, changes } }] : [];
 
-/** A role a member can be given: an existing role other than @everyone. */
-const assignable = (state: GuildState, roleId: string) => roleId !== state.id && state.roles.has(roleId);
+/** A role a member can be given: an existing role other than @everyone and the bots' managed roles. */
+const assignable = (state: GuildState, roleId: string) => roleId !== state.id && state.roles.has(roleId) && !isManagedRole(state, roleId);
+
+function requireAssignable(state: GuildState, roleId: string): void {
+  if (isManagedRole(state, roleId)) throw badRequest('MANAGED_ROLE', "A bot's managed role cannot be given or taken by hand");
+  if (!assignable(state, roleId)) throw unknownRole();
+}
 
 export const memberDeciders = {
   JoinGuild(command: Extract<MemberCommand, { type: 'JoinGuild' }>, state: GuildState): MemberEvent[] {
@@ -100,16 +114,44 @@ export const memberDeciders = {
     return [{ type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode, vanity, temporary } }];
   },
 
+  AddBot(command: Extract<MemberCommand, { type: 'AddBot' }>, state: GuildState): (MemberEvent | RoleEvent)[] {
+    const held = requireGuildPermission(state, command.actorId, Permission.MANAGE_GUILD);
+    if (state.bans.has(command.userId)) throw forbidden('USER_BANNED', 'The bot is banned from this guild');
+    if (state.members.has(command.userId)) return [];
+    // As with roles: nobody hands a bot what they could not hand out themselves.
+    requireGrantable(held, BigInt(command.permissions));
+    const { userId, joinedAt } = command;
+    const joined: MemberEvent = { type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode: null, vanity: false, temporary: false, botAdd: true } };
+    if (command.permissions === '0') return [joined];
+    const role: RoleData = { id: command.roleId, name: command.roleName, color: 0, hoist: false, mentionable: false, permissions: command.permissions, position: 1, tags: { bot_id: userId } };
+    return [
+      joined,
+      { type: 'RoleCreated', data: { guildId: state.id, role } },
+      { type: 'MemberUpdated', data: { guildId: state.id, userId, changes: [{ key: '$add', new_value: [{ id: role.id, name: role.name }] }] } },
+    ];
+  },
+
   UpdateMember(command: Extract<MemberCommand, { type: 'UpdateMember' }>, state: GuildState): MemberEvent[] {
     requireMember(state, command.actorId);
     const member = targetMember(state, command.userId);
     const changes: Change[] = [];
     if (command.nick !== undefined) changes.push(...nickChange(state, command.actorId, member, command.nick));
+    for (const key of ['avatar', 'banner'] as const) {
+      const value = command[key];
+      if (value === undefined) continue;
+      if (command.actorId !== member.user_id) throw missingPermissions(`Missing Permissions: only the member sets their guild ${key}`);
+      if (value !== (member[key] ?? null)) changes.push({ key, old_value: member[key] ?? null, new_value: value });
+    }
     if (command.roles) {
-      const errors = command.roles.flatMap((id, i) => (assignable(state, id) ? [] : [{ path: `roles.${i}`, message: 'Unknown role, or the @everyone role, which cannot be assigned' }]));
+      // A bot's managed role may be listed (clients send the member's whole list back) but is neither given nor taken.
+      const kept = (id: string) => isManagedRole(state, id) && member.roles.includes(id);
+      const errors = command.roles.flatMap((id, i) =>
+        assignable(state, id) || kept(id) ? [] : [{ path: `roles.${i}`, message: "Unknown role, the @everyone role or a bot's managed role, which cannot be assigned" }],
+      );
       if (errors.length) throw invalidForm(errors);
       const wanted = [...new Set(command.roles)];
-      changes.push(...roleChanges(state, command.actorId, member, wanted, member.roles.filter((id) => !wanted.includes(id))));
+      const removed = member.roles.filter((id) => !wanted.includes(id) && !isManagedRole(state, id));
+      changes.push(...roleChanges(state, command.actorId, member, wanted, removed));
     }
     return updated(state, member, changes);
   },
@@ -117,14 +159,14 @@ export const memberDeciders = {
   AddMemberRole(command: Extract<MemberCommand, { type: 'AddMemberRole' }>, state: GuildState): MemberEvent[] {
     requireMember(state, command.actorId);
     const member = targetMember(state, command.userId);
-    if (!assignable(state, command.roleId)) throw unknownRole();
+    requireAssignable(state, command.roleId);
     return updated(state, member, roleChanges(state, command.actorId, member, [command.roleId], []));
   },
 
   RemoveMemberRole(command: Extract<MemberCommand, { type: 'RemoveMemberRole' }>, state: GuildState): MemberEvent[] {
     requireMember(state, command.actorId);
     const member = targetMember(state, command.userId);
-    if (!assignable(state, command.roleId)) throw unknownRole();
+    requireAssignable(state, command.roleId);
     return updated(state, member, roleChanges(state, command.actorId, member, [], [command.roleId]));
   },
 
@@ -166,7 +208,7 @@ function applyMemberChanges(member: MemberData, changes: readonly Change[]): Mem
   let next = member;
   const roleIds = (change: Change) => (change.new_value as { id: string }[]).map((r) => r.id);
   for (const change of changes) {
-    if (change.key === 'nick') next = { ...next, nick: change.new_value as string | null };
+    if (change.key === 'nick' || change.key === 'avatar' || change.key === 'banner') next = { ...next, [change.key]: change.new_value as string | null };
     else if (change.key === '$add') next = { ...next, roles: [...next.roles, ...roleIds(change)] };
     else if (change.key === '$remove') next = { ...next, roles: next.roles.filter((id) => !roleIds(change).includes(id)) };
   }

@@ -76,6 +76,7 @@ export const roleDeciders = {
     requireGuildPermission(state, command.actorId, Permission.MANAGE_ROLES);
     const role = existingRole(state, command.roleId);
     if (role.id === state.id) throw badRequest('INVALID_ROLE', 'The @everyone role cannot be deleted');
+    if (role.tags && state.members.has(role.tags.bot_id)) throw badRequest('MANAGED_ROLE', 'This role belongs to a bot in the guild: remove the bot first');
     requireAboveRole(state, command.actorId, role.position);
     return [{ type: 'RoleDeleted', data: { guildId: state.id, role } }];
   },

@@ -10,6 +10,7 @@ import { apiTimestamp } from '../presenters/timestamps.js';
 import { partialUser } from '../presenters/users.js';
 import type { GatewayDeps } from './deps.js';
 import { channelById, channelsOfGuildUnordered } from '../projections/channels.queries.js';
+import { emojisOfGuild, stickersOfGuild } from '../projections/expressions.queries.js';
 import type { UserDoc } from '../projections/users.js';
 import { guildById, roleById, rolesOfGuildUnordered } from '../projections/guilds.queries.js';
 import { memberOf, membersOfGuild, membershipsOf } from '../projections/members.queries.js';
@@ -31,7 +32,12 @@ export async function userPartial(runtime: GatewayDeps, userId: string) {
 export async function guildPayload(runtime: GatewayDeps, guildId: string) {
   const guild = await guildById(runtime.readStore, guildId);
   if (!guild) return null;
-  return guildObject(guild, await rolesOfGuildUnordered(runtime.readStore, guildId));
+  const [roles, emojis, stickers] = await Promise.all([
+    rolesOfGuildUnordered(runtime.readStore, guildId),
+    emojisOfGuild(runtime.readStore, guildId),
+    stickersOfGuild(runtime.readStore, guildId),
+  ]);
+  return guildObject(guild, roles, { emojis, stickers, origin: runtime.config.publicBaseUrl });
 }
 
 export async function rolePayload(runtime: GatewayDeps, roleId: string) {

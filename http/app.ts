@@ -16,14 +16,18 @@ import { auditLogRoutes } from './routes/auditLog.js';
 import { cdnRoutes } from './routes/cdn.js';
 import { channelRoutes } from './routes/channels.js';
 import { dmRoutes } from './routes/dms.js';
+import { emojiRoutes } from './routes/emojis.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { guildRoutes } from './routes/guilds.js';
-import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { interactionRoutes } from './routes/interactions.js';
+import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
+import { oauth2Routes } from './routes/oauth2.js';
+import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
 import { roleRoutes } from './routes/roles.js';
+import { stickerRoutes } from './routes/stickers.js';
 import { userRoutes } from './routes/users.js';
 import { vanityRoutes } from './routes/vanity.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -110,7 +114,9 @@ function mountApi(api: Router, root: Router) {
 /** Every API route, relative to the version prefix. */
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
-  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), emojiRoutes(deps), stickerRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
+  for (const routes of [oauth2Routes(deps), oauth2AuthorizeRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
   return api;
 }
 
@@ -123,6 +129,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const root = new Router();
   const cdn = cdnRoutes(deps);
   root.use(cdn.routes());
+  root.use(oauth2AuthorizeRoutes(deps).routes());
 
   app.use(exactJsonType);
   app.use(measure(deps.metrics));
@@ -131,7 +138,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
   app.use(bodyParser(deps.config.jsonBodyLimit));
-  app.use(authenticate(deps.readStore));
+  app.use(authenticate(deps.readStore, deps.clock));
   app.use(mountApi(api, root));
   return app;
 }

@@ -1,19 +1,26 @@
-// Authentication as the spec's table: "Bot <token>" for bot users, "Bearer <token>" for sessions (and OAuth2 access
-// tokens). A token is looked up by its SHA-256 in the token read model. Only a bad or missing token answers 401:
-// clients of the widely used API drop their token on any 401.
+// Authentication as the spec's table: "Bot <token>" for bot users, "Bearer <token>" for sessions and OAuth2 access
+// tokens. A token is looked up by its SHA-256 in the token read models. Only a bad, expired or missing token answers
+// 401: clients of the widely used API drop their token on any 401.
+// An OAuth2 access token acts for its person only where one of its scopes says so (SCOPED_ROUTES); anywhere else it
+// is refused with 403 before any route runs, so it can append nothing.
 import type { Context, Next } from 'koa';
 import { forbidden } from '../domain/errors.js';
+import type { Scope } from '../domain/oauth2.js';
+import type { Clock } from '../ports/clock.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { sha256 } from '../ports/secrets.js';
-import type { TokenDoc } from '../projections/users.js';
+import { oauth2TokenByHash } from '../projections/oauth2.queries.js';
 import { tokenByHash } from '../projections/users.queries.js';
 import { unauthorized } from './errors.js';
 
 export interface Auth {
   userId: string;
-  kind: TokenDoc['kind'];
+  kind: 'session' | 'bot' | 'oauth2';
   /** Rate-limit key for "per token" buckets; never the token itself. */
   tokenHash: string;
+  /** What an OAuth2 access token was granted, and to which application; absent for sessions and bots. */
+  scopes?: readonly Scope[];
+  applicationId?: string;
 }
 
 declare module 'koa' {
@@ -22,24 +29,51 @@ declare module 'koa' {
   }
 }
 
-async function resolve(readStore: ReadStore, header: string): Promise<Auth | null> {
+/** The routes an OAuth2 access token may call (GET only, paths without the version prefix), and the scope each needs. */
+const SCOPED_ROUTES: { path: RegExp; scope: Scope }[] = [
+  { path: /^\/users\/@me\/?$/i, scope: 'identify' },
+  { path: /^\/users\/@me\/guilds\/?$/i, scope: 'guilds' },
+  { path: /^\/channels\/\d+\/messages(?:\/\d+)?\/?$/i, scope: 'messages.read' },
+];
+
+/** The token endpoints authenticate the client themselves (HTTP Basic or the form): the header is theirs. */
+const CLIENT_AUTHENTICATED = /^\/oauth2\/token(?:\/revoke)?\/?$/i;
+
+/** The path an API request names after its version prefix (as http/app.ts routes it); null outside the API. */
+function apiPath(path: string): string | null {
+  const prefix = /^\/api(?:\/v1)?(?=\/|$)/.exec(path);
+  return prefix ? path.slice(prefix[0].length) || '/' : null;
+}
+
+async function resolve(readStore: ReadStore, clock: Clock, header: string): Promise<Auth | null> {
   const match = /^(Bot|Bearer)\s+(\S+)$/i.exec(header.trim());
   if (!match) return null;
   const tokenHash = sha256(match[2]);
-  const token = await tokenByHash(readStore, tokenHash);
-  if (!token) return null;
   const bot = match[1].toLowerCase() === 'bot';
-  if (bot !== (token.kind === 'bot')) return null;
-  return { userId: token.user_id, kind: token.kind, tokenHash };
+  const token = await tokenByHash(readStore, tokenHash);
+  if (token) return bot === (token.kind === 'bot') ? { userId: token.user_id, kind: token.kind, tokenHash } : null;
+  if (bot) return null;
+  const granted = await oauth2TokenByHash(readStore, tokenHash);
+  if (!granted || Date.parse(granted.expires_at) <= clock.now()) return null;
+  return { userId: granted.user_id, kind: 'oauth2', tokenHash, scopes: granted.scopes, applicationId: granted.application_id };
+}
+
+/** Refuses an OAuth2 access token on a route none of its scopes opens. */
+function requireScopeFor(ctx: Context, auth: Auth): void {
+  const path = apiPath(ctx.path);
+  const route = path !== null && (ctx.method === 'GET' || ctx.method === 'HEAD') ? SCOPED_ROUTES.find((r) => r.path.test(path)) : undefined;
+  if (!route) throw forbidden('OAUTH2_ROUTE_NOT_ALLOWED', 'An OAuth2 access token cannot call this route: it reads only what its scopes grant');
+  if (!auth.scopes?.includes(route.scope)) throw forbidden('MISSING_OAUTH2_SCOPE', `This route needs the ${route.scope} scope`);
 }
 
 /** Reads the Authorization header when there is one; a header that does not authenticate answers 401. */
-export function authenticate(readStore: ReadStore) {
+export function authenticate(readStore: ReadStore, clock: Clock) {
   return async function authenticateRequest(ctx: Context, next: Next) {
     const header = ctx.get('authorization');
-    if (header) {
-      const auth = await resolve(readStore, header);
+    if (header && !CLIENT_AUTHENTICATED.test(apiPath(ctx.path) ?? '')) {
+      const auth = await resolve(readStore, clock, header);
       if (!auth) throw unauthorized();
+      if (auth.kind === 'oauth2') requireScopeFor(ctx, auth);
       ctx.state.auth = auth;
     }
     return next();
@@ -52,9 +86,18 @@ export function requireAuth(ctx: Context): Auth {
   return auth;
 }
 
-/** For routes only a logged-in person may use (not bots). */
+/** For routes only a logged-in person may use (not bots, not OAuth2 clients). */
 export function requireSession(ctx: Context): Auth {
   const auth = requireAuth(ctx);
   if (auth.kind !== 'session') throw forbidden('BOTS_NOT_ALLOWED', 'Bots cannot use this endpoint');
   return auth;
+}
+
+/** Whether the caller may see what `scope` covers: always for sessions and bots, by its grant for an OAuth2 token. */
+export const hasScope = (auth: Auth, scope: Scope) => auth.kind !== 'oauth2' || auth.scopes!.includes(scope);
+
+/** The user a session token (the authorization page's cookie) belongs to, or null. */
+export async function sessionUser(readStore: ReadStore, token: string): Promise<string | null> {
+  const found = await tokenByHash(readStore, sha256(token));
+  return found?.kind === 'session' ? found.user_id : null;
 }

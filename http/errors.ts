@@ -5,7 +5,7 @@ import { DomainError, type ErrorKind } from '../domain/errors.js';
 import type { Logger } from '../ports/logger.js';
 import { RateLimited } from './rateLimit.js';
 
-const STATUS: Record<ErrorKind, number> = {
+export const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
   forbidden: 403,

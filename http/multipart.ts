@@ -30,12 +30,24 @@ export async function readMessageBody(ctx: Context, jsonLimit: number, images: P
   return body;
 }
 
+/** A form of plain fields and files, as the widely used API's clients send uploads other than messages (stickers). */
+export interface FormBody {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+/** A multipart form's text fields and files, within the limits of message bodies. */
+export async function readFormBody(ctx: Context, jsonLimit: number): Promise<FormBody> {
+  const { fields, files } = await parseMultipart(ctx, jsonLimit);
+  return { fields, files };
+}
+
 /** Every file at its limit, payload_json at its limit, and room for the parts' headers and the other fields. */
 const maxMultipartBytes = (jsonLimit: number) => MAX_ATTACHMENTS * MAX_FILE_BYTES + 2 * jsonLimit + 1024 * 1024;
 
 const bodyTooLarge = () => new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'The request body is too large');
 
-function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
+function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & FormBody> {
   const cap = maxMultipartBytes(jsonLimit);
   if ((ctx.request.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
   return new Promise((resolve, reject) => {
@@ -51,11 +63,17 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
     }
     const files: Promise<UploadedFile>[] = [];
     let payload: unknown;
+    // A Map, not an object: a field named __proto__ stays a field.
+    const fields = new Map<string, string>();
     let failure: DomainError | null = null;
     const fail = (error: DomainError) => (failure ??= error);
 
     parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
-      if (name !== 'payload_json') return;
+      if (name !== 'payload_json') {
+        if (valueTruncated) fail(new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', `${name} is too large`));
+        else fields.set(name, value);
+        return;
+      }
       if (valueTruncated) return fail(new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'payload_json is too large'));
       try {
         payload = parseJsonText(value, 'payload_json');
@@ -79,7 +97,7 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody> {
     parser.on('finish', async () => {
       const uploaded = await Promise.all(files);
       if (failure) reject(failure);
-      else resolve({ payload, files: uploaded });
+      else resolve({ payload, files: uploaded, fields: Object.fromEntries(fields) });
     });
     // A chunked body declares no length: count it, and cut it off at the cap instead of reading on without end.
     let received = 0;

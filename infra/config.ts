@@ -42,5 +42,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     interactionsAllowPrivate: env.INTERACTIONS_ALLOW_PRIVATE === '1' || env.INTERACTIONS_ALLOW_PRIVATE === 'true',
     deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),
     deliveryTimeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
+    oauth2AccessTokenTtl: integer(env, 'OAUTH2_ACCESS_TOKEN_TTL', 604_800, 1, 365 * 86_400),
   };
 }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import sharp from 'sharp';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
-import type { Image, ImageFormat, ImageInfo, Images, RenderOptions } from '../ports/images.js';
+import { type Image, type ImageFormat, type ImageInfo, type Images, type RenderOptions, type Rendered, entityTag } from '../ports/images.js';
 
 const FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
 const CONTENT_TYPES: readonly string[] = FORMATS.map((format) => `image/${format}`);
@@ -105,15 +105,77 @@ async function inRenderSlot<T>(work: () => Promise<T>): Promise<T> {
 
 const QUALITY = { high: 80, low: 20, lossless: 100 } as const;
 
+/** The formats that can carry frames: an animated render in any other would stack them into one tall picture. */
+const ANIMATABLE: readonly ImageFormat[] = ['gif', 'webp'];
+
+/**
+ * Renders kept for the next request of the same image with the same options, least recently used out first, within
+ * a total size: an emoji shown in a busy channel is converted once, not once per viewer. Keyed by the source's hash,
+ * so a replaced or deleted file is never answered from here (the route reads the file before it renders).
+ */
+class RenderCache {
+  private readonly entries = new Map<string, Rendered>();
+  private bytes = 0;
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxEntryBytes: number,
+  ) {}
+
+  get(key: string): Rendered | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, rendered: Rendered): void {
+    if (rendered.data.length > this.maxEntryBytes || this.entries.has(key)) return;
+    this.entries.set(key, rendered);
+    this.bytes += rendered.data.length;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.data.length;
+    }
+  }
+}
+
+const renders = new RenderCache(64 * 1024 * 1024, 4 * 1024 * 1024);
+
+/** Renders under way, by cache key: the same render asked for again meanwhile waits for this one instead of queueing. */
+const inFlight = new Map<string, Promise<Rendered>>();
+
+/** renderImage through the cache of renders. */
+export function renderCached(data: Buffer, options: RenderOptions): Promise<Rendered> {
+  const key = `${createHash('sha256').update(data).digest('base64url')}:${options.format}:${options.width}:${options.height}:${options.quality}:${options.animated}`;
+  const cached = renders.get(key);
+  if (cached) return Promise.resolve(cached);
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = renderImage(data, options).then((rendered) => {
+      renders.set(key, rendered);
+      return rendered;
+    });
+    const done = () => inFlight.delete(key);
+    pending.then(done, done);
+    inFlight.set(key, pending);
+  }
+  return pending;
+}
+
 /**
  * Re-encodes an image in another format or size for the CDN's query parameters. Data that is not a PNG, JPEG, WebP
  * or GIF image, or that does not decode, is refused with 400 NOT_AN_IMAGE; one over IMAGE_LIMITS with 400
- * IMAGE_TOO_LARGE; and when too many renders are under way, with 429 IMAGE_QUEUE_FULL.
+ * IMAGE_TOO_LARGE; and when too many renders are under way, with 429 IMAGE_QUEUE_FULL. Animation is kept only when
+ * asked for and only in GIF and WebP; any other render is of the first frame.
  */
-export async function renderImage(data: Buffer, options: RenderOptions): Promise<{ data: Buffer; contentType: string }> {
+export async function renderImage(data: Buffer, options: RenderOptions): Promise<Rendered> {
   const info = await probeImage(data);
   if (!info) throw badRequest('NOT_AN_IMAGE', 'The file is not a PNG, JPEG, WebP or GIF image');
-  const animated = options.animated ?? false;
+  const format = options.format ?? info.format;
+  const animated = (options.animated ?? false) && ANIMATABLE.includes(format) && info.pages > 1;
   const tooLarge = overLimits(info, animated);
   if (tooLarge) throw badRequest('IMAGE_TOO_LARGE', tooLarge);
   const sized = Boolean(options.width || options.height);
@@ -124,7 +186,6 @@ export async function renderImage(data: Buffer, options: RenderOptions): Promise
     fit: 'inside',
     withoutEnlargement: !sized,
   });
-  const format = options.format ?? info.format;
   const quality = QUALITY[options.quality ?? 'high'];
   const lossless = options.quality === 'lossless';
   switch (format) {
@@ -148,8 +209,8 @@ export async function renderImage(data: Buffer, options: RenderOptions): Promise
       throw badRequest('NOT_AN_IMAGE', 'The image data could not be decoded');
     }
   });
-  return { data: output, contentType: `image/${format}` };
+  return { data: output, contentType: `image/${format}`, etag: entityTag(output) };
 }
 
 /** The images port as sharp implements it. */
-export const sharpImages: Images = { probe: probeImage, parseDataUri: parseImageDataUri, render: renderImage, isImageType };
+export const sharpImages: Images = { probe: probeImage, parseDataUri: parseImageDataUri, inspect: inspectImage, render: renderCached, isImageType };

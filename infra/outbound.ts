@@ -1,12 +1,12 @@
-// Outbound interaction delivery: the service POSTs to URLs that bot authors choose, so every request is a potential
-// SSRF probe into the service's own network. Addresses are checked when the URL is set and again, inside the
+// Outbound requests to URLs that users choose (interaction deliveries POSTed to bots, emoji images fetched by URL), so
+// every request is a potential SSRF probe into the service's own network. Addresses are checked when the URL is set and again, inside the
 // socket's own DNS lookup, on every delivery: the connection can only go to an address that was checked, so a DNS
 // answer that changes between the two (rebinding) cannot reach a private address.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { type OutboundRefusal, OutboundUrlError } from '../ports/outbound.js';
+import { type GetBytes, type OutboundRefusal, OutboundUrlError } from '../ports/outbound.js';
 
 export { OutboundUrlError, type OutboundRefusal };
 
@@ -98,6 +98,70 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+interface Exchange {
+  status: number;
+  data: Buffer;
+  /** The body went past maxBytes and was cut off there. */
+  tooLarge: boolean;
+}
+
+/**
+ * One request to a checked target over a socket whose lookup checks again; resolves with the status and up to
+ * maxBytes of the body (the status line decides the outcome: a body cut short, by us or the peer, does not change it);
+ * rejects on network errors, timeouts (an Error whose message says timeout) and refused addresses (OutboundUrlError).
+ */
+function exchange(
+  url: string,
+  outgoing: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  options: { allowPrivate: boolean; timeoutMs: number; maxBytes: number },
+): Promise<Exchange> {
+  const target = parseTarget(url, options.allowPrivate);
+  return new Promise<Exchange>((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
+    const length: Record<string, string> = outgoing.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(outgoing.body)) };
+    const req = request({
+      method: outgoing.method,
+      host: target.host,
+      port: target.port,
+      path: target.path,
+      headers: { ...outgoing.headers, ...length },
+      lookup: guardedLookup(options.allowPrivate),
+      // A pooled socket was connected under an earlier lookup; a fresh agent makes every request pass the check.
+      agent: false,
+      // Development servers commonly run with self-signed certificates; production requires a valid chain.
+      rejectUnauthorized: !options.allowPrivate,
+    });
+    const timer = setTimeout(() => {
+      const error = new Error(`outbound ${outgoing.method} timeout after ${options.timeoutMs} ms`);
+      settle(() => reject(error));
+      req.destroy(error);
+    }, options.timeoutMs);
+    req.on('error', (error) => settle(() => reject(error)));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const done = (tooLarge: boolean) => settle(() => resolve({ status, data: Buffer.concat(chunks), tooLarge }));
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > options.maxBytes) {
+          done(true);
+          res.destroy();
+        } else chunks.push(chunk);
+      });
+      res.on('error', () => done(false));
+      res.on('close', () => done(false));
+    });
+    req.end(outgoing.body);
+  });
+}
+
 /**
  * POSTs `body` (already serialized; the exact bytes that were signed) and resolves with the status; rejects on network
  * errors, timeouts (an Error whose message says timeout) and refused addresses (OutboundUrlError).
@@ -108,46 +172,9 @@ export async function postJson(
   headers: Record<string, string>,
   options: { allowPrivate: boolean; timeoutMs: number },
 ): Promise<OutboundResponse> {
-  const target = parseTarget(url, options.allowPrivate);
-  return new Promise<OutboundResponse>((resolve, reject) => {
-    let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      outcome();
-    };
-    const req = request({
-      method: 'POST',
-      host: target.host,
-      port: target.port,
-      path: target.path,
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-      lookup: guardedLookup(options.allowPrivate),
-      // A pooled socket was connected under an earlier lookup; a fresh agent makes every delivery pass the check.
-      agent: false,
-      // Development bots commonly run with self-signed certificates; production requires a valid chain.
-      rejectUnauthorized: !options.allowPrivate,
-    });
-    const timer = setTimeout(() => {
-      const error = new Error(`interaction delivery timeout after ${options.timeoutMs} ms`);
-      settle(() => reject(error));
-      req.destroy(error);
-    }, options.timeoutMs);
-    req.on('error', (error) => settle(() => reject(error)));
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      let received = 0;
-      res.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received <= MAX_RESPONSE_BYTES) return;
-        settle(() => resolve({ status }));
-        res.destroy();
-      });
-      // The status line decides the outcome; a body cut short (by us or the peer) does not change it.
-      res.on('error', () => settle(() => resolve({ status })));
-      res.on('close', () => settle(() => resolve({ status })));
-    });
-    req.end(body);
-  });
+  const { status } = await exchange(url, { method: 'POST', headers, body }, { ...options, maxBytes: MAX_RESPONSE_BYTES });
+  return { status };
 }
+
+/** GETs a URL chosen by a user (an emoji's image) under the same checks, keeping at most maxBytes of its body. */
+export const getBytes: GetBytes = (url, options) => exchange(url, { method: 'GET', headers: { Accept: 'image/*' } }, options);

@@ -11,14 +11,14 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
 import type { Metrics } from '../ports/metrics.js';
-import type { CheckOutboundUrl } from '../ports/outbound.js';
+import type { CheckOutboundUrl, GetBytes } from '../ports/outbound.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { ProjectionRunner } from '../projections/runner.js';
 import type { Config } from './config.js';
 import type { EngineConfig } from './engines.js';
 import { sharpImages } from './images.js';
 import type { Logger } from './logger.js';
-import { checkOutboundUrl } from './outbound.js';
+import { checkOutboundUrl, getBytes } from './outbound.js';
 import type { Engines } from './roles.js';
 
 export interface Runtime extends CommandDeps {
@@ -30,6 +30,7 @@ export interface Runtime extends CommandDeps {
   hints: HintBus;
   images: Images;
   checkOutboundUrl: CheckOutboundUrl;
+  getBytes: GetBytes;
   /** The role and engines this process runs (gateway and delivery code consume `bus` in theirs). */
   engines: EngineConfig;
   /** The log's events for consumers other than projectors; Kafka when BUS=kafka. */
@@ -61,6 +62,7 @@ export function assembleRuntime(
     hints: bus.hints,
     images: sharpImages,
     checkOutboundUrl,
+    getBytes,
     clock: systemClock,
     metrics,
     commands: new CommandHandler(store, new AggregateCache()),

@@ -27,10 +27,15 @@ export interface Config {
   gatewaySessionStartLimit: number;
   /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
   secretKey: string | null;
-  /** Development only (INTERACTIONS_ALLOW_PRIVATE=1): interaction URLs may be private or loopback, with self-signed certificates. */
+  /**
+   * Development only (INTERACTIONS_ALLOW_PRIVATE=1): outbound URLs (interaction URLs, emoji images given by URL) may be
+   * private or loopback, with self-signed certificates.
+   */
   interactionsAllowPrivate: boolean;
   /** The delay before the second delivery attempt; later ones grow from it (DELIVERY_BACKOFF_BASE_MS). */
   deliveryBackoffBaseMs: number;
   /** How long one delivery attempt may take (DELIVERY_TIMEOUT_MS). */
   deliveryTimeoutMs: number;
+  /** Seconds an OAuth2 access token lives (OAUTH2_ACCESS_TOKEN_TTL; the spec's 604800, 7 days). */
+  oauth2AccessTokenTtl: number;
 }

@@ -1,5 +1,5 @@
-// Outbound HTTP to URLs that bot authors choose (interaction delivery): the check a URL must pass before it is
-// stored. infra/outbound.ts implements it, and checks again on every delivery.
+// Outbound HTTP to URLs that users choose (interaction delivery, emoji images given by URL): the check a URL must
+// pass before it is stored or fetched. infra/outbound.ts implements it, and checks again on every connection.
 export type OutboundRefusal = 'not_https' | 'invalid_url' | 'unresolvable' | 'private_address';
 
 export class OutboundUrlError extends Error {
@@ -17,3 +17,6 @@ export type PostJson = (url: string, body: string, headers: Record<string, strin
 
 /** Refuses (OutboundUrlError) a URL that is not https or that resolves to a private address, unless allowPrivate. */
 export type CheckOutboundUrl = (url: string, options: { allowPrivate: boolean }) => Promise<void>;
+
+/** GETs a URL as CheckOutboundUrl allows, within timeoutMs; a body over maxBytes is cut off and refused (`tooLarge`). */
+export type GetBytes = (url: string, options: { allowPrivate: boolean; timeoutMs: number; maxBytes: number }) => Promise<{ status: number; data: Buffer; tooLarge: boolean }>;

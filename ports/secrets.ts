@@ -26,9 +26,23 @@ export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
+/** Whether `secret` hashes to `hash` (a SHA-256 in hex), compared in constant time. */
+export function matchesHash(secret: string, hash: string): boolean {
+  const actual = Buffer.from(sha256(secret), 'hex');
+  const expected = Buffer.from(hash, 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
 /** A bearer credential in the shape clients of the widely used API expect: base64(user id) "." random. */
 export function newToken(userId: string): string {
   return `${Buffer.from(userId).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+}
+
+/** The id a newToken carries before its dot (null for anything else): it names the stream that holds the token's hash. */
+export function tokenSubject(token: string): string | null {
+  const dot = token.indexOf('.');
+  const subject = dot > 0 && dot <= 40 ? Buffer.from(token.slice(0, dot), 'base64url').toString() : '';
+  return /^[0-9]{1,20}$/.test(subject) ? subject : null;
 }
 
 export function newSecret(): string {

@@ -1,17 +1,27 @@
 // Guild objects: the full one of guild endpoints and GUILD_CREATE, and the partial one listing a user's guilds.
+import type { EmojiDoc, StickerDoc } from '../projections/expressions.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
+import { emojiObject } from './emojis.js';
 import { roleObject } from './roles.js';
+import { stickerObject } from './stickers.js';
+
+/** The guild's emojis and stickers, and the origin their image URLs are on. */
+export interface GuildExpressions {
+  emojis: EmojiDoc[];
+  stickers: StickerDoc[];
+  origin: string;
+}
 
 /** A full guild object, with the fields clients of the widely used API read (features they lack are off or empty). */
-export function guildObject(doc: GuildDoc, roles: RoleDoc[]) {
+export function guildObject(doc: GuildDoc, roles: RoleDoc[], expressions: GuildExpressions) {
   return {
     id: doc._id,
     name: doc.name,
     icon: doc.icon,
     icon_hash: doc.icon,
-    splash: null,
-    discovery_splash: null,
-    banner: null,
+    splash: doc.splash ?? null,
+    discovery_splash: doc.discovery_splash ?? null,
+    banner: doc.banner ?? null,
     description: doc.description,
     owner_id: doc.owner_id,
     afk_channel_id: doc.afk_channel_id,
@@ -22,8 +32,8 @@ export function guildObject(doc: GuildDoc, roles: RoleDoc[]) {
     default_message_notifications: doc.default_message_notifications,
     explicit_content_filter: doc.explicit_content_filter,
     roles: [...roles].sort((a, b) => a.position - b.position).map(roleObject),
-    emojis: [],
-    stickers: [],
+    emojis: expressions.emojis.map((emoji) => emojiObject(emoji, expressions.origin)),
+    stickers: expressions.stickers.map((sticker) => stickerObject(sticker, expressions.origin)),
     features: [],
     mfa_level: 0,
     nsfw_level: 0,
@@ -54,7 +64,7 @@ export function partialGuild(doc: GuildDoc, userId: string, permissions: bigint)
     id: doc._id,
     name: doc.name,
     icon: doc.icon,
-    banner: null,
+    banner: doc.banner ?? null,
     owner: doc.owner_id === userId,
     permissions: permissions.toString(),
     features: [],

@@ -21,10 +21,12 @@ export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelD
     code: doc.code,
     type: doc.pack_id ? 2 : 0,
     guild_id: doc.guild_id,
-    guild: { id: guild._id, name: guild.name, icon: guild.icon, splash: null, banner: null, description: guild.description, features: [], verification_level: guild.verification_level, vanity_url_code: guild.vanity_url_code, nsfw_level: 0, premium_subscription_count: 0 },
+    guild: { id: guild._id, name: guild.name, icon: guild.icon, splash: guild.splash ?? null, banner: guild.banner ?? null, description: guild.description, features: [], verification_level: guild.verification_level, vanity_url_code: guild.vanity_url_code, nsfw_level: 0, premium_subscription_count: 0 },
     channel_id: doc.channel_id,
     channel: channel ? { id: channel._id, name: channel.name, type: channel.type } : null,
     pack_id: doc.pack_id,
+    // A pack is the guild's stickers: named after the guild.
+    ...(doc.pack_id ? { pack: { id: doc.pack_id, name: `${guild.name} stickers`, guild_id: guild._id } } : {}),
     inviter_id: doc.inviter_id,
     ...(inviter ? { inviter: partialUser(inviter) } : {}),
     uses: doc.uses,

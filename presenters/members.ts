@@ -10,8 +10,8 @@ export function memberObject(doc: MemberData, user: UserDoc) {
   return {
     user: partialUser(user),
     nick: doc.nick,
-    avatar: null,
-    banner: null,
+    avatar: doc.avatar ?? null,
+    banner: doc.banner ?? null,
     roles: doc.roles,
     joined_at: apiTimestamp(doc.joined_at),
     premium_since: null,

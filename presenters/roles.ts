@@ -1,7 +1,7 @@
 // Role objects, one shape for role routes, role events and the roles inside guild objects.
 import type { RoleDoc } from '../projections/guilds.js';
 
-/** A role object; the service has no managed roles, role icons or role flags. */
+/** A role object; a bot's managed role carries its tags. The service has no role icons or role flags. */
 export function roleObject(doc: RoleDoc) {
   return {
     id: doc._id,
@@ -13,8 +13,9 @@ export function roleObject(doc: RoleDoc) {
     unicode_emoji: null,
     position: doc.position,
     permissions: doc.permissions,
-    managed: false,
+    managed: doc.tags !== undefined,
     mentionable: doc.mentionable,
     flags: 0,
+    ...(doc.tags ? { tags: doc.tags } : {}),
   };
 }

@@ -8,10 +8,11 @@ export interface ApplicationDoc {
   name: string;
   owner_id: string;
   bot_user_id: string | null;
-  /** The profile fields are absent from documents projected by versions before PATCH /applications/@me. */
+  /** The profile fields are absent from documents projected by versions before PATCH /applications/@me (and OAuth2). */
   description?: string;
   icon?: string | null;
   flags?: number;
+  redirect_uris?: string[];
   created_at: string;
   [key: string]: unknown;
 }
@@ -30,6 +31,7 @@ export const applicationsProjection: Projection = {
         description: '',
         icon: null,
         flags: 0,
+        redirect_uris: event.data.redirectUris ?? [],
         created_at: event.metadata.createdAt,
       };
       return [{ replaceOne: { collection: APPLICATIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];

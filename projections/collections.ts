@@ -8,6 +8,8 @@ export const AUDIT_LOG_ENTRIES = 'audit_log_entries';
 export const BANS = 'bans';
 /** Guild channels (channels.ts) and DMs (dms.ts) share it; messages.ts keeps last_message_id and last_pin_timestamp. */
 export const CHANNELS = 'channels';
+/** A guild's custom emojis (emojis.ts). */
+export const EMOJIS = 'emojis';
 export const GATEWAY_SESSIONS = 'gateway_sessions';
 export const GUILDS = 'guilds';
 export const INTERACTIONS = 'interactions';
@@ -15,8 +17,12 @@ export const INVITES = 'invites';
 export const LOGINS = 'logins';
 export const MEMBERS = 'members';
 export const MESSAGES = 'messages';
+/** OAuth2 access tokens, apart from `tokens`: the gateway's IDENTIFY looks only there, so no access token opens a session. */
+export const OAUTH2_TOKENS = 'oauth2_tokens';
 export const REACTIONS = 'reactions';
 export const ROLES = 'roles';
+/** A guild's stickers (stickers.ts). */
+export const STICKERS = 'stickers';
 export const TOKENS = 'tokens';
 export const USERS = 'users';
 export const WEBHOOKS = 'webhooks';

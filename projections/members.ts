@@ -40,7 +40,7 @@ function projectMember(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'MemberUpdated'>(e, 'MemberUpdated')) {
     const filter = { _id: memberKey(e.data.guildId, e.data.userId) };
     return e.data.changes.flatMap((change): WriteOp[] => {
-      if (change.key === 'nick') return [{ updateOne: { collection: MEMBERS, filter, update: { $set: { nick: change.new_value } } } }];
+      if (!change.key.startsWith('$')) return [{ updateOne: { collection: MEMBERS, filter, update: { $set: { [change.key]: change.new_value } } } }];
       const ids = (change.new_value as { id: string }[]).map((r) => r.id);
       if (change.key === '$add') return [{ updateOne: { collection: MEMBERS, filter, update: { $addToSet: { roles: { $each: ids } } } } }];
       return ids.map((id) => ({ updateOne: { collection: MEMBERS, filter, update: { $pull: { roles: id } } } }));

@@ -1,16 +1,16 @@
 // Accounts and applications (outside the spec, in the widely used API's shapes): what a developer needs to get a
 // session, register an application and obtain a bot token.
 import Router from '@koa/router';
-import { createApplication, createBot, login, registerUser, resetBotToken } from '../../commands/accounts.js';
+import { createApplication, createBot, login, registerUser, resetBotToken, resetClientSecret } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import { applicationById } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { rateLimit } from '../rateLimit.js';
 import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
-import { fetchApplicationObject } from './applications.js';
+import { fetchApplicationObject, redirectUrisSchema } from './applications.js';
 
-const registerSchema = {
+export const registerSchema = {
   type: 'object',
   properties: {
     username: { ...nameSchema(2, 32), pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
@@ -21,21 +21,21 @@ const registerSchema = {
   additionalProperties: false,
 } as const;
 
-const loginSchema = {
+export const loginSchema = {
   type: 'object',
   properties: { login: { type: 'string', minLength: 1, maxLength: 300 }, password: { type: 'string', minLength: 1, maxLength: 128 } },
   required: ['login', 'password'],
   additionalProperties: false,
 } as const;
 
-const applicationSchema = {
+export const applicationSchema = {
   type: 'object',
-  properties: { name: nameSchema(2, 32) },
+  properties: { name: nameSchema(2, 32), redirect_uris: redirectUrisSchema },
   required: ['name'],
   additionalProperties: false,
 } as const;
 
-const idParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
+export const idParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
 
 export function accountRoutes(deps: HttpDeps): Router {
   const router = new Router();
@@ -58,7 +58,7 @@ export function accountRoutes(deps: HttpDeps): Router {
   router.post('/applications', async (ctx) => {
     const auth = requireSession(ctx);
     const body = parseBody(applicationSchema, ctx.request.body);
-    const { applicationId, clientSecret } = await createApplication(deps, { ...requestMeta(ctx), actorId: auth.userId }, body);
+    const { applicationId, clientSecret } = await createApplication(deps, { ...requestMeta(ctx), actorId: auth.userId }, { name: body.name, redirectUris: body.redirect_uris });
     ctx.status = 201;
     ctx.body = { ...(await fetchApplicationObject(deps, applicationId)), client_secret: clientSecret };
   });
@@ -84,6 +84,14 @@ export function accountRoutes(deps: HttpDeps): Router {
     const auth = requireSession(ctx);
     const { id } = parseBody(idParam, ctx.params);
     ctx.body = await resetBotToken(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
+  });
+
+  // The OAuth2 client secret, shown this once; the old one stops working.
+  router.post('/applications/:id/reset', async (ctx) => {
+    const auth = requireSession(ctx);
+    const { id } = parseBody(idParam, ctx.params);
+    const { clientSecret } = await resetClientSecret(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
+    ctx.body = { client_secret: clientSecret };
   });
 
   return router;

@@ -15,9 +15,9 @@ import { usersById } from '../actor.js';
 import { requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { partialUser } from '../../presenters/users.js';
-import { MAX_INT32, parseBody } from '../validation.js';
+import { type FromSchema, MAX_INT32, parseBody, snowflakeSchema } from '../validation.js';
 
-const editApplicationSchema = {
+export const editApplicationSchema = {
   type: 'object',
   properties: {
     description: { type: 'string', maxLength: 400 },
@@ -26,6 +26,16 @@ const editApplicationSchema = {
   },
   additionalProperties: false,
 } as const;
+
+/** Absolute https URLs, or http on loopback; the domain checks each (domain/oauth2.ts). */
+export const redirectUrisSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 2048 }, maxItems: 10 } as const;
+
+export const editOwnedApplicationSchema = {
+  ...editApplicationSchema,
+  properties: { ...editApplicationSchema.properties, redirect_uris: redirectUrisSchema },
+} as const;
+
+export const applicationIdParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
 
 /**
  * The application object in the widely used API's shape. `verify_key` is the empty string: this service has no
@@ -53,7 +63,7 @@ function applicationObject(application: ApplicationDoc, users: Map<string, UserD
     team: null,
     flags: application.flags ?? 0,
     approximate_guild_count: guildCount,
-    redirect_uris: [],
+    redirect_uris: application.redirect_uris ?? [],
     interactions_endpoint_url: null,
   };
 }
@@ -91,12 +101,22 @@ export function applicationRoutes(deps: HttpDeps): Router {
   router.get('/oauth2/applications/@me', getOwn);
   router.get('/applications/@me', getOwn);
 
-  router.patch('/applications/@me', async (ctx) => {
-    const applicationId = await ownApplicationId(ctx);
-    const { icon, ...fields } = parseBody(editApplicationSchema, ctx.request.body);
+  async function edit(ctx: Context, applicationId: string, body: FromSchema<typeof editOwnedApplicationSchema>) {
+    const { icon, ...fields } = body;
     const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
     await updateApplication(deps, { ...requestMeta(ctx), actorId: requireAuth(ctx).userId }, applicationId, { ...fields, icon: image });
     ctx.body = await fetchApplicationObject(deps, applicationId);
+  }
+
+  router.patch('/applications/@me', async (ctx) => {
+    await edit(ctx, await ownApplicationId(ctx), parseBody(editApplicationSchema, ctx.request.body));
+  });
+
+  // The owner's edit, which also sets the OAuth2 redirect URIs (the bot's own edit above cannot).
+  router.patch('/applications/:id', async (ctx) => {
+    requireSession(ctx);
+    const { id } = parseBody(applicationIdParam, ctx.params);
+    await edit(ctx, id, parseBody(editOwnedApplicationSchema, ctx.request.body));
   });
 
   router.get('/applications', async (ctx) => {

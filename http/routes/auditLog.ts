@@ -17,7 +17,7 @@ import { partialUser } from '../../presenters/users.js';
 import { rateLimit } from '../rateLimit.js';
 import { MAX_INT32, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
 
-const auditQuery = {
+export const auditQuery = {
   type: 'object',
   properties: {
     limit: pageLimit(100, 50),

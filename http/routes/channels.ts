@@ -37,10 +37,10 @@ const channelFieldsSchema = {
   permission_overwrites: { type: 'array', items: overwriteSchema, maxItems: 100 },
 } as const;
 
-const createChannelSchema = { type: 'object', properties: channelFieldsSchema, required: ['name'], additionalProperties: false } as const;
-const updateChannelSchema = { type: 'object', properties: channelFieldsSchema, additionalProperties: false } as const;
+export const createChannelSchema = { type: 'object', properties: channelFieldsSchema, required: ['name'], additionalProperties: false } as const;
+export const updateChannelSchema = { type: 'object', properties: channelFieldsSchema, additionalProperties: false } as const;
 
-const moveChannelsSchema = {
+export const moveChannelsSchema = {
   type: 'array',
   items: {
     type: 'object',
@@ -51,9 +51,9 @@ const moveChannelsSchema = {
   maxItems: 500,
 } as const;
 
-const overwriteParams = { type: 'object', properties: { channelId: snowflakeSchema, overwriteId: snowflakeSchema }, required: ['channelId', 'overwriteId'] } as const;
+export const overwriteParams = { type: 'object', properties: { channelId: snowflakeSchema, overwriteId: snowflakeSchema }, required: ['channelId', 'overwriteId'] } as const;
 /** The widely used API's clients repeat the target's id in the body; the path names it. */
-const putOverwriteSchema = { ...overwriteSchema, required: ['type'] } as const;
+export const putOverwriteSchema = { ...overwriteSchema, required: ['type'] } as const;
 
 type Overwrite = FromSchema<typeof overwriteSchema>;
 const overwriteInput = (o: Omit<Overwrite, 'id'> & { id: string }) => ({ id: o.id, type: o.type, allow: String(o.allow ?? 0), deny: String(o.deny ?? 0) });

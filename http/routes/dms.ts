@@ -10,7 +10,7 @@ import { dmChannelObject } from '../../presenters/messages.js';
 import { channelParams } from '../params.js';
 import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 
-const openSchema = {
+export const openSchema = {
   oneOf: [
     { type: 'object', properties: { recipient_id: snowflakeSchema }, required: ['recipient_id'], additionalProperties: false },
     { type: 'object', properties: { recipients: { type: 'array', items: snowflakeSchema, minItems: 1, maxItems: 9 } }, required: ['recipients'], additionalProperties: false },
@@ -18,9 +18,9 @@ const openSchema = {
 } as const;
 
 /** Group DMs may be renamed (null clears the name); other fields of a DM do not change. */
-const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
+export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
 
-const recipientParams = { type: 'object', properties: { channelId: snowflakeSchema, userId: snowflakeSchema }, required: ['channelId', 'userId'] } as const;
+export const recipientParams = { type: 'object', properties: { channelId: snowflakeSchema, userId: snowflakeSchema }, required: ['channelId', 'userId'] } as const;
 
 export function dmRoutes(deps: HttpDeps): Router {
   const router = new Router();

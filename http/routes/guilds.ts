@@ -2,8 +2,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { guildAccess, loadGuild } from '../../commands/access.js';
-import { createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
+import { type GuildImageField, createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
 import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
+import { emojisOfGuild, stickersOfGuild } from '../../projections/expressions.queries.js';
 import type { GuildDoc } from '../../projections/guilds.js';
 import { guildById, guildsByIds, rolesOfGuild } from '../../projections/guilds.queries.js';
 import { membershipsPage } from '../../projections/members.queries.js';
@@ -17,18 +18,24 @@ import { nameSchema, nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, 
 
 const guildName = nameSchema(2, 100);
 
-const createGuildSchema = {
+export const createGuildSchema = {
   type: 'object',
   properties: { name: guildName, icon: { type: ['string', 'null'] } },
   required: ['name'],
   additionalProperties: false,
 } as const;
 
-const updateGuildSchema = {
+/** A guild image: a data URI, or null to remove it. */
+const guildImage = { type: ['string', 'null'] } as const;
+
+export const updateGuildSchema = {
   type: 'object',
   properties: {
     name: guildName,
-    icon: { type: ['string', 'null'] },
+    icon: guildImage,
+    banner: guildImage,
+    splash: guildImage,
+    discovery_splash: guildImage,
     description: { type: ['string', 'null'], maxLength: 120 },
     owner_id: snowflakeSchema,
     verification_level: { type: 'integer', minimum: 0, maximum: 4 },
@@ -43,7 +50,7 @@ const updateGuildSchema = {
   additionalProperties: false,
 } as const;
 
-const myGuildsQuery = {
+export const myGuildsQuery = {
   type: 'object',
   properties: {
     before: snowflakeSchema,
@@ -55,12 +62,14 @@ const myGuildsQuery = {
 
 /** The guild object for a guild the read models show (the caller's own write is settled before this reads). */
 async function fetchGuildObject(deps: HttpDeps, guildId: string) {
-  const [guild, roles] = await Promise.all([
+  const [guild, roles, emojis, stickers] = await Promise.all([
     guildById(deps.readStore, guildId),
     rolesOfGuild(deps.readStore, guildId),
+    emojisOfGuild(deps.readStore, guildId),
+    stickersOfGuild(deps.readStore, guildId),
   ]);
   if (!guild) throw unknownGuild();
-  return guildObject(guild, roles);
+  return guildObject(guild, roles, { emojis, stickers, origin: deps.config.publicBaseUrl });
 }
 
 export function guildRoutes(deps: HttpDeps): Router {
@@ -86,9 +95,12 @@ export function guildRoutes(deps: HttpDeps): Router {
   router.patch('/guilds/:guildId', async (ctx) => {
     const meta = actorMeta(ctx);
     const { guildId } = parseBody(guildParams, ctx.params);
-    const { icon, ...settings } = parseBody(updateGuildSchema, ctx.request.body);
-    const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
-    await updateGuild(deps, meta, guildId, settings, image);
+    const { icon, banner, splash, discovery_splash, ...settings } = parseBody(updateGuildSchema, ctx.request.body);
+    const given = Object.entries({ icon, banner, splash, discovery_splash }).filter(([, value]) => value !== undefined) as [GuildImageField, string | null][];
+    // The discovery (embed) splash is a still image, as the spec's CDN table lists its formats.
+    const read = (field: GuildImageField, value: string) => deps.images.parseDataUri(value, field, field === 'discovery_splash' ? ['png', 'jpeg', 'webp'] : undefined);
+    const images = Object.fromEntries(await Promise.all(given.map(async ([field, value]) => [field, value === null ? null : await read(field, value)])));
+    await updateGuild(deps, meta, guildId, settings, images);
     ctx.body = await fetchGuildObject(deps, guildId);
   });
 

@@ -17,10 +17,10 @@ import { type LimitSpec, rateLimit } from '../rateLimit.js';
 import { type FromSchema, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 const inviteCode = { type: 'string', pattern: '^[A-Za-z0-9-]{1,32}$' } as const;
-const codeParams = { type: 'object', properties: { code: inviteCode }, required: ['code'] } as const;
-const channelCodeParams = { type: 'object', properties: { channelId: snowflakeSchema, code: inviteCode }, required: ['channelId', 'code'] } as const;
-const packParams = { type: 'object', properties: { packId: snowflakeSchema }, required: ['packId'] } as const;
-const fetchQuery = { type: 'object', properties: { with_counts: { type: 'boolean' }, with_expiration: { type: 'boolean' } } } as const;
+export const codeParams = { type: 'object', properties: { code: inviteCode }, required: ['code'] } as const;
+export const channelCodeParams = { type: 'object', properties: { channelId: snowflakeSchema, code: inviteCode }, required: ['channelId', 'code'] } as const;
+export const packParams = { type: 'object', properties: { packId: snowflakeSchema }, required: ['packId'] } as const;
+export const fetchQuery = { type: 'object', properties: { with_counts: { type: 'boolean' }, with_expiration: { type: 'boolean' } } } as const;
 
 const inviteOptions = {
   max_uses: { type: 'integer', minimum: 0, maximum: 100 },
@@ -32,8 +32,8 @@ const inviteOptions = {
   target_user_id: { type: 'null' },
   target_application_id: { type: 'null' },
 } as const;
-const createSchema = { type: 'object', properties: inviteOptions, additionalProperties: false } as const;
-const createGuildInviteSchema = { type: 'object', properties: { ...inviteOptions, channel_id: snowflakeSchema }, additionalProperties: false } as const;
+export const createSchema = { type: 'object', properties: inviteOptions, additionalProperties: false } as const;
+export const createGuildInviteSchema = { type: 'object', properties: { ...inviteOptions, channel_id: snowflakeSchema }, additionalProperties: false } as const;
 
 /** The spec's defaults: unlimited uses, one day, not temporary, reuse an equivalent invite. */
 const withDefaults = (body: FromSchema<typeof createSchema>): InviteOptions => ({

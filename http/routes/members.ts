@@ -1,7 +1,8 @@
 // Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
 import Router from '@koa/router';
 import { guildAccess } from '../../commands/access.js';
-import { banUser, runGuildCommand } from '../../commands/guilds.js';
+import { banUser, runGuildCommand, updateMember } from '../../commands/guilds.js';
+import { addMemberWithAccessToken } from '../../commands/oauth2.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownBan, unknownMember } from '../../domain/guildState.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
@@ -13,29 +14,39 @@ import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/members.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
-const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
-const memberRoleParams = {
+export const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
+export const memberRoleParams = {
   type: 'object',
   properties: { guildId: snowflakeSchema, userId: snowflakeSchema, roleId: snowflakeSchema },
   required: ['guildId', 'userId', 'roleId'],
 } as const;
 
-const membersQuery = { type: 'object', properties: { limit: pageLimit(1000, 1), after: snowflakeSchema } } as const;
-const bansQuery = {
+export const membersQuery = { type: 'object', properties: { limit: pageLimit(1000, 1), after: snowflakeSchema } } as const;
+export const bansQuery = {
   type: 'object',
   properties: { limit: pageLimit(1000, 1000), after: snowflakeSchema, before: snowflakeSchema },
 } as const;
 
-const updateMemberSchema = {
+export const updateMemberSchema = {
   type: 'object',
   properties: {
     nick: { ...nameSchema(0, 32), type: ['string', 'null'] },
     roles: { type: 'array', items: snowflakeSchema, maxItems: 250 },
+    // The member's own guild avatar and banner: data URIs, null to remove.
+    avatar: { type: ['string', 'null'] },
+    banner: { type: ['string', 'null'] },
   },
   additionalProperties: false,
 } as const;
 
-const banSchema = {
+export const addMemberSchema = {
+  type: 'object',
+  properties: { access_token: { type: 'string', minLength: 1, maxLength: 512 }, nick: updateMemberSchema.properties.nick, roles: updateMemberSchema.properties.roles },
+  required: ['access_token'],
+  additionalProperties: false,
+} as const;
+
+export const banSchema = {
   type: 'object',
   properties: {
     delete_message_days: { type: 'integer', minimum: 0, maximum: 7 },
@@ -69,12 +80,25 @@ export function memberRoutes(deps: HttpDeps): Router {
     ctx.body = await fetchMember(guildId, userId);
   });
 
+  // A bot adds a person with the access token they gave its application with guilds.join: 201 and the member, or 204
+  // when they were a member already (nothing changes), as in the widely used API.
+  router.put('/guilds/:guildId/members/:userId', async (ctx) => {
+    const meta = actorMeta(ctx);
+    const { guildId, userId } = parseBody(memberParams, ctx.params);
+    const { access_token, nick, roles } = parseBody(addMemberSchema, ctx.request.body);
+    if (!(await addMemberWithAccessToken(deps, meta, { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined }))) return noContent(ctx);
+    ctx.status = 201;
+    ctx.body = await fetchMember(guildId, userId);
+  });
+
   router.patch('/guilds/:guildId/members/:userId', async (ctx) => {
     const meta = actorMeta(ctx);
     // @me names the caller, as the widely used API's "modify current member".
     const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
-    const body = parseBody(updateMemberSchema, ctx.request.body);
-    await runGuildCommand(deps, meta, guildId, { type: 'UpdateMember', actorId: meta.actorId, userId, nick: body.nick, roles: body.roles as string[] | undefined });
+    const { avatar, banner, ...body } = parseBody(updateMemberSchema, ctx.request.body);
+    const read = (value: string | null | undefined, path: string) => (typeof value === 'string' ? deps.images.parseDataUri(value, path) : value);
+    const images = { ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}), ...(banner !== undefined ? { banner: await read(banner, 'banner') } : {}) };
+    await updateMember(deps, meta, guildId, userId, { nick: body.nick, roles: body.roles as string[] | undefined }, images);
     ctx.body = await fetchMember(guildId, userId);
   });
 

@@ -14,7 +14,7 @@ import { roleObject } from '../../presenters/roles.js';
 import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const rgb = { type: 'integer', minimum: 0, maximum: 0xffffff } as const;
-const roleSchema = {
+export const roleSchema = {
   type: 'object',
   properties: {
     name: nameSchema(1, 100),
@@ -36,7 +36,7 @@ const roleSchema = {
   additionalProperties: false,
 } as const;
 
-const positionsSchema = {
+export const positionsSchema = {
   type: 'array',
   items: {
     type: 'object',
@@ -47,7 +47,7 @@ const positionsSchema = {
   maxItems: 250,
 } as const;
 
-const roleParams = { type: 'object', properties: { guildId: snowflakeSchema, roleId: snowflakeSchema }, required: ['guildId', 'roleId'] } as const;
+export const roleParams = { type: 'object', properties: { guildId: snowflakeSchema, roleId: snowflakeSchema }, required: ['guildId', 'roleId'] } as const;
 
 /** Only the fields a role keeps; bitfields normalized to their decimal form. */
 function roleFields(body: FromSchema<typeof roleSchema>): RoleFields {

@@ -4,13 +4,13 @@ import { updateProfile } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import type { UserDoc } from '../../projections/users.js';
 import { userById } from '../../projections/users.queries.js';
-import { requireAuth } from '../auth.js';
+import { hasScope, requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { userObject } from '../../presenters/users.js';
 import { rateLimit } from '../rateLimit.js';
 import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
 
-const patchMeSchema = {
+export const patchMeSchema = {
   type: 'object',
   properties: {
     username: { ...nameSchema(2, 32), pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
@@ -19,7 +19,7 @@ const patchMeSchema = {
   additionalProperties: false,
 } as const;
 
-const userIdParam = { type: 'object', properties: { userId: snowflakeSchema }, required: ['userId'] } as const;
+export const userIdParam = { type: 'object', properties: { userId: snowflakeSchema }, required: ['userId'] } as const;
 
 export function userRoutes(deps: HttpDeps): Router {
   const router = new Router();
@@ -37,7 +37,10 @@ export function userRoutes(deps: HttpDeps): Router {
 
   router.get('/users/@me', group, readUser, async (ctx) => {
     const auth = requireAuth(ctx);
-    ctx.body = userObject(await user(auth.userId), true);
+    // An OAuth2 token sees the email (and whether it is verified) only with the email scope, as in the widely used API.
+    const me = userObject(await user(auth.userId), true);
+    const { email: _, verified: __, ...identity } = me;
+    ctx.body = hasScope(auth, 'email') ? me : identity;
   });
 
   router.patch('/users/@me', group, patchMe, async (ctx) => {

@@ -14,7 +14,7 @@ import { rateLimit } from '../rateLimit.js';
 import { parseBody, snowflakeSchema } from '../validation.js';
 
 const vanityCode = { type: 'string', pattern: '^[a-z0-9-]{2,32}$' } as const;
-const setSchema = { type: 'object', properties: { code: vanityCode }, required: ['code'], additionalProperties: false } as const;
+export const setSchema = { type: 'object', properties: { code: vanityCode }, required: ['code'], additionalProperties: false } as const;
 
 async function vanityObject(deps: HttpDeps, guildId: string) {
   const guild = await guildById(deps.readStore, guildId);

@@ -42,36 +42,36 @@ const webhookName = nameSchema(1, 80);
 const avatar = { type: ['string', 'null'] } as const;
 const interactionUrl = { type: ['string', 'null'], maxLength: 2048, pattern: '^https://' } as const;
 
-const createSchema = {
+export const createSchema = {
   type: 'object',
   properties: { name: webhookName, avatar, interaction_url: interactionUrl },
   required: ['name'],
   additionalProperties: false,
 } as const;
-const updateSchema = {
+export const updateSchema = {
   type: 'object',
   properties: { name: webhookName, avatar, channel_id: snowflakeSchema, interaction_url: interactionUrl },
   additionalProperties: false,
 } as const;
 /** The token routes cannot move a webhook. */
-const tokenUpdateSchema = { type: 'object', properties: { name: webhookName, avatar, interaction_url: interactionUrl }, additionalProperties: false } as const;
+export const tokenUpdateSchema = { type: 'object', properties: { name: webhookName, avatar, interaction_url: interactionUrl }, additionalProperties: false } as const;
 
 const { nonce: _nonce, message_reference: _reference, ...sendFields } = sendSchema.properties;
 /** A send's fields (replies and nonces aside, as in the widely used API) plus the webhook's name and avatar overrides. */
-const executeSchema = {
+export const executeSchema = {
   type: 'object',
   properties: { ...sendFields, username: nameSchema(1, 80), avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' } },
 } as const;
-const executeQuery = { type: 'object', properties: { wait: { type: 'boolean', default: false }, thread_id: snowflakeSchema } } as const;
-const codehostHeaders = {
+export const executeQuery = { type: 'object', properties: { wait: { type: 'boolean', default: false }, thread_id: snowflakeSchema } } as const;
+export const codehostHeaders = {
   type: 'object',
   properties: { 'x-codehost-event': { type: 'string', minLength: 1, maxLength: 64 }, 'x-codehost-delivery': { type: 'string', minLength: 1, maxLength: 128 } },
   required: ['x-codehost-event'],
 } as const;
-const interactionsQuery = { type: 'object', properties: { limit: pageLimit(100, 50), before: snowflakeSchema } } as const;
+export const interactionsQuery = { type: 'object', properties: { limit: pageLimit(100, 50), before: snowflakeSchema } } as const;
 
-const webhookParams = { type: 'object', properties: { webhookId: snowflakeSchema }, required: ['webhookId'] } as const;
-const tokenParams = {
+export const webhookParams = { type: 'object', properties: { webhookId: snowflakeSchema }, required: ['webhookId'] } as const;
+export const tokenParams = {
   type: 'object',
   properties: { webhookId: snowflakeSchema, token: { type: 'string', minLength: 1, maxLength: 200 } },
   required: ['webhookId', 'token'],

@@ -192,6 +192,16 @@ describe('members and bans', () => {
     expect(fold(guildDecider, [...guild, renamed]).members.get('alice')).toMatchObject({ nick: 'Al', roles: ['member'] });
   });
 
+  it('lets only the member set their guild avatar and banner, even a moderator above them may not', () => {
+    const hash = 'a'.repeat(32);
+    given(guildDecider, guild)
+      .when({ type: 'UpdateMember', actorId: 'bob', userId: 'bob', avatar: hash, banner: null })
+      .then([{ type: 'MemberUpdated', data: { guildId: 'g', userId: 'bob', changes: [{ key: 'avatar', old_value: null, new_value: hash }] } }]);
+    given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'bob', avatar: null }).thenRefuses('MISSING_PERMISSIONS');
+    const pictured: GuildEvent = { type: 'MemberUpdated', data: { guildId: 'g', userId: 'bob', changes: [{ key: 'banner', old_value: null, new_value: hash }] } };
+    expect(fold(guildDecider, [...guild, pictured]).members.get('bob')).toMatchObject({ banner: hash });
+  });
+
   it('kicks and bans only below the actor, never the owner', () => {
     given(guildDecider, guild).when({ type: 'KickMember', actorId: 'mod', userId: 'alice' }).then([{ type: 'MemberKicked', data: { guildId: 'g', userId: 'alice' } }]);
     given(guildDecider, guild).when({ type: 'KickMember', actorId: 'mod', userId: 'owner' }).thenRefuses('MISSING_PERMISSIONS');

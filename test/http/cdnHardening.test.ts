@@ -248,8 +248,9 @@ describe('bounded image work', () => {
     expect(one.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(5000);
 
-    // More renders at once than the slots (one per core but one) and the queue (16) can hold.
-    const renders = Array.from({ length: availableParallelism() + 24 }, () => server.call('GET', `${large.path}?width=16`));
+    // More renders at once than the slots (one per core but one) and the queue (16) can hold; each a different one,
+    // since a render already made (or under way) is answered from the cache instead.
+    const renders = Array.from({ length: availableParallelism() + 24 }, (_, i) => server.call('GET', `${large.path}?width=${17 + i}`));
     const me = await server.api('GET', '/users/@me', { token: guild.owner.token });
     expect(me.status).toBe(200);
     const answers = await Promise.all(renders);
@@ -265,5 +266,12 @@ describe('bounded image work', () => {
     }
     // Once the queue has drained, renders are served again.
     expect((await server.call('GET', `${large.path}?width=32`)).status).toBe(200);
+  });
+
+  it('makes one render for many identical requests at once: all answered with the same entity, none refused', async () => {
+    const large = await attached({ name: 'same.png', type: 'image/png', data: await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#654321' } }).png().toBuffer() });
+    const answers = await Promise.all(Array.from({ length: availableParallelism() + 24 }, () => server.call('GET', `${large.path}?width=20`)));
+    expect(answers.map((response) => response.status)).toEqual(answers.map(() => 200));
+    expect(new Set(answers.map((response) => response.headers.etag)).size).toBe(1);
   });
 });

@@ -28,6 +28,9 @@ const optional = (spec: Shape | [Shape]) => new Modified(spec, true, false);
 const optionalNullable = (spec: Shape | [Shape]) => new Modified(spec, true, true);
 const nullable = (spec: Shape | [Shape]) => new Modified(spec, false, true);
 
+/** The smallest PNG: one transparent pixel. */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
 const SNOWFLAKE = /^\d{1,20}$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/;
 
@@ -160,6 +163,21 @@ const EMOJI: Shape = {
   managed: 'optional boolean',
   animated: 'optional boolean',
   available: 'optional boolean',
+};
+
+// developers/resources/sticker.mdx, "Sticker Structure", but for `tags`: the spec answers them as an array of strings.
+const STICKER: Shape = {
+  id: 'snowflake',
+  pack_id: 'optional snowflake',
+  name: 'string',
+  description: 'nullable string',
+  tags: 'array',
+  type: 'integer',
+  format_type: 'integer',
+  available: 'optional boolean',
+  guild_id: 'optional snowflake',
+  user: optional(USER),
+  sort_value: 'optional integer',
 };
 
 // developers/resources/guild.mdx, "Guild Structure".
@@ -532,6 +550,21 @@ describe('object shapes of the widely used API', () => {
     expectShape(role, ROLE);
     const created = await owner.next((p) => p.t === 'GUILD_ROLE_CREATE' && p.d.role.id === role.id);
     expectShape(created.d, { guild_id: 'snowflake', role: ROLE });
+  });
+
+  it('Custom emoji and Sticker: created, fetched, listed, and in GUILD_EMOJIS_UPDATE and GUILD_STICKERS_UPDATE', async () => {
+    const image = `data:image/png;base64,${PNG_1X1}`;
+    const emoji = await ok(guild.owner, 'POST', `/guilds/${guild.id}/emojis`, { name: 'conformant', image });
+    expectShape(emoji, { ...EMOJI, id: 'snowflake', name: 'string', user: USER });
+    for (const listed of await ok(bot, 'GET', `/guilds/${guild.id}/emojis`)) expectShape(listed, EMOJI);
+    const emojis = await owner.next((p) => p.t === 'GUILD_EMOJIS_UPDATE' && p.d.guild_id === guild.id);
+    expectShape(emojis.d, { guild_id: 'snowflake', emojis: [EMOJI] });
+    const sticker = await ok(guild.owner, 'POST', `/guilds/${guild.id}/stickers`, { name: 'conformant', description: '', tags: 'ok', image });
+    expectShape(sticker, STICKER);
+    expectShape(await ok(bot, 'GET', `/guilds/${guild.id}/stickers/${sticker.id}`), STICKER);
+    const stickers = await owner.next((p) => p.t === 'GUILD_STICKERS_UPDATE' && p.d.guild_id === guild.id);
+    expectShape(stickers.d, { guild_id: 'snowflake', stickers: [STICKER] });
+    expectShape(await ok(guild.owner, 'GET', `/guilds/${guild.id}`), { ...GUILD, emojis: [EMOJI], stickers: [STICKER] });
   });
 
   it('Emoji and Reaction: unicode and custom reaction emoji, on the message and in MESSAGE_REACTION_ADD', async () => {

@@ -1,19 +1,15 @@
 // Compatibility: discord.js 14's managers, unchanged but for the base address, drive the guild routes over REST as a
 // bot would: what they send (role colours, ban windows, overwrites, audit reasons) and what they read back.
-import { createRequire } from 'node:module';
-import { Client, ClientUser, type Guild, PermissionFlagsBits, type TextChannel } from 'discord.js';
+import { type Client, type Guild, PermissionFlagsBits, type TextChannel } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
+import { type RestClient, restClient } from '../support/discordjs.js';
 import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
 import { type TestGuild, createGuild, grantRole, join, newMember } from './guildSupport.js';
 
-// The client's REST layer brings its own undici; its requests need an Agent of that undici trusting the test server.
-const require = createRequire(createRequire(import.meta.url).resolve('discord.js'));
-const { Agent } = createRequire(require.resolve('@discordjs/rest'))('undici') as typeof import('undici');
-
 let server: TestServer;
+let rest: RestClient;
 let client: Client;
-let agent: InstanceType<typeof Agent>;
 let testGuild: TestGuild;
 let guild: Guild;
 
@@ -22,19 +18,13 @@ beforeAll(async () => {
   testGuild = await createGuild(server, undefined, 'Compat Guild');
   const bot = await join(server, testGuild, await createBot(server), 'Bot');
   await grantRole(server, testGuild, bot, Permission.ADMINISTRATOR, 'bots');
-  client = new Client({ intents: [], rest: { api: `${server.origin}/api`, version: '1', retries: 0 } });
-  agent = new Agent({ connect: { ca: server.cert, servername: 'localhost' } });
-  client.rest.setAgent(agent as never);
-  // REST only: no gateway session is needed for what is fetched and changed here; the user READY would give is fetched.
-  client.token = bot.token;
-  client.rest.setToken(bot.token);
-  const ReadyUser = ClientUser as unknown as new (client: Client, data: unknown) => ClientUser;
-  client.user = new ReadyUser(client, await client.rest.get('/users/@me'));
+  // REST only: no gateway session is needed for what is fetched and changed here.
+  rest = await restClient(server, bot.token);
+  client = rest.client;
   guild = await client.guilds.fetch(testGuild.id);
 });
 afterAll(async () => {
-  client.destroy();
-  await agent.close();
+  await rest.close();
   await server.close();
 });
 

@@ -1,0 +1,31 @@
+// discord.js 14 against the test server, on REST only: its REST layer brings its own undici, whose Agent must trust
+// the server's self-signed certificate; the client's user is fetched as READY would give it.
+import { createRequire } from 'node:module';
+import { Client, ClientUser } from 'discord.js';
+import type { TestServer } from './server.js';
+
+const require = createRequire(createRequire(import.meta.url).resolve('discord.js'));
+const { Agent } = createRequire(require.resolve('@discordjs/rest'))('undici') as typeof import('undici');
+
+export interface RestClient {
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** A discord.js client with the bot's token, its API and CDN at the server, unchanged otherwise. */
+export async function restClient(server: TestServer, token: string): Promise<RestClient> {
+  const client = new Client({ intents: [], rest: { api: `${server.origin}/api`, cdn: server.origin, version: '1', retries: 0 } });
+  const agent = new Agent({ connect: { ca: server.cert, servername: 'localhost' } });
+  client.rest.setAgent(agent as never);
+  client.token = token;
+  client.rest.setToken(token);
+  const ReadyUser = ClientUser as unknown as new (client: Client, data: unknown) => ClientUser;
+  client.user = new ReadyUser(client, await client.rest.get('/users/@me'));
+  return {
+    client,
+    async close() {
+      client.destroy();
+      await agent.close();
+    },
+  };
+}
