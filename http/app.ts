@@ -26,6 +26,7 @@ import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
+import { referenceRoutes } from './routes/reference.js';
 import { roleRoutes } from './routes/roles.js';
 import { stickerRoutes } from './routes/stickers.js';
 import { userRoutes } from './routes/users.js';
@@ -115,6 +116,8 @@ function mountApi(api: Router, root: Router) {
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
   for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), emojiRoutes(deps), stickerRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  const reference = referenceRoutes();
+  api.use(reference.routes(), reference.allowedMethods());
   // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
   for (const routes of [oauth2Routes(deps), oauth2AuthorizeRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
   return api;

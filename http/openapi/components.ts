@@ -1,0 +1,239 @@
+// The objects the API answers with, as named components of the reference. The presenters (presenters/*.ts) build them
+// in TypeScript and have no JSON schema of their own, so these list the fields clients read, with their types; the
+// objects may carry more (clients of the widely used API ignore what they do not know). Request bodies are never
+// described here: their schemas are the routes' own.
+import { snowflakeSchema } from '../validation.js';
+import type { Schema } from './entry.js';
+
+const string = { type: 'string' } as const;
+const integer = { type: 'integer' } as const;
+const boolean = { type: 'boolean' } as const;
+const id = snowflakeSchema;
+/** Timestamps as the widely used API writes them: 2026-01-01T00:00:00.000000+00:00. */
+const timestamp = { type: 'string', format: 'date-time' } as const;
+const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+const ids = { type: 'array', items: id } as const;
+const list = (items: Schema) => ({ type: 'array', items }) as const;
+
+/** An object whose `required` fields are always there and `optional` ones only sometimes. */
+function object(description: string, required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
+  return { type: 'object', description, properties: { ...required, ...optional }, required: Object.keys(required) };
+}
+
+const partialUserFields = { id, username: string, discriminator: string, global_name: { type: 'null' }, avatar: nullable(string), bot: boolean, public_flags: integer };
+const PartialUser = object('A user as other objects embed it.', partialUserFields);
+const Role = object('A role (presenters/roles.ts).', {
+  id,
+  name: string,
+  color: integer,
+  colors: { type: 'object' },
+  hoist: boolean,
+  position: integer,
+  permissions: { ...string, description: 'The permission bitfield as a decimal string.' },
+  managed: boolean,
+  mentionable: boolean,
+  flags: integer,
+});
+
+export const COMPONENTS = {
+  Error: object(
+    'The spec’s error body. `errors` comes with INVALID_FORM_BODY, one entry per problem at its path in dot/index notation (`_root` for the body itself).',
+    { code: string, message: string },
+    { errors: list(object('One problem with the request.', { path: string, message: string })) },
+  ),
+  RateLimitError: object('A 429’s body: how long to wait, in seconds. There is no global limit.', {
+    code: { type: 'string', enum: ['RATE_LIMITED', 'IMAGE_QUEUE_FULL'] },
+    message: string,
+    retry_after: { type: 'number' },
+    global: { const: false },
+  }),
+  Session: object('A session token for the `Bearer` scheme.', { token: string, user_id: id }),
+  User: object(
+    'A user (presenters/users.ts); the caller’s own adds email and verified.',
+    { ...partialUserFields, system: boolean, mfa_enabled: boolean, locale: string, flags: integer, premium_type: integer, banner: { type: 'null' }, accent_color: { type: 'null' } },
+    { email: nullable(string), verified: boolean },
+  ),
+  PartialUser,
+  Application: object(
+    'An application in the widely used API’s shape; `verify_key` is empty (deliveries are signed with the webhook token’s HMAC).',
+    { id, name: string, icon: nullable(string), description: string, owner_id: id, client_id: id, verify_key: string, flags: integer, approximate_guild_count: integer, bot_public: boolean },
+    { bot: PartialUser, owner: PartialUser },
+  ),
+  ApplicationWithSecret: object('A new application, with its client secret (shown once).', { id, name: string, client_secret: string }),
+  BotUser: object('The application’s new bot user with its token (shown once).', { id, username: string, discriminator: string, bot: { const: true }, token: string }),
+  OAuth2Token: object('OAuth2 tokens (RFC 6749 §5.1).', { access_token: string, token_type: { const: 'Bearer' }, expires_in: integer, refresh_token: string, scope: string }),
+  OAuth2Error: object('A refusal of the token endpoints (RFC 6749 §5.2), which OAuth2 libraries read.', {
+    error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type'] },
+    error_description: string,
+  }),
+  ClientSecret: object('The application’s new OAuth2 client secret (shown once).', { client_secret: string }),
+  BotToken: object('The bot’s new token (the old one stops working).', { token: string }),
+  Gateway: object('Where to open the WebSocket gateway.', { url: string }),
+  GatewayBot: object('The gateway for a bot, with how many sessions it may still start.', {
+    url: string,
+    shards: integer,
+    session_start_limit: object('Session starts left in the window.', { total: integer, remaining: integer, reset_after: integer, max_concurrency: integer }),
+  }),
+  Guild: object('A guild (presenters/guilds.ts), with its roles.', {
+    id,
+    name: string,
+    icon: nullable(string),
+    description: nullable(string),
+    owner_id: id,
+    afk_channel_id: nullable(id),
+    afk_timeout: integer,
+    verification_level: integer,
+    default_message_notifications: integer,
+    explicit_content_filter: integer,
+    roles: list(Role),
+    emojis: list({ $ref: '#/components/schemas/Emoji' }),
+    stickers: list({ $ref: '#/components/schemas/Sticker' }),
+    features: list(string),
+    system_channel_id: nullable(id),
+    system_channel_flags: integer,
+    vanity_url_code: nullable(string),
+    preferred_locale: string,
+    member_count: integer,
+  }),
+  PartialGuild: object(
+    'A guild in the caller’s list, with the caller’s permissions in it.',
+    { id, name: string, icon: nullable(string), owner: boolean, permissions: string, features: list(string) },
+    { approximate_member_count: integer, approximate_presence_count: integer },
+  ),
+  Role,
+  Emoji: object(
+    'A custom emoji (presenters/emojis.ts); `user` is its uploader.',
+    { id, name: string, roles: ids, require_colons: boolean, managed: boolean, animated: boolean, available: boolean, guild_id: id, image: string, created_at: timestamp },
+    { user: PartialUser },
+  ),
+  Sticker: object(
+    'A guild sticker (presenters/stickers.ts); `user` is its uploader.',
+    { id, name: string, description: string, tags: string, type: integer, format_type: integer, available: boolean, guild_id: id, image_url: string, created_at: timestamp },
+    { updated_at: timestamp, user: PartialUser },
+  ),
+  StickerPage: object('A page of a guild’s stickers, with their total.', { stickers: list({ $ref: '#/components/schemas/Sticker' }), total: integer, limit: integer, offset: integer }),
+  Channel: object(
+    'A channel: a guild channel (presenters/channels.ts) has the fields of its type; a DM (type 1) or group DM (type 3) its recipients.',
+    { id, type: integer, flags: integer },
+    {
+      guild_id: id,
+      name: nullable(string),
+      position: integer,
+      topic: nullable(string),
+      nsfw: boolean,
+      parent_id: nullable(id),
+      permission_overwrites: list(object('A permission overwrite.', { id, type: integer, allow: string, deny: string })),
+      last_message_id: nullable(id),
+      last_pin_timestamp: nullable(timestamp),
+      recipients: list(PartialUser),
+      owner_id: id,
+    },
+  ),
+  Member: object('A guild member with its user.', {
+    user: PartialUser,
+    nick: nullable(string),
+    roles: ids,
+    joined_at: timestamp,
+    deaf: boolean,
+    mute: boolean,
+    flags: integer,
+    pending: boolean,
+    communication_disabled_until: { type: 'null' },
+  }),
+  Ban: object('A ban.', { reason: nullable(string), user: PartialUser }),
+  Message: object(
+    'A message (presenters/messages.ts): attachments served on the CDN, reactions with `me` for the caller.',
+    {
+      id,
+      channel_id: id,
+      author: PartialUser,
+      type: integer,
+      content: string,
+      timestamp,
+      edited_timestamp: nullable(timestamp),
+      tts: boolean,
+      mention_everyone: boolean,
+      mentions: list(PartialUser),
+      mention_roles: ids,
+      attachments: list(object('A file of the message.', { id, filename: string, size: integer, url: string, proxy_url: string }, { content_type: string, width: integer, height: integer })),
+      embeds: list({ type: 'object' }),
+      reactions: list(object('A reaction’s count.', { emoji: { type: 'object' }, count: integer, me: boolean })),
+      pinned: boolean,
+      flags: integer,
+      components: list({ type: 'object' }),
+    },
+    { guild_id: id, webhook_id: id, nonce: { type: ['string', 'integer'] }, message_reference: { type: 'object' }, referenced_message: { type: ['object', 'null'] }, application_id: id },
+  ),
+  PinnedMessages: object('A page of pins, most recently pinned first.', {
+    items: list(object('A pin.', { pinned_at: timestamp, message: { $ref: '#/components/schemas/Message' } })),
+    has_more: boolean,
+  }),
+  Invite: object(
+    'An invite (presenters/invites.ts); a vanity code has no inviter and no creation time.',
+    {
+      code: string,
+      type: integer,
+      guild_id: id,
+      guild: { type: 'object' },
+      channel_id: nullable(id),
+      channel: { type: ['object', 'null'] },
+      pack_id: nullable(id),
+      inviter_id: nullable(id),
+      uses: integer,
+      max_uses: integer,
+      max_age: integer,
+      temporary: boolean,
+      expires_at: nullable(timestamp),
+      approximate_member_count: integer,
+    },
+    { inviter: PartialUser, created_at: timestamp },
+  ),
+  InviteAccepted: object('What accepting did: joined, already a member, or added the sticker pack.', { message: string, guild_id: id }),
+  VanityUrl: object('A guild’s vanity code and its uses.', { code: nullable(string), uses: integer, guild_id: id }),
+  AuditLog: object('A page of the guild’s audit log, newest first, with the users and webhooks it names.', {
+    entries: list(object('An audit log entry.', { id, action_type: integer, target_id: nullable(string), user_id: nullable(id), timestamp }, { changes: list({ type: 'object' }), options: { type: 'object' }, reason: string })),
+    audit_log_entries: { description: 'The same entries, under the widely used API’s name.', type: 'array', items: { type: 'object' } },
+    users: list(PartialUser),
+    webhooks: list({ type: 'object' }),
+  }),
+  Webhook: object(
+    'A webhook with its token and execute URL (only managers and token holders see it); `user` is its creator.',
+    { id, type: { const: 1 }, guild_id: id, channel_id: id, name: string, avatar: nullable(string), token: string, application_id: { type: 'null' }, interaction_url: nullable(string), url: string },
+    { user: PartialUser },
+  ),
+  InteractionRecord: object('A component click on a webhook’s message, with its delivery attempts.', {
+    id,
+    webhook_id: nullable(id),
+    channel_id: id,
+    message_id: id,
+    user_id: id,
+    custom_id: string,
+    component_type: integer,
+    values: { type: ['array', 'null'], items: string },
+    clicked_at: timestamp,
+    status: { type: 'string', enum: ['undelivered', 'queued', 'in_flight', 'delivered', 'dropped', 'failed'] },
+    next_attempt_at: nullable(timestamp),
+    attempts: list({ type: 'object' }),
+    reason: nullable(string),
+  }),
+  ApplicationCommand: object('An application command; guild_id is null for a global one.', {
+    id,
+    application_id: id,
+    guild_id: nullable(id),
+    name: string,
+    description: string,
+    type: integer,
+    version: id,
+  }),
+  InteractionCallback: object('The answer of a response made with ?with_response=true: the callback and the message it made or updated.', {
+    interaction: object('The interaction answered.', { id, type: integer, response_message_id: id, response_message_loading: boolean, response_message_ephemeral: boolean }),
+    resource: object('What the response made.', { type: integer, message: { $ref: '#/components/schemas/Message' } }),
+  }),
+} satisfies Record<string, Schema>;
+
+export type ComponentName = keyof typeof COMPONENTS;
+
+/** A named object of the reference. */
+export const ref = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });
+/** A list of named objects. */
+export const listOf = (name: ComponentName): Schema => ({ type: 'array', items: ref(name) });

@@ -1,0 +1,76 @@
+// The refusals the API answers, by code: the status each is answered with (http/errors.ts maps the domain's kinds)
+// and what it means. Entries name codes from here, so a typo does not compile; test/http/openapi.test.ts checks that
+// every code here is one the code base gives.
+
+export const ERRORS = {
+  // 400
+  INVALID_FORM_BODY: [400, 'A field, parameter or header is missing, of the wrong type or out of bounds; `errors` lists each problem at its path.'],
+  INVALID_JSON: [400, 'The body (or payload_json) is not JSON.'],
+  INVALID_MULTIPART: [400, 'The multipart body could not be read.'],
+  TOO_MANY_ATTACHMENTS: [400, 'More than 10 files.'],
+  NOT_AN_IMAGE: [400, 'The image is not a PNG, JPEG, WebP or GIF, or cannot be decoded (or, on the CDN, an attachment to resize is no image).'],
+  IMAGE_TOO_LARGE: [400, 'The image’s dimensions are too large to process.'],
+  CANNOT_SEND_EMPTY_MESSAGE: [400, 'A message needs content, an embed, an attachment or a component.'],
+  CANNOT_SEND_IN_NON_TEXT_CHANNEL: [400, 'The channel does not take messages.'],
+  CANNOT_BULK_DELETE_IN_DM: [400, 'Messages in DMs cannot be bulk deleted.'],
+  MAX_PINS: [400, 'The channel has the most pins it can have.'],
+  MAX_REACTIONS: [400, 'The message has the most different reactions it can have.'],
+  MAX_RECIPIENTS: [400, 'The group DM has the most participants it can have.'],
+  MAXIMUM_WEBHOOKS: [400, 'The channel has the most webhooks it can have.'],
+  MAX_APPLICATION_COMMANDS: [400, 'The scope has the most commands of this type it can have.'],
+  OWNER_CANNOT_LEAVE: [400, 'The owner cannot leave the guild: transfer ownership or delete it.'],
+  INVALID_ROLE: [400, 'The @everyone role cannot be deleted.'],
+  BOT_CANNOT_LOG_IN: [400, 'Bot users authenticate with their bot token.'],
+  NOT_A_BOT: [400, 'Only bot users have bot tokens.'],
+  UNKNOWN_COMPONENT: [400, 'The message has no component with this custom_id.'],
+  COMPONENT_DISABLED: [400, 'The component is disabled.'],
+  COMPONENT_NOT_INTERACTIVE: [400, 'The component type cannot be used.'],
+  INTERACTION_ALREADY_ACKNOWLEDGED: [400, 'The interaction has already been answered.'],
+  UNSUPPORTED_COMMAND_TYPE: [400, 'Only slash (CHAT_INPUT) commands can be invoked.'],
+  // 401
+  UNAUTHORIZED: [401, 'No token, or a token that does not authenticate (clients drop their token on a 401).'],
+  INVALID_WEBHOOK_TOKEN: [401, 'The token in the path is not this webhook’s (or interaction’s).'],
+  // 403
+  MISSING_PERMISSIONS: [403, 'The caller lacks a permission the action needs, or the target is not below them in the role hierarchy.'],
+  MISSING_ACCESS: [403, 'The caller may not act on this application or in this place.'],
+  BOTS_NOT_ALLOWED: [403, 'Bots cannot use this endpoint: it takes a person’s session.'],
+  BOTS_ONLY: [403, 'Only a bot token names an application here.'],
+  USER_BANNED: [403, 'The user is banned from the guild.'],
+  INVALID_OAUTH2_ACCESS_TOKEN: [403, 'The access token is unknown, revoked or expired, another user’s or application’s, or lacks guilds.join.'],
+  CANNOT_EDIT_MESSAGE_BY_OTHER: [403, 'Only a message’s author can edit it.'],
+  MAXIMUM_EMOJIS_REACHED: [403, 'The guild has the most emojis of this kind (static or animated) it can have.'],
+  MAXIMUM_STICKERS_REACHED: [403, 'The guild has the most stickers it can have.'],
+  // 404
+  UNKNOWN_APPLICATION: [404, 'Unknown application (or not one of the caller’s).'],
+  UNKNOWN_APPLICATION_COMMAND: [404, 'Unknown application command in this scope.'],
+  UNKNOWN_ATTACHMENT: [404, 'Unknown attachment.'],
+  UNKNOWN_AVATAR: [404, 'Unknown avatar.'],
+  UNKNOWN_BANNER: [404, 'Unknown banner.'],
+  UNKNOWN_BAN: [404, 'The user is not banned.'],
+  UNKNOWN_CHANNEL: [404, 'Unknown channel, or one the caller cannot see.'],
+  UNKNOWN_EMOJI: [404, 'Unknown custom emoji.'],
+  UNKNOWN_GUILD: [404, 'Unknown guild, or one the caller is not a member of.'],
+  UNKNOWN_ICON: [404, 'Unknown icon.'],
+  UNKNOWN_INTERACTION: [404, 'Unknown interaction.'],
+  UNKNOWN_INVITE: [404, 'Unknown, expired or used-up invite.'],
+  UNKNOWN_MEMBER: [404, 'The user is not a member of the guild.'],
+  UNKNOWN_MESSAGE: [404, 'Unknown message, or one the caller cannot read.'],
+  UNKNOWN_ROLE: [404, 'Unknown role.'],
+  UNKNOWN_SPLASH: [404, 'Unknown splash.'],
+  UNKNOWN_STICKER: [404, 'Unknown sticker.'],
+  UNKNOWN_USER: [404, 'Unknown user.'],
+  UNKNOWN_WEBHOOK: [404, 'Unknown webhook, or one the caller does not manage.'],
+  METRICS_DISABLED: [404, 'METRICS_TOKEN is not set: /metrics is off.'],
+  // 409
+  APPLICATION_HAS_BOT: [409, 'The application already has a bot: reset its token instead.'],
+  // 413
+  REQUEST_ENTITY_TOO_LARGE: [413, 'The body is larger than the limit (JSON_BODY_LIMIT, or the multipart cap).'],
+  FILE_TOO_LARGE: [413, 'A file is larger than 25 MiB.'],
+  // 415
+  UNSUPPORTED_MEDIA_TYPE: [415, 'The body is not JSON (a form or multipart body sent to a route that takes JSON).'],
+  // 429
+  RATE_LIMITED: [429, 'The route’s bucket is empty for now: wait Retry-After seconds (X-RateLimit-Scope: user).'],
+  IMAGE_QUEUE_FULL: [429, 'Too many images are being processed: try again in a second (X-RateLimit-Scope: shared).'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERRORS;

@@ -1,0 +1,36 @@
+// The reference's own routes (http/routes/reference.ts): this document, and the page that renders it.
+import { assetParams } from './page.js';
+import type { RouteDoc } from './entry.js';
+
+export const referenceDocs: RouteDoc[] = [
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'Get this document',
+    description: 'The OpenAPI 3.1 document of the API, built from the schemas the routes validate with.',
+    tag: 'Reference',
+    auth: 'none',
+    responses: { 200: { description: 'The document.', schema: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } }, required: ['openapi', 'info', 'paths'] } } },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    summary: 'Read the reference',
+    description: 'This document rendered by Swagger UI, served by the app itself.',
+    tag: 'Reference',
+    auth: 'none',
+    responses: { 200: { description: 'The page.', type: 'text/html', schema: { type: 'string' } } },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/docs/:asset',
+    summary: 'Get a file of the reference page',
+    tag: 'Reference',
+    auth: 'none',
+    params: assetParams,
+    responses: { 200: { description: 'The file.', content: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' }, 'image/png': { type: 'string', contentMediaType: 'image/png' } } } },
+    errors: [],
+  },
+];
