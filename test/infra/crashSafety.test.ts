@@ -4,13 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels, snapshotReadModels } from '../../infra/replay.js';
 import { allProjections } from '../../projections/index.js';
-import { type ServerProcess, killServerProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
+import { callProcess, killServerProcess, okFromProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
 
 const CLIENTS = 4;
 /** Sends each client keeps in flight, each on its own connection. */
@@ -27,26 +26,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Server = Pick<ServerProcess, 'child' | 'origin' | 'dispatcher'>;
 const start = () => startServerProcess(dataDir);
 const kill = killServerProcess;
 
-async function call(server: Server, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await request(`${server.origin}/api/v1${path}`, {
-    method: method as 'GET',
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    dispatcher: server.dispatcher,
-  });
-  const text = await response.body.text();
-  return { status: response.statusCode, body: text ? JSON.parse(text) : null };
-}
-
-async function ok(server: Server, method: string, path: string, token?: string, body?: unknown): Promise<any> {
-  const response = await call(server, method, path, token, body);
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const call = callProcess;
+const ok = okFromProcess;
 
 describe('crash safety', () => {
   it('serves every acknowledged message after a SIGKILL mid-stream, with read models equal to a rebuild from the log', async () => {

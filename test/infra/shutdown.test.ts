@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectGateway } from '../support/gateway.js';
-import { type ServerProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
+import { okFromProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
 import type { TestServer } from '../support/server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-shutdown-'));
@@ -18,17 +18,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function api(server: ServerProcess, method: string, path: string, token?: string, body?: unknown): Promise<any> {
-  const response = await request(`${server.origin}/api/v1${path}`, {
-    method: method as 'GET',
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    dispatcher: server.dispatcher,
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = okFromProcess;
 
 describe('graceful shutdown', () => {
   it('finishes the request in flight, sends gateway clients off to resume, and exits 0', async () => {

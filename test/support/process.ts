@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
 
 const START_TIMEOUT_MS = 15_000;
 const running = new Set<ChildProcess>();
@@ -65,4 +65,23 @@ export async function killServerProcess(child: ChildProcess): Promise<void> {
 export async function stopServerProcesses(): Promise<void> {
   await Promise.all([...running].map((child) => killServerProcess(child)));
   await Promise.all(agents.splice(0).map((agent) => agent.destroy()));
+}
+
+/** An API call to the process with a session token (or none); the answer's status and parsed body. */
+export async function callProcess(server: Pick<ServerProcess, 'origin' | 'dispatcher'>, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await request(`${server.origin}/api/v1${path}`, {
+    method: method as 'GET',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: server.dispatcher,
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, body: text ? JSON.parse(text) : null };
+}
+
+/** callProcess, throwing unless it succeeded; the parsed body. */
+export async function okFromProcess(server: Pick<ServerProcess, 'origin' | 'dispatcher'>, method: string, path: string, token?: string, body?: unknown): Promise<any> {
+  const response = await callProcess(server, method, path, token, body);
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
 }
