@@ -1,52 +1,155 @@
-// `npm run bench`: the gateway's numbers, measured against a real server process on loopback.
-//  1. latency from POST /channels/:id/messages to MESSAGE_CREATE, p50/p99, at N connected clients;
-//  2. idle sessions one process holds, and the server's resident memory per session.
-// Sizes by environment: BENCH_CLIENTS (default 200), BENCH_MESSAGES (default 200), BENCH_IDLE (default 2000).
+// `npm run bench`: Parley measured against its own HTTP stack, side by side, in one run, on loopback.
+//  1. the ceiling: a bare koa + @koa/router HTTPS JSON POST echo (bench/ceiling.ts, its own process, same TLS setup);
+//  2. durable message sends, POST /channels/:id/messages, against a real server process (`node --import tsx
+//     infra/main.ts` on a temporary DATA_DIR), by users registered and joined to a guild through an invite;
+//  3. message page reads, GET /channels/:id/messages?limit=50, and the same bytes served by the koa ceiling;
+//  4. idle sessions and the server's resident memory per session (measured first, before any load has grown the
+//     heap), and latency from POST /channels/:id/messages to MESSAGE_CREATE, p50/p99, at N connected sessions (with
+//     the POST's own round trip, one at a time).
+// Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
+// BENCH_DURATION seconds (default 10) after a warm-up of BENCH_WARMUP seconds (default 2). Each throughput is also
+// printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
+// Other sizes by environment: BENCH_CLIENTS (default 200), BENCH_MESSAGES (default 200), BENCH_IDLE (default 2000).
+// `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle).
+// Nothing here asserts a figure: it only fails if a step cannot run.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 200);
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
-const IDLE = Number(process.env.BENCH_IDLE ?? 2000);
+const QUICK = process.argv.includes('--quick');
+const size = (name: string, normal: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : normal));
+const CONNECTIONS = size('BENCH_CONNECTIONS', 64, 8);
+const DURATION = size('BENCH_DURATION', 10, 2);
+const WARMUP = size('BENCH_WARMUP', 2, 1);
+const CLIENTS = size('BENCH_CLIENTS', 200, 20);
+const MESSAGES = size('BENCH_MESSAGES', 200, 20);
+const IDLE = size('BENCH_IDLE', 2000, 100);
+const SENDERS = 4;
+const RESULTS = join(import.meta.dirname, 'results', 'latest.json');
+const ROOT = join(import.meta.dirname, '..');
 
-interface Server {
+interface Process {
   child: ChildProcess;
   origin: string;
   ca: string;
-  dataDir: string;
+  dir: string;
 }
 
-async function startServer(): Promise<Server> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** Spawns `node --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output. */
+async function spawnListening(entry: string, env: Record<string, string>, dir: string): Promise<Omit<Process, 'ca'>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const origin = await new Promise<string>((resolve, reject) => {
     let output = '';
+    const timer = setTimeout(() => reject(new Error(`${entry} did not listen within 30 s: ${output}`)), 30_000);
+    // Keep reading for as long as it runs: a full pipe would block its logging.
     child.stdout!.on('data', (chunk) => {
-      output += chunk;
+      if (output.length < 1 << 16) output += chunk;
       const match = /"listening":"(https:\/\/[^"]+)"/.exec(output);
-      if (match) resolve(match[1]);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
     });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before listening: ${output}`)));
   });
-  return { child, origin, ca: await readFile(join(dataDir, 'tls', 'self-signed.crt'), 'utf8'), dataDir };
+  return { child, origin, dir };
+}
+
+async function startParley(): Promise<Process> {
+  const dir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
+  const started = await spawnListening('infra/main.ts', { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' }, dir);
+  return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
+}
+
+async function startCeiling(page: Buffer): Promise<Process> {
+  const dir = await mkdtemp(join(tmpdir(), 'parley-bench-ceiling-'));
+  await writeFile(join(dir, 'page.json'), page);
+  const started = await spawnListening('bench/ceiling.ts', { CEILING_DIR: dir, CEILING_PAGE: join(dir, 'page.json') }, dir);
+  return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
+}
+
+async function stop(server: Process): Promise<void> {
+  if (server.child.exitCode === null) {
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  }
+  await rm(server.dir, { recursive: true, force: true });
 }
 
 function rssOf(pid: number): Promise<number> {
   return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)![1]) * 1024);
 }
 
+interface Load {
+  connections: number;
+  durationS: number;
+  reqPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  bytesPerResponse: number;
+}
+
+/** A warm-up, then the measured autocannon run; `headers` may vary per request (e.g. several senders' tokens). */
+async function load(server: Process, path: string, options: { method?: 'GET' | 'POST'; body?: string; headers?: () => Record<string, string> }): Promise<Load> {
+  const run = (duration: number) =>
+    autocannon({
+      url: `${server.origin}${path}`,
+      connections: CONNECTIONS,
+      duration,
+      method: options.method ?? 'GET',
+      // autocannon connects with rejectUnauthorized: false whatever it is given; the CA and name are given all the same.
+      tlsOptions: { ca: server.ca },
+      servername: 'localhost',
+      requests: [
+        {
+          method: options.method ?? 'GET',
+          body: options.body,
+          setupRequest: (req) => ({ ...req, headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers?.() } }),
+        },
+      ],
+    });
+  if (WARMUP > 0) await run(WARMUP);
+  const result = await run(DURATION);
+  return {
+    connections: CONNECTIONS,
+    durationS: result.duration,
+    reqPerS: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    bytesPerResponse: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
+  };
+}
+
+function percentiles(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  return { count: sorted.length, p50Ms: at(50), p99Ms: at(99), maxMs: sorted[sorted.length - 1] ?? NaN };
+}
+
 async function main() {
-  const server = await startServer();
-  const dispatcher = new Agent({ connect: { ca: server.ca, servername: 'localhost' }, connections: 64 });
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const loadBefore = loadavg();
+  const parley = await startParley();
+  const dispatcher = new Agent({ connect: { ca: parley.ca, servername: 'localhost' }, connections: 64 });
   const api = async (method: string, path: string, token?: string, body?: unknown, scheme = 'Bearer') => {
-    const response = await request(`${server.origin}/api/v1${path}`, {
+    const response = await request(`${parley.origin}/api/v1${path}`, {
       method: method as 'GET',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `${scheme} ${token}` } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -54,77 +157,164 @@ async function main() {
     });
     const text = await response.body.text();
     if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
+    return text;
+  };
+  const json = async (method: string, path: string, token?: string, body?: unknown, scheme = 'Bearer') => {
+    const text = await api(method, path, token, body, scheme);
     return text ? JSON.parse(text) : null;
   };
+  let ceiling: Process | undefined;
 
-  const owner = await api('POST', '/auth/register', undefined, { username: 'benchowner', password: 'a long password' });
-  const app = await api('POST', '/applications', owner.token, { name: 'benchbot' });
-  const bot = await api('POST', `/applications/${app.id}/bot`, owner.token);
-  const guild = await api('POST', '/guilds', owner.token, { name: 'bench' });
-  const channels = await api('GET', `/guilds/${guild.id}/channels`, owner.token);
-  const channelId = channels.find((c: { type: number }) => c.type === 0).id;
-  const invite = await api('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
-  await api('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
+  try {
+    // Users, a guild, and senders joined through an invite.
+    const owner = await json('POST', '/auth/register', undefined, { username: 'benchowner', password: 'a long password' });
+    const app = await json('POST', '/applications', owner.token, { name: 'benchbot' });
+    const bot = await json('POST', `/applications/${app.id}/bot`, owner.token);
+    const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
+    const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
+    const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
+    const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
+    await json('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
+    const senders: string[] = [];
+    for (let i = 0; i < SENDERS; i++) {
+      const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}`, password: 'a long password' });
+      await json('POST', `/invites/${invite.code}`, sender.token);
+      senders.push(sender.token);
+    }
 
-  const url = `${server.origin.replace('https', 'wss')}/gateway?v=10&encoding=json`;
-  const connect = (token: string, intents: number, onDispatch?: (t: string, d: any) => void) =>
-    new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(url, { ca: server.ca });
-      ws.on('message', (data) => {
-        const payload = JSON.parse(data.toString());
-        if (payload.op === 10) ws.send(JSON.stringify({ op: 2, d: { token, intents, properties: {} } }));
-        else if (payload.op === 0 && payload.t === 'READY') resolve(ws);
-        else if (payload.op === 0) onDispatch?.(payload.t, payload.d);
+    const url = `${parley.origin.replace('https', 'wss')}/gateway?v=10&encoding=json`;
+    const connect = (token: string, intents: number, onDispatch?: (t: string, d: any) => void) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(url, { ca: parley.ca });
+        ws.on('message', (data) => {
+          const payload = JSON.parse(data.toString());
+          if (payload.op === 10) ws.send(JSON.stringify({ op: 2, d: { token, intents, properties: {} } }));
+          else if (payload.op === 0 && payload.t === 'READY') resolve(ws);
+          else if (payload.op === 0) onDispatch?.(payload.t, payload.d);
+        });
+        ws.once('error', reject);
       });
-      ws.once('error', reject);
+    // 4b. Idle sessions and memory per session, first, on a server no load has grown yet (after the loads its heap
+    // shrinks while the sessions connect). Each account may start 1000 sessions a day: spread them over accounts.
+    console.error(`idle: ${IDLE} sessions…`);
+    const idle: WebSocket[] = [];
+    const accounts = await Promise.all(
+      Array.from({ length: Math.ceil(IDLE / 900) }, (_, i) => json('POST', '/auth/register', undefined, { username: `benchidle${i}`, password: 'a long password' })),
+    );
+    const before = await rssOf(parley.child.pid!);
+    for (let i = 0; i < IDLE; i++) idle.push(await connect(accounts[i % accounts.length].token, 1));
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await rssOf(parley.child.pid!);
+    const idleSessions = { sessions: idle.length, rssBeforeMiB: before / 2 ** 20, rssAfterMiB: after / 2 ** 20, kibPerSession: (after - before) / idle.length / 1024 };
+    for (const ws of idle) ws.terminate();
+    await new Promise((r) => setTimeout(r, 500));
+
+    // 2. Durable sends, each sender in turn; the same JSON body the echo gets.
+    const messageBody = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
+    let turn = 0;
+    console.error(`sends: ${CONNECTIONS} connections, ${DURATION} s…`);
+    const sends = await load(parley, `/api/v1/channels/${channelId}/messages`, {
+      method: 'POST',
+      body: messageBody,
+      headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }),
     });
 
-  // 1. Latency at CLIENTS connected sessions, all in the guild.
-  const arrivals = new Map<string, number[]>();
-  const sockets: WebSocket[] = [];
-  for (let i = 0; i < CLIENTS; i++) {
-    sockets.push(
-      await connect(bot.token, (1 << 0) | (1 << 9) | (1 << 15), (t, d) => {
-        if (t === 'MESSAGE_CREATE') {
-          const list = arrivals.get(d.content) ?? [];
-          list.push(performance.now());
-          arrivals.set(d.content, list);
-        }
-      }),
-    );
-  }
-  const latencies: number[] = [];
-  for (let i = 0; i < MESSAGES; i++) {
-    const content = `bench ${i}`;
-    const sentAt = performance.now();
-    await api('POST', `/channels/${channelId}/messages`, owner.token, { content });
-    const deadline = Date.now() + 10_000;
-    while ((arrivals.get(content)?.length ?? 0) < CLIENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
-    for (const at of arrivals.get(content) ?? []) latencies.push(at - sentAt);
-  }
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  console.log(`POST message → MESSAGE_CREATE at ${CLIENTS} clients, ${MESSAGES} messages (${latencies.length} deliveries):`);
-  console.log(`  p50 ${pct(50).toFixed(1)} ms   p99 ${pct(99).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms`);
-  for (const ws of sockets) ws.close();
-  await new Promise((r) => setTimeout(r, 500));
+    // 3. The page a reader gets, then its ceiling: koa serving those bytes.
+    const pagePath = `/channels/${channelId}/messages?limit=50`;
+    const page = Buffer.from(await api('GET', pagePath, owner.token));
+    ceiling = await startCeiling(page);
+    console.error(`ceiling: echo, page (${page.length} bytes)…`);
+    const echo = await load(ceiling, '/echo', { method: 'POST', body: messageBody });
+    const pageCeiling = await load(ceiling, pagePath, { headers: () => ({ authorization: `Bearer ${owner.token}` }) });
+    await stop(ceiling);
+    ceiling = undefined;
+    console.error('page reads…');
+    const pages = await load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }) });
 
-  // 2. Idle sessions and memory per session.
-  const before = await rssOf(server.child.pid!);
-  const idle: WebSocket[] = [];
-  // Each account may start 1000 sessions a day: spread the idle sessions over enough accounts.
-  const accounts = await Promise.all(
-    Array.from({ length: Math.ceil(IDLE / 900) }, (_, i) => api('POST', '/auth/register', undefined, { username: `benchidle${i}`, password: 'a long password' })),
-  );
-  for (let i = 0; i < IDLE; i++) idle.push(await connect(accounts[i % accounts.length].token, 1));
-  await new Promise((r) => setTimeout(r, 1000));
-  const after = await rssOf(server.child.pid!);
-  console.log(`Idle sessions held: ${idle.length}; server RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB, ${((after - before) / idle.length / 1024).toFixed(1)} KiB per session`);
-  for (const ws of idle) ws.terminate();
+    // 4a. Latency at CLIENTS connected sessions, all in the guild; and the POST's own round trip, one at a time.
+    console.error(`gateway: ${CLIENTS} sessions, ${MESSAGES} messages…`);
+    const arrivals = new Map<string, number[]>();
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      sockets.push(
+        await connect(bot.token, (1 << 0) | (1 << 9) | (1 << 15), (t, d) => {
+          if (t === 'MESSAGE_CREATE') {
+            const list = arrivals.get(d.content) ?? [];
+            list.push(performance.now());
+            arrivals.set(d.content, list);
+          }
+        }),
+      );
+    }
+    const deliveries: number[] = [];
+    const roundTrips: number[] = [];
+    for (let i = 0; i < MESSAGES; i++) {
+      const content = `bench ${i}`;
+      const sentAt = performance.now();
+      await api('POST', `/channels/${channelId}/messages`, owner.token, { content });
+      roundTrips.push(performance.now() - sentAt);
+      const deadline = Date.now() + 10_000;
+      while ((arrivals.get(content)?.length ?? 0) < CLIENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+      for (const at of arrivals.get(content) ?? []) deliveries.push(at - sentAt);
+    }
+    const delivery = { sessions: CLIENTS, messages: MESSAGES, expected: CLIENTS * MESSAGES, ...percentiles(deliveries) };
+    const singleSend = { messages: MESSAGES, ...percentiles(roundTrips) };
+    for (const ws of sockets) ws.close();
+    await new Promise((r) => setTimeout(r, 500));
 
-  server.child.kill('SIGTERM');
-  await dispatcher.close();
-  await rm(server.dataDir, { recursive: true, force: true });
+
+    const results = {
+      date: startedAt.toISOString(),
+      mode: QUICK ? 'quick' : 'default',
+      machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
+      options: { connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, clients: CLIENTS, messages: MESSAGES, idle: IDLE, senders: SENDERS },
+      echoCeiling: echo,
+      sends: { ...sends, ratioToCeiling: sends.reqPerS / echo.reqPerS, p99RatioToCeiling: sends.p99Ms / echo.p99Ms },
+      pageCeiling: { ...pageCeiling, pageBytes: page.length },
+      pages: { ...pages, ratioToCeiling: pages.reqPerS / pageCeiling.reqPerS, p99RatioToCeiling: pages.p99Ms / pageCeiling.p99Ms },
+      singleSend,
+      delivery: { ...delivery, p99RatioToSingleSend: delivery.p99Ms / singleSend.p99Ms },
+      idleSessions,
+      runS: (performance.now() - t0) / 1000,
+    };
+    await mkdir(join(import.meta.dirname, 'results'), { recursive: true });
+    await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(table(results));
+    console.log(`\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in bench/results/latest.json`);
+  } finally {
+    if (ceiling) await stop(ceiling);
+    await stop(parley);
+    await dispatcher.close();
+  }
+}
+
+type Results = {
+  echoCeiling: Load;
+  sends: Load & { ratioToCeiling: number; p99RatioToCeiling: number };
+  pageCeiling: Load & { pageBytes: number };
+  pages: Load & { ratioToCeiling: number; p99RatioToCeiling: number };
+  singleSend: ReturnType<typeof percentiles>;
+  delivery: ReturnType<typeof percentiles> & { sessions: number; expected: number; p99RatioToSingleSend: number };
+  idleSessions: { sessions: number; rssBeforeMiB: number; rssAfterMiB: number; kibPerSession: number };
+};
+
+/** One markdown table: every figure, and beside each its ceiling's ratio. */
+function table(r: Results): string {
+  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 1 : 0) : '–');
+  const x = (v: number) => `${v.toFixed(2)}×`;
+  const rows: string[][] = [
+    ['figure', 'conc.', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'vs ceiling (same run)'],
+    ['koa echo `POST /echo` (ceiling)', `${r.echoCeiling.connections}`, r.echoCeiling.reqPerS.toFixed(0), ms(r.echoCeiling.p50Ms), ms(r.echoCeiling.p99Ms), ms(r.echoCeiling.maxMs), `${r.echoCeiling.non2xx}`, 'ceiling'],
+    ['durable sends `POST /channels/:id/messages`', `${r.sends.connections}`, r.sends.reqPerS.toFixed(0), ms(r.sends.p50Ms), ms(r.sends.p99Ms), ms(r.sends.maxMs), `${r.sends.non2xx}`, `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`],
+    [`koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`, `${r.pageCeiling.connections}`, r.pageCeiling.reqPerS.toFixed(0), ms(r.pageCeiling.p50Ms), ms(r.pageCeiling.p99Ms), ms(r.pageCeiling.maxMs), `${r.pageCeiling.non2xx}`, 'ceiling'],
+    ['message pages `GET /channels/:id/messages?limit=50`', `${r.pages.connections}`, r.pages.reqPerS.toFixed(0), ms(r.pages.p50Ms), ms(r.pages.p99Ms), ms(r.pages.maxMs), `${r.pages.non2xx}`, `${x(r.pages.ratioToCeiling)} req/s, p99 ${x(r.pages.p99RatioToCeiling)}`],
+    ['single send, one at a time (POST round trip)', '1', '–', ms(r.singleSend.p50Ms), ms(r.singleSend.p99Ms), ms(r.singleSend.maxMs), '0', '–'],
+    [`POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`, '1', '–', ms(r.delivery.p50Ms), ms(r.delivery.p99Ms), ms(r.delivery.maxMs), '–', `p99 ${x(r.delivery.p99RatioToSingleSend)} a single send's`],
+    [`idle sessions: ${r.idleSessions.sessions}, RSS ${r.idleSessions.rssBeforeMiB.toFixed(0)} → ${r.idleSessions.rssAfterMiB.toFixed(0)} MiB`, '–', '–', '–', '–', '–', '–', `${r.idleSessions.kibPerSession.toFixed(1)} KiB per session`],
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`;
+  return [line(rows[0]), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.slice(1).map(line)].join('\n');
 }
 
 main().catch((error) => {
