@@ -3,19 +3,15 @@
 // What it does is read back through the API, as the member sees it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
+import { createBot, fileServer } from '../support/server.js';
 import { type BotProcess, startBotProcess } from './botProcess.js';
 
-let server: TestServer;
+const server = await fileServer();
 let bot: BotProcess | null = null;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
+afterAll(() => {
   bot?.child.kill('SIGKILL');
-  await server.close();
 });
 
 /** Polls `probe` until it returns something, for up to 15 s. */

@@ -2,19 +2,12 @@
 // the route does not take (415, where a `curl -d` without a JSON Content-Type used to lose its body), and what Node's
 // parser refuses before the app sees a request (431 oversized headers, 408 too slow, 400 not HTTP).
 import { connect } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../support/server.js';
-import { type TestGuild, createGuild, expectRefusedWithoutEvents } from './guildSupport.js';
+import { describe, expect, it } from 'vitest';
+import { fileServer } from '../support/server.js';
+import { createGuild, expectRefusedWithoutEvents } from './guildSupport.js';
 
-let server: TestServer;
-let guild: TestGuild;
-beforeAll(async () => {
-  server = await startTestServer({ HEADERS_TIMEOUT_MS: '1500', REQUEST_TIMEOUT_MS: '1500' });
-  guild = await createGuild(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer({ HEADERS_TIMEOUT_MS: '1500', REQUEST_TIMEOUT_MS: '1500' });
+const guild = await createGuild(server);
 
 /** Writes `text` on a TLS connection and returns everything the server sent before it closed. */
 function rawExchange(text: string | ((socket: ReturnType<typeof connect>) => void)): Promise<string> {

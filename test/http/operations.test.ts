@@ -1,20 +1,13 @@
 // What operators watch: /healthz, /readyz (projection lag), /metrics in Prometheus format behind METRICS_TOKEN, and
 // request ids that a client or proxy may set, answered back and carried into the events' metadata.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectGateway } from '../support/gateway.js';
-import { type TestServer, startTestServer } from '../support/server.js';
-import { type TestGuild, createGuild } from './guildSupport.js';
+import { fileServer } from '../support/server.js';
+import { createGuild } from './guildSupport.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
-let server: TestServer;
-let guild: TestGuild;
-beforeAll(async () => {
-  server = await startTestServer({ METRICS_TOKEN });
-  guild = await createGuild(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer({ METRICS_TOKEN });
+const guild = await createGuild(server);
 
 const scrape = async () => (await server.call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text;
 /** The value of the first sample whose line starts with `series`. */

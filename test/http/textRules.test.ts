@@ -1,19 +1,12 @@
 // Names as the widely used API takes them (domain/text.ts through the cleanName schema keyword): stored NFC-normalized
 // and trimmed; refused, with the field's path and nothing appended, when they hold NUL, control characters or lone
 // surrogates or show nothing. Ids and nonces past 2^53 sent as JSON numbers are kept exactly.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, registerUser, startTestServer, uniqueName } from '../support/server.js';
-import { type TestGuild, createGuild, expectRefusedWithoutEvents, newMember } from './guildSupport.js';
+import { describe, expect, it } from 'vitest';
+import { fileServer, registerUser, uniqueName } from '../support/server.js';
+import { createGuild, expectRefusedWithoutEvents, newMember } from './guildSupport.js';
 
-let server: TestServer;
-let guild: TestGuild;
-beforeAll(async () => {
-  server = await startTestServer();
-  guild = await createGuild(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
+const guild = await createGuild(server);
 
 /** 400 INVALID_FORM_BODY naming `path`, with nothing appended. */
 async function refusedAt(path: string, call: () => Promise<import('../support/server.js').ApiResponse>) {

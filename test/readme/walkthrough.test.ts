@@ -4,17 +4,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { fileServer } from '../support/server.js';
 
 const root = join(import.meta.dirname, '..', '..');
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = await fileServer();
 
 function walkthrough(): string {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
