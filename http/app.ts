@@ -52,7 +52,7 @@ function measure(metrics: Pick<Metrics, 'request'>) {
     try {
       await next();
     } finally {
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? (['/healthz', '/readyz', '/metrics'].includes(ctx.path) ? ctx.path : 'unmatched');
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.state.route ?? 'unmatched';
       metrics.request(ctx.method, String(route), ctx.status, (performance.now() - started) / 1000);
     }
   };

@@ -22,6 +22,8 @@ export interface HttpDeps extends CommandDeps {
 declare module 'koa' {
   interface DefaultState {
     requestId?: string;
+    /** The route a request was answered by when no router matched it (the operator's endpoints), for the metrics. */
+    route?: string;
   }
 }
 

@@ -21,38 +21,37 @@ export interface Operations {
 const sameSecret = (given: string, expected: string) => given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 export function operations(ops: Operations) {
+  const endpoints: Record<string, (ctx: Context) => Promise<void> | void> = {
+    '/healthz'(ctx) {
+      ctx.status = ops.ready() ? 200 : 503;
+      ctx.body = { status: ops.ready() ? 'ok' : 'starting' };
+    },
+    async '/readyz'(ctx) {
+      const lag = await ops.lag();
+      const ready = ops.ready() && lag <= READY_MAX_LAG;
+      ctx.status = ready ? 200 : 503;
+      ctx.body = { status: ready ? 'ready' : ops.ready() ? 'catching up' : 'starting', projection_lag: lag };
+    },
+    async '/metrics'(ctx) {
+      if (!ops.metricsToken) {
+        ctx.status = 404;
+        ctx.body = { code: 'METRICS_DISABLED', message: 'Set METRICS_TOKEN to serve /metrics' };
+        return;
+      }
+      const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+      if (!token || !sameSecret(token, ops.metricsToken)) {
+        ctx.status = 401;
+        ctx.body = { code: 'UNAUTHORIZED', message: '401: Unauthorized' };
+        return;
+      }
+      ctx.type = 'text/plain; version=0.0.4';
+      ctx.body = await ops.metrics();
+    },
+  };
   return async function operatorEndpoints(ctx: Context, next: Next) {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    switch (ctx.path) {
-      case '/healthz':
-        ctx.status = ops.ready() ? 200 : 503;
-        ctx.body = { status: ops.ready() ? 'ok' : 'starting' };
-        return;
-      case '/readyz': {
-        const lag = await ops.lag();
-        const ready = ops.ready() && lag <= READY_MAX_LAG;
-        ctx.status = ready ? 200 : 503;
-        ctx.body = { status: ready ? 'ready' : ops.ready() ? 'catching up' : 'starting', projection_lag: lag };
-        return;
-      }
-      case '/metrics': {
-        if (!ops.metricsToken) {
-          ctx.status = 404;
-          ctx.body = { code: 'METRICS_DISABLED', message: 'Set METRICS_TOKEN to serve /metrics' };
-          return;
-        }
-        const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-        if (!token || !sameSecret(token, ops.metricsToken)) {
-          ctx.status = 401;
-          ctx.body = { code: 'UNAUTHORIZED', message: '401: Unauthorized' };
-          return;
-        }
-        ctx.type = 'text/plain; version=0.0.4';
-        ctx.body = await ops.metrics();
-        return;
-      }
-      default:
-        return next();
-    }
+    const answer = ctx.method === 'GET' || ctx.method === 'HEAD' ? endpoints[ctx.path] : undefined;
+    if (!answer) return next();
+    ctx.state.route = ctx.path;
+    await answer(ctx);
   };
 }
