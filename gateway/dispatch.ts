@@ -22,6 +22,8 @@ export interface Dispatch {
   leave?: { guildId: string; userId: string };
   /** The guild is gone: after this dispatch no session is in it. */
   dissolve?: string;
+  /** Sessions (by id) that receive it besides the audience, whatever their intents: the session a voice join came from. */
+  sessions?: string[];
 }
 
 /** Views a user's permission to see a channel of a guild, for one dispatch's routing. */

@@ -86,11 +86,18 @@ export class SessionRegistry {
         remove(this.byGuild, dispatch.leave.guildId, session);
       }
     }
+    const named = new Set<Session>();
+    for (const id of dispatch.sessions ?? []) {
+      const session = this.sessions.get(id);
+      if (!session) continue;
+      named.add(session);
+      recipients.add(session);
+    }
     let full: string | null = null;
     let reduced: string | null = null;
     for (const session of recipients) {
       const intents = session.identity.intents;
-      if (dispatch.intent !== null && (intents & dispatch.intent) === 0) continue;
+      if (dispatch.intent !== null && (intents & dispatch.intent) === 0 && !named.has(session)) continue;
       this.dispatchesSent += 1;
       const hidden = dispatch.withoutContent;
       if (

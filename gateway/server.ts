@@ -22,7 +22,10 @@ import { ALL_INTENTS, CloseCode, GATEWAY_VERSION, type GatewayPayload, Intent, O
 import { SessionRegistry } from './registry.js';
 import { Connection, Session } from './session.js';
 import { type Snapshots, createSnapshots } from './snapshots.js';
+import { CallVoice } from './callVoice.js';
 import { channelVisibility } from './visibility.js';
+import { GuildVoice } from './voice.js';
+import { parseVoiceStateRequest } from './voiceRequest.js';
 
 const PAYLOADS_PER_MINUTE = 120;
 /** The largest inbound frame: clients send small JSON payloads, so a frame announcing more is closed with 1009 unread. */
@@ -30,11 +33,18 @@ const MAX_INBOUND_PAYLOAD = 64 * 1024;
 
 export interface GatewayOptions {
   heartbeatIntervalMs: number;
+  /**
+   * No other gateway node shares this log (the in-process bus of the embedded default): voice states that no session
+   * of this node holds are left over from an earlier run and end when it starts.
+   */
+  soleNode: boolean;
 }
 
 export class Gateway {
   readonly registry: SessionRegistry;
   private readonly presences: Presences;
+  private readonly guildVoice: GuildVoice;
+  private readonly callVoice: CallVoice;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_PAYLOAD });
   private readonly projector: GatewayProjector;
   private readonly snapshots: Snapshots;
@@ -48,8 +58,15 @@ export class Gateway {
     private readonly runtime: GatewayDeps,
     private readonly options: GatewayOptions,
   ) {
-    this.registry = new SessionRegistry(channelVisibility(runtime), (session) => this.presences.end(session.id, session.userId));
+    this.registry = new SessionRegistry(channelVisibility(runtime), (session) => {
+      this.presences.end(session.id, session.userId);
+      // A session that ends (closed for good, or not resumed in time) leaves the voice channel or call it was in.
+      this.guildVoice.sessionEnded(session);
+      this.callVoice.sessionEnded(session);
+    });
     this.presences = new Presences(runtime.hints, (userId, presence) => this.announcePresence(userId, presence), runtime.log);
+    this.guildVoice = new GuildVoice(runtime, this.presences.node);
+    this.callVoice = new CallVoice(runtime, this.presences.node);
     this.projector = new GatewayProjector(runtime, this.registry, this.presences);
     this.snapshots = createSnapshots(runtime);
     this.trace = [`parley-gateway-${this.presences.node}`];
@@ -58,6 +75,8 @@ export class Gateway {
   async start(server: Server): Promise<void> {
     this.presences.start();
     await this.projector.start();
+    await this.guildVoice.start(this.options.soleNode);
+    await this.callVoice.start(this.options.soleNode);
     // Neither a socket nor the WebSocketServer may leave an error unhandled: it would end the process for everyone.
     this.wss.on('error', (error) => this.runtime.log.warn({ err: error }, 'gateway server error'));
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -170,10 +189,15 @@ export class Gateway {
             await answer;
             return;
           }
-          case Op.VoiceStateUpdate:
+          case Op.VoiceStateUpdate: {
             if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
-            // Voice is not served here; the request is accepted and has no effect.
+            const request = parseVoiceStateRequest(payload.d);
+            if (!request) return connection.close(CloseCode.UnknownOpcode, 'Invalid voice state update');
+            const { guildId } = request;
+            if (guildId === null) await this.callVoice.update(session, { ...request, guildId });
+            else await this.guildVoice.update(session, { ...request, guildId });
             return;
+          }
           default:
             if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
             return connection.close(CloseCode.UnknownOpcode, 'Unknown opcode');

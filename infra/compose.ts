@@ -95,7 +95,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     if (servesHttp(engines.role)) {
       const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
       // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
-      const ws = runsGateway(engines.role) ? new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs }) : null;
+      const ws = runsGateway(engines.role) ? new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs, soleNode: engines.bus.kind === 'local' }) : null;
       gateway = ws;
       try {
         // The gateway takes the server's upgrades before it listens, and is closed first when the server closes.

@@ -1,6 +1,6 @@
 // Configuration comes from the environment; every variable is documented in the README.
 import { resolve } from 'node:path';
-import type { Config } from '../ports/config.js';
+import type { Config, RtcRegion } from '../ports/config.js';
 
 export type { Config };
 
@@ -10,6 +10,43 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
+}
+
+/** The regions of the widely used API, which clients show with these names and flags. */
+const DEFAULT_RTC_REGIONS: RtcRegion[] = [
+  { id: 'brazil', name: 'Brazil', emoji: '🇧🇷' },
+  { id: 'hongkong', name: 'Hong Kong', emoji: '🇭🇰' },
+  { id: 'india', name: 'India', emoji: '🇮🇳' },
+  { id: 'japan', name: 'Japan', emoji: '🇯🇵' },
+  { id: 'rotterdam', name: 'Rotterdam', emoji: '🇳🇱' },
+  { id: 'singapore', name: 'Singapore', emoji: '🇸🇬' },
+  { id: 'south-korea', name: 'South Korea', emoji: '🇰🇷' },
+  { id: 'southafrica', name: 'South Africa', emoji: '🇿🇦' },
+  { id: 'sydney', name: 'Sydney', emoji: '🇦🇺' },
+  { id: 'us-central', name: 'US Central', emoji: '🇺🇸' },
+  { id: 'us-east', name: 'US East', emoji: '🇺🇸' },
+  { id: 'us-south', name: 'US South', emoji: '🇺🇸' },
+  { id: 'us-west', name: 'US West', emoji: '🇺🇸' },
+];
+
+/** RTC_REGIONS: a JSON array of {id, name, emoji}, ids unique and made of lowercase letters, digits and dashes. */
+function rtcRegions(raw: string | undefined): RtcRegion[] {
+  if (raw === undefined || raw === '') return DEFAULT_RTC_REGIONS;
+  const problem = 'RTC_REGIONS must be a non-empty JSON array of {"id","name","emoji"} strings with unique ids of a-z, 0-9 and -';
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error(problem);
+  }
+  const text = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
+  if (!Array.isArray(value) || value.length === 0) throw new Error(problem);
+  const regions = value.map((entry: Record<string, unknown>) => {
+    if (typeof entry !== 'object' || entry === null || !text(entry.id, 32) || !/^[a-z0-9-]+$/.test(entry.id as string) || !text(entry.name, 100) || !text(entry.emoji, 32)) throw new Error(problem);
+    return { id: entry.id as string, name: entry.name as string, emoji: entry.emoji as string };
+  });
+  if (new Set(regions.map((r) => r.id)).size !== regions.length) throw new Error(problem);
+  return regions;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -43,5 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),
     deliveryTimeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
     oauth2AccessTokenTtl: integer(env, 'OAUTH2_ACCESS_TOKEN_TTL', 604_800, 1, 365 * 86_400),
+    rtcRegions: rtcRegions(env.RTC_REGIONS),
+    voiceEndpoint: env.VOICE_ENDPOINT || null,
+    callRingTimeoutMs: integer(env, 'CALL_RING_TIMEOUT_MS', 60_000, 100, 10 * 60_000),
   };
 }

@@ -1,4 +1,11 @@
 // The service's settings as the core reads them; infra/config.ts loads them from the environment.
+/** A voice region, as GET /channels/:id/rtc-regions lists it. */
+export interface RtcRegion {
+  id: string;
+  name: string;
+  emoji: string;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -38,4 +45,13 @@ export interface Config {
   deliveryTimeoutMs: number;
   /** Seconds an OAuth2 access token lives (OAUTH2_ACCESS_TOKEN_TTL; the spec's 604800, 7 days). */
   oauth2AccessTokenTtl: number;
+  /** The voice regions GET /channels/:id/rtc-regions lists and calls and voice channels may name (RTC_REGIONS, JSON). */
+  rtcRegions: RtcRegion[];
+  /**
+   * The media server VOICE_SERVER_UPDATE points clients at (VOICE_ENDPOINT, host:port). Parley carries no audio: null
+   * (the default) tells clients that no voice server is allocated, as the widely used API's null endpoint does.
+   */
+  voiceEndpoint: string | null;
+  /** How long a call rings a user who neither answers nor declines (CALL_RING_TIMEOUT_MS). */
+  callRingTimeoutMs: number;
 }
