@@ -85,13 +85,13 @@ export async function updateGuild(
 /** A member's own guild images, stored as the CDN serves them: guilds/{guildId}/users/{userId}/{avatars|banners}/{hash}. */
 const memberImageKey = (guildId: string, userId: string, field: 'avatar' | 'banner', hash: string) => `guilds/${guildId}/users/${userId}/${field}s/${hash}`;
 
-/** Nickname and roles (by those allowed), and the member's own avatar and banner (null removes one). */
+/** Nickname, roles and the server voice mute and deafen (by those allowed), and the member's own avatar and banner (null removes one). */
 export async function updateMember(
   deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: ActorMeta,
   guildId: string,
   userId: string,
-  input: { nick?: string | null; roles?: string[] },
+  input: { nick?: string | null; roles?: string[]; mute?: boolean; deaf?: boolean },
   images: ImageFields<'avatar' | 'banner'> = {},
 ) {
   const command: GuildCommand = { type: 'UpdateMember', actorId: meta.actorId, userId, ...input, ...hashesOf(images) };

@@ -4,6 +4,8 @@ import { sha256 } from '../ports/secrets.js';
 export const guildStream = (guildId: string) => `guild-${guildId}`;
 /** A guild's emojis and stickers, beside the guild's own stream (domain/guildExpressions.ts). */
 export const guildExpressionsStream = (guildId: string) => `guild-expressions-${guildId}`;
+/** Who is in which voice channel of a guild (domain/voiceState.ts). */
+export const guildVoiceStream = (guildId: string) => `guild-voice-${guildId}`;
 export const inviteStream = (code: string) => `invite-${code}`;
 export const vanityStream = (code: string) => `vanity-${code}`;
 export const userStream = (userId: string) => `user-${userId}`;
@@ -14,6 +16,8 @@ export const messageStream = (messageId: string) => `message-${messageId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
 export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
 export const groupDmStream = (channelId: string) => `group-dm-${channelId}`;
+/** A DM's or group DM's call: ringing, voice states, region (domain/call.ts). */
+export const callStream = (channelId: string) => `call-${channelId}`;
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 export const usernameStream = (username: string) => `username-${sha256(username.toLowerCase())}`;
 export const emailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;

@@ -39,7 +39,7 @@ export type MemberJoined = DomainEvent<
     botAdd?: boolean;
   }
 >;
-/** Changes use the audit log's keys: `nick`, `avatar`, `banner`, and `$add` / `$remove` with [{id, name}] of the roles. */
+/** Changes use the audit log's keys: `nick`, `avatar`, `banner`, `mute`, `deaf`, and `$add` / `$remove` with [{id, name}] of the roles. */
 export type MemberUpdated = DomainEvent<'MemberUpdated', { guildId: string; userId: string; changes: Change[] }>;
 export type MemberLeft = DomainEvent<'MemberLeft', { guildId: string; userId: string }>;
 export type MemberKicked = DomainEvent<'MemberKicked', { guildId: string; userId: string }>;
@@ -53,7 +53,8 @@ export type MemberCommand =
   /** The OAuth2 bot flow: the bot joins with a managed role carrying `permissions` (a decimal string; none for "0"). */
   | { type: 'AddBot'; actorId: string; userId: string; roleId: string; roleName: string; permissions: string; joinedAt: string }
   /** `avatar` and `banner` are image hashes (null removes them), which only the member sets. */
-  | { type: 'UpdateMember'; actorId: string; userId: string; nick?: string | null; roles?: string[]; avatar?: string | null; banner?: string | null }
+  /** `mute` and `deaf` are the server's voice mute and deafen, which the command layer allows only while the member is in voice. */
+  | { type: 'UpdateMember'; actorId: string; userId: string; nick?: string | null; roles?: string[]; avatar?: string | null; banner?: string | null; mute?: boolean; deaf?: boolean }
   | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'LeaveGuild'; userId: string }
@@ -142,6 +143,12 @@ export const memberDeciders = {
       if (command.actorId !== member.user_id) throw missingPermissions(`Missing Permissions: only the member sets their guild ${key}`);
       if (value !== (member[key] ?? null)) changes.push({ key, old_value: member[key] ?? null, new_value: value });
     }
+    for (const [key, permission] of [['mute', Permission.MUTE_MEMBERS], ['deaf', Permission.DEAFEN_MEMBERS]] as const) {
+      const value = command[key];
+      if (value === undefined || value === member[key]) continue;
+      requirePermission(guildPermissions(state, command.actorId), permission);
+      changes.push({ key, old_value: member[key], new_value: value });
+    }
     if (command.roles) {
       // A bot's managed role may be listed (clients send the member's whole list back) but is neither given nor taken.
       const kept = (id: string) => isManagedRole(state, id) && member.roles.includes(id);
@@ -209,6 +216,7 @@ function applyMemberChanges(member: MemberData, changes: readonly Change[]): Mem
   const roleIds = (change: Change) => (change.new_value as { id: string }[]).map((r) => r.id);
   for (const change of changes) {
     if (change.key === 'nick' || change.key === 'avatar' || change.key === 'banner') next = { ...next, [change.key]: change.new_value as string | null };
+    else if (change.key === 'mute' || change.key === 'deaf') next = { ...next, [change.key]: change.new_value as boolean };
     else if (change.key === '$add') next = { ...next, roles: [...next.roles, ...roleIds(change)] };
     else if (change.key === '$remove') next = { ...next, roles: next.roles.filter((id) => !roleIds(change).includes(id)) };
   }

@@ -1,18 +1,135 @@
-// PLACEHOLDER written by the lead so gateway/server.ts compiles; the calls helper replaces this file whole.
+// Op 4 with guild_id null: a DM's or group DM's call. A recipient (a person: bots take no part in calls) joins the
+// call's voice with a channel id, changes their self flags, or leaves with null; anything else changes nothing and
+// hears nothing back. A user is in one call at most: joining another leaves the first. A voice state belongs to the
+// session that joined: when that session ends, the state ends with it.
+// Ring timeouts run here too, on every gateway node: each follows the log (a non-durable bus consumer, as the gateway
+// projector does) and keeps a timer per call at its earliest ringing deadline, where it appends the stop. The decider
+// stops only what is due, so several nodes, or a deadline pushed back by a new ring meanwhile, append nothing twice.
+// On start the timers come from the read model, so a restart loses no deadline. The same consumer drops a user removed
+// from a group DM from its call.
+import { dropFromCall, endLeftoverCallVoice, joinCall, leaveCall, timeOutRinging } from '../commands/calls.js';
+import { isDm } from '../commands/access.js';
+import { type CallData, type RingingData, isCallEvent } from '../domain/call.js';
+import type { RecipientRemoved } from '../domain/groupDm.js';
+import type { BusConsumer } from '../ports/bus.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
+import { activeCalls, callOfVoiceUser } from '../projections/calls.queries.js';
+import { dmChannelById } from '../projections/dms.queries.js';
 import type { GatewayDeps } from './deps.js';
 import type { Session } from './session.js';
 import type { VoiceStateRequest } from './voiceRequest.js';
 
 export class CallVoice {
+  /** The call each of this node's sessions joined (a later leave or takeover is checked when it ends). */
+  private readonly held = new Map<string, string>();
+  /** Each user's voice changes, one after another (see inTurn). */
+  private readonly turns = new Map<string, Promise<void>>();
+  /** Per call, the timer at its earliest ringing deadline. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Appends under way that no request waits for (ended sessions, timeouts, removals), which stop() waits for. */
+  private readonly background = new Set<Promise<void>>();
+  private consumer: BusConsumer | null = null;
+  private stopped = false;
+
   constructor(
     private readonly runtime: GatewayDeps,
     /** This gateway node, named in the voice states its sessions hold. */
     private readonly node: string,
   ) {}
-  /** Ends voice states left over by sessions that no longer exist (soleNode: every node but this one is gone). */
-  async start(_soleNode: boolean): Promise<void> {}
-  async update(_session: Session, _request: VoiceStateRequest & { guildId: null }): Promise<void> {
-    throw new Error('DM calls are being written');
+
+  /**
+   * Follows the log for ringing deadlines, schedules those the read model holds, and on the sole gateway node (the
+   * embedded default) ends every call voice state another node (an earlier run of this process) holds.
+   */
+  async start(soleNode: boolean): Promise<void> {
+    this.consumer = await this.runtime.bus.consume(
+      'call-voice',
+      { durable: false },
+      async (events) => {
+        for (const event of events) this.follow(event);
+      },
+      (error) => this.runtime.log.error({ err: error }, 'call ring timeouts stopped'),
+    );
+    for (const call of await activeCalls(this.runtime.readStore)) {
+      this.schedule(call._id, call.ringing);
+      if (!soleNode) continue;
+      for (const state of call.voice_states.filter((s) => s.node !== this.node)) await endLeftoverCallVoice(this.runtime, call._id, state);
+    }
   }
-  sessionEnded(_session: Session): void {}
+
+  update(session: Session, request: VoiceStateRequest & { guildId: null }): Promise<void> {
+    return this.inTurn(session.userId, () => this.apply(session, request));
+  }
+
+  sessionEnded(session: Session): void {
+    const channelId = this.held.get(session.id);
+    if (channelId === undefined) return;
+    this.held.delete(session.id);
+    this.inBackground(this.inTurn(session.userId, () => leaveCall(this.runtime, { actorId: session.userId }, channelId, session.userId, session.id)));
+  }
+
+  /** Stops the timers and the consumer once the appends under way are done (a closing gateway). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await this.consumer?.stop();
+    await Promise.allSettled([...this.background]);
+  }
+
+  private async apply(session: Session, request: VoiceStateRequest): Promise<void> {
+    if (session.identity.bot) return;
+    const meta = { actorId: session.userId };
+    const current = await callOfVoiceUser(this.runtime.readStore, session.userId);
+    if (request.channelId === null) {
+      if (current) await leaveCall(this.runtime, meta, current._id, session.userId, null);
+      this.held.delete(session.id);
+      return;
+    }
+    const dm = await dmChannelById(this.runtime.readStore, request.channelId);
+    if (!isDm(dm) || !dm.recipient_ids.includes(session.userId)) return;
+    if (current && current._id !== dm._id) await leaveCall(this.runtime, meta, current._id, session.userId, null);
+    const state = { user_id: session.userId, session_id: session.id, node: this.node, self_mute: request.selfMute, self_deaf: request.selfDeaf, self_video: request.selfVideo };
+    await joinCall(this.runtime, meta, dm._id, state);
+    this.held.set(session.id, dm._id);
+  }
+
+  /** Runs `work` after the user's earlier requests (each reads which call the previous one left them in). */
+  private inTurn(userId: string, work: () => Promise<void>): Promise<void> {
+    const turn = (this.turns.get(userId) ?? Promise.resolve()).then(work);
+    const settled = turn.catch(() => {});
+    this.turns.set(userId, settled);
+    void settled.then(() => this.turns.get(userId) === settled && this.turns.delete(userId));
+    return turn;
+  }
+
+  private follow(event: RecordedEvent): void {
+    if (isCallEvent(event)) {
+      const { channelId, call } = event.data as { channelId: string; call: CallData };
+      this.schedule(channelId, call.ringing);
+    } else if (event.type === 'RecipientRemoved') {
+      const { channelId, user } = event.data as RecipientRemoved['data'];
+      this.inBackground(dropFromCall(this.runtime, { actorId: event.metadata.actorId }, channelId, user.id));
+    }
+  }
+
+  /** Keeps one timer per call, at its earliest deadline (none when nobody is rung). */
+  private schedule(channelId: string, ringing: RingingData[]): void {
+    clearTimeout(this.timers.get(channelId));
+    this.timers.delete(channelId);
+    if (ringing.length === 0 || this.stopped) return;
+    const due = Math.min(...ringing.map((r) => Date.parse(r.until)));
+    const timer = setTimeout(() => {
+      this.timers.delete(channelId);
+      this.inBackground(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
+    }, Math.max(0, due - this.runtime.clock.now()));
+    timer.unref();
+    this.timers.set(channelId, timer);
+  }
+
+  private inBackground(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => this.runtime.log.error({ err: error }, 'call voice update failed'));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
 }

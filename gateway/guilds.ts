@@ -13,8 +13,11 @@ import { channelById, channelsOfGuildUnordered } from '../projections/channels.q
 import { emojisOfGuild, stickersOfGuild } from '../projections/expressions.queries.js';
 import type { UserDoc } from '../projections/users.js';
 import { guildById, roleById, rolesOfGuildUnordered } from '../projections/guilds.queries.js';
-import { memberOf, membersOfGuild, membershipsOf } from '../projections/members.queries.js';
+import { memberOf, membersOfGuild, membershipsOf, requestedMembers } from '../projections/members.queries.js';
 import { usersByIds } from '../projections/users.queries.js';
+import { voiceStatesOfGuild } from '../projections/voiceStates.queries.js';
+import { voiceStateObject } from '../presenters/voiceStates.js';
+import { ChannelType } from '../domain/channel.js';
 
 /** Guilds with up to this many members send all of them in GUILD_CREATE; bigger ones send the session's own. */
 const FULL_MEMBER_LIST = 250;
@@ -62,7 +65,9 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
   const large = guild.member_count > FULL_MEMBER_LIST;
   const members = large ? [own] : await membersOfGuild(runtime.readStore, guildId);
   const users = await usersById(runtime, members.map((m) => m.user_id));
-  const channels = await channelsOfGuildUnordered(runtime.readStore, guildId);
+  const [channels, voiceStates] = await Promise.all([channelsOfGuildUnordered(runtime.readStore, guildId), voiceStatesOfGuild(runtime.readStore, guildId)]);
+  const muted = new Map((large ? await requestedMembers(runtime.readStore, guildId, voiceStates.map((v) => v.user_id)) : members).map((m) => [m.user_id, m]));
+  const stages = new Set(channels.filter((c) => c.type === ChannelType.GUILD_STAGE_VOICE).map((c) => c._id));
   return {
     ...guild,
     joined_at: apiTimestamp(own.joined_at),
@@ -72,7 +77,7 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
     channels: channels.map(channelObject),
     threads: [],
     presences: [],
-    voice_states: [],
+    voice_states: voiceStates.map((state) => voiceStateObject(state, muted.get(state.user_id) ?? null, stages.has(state.channel_id))),
     stage_instances: [],
     guild_scheduled_events: [],
     soundboard_sounds: [],

@@ -13,6 +13,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
 import { applicationRoutes } from './routes/applications.js';
 import { auditLogRoutes } from './routes/auditLog.js';
+import { callRoutes } from './routes/calls.js';
 import { cdnRoutes } from './routes/cdn.js';
 import { channelRoutes } from './routes/channels.js';
 import { dmRoutes } from './routes/dms.js';
@@ -115,7 +116,7 @@ function mountApi(api: Router, root: Router) {
 /** Every API route, relative to the version prefix. */
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
-  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), emojiRoutes(deps), stickerRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
+  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), emojiRoutes(deps), stickerRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), callRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes(), routes.allowedMethods());
   const reference = referenceRoutes();
   api.use(reference.routes(), reference.allowedMethods());
   // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.

@@ -8,6 +8,7 @@ import type { Change } from '../domain/guildState.js';
 import type { InviteData, InviteEvent } from '../domain/invite.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { RoleEvent } from '../domain/role.js';
+import type { VoiceEvent } from '../domain/voiceState.js';
 import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
@@ -27,6 +28,8 @@ export const AuditLogAction = {
   MEMBER_BAN_REMOVE: 23,
   MEMBER_UPDATE: 24,
   MEMBER_DISCONNECT: 25,
+  /** Not in the spec's list: the widely used API's number for a moderator moving a member to another voice channel. */
+  MEMBER_MOVE: 26,
   /** Not in the spec's list ("the list may grow"): the widely used API's number for a bot added through OAuth2. */
   BOT_ADD: 28,
   ROLE_CREATE: 30,
@@ -47,8 +50,8 @@ export const AuditLogAction = {
 } as const;
 
 /** Actions whose target is a user: their users are embedded in the audit log response. */
-const { MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, BOT_ADD, WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE } = AuditLogAction;
-export const USER_TARGETED_ACTIONS: readonly number[] = [MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, BOT_ADD];
+const { MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, MEMBER_MOVE, BOT_ADD, WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE } = AuditLogAction;
+export const USER_TARGETED_ACTIONS: readonly number[] = [MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, MEMBER_MOVE, BOT_ADD];
 export const WEBHOOK_ACTIONS: readonly number[] = [WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE];
 
 export interface AuditEntryDoc {
@@ -109,7 +112,7 @@ type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
 type Audited<T extends { type: string }> = { [K in T['type']]?: (event: RecordedEvent<DataOf<T, K>>) => AuditFacts | null };
 
 /** The audited event types, and the entry each makes. Issues that add audited events add them here. */
-const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent> = {
+const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent | VoiceEvent> = {
   GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
     guildId: data.guildId,
@@ -144,6 +147,11 @@ const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent
   }),
   MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_BAN_REMOVE, targetId: data.userId }),
   MemberUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_UPDATE, targetId: data.userId, changes: data.changes.map(auditKey) }),
+  // As the widely used API: options name the channel moved to and how many members (here always one entry per member).
+  VoiceChannelMoved: ({ data }) =>
+    data.movedBy ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_MOVE, targetId: data.userId, options: { channel_id: data.channelId, count: '1' } } : null,
+  VoiceChannelLeft: ({ data }) =>
+    data.reason === 'disconnected' ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_DISCONNECT, targetId: data.userId, options: { count: '1' } } : null,
   RoleCreated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_CREATE, targetId: data.role.id, changes: created(data.role, ['id', 'position', 'tags']) }),
   RoleUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_UPDATE, targetId: data.roleId, changes: data.changes }),
   RoleDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_DELETE, targetId: data.role.id, changes: deleted(data.role, ['id', 'position', 'tags']) }),

@@ -6,6 +6,8 @@ export const APPLICATIONS = 'applications';
 export const APPLICATION_COMMANDS = 'application_commands';
 export const AUDIT_LOG_ENTRIES = 'audit_log_entries';
 export const BANS = 'bans';
+/** DM and group DM calls, one per channel (calls.ts). */
+export const CALLS = 'calls';
 /** Guild channels (channels.ts) and DMs (dms.ts) share it; messages.ts keeps last_message_id and last_pin_timestamp. */
 export const CHANNELS = 'channels';
 /** A guild's custom emojis (emojis.ts). */
@@ -25,4 +27,6 @@ export const ROLES = 'roles';
 export const STICKERS = 'stickers';
 export const TOKENS = 'tokens';
 export const USERS = 'users';
+/** Who is in which guild voice channel (voiceStates.ts). */
+export const VOICE_STATES = 'voice_states';
 export const WEBHOOKS = 'webhooks';

@@ -5,6 +5,7 @@ import { accountDocs } from './accounts.js';
 import { applicationCommandDocs } from './applicationCommands.js';
 import { applicationDocs } from './applications.js';
 import { auditLogDocs } from './auditLog.js';
+import { callDocs } from './calls.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
@@ -46,6 +47,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...auditLogDocs,
   ...messageDocs,
   ...dmDocs,
+  ...callDocs,
   ...webhookDocs,
   ...interactionWebhookDocs,
   ...applicationCommandDocs,

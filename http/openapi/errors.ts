@@ -12,6 +12,7 @@ export const ERRORS = {
   IMAGE_TOO_LARGE: [400, 'The image’s dimensions are too large to process.'],
   CANNOT_SEND_EMPTY_MESSAGE: [400, 'A message needs content, an embed, an attachment or a component.'],
   CANNOT_SEND_IN_NON_TEXT_CHANNEL: [400, 'The channel does not take messages.'],
+  CANNOT_EXECUTE_ON_CHANNEL_TYPE: [400, 'The action does not apply to this kind of channel: voice regions of a text channel, a call outside DMs.'],
   CANNOT_BULK_DELETE_IN_DM: [400, 'Messages in DMs cannot be bulk deleted.'],
   MAX_PINS: [400, 'The channel has the most pins it can have.'],
   MAX_REACTIONS: [400, 'The message has the most different reactions it can have.'],

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { guildAccess } from '../../commands/access.js';
 import { banUser, runGuildCommand, updateMember } from '../../commands/guilds.js';
 import { addMemberWithAccessToken } from '../../commands/oauth2.js';
+import { assertVoiceMove, moveVoiceMember, requireInVoice } from '../../commands/voice.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownBan, unknownMember } from '../../domain/guildState.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
@@ -35,6 +36,10 @@ export const updateMemberSchema = {
     // The member's own guild avatar and banner: data URIs, null to remove.
     avatar: { type: ['string', 'null'] },
     banner: { type: ['string', 'null'] },
+    // Voice moderation: move to a voice channel (null disconnects), server mute and deafen; for a member in voice.
+    channel_id: { ...snowflakeSchema, type: ['string', 'null'] },
+    mute: { type: 'boolean' },
+    deaf: { type: 'boolean' },
   },
   additionalProperties: false,
 } as const;
@@ -95,10 +100,14 @@ export function memberRoutes(deps: HttpDeps): Router {
     const meta = actorMeta(ctx);
     // @me names the caller, as the widely used API's "modify current member".
     const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
-    const { avatar, banner, ...body } = parseBody(updateMemberSchema, ctx.request.body);
+    const { avatar, banner, channel_id: channelId, mute, deaf, ...body } = parseBody(updateMemberSchema, ctx.request.body);
     const read = (value: string | null | undefined, path: string) => (typeof value === 'string' ? deps.images.parseDataUri(value, path) : value);
     const images = { ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}), ...(banner !== undefined ? { banner: await read(banner, 'banner') } : {}) };
-    await updateMember(deps, meta, guildId, userId, { nick: body.nick, roles: body.roles as string[] | undefined }, images);
+    // The voice move is on the guild's voice stream: decided before the member's changes are appended, appended after.
+    if (mute !== undefined || deaf !== undefined) await requireInVoice(deps, guildId, userId);
+    if (channelId !== undefined) await assertVoiceMove(deps, meta, guildId, userId, channelId);
+    await updateMember(deps, meta, guildId, userId, { nick: body.nick, roles: body.roles as string[] | undefined, mute, deaf }, images);
+    if (channelId !== undefined) await moveVoiceMember(deps, meta, guildId, userId, channelId);
     ctx.body = await fetchMember(guildId, userId);
   });
 

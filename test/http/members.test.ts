@@ -35,7 +35,7 @@ describe('members', () => {
     const reset = await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { nick: null } });
     expect(reset.body.nick).toBeNull();
     expectError(await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { nick: 'x'.repeat(33) } }), 400, 'INVALID_FORM_BODY');
-    expectError(await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { mute: true } }), 400, 'INVALID_FORM_BODY');
+    expectError(await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { mute: 'yes' } }), 400, 'INVALID_FORM_BODY');
   });
 
   it('adds and removes roles with MANAGE_ROLES, below the actor’s highest role', async () => {

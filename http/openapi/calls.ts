@@ -1,0 +1,66 @@
+// The voice region and call routes (http/routes/calls.ts).
+import { channelParams } from '../params.js';
+import { callRecipientsSchema, callRegionSchema } from '../routes/calls.js';
+import type { RouteDoc } from './entry.js';
+
+const string = { type: 'string' } as const;
+const rtcRegion = { type: 'object', description: 'A voice region (RTC_REGIONS).', properties: { id: string, name: string, emoji: string }, required: ['id', 'name', 'emoji'] } as const;
+const callsAreForPeople = 'Bots take no part in DM calls: they cannot join a DM’s voice, so they neither ring nor are rung.';
+/** What every call route shares: a person's session, a DM or group DM they take part in. */
+const inDm = { tag: 'DMs', auth: 'session', params: channelParams } as const;
+const refusals = ['UNKNOWN_CHANNEL', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE'] as const;
+
+export const callDocs: RouteDoc[] = [
+  {
+    method: 'GET',
+    path: '/channels/:channelId/rtc-regions',
+    summary: 'List the voice regions of a channel',
+    description: 'For a guild voice or stage channel, a DM or a group DM the caller can see: the configured regions.',
+    tag: 'Channels',
+    auth: 'any',
+    params: channelParams,
+    responses: { 200: { description: 'The regions, never empty.', schema: { type: 'array', items: rtcRegion, minItems: 1 } } },
+    errors: refusals,
+  },
+  {
+    method: 'GET',
+    path: '/channels/:channelId/call',
+    summary: 'Get whether the caller can ring in a DM',
+    description: `\`ringable\`: someone else in the channel could answer (another participant who is a person; Parley has no blocking). \`silent\`: a call is going on (someone is in its voice), so joining it rings nobody. ${callsAreForPeople}`,
+    ...inDm,
+    responses: {
+      200: { description: 'The call status.', schema: { type: 'object', properties: { ringable: { type: 'boolean' }, silent: { type: 'boolean' } }, required: ['ringable', 'silent'] } },
+    },
+    errors: refusals,
+  },
+  {
+    method: 'PATCH',
+    path: '/channels/:channelId/call',
+    summary: 'Pick the region of a DM’s call',
+    description: 'Kept for the calls that follow; CALL_UPDATE announces it while a call is going on.',
+    ...inDm,
+    body: callRegionSchema,
+    responses: { 204: { description: 'Set.' } },
+    errors: refusals,
+  },
+  {
+    method: 'POST',
+    path: '/channels/:channelId/call/ring',
+    summary: 'Ring participants of a DM',
+    description: `The rung participants' sessions, and every other participant's, receive CALL_CREATE (or CALL_UPDATE) with them in \`ringing\`, until they join, someone stops the ringing, or CALL_RING_TIMEOUT_MS passes. Without \`recipients\`, everyone else who can answer is rung. ${callsAreForPeople}`,
+    ...inDm,
+    body: callRecipientsSchema,
+    responses: { 204: { description: 'Ringing.' } },
+    errors: [...refusals, 'RATE_LIMITED'],
+  },
+  {
+    method: 'POST',
+    path: '/channels/:channelId/call/stop-ringing',
+    summary: 'Stop ringing participants of a DM',
+    description: 'Declines for oneself, or stops ringing others. Without `recipients`, everyone rung. CALL_UPDATE follows, or CALL_DELETE when that ends the call.',
+    ...inDm,
+    body: callRecipientsSchema,
+    responses: { 204: { description: 'Stopped.' } },
+    errors: refusals,
+  },
+];

@@ -1,0 +1,40 @@
+// An unmodified discord.js 14 bot with the GuildVoiceStates intent, run as its own process: it reports every
+// voiceStateUpdate with what guild.voiceStates holds then, and moderates as bots do: a member who joins MOVE_FROM is
+// moved to MOVE_TO with member.voice.setChannel, and disconnected there with member.voice.disconnect, each with a reason.
+import { Client, GatewayIntentBits } from 'discord.js';
+
+const client = new Client({
+  intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
+  rest: { api: `${process.env.PARLEY_ORIGIN}/api`, version: '1' },
+});
+
+const report = (event: string, data: unknown) => process.stdout.write(`${JSON.stringify({ event, data })}\n`);
+
+client.once('clientReady', (ready) => {
+  report('ready', { guilds: ready.guilds.cache.map((g) => ({ id: g.id, voiceStates: g.voiceStates.cache.map((v) => ({ userId: v.id, channelId: v.channelId })) })) });
+});
+
+client.on('voiceStateUpdate', async (before, after) => {
+  report('voiceStateUpdate', {
+    userId: after.id,
+    from: before.channelId,
+    to: after.channelId,
+    selfMute: after.selfMute,
+    member: after.member?.user.username ?? null,
+    inGuild: after.guild.voiceStates.cache.filter((v) => v.channelId !== null).map((v) => ({ userId: v.id, channelId: v.channelId })),
+    memberVoice: after.member?.voice.channelId ?? null,
+  });
+  if (after.id === client.user!.id || !after.member) return;
+  try {
+    if (after.channelId === process.env.MOVE_FROM) report('moved', { channelId: (await after.member.voice.setChannel(process.env.MOVE_TO!, 'tidying up')).voice.channelId });
+    else if (after.channelId === process.env.MOVE_TO) report('disconnected', { channelId: (await after.member.voice.disconnect('closing time')).voice.channelId });
+  } catch (error) {
+    report('error', String(error));
+  }
+});
+client.on('error', (error) => report('error', String(error)));
+process.on('SIGTERM', () => {
+  void client.destroy().finally(() => process.exit(0));
+});
+
+await client.login(process.env.BOT_TOKEN);
