@@ -6,7 +6,9 @@ import type { WebSocket } from 'ws';
 
 /** Outbound bytes a connection may have queued before it counts as too slow and is dropped (it can resume). */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Dispatches, and bytes of their payloads, a session holds for a RESUME; past either, the oldest go. */
 const REPLAY_LIMIT = 5000;
+const REPLAY_BYTES = 2 * 1024 * 1024;
 export const RESUME_WINDOW_MS = 3 * 60 * 1000;
 
 /** One WebSocket; frames are JSON text, or one zlib stream of binary chunks when the client asked for zlib-stream. */
@@ -69,6 +71,9 @@ export class Connection {
   }
 }
 
+/** A dispatch frame around a payload serialized once for all its recipients. */
+const frame = (seq: number, t: string, json: string) => `{"op":0,"s":${seq},"t":${JSON.stringify(t)},"d":${json}}`;
+
 export interface SessionIdentity {
   id: string;
   userId: string;
@@ -83,7 +88,9 @@ export class Session {
   /** When the connection went away; null while connected. */
   awaySince: number | null = null;
   readonly guildIds = new Set<string>();
-  private replay: { seq: number; frame: string }[] = [];
+  /** What a RESUME would send again: the payload `d` is the string every recipient of the dispatch shares. */
+  private replay: { seq: number; t: string; d: string }[] = [];
+  private replayBytes = 0;
   private overflowed = false;
 
   constructor(readonly identity: SessionIdentity) {}
@@ -99,13 +106,13 @@ export class Session {
   /** Sends a dispatch whose `d` was serialized once for all its recipients. */
   dispatch(t: string, json: string): void {
     this.seq += 1;
-    const frame = `{"op":0,"s":${this.seq},"t":${JSON.stringify(t)},"d":${json}}`;
-    this.replay.push({ seq: this.seq, frame });
-    if (this.replay.length > REPLAY_LIMIT) {
-      this.replay.shift();
+    this.replay.push({ seq: this.seq, t, d: json });
+    this.replayBytes += json.length;
+    while (this.replay.length > REPLAY_LIMIT || (this.replayBytes > REPLAY_BYTES && this.replay.length > 1)) {
+      this.replayBytes -= this.replay.shift()!.d.length;
       if (!this.connection) this.overflowed = true;
     }
-    if (this.connection && !this.connection.send(frame)) this.detach();
+    if (this.connection && !this.connection.send(frame(this.seq, t, json))) this.detach();
   }
 
   attach(connection: Connection): void {
@@ -121,7 +128,7 @@ export class Session {
   /** The client's heartbeat carries the last sequence it got: what it has need not be held for a resume. */
   acknowledge(seq: number): void {
     let drop = 0;
-    while (drop < this.replay.length && this.replay[drop].seq <= seq) drop += 1;
+    while (drop < this.replay.length && this.replay[drop].seq <= seq) this.replayBytes -= this.replay[drop++].d.length;
     if (drop) this.replay.splice(0, drop);
   }
 
@@ -132,7 +139,7 @@ export class Session {
     const first = this.replay[0];
     if (!first || first.seq > seq + 1) return null;
     // Everything the client names as received is pruned; what it missed is all here.
-    return this.replay.filter((f) => f.seq > seq).map((f) => f.frame);
+    return this.replay.filter((f) => f.seq > seq).map((f) => frame(f.seq, f.t, f.d));
   }
 
   expired(now: number): boolean {

@@ -1,0 +1,31 @@
+// A session's replay buffer: what a RESUME gets again, in order, once; bounded by count and by payload bytes, so a
+// client that stays away under a flood costs a bounded amount of memory and identifies again instead.
+import { describe, expect, it } from 'vitest';
+import { Session } from '../../gateway/session.js';
+
+const session = () => new Session({ id: 's', userId: 'u', bot: true, intents: 0, shard: [0, 1] });
+const payload = (bytes: number) => JSON.stringify('x'.repeat(bytes - 2));
+
+describe('the replay buffer of a session whose client is away', () => {
+  it('gives a RESUME the frames after its sequence, built around the shared payloads, and forgets what a heartbeat acknowledged', () => {
+    const away = session();
+    for (let i = 1; i <= 3; i++) away.dispatch('MESSAGE_CREATE', `{"n":${i}}`);
+    expect(away.framesAfter(1)).toEqual(['{"op":0,"s":2,"t":"MESSAGE_CREATE","d":{"n":2}}', '{"op":0,"s":3,"t":"MESSAGE_CREATE","d":{"n":3}}']);
+    away.acknowledge(2);
+    expect(away.framesAfter(2)).toEqual(['{"op":0,"s":3,"t":"MESSAGE_CREATE","d":{"n":3}}']);
+    expect(away.framesAfter(1)).toBeNull();
+  });
+
+  it('holds at most 2 MiB of payloads: past that, frames are dropped and a RESUME is refused (the client identifies again)', () => {
+    const away = session();
+    for (let i = 0; i < 21; i++) away.dispatch('MESSAGE_CREATE', payload(100 * 1024));
+    expect(away.framesAfter(0)).toBeNull();
+    expect(away.framesAfter(20)).toBeNull();
+  });
+
+  it('keeps what fits: 1.9 MiB of payloads all come back', () => {
+    const away = session();
+    for (let i = 0; i < 19; i++) away.dispatch('MESSAGE_CREATE', payload(100 * 1024));
+    expect(away.framesAfter(0)).toHaveLength(19);
+  });
+});
