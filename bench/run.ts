@@ -5,17 +5,21 @@
 //  3. message page reads, GET /channels/:id/messages?limit=50, and the same bytes served by the koa ceiling;
 //  4. idle sessions and the server's resident memory per session (measured first, before any load has grown the
 //     heap), and latency from POST /channels/:id/messages to MESSAGE_CREATE, p50/p99, at N connected sessions (with
-//     the POST's own round trip, one at a time).
+//     the POST's own round trip, one at a time);
+//  5. the server's log grown to BENCH_LOG_EVENTS events (bench/log.ts), every read model rebuilt from it (events/s),
+//     and a cold start on it to the first 200 from /healthz.
 // Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
 // BENCH_DURATION seconds (default 10) after a warm-up of BENCH_WARMUP seconds (default 2). Each throughput is also
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
-// Other sizes by environment: BENCH_CLIENTS (default 200), BENCH_MESSAGES (default 200), BENCH_IDLE (default 2000).
-// `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle).
+// Other sizes by environment: BENCH_CLIENTS (default 1000), BENCH_MESSAGES (default 200), BENCH_IDLE (default 10000),
+// BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
+// `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle, a
+// log of 20000 events; test/bench/quick.test.ts runs it).
 // Nothing here asserts a figure: it only fails if a step cannot run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
@@ -25,11 +29,12 @@ const size = (name: string, normal: number, quick: number) => Number(process.env
 const CONNECTIONS = size('BENCH_CONNECTIONS', 64, 8);
 const DURATION = size('BENCH_DURATION', 10, 2);
 const WARMUP = size('BENCH_WARMUP', 2, 1);
-const CLIENTS = size('BENCH_CLIENTS', 200, 20);
+const CLIENTS = size('BENCH_CLIENTS', 1000, 20);
 const MESSAGES = size('BENCH_MESSAGES', 200, 20);
-const IDLE = size('BENCH_IDLE', 2000, 100);
+const IDLE = size('BENCH_IDLE', 10_000, 100);
+const LOG_EVENTS = size('BENCH_LOG_EVENTS', 1_000_000, 20_000);
 const SENDERS = 4;
-const RESULTS = join(import.meta.dirname, 'results', 'latest.json');
+const RESULTS = process.env.BENCH_RESULTS ?? join(import.meta.dirname, 'results', 'latest.json');
 const ROOT = join(import.meta.dirname, '..');
 
 interface Process {
@@ -72,14 +77,41 @@ async function startCeiling(page: Buffer): Promise<Process> {
   return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
 }
 
-async function stop(server: Process): Promise<void> {
+/** Stops the process; its DATA_DIR stays when `keep` is set. */
+async function stop(server: Process, keep = false): Promise<void> {
   if (server.child.exitCode === null) {
     const exited = new Promise((resolve) => server.child.once('exit', resolve));
     server.child.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
   }
-  await rm(server.dir, { recursive: true, force: true });
+  if (!keep) await rm(server.dir, { recursive: true, force: true });
+}
+
+/** Runs `node --import tsx bench/log.ts …` to its end; its stdout. */
+function logTool(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/log.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`bench/log.ts ${args[0]} exited with ${code}`)))));
+}
+
+/** Seconds from spawning the server on `dir` to its first 200 from GET /healthz. */
+async function coldStart(dir: string): Promise<{ seconds: number; server: Process }> {
+  const started = performance.now();
+  const running = await spawnListening('infra/main.ts', { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, dir);
+  const server = { ...running, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
+  const dispatcher = new Agent({ connect: { ca: server.ca, servername: 'localhost' } });
+  try {
+    for (;;) {
+      const response = await request(`${server.origin}/healthz`, { dispatcher }).catch(() => null);
+      await response?.body.text();
+      if (response?.statusCode === 200) return { seconds: (performance.now() - started) / 1000, server };
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await dispatcher.close();
+  }
 }
 
 function rssOf(pid: number): Promise<number> {
@@ -213,11 +245,13 @@ async function main() {
     const messageBody = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
     let turn = 0;
     console.error(`sends: ${CONNECTIONS} connections, ${DURATION} s…`);
+    const rssBeforeSends = await rssOf(parley.child.pid!);
     const sends = await load(parley, `/api/v1/channels/${channelId}/messages`, {
       method: 'POST',
       body: messageBody,
       headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }),
     });
+    const sendsMemory = { sends: sends.total, rssBeforeMiB: rssBeforeSends / 2 ** 20, rssAfterMiB: (await rssOf(parley.child.pid!)) / 2 ** 20 };
 
     // 3. The page a reader gets, then its ceiling: koa serving those bytes.
     const pagePath = `/channels/${channelId}/messages?limit=50`;
@@ -262,6 +296,18 @@ async function main() {
     for (const ws of sockets) ws.close();
     await new Promise((r) => setTimeout(r, 500));
 
+    // 5. The server's log grown to LOG_EVENTS events (copies of its messages), every read model rebuilt from it, and a
+    // cold start on it to the first 200 from /healthz.
+    await stop(parley, true);
+    console.error(`log: growing to ${LOG_EVENTS} events…`);
+    await logTool(['grow', parley.dir, String(LOG_EVENTS)]);
+    console.error('log: rebuilding every read model…');
+    const rebuilt = JSON.parse(await logTool(['rebuild', parley.dir])) as { events: number; seconds: number };
+    console.error('log: cold start…');
+    const cold = await coldStart(parley.dir);
+    await stop(cold.server);
+    const log = { events: rebuilt.events, rebuildS: rebuilt.seconds, eventsPerS: rebuilt.events / rebuilt.seconds, coldStartS: cold.seconds };
+
 
     const results = {
       date: startedAt.toISOString(),
@@ -275,9 +321,11 @@ async function main() {
       singleSend,
       delivery: { ...delivery, p99RatioToSingleSend: delivery.p99Ms / singleSend.p99Ms },
       idleSessions,
+      sendsMemory,
+      log,
       runS: (performance.now() - t0) / 1000,
     };
-    await mkdir(join(import.meta.dirname, 'results'), { recursive: true });
+    await mkdir(dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(table(results));
     console.log(`\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in bench/results/latest.json`);
@@ -296,6 +344,8 @@ type Results = {
   singleSend: ReturnType<typeof percentiles>;
   delivery: ReturnType<typeof percentiles> & { sessions: number; expected: number; p99RatioToSingleSend: number };
   idleSessions: { sessions: number; rssBeforeMiB: number; rssAfterMiB: number; kibPerSession: number };
+  sendsMemory: { sends: number; rssBeforeMiB: number; rssAfterMiB: number };
+  log: { events: number; rebuildS: number; eventsPerS: number; coldStartS: number };
 };
 
 /** One markdown table: every figure, and beside each its ceiling's ratio. */
@@ -311,6 +361,9 @@ function table(r: Results): string {
     ['single send, one at a time (POST round trip)', '1', '–', ms(r.singleSend.p50Ms), ms(r.singleSend.p99Ms), ms(r.singleSend.maxMs), '0', '–'],
     [`POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`, '1', '–', ms(r.delivery.p50Ms), ms(r.delivery.p99Ms), ms(r.delivery.maxMs), '–', `p99 ${x(r.delivery.p99RatioToSingleSend)} a single send's`],
     [`idle sessions: ${r.idleSessions.sessions}, RSS ${r.idleSessions.rssBeforeMiB.toFixed(0)} → ${r.idleSessions.rssAfterMiB.toFixed(0)} MiB`, '–', '–', '–', '–', '–', '–', `${r.idleSessions.kibPerSession.toFixed(1)} KiB per session`],
+    [`RSS over ${r.sendsMemory.sends} durable sends`, '–', '–', '–', '–', '–', '–', `${r.sendsMemory.rssBeforeMiB.toFixed(0)} → ${r.sendsMemory.rssAfterMiB.toFixed(0)} MiB`],
+    [`rebuild every read model from ${r.log.events} events`, '–', r.log.eventsPerS.toFixed(0), '–', '–', '–', '–', `${r.log.rebuildS.toFixed(1)} s (events/s)`],
+    [`cold start to /healthz on ${r.log.events} events`, '–', '–', '–', '–', '–', '–', `${r.log.coldStartS.toFixed(1)} s`],
   ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`;

@@ -1,0 +1,32 @@
+// `npm run bench -- --quick` as CI's smoke test: every step of the benchmark runs against real processes and the
+// table and JSON carry every figure. No figure is asserted: timings belong to the bench, not to tests.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dir = await mkdtemp(join(tmpdir(), 'parley-bench-quick-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('npm run bench -- --quick', () => {
+  it('runs every step and reports every figure beside its ceiling', async () => {
+    const results = join(dir, 'latest.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick'], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: { ...process.env, BENCH_RESULTS: results },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code, output).toBe(0);
+    for (const row of ['koa echo', 'durable sends', 'message pages', 'POST → MESSAGE_CREATE', 'idle sessions', 'rebuild every read model', 'cold start']) expect(output).toContain(row);
+    const json = JSON.parse(await readFile(results, 'utf8'));
+    expect(Object.keys(json)).toEqual(expect.arrayContaining(['echoCeiling', 'sends', 'pageCeiling', 'pages', 'singleSend', 'delivery', 'idleSessions', 'sendsMemory', 'log']));
+    expect(json.sends.non2xx + json.pages.non2xx).toBe(0);
+    expect(json.delivery.count).toBe(json.delivery.expected);
+    expect(json.log.events).toBe(20_000);
+  }, 180_000);
+});
