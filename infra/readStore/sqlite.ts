@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import { applyUpdate, assertPath, isOperatorObject, upsertSeed } from './documents.js';
+import { applyUpdate, assertPath, getPath, isOperatorObject, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
@@ -83,10 +83,50 @@ function compileFilter(filter: Filter, params: Param[]): string {
   return clauses.length ? clauses.join(' AND ') : '1';
 }
 
+/** The id a filter names (`{_id: "…", …}`): the documents a bulk write may keep in memory. */
+const idOf = (filter: Filter): string | null => (typeof filter._id === 'string' ? filter._id : null);
+
+const COMPARE = { $lt: (a: string | number, b: string | number) => a < b, $lte: (a: string | number, b: string | number) => a <= b, $gt: (a: string | number, b: string | number) => a > b, $gte: (a: string | number, b: string | number) => a >= b };
+
+/**
+ * Whether a batched document matches the rest of its filter, as the SQL would say; undefined where the answer would
+ * take SQLite's own rules (values of different types, other operators): the caller then asks SQLite.
+ */
+function matchesInMemory(doc: Doc, filter: Filter): boolean | undefined {
+  for (const [path, condition] of Object.entries(filter)) {
+    if (path === '_id') continue;
+    const value = getPath(doc, path);
+    if (condition === null) {
+      if (value !== null && value !== undefined) return false;
+      continue;
+    }
+    if (!isOperatorObject(condition)) {
+      if (typeof value !== typeof condition || typeof value === 'object') return undefined;
+      if (value !== condition) return false;
+      continue;
+    }
+    for (const [op, operand] of Object.entries(condition)) {
+      const compare = COMPARE[op as keyof typeof COMPARE];
+      if (!compare || (typeof operand !== 'string' && typeof operand !== 'number')) return undefined;
+      if (value === null || value === undefined) return false;
+      if (typeof value !== typeof operand) return undefined;
+      if (!compare(value as string | number, operand)) return false;
+    }
+  }
+  return true;
+}
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * During a bulk write, the documents its operations addressed by id, per table (null: there is none), written once
+   * when the write ends: a batch of events updates the same few documents many times (a channel's last message id
+   * for each message), and each would otherwise be read, parsed, changed, serialized and written again. Any other
+   * operation on a table writes that table's pending documents first, so it sees them.
+   */
+  private batch: Map<string, Map<string, { doc: Doc | null; dirty: boolean }>> | null = null;
 
   constructor(file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
@@ -163,8 +203,42 @@ export class SqliteReadStore implements ReadStore {
     this.statement(`INSERT INTO ${name} (id, doc) VALUES (?, ?)`).run(doc._id, JSON.stringify(doc));
   }
 
+  /** The batch's copy of the document `id` of the table, read from the table the first time. */
+  private batched(name: string, id: string): { doc: Doc | null; dirty: boolean } {
+    let docs = this.batch!.get(name);
+    if (!docs) this.batch!.set(name, (docs = new Map()));
+    let entry = docs.get(id);
+    if (!entry) {
+      const row = this.statement(`SELECT doc FROM ${name} WHERE id = ?`).get(id) as { doc: string } | undefined;
+      docs.set(id, (entry = { doc: row ? (JSON.parse(row.doc) as Doc) : null, dirty: false }));
+    }
+    return entry;
+  }
+
+  /** Writes the batch's changed documents of one table (or of all), and forgets them. */
+  private flush(name?: string): void {
+    for (const [table, docs] of this.batch ?? []) {
+      if (name !== undefined && table !== name) continue;
+      for (const entry of docs.values()) if (entry.dirty && entry.doc) this.write(table, entry.doc);
+      this.batch!.delete(table);
+    }
+  }
+
   private updateMatching(collection: string, filter: Filter, update: Update, limit: number | undefined, upsert: boolean): void {
     const name = this.ensureCollection(collection);
+    const id = limit === 1 ? idOf(filter) : null;
+    if (this.batch && id !== null) {
+      const entry = this.batched(name, id);
+      // A document that exists but does not match an upsert's filter is SQLite's to refuse (a duplicate id).
+      const matches = entry.doc ? matchesInMemory(entry.doc, filter) : upsert;
+      if (matches === false && !(upsert && entry.doc)) return;
+      if (matches === true) {
+        entry.doc = applyUpdate(entry.doc ?? upsertSeed(filter, randomUUID), update, !entry.doc);
+        entry.dirty = true;
+        return;
+      }
+    }
+    this.flush(name);
     const found = this.findSync(collection, filter, limit === undefined ? {} : { limit });
     if (found.length === 0 && upsert) {
       this.insert(name, applyUpdate(upsertSeed(filter, randomUUID), update, true));
@@ -175,10 +249,18 @@ export class SqliteReadStore implements ReadStore {
 
   private apply(op: WriteOp): void {
     if ('insertOne' in op) {
-      this.insert(this.ensureCollection(op.insertOne.collection), op.insertOne.document);
+      const name = this.ensureCollection(op.insertOne.collection);
+      this.flush(name);
+      this.insert(name, op.insertOne.document);
     } else if ('replaceOne' in op) {
       const { collection, filter, replacement, upsert } = op.replaceOne;
       const name = this.ensureCollection(collection);
+      if (this.batch && idOf(filter) === replacement._id && Object.keys(filter).length === 1) {
+        const entry = this.batched(name, replacement._id);
+        if (entry.doc || upsert) Object.assign(entry, { doc: structuredClone(replacement), dirty: true });
+        return;
+      }
+      this.flush(name);
       const [existing] = this.findSync(collection, filter, { limit: 1 });
       if (existing) {
         if (existing._id !== replacement._id) this.statement(`DELETE FROM ${name} WHERE id = ?`).run(existing._id);
@@ -194,13 +276,16 @@ export class SqliteReadStore implements ReadStore {
       const params: Param[] = [];
       const where = compileFilter(filter, params);
       const name = this.ensureCollection(collection);
+      this.flush(name);
       this.statement(`DELETE FROM ${name} WHERE id IN (SELECT id FROM ${name} WHERE ${where}${limit})`).run(...params);
     }
   }
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
     const write = this.db.transaction(() => {
+      this.batch = new Map();
       for (const op of ops) this.apply(op);
+      this.flush();
       for (const checkpoint of checkpoints) {
         this.statement('INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position').run(
           checkpoint.projection,
@@ -211,10 +296,12 @@ export class SqliteReadStore implements ReadStore {
     try {
       write();
     } catch (error) {
+      this.batch = null;
       // The rollback also undid any CREATE TABLE of the write: forget which tables are known to exist.
       this.known.clear();
       throw error;
     }
+    this.batch = null;
   }
 
   async getCheckpoint(projection: string): Promise<Position | null> {

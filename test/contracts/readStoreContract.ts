@@ -182,6 +182,38 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         expect(await store.findOne(own('a'), { _id: 'x' })).toEqual({ _id: 'x', v: 11 });
         expect(await store.findOne(own('b'), { _id: 'y' })).toEqual({ _id: 'y', v: 5 });
       });
+
+      it('updates of one document by id within a bulk write each see the one before, conditions included', async () => {
+        await insert('last', { _id: 'c', last: null, n: 0 });
+        const seen = (id: string) => ({ updateOne: { collection: own('last'), filter: { _id: 'c', last: { $lt: id } }, update: { $set: { last: id }, $inc: { n: 1 } } } });
+        await store.bulkWrite([
+          { updateOne: { collection: own('last'), filter: { _id: 'c', last: null }, update: { $set: { last: '105' }, $inc: { n: 1 } } } },
+          seen('103'),
+          seen('107'),
+          seen('106'),
+          { updateOne: { collection: own('last'), filter: { _id: 'c', last: null }, update: { $set: { last: '100' } } } },
+        ]);
+        expect(await store.findOne(own('last'), { _id: 'c' })).toEqual({ _id: 'c', last: '107', n: 2 });
+      });
+
+      it('a query-filtered operation in a bulk write sees the changes made by id before it', async () => {
+        await insert('seen', { _id: 's1', g: 1, v: 0 }, { _id: 's2', g: 1, v: 0 });
+        await store.bulkWrite([
+          { updateOne: { collection: own('seen'), filter: { _id: 's1' }, update: { $set: { g: 2 } } } },
+          { updateMany: { collection: own('seen'), filter: { g: 1 }, update: { $inc: { v: 1 } } } },
+          { replaceOne: { collection: own('seen'), filter: { _id: 's3' }, replacement: { _id: 's3', g: 2 }, upsert: true } },
+          { deleteMany: { collection: own('seen'), filter: { g: 2 } } },
+          { updateOne: { collection: own('seen'), filter: { _id: 's3' }, update: { $set: { back: true } } } },
+        ]);
+        expect(await store.find(own('seen'), {}, { sort: { _id: 1 } })).toEqual([{ _id: 's2', g: 1, v: 1 }]);
+      });
+
+      it('an upsert by id whose other conditions do not match an existing document is refused, as a duplicate id', async () => {
+        await insert('dup', { _id: 'd', last: '9' });
+        const upsert = store.bulkWrite([{ updateOne: { collection: own('dup'), filter: { _id: 'd', last: { $lt: '5' } }, update: { $set: { last: '5' } }, upsert: true } }]);
+        await expect(upsert).rejects.toThrow();
+        expect(await store.findOne(own('dup'), { _id: 'd' })).toEqual({ _id: 'd', last: '9' });
+      });
     });
 
     describe('checkpoints', () => {
