@@ -93,7 +93,7 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
     message.timestamp = new Date(snowflakeTimestamp(messageId)).toISOString();
   }
   await storeFiles(deps, channelId, uploads);
-  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock));
+  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock), { newStream: true });
   await deps.settle(position);
   return messageDocOf(deps, state);
 }

@@ -1,8 +1,11 @@
 // Embedded event store: an append-only SQLite log in WAL mode with synchronous=FULL, so a commit is on disk
 // (fsync'd) before an append resolves. Appends that arrive while a commit is under way are queued and written
 // together in the next transaction: one fsync serves them all (group commit).
+// It is the log's one writer (one process per DATA_DIR), so it knows where the streams it has written or read end:
+// a read from past a stream's end, the command handler's top-up of a cached aggregate on every load, needs no query.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import {
   type AppendResult,
@@ -55,6 +58,8 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private closed = false;
   private readonly statements;
+  /** By stream: a revision no event of the stream is beyond (its last one, once appended or read to the end). */
+  private readonly ends = new LRUCache<string, number>({ max: 100_000 });
 
   constructor(file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
@@ -156,8 +161,13 @@ export class SqliteEventStore implements EventStore {
     this.metrics.commit(batch.length, batch.reduce((sum, pending) => sum + pending.rows.length, 0), (performance.now() - started) / 1000);
     batch.forEach((pending, i) => {
       const outcome = outcomes[i];
-      if (outcome instanceof WrongExpectedVersionError) pending.reject(outcome);
-      else pending.resolve(outcome);
+      if (outcome instanceof WrongExpectedVersionError) {
+        this.ends.delete(pending.streamId);
+        pending.reject(outcome);
+      } else {
+        this.ends.set(pending.streamId, Number(outcome.nextExpectedRevision));
+        pending.resolve(outcome);
+      }
     });
   }
 
@@ -182,10 +192,13 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const rows =
-      options.direction === 'backwards'
-        ? this.statements.backwards.all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount)
-        : this.statements.forwards.all(streamId, Number(options.fromRevision ?? 0n), maxCount);
+    if (options.direction === 'backwards') {
+      return this.statements.backwards.all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount).map(toRecorded);
+    }
+    const from = Number(options.fromRevision ?? 0n);
+    if (from > (this.ends.get(streamId) ?? Infinity)) return [];
+    const rows = this.statements.forwards.all(streamId, from, maxCount);
+    if (rows.length < maxCount) this.ends.set(streamId, rows.length ? rows[rows.length - 1].revision : from - 1);
     return rows.map(toRecorded);
   }
 

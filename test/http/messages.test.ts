@@ -172,6 +172,31 @@ describe('send', () => {
     const lenient = await sent(member, { content: 'x', message_reference: { message_id: '1234567890123456789', fail_if_not_exists: false } });
     expect(lenient.type).toBe(0);
   });
+
+  it('honours a change of permissions, membership or channel on the very next send (the guild and the channel’s guild are kept in memory)', async () => {
+    const sender = await newMember(server, guild);
+    const channel = (await call(owner, 'POST', `/guilds/${guild.id}/channels`, { name: 'changing' })).body.id as string;
+    const overwrite = `/channels/${channel}/permissions/${sender.id}`;
+    expect((await send(sender, { content: 'allowed' }, channel)).status).toBe(200);
+    expect((await call(owner, 'PUT', overwrite, { type: 1, deny: Permission.SEND_MESSAGES.toString() })).status).toBe(204);
+    expectError(await send(sender, { content: 'denied' }, channel), 403, 'MISSING_PERMISSIONS');
+    expect((await call(owner, 'DELETE', overwrite)).status).toBe(204);
+    expect((await send(sender, { content: 'allowed again' }, channel)).status).toBe(200);
+    expect((await call(owner, 'DELETE', `/guilds/${guild.id}/members/${sender.id}`)).status).toBe(204);
+    expectError(await send(sender, { content: 'kicked' }, channel), 404, 'UNKNOWN_CHANNEL');
+    expect((await send(owner, { content: 'still here' }, channel)).status).toBe(200);
+    expect((await call(owner, 'DELETE', `/channels/${channel}`)).status).toBe(200);
+    expectError(await send(owner, { content: 'gone' }, channel), 404, 'UNKNOWN_CHANNEL');
+    expectError(await call(owner, 'GET', `/channels/${channel}/messages`), 404, 'UNKNOWN_CHANNEL');
+  });
+
+  it('shows the author as they are now: a new username is on the very next message', async () => {
+    const author = await newMember(server, guild);
+    expect((await sent(author, { content: 'before' })).author.username).toBe(author.username);
+    const renamed = `${author.username}r`;
+    expect((await call(author, 'PATCH', '/users/@me', { username: renamed })).status).toBe(200);
+    expect((await sent(author, { content: 'after' })).author.username).toBe(renamed);
+  });
 });
 
 describe('attachments', () => {
