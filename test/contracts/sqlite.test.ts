@@ -85,3 +85,27 @@ describe('SQLite event store: group commit', () => {
     await store.close();
   });
 });
+
+describe('SQLite event store: where streams end', () => {
+  const event: NewEvent = { type: 'Noted', data: {}, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } };
+
+  it('answers a read from past the end of a stream it wrote or read without a query, and reads every later append', async () => {
+    const store = new SqliteEventStore(file('ends'));
+    await store.appendToStream('written', [event, event]);
+    const queries = vi.spyOn(store['statements'].forwards, 'all');
+    expect(await store.readStream('written', { fromRevision: 2n })).toEqual([]);
+    expect(await store.readStream('unseen', { fromRevision: 0n })).toEqual([]);
+    expect(await store.readStream('unseen', { fromRevision: 0n })).toEqual([]);
+    expect(queries).toHaveBeenCalledTimes(1);
+    await store.appendToStream('written', [event]);
+    await store.appendToStream('unseen', [event]);
+    expect((await store.readStream('written', { fromRevision: 2n })).map((e) => e.revision)).toEqual([2n]);
+    expect((await store.readStream('unseen', { fromRevision: 0n })).map((e) => e.revision)).toEqual([0n]);
+    // A read that stops at maxCount has not seen the end.
+    expect(await store.readStream('written', { maxCount: 1 })).toHaveLength(1);
+    expect((await store.readStream('written', { fromRevision: 1n })).map((e) => e.revision)).toEqual([1n, 2n]);
+    await expect(store.appendToStream('written', [event], { expectedRevision: 1n })).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    expect(await store.readStream('written', { fromRevision: 3n })).toEqual([]);
+    await store.close();
+  });
+});
