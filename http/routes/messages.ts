@@ -168,8 +168,9 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   /** Message objects as the viewer sees them: `me` on their reactions, and replied-to messages embedded. */
   async function present(docs: MessageDoc[], viewerId: string) {
-    const ids = docs.map((d) => d._id);
-    const own = ids.length ? await reactionsByUserOn(deps.readStore, ids, viewerId) : [];
+    // `me` only marks reactions a message has: messages without any need no look-up.
+    const reacted = docs.flatMap((d) => (Object.keys(d.reactions).length ? [d._id] : []));
+    const own = reacted.length ? await reactionsByUserOn(deps.readStore, reacted, viewerId) : [];
     const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
     const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
     const referenced = referencedIds.length ? await messagesByIds(deps.readStore, referencedIds) : [];

@@ -190,6 +190,21 @@ describe('send', () => {
     expectError(await call(owner, 'GET', `/channels/${channel}/messages`), 404, 'UNKNOWN_CHANNEL');
   });
 
+  it('answers a send with the very bytes a read of the message answers (the answer is built from the event, not read back)', async () => {
+    const original = await sent(owner, { content: 'first' });
+    const bodies: { user: TestUser; body: unknown; files?: { name: string; data: Buffer; type?: string }[] }[] = [
+      { user: member, body: { content: `plain <@${owner.id}> @everyone <#${guild.channelId}>`, nonce: 'bytes-1', tts: true } },
+      { user: bot, body: { content: 'rich', flags: 4, embeds: [{ title: 'T', timestamp: '2024-05-01T10:00:00+02:00', image: { url: 'attachment://a.png' } }], components: [{ type: 1, components: [{ type: 2, style: 1, label: 'B', custom_id: 'b' }] }] }, files: [{ name: 'a.png', data: await png(), type: 'image/png' }] },
+      { user: member, body: { content: 'reply', message_reference: { message_id: original.id } } },
+    ];
+    for (const { user, body, files } of bodies) {
+      const answer = files ? await sendFiles(user, body, files) : await send(user, body);
+      expect(answer.status, answer.text).toBe(200);
+      const read = await call(user, 'GET', `/channels/${guild.channelId}/messages/${answer.body.id}`);
+      expect(answer.text).toBe(read.text);
+    }
+  });
+
   it('shows the author as they are now: a new username is on the very next message', async () => {
     const author = await newMember(server, guild);
     expect((await sent(author, { content: 'before' })).author.username).toBe(author.username);
