@@ -179,6 +179,12 @@ export class SqliteReadStore implements ReadStore {
     } else if ('replaceOne' in op) {
       const { collection, filter, replacement, upsert } = op.replaceOne;
       const name = this.ensureCollection(collection);
+      // A document replaced by its own _id (what projections do) is written by one statement, with nothing read first.
+      if (Object.keys(filter).length === 1 && filter._id === replacement._id) {
+        if (upsert) this.write(name, replacement);
+        else this.statement(`UPDATE ${name} SET doc = ? WHERE id = ?`).run(JSON.stringify(replacement), replacement._id);
+        return;
+      }
       const [existing] = this.findSync(collection, filter, { limit: 1 });
       if (existing) {
         if (existing._id !== replacement._id) this.statement(`DELETE FROM ${name} WHERE id = ?`).run(existing._id);
