@@ -8,20 +8,12 @@
 // revoked token) nor read-your-writes across instances allows.
 import { LRUCache } from 'lru-cache';
 import type { Checkpoint, Doc, Filter, FindOptions, IndexSpec, ReadStore, WriteOp } from '../../ports/readStore.js';
+import { deepFreeze } from './documents.js';
 
 const CAPACITY = 20_000;
 
 /** The one document a filter names by a plain _id equality, if it does. */
 const idOf = (filter: Filter): string | null => (typeof filter._id === 'string' ? filter._id : null);
-
-/** Cached documents are shared by every reader: frozen, so a caller that changed one would fail instead of changing it for all. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
 
 export class CachedReadStore implements ReadStore {
   private readonly documents: LRUCache<string, Doc>;

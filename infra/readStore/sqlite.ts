@@ -2,14 +2,20 @@
 // declared indexes become expression indexes on the same expressions, and a bulk write commits together with the
 // projector checkpoints in one transaction. Read models can always be rebuilt from the log, so commits are not
 // fsync'd one by one (synchronous=NORMAL): after a crash the checkpoint rolls back with the writes it covers.
+// Documents parsed once are kept with the text they came from: a row read again with the same text (a page of
+// messages is mostly the page before) gives the same, frozen, object instead of being parsed again.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import { applyUpdate, assertPath, isOperatorObject, upsertSeed } from './documents.js';
+import { applyUpdate, assertPath, deepFreeze, isOperatorObject, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
+
+/** How much document text the parsed documents kept in memory may stand for (the objects take a few times more). */
+const PARSED_TEXT = 8 * 2 ** 20;
 
 function sqlValue(value: Comparable): Param {
   if (typeof value === 'boolean') return value ? 1 : 0;
@@ -87,6 +93,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly statements = new Map<string, Database.Statement>();
+  /** By table and id: a document as parsed, and the text it was parsed from. */
+  private readonly parsed = new LRUCache<string, { text: string; doc: Doc }>({ maxSize: PARSED_TEXT, sizeCalculation: (entry) => entry.text.length || 1 });
 
   constructor(file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
@@ -139,7 +147,18 @@ export class SqliteReadStore implements ReadStore {
 
   private findSync<T extends Doc>(collection: string, filter: Filter, options?: FindOptions): T[] {
     const { sql, params } = this.select(collection, filter, options);
-    return (this.statement(sql).all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T);
+    const name = table(collection);
+    return (this.statement(sql).all(...params) as { id: string; doc: string }[]).map((row) => this.parse<T>(name, row));
+  }
+
+  /** The row's document: the one parsed before while the row still holds the same text. */
+  private parse<T extends Doc>(name: string, row: { id: string; doc: string }): T {
+    const key = `${name}/${row.id}`;
+    const known = this.parsed.get(key);
+    if (known?.text === row.doc) return known.doc as T;
+    const doc = deepFreeze(JSON.parse(row.doc) as Doc);
+    this.parsed.set(key, { text: row.doc, doc });
+    return doc as T;
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {

@@ -109,3 +109,22 @@ describe('SQLite event store: where streams end', () => {
     await store.close();
   });
 });
+
+describe('SQLite read store: parsed documents', () => {
+  it('gives a row read again with the same text the object parsed before (frozen), and a changed row a new one', async () => {
+    const store = new SqliteReadStore(file('parsed'));
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a', tags: ['x'] } } }]);
+    const parse = vi.spyOn(JSON, 'parse');
+    const first = await store.findOne('things', { _id: 'a' });
+    const [again] = await store.find('things', {});
+    expect(again).toBe(first);
+    expect(parse).toHaveBeenCalledTimes(1);
+    expect(() => (first!.tags as string[]).push('y')).toThrow(TypeError);
+    await store.bulkWrite([{ updateOne: { collection: 'things', filter: { _id: 'a' }, update: { $push: { tags: 'y' } } } }]);
+    const changed = await store.findOne('things', { _id: 'a' });
+    expect(changed).toEqual({ _id: 'a', tags: ['x', 'y'] });
+    expect(first).toEqual({ _id: 'a', tags: ['x'] });
+    parse.mockRestore();
+    await store.close();
+  });
+});
