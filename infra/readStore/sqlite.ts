@@ -14,6 +14,9 @@ import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadS
 
 type Param = string | number | null;
 
+/** A field json_set can name as it is: not _id, not a dotted path. */
+const TOP_LEVEL_FIELD = /^(?!_id$)[A-Za-z_]\w*$/;
+
 /** How much document text the parsed documents kept in memory may stand for (the objects take a few times more). */
 const PARSED_TEXT = 8 * 2 ** 20;
 
@@ -183,6 +186,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private updateMatching(collection: string, filter: Filter, update: Update, limit: number | undefined, upsert: boolean): void {
+    if (!upsert && this.setInPlace(collection, filter, update, limit)) return;
     const name = this.ensureCollection(collection);
     const found = this.findSync(collection, filter, limit === undefined ? {} : { limit });
     if (found.length === 0 && upsert) {
@@ -190,6 +194,26 @@ export class SqliteReadStore implements ReadStore {
       return;
     }
     for (const doc of found) this.write(name, applyUpdate(doc, update));
+  }
+
+  /**
+   * An update that only sets top-level fields (a channel's last_message_id on every message) is one statement: SQLite's
+   * json_set writes the fields into the stored text, which it leaves as JSON.stringify wrote it, so nothing is read,
+   * parsed and written back. Only where the filter pins the document when one is updated: SQLite would pick the first
+   * of several matches by another plan than a find's. False when the update needs the general path.
+   */
+  private setInPlace(collection: string, filter: Filter, update: Update, limit: number | undefined): boolean {
+    const fields = Object.entries(update.$set ?? {});
+    if (Object.keys(update).length !== 1 || fields.length === 0 || (limit !== undefined && typeof filter._id !== 'string')) return false;
+    const values = fields.map(([, value]) => JSON.stringify(value) as string | undefined);
+    if (fields.some(([path], i) => !TOP_LEVEL_FIELD.test(path) || values[i] === undefined)) return false;
+    const params: Param[] = [];
+    const where = compileFilter(filter, params);
+    const name = this.ensureCollection(collection);
+    const sets = fields.map(([path]) => `'$.${path}', json(?)`).join(', ');
+    const matching = `SELECT id FROM ${name} WHERE ${where}${limit === undefined ? '' : ` LIMIT ${limit}`}`;
+    this.statement(`UPDATE ${name} SET doc = json_set(doc, ${sets}) WHERE id IN (${matching})`).run(...(values as string[]), ...params);
+    return true;
   }
 
   private apply(op: WriteOp): void {

@@ -110,6 +110,24 @@ describe('SQLite event store: where streams end', () => {
   });
 });
 
+describe('SQLite read store: top-level $set in place', () => {
+  it('stores the very text a read, update and write back would, and leaves alone what the filter does not match', async () => {
+    const store = new SqliteReadStore(file('set'));
+    const text = (id: string) => store['db'].prepare('SELECT doc FROM c_things WHERE id = ?').pluck().get(id);
+    const original = { _id: 'a', n: 1, s: 'x', nested: { k: 1 }, last: '5' };
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: original } }, { insertOne: { collection: 'things', document: { ...original, _id: 'b' } } }]);
+    const set = { s: 'é\u2028\ud800', n: 1.5, nested: { k: 2 }, list: [1, { b: null }, 1e21], t: true, z: null };
+    await store.bulkWrite([
+      { updateOne: { collection: 'things', filter: { _id: 'a', last: { $lt: '6' } }, update: { $set: set } } },
+      { updateOne: { collection: 'things', filter: { _id: 'b', last: null }, update: { $set: set } } },
+      { updateMany: { collection: 'things', filter: { n: 1 }, update: { $set: { many: 'yes', gone: undefined } } } },
+    ]);
+    expect(text('a')).toBe(JSON.stringify({ ...original, ...set }));
+    expect(text('b')).toBe(JSON.stringify({ ...original, _id: 'b', many: 'yes' }));
+    await store.close();
+  });
+});
+
 describe('SQLite read store: parsed documents', () => {
   it('gives a row read again with the same text the object parsed before (frozen), and a changed row a new one', async () => {
     const store = new SqliteReadStore(file('parsed'));
