@@ -8,7 +8,7 @@
 // revoked token) nor read-your-writes across instances allows.
 import { LRUCache } from 'lru-cache';
 import type { Checkpoint, Doc, Filter, FindOptions, IndexSpec, ReadStore, WriteOp } from '../../ports/readStore.js';
-import { deepFreeze } from './documents.js';
+import { deepFreeze } from '../frozen.js';
 
 const CAPACITY = 20_000;
 

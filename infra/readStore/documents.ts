@@ -102,15 +102,6 @@ export function equalityFields(filter: Filter): Record<string, unknown> {
   return fields;
 }
 
-/** Documents kept in memory are shared by every reader: frozen, so a caller that changed one would fail instead of changing it for all. */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
-
 export function upsertSeed(filter: Filter, newId: () => string): Doc {
   const doc: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(equalityFields(filter))) setPath(doc, path, value);

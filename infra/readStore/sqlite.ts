@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import { applyUpdate, assertPath, deepFreeze, isOperatorObject, upsertSeed } from './documents.js';
+import { deepFreeze } from '../frozen.js';
+import { applyUpdate, assertPath, isOperatorObject, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
-import { type NewEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
+import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
@@ -143,6 +143,33 @@ describe('SQLite read store: parsed documents', () => {
     expect(changed).toEqual({ _id: 'a', tags: ['x', 'y'] });
     expect(first).toEqual({ _id: 'a', tags: ['x'] });
     parse.mockRestore();
+    await store.close();
+  });
+});
+
+describe('SQLite event store: the events it committed last', () => {
+  const event = (n: number): NewEvent => ({ type: 'Noted', data: { n, nested: { list: [n] } }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
+
+  it('are handed to subscribers from memory, parsed once for all and frozen, equal to what the log reads; older events come from the log', async () => {
+    const path = file('tail');
+    const before = new SqliteEventStore(path);
+    for (let i = 0; i < 5; i++) await before.appendToStream('earlier', [event(i)]);
+    await before.close();
+
+    const store = new SqliteEventStore(path);
+    const seen: [RecordedEvent[], RecordedEvent[]] = [[], []];
+    const subscriptions = seen.map((into) => store.subscribeToAll({}, async (batch) => void into.push(...batch)));
+    await Promise.all(subscriptions.map((s) => s.caughtUp()));
+    const queries = vi.spyOn(store['statements'].allForwards, 'all');
+    await Promise.all(Array.from({ length: 30 }, (_, i) => store.appendToStream(`later-${i % 3}`, [event(100 + i), event(200 + i)])));
+    await Promise.all(subscriptions.map((s) => s.caughtUp()));
+    expect(queries).not.toHaveBeenCalled();
+    const logged = await store.readAll({ maxCount: 100 });
+    expect(logged).toHaveLength(65);
+    for (const into of seen) expect(into).toEqual(logged);
+    expect(seen[0][64]).toBe(seen[1][64]);
+    expect(Object.isFrozen(seen[0][64].data.nested)).toBe(true);
+    for (const s of subscriptions) await s.stop();
     await store.close();
   });
 });
