@@ -168,7 +168,7 @@ describe('SQLite event store: the events it committed last', () => {
     expect(logged).toHaveLength(65);
     for (const into of seen) expect(into).toEqual(logged);
     expect(seen[0][64]).toBe(seen[1][64]);
-    expect(Object.isFrozen(seen[0][64].data.nested)).toBe(true);
+    expect(Object.isFrozen((seen[0][64].data as { nested: object }).nested)).toBe(true);
     for (const s of subscriptions) await s.stop();
     await store.close();
   });
