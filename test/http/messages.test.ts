@@ -287,6 +287,32 @@ describe('read', () => {
     expectError(await call(member, 'GET', `/channels/${channel}/messages?limit=101`), 400, 'INVALID_FORM_BODY');
   });
 
+  it('answers a page with the bytes of its messages as each is fetched, read after read, and shows what changed since', async () => {
+    const channel = (await call(owner, 'POST', `/guilds/${guild.id}/channels`, { name: 'bytes' })).body.id;
+    const first = await sent(owner, { content: 'first', embeds: [{ title: 'T', timestamp: '2024-05-01T10:00:00+02:00' }] }, channel);
+    await sent(member, { content: 'reply', message_reference: { message_id: first.id } }, channel);
+    const reacted = await sent(member, { content: 'reacted' }, channel);
+    await call(member, 'PUT', `/channels/${channel}/messages/${reacted.id}/reactions/${encodeURIComponent('👍')}/@me`);
+    await sent(bot, { content: 'plain', components: [{ type: 1, components: [{ type: 2, style: 1, label: 'B', custom_id: 'b' }] }] }, channel);
+    const expectPageAsFetched = async (viewer: TestUser) => {
+      const page = await call(viewer, 'GET', `/channels/${channel}/messages`);
+      expect(page.headers['content-type']).toBe('application/json');
+      const fetched = await Promise.all(page.body.map((m: { id: string }) => call(viewer, 'GET', `/channels/${channel}/messages/${m.id}`)));
+      expect(page.text).toBe(`[${fetched.map((m) => m.text).join(',')}]`);
+      return page.text;
+    };
+    for (const viewer of [member, owner, member]) await expectPageAsFetched(viewer);
+    const before = await expectPageAsFetched(member);
+    expect((await call(member, 'PATCH', `/channels/${channel}/messages/${reacted.id}`, { content: 'edited' })).status).toBe(200);
+    await call(member, 'DELETE', `/channels/${channel}/messages/${reacted.id}/reactions/${encodeURIComponent('👍')}/@me`);
+    const after = await expectPageAsFetched(member);
+    expect(after).not.toBe(before);
+    expect(JSON.parse(after).find((m: { id: string }) => m.id === reacted.id)).toMatchObject({ content: 'edited', reactions: [] });
+    const hidden = await channelDenying(member, Permission.READ_MESSAGE_HISTORY);
+    const empty = await call(member, 'GET', `/channels/${hidden}/messages`);
+    expect([empty.text, empty.headers['content-type']]).toEqual(['[]', 'application/json']);
+  });
+
   it('fetches one message; unknown ids and other channels answer 404 UNKNOWN_MESSAGE', async () => {
     const message = await sent(member, { content: 'single' });
     const fetched = await call(owner, 'GET', `/channels/${guild.channelId}/messages/${message.id}`);
