@@ -9,6 +9,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Checkpoint, Doc, Filter, FindOptions, IndexSpec, ReadStore, WriteOp } from '../../ports/readStore.js';
 import { deepFreeze } from '../frozen.js';
+import { collectionOf } from './documents.js';
 
 const CAPACITY = 20_000;
 
@@ -85,9 +86,9 @@ export class CachedReadStore implements ReadStore {
       const id = idOf(filter);
       return this.forget(collection, id === null ? null : [id, replacement._id]);
     }
-    const { collection, filter } = Object.values(op)[0] as { collection: string; filter: Filter };
+    const { filter } = Object.values(op)[0] as { filter: Filter };
     const id = idOf(filter);
-    this.forget(collection, id === null ? null : [id]);
+    this.forget(collectionOf(op), id === null ? null : [id]);
   }
 
   /** `ids` null: every document of the collection. */

@@ -1,7 +1,7 @@
 // MongoDB's update operators and filter matching on plain documents, for read stores that keep JSON documents
 // without a document engine of their own.
 import { isDeepStrictEqual } from 'node:util';
-import type { Comparable, Doc, FieldCondition, Filter, Update } from '../../ports/readStore.js';
+import type { Comparable, Doc, FieldCondition, Filter, Update, WriteOp } from '../../ports/readStore.js';
 
 const PATH = /^[A-Za-z_$][\w$]*(\.[\w$]+)*$/;
 
@@ -101,6 +101,9 @@ export function equalityFields(filter: Filter): Record<string, unknown> {
   }
   return fields;
 }
+
+/** The collection a write operation writes to. */
+export const collectionOf = (op: WriteOp): string => (Object.values(op)[0] as { collection: string }).collection;
 
 export function upsertSeed(filter: Filter, newId: () => string): Doc {
   const doc: Record<string, unknown> = {};

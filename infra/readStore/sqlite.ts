@@ -3,14 +3,16 @@
 // projector checkpoints in one transaction. Read models can always be rebuilt from the log, so commits are not
 // fsync'd one by one (synchronous=NORMAL): after a crash the checkpoint rolls back with the writes it covers.
 // Documents parsed once are kept with the text they came from: a row read again with the same text (a page of
-// messages is mostly the page before) gives the same, frozen, object instead of being parsed again.
+// messages is mostly the page before) gives the same, frozen, object instead of being parsed again. A query's result
+// is kept until the next write to its table (this store is the read models' one writer, the projectors': a write
+// through it is the only way they change), so a page read again between writes costs no query at all.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
-import { applyUpdate, assertPath, isOperatorObject, upsertSeed } from './documents.js';
+import { applyUpdate, assertPath, collectionOf, isOperatorObject, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
@@ -97,6 +99,10 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly statements = new Map<string, Database.Statement>();
+  /** Results by query (SQL and parameters), with the version of their table they were read at. */
+  private readonly results = new LRUCache<string, { version: number; docs: Doc[] }>({ max: 1000 });
+  /** By table: counts the writes to it. */
+  private readonly versions = new Map<string, number>();
   /** By table and id: a document as parsed, and the text it was parsed from. */
   private readonly parsed = new LRUCache<string, { text: string; doc: Doc }>({ maxSize: PARSED_TEXT, sizeCalculation: (entry) => entry.text.length || 1 });
 
@@ -152,7 +158,24 @@ export class SqliteReadStore implements ReadStore {
   private findSync<T extends Doc>(collection: string, filter: Filter, options?: FindOptions): T[] {
     const { sql, params } = this.select(collection, filter, options);
     const name = table(collection);
-    return (this.statement(sql).all(...params) as { id: string; doc: string }[]).map((row) => this.parse<T>(name, row));
+    const version = this.versions.get(name) ?? 0;
+    const key = `${sql}\n${JSON.stringify(params)}`;
+    let result = this.results.get(key);
+    if (result?.version !== version) {
+      result = { version, docs: (this.statement(sql).all(...params) as { id: string; doc: string }[]).map((row) => this.parse(name, row)) };
+      this.results.set(key, result);
+    }
+    // The caller's own array: sorting or reversing it leaves the kept result as it is.
+    return result.docs.slice() as T[];
+  }
+
+  /**
+   * Called after every write to a table, even one that failed: the results read from it before, inside the write's
+   * transaction too (which a failure rolls back), are no longer its contents.
+   */
+  private written(collection: string): void {
+    const name = table(collection);
+    this.versions.set(name, (this.versions.get(name) ?? 0) + 1);
   }
 
   /** The row's document: the one parsed before while the row still holds the same text. */
@@ -218,6 +241,14 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private apply(op: WriteOp): void {
+    try {
+      this.applyOne(op);
+    } finally {
+      this.written(collectionOf(op));
+    }
+  }
+
+  private applyOne(op: WriteOp): void {
     if ('insertOne' in op) {
       this.insert(this.ensureCollection(op.insertOne.collection), op.insertOne.document);
     } else if ('replaceOne' in op) {
@@ -274,7 +305,10 @@ export class SqliteReadStore implements ReadStore {
 
   async reset(projection: string, collections: string[]): Promise<void> {
     this.db.transaction(() => {
-      for (const collection of collections) this.statement(`DELETE FROM ${this.ensureCollection(collection)}`).run();
+      for (const collection of collections) {
+        this.statement(`DELETE FROM ${this.ensureCollection(collection)}`).run();
+        this.written(collection);
+      }
       this.statement('DELETE FROM checkpoints WHERE projection = ?').run(projection);
     })();
   }

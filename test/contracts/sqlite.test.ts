@@ -7,6 +7,7 @@ import { FileBlobStore } from '../../infra/blobs/files.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import type { WriteOp } from '../../ports/readStore.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
@@ -124,6 +125,46 @@ describe('SQLite read store: top-level $set in place', () => {
     ]);
     expect(text('a')).toBe(JSON.stringify({ ...original, ...set }));
     expect(text('b')).toBe(JSON.stringify({ ...original, _id: 'b', many: 'yes' }));
+    await store.close();
+  });
+});
+
+describe('SQLite read store: query results', () => {
+  it('are kept until the next write to their table, whatever writes it, and each caller gets its own array', async () => {
+    const store = new SqliteReadStore(file('results'));
+    const page = () => store.find('things', { kind: 'k' }, { sort: { _id: -1 }, limit: 2 });
+    await store.bulkWrite(['a', 'b', 'c'].map((_id) => ({ insertOne: { collection: 'things', document: { _id, kind: 'k' } } })));
+    const queries = vi.spyOn(store['db'], 'prepare');
+    const statements = [...store['statements'].values()];
+    const runs = statements.map((statement) => vi.spyOn(statement, 'all'));
+    const ids = async () => (await page()).map((doc) => doc._id);
+    expect(await ids()).toEqual(['c', 'b']);
+    const first = await page();
+    first.reverse();
+    expect(await ids()).toEqual(['c', 'b']);
+    expect(runs.reduce((n, run) => n + run.mock.calls.length, 0) + queries.mock.calls.length).toBe(1);
+    const writes: WriteOp[] = [
+      { insertOne: { collection: 'things', document: { _id: 'd', kind: 'k' } } },
+      { updateOne: { collection: 'things', filter: { _id: 'd' }, update: { $set: { kind: 'other' } } } },
+      { deleteOne: { collection: 'things', filter: { _id: 'c' } } },
+      { insertOne: { collection: 'others', document: { _id: 'z', kind: 'k' } } },
+    ];
+    const expected = [['d', 'c'], ['c', 'b'], ['b', 'a'], ['b', 'a']];
+    for (const [i, op] of writes.entries()) {
+      await store.bulkWrite([op]);
+      expect(await ids(), JSON.stringify(op)).toEqual(expected[i]);
+    }
+    // What a rolled back write read inside its transaction (the $inc that fails reads the document the $push changed) is not kept.
+    await store.ensureIndexes([{ collection: 'things', keys: { n: 1 }, unique: true }]);
+    await store.bulkWrite([{ updateOne: { collection: 'things', filter: { _id: 'b' }, update: { $inc: { n: 1 } } } }]);
+    const failing: WriteOp[] = [
+      { updateOne: { collection: 'things', filter: { _id: 'a' }, update: { $push: { seen: 1 } } } },
+      { updateOne: { collection: 'things', filter: { _id: 'a' }, update: { $inc: { n: 1 } } } },
+    ];
+    await expect(store.bulkWrite(failing)).rejects.toThrow();
+    expect(await store.findOne('things', { _id: 'a' })).toEqual({ _id: 'a', kind: 'k' });
+    await store.reset('things', ['things']);
+    expect(await ids()).toEqual([]);
     await store.close();
   });
 });
