@@ -99,8 +99,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly statements = new Map<string, Database.Statement>();
-  /** Results by query (SQL and parameters), with the version of their table they were read at. */
-  private readonly results = new LRUCache<string, { version: number; docs: Doc[] }>({ max: 1000 });
+  /** Results by query (SQL and parameters), with the version of their table they were read at; 100,000 documents at most. */
+  private readonly results = new LRUCache<string, { version: number; docs: Doc[] }>({ maxSize: 100_000, sizeCalculation: (result) => result.docs.length + 1 });
   /** By table: counts the writes to it. */
   private readonly versions = new Map<string, number>();
   /** By table and id: a document as parsed, and the text it was parsed from. */
