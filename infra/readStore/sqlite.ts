@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
-import { applyUpdate, assertPath, collectionOf, isOperatorObject, upsertSeed } from './documents.js';
+import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeMaxUpdates, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
@@ -221,18 +221,25 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /**
-   * An update that only sets top-level fields (a channel's last_message_id on every message) is one statement: SQLite's
-   * json_set writes the fields into the stored text, which it leaves as JSON.stringify wrote it, so nothing is read,
-   * parsed and written back. Only where the filter pins the document when one is updated: SQLite would pick the first
-   * of several matches by another plan than a find's. False when the update needs the general path.
+   * An update that only sets top-level fields, or raises one by $max (a channel's last_message_id), is one statement:
+   * SQLite's json_set writes the fields into the stored text, which it leaves as JSON.stringify wrote it, so nothing is
+   * read, parsed and written back. Only where the filter pins the document when one is updated: SQLite would pick the
+   * first of several matches by another plan than a find's. False when the update needs the general path.
    */
   private setInPlace(collection: string, filter: Filter, update: Update, limit: number | undefined): boolean {
-    const fields = Object.entries(update.$set ?? {});
-    if (Object.keys(update).length !== 1 || fields.length === 0 || (limit !== undefined && typeof filter._id !== 'string')) return false;
+    const max = Object.entries(update.$max ?? {});
+    const fields = update.$max ? max : Object.entries(update.$set ?? {});
+    if (Object.keys(update).length !== 1 || fields.length === 0 || max.length > 1 || (limit !== undefined && typeof filter._id !== 'string')) return false;
     const values = fields.map(([, value]) => JSON.stringify(value) as string | undefined);
     if (fields.some(([path], i) => !TOP_LEVEL_FIELD.test(path) || values[i] === undefined)) return false;
     const params: Param[] = [];
-    const where = compileFilter(filter, params);
+    let where = compileFilter(filter, params);
+    for (const [path, value] of max) {
+      // isBelow (documents.ts) in SQL: TEXT compares by its UTF-8 bytes.
+      const type = `json_type(doc, '$.${path}')`;
+      where += ` AND (${type} IS NULL OR ${type} IN ('null', 'integer', 'real') OR (${type} = 'text' AND json_extract(doc, '$.${path}') < ?))`;
+      params.push(value);
+    }
     const name = this.ensureCollection(collection);
     const sets = fields.map(([path]) => `'$.${path}', json(?)`).join(', ');
     const matching = `SELECT id FROM ${name} WHERE ${where}${limit === undefined ? '' : ` LIMIT ${limit}`}`;
@@ -281,7 +288,7 @@ export class SqliteReadStore implements ReadStore {
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
     const write = this.db.transaction(() => {
-      for (const op of ops) this.apply(op);
+      for (const op of mergeMaxUpdates(ops)) this.apply(op);
       for (const checkpoint of checkpoints) {
         this.statement('INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position').run(
           checkpoint.projection,
