@@ -1,6 +1,8 @@
 // Who may see and do what, for any route of any issue: the guild aggregate is the one source of permissions, loaded
-// through the command handler's cache. Channel ids resolve to their guild through the channels read model; DM
-// channels answer for their recipients (messageChannelAccess, which every message route uses).
+// through the command handler's cache. Channel ids resolve to their guild through the channels read model, once per
+// channel: a channel never moves to another guild, so the guild it was found in is remembered. DM channels answer for
+// their recipients (messageChannelAccess, which every message route uses).
+import { LRUCache } from 'lru-cache';
 import { guildDecider } from '../domain/guild.js';
 import {
   type ChannelData,
@@ -15,10 +17,26 @@ import {
 } from '../domain/guildState.js';
 import { Permission, hasPermission } from '../domain/permissions.js';
 import type { Doc } from '../ports/readStore.js';
-import { anyChannelById, channelById } from '../projections/channels.queries.js';
+import { anyChannelById } from '../projections/channels.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { Uses } from './deps.js';
+import type { CommandHandler } from './handle.js';
 import { guildStream } from './streams.js';
+
+/** The guild of each guild channel seen, per command handler (one per runtime), bounded. */
+const channelGuilds = new WeakMap<CommandHandler, LRUCache<string, string>>();
+
+/** The channel's guild (from memory once seen), or, for any other channel id, its document: a DM, or null when unknown. */
+async function locateChannel(deps: Uses<'commands' | 'readStore'>, channelId: string): Promise<{ guildId: string | null; doc: Doc | null }> {
+  let guilds = channelGuilds.get(deps.commands);
+  if (!guilds) channelGuilds.set(deps.commands, (guilds = new LRUCache({ max: 100_000 })));
+  const known = guilds.get(channelId);
+  if (known) return { guildId: known, doc: null };
+  const doc = await anyChannelById(deps.readStore, channelId);
+  const guildId = typeof doc?.guild_id === 'string' && doc.guild_id ? doc.guild_id : null;
+  if (guildId) guilds.set(channelId, guildId);
+  return { guildId, doc };
+}
 
 /** The guild's current state; UNKNOWN_GUILD when it does not exist or was deleted. */
 export async function loadGuild(deps: Uses<'commands'>, guildId: string): Promise<GuildState> {
@@ -60,9 +78,14 @@ export interface ChannelAccess {
  * not a guild channel, or the user is not a member of its guild or lacks VIEW_CHANNEL there.
  */
 export async function channelAccess(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<ChannelAccess> {
-  const doc = await channelById(deps.readStore, channelId);
-  if (!doc?.guild_id) throw unknownChannel();
-  const { state: guild } = await deps.commands.load(guildStream(doc.guild_id), guildDecider);
+  const { guildId } = await locateChannel(deps, channelId);
+  if (!guildId) throw unknownChannel();
+  return guildChannelAccess(deps, guildId, channelId, userId);
+}
+
+/** channelAccess once the channel's guild is known; a channel the guild no longer has is unknown. */
+async function guildChannelAccess(deps: Uses<'commands'>, guildId: string, channelId: string, userId: string): Promise<ChannelAccess> {
+  const { state: guild } = await deps.commands.load(guildStream(guildId), guildDecider);
   const { channel, permissions } = requireVisibleChannel(guild, userId, channelId);
   return { guildId: guild.id, guild, channel, permissions };
 }
@@ -94,11 +117,11 @@ export const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && do
 
 /** A channel the user can see (a guild channel, or a DM they take part in); otherwise 404 UNKNOWN_CHANNEL. */
 export async function messageChannelAccess(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
-  const doc = await anyChannelById(deps.readStore, channelId);
-  if (isDm(doc)) {
-    if (!doc.recipient_ids.includes(userId)) throw unknownChannel();
+  const { guildId, doc } = await locateChannel(deps, channelId);
+  if (!guildId) {
+    if (!isDm(doc) || !doc.recipient_ids.includes(userId)) throw unknownChannel();
     return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };
   }
-  const access = await channelAccess(deps, channelId, userId);
+  const access = await guildChannelAccess(deps, guildId, channelId, userId);
   return { channelId, guildId: access.guildId, type: access.channel.type, permissions: access.permissions, guild: access.guild, dm: null };
 }

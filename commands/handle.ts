@@ -1,6 +1,7 @@
 // Runs a command against one stream: fold the stream's events into state, decide, append with the revision the
 // decision was made on. A concurrent writer makes the append fail with a wrong expected version; the command is then
 // decided again on the fresh state. Folded states are cached per stream, so a load reads only the events since.
+import { LRUCache } from 'lru-cache';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { type EventMetadata, type EventStore, type Position, WrongExpectedVersionError } from '../ports/eventStore.js';
 
@@ -13,23 +14,27 @@ export interface Loaded<State> {
 const MAX_ATTEMPTS = 5;
 
 export class AggregateCache {
-  private readonly entries = new Map<string, Loaded<unknown>>();
-  constructor(private readonly capacity = 10_000) {}
+  private readonly entries: LRUCache<string, Loaded<unknown>>;
+  constructor(capacity = 10_000) {
+    this.entries = new LRUCache({ max: capacity });
+  }
 
   get<State>(streamId: string): Loaded<State> | undefined {
-    const entry = this.entries.get(streamId);
-    if (entry) {
-      this.entries.delete(streamId);
-      this.entries.set(streamId, entry);
-    }
-    return entry as Loaded<State> | undefined;
+    return this.entries.get(streamId) as Loaded<State> | undefined;
   }
 
   set<State>(streamId: string, entry: Loaded<State>): void {
-    this.entries.delete(streamId);
     this.entries.set(streamId, entry);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
+}
+
+export interface HandleOptions {
+  /**
+   * The stream is one this process has just named (a new snowflake's): the first attempt decides on the initial state
+   * without reading the log. The append's no_stream expectation still guards it: a stream that existed after all is
+   * read and decided again.
+   */
+  newStream?: boolean;
 }
 
 export interface Handled<State, Event> {
@@ -62,9 +67,10 @@ export class CommandHandler {
     decider: Decider<State, Command, Event>,
     command: Command,
     metadata: EventMetadata,
+    options: HandleOptions = {},
   ): Promise<Handled<State, Event>> {
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = await this.load(streamId, decider);
+      const { state, revision } = attempt === 1 && options.newStream ? { state: decider.initialState(), revision: -1n } : await this.load(streamId, decider);
       const events = decider.decide(command, state);
       if (events.length === 0) return { state, events, position: null };
       try {

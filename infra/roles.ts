@@ -17,6 +17,7 @@ import { EsdbEventStore } from './eventStore/esdb.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
+import { CachedReadStore } from './readStore/cached.js';
 import { MongoReadStore } from './readStore/mongo.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
@@ -87,6 +88,9 @@ export async function openEngines(config: Config, engines: EngineConfig, log: Lo
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db')));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
     }
+    // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.
+    const cached = runsProjectors(engines.role) ? selectProjections(engines.projections).flatMap((p) => p.cachedById ?? []) : [];
+    if (cached.length) readStore = new CachedReadStore(readStore, cached);
     let bus: EventBus;
     let relay: Relay | null = null;
     if (engines.bus.kind === 'kafka') {

@@ -33,6 +33,11 @@ export interface Update {
   $pull?: Record<string, unknown>;
   $addToSet?: Record<string, unknown>;
   $setOnInsert?: Record<string, unknown>;
+  /**
+   * Sets the field to the string when it is missing, null or a number, or a string that sorts before it (by UTF-8 bytes,
+   * as MongoDB compares strings); anything else is left as it is.
+   */
+  $max?: Record<string, string>;
 }
 
 export type WriteOp =

@@ -82,6 +82,23 @@ export function messageObject(doc: MessageDoc, view: MessageView): Record<string
   };
 }
 
+/**
+ * The JSON of messages whose object depends on the document and the origin alone (no reactions to mark `me` on, no
+ * message replied to), by document: a frozen document (as the embedded read store shares them) never changes, so a page
+ * read again presents and serializes only the messages that are new to it.
+ */
+const presented = new WeakMap<MessageDoc, { origin: string; json: string }>();
+
+/** JSON.stringify(messageObject(doc, view)), made once per frozen document where the view cannot change it. */
+export function messageJson(doc: MessageDoc, view: MessageView): string {
+  const shared = Object.isFrozen(doc) && view.referenced === undefined && Object.keys(doc.reactions).length === 0;
+  const known = shared ? presented.get(doc) : undefined;
+  if (known?.origin === view.origin) return known.json;
+  const json = JSON.stringify(messageObject(doc, view));
+  if (shared) presented.set(doc, { origin: view.origin, json });
+  return json;
+}
+
 /** A DM (type 1) or group DM (type 3) channel object; `recipients` are the participants other than the viewer. */
 export function dmChannelObject(doc: DmChannelDoc, viewerId: string) {
   const recipients = doc.recipients.filter((user: MessageUser) => user.id !== viewerId);

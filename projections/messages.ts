@@ -59,13 +59,9 @@ const updateMessage = (messageId: string, update: Extract<WriteOp, { updateOne: 
 });
 
 /** Sets the channel's last_message_id to `messageId` unless a later message already holds it (projection order is log order, not id order). */
-function lastMessage(channelId: string, messageId: string): WriteOp[] {
-  const update = { $set: { last_message_id: messageId } };
-  return [
-    { updateOne: { collection: CHANNELS, filter: { _id: channelId, last_message_id: null }, update } },
-    { updateOne: { collection: CHANNELS, filter: { _id: channelId, last_message_id: { $lt: messageId } }, update } },
-  ];
-}
+const lastMessage = (channelId: string, messageId: string): WriteOp => ({
+  updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: { $max: { last_message_id: messageId } } },
+});
 
 function reactionCount(messageId: string, emoji: ReactionEmoji, count: number): WriteOp {
   const path = `reactions.${reactionField(emoji)}`;
@@ -83,7 +79,7 @@ function pinChange(pin: PinEvent['data'], pinnedAt: string | null): WriteOp[] {
 function projectMessage(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'MessageCreated'>(e, 'MessageCreated')) {
     const doc = messageDoc(e.data.message);
-    return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, ...lastMessage(e.data.channelId, e.data.messageId)];
+    return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, lastMessage(e.data.channelId, e.data.messageId)];
   }
   // An edit may change whom an ephemeral message mentions, and so who sees it.
   if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: { ...e.data.changes, ...visibility(e.data.message) } })];

@@ -37,6 +37,7 @@ export const oauth2Projection: Projection = {
   name: 'oauth2',
   collections: [OAUTH2_TOKENS],
   indexes: [],
+  cachedById: [OAUTH2_TOKENS],
   project(event) {
     if (is<OAuth2GrantEvent, 'OAuth2TokensIssued'>(event, 'OAuth2TokensIssued')) return [issued(event.data)];
     // A refresh rotates the pair: the access token it replaces stops working with it.

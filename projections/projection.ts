@@ -9,6 +9,8 @@ export interface Projection {
   /** Every collection the projection writes: what a rebuild empties. */
   collections: string[];
   indexes: IndexSpec[];
+  /** Collections read by _id on nearly every request (authentication, message authors): where this projection runs, they are kept in memory. */
+  cachedById?: string[];
   project(event: RecordedEvent): WriteOp[];
 }
 

@@ -103,5 +103,6 @@ export const usersProjection: Projection = {
     { collection: LOGINS, keys: { email_lower: 1 } },
     { collection: TOKENS, keys: { user_id: 1 } },
   ],
+  cachedById: [TOKENS, USERS],
   project: projectUser,
 };

@@ -5,7 +5,7 @@ import { type Attachment, type MessageFields, type MessageUser, MessageType, mes
 import { nonceDecider } from '../../domain/messageNonce.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
-import type { MessageDoc } from '../../projections/messages.js';
+import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { userById } from '../../projections/users.queries.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
@@ -93,9 +93,10 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
     message.timestamp = new Date(snowflakeTimestamp(messageId)).toISOString();
   }
   await storeFiles(deps, channelId, uploads);
-  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock));
+  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock), { newStream: true });
   await deps.settle(position);
-  return messageDocOf(deps, state);
+  // The message as decided: nothing has reacted to it or pinned it yet, so it needs no reading back.
+  return messageDoc(state.message!);
 }
 
 /** A user's send: SEND_MESSAGES, and ATTACH_FILES for files. */

@@ -1,8 +1,13 @@
 // Embedded event store: an append-only SQLite log in WAL mode with synchronous=FULL, so a commit is on disk
 // (fsync'd) before an append resolves. Appends that arrive while a commit is under way are queued and written
 // together in the next transaction: one fsync serves them all (group commit).
+// It is the log's one writer (one process per DATA_DIR), so it knows where the streams it has written or read end:
+// a read from past a stream's end, the command handler's top-up of a cached aggregate on every load, needs no query.
+// The events it committed last are kept parsed (and frozen): its subscribers (projectors, gateway, delivery) read
+// them from memory, parsed once for all, instead of each querying and parsing every new event.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import {
   type AppendResult,
@@ -18,6 +23,7 @@ import {
   type Subscription,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
+import { deepFreeze } from '../frozen.js';
 import { CatchUpSubscription } from './catchUp.js';
 import { type Metrics, noMetrics } from '../../ports/metrics.js';
 
@@ -46,6 +52,8 @@ interface EventRow {
 }
 
 const PAGE = 1000;
+/** How many of the last committed events are kept for subscribers. */
+const TAIL = 4 * PAGE;
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -55,6 +63,10 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private closed = false;
   private readonly statements;
+  /** By stream: a revision no event of the stream is beyond (its last one, once appended or read to the end). */
+  private readonly ends = new LRUCache<string, number>({ max: 100_000 });
+  /** The last events committed, at consecutive positions. */
+  private tail: RecordedEvent[] = [];
 
   constructor(file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
@@ -152,16 +164,24 @@ export class SqliteEventStore implements EventStore {
   /** One transaction, one fsync, for the whole batch; throws, having settled nothing, if the transaction fails. */
   private commit(batch: SerializedAppend[]): void {
     const started = performance.now();
-    const outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending)))();
+    const recorded: RecordedEvent[] = [];
+    const outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending, recorded)))();
+    this.remember(recorded);
     this.metrics.commit(batch.length, batch.reduce((sum, pending) => sum + pending.rows.length, 0), (performance.now() - started) / 1000);
     batch.forEach((pending, i) => {
       const outcome = outcomes[i];
-      if (outcome instanceof WrongExpectedVersionError) pending.reject(outcome);
-      else pending.resolve(outcome);
+      if (outcome instanceof WrongExpectedVersionError) {
+        this.ends.delete(pending.streamId);
+        pending.reject(outcome);
+      } else {
+        this.ends.set(pending.streamId, Number(outcome.nextExpectedRevision));
+        pending.resolve(outcome);
+      }
     });
   }
 
-  private appendInTransaction({ streamId, rows, expected }: SerializedAppend): AppendResult | WrongExpectedVersionError {
+  /** Appends to `recorded` each event as a reader of the log would get it, for the tail once the transaction commits. */
+  private appendInTransaction({ streamId, rows, expected }: SerializedAppend, recorded: RecordedEvent[]): AppendResult | WrongExpectedVersionError {
     const current = this.statements.streamRevision.get(streamId)?.revision ?? null;
     const actual = current === null ? ('no_stream' as const) : BigInt(current);
     const ok =
@@ -176,16 +196,40 @@ export class SqliteEventStore implements EventStore {
       revision += 1;
       const info = this.statements.insert.run(streamId, revision, row.id, row.type, row.data, row.metadata, row.schemaVersion);
       position = Number(info.lastInsertRowid);
+      recorded.push(toRecorded({ position, stream_id: streamId, revision, id: row.id, type: row.type, data: row.data, metadata: row.metadata, schema_version: row.schemaVersion }));
     }
     return { nextExpectedRevision: BigInt(revision), position: { commit: BigInt(position), prepare: BigInt(position) } };
   }
 
+  /** Keeps the events just committed at the end of the tail (a gap in positions starts it anew), at most TAIL of them. */
+  private remember(events: RecordedEvent[]): void {
+    if (events.length === 0) return;
+    const last = this.tail[this.tail.length - 1];
+    if (last && events[0].position.commit !== last.position.commit + 1n) this.tail = [];
+    for (const event of events) this.tail.push(deepFreeze(event));
+    if (this.tail.length > TAIL) this.tail = this.tail.slice(-TAIL);
+  }
+
+  /** A subscriber's next page: the events after `after`, from the tail when it holds them. */
+  private readAfter(after: Position | null): RecordedEvent[] {
+    const from = after ? after.commit + 1n : 0n;
+    const first = this.tail[0];
+    if (first && from >= first.position.commit) {
+      const start = Number(from - first.position.commit);
+      return this.tail.slice(start, start + PAGE);
+    }
+    return this.readAllSync({ fromPosition: { commit: from, prepare: from }, maxCount: PAGE });
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const rows =
-      options.direction === 'backwards'
-        ? this.statements.backwards.all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount)
-        : this.statements.forwards.all(streamId, Number(options.fromRevision ?? 0n), maxCount);
+    if (options.direction === 'backwards') {
+      return this.statements.backwards.all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount).map(toRecorded);
+    }
+    const from = Number(options.fromRevision ?? 0n);
+    if (from > (this.ends.get(streamId) ?? Infinity)) return [];
+    const rows = this.statements.forwards.all(streamId, from, maxCount);
+    if (rows.length < maxCount) this.ends.set(streamId, rows.length ? rows[rows.length - 1].revision : from - 1);
     return rows.map(toRecorded);
   }
 
@@ -212,7 +256,7 @@ export class SqliteEventStore implements EventStore {
       from: options.fromPosition ?? null,
       excludeTypePrefix: options.excludeTypePrefix,
       // Positions in this log are dense: the next page starts right after the last position seen.
-      readPage: async (after) => this.readAllSync({ fromPosition: after ? { commit: after.commit + 1n, prepare: after.commit + 1n } : undefined, maxCount: PAGE }),
+      readPage: async (after) => this.readAfter(after),
       head: () => this.headPosition(),
       handler,
       onError,

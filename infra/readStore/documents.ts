@@ -1,7 +1,7 @@
 // MongoDB's update operators and filter matching on plain documents, for read stores that keep JSON documents
 // without a document engine of their own.
 import { isDeepStrictEqual } from 'node:util';
-import type { Comparable, Doc, FieldCondition, Filter, Update } from '../../ports/readStore.js';
+import type { Comparable, Doc, FieldCondition, Filter, Update, WriteOp } from '../../ports/readStore.js';
 
 const PATH = /^[A-Za-z_$][\w$]*(\.[\w$]+)*$/;
 
@@ -63,6 +63,48 @@ function eachOf(value: unknown): unknown[] {
   return [value];
 }
 
+/** Whether $max replaces `current` by the string `value`: a missing, null or number value, or a string sorting before it. */
+export function isBelow(current: unknown, value: string): boolean {
+  if (current === undefined || current === null || typeof current === 'number') return true;
+  return typeof current === 'string' && Buffer.compare(Buffer.from(current), Buffer.from(value)) < 0;
+}
+
+/**
+ * The operations with each run of $max-only updates of one document (by _id) merged into the first of the run, when no
+ * other operation on its collection comes between them: the batch of a busy channel's messages sets its
+ * last_message_id once instead of once per message. The same writes, in fewer statements.
+ */
+export function mergeMaxUpdates(ops: WriteOp[]): WriteOp[] {
+  const merged: WriteOp[] = [];
+  /** By collection: the last operation on it, when a later $max update of the same document may join it. */
+  const open = new Map<string, { id: string; max: Record<string, string> } | null>();
+  for (const op of ops) {
+    const collection = collectionOf(op);
+    const update = 'updateOne' in op && !op.updateOne.upsert && maxOnly(op.updateOne.filter, op.updateOne.update);
+    const last = open.get(collection);
+    if (update && last?.id === update.id) {
+      for (const [path, value] of Object.entries(update.max)) if (isBelow(last.max[path], value)) last.max[path] = value;
+      continue;
+    }
+    if (update) {
+      const max = { ...update.max };
+      merged.push({ updateOne: { collection, filter: { _id: update.id }, update: { $max: max } } });
+      open.set(collection, { id: update.id, max });
+    } else {
+      merged.push(op);
+      open.set(collection, null);
+    }
+  }
+  return merged;
+}
+
+/** The document and fields of an update that is a $max of one document by its _id and nothing else. */
+function maxOnly(filter: Filter, update: Update): { id: string; max: Record<string, string> } | null {
+  const keys = Object.keys(update);
+  if (keys.length !== 1 || !update.$max || Object.keys(filter).length !== 1 || typeof filter._id !== 'string') return null;
+  return { id: filter._id, max: update.$max };
+}
+
 /** Returns a new document with the update applied; `inserting` enables $setOnInsert. */
 export function applyUpdate<T extends Doc>(original: T, update: Update, inserting = false): T {
   const doc = structuredClone(original) as Record<string, unknown>;
@@ -76,6 +118,7 @@ export function applyUpdate<T extends Doc>(original: T, update: Update, insertin
     const current = getPath(doc, path);
     setPath(doc, path, (typeof current === 'number' ? current : 0) + by);
   }
+  for (const [path, value] of Object.entries(update.$max ?? {})) if (isBelow(getPath(doc, path), value)) setPath(doc, path, value);
   for (const [path, value] of Object.entries(update.$push ?? {})) arrayAt(doc, path).push(...structuredClone(eachOf(value)));
   for (const [path, value] of Object.entries(update.$addToSet ?? {})) {
     const array = arrayAt(doc, path);
@@ -101,6 +144,9 @@ export function equalityFields(filter: Filter): Record<string, unknown> {
   }
   return fields;
 }
+
+/** The collection a write operation writes to. */
+export const collectionOf = (op: WriteOp): string => (Object.values(op)[0] as { collection: string }).collection;
 
 export function upsertSeed(filter: Filter, newId: () => string): Doc {
   const doc: Record<string, unknown> = {};

@@ -2,14 +2,26 @@
 // declared indexes become expression indexes on the same expressions, and a bulk write commits together with the
 // projector checkpoints in one transaction. Read models can always be rebuilt from the log, so commits are not
 // fsync'd one by one (synchronous=NORMAL): after a crash the checkpoint rolls back with the writes it covers.
+// Documents parsed once are kept with the text they came from: a row read again with the same text (a page of
+// messages is mostly the page before) gives the same, frozen, object instead of being parsed again. A query's result
+// is kept until the next write to its table (this store is the read models' one writer, the projectors': a write
+// through it is the only way they change), so a page read again between writes costs no query at all.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import { applyUpdate, assertPath, getPath, isOperatorObject, upsertSeed } from './documents.js';
+import { deepFreeze } from '../frozen.js';
+import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeMaxUpdates, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
+
+/** A field json_set can name as it is: not _id, not a dotted path. */
+const TOP_LEVEL_FIELD = /^(?!_id$)[A-Za-z_]\w*$/;
+
+/** How much document text the parsed documents kept in memory may stand for (the objects take a few times more). */
+const PARSED_TEXT = 8 * 2 ** 20;
 
 function sqlValue(value: Comparable): Param {
   if (typeof value === 'boolean') return value ? 1 : 0;
@@ -83,50 +95,16 @@ function compileFilter(filter: Filter, params: Param[]): string {
   return clauses.length ? clauses.join(' AND ') : '1';
 }
 
-/** The id a filter names (`{_id: "…", …}`): the documents a bulk write may keep in memory. */
-const idOf = (filter: Filter): string | null => (typeof filter._id === 'string' ? filter._id : null);
-
-const COMPARE = { $lt: (a: string | number, b: string | number) => a < b, $lte: (a: string | number, b: string | number) => a <= b, $gt: (a: string | number, b: string | number) => a > b, $gte: (a: string | number, b: string | number) => a >= b };
-
-/**
- * Whether a batched document matches the rest of its filter, as the SQL would say; undefined where the answer would
- * take SQLite's own rules (values of different types, other operators): the caller then asks SQLite.
- */
-function matchesInMemory(doc: Doc, filter: Filter): boolean | undefined {
-  for (const [path, condition] of Object.entries(filter)) {
-    if (path === '_id') continue;
-    const value = getPath(doc, path);
-    if (condition === null) {
-      if (value !== null && value !== undefined) return false;
-      continue;
-    }
-    if (!isOperatorObject(condition)) {
-      if (typeof value !== typeof condition || typeof value === 'object') return undefined;
-      if (value !== condition) return false;
-      continue;
-    }
-    for (const [op, operand] of Object.entries(condition)) {
-      const compare = COMPARE[op as keyof typeof COMPARE];
-      if (!compare || (typeof operand !== 'string' && typeof operand !== 'number')) return undefined;
-      if (value === null || value === undefined) return false;
-      if (typeof value !== typeof operand) return undefined;
-      if (!compare(value as string | number, operand)) return false;
-    }
-  }
-  return true;
-}
-
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly statements = new Map<string, Database.Statement>();
-  /**
-   * During a bulk write, the documents its operations addressed by id, per table (null: there is none), written once
-   * when the write ends: a batch of events updates the same few documents many times (a channel's last message id
-   * for each message), and each would otherwise be read, parsed, changed, serialized and written again. Any other
-   * operation on a table writes that table's pending documents first, so it sees them.
-   */
-  private batch: Map<string, Map<string, { doc: Doc | null; dirty: boolean }>> | null = null;
+  /** Results by query (SQL and parameters), with the version of their table they were read at; 100,000 documents at most. */
+  private readonly results = new LRUCache<string, { version: number; docs: Doc[] }>({ maxSize: 100_000, sizeCalculation: (result) => result.docs.length + 1 });
+  /** By table: counts the writes to it. */
+  private readonly versions = new Map<string, number>();
+  /** By table and id: a document as parsed, and the text it was parsed from. */
+  private readonly parsed = new LRUCache<string, { text: string; doc: Doc }>({ maxSize: PARSED_TEXT, sizeCalculation: (entry) => entry.text.length || 1 });
 
   constructor(file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
@@ -179,7 +157,35 @@ export class SqliteReadStore implements ReadStore {
 
   private findSync<T extends Doc>(collection: string, filter: Filter, options?: FindOptions): T[] {
     const { sql, params } = this.select(collection, filter, options);
-    return (this.statement(sql).all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T);
+    const name = table(collection);
+    const version = this.versions.get(name) ?? 0;
+    const key = `${sql}\n${JSON.stringify(params)}`;
+    let result = this.results.get(key);
+    if (result?.version !== version) {
+      result = { version, docs: (this.statement(sql).all(...params) as { id: string; doc: string }[]).map((row) => this.parse(name, row)) };
+      this.results.set(key, result);
+    }
+    // The caller's own array: sorting or reversing it leaves the kept result as it is.
+    return result.docs.slice() as T[];
+  }
+
+  /**
+   * Called after every write to a table, even one that failed: the results read from it before, inside the write's
+   * transaction too (which a failure rolls back), are no longer its contents.
+   */
+  private written(collection: string): void {
+    const name = table(collection);
+    this.versions.set(name, (this.versions.get(name) ?? 0) + 1);
+  }
+
+  /** The row's document: the one parsed before while the row still holds the same text. */
+  private parse<T extends Doc>(name: string, row: { id: string; doc: string }): T {
+    const key = `${name}/${row.id}`;
+    const known = this.parsed.get(key);
+    if (known?.text === row.doc) return known.doc as T;
+    const doc = deepFreeze(JSON.parse(row.doc) as Doc);
+    this.parsed.set(key, { text: row.doc, doc });
+    return doc as T;
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
@@ -203,42 +209,9 @@ export class SqliteReadStore implements ReadStore {
     this.statement(`INSERT INTO ${name} (id, doc) VALUES (?, ?)`).run(doc._id, JSON.stringify(doc));
   }
 
-  /** The batch's copy of the document `id` of the table, read from the table the first time. */
-  private batched(name: string, id: string): { doc: Doc | null; dirty: boolean } {
-    let docs = this.batch!.get(name);
-    if (!docs) this.batch!.set(name, (docs = new Map()));
-    let entry = docs.get(id);
-    if (!entry) {
-      const row = this.statement(`SELECT doc FROM ${name} WHERE id = ?`).get(id) as { doc: string } | undefined;
-      docs.set(id, (entry = { doc: row ? (JSON.parse(row.doc) as Doc) : null, dirty: false }));
-    }
-    return entry;
-  }
-
-  /** Writes the batch's changed documents of one table (or of all), and forgets them. */
-  private flush(name?: string): void {
-    for (const [table, docs] of this.batch ?? []) {
-      if (name !== undefined && table !== name) continue;
-      for (const entry of docs.values()) if (entry.dirty && entry.doc) this.write(table, entry.doc);
-      this.batch!.delete(table);
-    }
-  }
-
   private updateMatching(collection: string, filter: Filter, update: Update, limit: number | undefined, upsert: boolean): void {
+    if (!upsert && this.setInPlace(collection, filter, update, limit)) return;
     const name = this.ensureCollection(collection);
-    const id = limit === 1 ? idOf(filter) : null;
-    if (this.batch && id !== null) {
-      const entry = this.batched(name, id);
-      // A document that exists but does not match an upsert's filter is SQLite's to refuse (a duplicate id).
-      const matches = entry.doc ? matchesInMemory(entry.doc, filter) : upsert;
-      if (matches === false && !(upsert && entry.doc)) return;
-      if (matches === true) {
-        entry.doc = applyUpdate(entry.doc ?? upsertSeed(filter, randomUUID), update, !entry.doc);
-        entry.dirty = true;
-        return;
-      }
-    }
-    this.flush(name);
     const found = this.findSync(collection, filter, limit === undefined ? {} : { limit });
     if (found.length === 0 && upsert) {
       this.insert(name, applyUpdate(upsertSeed(filter, randomUUID), update, true));
@@ -247,20 +220,53 @@ export class SqliteReadStore implements ReadStore {
     for (const doc of found) this.write(name, applyUpdate(doc, update));
   }
 
+  /**
+   * An update that only sets top-level fields, or raises one by $max (a channel's last_message_id), is one statement:
+   * SQLite's json_set writes the fields into the stored text, which it leaves as JSON.stringify wrote it, so nothing is
+   * read, parsed and written back. Only where the filter pins the document when one is updated: SQLite would pick the
+   * first of several matches by another plan than a find's. False when the update needs the general path.
+   */
+  private setInPlace(collection: string, filter: Filter, update: Update, limit: number | undefined): boolean {
+    const max = Object.entries(update.$max ?? {});
+    const fields = update.$max ? max : Object.entries(update.$set ?? {});
+    if (Object.keys(update).length !== 1 || fields.length === 0 || max.length > 1 || (limit !== undefined && typeof filter._id !== 'string')) return false;
+    const values = fields.map(([, value]) => JSON.stringify(value) as string | undefined);
+    if (fields.some(([path], i) => !TOP_LEVEL_FIELD.test(path) || values[i] === undefined)) return false;
+    const params: Param[] = [];
+    let where = compileFilter(filter, params);
+    for (const [path, value] of max) {
+      // isBelow (documents.ts) in SQL: TEXT compares by its UTF-8 bytes.
+      const type = `json_type(doc, '$.${path}')`;
+      where += ` AND (${type} IS NULL OR ${type} IN ('null', 'integer', 'real') OR (${type} = 'text' AND json_extract(doc, '$.${path}') < ?))`;
+      params.push(value);
+    }
+    const name = this.ensureCollection(collection);
+    const sets = fields.map(([path]) => `'$.${path}', json(?)`).join(', ');
+    const matching = `SELECT id FROM ${name} WHERE ${where}${limit === undefined ? '' : ` LIMIT ${limit}`}`;
+    this.statement(`UPDATE ${name} SET doc = json_set(doc, ${sets}) WHERE id IN (${matching})`).run(...(values as string[]), ...params);
+    return true;
+  }
+
   private apply(op: WriteOp): void {
+    try {
+      this.applyOne(op);
+    } finally {
+      this.written(collectionOf(op));
+    }
+  }
+
+  private applyOne(op: WriteOp): void {
     if ('insertOne' in op) {
-      const name = this.ensureCollection(op.insertOne.collection);
-      this.flush(name);
-      this.insert(name, op.insertOne.document);
+      this.insert(this.ensureCollection(op.insertOne.collection), op.insertOne.document);
     } else if ('replaceOne' in op) {
       const { collection, filter, replacement, upsert } = op.replaceOne;
       const name = this.ensureCollection(collection);
-      if (this.batch && idOf(filter) === replacement._id && Object.keys(filter).length === 1) {
-        const entry = this.batched(name, replacement._id);
-        if (entry.doc || upsert) Object.assign(entry, { doc: structuredClone(replacement), dirty: true });
+      // A document replaced by its own _id (what projections do) is written by one statement, with nothing read first.
+      if (Object.keys(filter).length === 1 && filter._id === replacement._id) {
+        if (upsert) this.write(name, replacement);
+        else this.statement(`UPDATE ${name} SET doc = ? WHERE id = ?`).run(JSON.stringify(replacement), replacement._id);
         return;
       }
-      this.flush(name);
       const [existing] = this.findSync(collection, filter, { limit: 1 });
       if (existing) {
         if (existing._id !== replacement._id) this.statement(`DELETE FROM ${name} WHERE id = ?`).run(existing._id);
@@ -276,16 +282,13 @@ export class SqliteReadStore implements ReadStore {
       const params: Param[] = [];
       const where = compileFilter(filter, params);
       const name = this.ensureCollection(collection);
-      this.flush(name);
       this.statement(`DELETE FROM ${name} WHERE id IN (SELECT id FROM ${name} WHERE ${where}${limit})`).run(...params);
     }
   }
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
     const write = this.db.transaction(() => {
-      this.batch = new Map();
-      for (const op of ops) this.apply(op);
-      this.flush();
+      for (const op of mergeMaxUpdates(ops)) this.apply(op);
       for (const checkpoint of checkpoints) {
         this.statement('INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position').run(
           checkpoint.projection,
@@ -296,12 +299,10 @@ export class SqliteReadStore implements ReadStore {
     try {
       write();
     } catch (error) {
-      this.batch = null;
       // The rollback also undid any CREATE TABLE of the write: forget which tables are known to exist.
       this.known.clear();
       throw error;
     }
-    this.batch = null;
   }
 
   async getCheckpoint(projection: string): Promise<Position | null> {
@@ -311,7 +312,10 @@ export class SqliteReadStore implements ReadStore {
 
   async reset(projection: string, collections: string[]): Promise<void> {
     this.db.transaction(() => {
-      for (const collection of collections) this.statement(`DELETE FROM ${this.ensureCollection(collection)}`).run();
+      for (const collection of collections) {
+        this.statement(`DELETE FROM ${this.ensureCollection(collection)}`).run();
+        this.written(collection);
+      }
       this.statement('DELETE FROM checkpoints WHERE projection = ?').run(projection);
     })();
   }

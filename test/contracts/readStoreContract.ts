@@ -118,6 +118,25 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         expect(await one('t1')).toMatchObject({ list: [1, 3], members: [{ id: 'b', role: 'y' }] });
       });
 
+      it('$max sets a string field that is missing, null, a number or a smaller string, and leaves the rest; several in a write keep the largest', async () => {
+        const fields = { missing: undefined, nul: null, num: 7, less: '099', more: '101', same: '100', flag: true, obj: { a: 1 }, utf8: '\uffff' };
+        await insert('maxed', { _id: 'm', ...fields });
+        const raise = (path: string, value: string) => ({ updateOne: { collection: own('maxed'), filter: { _id: 'm' }, update: { $max: { [path]: value } } } });
+        const expected = { _id: 'm', missing: '100', nul: '100', num: '100', less: '100', more: '101', same: '100', flag: true, obj: { a: 1 }, utf8: '\u{1F600}' };
+        // One write per field, and all in one write.
+        for (const path of Object.keys(fields)) await store.bulkWrite([raise(path, '100')]);
+        await store.bulkWrite([raise('utf8', '\u{1F600}')]);
+        expect(await store.findOne(own('maxed'), { _id: 'm' })).toEqual(expected);
+        await store.bulkWrite([{ replaceOne: { collection: own('maxed'), filter: { _id: 'm' }, replacement: { _id: 'm', ...fields } } }]);
+        await store.bulkWrite([...Object.keys(fields).map((path) => raise(path, '100')), raise('utf8', '\u{1F600}')]);
+        expect(await store.findOne(own('maxed'), { _id: 'm' })).toEqual(expected);
+        await store.bulkWrite([raise('seq', '2'), raise('seq', '3'), raise('seq', '1'), { ...raise('seq', '0'), updateOne: { ...raise('seq', '0').updateOne, filter: { _id: 'nobody' } } }]);
+        expect((await store.findOne(own('maxed'), { _id: 'm' }))!.seq).toBe('3');
+        // A write between two raises of the document comes between them.
+        await store.bulkWrite([raise('seq', '9'), { deleteOne: { collection: own('maxed'), filter: { _id: 'm' } } }, { insertOne: { collection: own('maxed'), document: { _id: 'm', seq: '1' } } }, raise('seq', '5')]);
+        expect(await store.findOne(own('maxed'), { _id: 'm' })).toEqual({ _id: 'm', seq: '5' });
+      });
+
       it('$addToSet adds only values not already there, with $each several', async () => {
         await store.bulkWrite([update({ _id: 't1' }, { $addToSet: { list: 3, tags: { $each: ['a', 'b', 'a'] } } })]);
         await store.bulkWrite([update({ _id: 't1' }, { $addToSet: { list: 7, tags: 'b' } })]);

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
-import { type NewEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
+import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
+import type { WriteOp } from '../../ports/readStore.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
@@ -82,6 +83,134 @@ describe('SQLite event store: group commit', () => {
     await expect(faulty).rejects.toThrow('constraint failed');
     expect(await Promise.all(good)).toHaveLength(10);
     expect(await store.readAll({ maxCount: 100 })).toHaveLength(10);
+    await store.close();
+  });
+});
+
+describe('SQLite event store: where streams end', () => {
+  const event: NewEvent = { type: 'Noted', data: {}, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } };
+
+  it('answers a read from past the end of a stream it wrote or read without a query, and reads every later append', async () => {
+    const store = new SqliteEventStore(file('ends'));
+    await store.appendToStream('written', [event, event]);
+    const queries = vi.spyOn(store['statements'].forwards, 'all');
+    expect(await store.readStream('written', { fromRevision: 2n })).toEqual([]);
+    expect(await store.readStream('unseen', { fromRevision: 0n })).toEqual([]);
+    expect(await store.readStream('unseen', { fromRevision: 0n })).toEqual([]);
+    expect(queries).toHaveBeenCalledTimes(1);
+    await store.appendToStream('written', [event]);
+    await store.appendToStream('unseen', [event]);
+    expect((await store.readStream('written', { fromRevision: 2n })).map((e) => e.revision)).toEqual([2n]);
+    expect((await store.readStream('unseen', { fromRevision: 0n })).map((e) => e.revision)).toEqual([0n]);
+    // A read that stops at maxCount has not seen the end.
+    expect(await store.readStream('written', { maxCount: 1 })).toHaveLength(1);
+    expect((await store.readStream('written', { fromRevision: 1n })).map((e) => e.revision)).toEqual([1n, 2n]);
+    await expect(store.appendToStream('written', [event], { expectedRevision: 1n })).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    expect(await store.readStream('written', { fromRevision: 3n })).toEqual([]);
+    await store.close();
+  });
+});
+
+describe('SQLite read store: top-level $set in place', () => {
+  it('stores the very text a read, update and write back would, and leaves alone what the filter does not match', async () => {
+    const store = new SqliteReadStore(file('set'));
+    const text = (id: string) => store['db'].prepare('SELECT doc FROM c_things WHERE id = ?').pluck().get(id);
+    const original = { _id: 'a', n: 1, s: 'x', nested: { k: 1 }, last: '5' };
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: original } }, { insertOne: { collection: 'things', document: { ...original, _id: 'b' } } }]);
+    const set = { s: 'é\u2028\ud800', n: 1.5, nested: { k: 2 }, list: [1, { b: null }, 1e21], t: true, z: null };
+    await store.bulkWrite([
+      { updateOne: { collection: 'things', filter: { _id: 'a', last: { $lt: '6' } }, update: { $set: set } } },
+      { updateOne: { collection: 'things', filter: { _id: 'b', last: null }, update: { $set: set } } },
+      { updateMany: { collection: 'things', filter: { n: 1 }, update: { $set: { many: 'yes', gone: undefined } } } },
+    ]);
+    expect(text('a')).toBe(JSON.stringify({ ...original, ...set }));
+    expect(text('b')).toBe(JSON.stringify({ ...original, _id: 'b', many: 'yes' }));
+    await store.close();
+  });
+});
+
+describe('SQLite read store: query results', () => {
+  it('are kept until the next write to their table, whatever writes it, and each caller gets its own array', async () => {
+    const store = new SqliteReadStore(file('results'));
+    const page = () => store.find('things', { kind: 'k' }, { sort: { _id: -1 }, limit: 2 });
+    await store.bulkWrite(['a', 'b', 'c'].map((_id) => ({ insertOne: { collection: 'things', document: { _id, kind: 'k' } } })));
+    const queries = vi.spyOn(store['db'], 'prepare');
+    const statements = [...store['statements'].values()];
+    const runs = statements.map((statement) => vi.spyOn(statement, 'all'));
+    const ids = async () => (await page()).map((doc) => doc._id);
+    expect(await ids()).toEqual(['c', 'b']);
+    const first = await page();
+    first.reverse();
+    expect(await ids()).toEqual(['c', 'b']);
+    expect(runs.reduce((n, run) => n + run.mock.calls.length, 0) + queries.mock.calls.length).toBe(1);
+    const writes: WriteOp[] = [
+      { insertOne: { collection: 'things', document: { _id: 'd', kind: 'k' } } },
+      { updateOne: { collection: 'things', filter: { _id: 'd' }, update: { $set: { kind: 'other' } } } },
+      { deleteOne: { collection: 'things', filter: { _id: 'c' } } },
+      { insertOne: { collection: 'others', document: { _id: 'z', kind: 'k' } } },
+    ];
+    const expected = [['d', 'c'], ['c', 'b'], ['b', 'a'], ['b', 'a']];
+    for (const [i, op] of writes.entries()) {
+      await store.bulkWrite([op]);
+      expect(await ids(), JSON.stringify(op)).toEqual(expected[i]);
+    }
+    // What a rolled back write read inside its transaction (the $inc that fails reads the document the $push changed) is not kept.
+    await store.ensureIndexes([{ collection: 'things', keys: { n: 1 }, unique: true }]);
+    await store.bulkWrite([{ updateOne: { collection: 'things', filter: { _id: 'b' }, update: { $inc: { n: 1 } } } }]);
+    const failing: WriteOp[] = [
+      { updateOne: { collection: 'things', filter: { _id: 'a' }, update: { $push: { seen: 1 } } } },
+      { updateOne: { collection: 'things', filter: { _id: 'a' }, update: { $inc: { n: 1 } } } },
+    ];
+    await expect(store.bulkWrite(failing)).rejects.toThrow();
+    expect(await store.findOne('things', { _id: 'a' })).toEqual({ _id: 'a', kind: 'k' });
+    await store.reset('things', ['things']);
+    expect(await ids()).toEqual([]);
+    await store.close();
+  });
+});
+
+describe('SQLite read store: parsed documents', () => {
+  it('gives a row read again with the same text the object parsed before (frozen), and a changed row a new one', async () => {
+    const store = new SqliteReadStore(file('parsed'));
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a', tags: ['x'] } } }]);
+    const parse = vi.spyOn(JSON, 'parse');
+    const first = await store.findOne('things', { _id: 'a' });
+    const [again] = await store.find('things', {});
+    expect(again).toBe(first);
+    expect(parse).toHaveBeenCalledTimes(1);
+    expect(() => (first!.tags as string[]).push('y')).toThrow(TypeError);
+    await store.bulkWrite([{ updateOne: { collection: 'things', filter: { _id: 'a' }, update: { $push: { tags: 'y' } } } }]);
+    const changed = await store.findOne('things', { _id: 'a' });
+    expect(changed).toEqual({ _id: 'a', tags: ['x', 'y'] });
+    expect(first).toEqual({ _id: 'a', tags: ['x'] });
+    parse.mockRestore();
+    await store.close();
+  });
+});
+
+describe('SQLite event store: the events it committed last', () => {
+  const event = (n: number): NewEvent => ({ type: 'Noted', data: { n, nested: { list: [n] } }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
+
+  it('are handed to subscribers from memory, parsed once for all and frozen, equal to what the log reads; older events come from the log', async () => {
+    const path = file('tail');
+    const before = new SqliteEventStore(path);
+    for (let i = 0; i < 5; i++) await before.appendToStream('earlier', [event(i)]);
+    await before.close();
+
+    const store = new SqliteEventStore(path);
+    const seen: [RecordedEvent[], RecordedEvent[]] = [[], []];
+    const subscriptions = seen.map((into) => store.subscribeToAll({}, async (batch) => void into.push(...batch)));
+    await Promise.all(subscriptions.map((s) => s.caughtUp()));
+    const queries = vi.spyOn(store['statements'].allForwards, 'all');
+    await Promise.all(Array.from({ length: 30 }, (_, i) => store.appendToStream(`later-${i % 3}`, [event(100 + i), event(200 + i)])));
+    await Promise.all(subscriptions.map((s) => s.caughtUp()));
+    expect(queries).not.toHaveBeenCalled();
+    const logged = await store.readAll({ maxCount: 100 });
+    expect(logged).toHaveLength(65);
+    for (const into of seen) expect(into).toEqual(logged);
+    expect(seen[0][64]).toBe(seen[1][64]);
+    expect(Object.isFrozen((seen[0][64].data as { nested: object }).nested)).toBe(true);
+    for (const s of subscriptions) await s.stop();
     await store.close();
   });
 });

@@ -64,6 +64,17 @@ describe('accounts', () => {
     expect((await server.api('GET', '/users/@me', { token: reset.body.token, scheme: 'Bot' })).status).toBe(200);
   });
 
+  it('refuses a reset bot token on the very next request, though it authenticated just before (tokens are kept in memory)', async () => {
+    const bot = await createBot(server);
+    for (let i = 0; i < 2; i++) expect((await server.api('GET', '/users/@me', { token: bot.token, scheme: 'Bot' })).status).toBe(200);
+    const reset = await server.api('POST', `/applications/${bot.applicationId}/bot/reset`, { token: bot.owner.token });
+    expect((await server.api('GET', '/users/@me', { token: bot.token, scheme: 'Bot' })).status).toBe(401);
+    expect((await server.api('GET', '/users/@me', { token: reset.body.token, scheme: 'Bot' })).status).toBe(200);
+    const again = await server.api('POST', `/applications/${bot.applicationId}/bot/reset`, { token: bot.owner.token });
+    expect((await server.api('GET', '/users/@me', { token: reset.body.token, scheme: 'Bot' })).status).toBe(401);
+    expect((await server.api('GET', '/users/@me', { token: again.body.token, scheme: 'Bot' })).status).toBe(200);
+  });
+
   it("keeps applications to their owner and bots off session routes", async () => {
     const bot = await createBot(server);
     const stranger = await registerUser(server);

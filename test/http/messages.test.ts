@@ -172,6 +172,46 @@ describe('send', () => {
     const lenient = await sent(member, { content: 'x', message_reference: { message_id: '1234567890123456789', fail_if_not_exists: false } });
     expect(lenient.type).toBe(0);
   });
+
+  it('honours a change of permissions, membership or channel on the very next send (the guild and the channel’s guild are kept in memory)', async () => {
+    const sender = await newMember(server, guild);
+    const channel = (await call(owner, 'POST', `/guilds/${guild.id}/channels`, { name: 'changing' })).body.id as string;
+    const overwrite = `/channels/${channel}/permissions/${sender.id}`;
+    expect((await send(sender, { content: 'allowed' }, channel)).status).toBe(200);
+    expect((await call(owner, 'PUT', overwrite, { type: 1, deny: Permission.SEND_MESSAGES.toString() })).status).toBe(204);
+    expectError(await send(sender, { content: 'denied' }, channel), 403, 'MISSING_PERMISSIONS');
+    expect((await call(owner, 'DELETE', overwrite)).status).toBe(204);
+    expect((await send(sender, { content: 'allowed again' }, channel)).status).toBe(200);
+    expect((await call(owner, 'DELETE', `/guilds/${guild.id}/members/${sender.id}`)).status).toBe(204);
+    expectError(await send(sender, { content: 'kicked' }, channel), 404, 'UNKNOWN_CHANNEL');
+    expect((await send(owner, { content: 'still here' }, channel)).status).toBe(200);
+    expect((await call(owner, 'DELETE', `/channels/${channel}`)).status).toBe(200);
+    expectError(await send(owner, { content: 'gone' }, channel), 404, 'UNKNOWN_CHANNEL');
+    expectError(await call(owner, 'GET', `/channels/${channel}/messages`), 404, 'UNKNOWN_CHANNEL');
+  });
+
+  it('answers a send with the very bytes a read of the message answers (the answer is built from the event, not read back)', async () => {
+    const original = await sent(owner, { content: 'first' });
+    const bodies: { user: TestUser; body: unknown; files?: { name: string; data: Buffer; type?: string }[] }[] = [
+      { user: member, body: { content: `plain <@${owner.id}> @everyone <#${guild.channelId}>`, nonce: 'bytes-1', tts: true } },
+      { user: bot, body: { content: 'rich', flags: 4, embeds: [{ title: 'T', timestamp: '2024-05-01T10:00:00+02:00', image: { url: 'attachment://a.png' } }], components: [{ type: 1, components: [{ type: 2, style: 1, label: 'B', custom_id: 'b' }] }] }, files: [{ name: 'a.png', data: await png(), type: 'image/png' }] },
+      { user: member, body: { content: 'reply', message_reference: { message_id: original.id } } },
+    ];
+    for (const { user, body, files } of bodies) {
+      const answer = files ? await sendFiles(user, body, files) : await send(user, body);
+      expect(answer.status, answer.text).toBe(200);
+      const read = await call(user, 'GET', `/channels/${guild.channelId}/messages/${answer.body.id}`);
+      expect(answer.text).toBe(read.text);
+    }
+  });
+
+  it('shows the author as they are now: a new username is on the very next message', async () => {
+    const author = await newMember(server, guild);
+    expect((await sent(author, { content: 'before' })).author.username).toBe(author.username);
+    const renamed = `${author.username}r`;
+    expect((await call(author, 'PATCH', '/users/@me', { username: renamed })).status).toBe(200);
+    expect((await sent(author, { content: 'after' })).author.username).toBe(renamed);
+  });
 });
 
 describe('attachments', () => {
@@ -245,6 +285,32 @@ describe('read', () => {
     const both = await call(member, 'GET', `/channels/${channel}/messages?before=${ids[1]}&after=${ids[0]}`);
     expectError(both, 400, 'INVALID_FORM_BODY');
     expectError(await call(member, 'GET', `/channels/${channel}/messages?limit=101`), 400, 'INVALID_FORM_BODY');
+  });
+
+  it('answers a page with the bytes of its messages as each is fetched, read after read, and shows what changed since', async () => {
+    const channel = (await call(owner, 'POST', `/guilds/${guild.id}/channels`, { name: 'bytes' })).body.id;
+    const first = await sent(owner, { content: 'first', embeds: [{ title: 'T', timestamp: '2024-05-01T10:00:00+02:00' }] }, channel);
+    await sent(member, { content: 'reply', message_reference: { message_id: first.id } }, channel);
+    const reacted = await sent(member, { content: 'reacted' }, channel);
+    await call(member, 'PUT', `/channels/${channel}/messages/${reacted.id}/reactions/${encodeURIComponent('👍')}/@me`);
+    await sent(bot, { content: 'plain', components: [{ type: 1, components: [{ type: 2, style: 1, label: 'B', custom_id: 'b' }] }] }, channel);
+    const expectPageAsFetched = async (viewer: TestUser) => {
+      const page = await call(viewer, 'GET', `/channels/${channel}/messages`);
+      expect(page.headers['content-type']).toBe('application/json');
+      const fetched = await Promise.all(page.body.map((m: { id: string }) => call(viewer, 'GET', `/channels/${channel}/messages/${m.id}`)));
+      expect(page.text).toBe(`[${fetched.map((m) => m.text).join(',')}]`);
+      return page.text;
+    };
+    for (const viewer of [member, owner, member]) await expectPageAsFetched(viewer);
+    const before = await expectPageAsFetched(member);
+    expect((await call(member, 'PATCH', `/channels/${channel}/messages/${reacted.id}`, { content: 'edited' })).status).toBe(200);
+    await call(member, 'DELETE', `/channels/${channel}/messages/${reacted.id}/reactions/${encodeURIComponent('👍')}/@me`);
+    const after = await expectPageAsFetched(member);
+    expect(after).not.toBe(before);
+    expect(JSON.parse(after).find((m: { id: string }) => m.id === reacted.id)).toMatchObject({ content: 'edited', reactions: [] });
+    const hidden = await channelDenying(member, Permission.READ_MESSAGE_HISTORY);
+    const empty = await call(member, 'GET', `/channels/${hidden}/messages`);
+    expect([empty.text, empty.headers['content-type']]).toEqual(['[]', 'application/json']);
   });
 
   it('fetches one message; unknown ids and other channels answer 404 UNKNOWN_MESSAGE', async () => {

@@ -187,6 +187,21 @@ describe('POST /oauth2/token/revoke', () => {
     }
   });
 
+  it('refuses a revoked or refreshed access token on the very next request, though it authenticated just before', async () => {
+    const client = await registerClient(server);
+    const user = await registerUser(server);
+    const revoked = await grantedTokens(server, client, user);
+    expect((await server.api('GET', '/users/@me', { token: revoked.access_token })).status).toBe(200);
+    await revoke(client, revoked.access_token);
+    expect((await server.api('GET', '/users/@me', { token: revoked.access_token })).status).toBe(401);
+
+    const rotated = await grantedTokens(server, client, user);
+    expect((await server.api('GET', '/users/@me', { token: rotated.access_token })).status).toBe(200);
+    const next = (await refresh(client, rotated.refresh_token)).body;
+    expect((await server.api('GET', '/users/@me', { token: rotated.access_token })).status).toBe(401);
+    expect((await server.api('GET', '/users/@me', { token: next.access_token })).status).toBe(200);
+  });
+
   it('answers 200 for a token that is unknown or already revoked (RFC 7009 §2.2), and refuses an unauthenticated client', async () => {
     const client = await registerClient(server);
     const tokens = await grantedTokens(server, client, await registerUser(server));
