@@ -49,9 +49,9 @@ describe('discord.js and guild voice state', () => {
     const joined = await bot.next('voiceStateUpdate', (d) => d.to === from);
     expect(joined.data).toMatchObject({ userId: member.id, from: null, selfMute: true, inGuild: [{ userId: member.id, channelId: from }], memberVoice: from });
     // The bot moves them on, then disconnects them.
-    expect((await bot.next('moved')).data.channelId).toBe(to);
+    expect((await bot.next('moved')).data.userId).toBe(member.id);
     expect((await bot.next('voiceStateUpdate', (d) => d.from === from && d.to === to)).data.inGuild).toEqual([{ userId: member.id, channelId: to }]);
-    await bot.next('disconnected');
+    expect((await bot.next('disconnected')).data.userId).toBe(member.id);
     await bot.next('voiceStateUpdate', (d) => d.from === to && d.to === null);
     await session.next((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.channel_id === null && session.received.filter((q) => q.t === 'VOICE_STATE_UPDATE' && q.d.channel_id === null).length === 2);
 

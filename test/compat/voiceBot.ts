@@ -26,8 +26,9 @@ client.on('voiceStateUpdate', async (before, after) => {
   });
   if (after.id === client.user!.id || !after.member) return;
   try {
-    if (after.channelId === process.env.MOVE_FROM) report('moved', { channelId: (await after.member.voice.setChannel(process.env.MOVE_TO!, 'tidying up')).voice.channelId });
-    else if (after.channelId === process.env.MOVE_TO) report('disconnected', { channelId: (await after.member.voice.disconnect('closing time')).voice.channelId });
+    // The member each call resolves with is patched from the PATCH answer; their voice state follows on the gateway.
+    if (after.channelId === process.env.MOVE_FROM) report('moved', { userId: (await after.member.voice.setChannel(process.env.MOVE_TO!, 'tidying up')).id });
+    else if (after.channelId === process.env.MOVE_TO) report('disconnected', { userId: (await after.member.voice.disconnect('closing time')).id });
   } catch (error) {
     report('error', String(error));
   }
