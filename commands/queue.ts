@@ -5,7 +5,8 @@ import { type ActorMeta, type Uses, metadata } from './deps.js';
 
 const queues = new Map<string, Promise<unknown>>();
 
-function queued<T>(key: string, run: () => Promise<T>): Promise<T> {
+/** Runs `run` after this process's earlier work under the same key (a stream id, or any other key that names a queue). */
+export function queued<T>(key: string, run: () => Promise<T>): Promise<T> {
   const next = (queues.get(key) ?? Promise.resolve()).catch(() => undefined).then(run);
   queues.set(key, next);
   const forget = () => {

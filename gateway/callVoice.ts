@@ -15,6 +15,8 @@ import type { BusConsumer } from '../ports/bus.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import { activeCalls, callOfVoiceUser } from '../projections/calls.queries.js';
 import { dmChannelById } from '../projections/dms.queries.js';
+import { queued } from '../commands/queue.js';
+import { BackgroundWork } from './background.js';
 import type { GatewayDeps } from './deps.js';
 import type { Session } from './session.js';
 import type { VoiceStateRequest } from './voiceRequest.js';
@@ -22,12 +24,10 @@ import type { VoiceStateRequest } from './voiceRequest.js';
 export class CallVoice {
   /** The call each of this node's sessions joined (a later leave or takeover is checked when it ends). */
   private readonly held = new Map<string, string>();
-  /** Each user's voice changes, one after another (see inTurn). */
-  private readonly turns = new Map<string, Promise<void>>();
   /** Per call, the timer at its earliest ringing deadline. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** Appends under way that no request waits for (ended sessions, timeouts, removals), which stop() waits for. */
-  private readonly background = new Set<Promise<void>>();
+  /** Appends no request waits for (ended sessions, timeouts, removals), which stop() waits for. */
+  private readonly background: BackgroundWork;
   private consumer: BusConsumer | null = null;
   private stopped = false;
 
@@ -35,7 +35,9 @@ export class CallVoice {
     private readonly runtime: GatewayDeps,
     /** This gateway node, named in the voice states its sessions hold. */
     private readonly node: string,
-  ) {}
+  ) {
+    this.background = new BackgroundWork((error) => runtime.log.error({ err: error }, 'call voice update failed'));
+  }
 
   /**
    * Follows the log for ringing deadlines, schedules those the read model holds, and on the sole gateway node (the
@@ -65,7 +67,7 @@ export class CallVoice {
     const channelId = this.held.get(session.id);
     if (channelId === undefined) return;
     this.held.delete(session.id);
-    this.inBackground(this.inTurn(session.userId, () => leaveCall(this.runtime, { actorId: session.userId }, channelId, session.userId, session.id)));
+    this.background.add(this.inTurn(session.userId, () => leaveCall(this.runtime, { actorId: session.userId }, channelId, session.userId, session.id)));
   }
 
   /** Stops the timers and the consumer once the appends under way are done (a closing gateway). */
@@ -74,7 +76,7 @@ export class CallVoice {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await this.consumer?.stop();
-    await Promise.allSettled([...this.background]);
+    await this.background.settled();
   }
 
   private async apply(session: Session, request: VoiceStateRequest): Promise<void> {
@@ -94,13 +96,9 @@ export class CallVoice {
     this.held.set(session.id, dm._id);
   }
 
-  /** Runs `work` after the user's earlier requests (each reads which call the previous one left them in). */
+  /** Runs `work` after the user's earlier voice changes (each reads which call the previous one left them in). */
   private inTurn(userId: string, work: () => Promise<void>): Promise<void> {
-    const turn = (this.turns.get(userId) ?? Promise.resolve()).then(work);
-    const settled = turn.catch(() => {});
-    this.turns.set(userId, settled);
-    void settled.then(() => this.turns.get(userId) === settled && this.turns.delete(userId));
-    return turn;
+    return queued(`call-voice-user-${userId}`, work);
   }
 
   private follow(event: RecordedEvent): void {
@@ -109,7 +107,7 @@ export class CallVoice {
       this.schedule(channelId, call.ringing);
     } else if (event.type === 'RecipientRemoved') {
       const { channelId, user } = event.data as RecipientRemoved['data'];
-      this.inBackground(dropFromCall(this.runtime, { actorId: event.metadata.actorId }, channelId, user.id));
+      this.background.add(dropFromCall(this.runtime, { actorId: event.metadata.actorId }, channelId, user.id));
     }
   }
 
@@ -121,15 +119,9 @@ export class CallVoice {
     const due = Math.min(...ringing.map((r) => Date.parse(r.until)));
     const timer = setTimeout(() => {
       this.timers.delete(channelId);
-      this.inBackground(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
+      this.background.add(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
     }, Math.max(0, due - this.runtime.clock.now()));
     timer.unref();
     this.timers.set(channelId, timer);
-  }
-
-  private inBackground(work: Promise<void>): void {
-    const tracked = work.catch((error: unknown) => this.runtime.log.error({ err: error }, 'call voice update failed'));
-    this.background.add(tracked);
-    void tracked.finally(() => this.background.delete(tracked));
   }
 }

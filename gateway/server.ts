@@ -106,8 +106,7 @@ export class Gateway {
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     for (const session of [...this.registry.all()]) this.registry.unregister(session);
     // Their voice states end now: their clients come back as new sessions, on whichever node.
-    await this.guildVoice.settled();
-    await this.callVoice.stop();
+    await Promise.all([this.guildVoice.stop(), this.callVoice.stop()]);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }

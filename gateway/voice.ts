@@ -5,6 +5,7 @@
 import { endSessionVoiceState, updateOwnVoiceState } from '../commands/voice.js';
 import { DomainError } from '../domain/errors.js';
 import { voiceStatesNotOfNode } from '../projections/voiceStates.queries.js';
+import { BackgroundWork } from './background.js';
 import type { GatewayDeps } from './deps.js';
 import type { Session } from './session.js';
 import type { VoiceStateRequest } from './voiceRequest.js';
@@ -12,14 +13,16 @@ import type { VoiceStateRequest } from './voiceRequest.js';
 export class GuildVoice {
   /** The guilds in which each of this node's sessions joined voice (a later leave or takeover is checked on ending). */
   private readonly held = new Map<string, Set<string>>();
-  /** Ends of voice states under way, which a closing gateway waits for. */
-  private readonly ending = new Set<Promise<void>>();
+  /** Ends of voice states of sessions that ended, which a closing gateway waits for. */
+  private readonly ending: BackgroundWork;
 
   constructor(
     private readonly runtime: GatewayDeps,
     /** This gateway node, named in the voice states its sessions hold. */
     private readonly node: string,
-  ) {}
+  ) {
+    this.ending = new BackgroundWork((error) => runtime.log.error({ err: error }, 'voice state of an ended session not ended'));
+  }
 
   /**
    * Ends voice states left over by sessions that no longer exist. On the sole gateway node (the embedded default) that
@@ -27,9 +30,7 @@ export class GuildVoice {
    */
   async start(soleNode: boolean): Promise<void> {
     if (!soleNode) return;
-    for (const state of await voiceStatesNotOfNode(this.runtime.readStore, this.node)) {
-      await this.end(state.guild_id, state.user_id, state.session_id);
-    }
+    for (const state of await voiceStatesNotOfNode(this.runtime.readStore, this.node)) await this.ending.add(this.end(state.guild_id, state.user_id, state.session_id));
   }
 
   async update(session: Session, request: VoiceStateRequest & { guildId: string }): Promise<void> {
@@ -51,24 +52,18 @@ export class GuildVoice {
   sessionEnded(session: Session): void {
     const guilds = this.held.get(session.id);
     this.held.delete(session.id);
-    for (const guildId of guilds ?? []) {
-      const ended = this.end(guildId, session.userId, session.id);
-      this.ending.add(ended);
-      void ended.finally(() => this.ending.delete(ended));
-    }
+    for (const guildId of guilds ?? []) this.ending.add(this.end(guildId, session.userId, session.id));
   }
 
   /** Resolves once the voice states of sessions ended so far are ended. */
-  async settled(): Promise<void> {
-    await Promise.all([...this.ending]);
+  stop(): Promise<void> {
+    return this.ending.settled();
   }
 
+  /** Ends the session's voice state in the guild; a guild deleted meanwhile has none left to end. */
   private async end(guildId: string, userId: string, sessionId: string): Promise<void> {
-    try {
-      await endSessionVoiceState(this.runtime, { actorId: userId }, guildId, sessionId);
-    } catch (error) {
-      // A guild deleted meanwhile has no voice state left to end.
-      if (!(error instanceof DomainError)) this.runtime.log.error({ err: error, guildId }, 'voice state of an ended session not ended');
-    }
+    await endSessionVoiceState(this.runtime, { actorId: userId }, guildId, sessionId).catch((error: unknown) => {
+      if (!(error instanceof DomainError)) throw error;
+    });
   }
 }
