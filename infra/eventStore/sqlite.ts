@@ -1,6 +1,8 @@
 // Embedded event store: an append-only SQLite log in WAL mode with synchronous=FULL, so a commit is on disk
 // (fsync'd) before an append resolves. Appends that arrive while a commit is under way are queued and written
-// together in the next transaction: one fsync serves them all (group commit).
+// together in the next transaction: one fsync serves them all (group commit). The commits run on a thread of their
+// own (sqliteCommit.ts), which waits for the fsync while this thread answers requests; reads use this thread's
+// connection (WAL: a read sees every commit made before it starts).
 // It is the log's one writer (one process per DATA_DIR), so it knows where the streams it has written or read end:
 // a read from past a stream's end, the command handler's top-up of a cached aggregate on every load, needs no query.
 // The events it committed last are kept parsed (and frozen): its subscribers (projectors, gateway, delivery) read
@@ -25,6 +27,7 @@ import {
 } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
 import { CatchUpSubscription } from './catchUp.js';
+import { type AppendOutcome, type AppendToCommit, type LogWriter, inPlaceLogWriter, threadLogWriter, openLog } from './sqliteCommit.js';
 import { type Metrics, noMetrics } from '../../ports/metrics.js';
 
 interface PendingAppend {
@@ -35,10 +38,7 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-/** An append whose events are already JSON text, so that nothing inside the transaction can fail for one append's data. */
-interface SerializedAppend extends PendingAppend {
-  rows: { id: string; type: string; data: string; metadata: string; schemaVersion: number }[];
-}
+type SerializedAppend = PendingAppend & AppendToCommit;
 
 interface EventRow {
   position: number;
@@ -59,6 +59,9 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
+  private readonly writer: LogWriter;
+  /** The group commit under way, if any: the next waits for it. */
+  private committing: Promise<void> | null = null;
   private metrics: Pick<Metrics, 'commit'> = noMetrics;
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private closed = false;
@@ -71,27 +74,9 @@ export class SqliteEventStore implements EventStore {
   constructor(file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
     this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
-        stream_id TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        id TEXT NOT NULL,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        schema_version INTEGER NOT NULL,
-        UNIQUE (stream_id, revision)
-      );
-    `);
+    openLog(this.db);
+    this.writer = file === ':memory:' ? inPlaceLogWriter(this.db) : threadLogWriter(file);
     this.statements = {
-      streamRevision: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
-      insert: this.db.prepare(
-        'INSERT INTO events (stream_id, revision, id, type, data, metadata, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
       forwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
       ),
@@ -116,24 +101,26 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Sends the queued appends to the writer as one group commit, unless one is under way (its end sends them). */
   private flush(): void {
     this.flushScheduled = false;
+    if (this.committing) return;
     const batch = this.serialize(this.queue);
     this.queue = [];
     if (batch.length === 0) return;
-    try {
-      this.commit(batch);
-    } catch {
-      // Something in the batch failed the whole transaction: commit each append alone, so only the faulty one fails.
-      for (const pending of batch) {
-        try {
-          this.commit([pending]);
-        } catch (error) {
-          pending.reject(error);
-        }
-      }
-    }
-    for (const subscription of this.subscriptions) subscription.wake();
+    const started = performance.now();
+    this.committing = this.writer.commit(batch.map(({ streamId, expected, rows }) => ({ streamId, expected, rows }))).then(
+      (outcomes) => {
+        this.metrics.commit(batch.length, batch.reduce((sum, pending) => sum + pending.rows.length, 0), (performance.now() - started) / 1000);
+        this.settle(batch, outcomes);
+      },
+      (error: unknown) => batch.forEach((pending) => pending.reject(error)),
+    );
+    void this.committing.then(() => {
+      this.committing = null;
+      for (const subscription of this.subscriptions) subscription.wake();
+      if (this.queue.length > 0) this.flush();
+    });
   }
 
   /** The appends whose events serialize; one that does not (a cycle, a bigint, a stack overflow) is refused alone. */
@@ -161,44 +148,27 @@ export class SqliteEventStore implements EventStore {
     this.metrics = metrics;
   }
 
-  /** One transaction, one fsync, for the whole batch; throws, having settled nothing, if the transaction fails. */
-  private commit(batch: SerializedAppend[]): void {
-    const started = performance.now();
+  /** Settles each append of a committed batch, keeping what its readers will want: stream ends, and the events in the tail. */
+  private settle(batch: SerializedAppend[], outcomes: AppendOutcome[]): void {
     const recorded: RecordedEvent[] = [];
-    const outcomes = this.db.transaction(() => batch.map((pending) => this.appendInTransaction(pending, recorded)))();
-    this.remember(recorded);
-    this.metrics.commit(batch.length, batch.reduce((sum, pending) => sum + pending.rows.length, 0), (performance.now() - started) / 1000);
     batch.forEach((pending, i) => {
       const outcome = outcomes[i];
-      if (outcome instanceof WrongExpectedVersionError) {
+      if ('error' in outcome) return pending.reject(outcome.error);
+      if ('wrongExpected' in outcome) {
         this.ends.delete(pending.streamId);
-        pending.reject(outcome);
-      } else {
-        this.ends.set(pending.streamId, Number(outcome.nextExpectedRevision));
-        pending.resolve(outcome);
+        const actual = outcome.wrongExpected === null ? ('no_stream' as const) : BigInt(outcome.wrongExpected);
+        return pending.reject(new WrongExpectedVersionError(pending.streamId, pending.expected, actual));
       }
+      pending.rows.forEach((row, r) => {
+        const revision = outcome.revision - pending.rows.length + 1 + r;
+        recorded.push(toRecorded({ position: outcome.positions[r], stream_id: pending.streamId, revision, id: row.id, type: row.type, data: row.data, metadata: row.metadata, schema_version: row.schemaVersion }));
+      });
+      this.ends.set(pending.streamId, outcome.revision);
+      const position = BigInt(outcome.positions[outcome.positions.length - 1]);
+      pending.resolve({ nextExpectedRevision: BigInt(outcome.revision), position: { commit: position, prepare: position } });
     });
-  }
-
-  /** Appends to `recorded` each event as a reader of the log would get it, for the tail once the transaction commits. */
-  private appendInTransaction({ streamId, rows, expected }: SerializedAppend, recorded: RecordedEvent[]): AppendResult | WrongExpectedVersionError {
-    const current = this.statements.streamRevision.get(streamId)?.revision ?? null;
-    const actual = current === null ? ('no_stream' as const) : BigInt(current);
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === null) ||
-      (expected === 'stream_exists' && current !== null) ||
-      (typeof expected === 'bigint' && current !== null && BigInt(current) === expected);
-    if (!ok) return new WrongExpectedVersionError(streamId, expected, actual);
-    let revision = current ?? -1;
-    let position = 0;
-    for (const row of rows) {
-      revision += 1;
-      const info = this.statements.insert.run(streamId, revision, row.id, row.type, row.data, row.metadata, row.schemaVersion);
-      position = Number(info.lastInsertRowid);
-      recorded.push(toRecorded({ position, stream_id: streamId, revision, id: row.id, type: row.type, data: row.data, metadata: row.metadata, schema_version: row.schemaVersion }));
-    }
-    return { nextExpectedRevision: BigInt(revision), position: { commit: BigInt(position), prepare: BigInt(position) } };
+    // In position order: a batch's appends may have been committed one by one after a failure, still in order.
+    this.remember(recorded);
   }
 
   /** Keeps the events just committed at the end of the tail (a gap in positions starts it anew), at most TAIL of them. */
@@ -271,7 +241,12 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    if (this.flushScheduled || this.queue.length > 0) this.flush();
+    // What was appended before the close is committed (or refused) before the connections close.
+    while (this.committing || this.queue.length > 0) {
+      this.flush();
+      await this.committing;
+    }
+    await this.writer.close();
     this.db.close();
   }
 }
