@@ -13,6 +13,7 @@
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
 // Other sizes by environment: BENCH_CLIENTS (default 1000), BENCH_MESSAGES (default 200), BENCH_IDLE (default 10000),
 // BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
+// Each phase's start is printed on stderr with the seconds elapsed, and its length kept in the JSON (phasesS).
 // `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle, a
 // log of 20000 events; test/bench/quick.test.ts runs it).
 // Nothing here asserts a figure: it only fails if a step cannot run.
@@ -174,9 +175,29 @@ function percentiles(values: number[]) {
   return { count: sorted.length, p50Ms: at(50), p99Ms: at(99), maxMs: sorted[sorted.length - 1] ?? NaN };
 }
 
+/** Sequential sessions for each token (an account may start one session at a time), the tokens side by side. */
+async function connectAll<T>(tokens: string[], total: number, connectOne: (token: string) => Promise<T>): Promise<T[]> {
+  const lanes = tokens.map(async (token, lane) => {
+    const mine: T[] = [];
+    for (let i = lane; i < total; i += tokens.length) mine.push(await connectOne(token));
+    return mine;
+  });
+  return (await Promise.all(lanes)).flat();
+}
+
 async function main() {
   const startedAt = new Date();
   const t0 = performance.now();
+  const phases: Record<string, number> = {};
+  let phaseStarted = t0;
+  let phaseName = 'setup';
+  /** Ends the phase under way (its seconds go to the results) and announces the next on stderr. */
+  const phase = (name: string, detail: string) => {
+    const now = performance.now();
+    phases[phaseName] = (now - phaseStarted) / 1000;
+    [phaseStarted, phaseName] = [now, name];
+    console.error(`[${((now - t0) / 1000).toFixed(0)} s] ${name}: ${detail}`);
+  };
   const loadBefore = loadavg();
   const parley = await startParley();
   const dispatcher = new Agent({ connect: { ca: parley.ca, servername: 'localhost' }, connections: 64 });
@@ -200,13 +221,18 @@ async function main() {
   try {
     // Users, a guild, and senders joined through an invite.
     const owner = await json('POST', '/auth/register', undefined, { username: 'benchowner', password: 'a long password' });
-    const app = await json('POST', '/applications', owner.token, { name: 'benchbot' });
-    const bot = await json('POST', `/applications/${app.id}/bot`, owner.token);
     const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
     const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
     const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
     const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
-    await json('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
+    // The gateway's sessions are spread over bots, each starting its own one after another (see connectAll).
+    const bots: string[] = [];
+    for (let i = 0; i < Math.ceil(CLIENTS / 250); i++) {
+      const app = await json('POST', '/applications', owner.token, { name: `benchbot${i}` });
+      const bot = await json('POST', `/applications/${app.id}/bot`, owner.token);
+      await json('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
+      bots.push(bot.token);
+    }
     const senders: string[] = [];
     for (let i = 0; i < SENDERS; i++) {
       const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}`, password: 'a long password' });
@@ -228,13 +254,13 @@ async function main() {
       });
     // 4b. Idle sessions and memory per session, first, on a server no load has grown yet (after the loads its heap
     // shrinks while the sessions connect). Each account may start 1000 sessions a day: spread them over accounts.
-    console.error(`idle: ${IDLE} sessions…`);
+    phase('idle', `${IDLE} sessions…`);
     const idle: WebSocket[] = [];
     const accounts = await Promise.all(
       Array.from({ length: Math.ceil(IDLE / 900) }, (_, i) => json('POST', '/auth/register', undefined, { username: `benchidle${i}`, password: 'a long password' })),
     );
     const before = await rssOf(parley.child.pid!);
-    for (let i = 0; i < IDLE; i++) idle.push(await connect(accounts[i % accounts.length].token, 1));
+    idle.push(...(await connectAll(accounts.map((a) => a.token), IDLE, (token) => connect(token, 1))));
     await new Promise((r) => setTimeout(r, 1000));
     const after = await rssOf(parley.child.pid!);
     const idleSessions = { sessions: idle.length, rssBeforeMiB: before / 2 ** 20, rssAfterMiB: after / 2 ** 20, kibPerSession: (after - before) / idle.length / 1024 };
@@ -244,7 +270,7 @@ async function main() {
     // 2. Durable sends, each sender in turn; the same JSON body the echo gets.
     const messageBody = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
     let turn = 0;
-    console.error(`sends: ${CONNECTIONS} connections, ${DURATION} s…`);
+    phase('sends', `${CONNECTIONS} connections, ${DURATION} s…`);
     const rssBeforeSends = await rssOf(parley.child.pid!);
     const sends = await load(parley, `/api/v1/channels/${channelId}/messages`, {
       method: 'POST',
@@ -257,29 +283,26 @@ async function main() {
     const pagePath = `/channels/${channelId}/messages?limit=50`;
     const page = Buffer.from(await api('GET', pagePath, owner.token));
     ceiling = await startCeiling(page);
-    console.error(`ceiling: echo, page (${page.length} bytes)…`);
+    phase('ceilings', `echo, page (${page.length} bytes)…`);
     const echo = await load(ceiling, '/echo', { method: 'POST', body: messageBody });
     const pageCeiling = await load(ceiling, pagePath, { headers: () => ({ authorization: `Bearer ${owner.token}` }) });
     await stop(ceiling);
     ceiling = undefined;
-    console.error('page reads…');
+    phase('pages', `${CONNECTIONS} connections, ${DURATION} s…`);
     const pages = await load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }) });
 
     // 4a. Latency at CLIENTS connected sessions, all in the guild; and the POST's own round trip, one at a time.
-    console.error(`gateway: ${CLIENTS} sessions, ${MESSAGES} messages…`);
+    phase('gateway', `${CLIENTS} sessions, ${MESSAGES} messages…`);
     const arrivals = new Map<string, number[]>();
-    const sockets: WebSocket[] = [];
-    for (let i = 0; i < CLIENTS; i++) {
-      sockets.push(
-        await connect(bot.token, (1 << 0) | (1 << 9) | (1 << 15), (t, d) => {
-          if (t === 'MESSAGE_CREATE') {
-            const list = arrivals.get(d.content) ?? [];
-            list.push(performance.now());
-            arrivals.set(d.content, list);
-          }
-        }),
-      );
-    }
+    const sockets = await connectAll(bots, CLIENTS, (token) =>
+      connect(token, (1 << 0) | (1 << 9) | (1 << 15), (t, d) => {
+        if (t === 'MESSAGE_CREATE') {
+          const list = arrivals.get(d.content) ?? [];
+          list.push(performance.now());
+          arrivals.set(d.content, list);
+        }
+      }),
+    );
     const deliveries: number[] = [];
     const roundTrips: number[] = [];
     for (let i = 0; i < MESSAGES; i++) {
@@ -299,13 +322,14 @@ async function main() {
     // 5. The server's log grown to LOG_EVENTS events (copies of its messages), every read model rebuilt from it, and a
     // cold start on it to the first 200 from /healthz.
     await stop(parley, true);
-    console.error(`log: growing to ${LOG_EVENTS} events…`);
+    phase('grow', `the log to ${LOG_EVENTS} events…`);
     await logTool(['grow', parley.dir, String(LOG_EVENTS)]);
-    console.error('log: rebuilding every read model…');
+    phase('rebuild', 'every read model…');
     const rebuilt = JSON.parse(await logTool(['rebuild', parley.dir])) as { events: number; seconds: number };
-    console.error('log: cold start…');
+    phase('cold start', 'to /healthz…');
     const cold = await coldStart(parley.dir);
     await stop(cold.server);
+    phase('done', `${((performance.now() - t0) / 1000).toFixed(0)} s in all`);
     const log = { events: rebuilt.events, rebuildS: rebuilt.seconds, eventsPerS: rebuilt.events / rebuilt.seconds, coldStartS: cold.seconds };
 
 
@@ -323,12 +347,13 @@ async function main() {
       idleSessions,
       sendsMemory,
       log,
+      phasesS: phases,
       runS: (performance.now() - t0) / 1000,
     };
     await mkdir(dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(table(results));
-    console.log(`\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in bench/results/latest.json`);
+    console.log(`\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in ${RESULTS}`);
   } finally {
     if (ceiling) await stop(ceiling);
     await stop(parley);
