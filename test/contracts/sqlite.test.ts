@@ -24,7 +24,7 @@ describeBlobStoreContract('Files', async () => ({ blobs: new FileBlobStore(file(
 describe('SQLite event store: group commit', () => {
   const event: NewEvent = { type: 'Noted', data: {}, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } };
 
-  it('appends issued together share one transaction (one fsync), and each still gets its own outcome', async () => {
+  it('appends issued together share one transaction (one fsync) on the writer thread, and each still gets its own outcome', async () => {
     const store = new SqliteEventStore(file('group'));
     await store.appendToStream('taken', [event]);
     // Every group commit is reported once, with its appends: one transaction, one fsync, on the writer thread.
@@ -35,6 +35,8 @@ describe('SQLite event store: group commit', () => {
     const results = await Promise.all(appends);
     await expect(conflicting).rejects.toBeInstanceOf(WrongExpectedVersionError);
     expect(commits).toEqual([501]);
+    // The main thread's connection only reads: the writer thread wrote every row (and waited for the fsync).
+    expect(store['db'].prepare('SELECT total_changes() AS n').get()).toEqual({ n: 0 });
     expect(results.every((r) => r.nextExpectedRevision === 1n)).toBe(true);
     expect(new Set(results.map((r) => r.position.commit)).size).toBe(500);
     expect(await store.readAll({ maxCount: 2000 })).toHaveLength(1 + 1000);
