@@ -90,10 +90,13 @@ export class ProjectionRunner {
   /** Empties the named projections' collections and replays the whole log into them. */
   async rebuild(names: string[] = this.projections.map((p) => p.name)): Promise<void> {
     await this.stop();
-    for (const projection of this.projections.filter((p) => names.includes(p.name))) {
-      await this.readStore.reset(projection.name, projection.collections);
-    }
-    await this.start();
-    await this.caughtUp();
+    const chosen = this.projections.filter((p) => names.includes(p.name));
+    const load = async () => {
+      for (const projection of chosen) await this.readStore.reset(projection.name, projection.collections);
+      await this.start();
+      await this.caughtUp();
+    };
+    const collections = chosen.flatMap((p) => p.collections);
+    await (this.readStore.bulkLoad ? this.readStore.bulkLoad(collections, load) : load());
   }
 }
