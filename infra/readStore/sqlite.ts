@@ -12,13 +12,13 @@ import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeMaxUpdates, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
 
-/** During a bulk load: WAL pages between automatic checkpoints (SQLite's default is 1000), and the page cache (64 MiB). */
-const BULK_AUTOCHECKPOINT = 10_000;
+/** The page cache during a bulk load (64 MiB). */
 const BULK_CACHE = -65_536;
 
 /** A field json_set can name as it is: not _id, not a dotted path. */
@@ -112,7 +112,7 @@ export class SqliteReadStore implements ReadStore {
   /** By table and id: a document as parsed, and the text it was parsed from. */
   private readonly parsed = new LRUCache<string, { text: string; doc: Doc }>({ maxSize: PARSED_TEXT, sizeCalculation: (entry) => entry.text.length || 1 });
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -154,8 +154,8 @@ export class SqliteReadStore implements ReadStore {
   /**
    * Keeping secondary indexes up to date row by row costs about as much as writing the rows: the loaded tables' are
    * dropped, and built once at the end by a sort. Unique indexes stay, so a load refuses what a write would. WAL
-   * checkpoints are spaced out and the page cache enlarged meanwhile. A crash before the end leaves the indexes missing
-   * and nothing else wrong: ensureIndexes at the next start creates them.
+   * checkpoints are made by a thread of their own (on another core) and the page cache is enlarged meanwhile. A crash
+   * before the end leaves the indexes missing and nothing else wrong: ensureIndexes at the next start creates them.
    */
   async bulkLoad<T>(collections: string[], load: () => Promise<T>): Promise<T> {
     const names = [...new Set(collections.map((collection) => this.ensureCollection(collection)))];
@@ -173,11 +173,14 @@ export class SqliteReadStore implements ReadStore {
     }
     const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
-    this.db.pragma(`wal_autocheckpoint = ${BULK_AUTOCHECKPOINT}`);
+    // An in-memory database has no WAL to checkpoint.
+    const checkpointer = this.file === ':memory:' ? null : new BackgroundCheckpointer(this.file);
+    if (checkpointer) this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma(`cache_size = ${BULK_CACHE}`);
     try {
       return await load();
     } finally {
+      await checkpointer?.stop();
       for (const name of names) {
         for (const sql of this.loading.get(name)!.values()) this.db.exec(sql);
         this.loading.delete(name);

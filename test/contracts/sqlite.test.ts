@@ -1,7 +1,7 @@
 // The contract suites against the embedded adapters: a fresh SQLite file (or blob folder) per test. These always run.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -159,6 +159,23 @@ describe('SQLite read store: bulk load', () => {
     await expect(store.bulkLoad(['things'], async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     expect(indexesOf(path)).toEqual(both);
     expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await store.close();
+  });
+
+  it('has WAL checkpoints made by another thread during the load: the database file grows with the writes while its writer checkpoints none', async () => {
+    const path = file('bulk');
+    const store = new SqliteReadStore(path);
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'first' } } }]);
+    store['db'].pragma('wal_checkpoint(TRUNCATE)');
+    const empty = statSync(path).size;
+    await store.bulkLoad(['things'], async () => {
+      expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      const things = Array.from({ length: 2000 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: String(i), text: 'x'.repeat(1000) } } }));
+      await store.bulkWrite(things);
+      await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(empty + 2_000_000), { timeout: 5000 });
+    });
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(await store.count('things', {})).toBe(2001);
     await store.close();
   });
 
