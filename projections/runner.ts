@@ -33,10 +33,12 @@ export class ProjectionRunner {
 
   private async apply(events: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
     const ops: WriteOp[] = [];
+    // Checkpoints move only once the batch is written: each projection's is looked up once per batch, not per event.
+    const running = this.projections.map((projection) => ({ projection, done: this.checkpoints.get(projection.name) }));
     for (const event of events) {
-      for (const projection of this.projections) {
-        const done = this.checkpoints.get(projection.name);
-        if (!done || comparePositions(event.position, done) > 0) ops.push(...projection.project(event));
+      for (const { projection, done } of running) {
+        if (done && comparePositions(event.position, done) <= 0) continue;
+        for (const op of projection.project(event)) ops.push(op);
       }
     }
     const last = events[events.length - 1].position;
