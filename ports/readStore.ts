@@ -76,5 +76,12 @@ export interface ReadStore {
   getCheckpoint(projection: string): Promise<Position | null>;
   /** Empties the collections and forgets the checkpoint, so the projection rebuilds from the start of the log. */
   reset(projection: string, collections: string[]): Promise<void>;
+  /**
+   * Optional: runs `load`, which writes the collections from empty (a rebuild), with the store set up for writing many
+   * documents at once, and puts it back as it was when `load` settles, whether it resolves or throws. Queries stay
+   * correct meanwhile, possibly slower. A process that dies during the load leaves a store that the next start
+   * (ensureIndexes, then the projections' own checkpoints) makes complete again. Without it a rebuild just runs `load`.
+   */
+  bulkLoad?<T>(collections: string[], load: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -33,10 +33,12 @@ export class ProjectionRunner {
 
   private async apply(events: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
     const ops: WriteOp[] = [];
+    // Checkpoints move only once the batch is written: each projection's is looked up once per batch, not per event.
+    const running = this.projections.map((projection) => ({ projection, done: this.checkpoints.get(projection.name) }));
     for (const event of events) {
-      for (const projection of this.projections) {
-        const done = this.checkpoints.get(projection.name);
-        if (!done || comparePositions(event.position, done) > 0) ops.push(...projection.project(event));
+      for (const { projection, done } of running) {
+        if (done && comparePositions(event.position, done) <= 0) continue;
+        for (const op of projection.project(event)) ops.push(op);
       }
     }
     const last = events[events.length - 1].position;
@@ -90,10 +92,13 @@ export class ProjectionRunner {
   /** Empties the named projections' collections and replays the whole log into them. */
   async rebuild(names: string[] = this.projections.map((p) => p.name)): Promise<void> {
     await this.stop();
-    for (const projection of this.projections.filter((p) => names.includes(p.name))) {
-      await this.readStore.reset(projection.name, projection.collections);
-    }
-    await this.start();
-    await this.caughtUp();
+    const chosen = this.projections.filter((p) => names.includes(p.name));
+    const load = async () => {
+      for (const projection of chosen) await this.readStore.reset(projection.name, projection.collections);
+      await this.start();
+      await this.caughtUp();
+    };
+    const collections = chosen.flatMap((p) => p.collections);
+    await (this.readStore.bulkLoad ? this.readStore.bulkLoad(collections, load) : load());
   }
 }

@@ -59,6 +59,7 @@ function withStringId(filter: Filter, update: Update, newId: () => string): Upda
   return { ...update, $setOnInsert: { ...update.$setOnInsert, _id: newId() } };
 }
 
+/** Leaves out the port's optional bulkLoad: a rebuild keeps MongoDB's indexes up to date as it writes. */
 export class MongoReadStore implements ReadStore {
   private constructor(
     private readonly client: MongoClient,

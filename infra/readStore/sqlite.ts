@@ -12,10 +12,14 @@ import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeMaxUpdates, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
+
+/** The page cache during a bulk load (64 MiB). */
+const BULK_CACHE = -65_536;
 
 /** A field json_set can name as it is: not _id, not a dotted path. */
 const TOP_LEVEL_FIELD = /^(?!_id$)[A-Za-z_]\w*$/;
@@ -98,6 +102,8 @@ function compileFilter(filter: Filter, params: Param[]): string {
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly known = new Set<string>();
+  /** By table being bulk loaded: the secondary indexes (name, CREATE statement) to build when the load ends. */
+  private readonly loading = new Map<string, Map<string, string>>();
   private readonly statements = new Map<string, Database.Statement>();
   /** Results by query (SQL and parameters), with the version of their table they were read at; 100,000 documents at most. */
   private readonly results = new LRUCache<string, { version: number; docs: Doc[] }>({ maxSize: 100_000, sizeCalculation: (result) => result.docs.length + 1 });
@@ -106,7 +112,7 @@ export class SqliteReadStore implements ReadStore {
   /** By table and id: a document as parsed, and the text it was parsed from. */
   private readonly parsed = new LRUCache<string, { text: string; doc: Doc }>({ maxSize: PARSED_TEXT, sizeCalculation: (entry) => entry.text.length || 1 });
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -138,7 +144,49 @@ export class SqliteReadStore implements ReadStore {
       const keys = Object.entries(index.keys);
       const indexName = `ix_${index.collection}_${keys.map(([k, d]) => `${k.replace(/\W/g, '_')}_${d === 1 ? 'a' : 'd'}`).join('_')}`;
       const columns = keys.map(([k, d]) => `${column(k)} ${d === 1 ? 'ASC' : 'DESC'}`).join(', ');
-      this.db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${name} (${columns})`);
+      const sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${name} (${columns})`;
+      const deferred = this.loading.get(name);
+      if (deferred && !index.unique) deferred.set(indexName, sql);
+      else this.db.exec(sql);
+    }
+  }
+
+  /**
+   * Keeping secondary indexes up to date row by row costs about as much as writing the rows: the loaded tables' are
+   * dropped, and built once at the end by a sort. Unique indexes stay, so a load refuses what a write would. WAL
+   * checkpoints are made by a thread of their own (on another core) and the page cache is enlarged meanwhile. A crash
+   * before the end leaves the indexes missing and nothing else wrong: ensureIndexes at the next start creates them.
+   */
+  async bulkLoad<T>(collections: string[], load: () => Promise<T>): Promise<T> {
+    const names = [...new Set(collections.map((collection) => this.ensureCollection(collection)))];
+    const busy = names.find((name) => this.loading.has(name));
+    if (busy) throw new Error(`${busy} is already being loaded`);
+    const indexSql = this.db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?");
+    for (const name of names) {
+      const deferred = new Map<string, string>();
+      for (const index of this.db.prepare(`PRAGMA index_list(${name})`).all() as { name: string; unique: number; origin: string }[]) {
+        if (index.unique || index.origin !== 'c') continue;
+        deferred.set(index.name, indexSql.get(index.name)!.sql);
+        this.db.exec(`DROP INDEX ${index.name}`);
+      }
+      this.loading.set(name, deferred);
+    }
+    const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    // An in-memory database has no WAL to checkpoint.
+    const checkpointer = this.file === ':memory:' ? null : new BackgroundCheckpointer(this.file);
+    if (checkpointer) this.db.pragma('wal_autocheckpoint = 0');
+    this.db.pragma(`cache_size = ${BULK_CACHE}`);
+    try {
+      return await load();
+    } finally {
+      await checkpointer?.stop();
+      for (const name of names) {
+        for (const sql of this.loading.get(name)!.values()) this.db.exec(sql);
+        this.loading.delete(name);
+      }
+      this.db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+      this.db.pragma(`cache_size = ${cacheSize}`);
     }
   }
 

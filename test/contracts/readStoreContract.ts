@@ -7,7 +7,8 @@ import type { Doc, Filter, ReadStore, Update } from '../../ports/readStore.js';
 
 const at = (n: bigint): Position => ({ commit: n, prepare: n });
 
-export function describeReadStoreContract(name: string, factory: () => Promise<ReadStore>): void {
+/** `bulkLoad`: the adapter implements the port's optional bulkLoad. */
+export function describeReadStoreContract(name: string, factory: () => Promise<ReadStore>, options: { bulkLoad?: boolean } = {}): void {
   describe(`${name}: read store contract`, () => {
     let store: ReadStore;
     let suffix: string;
@@ -272,6 +273,43 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         await expect(insert('users', { _id: 'u2', login: { name: 'ann' } })).rejects.toThrow();
         await insert('users', { _id: 'u3', login: { name: 'bob' } });
         expect(await store.count(own('users'), {})).toBe(2);
+      });
+    });
+
+    describe.runIf(options.bulkLoad)('bulk load', () => {
+      const unique = () => ({ collection: own('users'), keys: { name: 1 as const }, unique: true });
+      const byAge = () => ({ collection: own('users'), keys: { age: 1 as const, name: 1 as const } });
+      const people = async () => ids(await store.find(own('users'), { age: { $gte: 30 } }, { sort: { age: 1, name: 1 } }));
+
+      it('gives what its load gives, with writes, queries and unique indexes as without it, during the load and after', async () => {
+        await store.ensureIndexes([unique(), byAge()]);
+        await insert('users', { _id: 'u1', name: 'ann', age: 40 });
+        const result = await store.bulkLoad!([own('users')], async () => {
+          await store.reset(own('proj'), [own('users')]);
+          // Declared again during the load, as a rebuild's start does.
+          await store.ensureIndexes([unique(), byAge()]);
+          await insert('users', { _id: 'u2', name: 'bob', age: 30 }, { _id: 'u3', name: 'cid', age: 50 }, { _id: 'u4', name: 'dee', age: 20 });
+          await expect(insert('users', { _id: 'u5', name: 'bob', age: 60 })).rejects.toThrow();
+          expect(await people()).toEqual(['u2', 'u3']);
+          return 'loaded';
+        });
+        expect(result).toBe('loaded');
+        expect(await people()).toEqual(['u2', 'u3']);
+        await expect(insert('users', { _id: 'u6', name: 'cid', age: 70 })).rejects.toThrow();
+        await insert('users', { _id: 'u7', name: 'eve', age: 35 });
+        expect(await people()).toEqual(['u2', 'u7', 'u3']);
+      });
+
+      it('passes on what its load throws, leaving the store as after a load that resolves', async () => {
+        await store.ensureIndexes([unique(), byAge()]);
+        const failed = store.bulkLoad!([own('users')], async () => {
+          await insert('users', { _id: 'u1', name: 'ann', age: 40 });
+          throw new Error('projection failed');
+        });
+        await expect(failed).rejects.toThrow('projection failed');
+        await expect(insert('users', { _id: 'u2', name: 'ann', age: 41 })).rejects.toThrow();
+        await insert('users', { _id: 'u3', name: 'bob', age: 30 });
+        expect(await people()).toEqual(['u3', 'u1']);
       });
     });
 

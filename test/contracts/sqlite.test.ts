@@ -1,13 +1,16 @@
 // The contract suites against the embedded adapters: a fresh SQLite file (or blob folder) per test. These always run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
-import type { WriteOp } from '../../ports/readStore.js';
+import type { IndexSpec, WriteOp } from '../../ports/readStore.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
@@ -18,7 +21,7 @@ const file = (name: string) => join(dir, `${name}-${++files}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEventStoreContract('SQLite', async () => new SqliteEventStore(file('events')), { startsEmpty: true });
-describeReadStoreContract('SQLite', async () => new SqliteReadStore(file('read')));
+describeReadStoreContract('SQLite', async () => new SqliteReadStore(file('read')), { bulkLoad: true });
 describeBlobStoreContract('Files', async () => ({ blobs: new FileBlobStore(file('blobs')), close: async () => {} }));
 
 describe('SQLite event store: group commit', () => {
@@ -126,6 +129,90 @@ describe('SQLite read store: top-level $set in place', () => {
     expect(text('b')).toBe(JSON.stringify({ ...original, _id: 'b', many: 'yes' }));
     await store.close();
   });
+});
+
+describe('SQLite read store: bulk load', () => {
+  const declared: IndexSpec[] = [
+    { collection: 'things', keys: { kind: 1, _id: -1 } },
+    { collection: 'things', keys: { code: 1 }, unique: true },
+  ];
+  const indexesOf = (path: string) => {
+    const db = new Database(path, { readonly: true });
+    const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c_things' AND sql IS NOT NULL ORDER BY name").pluck().all();
+    db.close();
+    return names;
+  };
+  const both = ['ix_things_code_a', 'ix_things_kind_a__id_d'];
+
+  it('builds the secondary indexes of the loaded tables at the end, whether the load resolves or throws, keeping unique ones throughout', async () => {
+    const path = file('bulk');
+    const store = new SqliteReadStore(path);
+    await store.ensureIndexes(declared);
+    const during: unknown[] = [];
+    await store.bulkLoad(['things'], async () => {
+      await store.ensureIndexes(declared);
+      during.push(indexesOf(path));
+    });
+    expect(during).toEqual([['ix_things_code_a']]);
+    expect(indexesOf(path)).toEqual(both);
+    await expect(store.bulkLoad(['things'], async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    expect(indexesOf(path)).toEqual(both);
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await store.close();
+  });
+
+  it('has WAL checkpoints made by another thread during the load: the database file grows with the writes while its writer checkpoints none', async () => {
+    const path = file('bulk');
+    const store = new SqliteReadStore(path);
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'first' } } }]);
+    store['db'].pragma('wal_checkpoint(TRUNCATE)');
+    const empty = statSync(path).size;
+    await store.bulkLoad(['things'], async () => {
+      expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      const things = Array.from({ length: 2000 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: String(i), text: 'x'.repeat(1000) } } }));
+      await store.bulkWrite(things);
+      await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(empty + 2_000_000), { timeout: 5000 });
+    });
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(await store.count('things', {})).toBe(2001);
+    await store.close();
+  });
+
+  it('refuses a second load of a table being loaded', async () => {
+    const store = new SqliteReadStore(file('bulk'));
+    await store.bulkLoad(['things'], async () => {
+      await expect(store.bulkLoad(['other', 'things'], async () => {})).rejects.toThrow('c_things is already being loaded');
+    });
+    await store.close();
+  });
+
+  it('leaves, when the process is killed during the load, a store that ensureIndexes at the next start makes whole again', async () => {
+    const path = file('bulk');
+    const store = new SqliteReadStore(path);
+    await store.ensureIndexes(declared);
+    await store.close();
+    const script = `
+      const { SqliteReadStore } = await import(${JSON.stringify(new URL('../../infra/readStore/sqlite.ts', import.meta.url).href)});
+      const store = new SqliteReadStore(${JSON.stringify(path)});
+      await store.bulkLoad(['things'], async () => {
+        const things = Array.from({ length: 500 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: String(i).padStart(3, '0'), kind: i % 2 ? 'odd' : 'even', code: i } } }));
+        await store.bulkWrite(things, [{ projection: 'p', position: { commit: 500n, prepare: 500n } }]);
+        process.stdout.write('loading');
+        await new Promise(() => setInterval(() => {}, 1000));
+      });`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(indexesOf(path)).toEqual(['ix_things_code_a']);
+    const restarted = new SqliteReadStore(path);
+    await restarted.ensureIndexes(declared);
+    expect(indexesOf(path)).toEqual(both);
+    expect(await restarted.getCheckpoint('p')).toEqual({ commit: 500n, prepare: 500n });
+    expect((await restarted.find('things', { kind: 'odd' }, { sort: { _id: -1 }, limit: 2 })).map((d) => d._id)).toEqual(['499', '497']);
+    await expect(restarted.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'x', code: 7 } } }])).rejects.toThrow();
+    await restarted.close();
+  }, 30_000);
 });
 
 describe('SQLite read store: query results', () => {

@@ -2,7 +2,7 @@
 // its own checkpoint written with its documents. The guild's member_count is an $inc per join, so applying a join
 // twice would count the member twice; these specs show it counted once across a restart and when a projection is
 // added to a log the others have already applied.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import type { GuildDoc } from '../../projections/guilds.js';
@@ -61,6 +61,20 @@ describe('projection runner: each event applied once per projection', () => {
     await run(guildsProjection, membersProjection);
     const members = await readStore.find<MemberDoc>('members', { guild_id: G }, { sort: { joined_at: 1, user_id: 1 } });
     expect(members.map((m) => m.user_id)).toEqual([ada.id, bob.id, cy.id, eve.id]);
+    expect(await memberCount()).toBe(4);
+  });
+
+  it('rebuilds the chosen projections inside a bulk load of their collections, to the documents incremental processing wrote', async () => {
+    eventStore = new SqliteEventStore(':memory:');
+    readStore = new SqliteReadStore(':memory:');
+    const runner = await run(guildsProjection, membersProjection);
+    await runner.waitFor(await appendStreams(eventStore, [guildStream]));
+    const members = () => readStore.find<MemberDoc>('members', {}, { sort: { _id: 1 } });
+    const before = await members();
+    const loads = vi.spyOn(readStore, 'bulkLoad');
+    await runner.rebuild([membersProjection.name]);
+    expect(loads.mock.calls.map(([collections]) => collections)).toEqual([membersProjection.collections]);
+    expect(await members()).toEqual(before);
     expect(await memberCount()).toBe(4);
   });
 });
