@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision } from '../../ports/eventStore.js';
-import type { FromLogWriter, ToLogWriter } from './sqliteWriterThread.js';
 
 /** One append, its events already JSON text, so that nothing inside the transaction can fail for one append's data. */
 export interface AppendToCommit {
@@ -17,6 +16,14 @@ export interface AppendToCommit {
 
 /** Committed at these positions, up to `revision`; or refused, the stream being at `wrongExpected`; or failed alone. */
 export type AppendOutcome = { positions: number[]; revision: number } | { wrongExpected: number | null } | { error: unknown };
+
+/** To the writer thread: a batch to commit to a log, or the end of its connection to that log. */
+export type ToLogWriter = { file: string } & ({ batch: AppendToCommit[] } | { close: true });
+/** From the writer thread: the outcomes of the request of that id (none for a close). */
+export interface FromLogWriter {
+  id: number;
+  outcomes: AppendOutcome[];
+}
 
 export interface LogWriter {
   /** Commits the batch; each append's outcome, in order. A batch the transaction cannot take is retried append by append, so only a faulty one fails. */

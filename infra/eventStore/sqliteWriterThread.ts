@@ -3,15 +3,7 @@
 // reads. While this thread waits on a commit's fsync, the main thread goes on answering requests, on another core.
 import { parentPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { type AppendOutcome, type AppendToCommit, groupCommitter, openLog } from './sqliteCommit.js';
-
-/** To the thread: a batch to commit to a log, or the end of its connection to that log. */
-export type ToLogWriter = { file: string } & ({ batch: AppendToCommit[] } | { close: true });
-/** From the thread: the outcomes of the request of that id (none for a close). */
-export interface FromLogWriter {
-  id: number;
-  outcomes: AppendOutcome[];
-}
+import { type AppendOutcome, type FromLogWriter, type ToLogWriter, groupCommitter, openLog } from './sqliteCommit.js';
 
 const port = parentPort!;
 const logs = new Map<string, { db: Database.Database; commit: ReturnType<typeof groupCommitter> }>();
