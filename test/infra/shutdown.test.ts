@@ -65,4 +65,14 @@ describe('graceful shutdown', () => {
     const fetched = await api(again, 'GET', `/channels/${guild.system_channel_id}/messages/${sent.id}`, user.token);
     expect(fetched.content).toBe('sent across a SIGTERM');
   });
+
+  it('exits on SIGTERM when whatever read its logs has gone (a broken stdout pipe)', async () => {
+    const server = await startServerProcess(mkdtempSync(join(tmpdir(), 'parley-shutdown-pipe-')));
+    server.child.stdout!.destroy();
+    server.child.stderr!.destroy();
+    const exited = once(server.child, 'exit');
+    server.child.kill('SIGTERM');
+    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 15 s'), 15_000))]);
+    expect(outcome).toEqual([0, null]);
+  }, 20_000);
 });
