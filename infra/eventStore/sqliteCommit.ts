@@ -99,7 +99,7 @@ const threadEntry = (): URL =>
  * from the TypeScript sources costs a few hundred milliseconds). It keeps the process alive only while a request is
  * under way. A thread that dies fails the requests it held; the next request starts another.
  */
-class WriterThread {
+export class WriterThread {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, { resolve: (outcomes: AppendOutcome[]) => void; reject: (error: unknown) => void }>();
   private next = 0;
@@ -138,11 +138,11 @@ class WriterThread {
 
 const writerThread = new WriterThread();
 
-/** Commits on the process's writer thread, over a connection of its own to `file`. */
-export function threadLogWriter(file: string): LogWriter {
+/** Commits on the process's writer thread (or the one given), over a connection of its own to `file`. */
+export function threadLogWriter(file: string, thread = writerThread): LogWriter {
   return {
-    commit: (batch) => writerThread.request({ file, batch }),
+    commit: (batch) => thread.request({ file, batch }),
     // The thread closes its connection to the file (the last connection to close checkpoints the WAL).
-    close: async () => void (await writerThread.request({ file, close: true })),
+    close: async () => void (await thread.request({ file, close: true })),
   };
 }

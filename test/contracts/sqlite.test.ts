@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { type AppendToCommit, WriterThread, threadLogWriter } from '../../infra/eventStore/sqliteCommit.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import type { IndexSpec, WriteOp } from '../../ports/readStore.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
@@ -86,6 +87,27 @@ describe('SQLite event store: group commit', () => {
     expect(await Promise.all(good)).toHaveLength(10);
     expect(await store.readAll({ maxCount: 100 })).toHaveLength(10);
     await store.close();
+  });
+});
+
+describe('SQLite event store: the writer thread', () => {
+  const append = (id: string): AppendToCommit => ({ streamId: 'thread', expected: 'any', rows: [{ id, type: 'Noted', data: '{}', metadata: '{}', schemaVersion: 1 }] });
+
+  it('a thread that dies fails the batch it held, and the next batch starts another', async () => {
+    const thread = new WriterThread();
+    const path = file('thread');
+    const writer = threadLogWriter(path, thread);
+    expect(await writer.commit([append('first')])).toEqual([{ positions: [1], revision: 0 }]);
+    // A batch handed to a thread that is dying (killed before it could take it).
+    const dying = thread['worker']!.terminate();
+    const held = writer.commit([append('held')]);
+    await dying;
+    await expect(held).rejects.toThrow('the log writer thread exited');
+    expect(await writer.commit([append('next')])).toEqual([{ positions: [2], revision: 1 }]);
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare('SELECT id FROM events ORDER BY position').all()).toEqual([{ id: 'first' }, { id: 'next' }]);
+    db.close();
+    await writer.close();
   });
 });
 
