@@ -3,13 +3,13 @@
 // MEMBERS_GUILD_ID, once ready it also fetches that guild's members over the gateway (all; by MEMBERS_QUERY; by the
 // comma-separated MEMBERS_USER_IDS; all again) and then sets its presence, reporting each result.
 import { ActivityType, Client, Collection, GatewayIntentBits, type GuildMember, type Presence } from 'discord.js';
+import { report, run } from './botSide.js';
 
 const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildPresences],
   rest: { api: `${process.env.PARLEY_ORIGIN}/api`, version: '1' },
 });
 
-const report = (event: string, data: unknown) => process.stdout.write(`${JSON.stringify({ event, data })}\n`);
 const presence = (p: Presence) => ({ userId: p.userId, status: p.status, activities: p.activities.map((a) => a.name) });
 
 /** The ids fetched, or the error's name: the test expects one fetch to be refused. */
@@ -48,9 +48,4 @@ client.on('messageCreate', (message) => {
   report('messageCreate', { id: message.id, content: message.content, authorId: message.author.id, channelId: message.channelId, guildId: message.guildId });
 });
 client.on('presenceUpdate', (_, updated) => report('presenceUpdate', presence(updated)));
-client.on('error', (error) => report('error', String(error)));
-process.on('SIGTERM', () => {
-  void client.destroy().finally(() => process.exit(0));
-});
-
-await client.login(process.env.BOT_TOKEN);
+await run(client);

@@ -16,13 +16,12 @@ import {
   SlashCommandBuilder,
   StringSelectMenuBuilder,
 } from 'discord.js';
+import { report, run } from './botSide.js';
 
 const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
   rest: { api: `${process.env.PARLEY_ORIGIN}/api`, version: '1' },
 });
-
-const report = (event: string, data: unknown) => process.stdout.write(`${JSON.stringify({ event, data })}\n`);
 
 const commands = [
   new SlashCommandBuilder().setName('ping').setDescription('Replies with Pong!'),
@@ -117,9 +116,4 @@ client.on('interactionCreate', async (interaction) => {
     report('error', String(error));
   }
 });
-client.on('error', (error) => report('error', String(error)));
-process.on('SIGTERM', () => {
-  void client.destroy().finally(() => process.exit(0));
-});
-
-await client.login(process.env.BOT_TOKEN);
+await run(client);

@@ -2,13 +2,12 @@
 // voiceStateUpdate with what guild.voiceStates holds then, and moderates as bots do: a member who joins MOVE_FROM is
 // moved to MOVE_TO with member.voice.setChannel, and disconnected there with member.voice.disconnect, each with a reason.
 import { Client, GatewayIntentBits } from 'discord.js';
+import { report, run } from './botSide.js';
 
 const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
   rest: { api: `${process.env.PARLEY_ORIGIN}/api`, version: '1' },
 });
-
-const report = (event: string, data: unknown) => process.stdout.write(`${JSON.stringify({ event, data })}\n`);
 
 client.once('clientReady', (ready) => {
   report('ready', { guilds: ready.guilds.cache.map((g) => ({ id: g.id, voiceStates: g.voiceStates.cache.map((v) => ({ userId: v.id, channelId: v.channelId })) })) });
@@ -33,9 +32,4 @@ client.on('voiceStateUpdate', async (before, after) => {
     report('error', String(error));
   }
 });
-client.on('error', (error) => report('error', String(error)));
-process.on('SIGTERM', () => {
-  void client.destroy().finally(() => process.exit(0));
-});
-
-await client.login(process.env.BOT_TOKEN);
+await run(client);
