@@ -12,8 +12,14 @@ function log(file: string) {
   let opened = logs.get(file);
   if (!opened) {
     const db = new Database(file);
-    openLog(db);
-    opened = { db, commit: groupCommitter(db) };
+    try {
+      openLog(db);
+      opened = { db, commit: groupCommitter(db) };
+    } catch (error) {
+      // Not kept, so the next batch opens the file again: close this connection rather than leave one per batch.
+      db.close();
+      throw error;
+    }
     logs.set(file, opened);
   }
   return opened;
