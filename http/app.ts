@@ -96,9 +96,29 @@ function routesOf(router: Router) {
   };
 }
 
+/** A path's first segment as the router compares it (case-insensitively): `channels` for `/Channels/1/messages`. */
+const firstSegment = (path: string) => (path.split('/', 2)[1] ?? '').toLowerCase();
+
+/**
+ * The router's routes by their path's first segment, each group with the 405 handling of routesOf: @koa/router tests
+ * every route's pattern in turn, so a request is matched against the few routes under its own first segment (44 at
+ * most) instead of all 147. A route whose first segment is a parameter would belong to every group; none has one.
+ */
+function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<unknown> {
+  const groups = new Map<string, Router>();
+  for (const layer of router.stack) {
+    const segment = typeof layer.path === 'string' ? firstSegment(layer.path) : '';
+    if (!/^[\w.@-]+$/.test(segment)) throw new Error(`A route's first segment must be fixed: ${String(layer.path)}`);
+    if (!groups.has(segment)) groups.set(segment, new Router());
+    groups.get(segment)!.stack.push(layer);
+  }
+  const routes = new Map([...groups].map(([segment, group]) => [segment, routesOf(group)]));
+  return async (ctx, next) => (routes.get(firstSegment(ctx.path)) ?? ((_: Context, n: Next) => n()))(ctx, next);
+}
+
 /** Routes API requests by the path after its version prefix; a request outside /api goes to the CDN router. */
 function mountApi(api: Router, root: Router) {
-  const apiRoutes = routesOf(api);
+  const apiRoutes = routesBySegment(api);
   const rootRoutes = routesOf(root);
   return async function dispatch(ctx: Context, next: Next) {
     const match = /^\/api(?:\/v1)?(?=\/|$)/.exec(ctx.path);

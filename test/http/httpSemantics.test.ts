@@ -33,6 +33,10 @@ describe('methods', () => {
     const me = await server.api('DELETE', '/users/@me', { token: guild.owner.token });
     expect([me.status, me.headers.allow]).toEqual([405, 'GET, HEAD, PATCH']);
     expect((await server.api('GET', '/no/such/route')).status).toBe(404);
+    // Routes are matched by their first segment's group, as the router matches paths: case-insensitively, a trailing slash allowed.
+    const page = await server.api('GET', `/Channels/${guild.channelId}/Messages/`, { token: guild.owner.token });
+    expect([page.status, Array.isArray(page.body)]).toEqual([200, true]);
+    expect((await server.api('GET', `/channelz/${guild.channelId}/messages`, { token: guild.owner.token })).status).toBe(404);
     // The CDN at the origin's root answers the same way.
     const cdn = await server.call('POST', `/avatars/${guild.owner.id}/abc.png`);
     expect([cdn.status, cdn.headers.allow]).toEqual([405, 'GET, HEAD']);
