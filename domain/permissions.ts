@@ -118,30 +118,35 @@ export interface PermissionMember {
  * overwrites OR-ed together, and the member's own overwrite, each removing its deny bits before adding its allow bits.
  * In a channel, no VIEW_CHANNEL leaves nothing, and no SEND_MESSAGES takes away what only makes sense when sending.
  */
+// Helpers at module level, not closures made on each call: the permissions of a request are computed several times.
+const rolePermissions = (guild: PermissionGuild, roleId: string) => BigInt(guild.roles.get(roleId)?.permissions ?? 0n);
+const applyOverwrite = (permissions: bigint, allow: Bits, deny: Bits) => (permissions & ~BigInt(deny)) | BigInt(allow);
+
 export function computePermissions(guild: PermissionGuild, member: PermissionMember, overwrites?: readonly PermissionOverwrite[]): bigint {
   if (member.userId === guild.ownerId) return ALL_PERMISSIONS;
-  const rolePermissions = (roleId: string) => BigInt(guild.roles.get(roleId)?.permissions ?? 0n);
-  let permissions = rolePermissions(guild.guildId);
-  for (const roleId of member.roleIds) permissions |= rolePermissions(roleId);
+  let permissions = rolePermissions(guild, guild.guildId);
+  for (const roleId of member.roleIds) permissions |= rolePermissions(guild, roleId);
   if (permissions & Permission.ADMINISTRATOR) return ALL_PERMISSIONS;
   if (!overwrites) return permissions;
 
-  const apply = (allow: Bits, deny: Bits) => {
-    permissions = (permissions & ~BigInt(deny)) | BigInt(allow);
-  };
-  const everyone = overwrites.find((o) => o.type === OverwriteType.ROLE && o.id === guild.guildId);
-  if (everyone) apply(everyone.allow, everyone.deny);
   let roleAllow = 0n;
   let roleDeny = 0n;
+  let everyone: PermissionOverwrite | undefined;
+  let own: PermissionOverwrite | undefined;
   for (const overwrite of overwrites) {
-    if (overwrite.type === OverwriteType.ROLE && member.roleIds.includes(overwrite.id)) {
-      roleAllow |= BigInt(overwrite.allow);
-      roleDeny |= BigInt(overwrite.deny);
+    if (overwrite.type === OverwriteType.MEMBER) {
+      if (overwrite.id === member.userId) own ??= overwrite;
+    } else if (overwrite.type === OverwriteType.ROLE) {
+      if (overwrite.id === guild.guildId) everyone ??= overwrite;
+      if (member.roleIds.includes(overwrite.id)) {
+        roleAllow |= BigInt(overwrite.allow);
+        roleDeny |= BigInt(overwrite.deny);
+      }
     }
   }
-  apply(roleAllow, roleDeny);
-  const own = overwrites.find((o) => o.type === OverwriteType.MEMBER && o.id === member.userId);
-  if (own) apply(own.allow, own.deny);
+  if (everyone) permissions = applyOverwrite(permissions, everyone.allow, everyone.deny);
+  permissions = applyOverwrite(permissions, roleAllow, roleDeny);
+  if (own) permissions = applyOverwrite(permissions, own.allow, own.deny);
 
   if (!(permissions & Permission.VIEW_CHANNEL)) return 0n;
   if (!(permissions & Permission.SEND_MESSAGES)) permissions &= ~(Permission.MENTION_EVERYONE | Permission.ATTACH_FILES | Permission.EMBED_LINKS);

@@ -28,8 +28,9 @@ export async function messagePage(
     if (limit <= 0) return [];
     const page = (visibility: Filter) => read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ...visibility, _id: range }, { sort: { _id: direction }, limit });
     const [shared, own] = await Promise.all([page({ ephemeral: { $exists: false } }), page({ ephemeral: true, visible_to: { $all: [viewerId] } })]);
-    const key = (doc: MessageDoc) => snowflakeSortKey(doc._id);
-    return [...shared, ...own].sort((a, b) => (key(a) < key(b) ? -direction : direction)).slice(0, limit);
+    // Each query comes sorted; with no ephemeral message for the viewer (the usual case) there is nothing to merge.
+    if (own.length === 0) return shared;
+    return [...shared, ...own].sort((a, b) => (snowflakeSortKey(a._id) < snowflakeSortKey(b._id) ? -direction : direction)).slice(0, limit);
   };
   if (query.after) return (await find({ $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
   if (query.around) {

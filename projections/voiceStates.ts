@@ -20,11 +20,13 @@ export const voiceStateKey = (guildId: string, userId: string) => `${guildId}:${
 
 type Event = VoiceEvent | MemberEvent | ChannelDeleted | GuildDeleted;
 
+// Module-level, not closures made per call: every event of the log passes through projectVoiceState.
+const set = (guildId: string, userId: string, fields: Partial<VoiceStateData>): WriteOp[] => [
+  { updateOne: { collection: VOICE_STATES, filter: { _id: voiceStateKey(guildId, userId) }, update: { $set: fields } } },
+];
+const remove = (guildId: string, userId: string): WriteOp[] => [{ deleteOne: { collection: VOICE_STATES, filter: { _id: voiceStateKey(guildId, userId) } } }];
+
 function projectVoiceState(e: RecordedEvent): WriteOp[] {
-  const set = (guildId: string, userId: string, fields: Partial<VoiceStateData>): WriteOp[] => [
-    { updateOne: { collection: VOICE_STATES, filter: { _id: voiceStateKey(guildId, userId) }, update: { $set: fields } } },
-  ];
-  const remove = (guildId: string, userId: string): WriteOp[] => [{ deleteOne: { collection: VOICE_STATES, filter: { _id: voiceStateKey(guildId, userId) } } }];
   if (is<Event, 'VoiceChannelJoined'>(e, 'VoiceChannelJoined')) {
     const { guildId, state } = e.data;
     const doc: VoiceStateDoc = { _id: voiceStateKey(guildId, state.user_id), guild_id: guildId, ...state };
