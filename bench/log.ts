@@ -2,7 +2,9 @@
 //   tsx bench/log.ts grow DATA_DIR N   appends copies of the log's last MessageCreated (new ids, one stream each,
 //                                      in the same channel) until the log holds N events, in SQL;
 //   tsx bench/log.ts rebuild DATA_DIR  empties every read model and projects the whole log again (the replay tool's
-//                                      code path), printing {"events":…,"seconds":…} on stdout.
+//                                      code path), printing {"events":…,"seconds":…} on stdout;
+//   tsx bench/log.ts read DATA_DIR     reads the whole log as the rebuild does (the same catch-up subscription: its
+//                                      pages fetched and parsed) and does nothing with it: the rebuild's own ceiling.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../infra/eventStore/sqlite.js';
@@ -50,7 +52,22 @@ async function rebuild(dir: string): Promise<void> {
   process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
 }
 
+async function read(dir: string): Promise<void> {
+  const store = new SqliteEventStore(join(dir, 'events.db'));
+  let events = 0;
+  const started = performance.now();
+  const subscription = store.subscribeToAll({}, async (batch) => {
+    events += batch.length;
+  });
+  await subscription.caughtUp();
+  const seconds = (performance.now() - started) / 1000;
+  await subscription.stop();
+  await store.close();
+  process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
+}
+
 const [command, dir, size] = process.argv.slice(2);
 if (command === 'grow') await grow(dir, Number(size));
 else if (command === 'rebuild') await rebuild(dir);
-else throw new Error('usage: tsx bench/log.ts grow DATA_DIR N | rebuild DATA_DIR');
+else if (command === 'read') await read(dir);
+else throw new Error('usage: tsx bench/log.ts grow DATA_DIR N | rebuild DATA_DIR | read DATA_DIR');
