@@ -32,13 +32,15 @@ async function main() {
       if (endsOnFatal(engines.role)) void stop('fatal', 1);
     },
   });
+  // Before the line that says it listens: a supervisor may send SIGTERM as soon as it reads it, and a signal that
+  // came before its handler would end the process without a graceful stop.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
   const { http } = composition;
   const scheme = config.plainHttp ? 'http' : 'https';
   const where = http ? { listening: `${scheme}://${config.host}:${http.port}`, api: `${config.publicBaseUrl}/api/v1` } : {};
   const what = { role: engines.role, store: engines.store.kind, readStore: engines.readStore.kind, bus: engines.bus.kind };
   log.info({ ...where, ...what, dataDir: config.dataDir }, http ? 'Parley is listening' : 'Parley is running');
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((error) => {
