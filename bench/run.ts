@@ -10,7 +10,7 @@
 //     the same log read alone, as the rebuild reads it (its ceiling), and a cold start on it to the first 200 from
 //     /healthz.
 // Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
-// BENCH_DURATION seconds (default 10) after a warm-up of BENCH_WARMUP seconds (default 2). Each throughput is also
+// BENCH_DURATION seconds (default 8) after a warm-up of BENCH_WARMUP seconds (default 1). Each throughput is also
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
 // Other sizes by environment: BENCH_CLIENTS (default 1000), BENCH_MESSAGES (default 200), BENCH_IDLE (default 10000),
 // BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
@@ -29,8 +29,8 @@ import WebSocket from 'ws';
 const QUICK = process.argv.includes('--quick');
 const size = (name: string, normal: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : normal));
 const CONNECTIONS = size('BENCH_CONNECTIONS', 64, 8);
-const DURATION = size('BENCH_DURATION', 10, 2);
-const WARMUP = size('BENCH_WARMUP', 2, 1);
+const DURATION = size('BENCH_DURATION', 8, 2);
+const WARMUP = size('BENCH_WARMUP', 1, 1);
 const CLIENTS = size('BENCH_CLIENTS', 1000, 20);
 const MESSAGES = size('BENCH_MESSAGES', 200, 20);
 const IDLE = size('BENCH_IDLE', 10_000, 100);
