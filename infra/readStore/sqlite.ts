@@ -337,10 +337,11 @@ export class SqliteReadStore implements ReadStore {
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
     const write = this.db.transaction(() => {
       for (const op of mergeMaxUpdates(ops)) this.apply(op);
-      for (const checkpoint of checkpoints) {
-        this.statement('INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position').run(
-          checkpoint.projection,
-          encodePosition(checkpoint.position),
+      // One statement for the batch's checkpoints (every projection's, on each batch the projectors write), not one each.
+      if (checkpoints.length > 0) {
+        const rows = checkpoints.map(() => '(?, ?)').join(', ');
+        this.statement(`INSERT INTO checkpoints (projection, position) VALUES ${rows} ON CONFLICT (projection) DO UPDATE SET position = excluded.position`).run(
+          ...checkpoints.flatMap((checkpoint) => [checkpoint.projection, encodePosition(checkpoint.position)]),
         );
       }
     });
