@@ -341,14 +341,15 @@ async function main() {
     const cold = await coldStart(parley.dir);
     await stop(cold.server);
     phase('done', `${((performance.now() - t0) / 1000).toFixed(0)} s in all`);
-    const readPerS = readAlone.events / readAlone.seconds;
+    const eventsPerS = rebuilt.events / rebuilt.seconds;
+    const readAlonePerS = readAlone.events / readAlone.seconds;
     const log = {
       events: rebuilt.events,
       rebuildS: rebuilt.seconds,
-      eventsPerS: rebuilt.events / rebuilt.seconds,
+      eventsPerS,
       readAloneS: readAlone.seconds,
-      readAlonePerS: readPerS,
-      rebuildRatioToReadAlone: rebuilt.events / rebuilt.seconds / readPerS,
+      readAlonePerS,
+      rebuildRatioToReadAlone: eventsPerS / readAlonePerS,
       coldStartS: cold.seconds,
     };
 

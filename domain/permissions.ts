@@ -111,6 +111,10 @@ export interface PermissionMember {
   roleIds: readonly string[];
 }
 
+// Helpers at module level, not closures made on each call: the permissions of a request are computed several times.
+const rolePermissions = (guild: PermissionGuild, roleId: string) => BigInt(guild.roles.get(roleId)?.permissions ?? 0n);
+const applyOverwrite = (permissions: bigint, allow: Bits, deny: Bits) => (permissions & ~BigInt(deny)) | BigInt(allow);
+
 /**
  * What `member` may do in `guild`, or in a channel of it when the channel's overwrites are given. The algorithm of
  * the widely used API: the owner may do everything; otherwise the base is @everyone's permissions OR the member's
@@ -118,10 +122,6 @@ export interface PermissionMember {
  * overwrites OR-ed together, and the member's own overwrite, each removing its deny bits before adding its allow bits.
  * In a channel, no VIEW_CHANNEL leaves nothing, and no SEND_MESSAGES takes away what only makes sense when sending.
  */
-// Helpers at module level, not closures made on each call: the permissions of a request are computed several times.
-const rolePermissions = (guild: PermissionGuild, roleId: string) => BigInt(guild.roles.get(roleId)?.permissions ?? 0n);
-const applyOverwrite = (permissions: bigint, allow: Bits, deny: Bits) => (permissions & ~BigInt(deny)) | BigInt(allow);
-
 export function computePermissions(guild: PermissionGuild, member: PermissionMember, overwrites?: readonly PermissionOverwrite[]): bigint {
   if (member.userId === guild.ownerId) return ALL_PERMISSIONS;
   let permissions = rolePermissions(guild, guild.guildId);

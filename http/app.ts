@@ -99,10 +99,13 @@ function routesOf(router: Router) {
 /** A path's first segment as the router compares it (case-insensitively): `channels` for `/Channels/1/messages`. */
 const firstSegment = (path: string) => (path.split('/', 2)[1] ?? '').toLowerCase();
 
+/** For a path whose first segment no route has: on to what follows, as a router with no match does. */
+const noRoute = (_ctx: Context, next: Next) => next();
+
 /**
  * The router's routes by their path's first segment, each group with the 405 handling of routesOf: @koa/router tests
- * every route's pattern in turn, so a request is matched against the few routes under its own first segment (44 at
- * most) instead of all 147. A route whose first segment is a parameter would belong to every group; none has one.
+ * every route's pattern in turn, so a request is matched against the few routes under its own first segment instead
+ * of all of them. A route whose first segment is a parameter would belong to every group: it is refused at start-up.
  */
 function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<unknown> {
   const groups = new Map<string, Router>();
@@ -113,7 +116,7 @@ function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<
     groups.get(segment)!.stack.push(layer);
   }
   const routes = new Map([...groups].map(([segment, group]) => [segment, routesOf(group)]));
-  return async (ctx, next) => (routes.get(firstSegment(ctx.path)) ?? ((_: Context, n: Next) => n()))(ctx, next);
+  return async (ctx, next) => (routes.get(firstSegment(ctx.path)) ?? noRoute)(ctx, next);
 }
 
 /** Routes API requests by the path after its version prefix; a request outside /api goes to the CDN router. */
