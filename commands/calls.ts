@@ -9,7 +9,6 @@ import { callById } from '../projections/calls.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import { messageChannelAccess } from './access.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
-import { handleInOrder } from './queue.js';
 import { callStream } from './streams.js';
 
 type Settings<K extends keyof Config> = { config: Pick<Config, K> };
@@ -28,7 +27,7 @@ async function callChannel(deps: Uses<'commands' | 'readStore'>, channelId: stri
 
 /** Runs a command a user's request or voice gave, after this process's earlier ones on the call; waits for the read side. */
 async function decideInOrder(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, command: CallCommand): Promise<CallState> {
-  const { state, position } = await handleInOrder(deps, meta, callStream(command.channelId), callDecider, command);
+  const { state, position } = await deps.commands.handle(callStream(command.channelId), callDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   return state;
 }

@@ -6,8 +6,7 @@ import { type ExpressionActor, type GuildExpressionCommand, type GuildExpression
 import { invalidForm } from '../domain/errors.js';
 import type { Blob } from '../ports/blobs.js';
 import { guildAccess } from './access.js';
-import { type ActorMeta, type Uses } from './deps.js';
-import { handleInOrder } from './queue.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { guildExpressionsStream } from './streams.js';
 
 /** Where an emoji's image is stored; it never changes, so its CDN answers may be cached for long. */
@@ -67,7 +66,7 @@ export async function runExpressionCommand(
   }
   let appended = new Set<string>();
   try {
-    const handled = await handleInOrder(deps, meta, stream, guildExpressionsDecider, command);
+    const handled = await deps.commands.handle(stream, guildExpressionsDecider, command, metadata(meta, deps.clock));
     appended = new Set(handled.events.map(idOf));
     await deps.settle(handled.position);
     return handled;

@@ -1,9 +1,14 @@
 // Runs a command against one stream: fold the stream's events into state, decide, append with the revision the
-// decision was made on. A concurrent writer makes the append fail with a wrong expected version; the command is then
-// decided again on the fresh state. Folded states are cached per stream, so a load reads only the events since.
+// decision was made on. In this process, commands on one stream wait for each other, so they never race for a
+// revision; a writer in another process makes the append fail with a wrong expected version, and the command is then
+// decided again on the fresh state after a short, jittered pause. Folded states are cached per stream and decider, so a
+// load reads only the events since.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Decider, DomainEvent } from '../domain/decider.js';
+import { DomainError } from '../domain/errors.js';
 import { type EventMetadata, type EventStore, type Position, WrongExpectedVersionError } from '../ports/eventStore.js';
+import { KeyedQueue } from './queue.js';
 
 export interface Loaded<State> {
   state: State;
@@ -11,20 +16,35 @@ export interface Loaded<State> {
   revision: bigint;
 }
 
-const MAX_ATTEMPTS = 5;
+/** Attempts against writers in other processes; between them a pause of up to 5, 10, 20… ms (at most 250). */
+const MAX_ATTEMPTS = 10;
+const backoffMs = (attempt: number) => Math.random() * Math.min(250, 5 * 2 ** (attempt - 1));
 
+/** Another process kept winning the stream: nothing was appended, and the same request may simply be sent again. */
+export const writeContention = (streamId: string) =>
+  new DomainError('conflict', 'WRITE_CONFLICT', `Too many concurrent writes to ${streamId.replace(/-.*/, '')}: try again`, undefined, 1);
+
+/** Folded states by stream and decider: two deciders reading one stream never see each other's state. */
 export class AggregateCache {
   private readonly entries: LRUCache<string, Loaded<unknown>>;
+  private readonly deciderIds = new WeakMap<object, number>();
+  private nextDeciderId = 0;
   constructor(capacity = 10_000) {
     this.entries = new LRUCache({ max: capacity });
   }
 
-  get<State>(streamId: string): Loaded<State> | undefined {
-    return this.entries.get(streamId) as Loaded<State> | undefined;
+  private key(streamId: string, decider: object): string {
+    let id = this.deciderIds.get(decider);
+    if (id === undefined) this.deciderIds.set(decider, (id = this.nextDeciderId++));
+    return `${id}:${streamId}`;
   }
 
-  set<State>(streamId: string, entry: Loaded<State>): void {
-    this.entries.set(streamId, entry);
+  get<State>(streamId: string, decider: object): Loaded<State> | undefined {
+    return this.entries.get(this.key(streamId, decider)) as Loaded<State> | undefined;
+  }
+
+  set<State>(streamId: string, decider: object, entry: Loaded<State>): void {
+    this.entries.set(this.key(streamId, decider), entry);
   }
 }
 
@@ -45,29 +65,42 @@ export interface Handled<State, Event> {
 }
 
 export class CommandHandler {
+  private readonly queue = new KeyedQueue();
+
   constructor(
     private readonly store: EventStore,
     private readonly cache = new AggregateCache(),
   ) {}
 
   async load<State, Event extends DomainEvent>(streamId: string, decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve'>): Promise<Loaded<State>> {
-    const cached = this.cache.get<State>(streamId);
+    const cached = this.cache.get<State>(streamId, decider);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1n };
     const events = await this.store.readStream(streamId, { fromRevision: revision + 1n });
     for (const event of events) {
       state = decider.evolve(state, { type: event.type, data: event.data } as Event);
       revision = event.revision;
     }
-    if (events.length > 0 || !cached) this.cache.set(streamId, { state, revision });
+    if (events.length > 0 || !cached) this.cache.set(streamId, decider, { state, revision });
     return { state, revision };
   }
 
-  async handle<State, Command, Event extends DomainEvent>(
+  /** Decides and appends after this process's earlier commands on the stream. */
+  handle<State, Command, Event extends DomainEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
     command: Command,
     metadata: EventMetadata,
     options: HandleOptions = {},
+  ): Promise<Handled<State, Event>> {
+    return this.queue.run(streamId, () => this.decideAndAppend(streamId, decider, command, metadata, options));
+  }
+
+  private async decideAndAppend<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    metadata: EventMetadata,
+    options: HandleOptions,
   ): Promise<Handled<State, Event>> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = attempt === 1 && options.newStream ? { state: decider.initialState(), revision: -1n } : await this.load(streamId, decider);
@@ -80,10 +113,12 @@ export class CommandHandler {
           { expectedRevision: revision < 0n ? 'no_stream' : revision },
         );
         const next = events.reduce(decider.evolve, state);
-        this.cache.set(streamId, { state: next, revision: result.nextExpectedRevision });
+        this.cache.set(streamId, decider, { state: next, revision: result.nextExpectedRevision });
         return { state: next, events, position: result.position };
       } catch (error) {
-        if (!(error instanceof WrongExpectedVersionError) || attempt >= MAX_ATTEMPTS) throw error;
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw writeContention(streamId);
+        await sleep(backoffMs(attempt));
       }
     }
   }

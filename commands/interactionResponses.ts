@@ -25,14 +25,13 @@ import { anyChannelById } from '../projections/channels.queries.js';
 import { userById } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, isDm, loadGuild } from './access.js';
 import { interactionIdOfToken } from './commandInteractions.js';
-import type { ActorMeta, RequestMeta, Uses } from './deps.js';
+import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import { toMessageUser } from './dms.js';
 import { deleteInChannel } from './messages/delete.js';
 import { editInChannel } from './messages/edit.js';
 import type { MessageInput, Sender, UploadedFile } from './messages/input.js';
 import { type Authorship, type SendDeps, postMessage } from './messages/send.js';
 import { loadMessage, messageDocOf } from './messages/state.js';
-import { handleInOrder } from './queue.js';
 import { interactionStream } from './streams.js';
 
 /** What responses may do where they are posted, as the widely used API's interaction webhooks: post, embed, attach, quote. */
@@ -113,7 +112,7 @@ export async function respondToInteraction(
   let claimed: Position | null = null;
   const claim = async (messageId: string | null) => {
     const command: BotInteractionCommand = { type: 'Respond', tokenHash, responseType: input.type, messageId, at: deps.clock.now() };
-    claimed = (await handleInOrder(deps, bot, interactionStream(interactionId), botInteractionDecider, command)).position;
+    claimed = (await deps.commands.handle(interactionStream(interactionId), botInteractionDecider, command, metadata(bot, deps.clock))).position;
   };
   const access = await responsePlace(deps, interaction);
   let message: MessageDoc;

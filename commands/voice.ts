@@ -4,8 +4,7 @@
 import { type UpdateOwnVoiceState, type VoiceCommand, currentVoiceState, voiceDecider } from '../domain/voiceState.js';
 import { badRequest } from '../domain/errors.js';
 import { loadGuild } from './access.js';
-import type { ActorMeta, Uses } from './deps.js';
-import { handleInOrder } from './queue.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { guildVoiceStream } from './streams.js';
 
 type Deps = Uses<'commands' | 'clock' | 'settle'>;
@@ -14,7 +13,7 @@ type Build = (guild: Awaited<ReturnType<typeof loadGuild>>) => VoiceCommand;
 
 async function runVoiceCommand(deps: Deps, meta: ActorMeta, guildId: string, build: Build) {
   const guild = await loadGuild(deps, guildId);
-  const handled = await handleInOrder(deps, meta, guildVoiceStream(guildId), voiceDecider, build(guild));
+  const handled = await deps.commands.handle(guildVoiceStream(guildId), voiceDecider, build(guild), metadata(meta, deps.clock));
   await deps.settle(handled.position);
   return handled;
 }

@@ -12,6 +12,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly errors?: FieldError[],
+    /** Seconds after which the same request may succeed (a refusal for now, not for good). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'DomainError';

@@ -43,6 +43,8 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
   if (error instanceof DomainError) {
     ctx.status = STATUS[error.kind];
     const retryAfter = error.kind === 'rate_limited' ? refuseForNow(ctx, error) : null;
+    // A write that lost to others (WRITE_CONFLICT) appended nothing: the client may send it again.
+    if (error.retryAfter !== undefined && retryAfter === null) ctx.set('Retry-After', String(Math.ceil(error.retryAfter)));
     ctx.body = {
       code: error.code,
       message: error.message,
@@ -71,7 +73,7 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
  * proxy: without one it takes the 429 for a ban and raises instead of waiting.
  */
 function refuseForNow(ctx: Context, error: DomainError): number {
-  const [retryAfter, scope] = error instanceof RateLimited ? [error.retryAfter, 'user'] : [1, 'shared'];
+  const [retryAfter, scope] = error instanceof RateLimited ? [error.retryAfter, 'user'] : [error.retryAfter ?? 1, 'shared'];
   ctx.set('Retry-After', String(Math.ceil(retryAfter)));
   ctx.set('X-RateLimit-Scope', scope);
   ctx.set('Via', '1.1 parley');

@@ -51,7 +51,8 @@ export function rateLimit(spec: LimitSpec) {
 }
 
 export class RateLimited extends DomainError {
-  constructor(readonly retryAfter: number) {
-    super('rate_limited', 'RATE_LIMITED', 'You are being rate limited.');
+  declare readonly retryAfter: number;
+  constructor(retryAfter: number) {
+    super('rate_limited', 'RATE_LIMITED', 'You are being rate limited.', undefined, retryAfter);
   }
 }

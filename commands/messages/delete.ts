@@ -9,7 +9,6 @@ import { type PinCommand, pinDecider } from '../../domain/pins.js';
 import { messagesByAuthorSince } from '../../projections/messages.queries.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, lastPosition, metadata } from '../deps.js';
-import { handleInOrder } from '../queue.js';
 import { bulkDeleteStream, messageStream, pinStream } from '../streams.js';
 import { deleteFiles } from './attachments.js';
 import { managesMessages } from './state.js';
@@ -20,13 +19,13 @@ async function unpinDeleted(deps: Uses<'commands' | 'clock'>, meta: ActorMeta, a
   const { state } = await deps.commands.load(pinStream(access.channelId), pinDecider);
   if (!state.has(messageId)) return null;
   const command: PinCommand = { type: 'UnpinMessage', channelId: access.channelId, guildId: access.guildId, messageId, actorId: null };
-  return (await handleInOrder(deps, meta, pinStream(access.channelId), pinDecider, command)).position;
+  return (await deps.commands.handle(pinStream(access.channelId), pinDecider, command, metadata(meta, deps.clock))).position;
 }
 
 /** Deletes one message (in a bulk delete, `bulk`); returns where its events landed, or null for one already gone. */
 async function deleteOne(deps: Uses<'commands' | 'blobs' | 'clock'>, meta: ActorMeta, access: MessageChannelAccess, messageId: string, bulk: boolean) {
   const command: MessageCommand = { type: 'DeleteMessage', actorId: meta.actorId, channelId: access.channelId, manageMessages: managesMessages(access), bulk };
-  const { events, position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, command);
+  const { events, position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
   for (const event of events) if (event.type === 'MessageDeleted') await deleteFiles(deps, access.channelId, event.data.attachments);
   return lastPosition(position, await unpinDeleted(deps, meta, access, messageId));
 }

@@ -4,8 +4,7 @@ import { type MessageCommand, type MessageEdit, messageDecider, requireMessage }
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { isoNow } from '../../ports/clock.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
-import type { ActorMeta } from '../deps.js';
-import { handleInOrder } from '../queue.js';
+import { type ActorMeta, metadata } from '../deps.js';
 import { messageStream } from '../streams.js';
 import { deleteFiles, resolveAttachments, storeFiles } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
@@ -56,7 +55,7 @@ export async function editInChannel(
   messageDecider.decide(command, loaded);
   await beforeAppend?.();
   await storeFiles(deps, channelId, uploads);
-  const { state, events, position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, command);
+  const { state, events, position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   for (const event of events) if (event.type === 'MessageEdited') await deleteFiles(deps, channelId, event.data.removedAttachments);
   return messageDocOf(deps, state);

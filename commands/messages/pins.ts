@@ -4,8 +4,7 @@ import { Permission, requirePermission } from '../../domain/permissions.js';
 import { type PinCommand, pinDecider } from '../../domain/pins.js';
 import { isoNow } from '../../ports/clock.js';
 import { messageChannelAccess } from '../access.js';
-import type { ActorMeta, Uses } from '../deps.js';
-import { handleInOrder } from '../queue.js';
+import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { pinStream } from '../streams.js';
 import { loadMessage } from './state.js';
 
@@ -17,7 +16,7 @@ async function changePin(deps: PinDeps, meta: ActorMeta, channelId: string, mess
   requireMessage(await loadMessage(deps, messageId), channelId);
   const ids = { channelId, guildId: access.guildId, messageId, actorId: meta.actorId };
   const command: PinCommand = pin ? { type: 'PinMessage', ...ids, pinnedAt: isoNow(deps.clock) } : { type: 'UnpinMessage', ...ids };
-  const { position } = await handleInOrder(deps, meta, pinStream(channelId), pinDecider, command);
+  const { position } = await deps.commands.handle(pinStream(channelId), pinDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }
 

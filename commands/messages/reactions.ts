@@ -4,8 +4,7 @@ import { messageDecider, requireMessage } from '../../domain/message.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { type ReactionEmoji, emojiKey } from '../../domain/reaction.js';
 import { messageChannelAccess } from '../access.js';
-import type { ActorMeta, Uses } from '../deps.js';
-import { handleInOrder } from '../queue.js';
+import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { messageStream } from '../streams.js';
 import { loadMessage, managesMessages } from './state.js';
 
@@ -17,7 +16,7 @@ export async function addReaction(deps: ReactionDeps, meta: ActorMeta, channelId
   const state = await loadMessage(deps, messageId);
   requireMessage(state, channelId);
   if (!state.reactions.has(emojiKey(emoji))) requirePermission(access.permissions, Permission.ADD_REACTIONS);
-  const { position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, { type: 'AddReaction', userId: meta.actorId, channelId, emoji });
+  const { position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'AddReaction', userId: meta.actorId, channelId, emoji }, metadata(meta, deps.clock));
   await deps.settle(position);
 }
 
@@ -25,7 +24,7 @@ export async function addReaction(deps: ReactionDeps, meta: ActorMeta, channelId
 export async function removeReaction(deps: ReactionDeps, meta: ActorMeta, channelId: string, messageId: string, emoji: ReactionEmoji, userId: string) {
   const access = await messageChannelAccess(deps, channelId, meta.actorId);
   const command = { type: 'RemoveReaction' as const, actorId: meta.actorId, userId, channelId, emoji, manageMessages: managesMessages(access) };
-  const { position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, command);
+  const { position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }
 
@@ -33,6 +32,6 @@ export async function removeReaction(deps: ReactionDeps, meta: ActorMeta, channe
 export async function clearReactions(deps: ReactionDeps, meta: ActorMeta, channelId: string, messageId: string, emoji: ReactionEmoji | null) {
   const access = await messageChannelAccess(deps, channelId, meta.actorId);
   const command = { type: 'ClearReactions' as const, actorId: meta.actorId, channelId, emoji, manageMessages: managesMessages(access) };
-  const { position } = await handleInOrder(deps, meta, messageStream(messageId), messageDecider, command);
+  const { position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }
