@@ -27,7 +27,7 @@ import { applicationCommandById } from '../projections/applicationCommands.queri
 import { userById, usersByIds } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
-import { applicationStream, interactionStream } from './streams.js';
+import { applicationStream, commandInteractionStream } from './streams.js';
 
 export type InteractionDeps = Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'secrets' | 'settle'>;
 
@@ -146,7 +146,7 @@ async function createInteraction(
     expiresAt: new Date(now + INTERACTION_TOKEN_TTL_MS).toISOString(),
   };
   const command = { type: 'CreateInteraction' as const, interaction, tokenHash: sha256(token), sealedToken: deps.secrets.seal(token) };
-  const { position } = await deps.commands.handle(interactionStream(id), botInteractionDecider, command, metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(commandInteractionStream(id), botInteractionDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   return id;
 }

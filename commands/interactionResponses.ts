@@ -32,7 +32,7 @@ import { editInChannel } from './messages/edit.js';
 import type { MessageInput, Sender, UploadedFile } from './messages/input.js';
 import { type Authorship, type SendDeps, postMessage } from './messages/send.js';
 import { loadMessage, messageDocOf } from './messages/state.js';
-import { interactionStream } from './streams.js';
+import { commandInteractionStream, interactionStream } from './streams.js';
 
 /** What responses may do where they are posted, as the widely used API's interaction webhooks: post, embed, attach, quote. */
 const RESPONSE_PERMISSIONS =
@@ -51,8 +51,22 @@ export interface Responded {
   message: MessageDoc;
 }
 
-async function loadInteraction(deps: Uses<'commands'>, interactionId: string): Promise<BotInteractionState> {
-  return (await deps.commands.load(interactionStream(interactionId), botInteractionDecider)).state;
+interface LoadedInteraction {
+  state: BotInteractionState;
+  /** The stream the interaction lives on, where its response is recorded. */
+  streamId: string;
+}
+
+/**
+ * The interaction on its own stream, or on the stream that clicks share, where interactions made before they had a
+ * category of their own were recorded (the decider ignores a click's events there: such an id is no interaction).
+ */
+async function loadInteraction(deps: Uses<'commands'>, interactionId: string): Promise<LoadedInteraction> {
+  for (const streamId of [commandInteractionStream(interactionId), interactionStream(interactionId)]) {
+    const { state } = await deps.commands.load(streamId, botInteractionDecider);
+    if (state.interaction) return { state, streamId };
+  }
+  return { state: botInteractionDecider.initialState(), streamId: commandInteractionStream(interactionId) };
 }
 
 /** The bot acts through the token: its events name the bot. */
@@ -105,14 +119,14 @@ export async function respondToInteraction(
   input: ResponseInput,
   files: UploadedFile[],
 ): Promise<Responded> {
-  const state = await loadInteraction(deps, interactionId);
+  const { state, streamId } = await loadInteraction(deps, interactionId);
   const tokenHash = sha256(token);
   const interaction = assertMayRespond(state, tokenHash, input.type, deps.clock.now());
   const bot = asBot(meta, interaction);
   let claimed: Position | null = null;
   const claim = async (messageId: string | null) => {
     const command: BotInteractionCommand = { type: 'Respond', tokenHash, responseType: input.type, messageId, at: deps.clock.now() };
-    claimed = (await deps.commands.handle(interactionStream(interactionId), botInteractionDecider, command, metadata(bot, deps.clock))).position;
+    claimed = (await deps.commands.handle(streamId, botInteractionDecider, command, metadata(bot, deps.clock))).position;
   };
   const access = await responsePlace(deps, interaction);
   let message: MessageDoc;
@@ -151,7 +165,7 @@ export interface OpenedInteraction {
 export async function interactionByToken(deps: Uses<'commands' | 'clock'>, applicationId: string, token: string): Promise<OpenedInteraction | null> {
   const interactionId = interactionIdOfToken(token);
   if (!interactionId) return null;
-  const state = await loadInteraction(deps, interactionId);
+  const { state } = await loadInteraction(deps, interactionId);
   if (state.interaction?.applicationId !== applicationId) return null;
   return { interaction: requireLiveToken(state, applicationId, sha256(token), deps.clock.now()), state };
 }

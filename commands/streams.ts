@@ -14,7 +14,13 @@ export const oauth2GrantStream = (grantId: string) => `oauth2-grant-${grantId}`;
 export const applicationCommandsStream = (applicationId: string, guildId: string | null) => `application-commands-${applicationId}-${guildId ?? 'global'}`;
 export const messageStream = (messageId: string) => `message-${messageId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
+/** A click on a webhook's message and its delivery to the webhook's interaction_url (domain/interaction.ts). */
 export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
+/**
+ * A command or component interaction with a bot (domain/commandInteraction.ts): a category of its own, so an id of
+ * the other kind names no interaction here. Those made before it had one are on interactionStream.
+ */
+export const commandInteractionStream = (interactionId: string) => `command-interaction-${interactionId}`;
 export const groupDmStream = (channelId: string) => `group-dm-${channelId}`;
 /** A DM's or group DM's call: ringing, voice states, region (domain/call.ts). */
 export const callStream = (channelId: string) => `call-${channelId}`;

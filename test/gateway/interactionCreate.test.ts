@@ -68,7 +68,7 @@ describe('INTERACTION_CREATE', () => {
     const marker = await server.api('POST', `/channels/${w.guild.channelId}/messages`, { token: w.guild.owner.token, body: { content: 'marker' } });
     await w.botSession.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === marker.body.id);
     expect(interactions(w.botSession.received).map((p) => p.d.id)).toEqual([d.id]);
-    const events = await server.runtime.store.readStream(`interaction-${d.id}`);
+    const events = await server.runtime.store.readStream(`command-interaction-${d.id}`);
     expect(events.map((e) => e.type)).toEqual(['InteractionCreated']);
   });
 });

@@ -85,7 +85,7 @@ describe('POST /interactions', () => {
     expect(d.data.resolved).toBeUndefined();
     expect(BigInt(d.member.permissions) & Permission.USE_APPLICATION_COMMANDS).toBe(Permission.USE_APPLICATION_COMMANDS);
 
-    const appended = (await server.runtime.store.readAll({ fromPosition: before ?? undefined })).filter((e) => e.streamId === `interaction-${d.id}`);
+    const appended = (await server.runtime.store.readAll({ fromPosition: before ?? undefined })).filter((e) => e.streamId === `command-interaction-${d.id}`);
     expect(appended.map((e) => e.type)).toEqual(['InteractionCreated']);
     // The token is in the log only sealed and as its digest.
     expect(JSON.stringify(appended[0].data)).not.toContain(d.token);

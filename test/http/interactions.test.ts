@@ -194,6 +194,20 @@ describe('delivery', () => {
     ]);
   });
 
+  it("takes a click's interaction id for no bot interaction: its callback answers 404, whatever the token", async () => {
+    const s = await setup();
+    bot.reset([200], s.hook.token);
+    const member = await newMember(server, s.guild);
+    await click(s, member.token, { custom_id: 'accept' });
+    const [delivery] = await bot.waitFor(1);
+    await waitForStatus(s, 'delivered');
+    const { id, token } = JSON.parse(delivery.body) as { id: string; token: string };
+    for (const tried of [token, 'not-a-token']) {
+      const response = await server.api('POST', `/interactions/${id}/${tried}/callback`, { body: { type: 4, data: { content: 'hi' } } });
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 404, code: 'UNKNOWN_INTERACTION' });
+    }
+  });
+
   it('drops on a 4xx other than 429 after one attempt; retries a 429', async () => {
     const s = await setup();
     bot.reset([400], s.hook.token);

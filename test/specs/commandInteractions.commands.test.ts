@@ -79,7 +79,7 @@ const interaction = (over: Partial<BotInteraction> = {}): BotInteraction => ({
   ...over,
 });
 const TOKEN = 'the-token';
-const created = (i: BotInteraction): [string, InteractionCreated[]] => [`interaction-${i.id}`, [{ type: 'InteractionCreated', data: { interaction: i, tokenHash: sha256(TOKEN), sealedToken: 'sealed' } }]];
+const created = (i: BotInteraction): [string, InteractionCreated[]] => [`command-interaction-${i.id}`, [{ type: 'InteractionCreated', data: { interaction: i, tokenHash: sha256(TOKEN), sealedToken: 'sealed' } }]];
 
 const invocation = (over: { channel?: string; options?: unknown[]; id?: string } = {}) => ({
   application_id: APP,
@@ -92,7 +92,7 @@ describe('invokeCommand', () => {
     givenStreams(...people, guildWithBot, application, registered(command()))
       .when((deps) => invokeCommand(deps, { actorId: bob.id }, invocation()))
       .then({
-        stream: `interaction-${NEW_IDS[0]}`,
+        stream: `command-interaction-${NEW_IDS[0]}`,
         type: 'InteractionCreated',
         data: {
           interaction: {
@@ -157,7 +157,7 @@ describe('respondToInteraction', () => {
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'Hello!' } }, []))
       .then(
         {
-          stream: 'interaction-900',
+          stream: 'command-interaction-900',
           type: 'InteractionResponded',
           data: { interactionId: '900', applicationId: APP, guildId: G, channelId: GENERAL, responseType: 4, messageId: NEW_IDS[0], respondedAt: NOW },
           metadata: { actorId: robo.id },
@@ -177,7 +177,7 @@ describe('respondToInteraction', () => {
         expect(message.channel_id).toBe(ANNOUNCEMENTS);
       })
       .then(
-        { stream: 'interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 4, channelId: ANNOUNCEMENTS }) },
+        { stream: 'command-interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 4, channelId: ANNOUNCEMENTS }) },
         { stream: `message-${NEW_IDS[0]}`, type: 'MessageCreated', data: expect.objectContaining({ message: reply({ channel_id: ANNOUNCEMENTS }) }) },
       ));
 
@@ -185,7 +185,7 @@ describe('respondToInteraction', () => {
     givenStreams(...people, guildWithBot, created(interaction()))
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 5, data: { flags: 64 | 4 } }, []))
       .then(
-        { stream: 'interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 5, messageId: NEW_IDS[0] }) },
+        { stream: 'command-interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 5, messageId: NEW_IDS[0] }) },
         { stream: `message-${NEW_IDS[0]}`, type: 'MessageCreated', data: expect.objectContaining({ message: reply({ content: '', flags: 64 | 128 }) }) },
       ));
 
@@ -195,7 +195,7 @@ describe('respondToInteraction', () => {
     return givenStreams(...people, guildWithBot, ['message-300', [sent(button)]], created(clickedOn))
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 7, data: { content: 'chosen', components: [] } }, []))
       .then(
-        { stream: 'interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 7, messageId: '300' }) },
+        { stream: 'command-interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 7, messageId: '300' }) },
         {
           stream: 'message-300',
           type: 'MessageEdited',
@@ -217,6 +217,19 @@ describe('respondToInteraction', () => {
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: '' } }, []))
       .thenRefuses('CANNOT_SEND_EMPTY_MESSAGE'));
 
+  it('records the response on the stream clicks share, for an interaction made before it had a stream category of its own', () =>
+    givenStreams(...people, guildWithBot, ['interaction-900', created(interaction())[1]])
+      .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'Hello!' } }, []))
+      .then(
+        { stream: 'interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ interactionId: '900', responseType: 4 }) },
+        { stream: `message-${NEW_IDS[0]}`, type: 'MessageCreated', data: expect.objectContaining({ message: reply() }) },
+      ));
+
+  it('takes the id of a webhook click for no interaction', () =>
+    givenStreams(...people, guildWithBot, ['interaction-900', [{ type: 'InteractionClicked', data: { interaction: { id: '900' }, webhookId: '77', deliveryUrl: null, clickedAt: NOW } }]])
+      .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'x' } }, []))
+      .thenRefuses('UNKNOWN_INTERACTION'));
+
   it('refuses an expired interaction and another token', async () => {
     await givenStreams(...people, guildWithBot, created(interaction({ expiresAt: '2025-06-01T11:59:59.999Z' })))
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'late' } }, []))
@@ -234,7 +247,7 @@ describe('clickComponent on a bot’s message', () => {
     givenStreams(...people, guildWithBot, application, ['message-300', [sent(button)]])
       .when((deps) => clickComponent(deps, { actorId: bob.id }, { channel_id: GENERAL, message_id: '300', custom_id: 'go' }))
       .then({
-        stream: `interaction-${NEW_IDS[0]}`,
+        stream: `command-interaction-${NEW_IDS[0]}`,
         type: 'InteractionCreated',
         data: expect.objectContaining({
           interaction: expect.objectContaining({ id: NEW_IDS[0], type: 3, applicationId: APP, botUserId: robo.id, userId: bob.id, command: null, component: { custom_id: 'go', component_type: 2, message: button } }),
