@@ -1,6 +1,7 @@
 // Invites: creating them for a channel, a guild or a guild's sticker pack; accepting them (the way into a guild, for
-// users and bots alike, also through a vanity code); revoking them. Uses are counted in the invite's stream before
-// the member joins the guild's, so max_uses holds when many accept at once.
+// users and bots alike, also through a vanity code); revoking them. A guild invite's use is the join itself, counted
+// on the guild's stream, so max_uses holds when many accept at once and a member who is already in uses nothing;
+// a pack invite's uses are counted on its own stream.
 import { randomInt } from 'node:crypto';
 import { ChannelType } from '../domain/channel.js';
 import { missingPermissions } from '../domain/errors.js';
@@ -112,12 +113,17 @@ export async function acceptInvite(deps: Uses<'commands' | 'clock' | 'settle'>, 
     await deps.settle(position);
     return { guildId: invite.guild_id, outcome: 'pack_added' };
   }
-  const join = { type: 'JoinGuild', userId: meta.actorId, joinedAt: new Date(now).toISOString(), inviteCode: code, vanity: false, temporary: invite.temporary } as const;
-  // Refuses a banned user before the use is counted; a member already in the guild uses nothing.
-  if (guildDecider.decide(join, guild).length === 0) return { guildId: invite.guild_id, outcome: 'already_member' };
-  await deps.commands.handle(inviteStream(code), inviteDecider, accept, metadata(meta, deps.clock));
-  await runGuildCommand(deps, meta, invite.guild_id, join);
-  return { guildId: invite.guild_id, outcome: 'joined' };
+  // The join is the use, counted on the guild's stream with the membership: a member already in uses nothing.
+  const { events } = await runGuildCommand(deps, meta, invite.guild_id, {
+    type: 'JoinGuild',
+    userId: meta.actorId,
+    joinedAt: new Date(now).toISOString(),
+    inviteCode: code,
+    vanity: false,
+    temporary: invite.temporary,
+    invite: { maxUses: invite.max_uses, usedBefore: invite.uses },
+  });
+  return { guildId: invite.guild_id, outcome: events.length > 0 ? 'joined' : 'already_member' };
 }
 
 /**

@@ -95,6 +95,8 @@ export interface GuildState {
   channels: ReadonlyMap<string, ChannelData>;
   members: ReadonlyMap<string, MemberData>;
   bans: ReadonlySet<string>;
+  /** By invite code: the joins this stream counted as the invite's uses (its max_uses is held here, with the joins). */
+  inviteUses: ReadonlyMap<string, number>;
 }
 
 export const initialGuildState = (): GuildState => ({
@@ -119,6 +121,7 @@ export const initialGuildState = (): GuildState => ({
   channels: new Map(),
   members: new Map(),
   bans: new Set(),
+  inviteUses: new Map(),
 });
 
 export const unknownGuild = () => notFound('UNKNOWN_GUILD', 'Unknown Guild');

@@ -23,6 +23,7 @@ import {
   withoutEntry,
 } from './guildState.js';
 import { Permission, hasPermission, requirePermission } from './permissions.js';
+import { unknownInvite } from './invite.js';
 import type { RoleEvent } from './role.js';
 
 export type MemberJoined = DomainEvent<
@@ -35,6 +36,8 @@ export type MemberJoined = DomainEvent<
     inviteCode: string | null;
     vanity: boolean;
     temporary: boolean;
+    /** The invite's uses with this join, when the join is one of them; absent for joins made before they were counted here. */
+    inviteUses?: number;
     /** Added by the event's actor through the OAuth2 bot flow (the audit log's BOT_ADD); absent otherwise. */
     botAdd?: boolean;
   }
@@ -49,7 +52,11 @@ export type MemberUnbanned = DomainEvent<'MemberUnbanned', { guildId: string; us
 export type MemberEvent = MemberJoined | MemberUpdated | MemberLeft | MemberKicked | MemberBanned | MemberUnbanned;
 
 export type MemberCommand =
-  | { type: 'JoinGuild'; userId: string; joinedAt: string; inviteCode: string | null; vanity: boolean; temporary: boolean }
+  /**
+   * `invite`: the join is a use of the invite `inviteCode`, which allows `maxUses` (0: any number) and had `usedBefore`
+   * uses counted on its own stream before uses were counted with the joins.
+   */
+  | { type: 'JoinGuild'; userId: string; joinedAt: string; inviteCode: string | null; vanity: boolean; temporary: boolean; invite?: { maxUses: number; usedBefore: number } }
   /** The OAuth2 bot flow: the bot joins with a managed role carrying `permissions` (a decimal string; none for "0"). */
   | { type: 'AddBot'; actorId: string; userId: string; roleId: string; roleName: string; permissions: string; joinedAt: string }
   /** `avatar` and `banner` are image hashes (null removes them), which only the member sets. */
@@ -111,8 +118,12 @@ export const memberDeciders = {
     requireGuild(state);
     if (state.bans.has(command.userId)) throw forbidden('USER_BANNED', 'The user is banned from this guild');
     if (state.members.has(command.userId)) return [];
-    const { userId, joinedAt, inviteCode, vanity, temporary } = command;
-    return [{ type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode, vanity, temporary } }];
+    const { userId, joinedAt, inviteCode, vanity, temporary, invite } = command;
+    if (!invite || !inviteCode) return [{ type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode, vanity, temporary } }];
+    // A use is counted with the membership it makes, in one event: a member already in counts none, and max_uses holds.
+    const used = invite.usedBefore + (state.inviteUses.get(inviteCode) ?? 0);
+    if (invite.maxUses > 0 && used >= invite.maxUses) throw unknownInvite();
+    return [{ type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode, vanity, temporary, inviteUses: used + 1 } }];
   },
 
   AddBot(command: Extract<MemberCommand, { type: 'AddBot' }>, state: GuildState): (MemberEvent | RoleEvent)[] {
@@ -227,9 +238,11 @@ const removeMember = (state: GuildState, event: { data: { userId: string } }): G
 
 export const memberEvolvers = {
   MemberJoined(state: GuildState, event: MemberJoined): GuildState {
-    const { userId, joinedAt, temporary } = event.data;
+    const { userId, joinedAt, temporary, inviteCode, inviteUses } = event.data;
     const member: MemberData = { user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
-    return { ...state, members: withEntry(state.members, userId, member) };
+    const next = { ...state, members: withEntry(state.members, userId, member) };
+    if (inviteUses === undefined || !inviteCode) return next;
+    return { ...next, inviteUses: withEntry(state.inviteUses, inviteCode, (state.inviteUses.get(inviteCode) ?? 0) + 1) };
   },
   MemberUpdated(state: GuildState, event: MemberUpdated): GuildState {
     const member = state.members.get(event.data.userId)!;

@@ -3,6 +3,7 @@
 import type { ChannelDeleted } from '../domain/channel.js';
 import type { GuildDeleted } from '../domain/guild.js';
 import { type InviteData, type InviteEvent, inviteExpiresAt } from '../domain/invite.js';
+import type { MemberJoined } from '../domain/member.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { INVITES } from './collections.js';
@@ -15,7 +16,7 @@ export interface InviteDoc extends InviteData {
   [key: string]: unknown;
 }
 
-type Event = InviteEvent | ChannelDeleted | GuildDeleted;
+type Event = InviteEvent | MemberJoined | ChannelDeleted | GuildDeleted;
 
 function projectInvite(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'InviteCreated'>(e, 'InviteCreated')) {
@@ -25,6 +26,10 @@ function projectInvite(e: RecordedEvent): WriteOp[] {
     return [{ replaceOne: { collection: INVITES, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
   }
   if (is<Event, 'InviteAccepted'>(e, 'InviteAccepted')) return [{ updateOne: { collection: INVITES, filter: { _id: e.data.code }, update: { $set: { uses: e.data.uses } } } }];
+  // A guild invite's uses are counted with the joins (domain/member.ts).
+  if (is<Event, 'MemberJoined'>(e, 'MemberJoined') && e.data.inviteUses !== undefined && e.data.inviteCode) {
+    return [{ updateOne: { collection: INVITES, filter: { _id: e.data.inviteCode }, update: { $set: { uses: e.data.inviteUses } } } }];
+  }
   if (is<Event, 'InviteDeleted'>(e, 'InviteDeleted')) return [{ deleteOne: { collection: INVITES, filter: { _id: e.data.invite.code } } }];
   if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) return [{ deleteMany: { collection: INVITES, filter: { channel_id: e.data.channel.id } } }];
   if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: INVITES, filter: { guild_id: e.data.guildId } } }];

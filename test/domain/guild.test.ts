@@ -167,6 +167,17 @@ describe('members and bans', () => {
     given(guildDecider, [...guild, banned]).when(join).thenRefuses('USER_BANNED');
   });
 
+  it("counts an invite's use with the join it makes, up to max_uses, including the uses its own stream counted before", () => {
+    const join = { type: 'JoinGuild', userId: 'carol', joinedAt: T, inviteCode: 'lim', vanity: false, temporary: false, invite: { maxUses: 3, usedBefore: 1 } } as const;
+    const counted = (userId: string, inviteUses: number): GuildEvent => ({ type: 'MemberJoined', data: { guildId: 'g', userId, joinedAt: T, inviteCode: 'lim', vanity: false, temporary: false, inviteUses } });
+    given(guildDecider, guild).when(join).then([counted('carol', 2)]);
+    given(guildDecider, [...guild, counted('dave', 2)]).when(join).then([counted('carol', 3)]);
+    given(guildDecider, [...guild, counted('dave', 2), counted('erin', 3)]).when(join).thenRefuses('UNKNOWN_INVITE');
+    // A member already in uses nothing, even at the limit; an unlimited invite counts on.
+    given(guildDecider, [...guild, counted('carol', 2), counted('erin', 3)]).when(join).then([]);
+    given(guildDecider, [...guild, counted('dave', 2), counted('erin', 3)]).when({ ...join, invite: { maxUses: 0, usedBefore: 1 } }).then([counted('carol', 4)]);
+  });
+
   it('records role changes as $add and $remove, within the hierarchy', () => {
     given(guildDecider, guild)
       .when({ type: 'UpdateMember', actorId: 'mod', userId: 'bob', roles: ['member'] })

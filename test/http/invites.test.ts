@@ -105,6 +105,19 @@ describe('accepting invites', () => {
     expect((await server.api('GET', `/guilds/${guild.id}`, { token: guild.owner.token })).body.member_count).toBe(3);
   });
 
+  it("counts one use for one user's parallel accepts, leaving the rest for others", async () => {
+    const guild = await createGuild(server);
+    const thrice = await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_uses: 3, unique: true } });
+    const eager = await registerUser(server);
+    const statuses = await Promise.all([1, 2, 3, 4, 5].map(async () => (await server.api('POST', `/invites/${thrice.body.code}`, { token: eager.token })).status));
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    expect((await server.api('GET', `/invites/${thrice.body.code}`, { token: eager.token })).body.uses).toBe(1);
+    const [second, third, fourth] = await Promise.all([1, 2, 3].map(() => registerUser(server)));
+    for (const user of [second, third]) expect((await server.api('POST', `/invites/${thrice.body.code}`, { token: user.token })).status).toBe(200);
+    await expectRefusedWithoutEvents(server, () => server.api('POST', `/invites/${thrice.body.code}`, { token: fourth.token }), 404, 'UNKNOWN_INVITE');
+    expect((await server.api('GET', `/guilds/${guild.id}`, { token: guild.owner.token })).body.member_count).toBe(4);
+  });
+
   it('answers UNKNOWN_INVITE once max_age has passed', async () => {
     const guild = await createGuild(server);
     const brief = await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_age: 1, unique: true } });
