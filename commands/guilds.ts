@@ -8,6 +8,7 @@ import type { Image } from '../ports/images.js';
 import { temporaryMembershipsOf } from '../projections/members.queries.js';
 import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
+import { channelSendsGate, exclusive, exclusiveAll } from './queue.js';
 import { guildStream } from './streams.js';
 import { purgeMessagesOf } from './messages/delete.js';
 import { claimVanityCode, releaseVanityCode } from './vanity.js';
@@ -98,8 +99,16 @@ export async function updateMember(
   await runGuildCommandWithImages(deps, meta, guildId, command, images, (field, hash) => memberImageKey(guildId, userId, field, hash));
 }
 
+/** A channel's deletion waits for the sends under way in it, and holds back new ones until it is appended. */
+export async function deleteChannel(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, channelId: string) {
+  await exclusive(channelSendsGate(channelId), () => runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId }));
+}
+
 export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string) {
-  const { events } = await runGuildCommand(deps, meta, guildId, { type: 'DeleteGuild', actorId: meta.actorId });
+  const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
+  // As a channel's deletion, for all of its channels at once.
+  const gates = [...state.channels.keys()].map(channelSendsGate);
+  const { events } = await exclusiveAll(gates, () => runGuildCommand(deps, meta, guildId, { type: 'DeleteGuild', actorId: meta.actorId }));
   const deleted = events.find((e) => e.type === 'GuildDeleted');
   if (deleted?.type === 'GuildDeleted' && deleted.data.vanityCode) await releaseVanityCode(deps, meta, guildId, deleted.data.vanityCode);
 }

@@ -80,3 +80,11 @@ export function exclusive<T>(key: string, run: () => Promise<T>): Promise<T> {
     }
   });
 }
+
+/** The gate a channel's sends pass through shared, and its deletion (or its guild's) exclusive. */
+export const channelSendsGate = (channelId: string) => `channel-sends-${channelId}`;
+
+/** Runs `run` holding every key exclusively, taken in one order so that two holders of several keys never deadlock. */
+export function exclusiveAll<T>(keys: string[], run: () => Promise<T>): Promise<T> {
+  return [...new Set(keys)].sort().reduceRight<() => Promise<T>>((inner, key) => () => exclusive(key, inner), run)();
+}

@@ -7,9 +7,11 @@ import { Permission, requirePermission } from '../../domain/permissions.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { userById } from '../../projections/users.queries.js';
-import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
+import { unknownChannel } from '../../domain/guildState.js';
+import { type MessageChannelAccess, loadGuild, messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { toMessageUser } from '../dms.js';
+import { channelSendsGate, shared } from '../queue.js';
 import { messageStream, nonceStream } from '../streams.js';
 import { resolveAttachments, storeFiles } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
@@ -55,7 +57,7 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
   const replied = input.message_reference ? await repliedMessage(deps, access, input.message_reference) : null;
   const { listed, uploads } = resolveAttachments(deps, input.attachments, files, []);
   const content = input.content ?? '';
-  let messageId = deps.ids.next();
+  const messageId = deps.ids.next();
   const message: MessageFields = {
     id: messageId,
     channel_id: channelId,
@@ -77,6 +79,17 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
     ...by.fields,
   };
   messageDecider.decide({ type: 'CreateMessage', message }, messageDecider.initialState());
+  // Appended while the channel still stands: its deletion waits for the sends under way, and a send that comes after it
+  // finds the channel gone instead of adding a message to the log behind ChannelDeleted.
+  return shared(channelSendsGate(channelId), async () => {
+    if (access.guildId && !(await loadGuild(deps, access.guildId)).channels.has(channelId)) throw unknownChannel();
+    return appendMessage(deps, meta, message, input, uploads, by);
+  });
+}
+
+async function appendMessage(deps: SendDeps, meta: ActorMeta, message: MessageFields, input: SendInput, uploads: ReturnType<typeof resolveAttachments>['uploads'], by: Authorship): Promise<MessageDoc> {
+  const channelId = message.channel_id;
+  let messageId = message.id;
   await by.beforeAppend?.(message);
 
   if (input.nonce !== undefined) {

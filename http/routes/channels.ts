@@ -2,7 +2,7 @@
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
 import Router from '@koa/router';
 import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
-import { runGuildCommand } from '../../commands/guilds.js';
+import { deleteChannel, runGuildCommand } from '../../commands/guilds.js';
 import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownChannel } from '../../domain/guildState.js';
@@ -131,7 +131,7 @@ export function channelRoutes(deps: HttpDeps): Router {
     if (await isPrivateChannel(channelId)) return next();
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     const deleted = await fetchChannel(channelId);
-    await runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId });
+    await deleteChannel(deps, meta, guildId, channelId);
     ctx.body = deleted;
   });
 

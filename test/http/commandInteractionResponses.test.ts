@@ -40,8 +40,8 @@ describe('POST /interactions/:id/:token/callback', () => {
     const w = await world();
     const d = await invoked(server, w, 'ping');
     const events = await appendedBy(async () => expect((await callback(server, d, { type: 4, data: { content: 'Pong!' } })).status).toBe(204));
-    expect(events.map((e) => [e.streamId.split('-')[0], e.type])).toEqual([
-      ['interaction', 'InteractionResponded'],
+    expect(events.map((e) => [e.streamId.replace(/-\d+$/, ''), e.type])).toEqual([
+      ['command-interaction', 'InteractionResponded'],
       ['message', 'MessageCreated'],
     ]);
     const [reply] = await history(server, w, w.other);

@@ -81,6 +81,26 @@ describe('100 concurrent writers on one aggregate', () => {
   });
 });
 
+describe('sends racing the deletion of their channel', () => {
+  it('acknowledges only the messages appended before the channel was deleted, and refuses the rest with UNKNOWN_CHANNEL', async () => {
+    const guild = await createGuild(server);
+    const token = guild.owner.token;
+    for (let round = 0; round < 5; round++) {
+      const channel = (await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: `doomed-${round}`, type: 0 } })).body;
+      const sends = Array.from({ length: 20 }, (_, i) => server.api('POST', `/channels/${channel.id}/messages`, { token, body: { content: `message ${i}` } }));
+      const deletion = new Promise((resolve) => setTimeout(resolve, round * 3)).then(() => server.api('DELETE', `/channels/${channel.id}`, { token }));
+      const [answers, deleted] = await Promise.all([Promise.all(sends), deletion]);
+      expect(deleted.status).toBe(200);
+      for (const answer of answers) expect(answer.status === 200 || (answer.status === 404 && answer.body.code === 'UNKNOWN_CHANNEL'), answer.text).toBe(true);
+      const log = await server.runtime.store.readAll();
+      const deletedAt = log.findIndex((e) => e.type === 'ChannelDeleted' && (e.data as { channel: { id: string } }).channel.id === channel.id);
+      const created = log.flatMap((e, i) => (e.type === 'MessageCreated' && (e.data as { channelId: string }).channelId === channel.id ? [{ i, id: (e.data as { messageId: string }).messageId }] : []));
+      expect(created.filter(({ i }) => i > deletedAt)).toEqual([]);
+      expect(created.map(({ id }) => id).sort()).toEqual(answers.filter((a) => a.status === 200).map((a) => a.body.id as string).sort());
+    }
+  });
+});
+
 describe('writers in other processes', () => {
   it('answers a retryable 409 with Retry-After when the stream keeps changing under a command, and appends nothing', async () => {
     const user = await registerUser(server);
