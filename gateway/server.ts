@@ -120,7 +120,17 @@ export class Gateway {
     this.connections.add(connection);
 
     let session: Session | null = null;
-    let starting = false;
+    // One start per connection. IDENTIFY and RESUME await before their session is attached, so the start is claimed
+    // before the first await: a second start frame, even one read in the same chunk, finds it claimed and closes the
+    // connection with 4005. Only a start answered with INVALID_SESSION (it started nothing) gives the claim back, for
+    // the fresh IDENTIFY the widely used API's documentation lets a client send on the same connection.
+    let startClaimed = false;
+    const start = async (begin: () => Promise<Session | null>) => {
+      if (startClaimed) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
+      startClaimed = true;
+      session = await begin();
+      startClaimed = session !== null;
+    };
     let payloads = 0;
     // One member request at a time per connection: each may read a whole guild's member list.
     let memberRequests: Promise<void> = Promise.resolve();
@@ -161,18 +171,10 @@ export class Gateway {
             if (session && typeof payload.d === 'number') session.acknowledge(payload.d);
             send({ op: Op.HeartbeatAck });
             return;
-          case Op.Identify: {
-            if (session || starting) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
-            starting = true;
-            session = await this.identify(connection, payload.d);
-            starting = false;
-            return;
-          }
-          case Op.Resume: {
-            if (session || starting) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
-            session = await this.resume(connection, payload.d);
-            return;
-          }
+          case Op.Identify:
+            return await start(() => this.identify(connection, payload.d));
+          case Op.Resume:
+            return await start(() => this.resume(connection, payload.d));
           case Op.PresenceUpdate: {
             if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
             const presence = parsePresence(payload.d, Date.now());
@@ -294,6 +296,8 @@ export class Gateway {
     const data = (d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
     const token = await this.authenticate(connection, data.token);
     if (!token) return null;
+    // Closed meanwhile (a second start, 4005, or the client gone): the session stays away, whole, for another RESUME.
+    if (!connection.open) return null;
     const session = typeof data.session_id === 'string' ? this.registry.get(data.session_id) : undefined;
     const frames = session && session.userId === token.user_id && typeof data.seq === 'number' ? session.framesAfter(data.seq) : null;
     if (!session || !frames) {
