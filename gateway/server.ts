@@ -24,6 +24,7 @@ import { Connection, Session } from './session.js';
 import { type Snapshots, createSnapshots } from './snapshots.js';
 import { CallVoice } from './callVoice.js';
 import { channelVisibility } from './visibility.js';
+import { TemporaryMemberships } from './temporaryMemberships.js';
 import { GuildVoice } from './voice.js';
 import { parseVoiceStateRequest } from './voiceRequest.js';
 
@@ -45,6 +46,9 @@ export class Gateway {
   private readonly presences: Presences;
   private readonly guildVoice: GuildVoice;
   private readonly callVoice: CallVoice;
+  private readonly temporaryMemberships: TemporaryMemberships;
+  /** Set once close() begins. */
+  private closing = false;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_PAYLOAD });
   private readonly projector: GatewayProjector;
   private readonly snapshots: Snapshots;
@@ -60,13 +64,17 @@ export class Gateway {
   ) {
     this.registry = new SessionRegistry(channelVisibility(runtime), (session) => {
       this.presences.end(session.id, session.userId);
-      // A session that ends (closed for good, or not resumed in time) leaves the voice channel or call it was in.
+      // A session that ends (closed for good, or not resumed in time) leaves the voice channel or call it was in, and
+      // with its user's last one their temporary memberships end; sessions this node ends as it stops are not ended
+      // by their users, whose clients come back (op 7).
       this.guildVoice.sessionEnded(session);
       this.callVoice.sessionEnded(session);
+      if (!this.closing && !this.registry.hasSessionsOf(session.userId)) this.temporaryMemberships.lastSessionEnded(session.userId);
     });
     this.presences = new Presences(runtime.hints, (userId, presence) => this.announcePresence(userId, presence), runtime.log);
     this.guildVoice = new GuildVoice(runtime, this.presences.node);
     this.callVoice = new CallVoice(runtime, this.presences.node);
+    this.temporaryMemberships = new TemporaryMemberships(runtime);
     this.projector = new GatewayProjector(runtime, this.registry, this.presences);
     this.snapshots = createSnapshots(runtime);
     this.trace = [`parley-gateway-${this.presences.node}`];
@@ -96,6 +104,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
     await this.projector.stop();
     // Sessions ended now go offline on the other nodes; this one no longer announces anything.
@@ -105,8 +114,9 @@ export class Gateway {
     const closed = Promise.all([...this.connections].map((connection) => connection.closeAfterSending(JSON.stringify({ op: Op.Reconnect, d: null }), CloseCode.UnknownError, 'Server restarting')));
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     for (const session of [...this.registry.all()]) this.registry.unregister(session);
-    // Their voice states end now: their clients come back as new sessions, on whichever node.
-    await Promise.all([this.guildVoice.stop(), this.callVoice.stop()]);
+    // Their voice states end now: their clients come back as new sessions, on whichever node. Memberships ended
+    // before the close are written before the store closes.
+    await Promise.all([this.guildVoice.stop(), this.callVoice.stop(), this.temporaryMemberships.stop()]);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
