@@ -65,11 +65,12 @@ export class Gateway {
     this.registry = new SessionRegistry(channelVisibility(runtime), (session) => {
       this.presences.end(session.id, session.userId);
       // A session that ends (closed for good, or not resumed in time) leaves the voice channel or call it was in, and
-      // with its user's last one their temporary memberships end; sessions this node ends as it stops are not ended
-      // by their users, whose clients come back (op 7).
+      // with its user's last one, on this node and on the others, their temporary memberships end. Sessions this node
+      // ends as it stops were not ended by their users, whose clients come back (op 7).
       this.guildVoice.sessionEnded(session);
       this.callVoice.sessionEnded(session);
-      if (!this.closing && !this.registry.hasSessionsOf(session.userId)) this.temporaryMemberships.lastSessionEnded(session.userId);
+      const last = !this.registry.hasSessionsOf(session.userId) && !this.presences.connectedElsewhere(session.userId);
+      if (last && !this.closing) this.temporaryMemberships.lastSessionEnded(session.userId);
     });
     this.presences = new Presences(runtime.hints, (userId, presence) => this.announcePresence(userId, presence), runtime.log);
     this.guildVoice = new GuildVoice(runtime, this.presences.node);

@@ -1,6 +1,7 @@
 // Temporary memberships end when their user disconnects: a member who joined through a `temporary: true` invite is
-// removed once their last gateway session ends for good (closed with 1000, or not resumed in time), unless a role was
-// given to them meanwhile; the guild sees GUILD_MEMBER_REMOVE, and the audit log no kick (as on the widely used API).
+// removed once their last gateway session ends for good (closed with 1000, or not resumed in time), on this gateway
+// node and on the others, unless a role was given to them meanwhile; the guild sees GUILD_MEMBER_REMOVE, and the audit
+// log no kick (as on the widely used API).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +86,22 @@ describe('temporary memberships', () => {
     client.close();
     await client.closed;
     await expectStays(guest);
+  });
+
+  it('stays while another gateway node announces a session of the member, and ends once none is left', async () => {
+    const guest = await temporaryMember();
+    // What another node announces of its sessions (an invisible one shows as offline, but is there).
+    const announce = (connected: boolean) =>
+      server.runtime.hints.publish({ type: 'PRESENCE_UPDATE', node: 'another-node', userId: guest.id, status: 'offline', activities: [], setAt: Date.now(), connected, timestamp: Date.now() });
+    announce(true);
+    const here = await gateway.session(guest.token, GUILDS);
+    here.close();
+    await here.closed;
+    await expectStays(guest);
+    announce(false);
+    const again = await gateway.session(guest.token, GUILDS);
+    again.close();
+    await expectRemoved(guest);
   });
 
   it('stays while another session of the member is open, and ends with the last one', async () => {
