@@ -2,7 +2,8 @@
 // user's guilds are shown of it. Like typing, presence is a hint, not state: held in memory, never in the log.
 // Every gateway node announces its users' presences to all nodes as hints, on each change and again every minute,
 // so a node learns the presences of users connected elsewhere; a node that stops announcing (it crashed) has its
-// presences expire, and a node that starts knows everyone's within a minute.
+// presences expire, and a node that starts knows everyone's within a minute. Each announcement also says whether the
+// user has a session on the node at all (an invisible one included): whether a session ending elsewhere was the last.
 import { randomUUID } from 'node:crypto';
 import type { HintBus, PresenceHint } from '../ports/hints.js';
 import type { Logger } from '../ports/logger.js';
@@ -95,6 +96,8 @@ export class Presences {
   private readonly sessions = new Map<string, Map<string, SessionPresence>>();
   /** Each user's shown presence on each node that has one (this node's as heard back): user → node → presence. */
   private readonly nodes = new Map<string, Map<string, NodePresence>>();
+  /** The other nodes on which each user has a session, visible or not: user → node → when last heard. */
+  private readonly elsewhere = new Map<string, Map<string, number>>();
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private announcing: Promise<void> = Promise.resolve();
@@ -145,6 +148,11 @@ export class Presences {
     return latest ? { status: latest.status, activities: latest.activities } : OFFLINE;
   }
 
+  /** Whether another node has a session of the user, as its announcements tell (until they expire, if it stopped). */
+  connectedElsewhere(userId: string): boolean {
+    return this.elsewhere.has(userId);
+  }
+
   /** The presence objects of those of these users who are not offline. */
   objects(userIds: Iterable<string>) {
     const objects: ReturnType<typeof presenceObject>[] = [];
@@ -165,6 +173,10 @@ export class Presences {
       if (nodes.size === 0) this.nodes.delete(userId);
       this.changed(userId, before);
     }
+    for (const [userId, nodes] of this.elsewhere) {
+      for (const [node, heardAt] of nodes) if (now - heardAt > EXPIRES_AFTER_MS) nodes.delete(node);
+      if (nodes.size === 0) this.elsewhere.delete(userId);
+    }
   }
 
   /** This node's presence of the user: that of their session that set one last, or offline without sessions. */
@@ -173,10 +185,11 @@ export class Presences {
     let latest: SessionPresence | null = null;
     for (const session of this.sessions.get(userId)?.values() ?? []) if (!latest || session.setAt >= latest.setAt) latest = session;
     const presence = latest ? shown(latest.presence) : OFFLINE;
-    this.hints.publish({ type: 'PRESENCE_UPDATE', node: this.node, userId, ...presence, setAt: latest?.setAt ?? now, timestamp: now });
+    this.hints.publish({ type: 'PRESENCE_UPDATE', node: this.node, userId, ...presence, setAt: latest?.setAt ?? now, connected: latest !== null, timestamp: now });
   }
 
   private heard(hint: PresenceHint): void {
+    if (hint.node !== this.node) this.heardConnected(hint);
     const before = this.of(hint.userId);
     let nodes = this.nodes.get(hint.userId);
     if (!nodes) this.nodes.set(hint.userId, (nodes = new Map()));
@@ -184,6 +197,14 @@ export class Presences {
     else nodes.set(hint.node, { status: hint.status, activities: hint.activities, setAt: hint.setAt, heardAt: this.clock() });
     if (nodes.size === 0) this.nodes.delete(hint.userId);
     this.changed(hint.userId, before);
+  }
+
+  private heardConnected(hint: PresenceHint): void {
+    let nodes = this.elsewhere.get(hint.userId);
+    if (hint.connected ?? hint.status !== 'offline') {
+      if (!nodes) this.elsewhere.set(hint.userId, (nodes = new Map()));
+      nodes.set(hint.node, this.clock());
+    } else if (nodes?.delete(hint.node) && nodes.size === 0) this.elsewhere.delete(hint.userId);
   }
 
   private changed(userId: string, before: Shown): void {

@@ -35,6 +35,11 @@ export class SessionRegistry {
     return this.sessions.get(id);
   }
 
+  /** Whether the user has a session on this node, connected or away. */
+  hasSessionsOf(userId: string): boolean {
+    return this.byUser.has(userId);
+  }
+
   register(session: Session, guildIds: string[]): void {
     this.sessions.set(session.id, session);
     add(this.byUser, session.userId, session);

@@ -24,6 +24,7 @@ import { Connection, Session } from './session.js';
 import { type Snapshots, createSnapshots } from './snapshots.js';
 import { CallVoice } from './callVoice.js';
 import { channelVisibility } from './visibility.js';
+import { TemporaryMemberships } from './temporaryMemberships.js';
 import { GuildVoice } from './voice.js';
 import { parseVoiceStateRequest } from './voiceRequest.js';
 
@@ -45,6 +46,9 @@ export class Gateway {
   private readonly presences: Presences;
   private readonly guildVoice: GuildVoice;
   private readonly callVoice: CallVoice;
+  private readonly temporaryMemberships: TemporaryMemberships;
+  /** Set once close() begins. */
+  private closing = false;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_PAYLOAD });
   private readonly projector: GatewayProjector;
   private readonly snapshots: Snapshots;
@@ -60,13 +64,18 @@ export class Gateway {
   ) {
     this.registry = new SessionRegistry(channelVisibility(runtime), (session) => {
       this.presences.end(session.id, session.userId);
-      // A session that ends (closed for good, or not resumed in time) leaves the voice channel or call it was in.
+      // A session that ends (closed for good, or not resumed in time) leaves the voice channel or call it was in, and
+      // with its user's last one, on this node and on the others, their temporary memberships end. Sessions this node
+      // ends as it stops were not ended by their users, whose clients come back (op 7).
       this.guildVoice.sessionEnded(session);
       this.callVoice.sessionEnded(session);
+      const last = !this.registry.hasSessionsOf(session.userId) && !this.presences.connectedElsewhere(session.userId);
+      if (last && !this.closing) this.temporaryMemberships.lastSessionEnded(session.userId);
     });
     this.presences = new Presences(runtime.hints, (userId, presence) => this.announcePresence(userId, presence), runtime.log);
     this.guildVoice = new GuildVoice(runtime, this.presences.node);
     this.callVoice = new CallVoice(runtime, this.presences.node);
+    this.temporaryMemberships = new TemporaryMemberships(runtime);
     this.projector = new GatewayProjector(runtime, this.registry, this.presences);
     this.snapshots = createSnapshots(runtime);
     this.trace = [`parley-gateway-${this.presences.node}`];
@@ -96,6 +105,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
     await this.projector.stop();
     // Sessions ended now go offline on the other nodes; this one no longer announces anything.
@@ -105,8 +115,9 @@ export class Gateway {
     const closed = Promise.all([...this.connections].map((connection) => connection.closeAfterSending(JSON.stringify({ op: Op.Reconnect, d: null }), CloseCode.UnknownError, 'Server restarting')));
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     for (const session of [...this.registry.all()]) this.registry.unregister(session);
-    // Their voice states end now: their clients come back as new sessions, on whichever node.
-    await Promise.all([this.guildVoice.stop(), this.callVoice.stop()]);
+    // Their voice states end now: their clients come back as new sessions, on whichever node. Memberships ended
+    // before the close are written before the store closes.
+    await Promise.all([this.guildVoice.stop(), this.callVoice.stop(), this.temporaryMemberships.stop()]);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
@@ -120,7 +131,17 @@ export class Gateway {
     this.connections.add(connection);
 
     let session: Session | null = null;
-    let starting = false;
+    // One start per connection. IDENTIFY and RESUME await before their session is attached, so the start is claimed
+    // before the first await: a second start frame, even one read in the same chunk, finds it claimed and closes the
+    // connection with 4005. Only a start answered with INVALID_SESSION (it started nothing) gives the claim back, for
+    // the fresh IDENTIFY the widely used API's documentation lets a client send on the same connection.
+    let startClaimed = false;
+    const start = async (begin: () => Promise<Session | null>) => {
+      if (startClaimed) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
+      startClaimed = true;
+      session = await begin();
+      startClaimed = session !== null;
+    };
     let payloads = 0;
     // One member request at a time per connection: each may read a whole guild's member list.
     let memberRequests: Promise<void> = Promise.resolve();
@@ -161,18 +182,10 @@ export class Gateway {
             if (session && typeof payload.d === 'number') session.acknowledge(payload.d);
             send({ op: Op.HeartbeatAck });
             return;
-          case Op.Identify: {
-            if (session || starting) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
-            starting = true;
-            session = await this.identify(connection, payload.d);
-            starting = false;
-            return;
-          }
-          case Op.Resume: {
-            if (session || starting) return connection.close(CloseCode.AlreadyAuthenticated, 'Already authenticated');
-            session = await this.resume(connection, payload.d);
-            return;
-          }
+          case Op.Identify:
+            return await start(() => this.identify(connection, payload.d));
+          case Op.Resume:
+            return await start(() => this.resume(connection, payload.d));
           case Op.PresenceUpdate: {
             if (!session) return connection.close(CloseCode.NotAuthenticated, 'Not authenticated');
             const presence = parsePresence(payload.d, Date.now());
@@ -294,6 +307,8 @@ export class Gateway {
     const data = (d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
     const token = await this.authenticate(connection, data.token);
     if (!token) return null;
+    // Closed meanwhile (a second start, 4005, or the client gone): the session stays away, whole, for another RESUME.
+    if (!connection.open) return null;
     const session = typeof data.session_id === 'string' ? this.registry.get(data.session_id) : undefined;
     const frames = session && session.userId === token.user_id && typeof data.seq === 'number' ? session.framesAfter(data.seq) : null;
     if (!session || !frames) {

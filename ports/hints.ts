@@ -23,6 +23,11 @@ export type PresenceHint = {
   activities: Record<string, unknown>[];
   /** When the user set this presence: of the nodes' presences, the latest set is the user's. */
   setAt: number;
+  /**
+   * Whether the user has a session on the node at all, an invisible one included. Nodes from before this field leave
+   * it out: read it then as `status !== 'offline'`.
+   */
+  connected?: boolean;
   timestamp: number;
 };
 
@@ -71,7 +76,8 @@ function valid(hint: Partial<TypingHint> | Partial<PresenceHint>): boolean {
     ['online', 'idle', 'dnd', 'offline'].includes(hint.status as string) &&
     Array.isArray(hint.activities) &&
     hint.activities.every((activity) => typeof activity === 'object' && activity !== null && !Array.isArray(activity)) &&
-    typeof hint.setAt === 'number'
+    typeof hint.setAt === 'number' &&
+    (hint.connected === undefined || typeof hint.connected === 'boolean')
   );
 }
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { type TLSSocket, connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuild } from '../http/guildSupport.js';
-import { type GatewayClient, connectGateway } from '../support/gateway.js';
+import { type GatewayClient, connectGateway, maskedFrame } from '../support/gateway.js';
 import { type TestServer, startTestServer } from '../support/server.js';
 
 const GUILDS = 1 << 0;
@@ -72,14 +72,6 @@ function closeCodeIn(data: Buffer): number | null {
     offset += header + length;
   }
   return null;
-}
-
-/** A client frame: FIN, the opcode, a mask and the masked payload, with `first` overriding the first byte. */
-function maskedFrame(payload: Buffer, first = 0x81): Buffer {
-  const mask = randomBytes(4);
-  const masked = Buffer.from(payload.map((byte, i) => byte ^ mask[i % 4]));
-  const length = payload.length < 126 ? Buffer.from([0x80 | payload.length]) : Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 0xff]);
-  return Buffer.concat([Buffer.from([first]), length, mask, masked]);
 }
 
 const hostile: [string, () => Buffer, number][] = [

@@ -1,6 +1,7 @@
-// Presences: op 3 and IDENTIFY's presence validated and bounded; a user's presence across gateway nodes (two trackers
-// on one hint bus); and over the wire, PRESENCE_UPDATE to the guilds' sessions with GUILD_PRESENCES, presences in
-// GUILD_CREATE, 'invisible' shown as 'offline', and 'offline' once the user's last session ends.
+// Presences: op 3 and IDENTIFY's presence validated and bounded; a user's presence, and whether they have a session,
+// across gateway nodes (two trackers on one hint bus); and over the wire, PRESENCE_UPDATE to the guilds' sessions with
+// GUILD_PRESENCES, presences in GUILD_CREATE, 'invisible' shown as 'offline', and 'offline' once the user's last
+// session ends.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE, type Presence, Presences, type Shown, parseIdentifyPresence, parsePresence } from '../../gateway/presence.js';
 import { LocalHintBus } from '../../ports/hints.js';
@@ -134,6 +135,39 @@ describe('a user’s presence across gateway nodes', () => {
     await settled();
     expect(b.presences.of('u')).toEqual(OFFLINE);
     expect(b.announced.at(-1)).toEqual(['u', OFFLINE]);
+  });
+
+  it('given a session on node A, invisible too, then node B knows the user is connected there until it ends', () => {
+    const { a, b } = twoNodes();
+    a.presences.set('s1', 'u', { status: 'invisible', activities: [] });
+    expect(b.presences.connectedElsewhere('u')).toBe(true);
+    expect(a.presences.connectedElsewhere('u')).toBe(false);
+    a.presences.end('s1', 'u');
+    expect(b.presences.connectedElsewhere('u')).toBe(false);
+  });
+
+  it('given a node that stops announcing (it crashed), then its users count as connected there until it expires', async () => {
+    const { a, b, advance } = twoNodes();
+    a.presences.set('s1', 'u', online);
+    await a.presences.stop();
+    advance(60_000);
+    b.presences.tick();
+    expect(b.presences.connectedElsewhere('u')).toBe(true);
+    advance(100_000);
+    b.presences.tick();
+    expect(b.presences.connectedElsewhere('u')).toBe(false);
+  });
+
+  it('given a node from before `connected` in its announcements, then a user it shows online counts as connected there', () => {
+    const bus = new LocalHintBus();
+    const presences = new Presences(bus, async () => {}, log);
+    presences.start();
+    started.push(presences);
+    const announce = (status: 'online' | 'offline') => bus.publish({ type: 'PRESENCE_UPDATE', node: 'older', userId: 'u', status, activities: [], setAt: now, timestamp: now });
+    announce('online');
+    expect(presences.connectedElsewhere('u')).toBe(true);
+    announce('offline');
+    expect(presences.connectedElsewhere('u')).toBe(false);
   });
 
   it('given a node that starts late, then it learns the presences of the others when they announce them again', () => {

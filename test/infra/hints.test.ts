@@ -20,10 +20,11 @@ describe('hints between processes', () => {
     }
   });
 
-  it('round-trips a presence hint, and drops one with an unknown status or activities that are not objects', () => {
+  it('round-trips a presence hint, and drops one with an unknown status, activities that are not objects or a `connected` that is no boolean', () => {
     const presence: Hint = { type: 'PRESENCE_UPDATE', node: 'n1', userId: '3', status: 'dnd', activities: [{ name: 'chess', type: 0 }], setAt: now - 5000, timestamp: now - 1000 };
     expect(parseHint(JSON.stringify(presence), now)).toEqual(presence);
-    for (const bad of [{ ...presence, status: 'invisible' }, { ...presence, activities: ['chess'] }, { ...presence, node: 1 }, { ...presence, setAt: undefined }]) {
+    expect(parseHint(JSON.stringify({ ...presence, connected: true }), now)).toEqual({ ...presence, connected: true });
+    for (const bad of [{ ...presence, status: 'invisible' }, { ...presence, activities: ['chess'] }, { ...presence, node: 1 }, { ...presence, setAt: undefined }, { ...presence, connected: 'yes' }]) {
       expect(parseHint(JSON.stringify(bad), now)).toBeNull();
     }
   });

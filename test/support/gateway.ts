@@ -1,4 +1,6 @@
 // A raw WebSocket client of the gateway for protocol tests: collects every payload and waits for the ones asked for.
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { inflateSync } from 'node:zlib';
 import WebSocket from 'ws';
 import type { TestServer } from './server.js';
@@ -17,6 +19,8 @@ export interface GatewayClient {
   send(payload: unknown): void;
   /** Sends a text frame as is. */
   sendRaw(text: string): void;
+  /** Sends the payloads as text frames in a single write to the socket: the server reads them in one chunk. */
+  sendInOneWrite(payloads: unknown[]): void;
   /** Resolves with the first payload (already received or to come) matching the predicate. */
   next(predicate: (p: Payload) => boolean, timeoutMs?: number): Promise<Payload>;
   dispatch(t: string, timeoutMs?: number): Promise<Payload>;
@@ -28,6 +32,14 @@ export interface GatewayClient {
   /** IDENTIFY with the token and intents (and a presence when given); resolves with READY. */
   identify(token: string, intents: number, presence?: object): Promise<Payload>;
   lastSeq(): number;
+}
+
+/** A client frame (up to 64 KiB): FIN, the opcode, a mask and the masked payload, with `first` overriding the first byte. */
+export function maskedFrame(payload: Buffer, first = 0x81): Buffer {
+  const mask = randomBytes(4);
+  const masked = Buffer.from(payload.map((byte, i) => byte ^ mask[i % 4]));
+  const length = payload.length < 126 ? Buffer.from([0x80 | payload.length]) : Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  return Buffer.concat([Buffer.from([first]), length, mask, masked]);
 }
 
 export async function connectGateway(server: TestServer, query = 'v=10&encoding=json'): Promise<GatewayClient> {
@@ -68,6 +80,8 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
     frames,
     send: (payload) => ws.send(JSON.stringify(payload)),
     sendRaw: (text) => ws.send(text),
+    // ws writes each frame on its own; its socket (private, but the one the frames travel on) takes them all at once.
+    sendInOneWrite: (payloads) => (ws as unknown as { _socket: Duplex })._socket.write(Buffer.concat(payloads.map((p) => maskedFrame(Buffer.from(JSON.stringify(p)))))),
     next(predicate, timeoutMs = 5000) {
       const found = received.find(predicate);
       if (found) return Promise.resolve(found);
