@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import { createApplication, createBot, login, registerUser, resetBotToken, resetClientSecret } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
-import { applicationById } from '../../projections/applications.queries.js';
+import { applicationById, applicationIdFor } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { rateLimit } from '../rateLimit.js';
@@ -65,7 +65,7 @@ export function accountRoutes(deps: HttpDeps): Router {
 
   router.get('/applications/:id', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationIdFor(deps.readStore, parseBody(idParam, ctx.params).id);
     const application = await applicationById(deps.readStore, id);
     if (!application || application.owner_id !== auth.userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
     ctx.body = await fetchApplicationObject(deps, id);
@@ -73,7 +73,7 @@ export function accountRoutes(deps: HttpDeps): Router {
 
   router.post('/applications/:id/bot', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationIdFor(deps.readStore, parseBody(idParam, ctx.params).id);
     const application = await applicationById(deps.readStore, id);
     const { botUserId, token, discriminator } = await createBot(deps, { ...requestMeta(ctx), actorId: auth.userId }, id, application?.name ?? 'bot');
     ctx.status = 201;
@@ -82,14 +82,14 @@ export function accountRoutes(deps: HttpDeps): Router {
 
   router.post('/applications/:id/bot/reset', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationIdFor(deps.readStore, parseBody(idParam, ctx.params).id);
     ctx.body = await resetBotToken(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
   });
 
   // The OAuth2 client secret, shown this once; the old one stops working.
   router.post('/applications/:id/reset', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationIdFor(deps.readStore, parseBody(idParam, ctx.params).id);
     const { clientSecret } = await resetClientSecret(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
     ctx.body = { client_secret: clientSecret };
   });
