@@ -121,7 +121,7 @@ function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<
   return async (ctx, next) => (routes.get(firstSegment(ctx.path)) ?? noRoute)(ctx, next);
 }
 
-/** Routes API requests by the path after their version prefix (apiVersion's); a request outside /api goes to the CDN router. */
+/** Routes API requests by the path after their version prefix (set by apiVersion); others go to the CDN router. */
 function mountApi(api: Router, root: Router) {
   const apiRoutes = routesBySegment(api);
   const rootRoutes = routesOf(root);
