@@ -101,12 +101,11 @@ export async function createApplication(
   return { applicationId, clientSecret };
 }
 
-export async function createBot(deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
-  const application = await deps.commands.load(applicationStream(applicationId), applicationDecider);
-  applicationDecider.decide({ type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId: '' }, application.state);
-  const botUserId = deps.ids.next();
+/** The application's bot user, whose id is the application's (domain/application.ts says why). */
+export async function createBot(deps: Uses<'commands' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
+  const { state } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId }, metadata(meta, deps.clock));
+  const botUserId = state.botUserId!;
   const token = newToken(botUserId);
-  await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId, botUserId }, metadata(meta, deps.clock));
   const discriminator = await claimDiscriminator(deps, meta, name, botUserId);
   const { position } = await deps.commands.handle(
     userStream(botUserId),

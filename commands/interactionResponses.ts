@@ -159,15 +159,17 @@ export interface OpenedInteraction {
 }
 
 /**
- * The interaction `token` opens under `applicationId`'s webhook routes; null when the token names no interaction of
- * that application (a real webhook's token: those routes answer it). A wrong or expired token answers 401.
+ * The interaction `token` opens under the webhook routes of `applicationId` (the application's id, or its bot user's
+ * for a bot made before the two were one); null when the token names no interaction of that application (a real
+ * webhook's token: those routes answer it). A wrong or expired token answers 401.
  */
 export async function interactionByToken(deps: Uses<'commands' | 'clock'>, applicationId: string, token: string): Promise<OpenedInteraction | null> {
   const interactionId = interactionIdOfToken(token);
   if (!interactionId) return null;
   const { state } = await loadInteraction(deps, interactionId);
-  if (state.interaction?.applicationId !== applicationId) return null;
-  return { interaction: requireLiveToken(state, applicationId, sha256(token), deps.clock.now()), state };
+  const interaction = state.interaction;
+  if (!interaction || (applicationId !== interaction.applicationId && applicationId !== interaction.botUserId)) return null;
+  return { interaction: requireLiveToken(state, interaction.applicationId, sha256(token), deps.clock.now()), state };
 }
 
 /**

@@ -11,6 +11,7 @@ import { type IssuedTokens, oauth2GrantDecider } from '../domain/oauth2Grant.js'
 import { ALL_PERMISSIONS, Permission, hasPermission, requirePermission } from '../domain/permissions.js';
 import { isoNow } from '../ports/clock.js';
 import { matchesHash, newToken, sha256, tokenSubject } from '../ports/secrets.js';
+import { applicationIdFor } from '../projections/applications.queries.js';
 import { membershipsOf } from '../projections/members.queries.js';
 import { oauth2TokenByHash } from '../projections/oauth2.queries.js';
 import { userById } from '../projections/users.queries.js';
@@ -30,14 +31,15 @@ export interface TokenResponse {
 
 export type OAuth2Client = ApplicationState & { id: string };
 
-/** The registered application a client_id names, or null. */
-export async function oauth2Client(deps: Uses<'commands'>, clientId: string): Promise<OAuth2Client | null> {
-  const { state } = await deps.commands.load(applicationStream(clientId), applicationDecider);
-  return state.exists ? { ...state, id: clientId } : null;
+/** The registered application a client_id names (by its id, or its bot user's: applicationIdFor), or null. */
+export async function oauth2Client(deps: Uses<'commands' | 'readStore'>, clientId: string): Promise<OAuth2Client | null> {
+  const id = await applicationIdFor(deps.readStore, clientId);
+  const { state } = await deps.commands.load(applicationStream(id), applicationDecider);
+  return state.exists ? { ...state, id } : null;
 }
 
 /** The application when `clientSecret` is its current secret; invalid_client (401) for anything else. */
-export async function authenticateClient(deps: Uses<'commands'>, clientId: string, clientSecret: string): Promise<OAuth2Client> {
+export async function authenticateClient(deps: Uses<'commands' | 'readStore'>, clientId: string, clientSecret: string): Promise<OAuth2Client> {
   const client = await oauth2Client(deps, clientId);
   if (!client || !matchesHash(clientSecret, client.clientSecretHash)) throw new OAuth2Error('invalid_client', 'Unknown client, or a wrong client secret');
   return client;

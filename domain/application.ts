@@ -25,6 +25,10 @@ export type ApplicationCreated = DomainEvent<
   'ApplicationCreated',
   { applicationId: string; name: string; ownerId: string; clientSecretHash: string; redirectUris?: string[] }
 >;
+/**
+ * The bot user takes the application's id, as in the widely used API, where code passes `client.user.id` for the
+ * application's. Bots created before that have an id of their own, which still names their application.
+ */
 export type ApplicationBotCreated = DomainEvent<'ApplicationBotCreated', { applicationId: string; botUserId: string }>;
 /** Carries only the fields that changed. */
 export type ApplicationUpdated = DomainEvent<'ApplicationUpdated', { applicationId: string } & Partial<ApplicationProfile>>;
@@ -41,7 +45,7 @@ export interface ApplicationState extends ApplicationProfile {
 
 export type ApplicationCommand =
   | { type: 'CreateApplication'; applicationId: string; name: string; ownerId: string; clientSecretHash: string; redirectUris: string[] }
-  | { type: 'CreateBot'; applicationId: string; actorId: string; botUserId: string }
+  | { type: 'CreateBot'; applicationId: string; actorId: string }
   | ({ type: 'UpdateApplication'; applicationId: string; actorId: string } & Partial<ApplicationProfile>)
   | { type: 'ResetClientSecret'; applicationId: string; actorId: string; clientSecretHash: string };
 
@@ -69,7 +73,7 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
       case 'CreateBot':
         assertOwner(state, command.actorId);
         if (state.botUserId) throw new DomainError('conflict', 'APPLICATION_HAS_BOT', 'This application already has a bot; reset its token instead');
-        return [{ type: 'ApplicationBotCreated', data: { applicationId: command.applicationId, botUserId: command.botUserId } }];
+        return [{ type: 'ApplicationBotCreated', data: { applicationId: command.applicationId, botUserId: command.applicationId } }];
       case 'UpdateApplication': {
         // The bot edits its own application (PATCH /applications/@me); its owner may too.
         if (!(state.exists && command.actorId === state.botUserId)) assertOwner(state, command.actorId);

@@ -4,6 +4,8 @@ export type ErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' |
 export interface FieldError {
   path: string;
   message: string;
+  /** The widely used API's name for the problem (`BASE_TYPE_REQUIRED`), where one is known; its versions show it. */
+  code?: string;
 }
 
 export class DomainError extends Error {

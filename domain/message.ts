@@ -202,7 +202,7 @@ function assertNotEmpty(message: Pick<MessageFields, 'content' | 'embeds' | 'att
 }
 
 function assertContentLength(content: string, path = 'content'): void {
-  if ([...content].length > MAX_CONTENT_LENGTH) throw invalidForm([{ path, message: `Must be ${MAX_CONTENT_LENGTH} or fewer in length.` }]);
+  if ([...content].length > MAX_CONTENT_LENGTH) throw invalidForm([{ path, message: `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`, code: 'BASE_TYPE_MAX_LENGTH' }]);
 }
 
 function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, state: MessageState): MessageEvent[] {

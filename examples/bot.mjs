@@ -8,7 +8,7 @@ import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Client, GatewayIntentBits
 
 const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
-  rest: { api: `${process.env.PARLEY_ORIGIN ?? 'https://127.0.0.1:8443'}/api`, version: '1' },
+  rest: { api: `${process.env.PARLEY_ORIGIN ?? 'https://127.0.0.1:8443'}/api` },
 });
 
 const commands = [

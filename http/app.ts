@@ -1,9 +1,11 @@
 // The Koa application: error format, request ids, body parsing and authentication in front of the API routes, which
-// answer under /api/v1 and /api (latest); the CDN answers at the origin's root.
+// answer under /api/v1, /api (latest) and the widely used API's /api/v9 and /api/v10 (http/apiVersions.ts); the CDN
+// answers at the origin's root.
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import type { Metrics } from '../ports/metrics.js';
+import { apiVersion } from './apiVersions.js';
 import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
@@ -119,15 +121,14 @@ function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<
   return async (ctx, next) => (routes.get(firstSegment(ctx.path)) ?? noRoute)(ctx, next);
 }
 
-/** Routes API requests by the path after its version prefix; a request outside /api goes to the CDN router. */
+/** Routes API requests by the path after their version prefix (set by apiVersion); others go to the CDN router. */
 function mountApi(api: Router, root: Router) {
   const apiRoutes = routesBySegment(api);
   const rootRoutes = routesOf(root);
   return async function dispatch(ctx: Context, next: Next) {
-    const match = /^\/api(?:\/v1)?(?=\/|$)/.exec(ctx.path);
-    if (!match) return rootRoutes(ctx, next);
+    if (!ctx.state.api) return rootRoutes(ctx, next);
     const original = ctx.path;
-    ctx.path = ctx.path.slice(match[0].length) || '/';
+    ctx.path = ctx.state.api.path;
     try {
       return await apiRoutes(ctx, next);
     } finally {
@@ -164,6 +165,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(exactJsonType);
   app.use(measure(deps.metrics));
   app.use(requestId);
+  app.use(apiVersion);
   app.use(errorHandler(deps.log));
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));

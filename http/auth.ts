@@ -39,12 +39,6 @@ const SCOPED_ROUTES: { path: RegExp; scope: Scope }[] = [
 /** The token endpoints authenticate the client themselves (HTTP Basic or the form): the header is theirs. */
 const CLIENT_AUTHENTICATED = /^\/oauth2\/token(?:\/revoke)?\/?$/i;
 
-/** The path an API request names after its version prefix (as http/app.ts routes it); null outside the API. */
-function apiPath(path: string): string | null {
-  const prefix = /^\/api(?:\/v1)?(?=\/|$)/.exec(path);
-  return prefix ? path.slice(prefix[0].length) || '/' : null;
-}
-
 async function resolve(readStore: ReadStore, clock: Clock, header: string): Promise<Auth | null> {
   const match = /^(Bot|Bearer)\s+(\S+)$/i.exec(header.trim());
   if (!match) return null;
@@ -60,7 +54,7 @@ async function resolve(readStore: ReadStore, clock: Clock, header: string): Prom
 
 /** Refuses an OAuth2 access token on a route none of its scopes opens. */
 function requireScopeFor(ctx: Context, auth: Auth): void {
-  const path = apiPath(ctx.path);
+  const path = ctx.state.api?.path ?? null;
   const route = path !== null && (ctx.method === 'GET' || ctx.method === 'HEAD') ? SCOPED_ROUTES.find((r) => r.path.test(path)) : undefined;
   if (!route) throw forbidden('OAUTH2_ROUTE_NOT_ALLOWED', 'An OAuth2 access token cannot call this route: it reads only what its scopes grant');
   if (!auth.scopes?.includes(route.scope)) throw forbidden('MISSING_OAUTH2_SCOPE', `This route needs the ${route.scope} scope`);
@@ -70,7 +64,7 @@ function requireScopeFor(ctx: Context, auth: Auth): void {
 export function authenticate(readStore: ReadStore, clock: Clock) {
   return async function authenticateRequest(ctx: Context, next: Next) {
     const header = ctx.get('authorization');
-    if (header && !CLIENT_AUTHENTICATED.test(apiPath(ctx.path) ?? '')) {
+    if (header && !CLIENT_AUTHENTICATED.test(ctx.state.api?.path ?? '')) {
       const auth = await resolve(readStore, clock, header);
       if (!auth) throw unauthorized();
       if (auth.kind === 'oauth2') requireScopeFor(ctx, auth);

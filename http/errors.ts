@@ -1,8 +1,10 @@
 // Every failure leaves as the spec's error body: {code, message}, plus errors[{path, message}] for form validation
-// and {retry_after, global} on a 429. Unexpected failures are logged and answered 500 without detail.
+// (nested as the widely used API has them on its versions: http/apiVersions.ts) and {retry_after, global} on a 429.
+// Unexpected failures are logged and answered 500 without detail.
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
 import type { Logger } from '../ports/logger.js';
+import { formErrorsFor, versionOf } from './apiVersions.js';
 import { RateLimited } from './rateLimit.js';
 
 export const STATUS: Record<ErrorKind, number> = {
@@ -48,7 +50,7 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     ctx.body = {
       code: error.code,
       message: error.message,
-      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.errors ? { errors: formErrorsFor(versionOf(ctx), error.errors) } : {}),
       ...(retryAfter !== null ? { retry_after: retryAfter, global: false } : {}),
     };
     return;

@@ -52,6 +52,18 @@ function messageOf(error: ErrorObject): string {
   }
 }
 
+/** The widely used API's codes for the checks it shares with these schemas; the others are its BASE_TYPE_INVALID. */
+const FIELD_ERROR_CODES: Record<string, string> = {
+  required: 'BASE_TYPE_REQUIRED',
+  maxLength: 'BASE_TYPE_MAX_LENGTH',
+  maxItems: 'BASE_TYPE_MAX_LENGTH',
+  minLength: 'BASE_TYPE_MIN_LENGTH',
+  minItems: 'BASE_TYPE_MIN_LENGTH',
+  maximum: 'NUMBER_TYPE_MAX',
+  minimum: 'NUMBER_TYPE_MIN',
+  enum: 'BASE_TYPE_CHOICES',
+};
+
 export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   const seen = new Set<string>();
   const result: FieldError[] = [];
@@ -63,7 +75,8 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
     const message = messageOf(error);
     if (seen.has(path + message)) continue;
     seen.add(path + message);
-    result.push({ path, message });
+    const code = FIELD_ERROR_CODES[error.keyword];
+    result.push(code ? { path, message, code } : { path, message });
   }
   return result;
 }

@@ -20,7 +20,11 @@ export interface ApplicationDoc {
 export const applicationsProjection: Projection = {
   name: 'applications',
   collections: [APPLICATIONS],
-  indexes: [{ collection: APPLICATIONS, keys: { owner_id: 1 } }],
+  // bot_user_id: the applications of bots made before a bot user took its application's id are found by that user's.
+  indexes: [
+    { collection: APPLICATIONS, keys: { owner_id: 1 } },
+    { collection: APPLICATIONS, keys: { bot_user_id: 1 } },
+  ],
   project(event) {
     if (is<ApplicationEvent, 'ApplicationCreated'>(event, 'ApplicationCreated')) {
       const doc: ApplicationDoc = {

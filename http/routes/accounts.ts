@@ -1,9 +1,10 @@
 // Accounts and applications (outside the spec, in the widely used API's shapes): what a developer needs to get a
 // session, register an application and obtain a bot token.
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { createApplication, createBot, login, registerUser, resetBotToken, resetClientSecret } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
-import { applicationById } from '../../projections/applications.queries.js';
+import { applicationById, applicationIdFor } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { rateLimit } from '../rateLimit.js';
@@ -41,6 +42,8 @@ export function accountRoutes(deps: HttpDeps): Router {
   const router = new Router();
   // Password guessing is slow by design (scrypt); these buckets also keep it slow from outside.
   const authLimit = rateLimit({ bucket: 'auth', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` });
+  /** The id of the application the path names, by its id or its bot user's (applicationIdFor). */
+  const applicationOf = (ctx: Context) => applicationIdFor(deps.readStore, parseBody(idParam, ctx.params).id);
 
   router.post('/auth/register', authLimit, async (ctx) => {
     const body = parseBody(registerSchema, ctx.request.body);
@@ -65,7 +68,7 @@ export function accountRoutes(deps: HttpDeps): Router {
 
   router.get('/applications/:id', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationOf(ctx);
     const application = await applicationById(deps.readStore, id);
     if (!application || application.owner_id !== auth.userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
     ctx.body = await fetchApplicationObject(deps, id);
@@ -73,7 +76,7 @@ export function accountRoutes(deps: HttpDeps): Router {
 
   router.post('/applications/:id/bot', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationOf(ctx);
     const application = await applicationById(deps.readStore, id);
     const { botUserId, token, discriminator } = await createBot(deps, { ...requestMeta(ctx), actorId: auth.userId }, id, application?.name ?? 'bot');
     ctx.status = 201;
@@ -82,14 +85,14 @@ export function accountRoutes(deps: HttpDeps): Router {
 
   router.post('/applications/:id/bot/reset', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationOf(ctx);
     ctx.body = await resetBotToken(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
   });
 
   // The OAuth2 client secret, shown this once; the old one stops working.
   router.post('/applications/:id/reset', async (ctx) => {
     const auth = requireSession(ctx);
-    const { id } = parseBody(idParam, ctx.params);
+    const id = await applicationOf(ctx);
     const { clientSecret } = await resetClientSecret(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
     ctx.body = { client_secret: clientSecret };
   });

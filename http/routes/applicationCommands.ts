@@ -23,6 +23,7 @@ import {
 } from '../../domain/applicationCommand.js';
 import { applicationCommandDoc } from '../../projections/applicationCommands.js';
 import { applicationCommandById, applicationCommandsOf } from '../../projections/applicationCommands.queries.js';
+import { applicationIdFor } from '../../projections/applications.queries.js';
 import { applicationCommandObject } from '../../presenters/applicationCommands.js';
 import { actorMeta } from '../actor.js';
 import { type HttpDeps, noContent } from '../context.js';
@@ -111,11 +112,13 @@ const scopeOf = (ctx: Context) => ctx.state.commandScope!;
 export function applicationCommandRoutes(deps: HttpDeps): Router {
   const router = new Router();
 
-  /** The scope the path names, once the caller is known to manage it; before any limit is counted. */
+  /**
+   * The scope the path names (by the application's id, or its bot user's: applicationIdFor), once the caller is known
+   * to manage it; before any limit is counted.
+   */
   const manager = (guildScoped: boolean) => async (ctx: Context, next: Next) => {
-    const scope: CommandScope = guildScoped
-      ? (({ id, guildId }) => ({ applicationId: id, guildId }))(parseBody(guildParams, ctx.params))
-      : { applicationId: parseBody(globalParams, ctx.params).id, guildId: null };
+    const { id, guildId } = guildScoped ? parseBody(guildParams, ctx.params) : { ...parseBody(globalParams, ctx.params), guildId: null };
+    const scope: CommandScope = { applicationId: await applicationIdFor(deps.readStore, id), guildId };
     await requireCommandManager(deps, scope, actorMeta(ctx).actorId);
     ctx.state.commandScope = scope;
     return next();

@@ -8,7 +8,7 @@ import { updateApplication } from '../../commands/accounts.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import type { ApplicationDoc } from '../../projections/applications.js';
 import type { UserDoc } from '../../projections/users.js';
-import { applicationById, applicationsOwnedBy } from '../../projections/applications.queries.js';
+import { applicationById, applicationIdFor, applicationsOwnedBy } from '../../projections/applications.queries.js';
 import { membershipCount } from '../../projections/members.queries.js';
 import { userById } from '../../projections/users.queries.js';
 import { usersById } from '../actor.js';
@@ -115,7 +115,7 @@ export function applicationRoutes(deps: HttpDeps): Router {
   // The owner's edit, which also sets the OAuth2 redirect URIs (the bot's own edit above cannot).
   router.patch('/applications/:id', async (ctx) => {
     requireSession(ctx);
-    const { id } = parseBody(applicationIdParam, ctx.params);
+    const id = await applicationIdFor(deps.readStore, parseBody(applicationIdParam, ctx.params).id);
     await edit(ctx, id, parseBody(editOwnedApplicationSchema, ctx.request.body));
   });
 

@@ -10,6 +10,7 @@ import { clickComponent } from '../../commands/interactions.js';
 import type { MessageInput } from '../../commands/messages/input.js';
 import { InteractionCallbackType } from '../../domain/commandInteraction.js';
 import { DomainError, invalidForm } from '../../domain/errors.js';
+import { applicationIdFor } from '../../projections/applications.queries.js';
 import { interactionCallbackObject } from '../../presenters/interactions.js';
 import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
@@ -134,7 +135,7 @@ export function interactionRoutes(deps: HttpDeps): Router {
 
   router.post('/interactions', session, invokeLimit, async (ctx) => {
     const { application_id, guild_id, channel_id, data } = parseBody(invokeSchema, ctx.request.body);
-    await invokeCommand(deps, actorMeta(ctx), { application_id, guild_id, channel_id, data });
+    await invokeCommand(deps, actorMeta(ctx), { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data });
     noContent(ctx);
   });
 

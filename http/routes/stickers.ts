@@ -1,17 +1,19 @@
 // Sticker routes of the spec: create one (JSON with a data URI, or the widely used API's form with a `file` part, as
-// discord.js sends it) or up to ten at once, list a page with the total, fetch, change and delete (with purge, the
-// image too). Images are PNG or WebP of at most 500 KB, checked by decoding them. Writes need
-// MANAGE_EMOJIS_AND_STICKERS, or CREATE_GUILD_EXPRESSIONS to add stickers and manage one's own. Limits per guild, as
-// the spec's table says: create, update and delete 5 per 10 s each, bulk 3 a minute, list 10 a minute.
+// discord.js sends it) or up to ten at once, list a page with the total (on the widely used API's versions, all of
+// them as a plain array: http/apiVersions.ts), fetch, change and delete (with purge, the image too). Images are PNG
+// or WebP of at most 500 KB, checked by decoding them. Writes need MANAGE_EMOJIS_AND_STICKERS, or
+// CREATE_GUILD_EXPRESSIONS to add stickers and manage one's own. Limits per guild, as the spec's table says: create,
+// update and delete 5 per 10 s each, bulk 3 a minute, list 10 a minute.
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { type StickerInput, createStickers, deleteSticker, updateSticker } from '../../commands/stickers.js';
 import { DomainError, type FieldError, invalidForm } from '../../domain/errors.js';
-import { maxStickersReached, unknownSticker } from '../../domain/guildExpressions.js';
+import { MAX_STICKERS, maxStickersReached, unknownSticker } from '../../domain/guildExpressions.js';
 import type { StickerDoc } from '../../projections/expressions.js';
 import { stickerOfGuild, stickersPage } from '../../projections/expressions.queries.js';
 import { stickerObject } from '../../presenters/stickers.js';
 import { actorMeta, withUploaders } from '../actor.js';
+import { versionOf } from '../apiVersions.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildMembersOnly, perGuildLimit } from '../guildLimits.js';
 import { type ImageRules, readImage } from '../imageInput.js';
@@ -112,8 +114,14 @@ export function stickerRoutes(deps: HttpDeps): Router {
   }
 
   router.get('/guilds/:guildId/stickers', member, limits.list, async (ctx) => {
+    const guildId = ctx.state.memberOfGuild!;
+    if (versionOf(ctx).stickerList === 'array') {
+      // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
+      ctx.body = await present((await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
+      return;
+    }
     const { limit, offset } = parseQuery(stickersQuery, ctx.query);
-    const page = await stickersPage(deps.readStore, ctx.state.memberOfGuild!, { limit, offset });
+    const page = await stickersPage(deps.readStore, guildId, { limit, offset });
     ctx.body = { stickers: await present(page.stickers), total: page.total, limit, offset };
   });
 

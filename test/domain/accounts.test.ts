@@ -77,14 +77,14 @@ describe('email claims', () => {
 
 describe('application', () => {
   const created = { type: 'ApplicationCreated' as const, data: { applicationId: 'app', name: 'n', ownerId: 'owner', clientSecretHash: 's' } };
-  it('lets only its owner create its one bot', () => {
+  it("lets only its owner create its one bot, whose user takes the application's id", () => {
     given(applicationDecider, [created])
-      .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'b' })
-      .then([{ type: 'ApplicationBotCreated', data: { applicationId: 'app', botUserId: 'b' } }]);
-    given(applicationDecider, [created]).when({ type: 'CreateBot', applicationId: 'app', actorId: 'other', botUserId: 'b' }).thenRefuses('MISSING_ACCESS');
+      .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner' })
+      .then([{ type: 'ApplicationBotCreated', data: { applicationId: 'app', botUserId: 'app' } }]);
+    given(applicationDecider, [created]).when({ type: 'CreateBot', applicationId: 'app', actorId: 'other' }).thenRefuses('MISSING_ACCESS');
     given(applicationDecider, [created, { type: 'ApplicationBotCreated' as const, data: { applicationId: 'app', botUserId: 'b' } }])
-      .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'c' })
+      .when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner' })
       .thenRefuses('APPLICATION_HAS_BOT');
-    given(applicationDecider, []).when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner', botUserId: 'c' }).thenRefuses('UNKNOWN_APPLICATION');
+    given(applicationDecider, []).when({ type: 'CreateBot', applicationId: 'app', actorId: 'owner' }).thenRefuses('UNKNOWN_APPLICATION');
   });
 });

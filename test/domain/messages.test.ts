@@ -45,7 +45,7 @@ describe('message: create', () => {
 
   it('limits content to 2000 characters, counted as code points', () => {
     const error = given(messageDecider, []).when({ type: 'CreateMessage', message: fields({ content: 'x'.repeat(2001) }) }).thenRefuses('INVALID_FORM_BODY');
-    expect(error.errors).toEqual([{ path: 'content', message: 'Must be 2000 or fewer in length.' }]);
+    expect(error.errors).toEqual([{ path: 'content', message: 'Must be 2000 or fewer in length.', code: 'BASE_TYPE_MAX_LENGTH' }]);
     given(messageDecider, [])
       .when({ type: 'CreateMessage', message: fields({ content: '😀'.repeat(2000) }) })
       .then([created({ content: '😀'.repeat(2000) })]);

@@ -12,7 +12,7 @@ import discord
 import yarl
 from discord.gateway import DiscordWebSocket
 
-discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v1"
+discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
 
 
 def report(event, **data):
