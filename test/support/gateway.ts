@@ -30,7 +30,7 @@ export interface GatewayClient {
   lastSeq(): number;
 }
 
-export async function connectGateway(server: TestServer, query = 'v=10&encoding=json'): Promise<GatewayClient> {
+export async function connectGateway(server: Pick<TestServer, 'origin' | 'cert'>, query = 'v=10&encoding=json'): Promise<GatewayClient> {
   const url = `${server.origin.replace('https', 'wss')}/gateway?${query}`;
   const ws = new WebSocket(url, { ca: server.cert });
   const received: Payload[] = [];
@@ -97,7 +97,7 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
 }
 
 /** The gateway clients one test file opens, all closed by closeAll when it ends. */
-export function gatewayClients(server: () => TestServer) {
+export function gatewayClients(server: () => Pick<TestServer, 'origin' | 'cert'>) {
   const opened: GatewayClient[] = [];
   const connect = async () => {
     const client = await connectGateway(server());
