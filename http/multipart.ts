@@ -47,9 +47,18 @@ const maxMultipartBytes = (jsonLimit: number) => MAX_ATTACHMENTS * MAX_FILE_BYTE
 
 const bodyTooLarge = () => new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'The request body is too large');
 
+const unreadable = () => badRequest('INVALID_MULTIPART', 'The multipart body could not be read');
+
+/**
+ * Settles exactly once, whatever the request and the parser do. A body cut short, malformed or aborted is refused with
+ * 400 INVALID_MULTIPART and the rest of it read and discarded, so the connection can carry the answer: busboy reports
+ * it as 'error' events on the parser and on each file stream, and an 'error' event nobody listens for ends the process.
+ */
 function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & FormBody> {
   const cap = maxMultipartBytes(jsonLimit);
   if ((ctx.request.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
+  // Gone while the route was checking the caller: nothing will arrive.
+  if (ctx.req.destroyed) return Promise.reject(unreadable());
   return new Promise((resolve, reject) => {
     let parser: ReturnType<typeof Busboy>;
     try {
@@ -61,12 +70,31 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
       reject(badRequest('INVALID_MULTIPART', 'The multipart body has no boundary'));
       return;
     }
-    const files: Promise<UploadedFile>[] = [];
+    // In arrival order; each file's data is filled in when its part ends.
+    const files: UploadedFile[] = [];
     let payload: unknown;
     // A Map, not an object: a field named __proto__ stays a field.
     const fields = new Map<string, string>();
     let failure: DomainError | null = null;
     const fail = (error: DomainError) => (failure ??= error);
+    let settled = false;
+    /** Refuses the request now: the parser is cut off and the rest of the body drained. */
+    const refuse = (error: DomainError) => {
+      if (settled) return;
+      settled = true;
+      ctx.req.unpipe(parser);
+      ctx.req.resume();
+      reject(error);
+    };
+    // busboy emits 'finish' once every file stream has ended, but before this module's own 'end' listener has run.
+    let finished = false;
+    let open = 0;
+    const complete = () => {
+      if (settled || !finished || open > 0) return;
+      settled = true;
+      if (failure) reject(failure);
+      else resolve({ payload, files, fields: Object.fromEntries(fields) });
+    };
 
     parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
       if (name !== 'payload_json') {
@@ -84,20 +112,30 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
     parser.on('file', (name, stream, filename, _encoding, mimeType) => {
       const numbered = /^files\[(\d+)\]$/.exec(name);
       const index = numbered ? Number(numbered[1]) : files.length;
+      const file: UploadedFile = { index, filename: filename || `file${index}`, contentType: mimeType, data: Buffer.alloc(0) };
+      files.push(file);
+      open += 1;
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => fail(new DomainError('too_large', 'FILE_TOO_LARGE', `${filename || name} is larger than the 25 MiB limit per file`)));
-      files.push(new Promise((done) => stream.on('end', () => done({ index, filename: filename || `file${index}`, contentType: mimeType, data: Buffer.concat(chunks) }))));
+      // "Part terminated early": the body ended inside this file.
+      stream.on('error', () => refuse(unreadable()));
+      stream.on('end', () => {
+        file.data = Buffer.concat(chunks);
+        open -= 1;
+        complete();
+      });
     });
     parser.on('filesLimit', () => fail(badRequest('TOO_MANY_ATTACHMENTS', `A message can have at most ${MAX_ATTACHMENTS} files`)));
-    parser.on('error', () => {
-      ctx.req.resume();
-      reject(badRequest('INVALID_MULTIPART', 'The multipart body could not be read'));
+    parser.on('error', () => refuse(unreadable()));
+    parser.on('finish', () => {
+      finished = true;
+      complete();
     });
-    parser.on('finish', async () => {
-      const uploaded = await Promise.all(files);
-      if (failure) reject(failure);
-      else resolve({ payload, files: uploaded, fields: Object.fromEntries(fields) });
+    // A connection that ends or resets before the whole body came (Node then destroys the request, with an 'error' only
+    // for its listeners): the parser would wait for the rest forever.
+    ctx.req.on('close', () => {
+      if (!ctx.req.readableEnded) refuse(unreadable());
     });
     // A chunked body declares no length: count it, and cut it off at the cap instead of reading on without end.
     let received = 0;
@@ -106,7 +144,14 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
       if (received <= cap) return;
       ctx.req.unpipe(parser);
       ctx.req.pause();
+      // Refused already (what came after a malformed part was being drained): the answer is out, the connection goes.
+      if (ctx.headerSent) {
+        ctx.req.socket.destroy();
+        return;
+      }
       ctx.set('Connection', 'close');
+      if (settled) return;
+      settled = true;
       reject(bodyTooLarge());
     });
     ctx.req.pipe(parser);
