@@ -208,3 +208,23 @@ describe('multipart uploads cut off at every point', () => {
     expect((await survivesCuts(create)).body).toMatchObject({ name: 'cut', format_type: 1 });
   });
 });
+
+describe("the issue's upload, cut inside a file part, sent without credentials", () => {
+  const reported = Buffer.from('--x\r\nContent-Disposition: form-data; name="files[0]"; filename="a.txt"\r\n\r\nhi');
+
+  it('is refused on every multipart route, and the process stays up', async () => {
+    const routes: [Upload['method'], string, number][] = [
+      ['POST', '/interactions/1/not-a-token/callback', 404],
+      ['POST', '/webhooks/1/not-a-token?wait=true', 404],
+      ['PATCH', '/webhooks/1/not-a-token/messages/@original', 404],
+      ['POST', `/channels/${guild.channelId}/messages`, 401],
+      ['PATCH', `/channels/${guild.channelId}/messages/1`, 401],
+      ['POST', `/guilds/${guild.id}/stickers`, 401],
+    ];
+    const headers = { 'content-type': 'multipart/form-data; boundary=x' };
+    const answers = await Promise.all(routes.map(async ([method, path]) => [method, path, (await server.api(method, path, { rawBody: reported, headers })).status]));
+    // Each is refused for its missing or wrong credentials, before its body is read: not 400 for the body.
+    expect(answers).toEqual(routes);
+    expect((await server.call('GET', '/healthz')).status).toBe(200);
+  });
+});
