@@ -3,6 +3,7 @@
 // a larger file answers 413 FILE_TOO_LARGE, an 11th file 400 TOO_MANY_ATTACHMENTS; either only after the whole
 // request is read (what is past a limit is discarded, not kept), so the client sees the answer instead of a reset
 // connection. The whole body is capped at what the limits allow: past that the request is cut off with a 413.
+import { finished } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import type { Context } from 'koa';
 import type { UploadedFile } from '../commands/messages/input.js';
@@ -57,8 +58,6 @@ const unreadable = () => badRequest('INVALID_MULTIPART', 'The multipart body cou
 function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & FormBody> {
   const cap = maxMultipartBytes(jsonLimit);
   if ((ctx.request.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
-  // Gone while the route was checking the caller: nothing will arrive.
-  if (ctx.req.destroyed) return Promise.reject(unreadable());
   return new Promise((resolve, reject) => {
     let parser: ReturnType<typeof Busboy>;
     try {
@@ -87,10 +86,10 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
       reject(error);
     };
     // busboy emits 'finish' once every file stream has ended, but before this module's own 'end' listener has run.
-    let finished = false;
+    let parsed = false;
     let open = 0;
     const complete = () => {
-      if (settled || !finished || open > 0) return;
+      if (settled || !parsed || open > 0) return;
       settled = true;
       if (failure) reject(failure);
       else resolve({ payload, files, fields: Object.fromEntries(fields) });
@@ -129,13 +128,13 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
     parser.on('filesLimit', () => fail(badRequest('TOO_MANY_ATTACHMENTS', `A message can have at most ${MAX_ATTACHMENTS} files`)));
     parser.on('error', () => refuse(unreadable()));
     parser.on('finish', () => {
-      finished = true;
+      parsed = true;
       complete();
     });
-    // A connection that ends or resets before the whole body came (Node then destroys the request, with an 'error' only
-    // for its listeners): the parser would wait for the rest forever.
-    ctx.req.on('close', () => {
-      if (!ctx.req.readableEnded) refuse(unreadable());
+    // A connection that ended or reset before the whole body came, even while the route was still checking the caller:
+    // the parser would wait for the rest forever.
+    finished(ctx.req, (error) => {
+      if (error) refuse(unreadable());
     });
     // A chunked body declares no length: count it, and cut it off at the cap instead of reading on without end.
     let received = 0;
@@ -144,13 +143,7 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
       if (received <= cap) return;
       ctx.req.unpipe(parser);
       ctx.req.pause();
-      // Refused already (what came after a malformed part was being drained): the answer is out, the connection goes.
-      if (ctx.headerSent) {
-        ctx.req.socket.destroy();
-        return;
-      }
       ctx.set('Connection', 'close');
-      if (settled) return;
       settled = true;
       reject(bodyTooLarge());
     });
