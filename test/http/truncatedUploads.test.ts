@@ -86,9 +86,9 @@ interface Upload {
 const { port } = new URL(child.origin);
 
 /**
- * Sends `head` and the first `sent` bytes of `body` over a raw TLS connection: as a whole request of that length
- * ('complete'), or declaring the whole length and then ending ('ended') or resetting ('aborted') the connection.
- * Resolves with the answer's status, or null when the connection closed without one.
+ * Sends the upload's headers and the first `sent` bytes of its body over a raw TLS connection: as a whole request of
+ * that length ('complete'), or declaring the whole length and then ending ('ended') or resetting ('aborted') the
+ * connection. Resolves with the answer's status, or null when the connection closed without one.
  */
 function sendCut(upload: Upload, sent: number, how: 'complete' | 'ended' | 'aborted'): Promise<number | null> {
   const length = how === 'complete' ? sent : upload.body.length;
@@ -191,14 +191,14 @@ describe('multipart uploads cut off at every point', () => {
 
   it('a sticker created from a form', async () => {
     const png = await stillImage(64, 64, 'png');
-    const fields = [
+    const fields: Part[] = [
       { name: 'name', value: 'cut' },
       { name: 'description', value: 'Cut short' },
       { name: 'tags', value: 'cut' },
       { name: 'file', value: png, filename: 'cut.png' },
     ];
     const body = multipart(fields);
-    // Each guild takes 5 creates per 10 s: every attempt gets one of its own that has room left.
+    // Each guild takes 5 creates per 10 s: enough guilds for every attempt sendEveryCut and survivesCuts make.
     const attempts = cutOffsets(body).length * 2 + midFileOffsets(body).length + 1;
     const guilds = await Promise.all(Array.from({ length: Math.ceil(attempts / 5) }, () => createGuild(server, owner)));
     let attempt = 0;
