@@ -11,6 +11,7 @@ import {
   RESPONSE_FLAGS,
   assertMayRespond,
   botInteractionDecider,
+  requireCallbackToken,
   requireLiveToken,
   responseFields,
 } from '../domain/commandInteraction.js';
@@ -150,6 +151,14 @@ export async function respondToInteraction(
   // The message's own write was settled; the response's, appended before it, is then too (unless no message changed).
   await deps.settle(claimed);
   return { interaction, responseType: input.type, message };
+}
+
+/**
+ * Checks a callback's interaction and token (404 UNKNOWN_INTERACTION, 401) before the route reads its body, so a
+ * stranger's upload is never parsed; respondToInteraction checks them again with the rest.
+ */
+export async function checkCallbackToken(deps: Uses<'commands' | 'clock'>, interactionId: string, token: string): Promise<void> {
+  requireCallbackToken((await loadInteraction(deps, interactionId)).state, sha256(token), deps.clock.now());
 }
 
 /** An interaction its token opens on the webhook routes. */

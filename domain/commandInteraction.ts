@@ -132,14 +132,22 @@ export function requireLiveToken(state: BotInteractionState, applicationId: stri
 const updatesMessage = (type: InteractionCallbackType) => type === InteractionCallbackType.DEFERRED_UPDATE_MESSAGE || type === InteractionCallbackType.UPDATE_MESSAGE;
 
 /**
- * The interaction, if it may take this response now: it is known and not expired (else 404 UNKNOWN_INTERACTION, as
- * the widely used API answers), the token is its own (else 401), it has no response yet (else 400
- * INTERACTION_ALREADY_ACKNOWLEDGED), and only a component interaction updates its message (types 6 and 7).
+ * The interaction a callback's token opens: it is known and not expired (else 404 UNKNOWN_INTERACTION, as the widely
+ * used API answers) and the token is its own (else 401).
  */
-export function assertMayRespond(state: BotInteractionState, tokenHash: string, responseType: InteractionCallbackType, at: number): BotInteraction {
+export function requireCallbackToken(state: BotInteractionState, tokenHash: string, at: number): BotInteraction {
   const interaction = state.interaction;
   if (!interaction || at > Date.parse(interaction.expiresAt)) throw unknownInteraction();
   if (!sameDigest(state.tokenHash!, tokenHash)) throw invalidInteractionToken();
+  return interaction;
+}
+
+/**
+ * The interaction, if it may take this response now: its token opens it (requireCallbackToken), it has no response
+ * yet (else 400 INTERACTION_ALREADY_ACKNOWLEDGED), and only a component interaction updates its message (types 6 and 7).
+ */
+export function assertMayRespond(state: BotInteractionState, tokenHash: string, responseType: InteractionCallbackType, at: number): BotInteraction {
+  const interaction = requireCallbackToken(state, tokenHash, at);
   if (state.response) throw badRequest('INTERACTION_ALREADY_ACKNOWLEDGED', 'Interaction has already been acknowledged.');
   if (updatesMessage(responseType) && !interaction.component) {
     throw invalidForm([{ path: 'type', message: 'Only a component interaction can update its message (types 6 and 7)' }]);

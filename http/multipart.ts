@@ -3,6 +3,7 @@
 // a larger file answers 413 FILE_TOO_LARGE, an 11th file 400 TOO_MANY_ATTACHMENTS; either only after the whole
 // request is read (what is past a limit is discarded, not kept), so the client sees the answer instead of a reset
 // connection. The whole body is capped at what the limits allow: past that the request is cut off with a 413.
+import { finished } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import type { Context } from 'koa';
 import type { UploadedFile } from '../commands/messages/input.js';
@@ -47,6 +48,13 @@ const maxMultipartBytes = (jsonLimit: number) => MAX_ATTACHMENTS * MAX_FILE_BYTE
 
 const bodyTooLarge = () => new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'The request body is too large');
 
+const unreadable = () => badRequest('INVALID_MULTIPART', 'The multipart body could not be read');
+
+/**
+ * Settles exactly once, whatever the request and the parser do. A body cut short, malformed or aborted is refused with
+ * 400 INVALID_MULTIPART and the rest of it read and discarded, so the connection can carry the answer: busboy reports
+ * it as 'error' events on the parser and on each file stream, and an 'error' event nobody listens for ends the process.
+ */
 function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & FormBody> {
   const cap = maxMultipartBytes(jsonLimit);
   if ((ctx.request.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
@@ -61,12 +69,31 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
       reject(badRequest('INVALID_MULTIPART', 'The multipart body has no boundary'));
       return;
     }
-    const files: Promise<UploadedFile>[] = [];
+    // In arrival order; each file's data is filled in when its part ends.
+    const files: UploadedFile[] = [];
     let payload: unknown;
     // A Map, not an object: a field named __proto__ stays a field.
     const fields = new Map<string, string>();
     let failure: DomainError | null = null;
     const fail = (error: DomainError) => (failure ??= error);
+    let settled = false;
+    /** Refuses the request now: the parser is cut off and the rest of the body drained. */
+    const refuse = (error: DomainError) => {
+      if (settled) return;
+      settled = true;
+      ctx.req.unpipe(parser);
+      ctx.req.resume();
+      reject(error);
+    };
+    // busboy emits 'finish' once every file stream has ended, but before this module's own 'end' listener has run.
+    let parsed = false;
+    let open = 0;
+    const complete = () => {
+      if (settled || !parsed || open > 0) return;
+      settled = true;
+      if (failure) reject(failure);
+      else resolve({ payload, files, fields: Object.fromEntries(fields) });
+    };
 
     parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
       if (name !== 'payload_json') {
@@ -84,20 +111,30 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
     parser.on('file', (name, stream, filename, _encoding, mimeType) => {
       const numbered = /^files\[(\d+)\]$/.exec(name);
       const index = numbered ? Number(numbered[1]) : files.length;
+      const file: UploadedFile = { index, filename: filename || `file${index}`, contentType: mimeType, data: Buffer.alloc(0) };
+      files.push(file);
+      open += 1;
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => fail(new DomainError('too_large', 'FILE_TOO_LARGE', `${filename || name} is larger than the 25 MiB limit per file`)));
-      files.push(new Promise((done) => stream.on('end', () => done({ index, filename: filename || `file${index}`, contentType: mimeType, data: Buffer.concat(chunks) }))));
+      // "Part terminated early": the body ended inside this file.
+      stream.on('error', () => refuse(unreadable()));
+      stream.on('end', () => {
+        file.data = Buffer.concat(chunks);
+        open -= 1;
+        complete();
+      });
     });
     parser.on('filesLimit', () => fail(badRequest('TOO_MANY_ATTACHMENTS', `A message can have at most ${MAX_ATTACHMENTS} files`)));
-    parser.on('error', () => {
-      ctx.req.resume();
-      reject(badRequest('INVALID_MULTIPART', 'The multipart body could not be read'));
+    parser.on('error', () => refuse(unreadable()));
+    parser.on('finish', () => {
+      parsed = true;
+      complete();
     });
-    parser.on('finish', async () => {
-      const uploaded = await Promise.all(files);
-      if (failure) reject(failure);
-      else resolve({ payload, files: uploaded, fields: Object.fromEntries(fields) });
+    // A connection that ended or reset before the whole body came, even while the route was still checking the caller:
+    // the parser would wait for the rest forever.
+    finished(ctx.req, (error) => {
+      if (error) refuse(unreadable());
     });
     // A chunked body declares no length: count it, and cut it off at the cap instead of reading on without end.
     let received = 0;
@@ -107,6 +144,7 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
       ctx.req.unpipe(parser);
       ctx.req.pause();
       ctx.set('Connection', 'close');
+      settled = true;
       reject(bodyTooLarge());
     });
     ctx.req.pipe(parser);

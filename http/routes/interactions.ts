@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { invokeCommand } from '../../commands/commandInteractions.js';
-import { type ResponseInput, respondToInteraction } from '../../commands/interactionResponses.js';
+import { type ResponseInput, checkCallbackToken, respondToInteraction } from '../../commands/interactionResponses.js';
 import { clickComponent } from '../../commands/interactions.js';
 import type { MessageInput } from '../../commands/messages/input.js';
 import { InteractionCallbackType } from '../../domain/commandInteraction.js';
@@ -143,6 +143,7 @@ export function interactionRoutes(deps: HttpDeps): Router {
   router.post('/interactions/:interactionId/:token/callback', async (ctx) => {
     const { interactionId, token } = parseBody(callbackParams, ctx.params);
     const { with_response } = parseQuery(callbackQuery, ctx.query);
+    await checkCallbackToken(deps, interactionId, token);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const body = parseBody(callbackSchema, payload);
     const type = body.type as InteractionCallbackType;

@@ -215,9 +215,10 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.post('/channels/:channelId/messages', async (ctx) => {
     const { channelId } = parseBody(channelParams, ctx.params);
+    // Authenticated before the body is read: a stranger's upload is never parsed.
+    const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const { content, ...body } = parseBody(sendSchema, payload);
-    const sender = senderOf(ctx);
     const doc = await sendMessage(deps, actorMeta(ctx), channelId, { ...body, content: content ?? undefined }, files, sender);
     ctx.body = await presentOne(doc, sender.userId);
   });
@@ -293,8 +294,8 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.patch('/channels/:channelId/messages/:messageId', async (ctx) => {
     const { channelId, messageId } = parseBody(messageParams, ctx.params);
-    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const sender = senderOf(ctx);
+    const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const doc = await editMessage(deps, actorMeta(ctx), channelId, messageId, parseEdit(payload), files, sender);
     ctx.body = await presentOne(doc, sender.userId);
   });

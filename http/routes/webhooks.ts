@@ -196,33 +196,34 @@ export function webhookRoutes(deps: HttpDeps): Router {
     noContent(ctx);
   });
 
-  /** Posts the message; 204, or 200 with the message when ?wait=true. */
-  async function execute(ctx: Context, input: ExecuteInput, files: Parameters<typeof executeWebhook>[4], options?: ExecuteOptions) {
+  /** Posts the message as the webhook the path's token opened; 204, or 200 with the message when ?wait=true. */
+  async function execute(ctx: Context, opened: Awaited<ReturnType<typeof byToken>>, input: ExecuteInput, files: Parameters<typeof executeWebhook>[4], options?: ExecuteOptions) {
     const { wait, thread_id } = parseQuery(executeQuery, ctx.query);
     if (thread_id) throw invalidThread();
-    const doc = await executeWebhook(deps, tokenMeta(ctx), await byToken(ctx), input, files, options);
+    const doc = await executeWebhook(deps, tokenMeta(ctx), opened, input, files, options);
     if (!wait) return noContent(ctx);
     ctx.body = messageObject(doc, { origin: deps.config.publicBaseUrl });
   }
 
   router.post('/webhooks/:webhookId/:token', async (ctx) => {
+    // The token is checked before the body is read: a stranger's upload is never parsed.
+    const opened = await byToken(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
-    await execute(ctx, parseBody(executeSchema, payload), files);
+    await execute(ctx, opened, parseBody(executeSchema, payload), files);
   });
 
   router.post('/webhooks/:webhookId/:token/github', async (ctx) => {
     const headers = parseBody(codehostHeaders, ctx.headers);
     const message = renderCodehostEvent(headers['x-codehost-event'], adapterBody(ctx));
+    const opened = await byToken(ctx);
     // Events that are not rendered (ping, unknown events) are accepted and post nothing, as code hosts expect.
-    if (!message) {
-      await byToken(ctx);
-      return noContent(ctx);
-    }
-    await execute(ctx, message, [], { deliveryId: headers['x-codehost-delivery'] });
+    if (!message) return noContent(ctx);
+    await execute(ctx, opened, message, [], { deliveryId: headers['x-codehost-delivery'] });
   });
 
   router.post('/webhooks/:webhookId/:token/slack', async (ctx) => {
-    await execute(ctx, slackMessage(adapterBody(ctx)), []);
+    const message = slackMessage(adapterBody(ctx));
+    await execute(ctx, await byToken(ctx), message, []);
     if (ctx.status === 204) {
       // Slack's incoming webhooks answer 200 "ok", which its clients check for.
       ctx.status = 200;

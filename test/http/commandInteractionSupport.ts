@@ -24,7 +24,7 @@ const BOT_INTENTS = Intent.GUILDS | Intent.GUILD_MESSAGES | Intent.MESSAGE_CONTE
 const MEMBER_INTENTS = Intent.GUILDS | Intent.GUILD_MESSAGES | Intent.MESSAGE_CONTENT;
 
 /** A guild where the member and the bot are, the bot's application's commands registered in it (guild commands). */
-export async function interactionWorld(server: TestServer, clients: ReturnType<typeof gatewayClients>, commands: object[]): Promise<InteractionWorld> {
+export async function interactionWorld(server: Pick<TestServer, 'api'>, clients: ReturnType<typeof gatewayClients>, commands: object[]): Promise<InteractionWorld> {
   const guild = await createGuild(server);
   const [member, other] = [await newMember(server, guild), await newMember(server, guild)];
   const bot = (await join(server, guild, await createBot(server), 'Bot')) as TestBot;
@@ -43,7 +43,7 @@ export async function interactionWorld(server: TestServer, clients: ReturnType<t
 }
 
 /** The member's client invoking a command, in the guild's #general unless told otherwise. */
-export function invoke(server: TestServer, world: InteractionWorld, name: string, options?: unknown[], over: { token?: string; channelId?: string; scheme?: 'Bot' | 'Bearer'; data?: object } = {}): Promise<ApiResponse> {
+export function invoke(server: Pick<TestServer, 'api'>, world: InteractionWorld, name: string, options?: unknown[], over: { token?: string; channelId?: string; scheme?: 'Bot' | 'Bearer'; data?: object } = {}): Promise<ApiResponse> {
   const command = world.commands[name];
   const body = {
     type: 2,
@@ -58,7 +58,7 @@ export function invoke(server: TestServer, world: InteractionWorld, name: string
 }
 
 /** The member's invocation, accepted; resolves with the INTERACTION_CREATE the bot's session received for it. */
-export async function invoked(server: TestServer, world: InteractionWorld, name: string, options?: unknown[]): Promise<Payload['d']> {
+export async function invoked(server: Pick<TestServer, 'api'>, world: InteractionWorld, name: string, options?: unknown[]): Promise<Payload['d']> {
   const seen = new Set(world.botSession.received.filter((p) => p.t === 'INTERACTION_CREATE').map((p) => p.d.id));
   const response = await invoke(server, world, name, options);
   expect(response.status).toBe(204);

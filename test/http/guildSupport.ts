@@ -15,7 +15,7 @@ export function expectError(response: ApiResponse, status: number, code: string)
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
 }
 
-export async function createGuild(server: TestServer, owner?: TestUser, name = 'Test Guild'): Promise<TestGuild> {
+export async function createGuild(server: Pick<TestServer, 'api'>, owner?: TestUser, name = 'Test Guild'): Promise<TestGuild> {
   const user = owner ?? (await registerUser(server));
   const guild = await server.api('POST', '/guilds', { token: user.token, body: { name } });
   if (guild.status !== 201) throw new Error(`guild failed: ${guild.status} ${guild.text}`);
@@ -25,13 +25,13 @@ export async function createGuild(server: TestServer, owner?: TestUser, name = '
 }
 
 /** Accepts the guild's invite as `user` (a session, or a bot with scheme "Bot"). */
-export async function join(server: TestServer, guild: TestGuild, user: TestUser, scheme: 'Bot' | 'Bearer' = 'Bearer') {
+export async function join(server: Pick<TestServer, 'api'>, guild: TestGuild, user: TestUser, scheme: 'Bot' | 'Bearer' = 'Bearer') {
   const response = await server.api('POST', `/invites/${guild.code}`, { token: user.token, scheme });
   if (response.status !== 200) throw new Error(`join failed: ${response.status} ${response.text}`);
   return user;
 }
 
-export async function newMember(server: TestServer, guild: TestGuild): Promise<TestUser> {
+export async function newMember(server: Pick<TestServer, 'api'>, guild: TestGuild): Promise<TestUser> {
   return join(server, guild, await registerUser(server));
 }
 

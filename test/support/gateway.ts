@@ -42,7 +42,7 @@ export function maskedFrame(payload: Buffer, first = 0x81): Buffer {
   return Buffer.concat([Buffer.from([first]), length, mask, masked]);
 }
 
-export async function connectGateway(server: TestServer, query = 'v=10&encoding=json'): Promise<GatewayClient> {
+export async function connectGateway(server: Pick<TestServer, 'origin' | 'cert'>, query = 'v=10&encoding=json'): Promise<GatewayClient> {
   const url = `${server.origin.replace('https', 'wss')}/gateway?${query}`;
   const ws = new WebSocket(url, { ca: server.cert });
   const received: Payload[] = [];
@@ -111,7 +111,7 @@ export async function connectGateway(server: TestServer, query = 'v=10&encoding=
 }
 
 /** The gateway clients one test file opens, all closed by closeAll when it ends. */
-export function gatewayClients(server: () => TestServer) {
+export function gatewayClients(server: () => Pick<TestServer, 'origin' | 'cert'>) {
   const opened: GatewayClient[] = [];
   const connect = async () => {
     const client = await connectGateway(server());

@@ -43,16 +43,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
-  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
-  const config = loadConfig({ ...env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1' });
-  const composition = await compose(config, EMBEDDED, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
-  const { runtime } = composition;
-  const server = composition.http!;
-  const origin = `https://127.0.0.1:${server.port}`;
-  runtime.config.publicBaseUrl = origin;
-  const dispatcher = new Agent({ connect: { ca: server.cert!, servername: 'localhost' } });
-
+/** An HTTP client of a server at `origin` (in this process or another): {origin}{path}, and the API under /api/v1. */
+export function apiClient(origin: string, dispatcher: Agent): Pick<TestServer, 'api' | 'call'> {
   async function call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `${options.scheme ?? 'Bearer'} ${options.token}`;
@@ -67,10 +59,22 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     return { status: response.statusCode, headers: response.headers, text, body: type.startsWith('application/json') && text ? JSON.parse(text) : text };
   }
 
+  return { api: (method, path, options) => call(method, `/api/v1${path}`, options), call };
+}
+
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
+  const config = loadConfig({ ...env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1' });
+  const composition = await compose(config, EMBEDDED, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const { runtime } = composition;
+  const server = composition.http!;
+  const origin = `https://127.0.0.1:${server.port}`;
+  runtime.config.publicBaseUrl = origin;
+  const dispatcher = new Agent({ connect: { ca: server.cert!, servername: 'localhost' } });
+
   return {
     origin,
-    api: (method, path, options) => call(method, `/api/v1${path}`, options),
-    call,
+    ...apiClient(origin, dispatcher),
     runtime,
     gateway: composition.gateway,
     dispatcher,
@@ -104,7 +108,7 @@ export interface TestUser {
   username: string;
 }
 
-export async function registerUser(server: TestServer, username = uniqueName()): Promise<TestUser> {
+export async function registerUser(server: Pick<TestServer, 'api'>, username = uniqueName()): Promise<TestUser> {
   const response = await server.api('POST', '/auth/register', { body: { username, password: 'correct horse battery' } });
   if (response.status !== 201) throw new Error(`register failed: ${response.status} ${response.text}`);
   return { id: response.body.user_id, token: response.body.token, username };
@@ -115,7 +119,7 @@ export interface TestBot extends TestUser {
   owner: TestUser;
 }
 
-export async function createBot(server: TestServer, owner?: TestUser, name = uniqueName('bot')): Promise<TestBot> {
+export async function createBot(server: Pick<TestServer, 'api'>, owner?: TestUser, name = uniqueName('bot')): Promise<TestBot> {
   const person = owner ?? (await registerUser(server));
   const app = await server.api('POST', '/applications', { token: person.token, body: { name } });
   if (app.status !== 201) throw new Error(`application failed: ${app.status} ${app.text}`);
