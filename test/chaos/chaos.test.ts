@@ -163,7 +163,7 @@ async function load(server: ServerProcess, world: World, until: number, statuses
   };
   const sessions = async (user: { token: string }) => {
     while (Date.now() < until) {
-      const gateway = await connectGateway(server as never);
+      const gateway = await connectGateway(server);
       await gateway.identify(user.token, 513);
       await gateway.dispatch('GUILD_CREATE');
       gateway.close();
