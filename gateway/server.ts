@@ -309,8 +309,10 @@ export class Gateway {
     if (!token) return null;
     // Closed meanwhile (a second start, 4005, or the client gone): the session stays away, whole, for another RESUME.
     if (!connection.open) return null;
-    const session = typeof data.session_id === 'string' ? this.registry.get(data.session_id) : undefined;
-    const frames = session && session.userId === token.user_id && typeof data.seq === 'number' ? session.framesAfter(data.seq) : null;
+    const found = typeof data.session_id === 'string' ? this.registry.get(data.session_id) : undefined;
+    // Another user's session id is no session of this token's: it is left as it is, not ended.
+    const session = found?.userId === token.user_id ? found : undefined;
+    const frames = session && typeof data.seq === 'number' ? session.framesAfter(data.seq) : null;
     if (!session || !frames) {
       if (session) this.registry.unregister(session);
       connection.send(JSON.stringify({ op: Op.InvalidSession, d: false }));

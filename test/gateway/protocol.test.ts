@@ -98,6 +98,24 @@ describe('gateway', () => {
     client.close();
   });
 
+  it("refuses a RESUME of another user's session without ending it: its owner resumes it still", async () => {
+    const [owner, stranger] = await Promise.all([registerUser(server), registerUser(server)]);
+    const dropped = await connectGateway(server);
+    const ready = await dropped.identify(owner.token, 0);
+    dropped.drop();
+    await dropped.closed;
+    const intruding = await connectGateway(server);
+    await intruding.next((p) => p.op === 10);
+    intruding.send({ op: 6, d: { token: stranger.token, session_id: ready.d.session_id, seq: ready.s } });
+    expect((await intruding.next((p) => p.op === 9)).d).toBe(false);
+    intruding.close();
+    const resuming = await connectGateway(server);
+    await resuming.next((p) => p.op === 10);
+    resuming.send({ op: 6, d: { token: owner.token, session_id: ready.d.session_id, seq: ready.s } });
+    await resuming.dispatch('RESUMED');
+    resuming.close();
+  });
+
   it('speaks zlib-stream when asked, each payload one message ending in a sync flush, which discord.py waits for', async () => {
     const user = await registerUser(server);
     const client = await connectGateway(server, 'v=10&encoding=json&compress=zlib-stream');
