@@ -177,18 +177,27 @@ function requireLog(config: Config, engines: EngineConfig): void {
   }
 }
 
+function parsedArguments(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    // Node's first sentence names the option ("Unknown option '--x'"); the rest is about positionals.
+    throw new Error(`${(error as Error).message.split('. ')[0]}: --help lists the options`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { positionals, values } = parsedArguments(argv);
   if (values.help) {
     process.stdout.write(HELP);
     return;
   }
   const [command] = positionals;
-  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(USAGE);
+  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(`${USAGE} (--help says more)`);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
   const config = loadConfig();

@@ -187,6 +187,12 @@ describe('replay itself', () => {
     for (const word of ['Commands:', 'rebuild', 'export', 'Options:', '--projections', '--stream', '--from', '--out', 'Environment:', 'DATA_DIR', 'npm run -s replay']) expect(stdout).toContain(word);
   }, 30_000);
 
+  it('refuses an option it does not know, pointing at --help', async () => {
+    const { code, stderr } = await replay('export', '--nope');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe("replay: Unknown option '--nope': --help lists the options");
+  }, 30_000);
+
   it.each(['export', 'rebuild'])('%s refuses a DATA_DIR that holds no event log, and creates nothing', async (command) => {
     const empty = mkdtempSync(join(tmpdir(), 'parley-replay-empty-'));
     const missing = join(empty, 'data');
