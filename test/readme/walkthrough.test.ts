@@ -46,12 +46,10 @@ describe("the README's walk-through", () => {
   it('goes on with the demo bot: its slash commands invoked and its button clicked as the README shows', async () => {
     const fresh = await startTestServer();
     const logs = mkdtempSync(join(tmpdir(), 'parley-demo-'));
-    // What the README asks of the person between the two blocks: the demo running as the session's bot, registered.
-    const demo = [
-      `NODE_EXTRA_CA_CERTS=$DATA_DIR/tls/self-signed.crt BOT_TOKEN=$BOT_TOKEN node examples/bot.mjs > ${logs}/demo.log 2>&1 &`,
-      'DEMO=$!; trap "kill $DEMO" EXIT',
-      `until grep -qs registered ${logs}/demo.log; do kill -0 $DEMO; sleep 0.2; done`,
-    ].join('\n');
+    // The README's start of the demo, with its log in a file to wait on, in a process group of its own (set -m) so
+    // that npm and the bot under it stop with the script.
+    const start = block('demo-start').trim().replace(/&$/, `> ${logs}/demo.log 2>&1 &`);
+    const demo = `set -m; ${start} DEMO=$!; set +m; trap 'kill -- -$DEMO' EXIT\nuntil grep -qs registered ${logs}/demo.log; do kill -0 $DEMO; sleep 0.2; done`;
     try {
       const script = [block('walkthrough'), demo, block('demo-interactions')].join('\n');
       const { stdout, stderr } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], {
