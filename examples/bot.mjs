@@ -3,7 +3,7 @@
 // read, registers three slash commands, and answers them: /ping replies, /slow defers, edits its reply and follows up,
 // /button posts a button whose click updates the message.
 //
-//   NODE_EXTRA_CA_CERTS=./data/tls/self-signed.crt BOT_TOKEN=… npm run demo
+//   NODE_EXTRA_CA_CERTS=${DATA_DIR:-./data}/tls/self-signed.crt BOT_TOKEN=… npm run demo
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Client, GatewayIntentBits, MessageFlags, SlashCommandBuilder } from 'discord.js';
 
 const client = new Client({

@@ -29,7 +29,7 @@ import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
-import { referenceRoutes } from './routes/reference.js';
+import { entryRoutes, referenceRoutes } from './routes/reference.js';
 import { roleRoutes } from './routes/roles.js';
 import { stickerRoutes } from './routes/stickers.js';
 import { userRoutes } from './routes/users.js';
@@ -107,13 +107,14 @@ const noRoute = (_ctx: Context, next: Next) => next();
 /**
  * The router's routes by their path's first segment, each group with the 405 handling of routesOf: @koa/router tests
  * every route's pattern in turn, so a request is matched against the few routes under its own first segment instead
- * of all of them. A route whose first segment is a parameter would belong to every group: it is refused at start-up.
+ * of all of them. A route whose first segment is a parameter would belong to every group: it is refused at start-up;
+ * `/` itself (the API's root) is a group of its own.
  */
 function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<unknown> {
   const groups = new Map<string, Router>();
   for (const layer of router.stack) {
     const segment = typeof layer.path === 'string' ? firstSegment(layer.path) : '';
-    if (!/^[\w.@-]+$/.test(segment)) throw new Error(`A route's first segment must be fixed: ${String(layer.path)}`);
+    if (layer.path !== '/' && !/^[\w.@-]+$/.test(segment)) throw new Error(`A route's first segment must be fixed: ${String(layer.path)}`);
     if (!groups.has(segment)) groups.set(segment, new Router());
     groups.get(segment)!.stack.push(layer);
   }
@@ -146,6 +147,7 @@ export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
   for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), emojiRoutes(deps), stickerRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), callRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes());
   api.use(referenceRoutes().routes());
+  api.use(entryRoutes().routes());
   // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
   for (const routes of [oauth2Routes(deps), oauth2AuthorizeRoutes(deps)]) api.use(routes.routes());
   return api;
@@ -161,6 +163,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const cdn = cdnRoutes(deps);
   root.use(cdn.routes());
   root.use(oauth2AuthorizeRoutes(deps).routes());
+  root.use(entryRoutes().routes());
 
   app.use(exactJsonType);
   app.use(measure(deps.metrics));

@@ -11,6 +11,7 @@ import { allProjections } from '../projections/index.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { Config } from './config.js';
 import { secureDataDir } from './dataDir.js';
+import { holdForServer, usesEmbeddedStores } from './dataDirLock.js';
 import type { EngineConfig } from './engines.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import { signInteraction } from './interactionSignature.js';
@@ -61,6 +62,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     for (const stop of started.splice(0).reverse()) await stop();
   };
   try {
+    if (usesEmbeddedStores(engines)) {
+      const lock = holdForServer(config.dataDir);
+      started.push(async () => lock.release());
+    }
     const opened = await openEngines(config, engines, log, (error) => fatal(error, 'relay stopped'));
     started.push(async () => {
       await opened.bus.close();

@@ -38,9 +38,11 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   const { http } = composition;
   const scheme = config.plainHttp ? 'http' : 'https';
-  const where = http ? { listening: `${scheme}://${config.host}:${http.port}`, api: `${config.publicBaseUrl}/api/v1` } : {};
+  // The line a newcomer reads first: it says where the API's reference is, as GET / does.
+  const docs = `${config.publicBaseUrl}/api/v1/docs`;
+  const where = http ? { listening: `${scheme}://${config.host}:${http.port}`, api: `${config.publicBaseUrl}/api/v1`, docs } : {};
   const what = { role: engines.role, store: engines.store.kind, readStore: engines.readStore.kind, bus: engines.bus.kind };
-  log.info({ ...where, ...what, dataDir: config.dataDir }, http ? 'Parley is listening' : 'Parley is running');
+  log.info({ ...where, ...what, dataDir: config.dataDir }, http ? `Parley is listening: the API reference is at ${docs}` : 'Parley is running');
 }
 
 main().catch((error) => {

@@ -1,23 +1,27 @@
 // The analyst's replay tool, on the engines of the service's environment (STORE/ESDB_URL, READ_STORE/MONGO_URL,
-// DATA_DIR):
-//   npm run replay -- rebuild [--projections users,applications]
-//       empties the chosen read models and projects the whole log into them again (stop the projector processes
-//       of those projections first), with a progress bar and events/s on stderr;
-//   npm run replay -- export [--stream STREAM_ID] [--from COMMIT/PREPARE] [--out FILE]
-//       writes the log, or one stream, as NDJSON (one event per line, from the position given, inclusive).
+// DATA_DIR); `npm run -s replay -- --help` says how to use it (-s keeps npm's own lines off stdout):
+//   rebuild [--projections users,applications]
+//       empties the chosen read models and projects the whole log into them again (refused while a server runs on
+//       DATA_DIR; stop the projector processes of those projections first), with a progress bar and events/s on stderr;
+//   export [--stream STREAM_ID] [--from COMMIT/PREPARE] [--out FILE]
+//       writes the log, or one stream, as NDJSON (one event per line, from the position given, inclusive), with the
+//       same progress on stderr.
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Projection } from '../projections/projection.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { openToolEngines } from './compose.js';
-import { loadConfig } from './config.js';
-import { loadEngineConfig } from './engines.js';
+import { type Config, loadConfig } from './config.js';
+import { holdForRebuild, usesEmbeddedStores } from './dataDirLock.js';
+import { type EngineConfig, loadEngineConfig } from './engines.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
 import type { Doc, ReadStore } from '../ports/readStore.js';
+import { allProjections } from '../projections/index.js';
 import { selectProjections } from './roles.js';
 
 const PAGE = 1000;
@@ -118,8 +122,9 @@ async function* pagesOfStream(store: EventStore, streamId: string, from: Positio
   }
 }
 
-/** Writes the events as NDJSON, honouring the output's backpressure; returns how many were written. */
-export async function exportNdjson(store: EventStore, options: { stream?: string; from?: Position }, out: NodeJS.WritableStream): Promise<number> {
+/** Writes the events as NDJSON, honouring the output's backpressure, with progress; returns how many were written. */
+export async function exportNdjson(store: EventStore, options: { stream?: string; from?: Position }, out: NodeJS.WritableStream, progress: ProgressBar): Promise<number> {
+  const head = await store.headPosition();
   let written = 0;
   const pages = options.stream ? pagesOfStream(store, options.stream, options.from) : pagesOfLog(store, options.from);
   for await (const page of pages) {
@@ -127,36 +132,95 @@ export async function exportNdjson(store: EventStore, options: { stream?: string
       if (!out.write(`${eventToJson(event)}\n`)) await once(out, 'drain');
       written += 1;
     }
+    if (page.length) progress.update(shareOf(page[page.length - 1].position, head), written);
   }
+  progress.update(1, written, true);
   return written;
 }
 
 const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE]';
 
+const HELP = `${USAGE}
+
+Reads the log of the environment it runs in (the service's own settings) and rebuilds read models from it, or exports it.
+
+Commands:
+  rebuild             empty the read models and project the whole log into them again, through the projectors'
+                      own code; refused while a server runs on DATA_DIR (stop it first, and in the distributed
+                      mode stop the projector processes of those projections)
+  export              write the log, or one stream, as NDJSON (one event a line) on stdout or to --out FILE
+
+Options:
+  --projections a,b   rebuild only these (known: ${allProjections.map((p) => p.name).join(', ')})
+  --stream ID         export only this stream (refused when the log has no such stream)
+  --from COMMIT/PREPARE
+                      export from this position on, inclusive (positions as checkpoints write them)
+  --out FILE          export to FILE instead of stdout
+  -h, --help          this text
+
+Progress (a bar with events/s) and the summary go to stderr, never to stdout.
+
+Environment:
+  DATA_DIR            the embedded log (events.db) and read models (default ./data); refused without events.db
+  STORE, ESDB_URL     STORE=esdb reads the log from EventStoreDB instead
+  READ_STORE, MONGO_URL, MONGO_DB
+                      READ_STORE=mongodb rebuilds read models in MongoDB instead
+
+From a clone, keep npm's own lines off stdout with -s:
+  npm run -s replay -- export > log.ndjson
+`;
+
+/** The embedded log must be there already: opening it would create an empty one, and read nothing, in silence. */
+function requireLog(config: Config, engines: EngineConfig): void {
+  if (engines.store.kind === 'sqlite' && !existsSync(join(config.dataDir, 'events.db'))) {
+    throw new Error(`${config.dataDir} holds no event log (events.db): set DATA_DIR to the data directory of the server whose log to read`);
+  }
+}
+
+function parsedArguments(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    // Node's first sentence names the option ("Unknown option '--x'"); the rest is about positionals.
+    throw new Error(`${(error as Error).message.split('. ')[0]}: --help lists the options`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' } },
-  });
+  const { positionals, values } = parsedArguments(argv);
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
   const [command] = positionals;
-  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(USAGE);
+  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(`${USAGE} (--help says more)`);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
+  const config = loadConfig();
+  const engines = loadEngineConfig();
+  requireLog(config, engines);
+  // A rebuild holds DATA_DIR against servers until it is done; an export only reads, beside a running server too.
+  const lock = command === 'rebuild' && usesEmbeddedStores(engines) ? holdForRebuild(config.dataDir) : null;
   // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
-  const { store, readStore, close } = await openToolEngines(loadConfig(), loadEngineConfig(), createLogger('warn'));
+  const { store, readStore, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {
     if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);
     } else {
+      if (values.stream && (await store.readStream(values.stream, { maxCount: 1 })).length === 0) throw new Error(`the log has no stream ${values.stream}`);
       const out = values.out ? createWriteStream(values.out) : process.stdout;
-      const count = await exportNdjson(store, { stream: values.stream, from }, out);
+      const count = await exportNdjson(store, { stream: values.stream, from }, out, new ProgressBar(process.stderr, 'export'));
       if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       process.stderr.write(`exported ${count} events\n`);
     }
   } finally {
     await close();
+    lock?.release();
   }
 }
 

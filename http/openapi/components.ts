@@ -2,6 +2,7 @@
 // in TypeScript and have no JSON schema of their own, so these list the fields clients read, with their types; the
 // objects may carry more (clients of the widely used API ignore what they do not know). Request bodies are never
 // described here: their schemas are the routes' own.
+import { MAX_SNOWFLAKE } from '../../domain/snowflake.js';
 import { snowflakeSchema } from '../validation.js';
 import type { Schema } from './entry.js';
 
@@ -36,6 +37,19 @@ const Role = object('A role (presenters/roles.ts).', {
 });
 
 export const COMPONENTS = {
+  // The routes' ids, bitfields and timestamps point at these instead of repeating the exact patterns ajv checks, which
+  // are too long to read (an id's spells out 0..2^64-1 digit by digit in some 400 characters): see document.ts.
+  Snowflake: {
+    type: 'string',
+    pattern: '^[0-9]{1,20}$',
+    description: `An id (a snowflake), or a permission bitfield: a 64-bit unsigned integer as a decimal string, 0 to ${MAX_SNOWFLAKE}. The pattern shown is the short form: a value above ${MAX_SNOWFLAKE} is refused too.`,
+    examples: ['1234567890123456789'],
+  },
+  Timestamp: {
+    type: 'string',
+    format: 'date-time',
+    description: 'An RFC 3339 timestamp with seconds and an offset (`Z`, or `+hh:mm`): `2026-01-01T00:00:00.000000+00:00`. A leap second (`23:59:60`) or an offset of hours alone is refused.',
+  },
   Error: object(
     'The spec’s error body. `errors` comes with INVALID_FORM_BODY, one entry per problem at its path in dot/index notation (`_root` for the body itself).',
     { code: string, message: string },

@@ -9,7 +9,8 @@ import { callDocs } from './calls.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
-import { COMPONENTS, ref } from './components.js';
+import { snowflakeSchema, timestampSchema } from '../validation.js';
+import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
 import { emojiDocs } from './emojis.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
@@ -62,7 +63,24 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
 
 const CLEAN_NAME = 'Stored NFC-normalized and trimmed; refused with control characters, lone surrogates or nothing visible; its length is counted once cleaned.';
 
-/** A route schema as OpenAPI 3.1 takes it: ajv's `cleanName` keyword becomes a sentence of the description. */
+/** Patterns too long to read, each said once by a component (ajv keeps checking the exact pattern). */
+const NAMED_PATTERNS = new Map<unknown, ComponentName>([
+  [snowflakeSchema.pattern, 'Snowflake'],
+  [timestampSchema.pattern, 'Timestamp'],
+]);
+
+/** A string schema as a reference to the component `name`, with its other types (null, a bounded integer) beside it. */
+function asComponent(name: ComponentName, { type, pattern: _pattern, format: _format, minimum, maximum, ...rest }: Record<string, unknown>): Record<string, unknown> {
+  const others = [type].flat().filter((t) => t !== 'string');
+  if (others.length === 0) return { ...ref(name), ...rest };
+  const alternative = (t: unknown) => (t === 'integer' ? { type: t, ...(minimum === undefined ? {} : { minimum }), ...(maximum === undefined ? {} : { maximum }) } : { type: t });
+  return { anyOf: [ref(name), ...others.map(alternative)], ...rest };
+}
+
+/**
+ * A route schema as OpenAPI 3.1 takes it: ajv's `cleanName` keyword becomes a sentence of the description, and an id
+ * or a timestamp a reference to its component.
+ */
 export function openApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(openApiSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
@@ -72,7 +90,8 @@ export function openApiSchema(schema: unknown): unknown {
     converted[key] = openApiSchema(value);
   }
   if ((schema as { cleanName?: unknown }).cleanName === true) converted.description = [converted.description, CLEAN_NAME].filter(Boolean).join(' ');
-  return converted;
+  const named = NAMED_PATTERNS.get(converted.pattern);
+  return named ? asComponent(named, converted) : converted;
 }
 
 const properties = (schema: Schema | undefined) => Object.entries((schema?.properties ?? {}) as Record<string, Schema>);
@@ -261,7 +280,7 @@ export function openApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
       summary: 'An event-sourced chat platform speaking the widely used chat-platform API’s shapes.',
       description: [
         'Every error answers `{code, message}` (`INVALID_FORM_BODY` adds `errors[{path, message}]`); a 204 carries no body.',
-        'Ids are snowflakes as decimal strings; timestamps look like `2026-01-01T00:00:00.000000+00:00`.',
+        'Ids are snowflakes as decimal strings (the `Snowflake` schema); timestamps look like `2026-01-01T00:00:00.000000+00:00` (`Timestamp`).',
         'Rate-limited routes send `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After` and `-Bucket`; every 429 adds `Retry-After`, `X-RateLimit-Scope` and `{retry_after, global: false}`. There is no global limit.',
         'The API answers under `/api/v1` and `/api` (the latest version); the CDN and the operator’s endpoints at the origin’s root.',
         'It answers under `/api/v9` and `/api/v10` too, for clients that pin the widely used API’s versions, in that API’s shapes where this document departs from them: `INVALID_FORM_BODY` nests its `errors` by path (`{"content": {"_errors": [{"code", "message"}]}}`), and the guild sticker list is a plain array of every sticker.',

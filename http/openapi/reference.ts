@@ -1,8 +1,26 @@
-// The reference's own routes (http/routes/reference.ts): this document, and the page that renders it.
+// The reference's own routes (http/routes/reference.ts): this document, the page that renders it, and the root that
+// leads to them.
 import { assetParams } from './page.js';
 import type { RouteDoc } from './entry.js';
 
 export const referenceDocs: RouteDoc[] = [
+  {
+    method: 'GET',
+    path: '/',
+    summary: 'Find the reference',
+    description: 'Where the reference is: a browser (`Accept: text/html`) is redirected to the page, any other client answered where the page and this document are.',
+    tag: 'Reference',
+    auth: 'none',
+    root: 'also',
+    responses: {
+      200: {
+        description: 'Where the reference is.',
+        schema: { type: 'object', properties: { message: { type: 'string' }, docs: { const: '/api/v1/docs' }, openapi: { const: '/api/v1/openapi.json' } }, required: ['message', 'docs', 'openapi'] },
+      },
+      302: { description: 'To the page (`Location: /api/v1/docs`), for a browser.' },
+    },
+    errors: [],
+  },
   {
     method: 'GET',
     path: '/openapi.json',

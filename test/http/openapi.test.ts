@@ -15,7 +15,8 @@ import { TAGS, routeShape } from '../../http/openapi/entry.js';
 import { ERRORS } from '../../http/openapi/errors.js';
 import { cdnRoutes } from '../../http/routes/cdn.js';
 import { oauth2AuthorizeRoutes } from '../../http/routes/oauth2Authorize.js';
-import { fileServer } from '../support/server.js';
+import { entryRoutes } from '../../http/routes/reference.js';
+import { fileServer, registerUser } from '../support/server.js';
 
 const server = await fileServer();
 
@@ -35,7 +36,7 @@ function routesOf(router: ReturnType<typeof apiRouter>) {
 
 const api = routesOf(apiRouter(server.runtime));
 /** The routers createApp mounts at the origin's root. */
-const root = new Map([...routesOf(cdnRoutes(server.runtime)), ...routesOf(oauth2AuthorizeRoutes(server.runtime))]);
+const root = new Map([...routesOf(cdnRoutes(server.runtime)), ...routesOf(oauth2AuthorizeRoutes(server.runtime)), ...routesOf(entryRoutes())]);
 type Entry = (typeof ROUTE_DOCS)[number];
 const entryKey = (entry: Entry) => routeShape(entry.method, entry.path);
 /** Where an entry says its route is served. */
@@ -94,7 +95,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(createGuild.requestBody.content['application/json'].schema).toMatchObject({ required: ['name'], additionalProperties: false, properties: { name: { minLength: 2, maxLength: 100 } } });
     expect(createGuild.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Guild' });
     const listMessages = document.paths['/channels/{channelId}/messages'].get;
-    expect(listMessages.parameters).toContainEqual(expect.objectContaining({ name: 'channelId', in: 'path', required: true, schema: expect.objectContaining({ pattern: expect.any(String) }) }));
+    expect(listMessages.parameters).toContainEqual(expect.objectContaining({ name: 'channelId', in: 'path', required: true, schema: { $ref: '#/components/schemas/Snowflake' } }));
     expect(listMessages.parameters).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ minimum: 1, maximum: 100, default: 50 }) }));
     const send = document.paths['/channels/{channelId}/messages'].post;
     expect(Object.keys(send.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
@@ -103,6 +104,37 @@ describe('GET /api/v1/openapi.json', () => {
     expect(document.paths['/users/@me'].patch.security).toEqual([{ Bot: [] }, { Bearer: [] }]);
     expect(document.paths['/users/@me'].get.security).toEqual([{ Bot: [] }, { Bearer: [] }, { OAuth2: ['identify'] }]);
     expect(document.paths['/avatars/{userId}/{file}'].servers).toEqual([{ url: '/', description: 'The origin’s root' }]);
+  });
+});
+
+describe('ids and timestamps', () => {
+  it('are named schemas, referenced wherever a route takes one: no long pattern is left inline', async () => {
+    const { body: document } = await server.api('GET', '/openapi.json');
+    expect(document.components.schemas.Snowflake).toMatchObject({ type: 'string', pattern: '^[0-9]{1,20}$', description: expect.stringContaining('18446744073709551615') });
+    expect(document.components.schemas.Timestamp).toMatchObject({ type: 'string', format: 'date-time', description: expect.stringContaining('RFC 3339') });
+    const patterns: string[] = [];
+    const collect = (node: unknown) => {
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') patterns.push(value);
+        else collect(value);
+      }
+    };
+    collect(document);
+    expect(patterns.filter((pattern) => pattern.length > 60)).toEqual([]);
+    const createRole = document.paths['/guilds/{guildId}/roles'].post.requestBody.content['application/json'].schema;
+    expect(createRole.properties.permissions).toEqual({ anyOf: [{ $ref: '#/components/schemas/Snowflake' }, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }] });
+    const editGuild = document.paths['/guilds/{guildId}'].patch.requestBody.content['application/json'].schema;
+    expect(editGuild.properties.afk_channel_id).toEqual({ anyOf: [{ $ref: '#/components/schemas/Snowflake' }, { type: 'null' }] });
+  });
+
+  it('are checked by the routes as exactly as before: the largest 64-bit id passes the check, one more is refused', async () => {
+    const token = (await registerUser(server)).token;
+    expect((await server.api('GET', '/channels/18446744073709551615', { token })).body.code).toBe('UNKNOWN_CHANNEL');
+    const refused = await server.api('GET', '/channels/18446744073709551616', { token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('INVALID_FORM_BODY');
+    expect((await server.api('GET', '/channels/1/messages/pins?before=2026-01-01T23:59:60Z', { token })).body.code).toBe('INVALID_FORM_BODY');
   });
 });
 

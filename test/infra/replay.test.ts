@@ -1,18 +1,22 @@
 // The replay tool, for real: the CLI runs as its own process on the embedded store of a service that handled real
 // HTTP requests, and its rebuild must give back exactly the read models incremental processing built.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventFromJson } from '../../infra/eventStore/json.js';
 import { type RecordedEvent, encodePosition } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { holdForRebuild } from '../../infra/dataDirLock.js';
 import { ProgressBar } from '../../infra/replay.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { allProjections } from '../../projections/index.js';
+import { killServerProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
 import { createBot, registerUser, startTestServer } from '../support/server.js';
 
+const root = join(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-replay-'));
 let log: RecordedEvent[];
 let incremental: Record<string, unknown[]>;
@@ -32,9 +36,13 @@ async function spoil(collections: string[]): Promise<void> {
 }
 
 function replay(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return replayIn(dataDir, ...args);
+}
+
+function replayIn(directory: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/replay.ts', ...args], {
-    cwd: join(import.meta.dirname, '../..'),
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+    cwd: root,
+    env: { PATH: process.env.PATH, DATA_DIR: directory },
   });
   let stdout = '';
   let stderr = '';
@@ -56,7 +64,12 @@ beforeAll(async () => {
   log = await store.readAll({ maxCount: 100_000 });
   await store.close();
 });
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  await stopServerProcesses();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const PROGRESS = (label: string) => new RegExp(`${label} \\[#{30}\\] 100% \\d+ events \\d+ events/s`);
 
 describe('replay rebuild', () => {
   it('rebuilds every read model from the log to exactly what incremental processing built, with progress and events/s', async () => {
@@ -64,7 +77,7 @@ describe('replay rebuild', () => {
     await spoil(allProjections.flatMap((p) => p.collections));
     const { code, stderr } = await replay('rebuild');
     expect(code).toBe(0);
-    expect(stderr).toMatch(/rebuild \[#{30}\] 100% \d+ events \d+ events\/s/);
+    expect(stderr).toMatch(PROGRESS('rebuild'));
     expect(stderr).toContain(`rebuilt ${allProjections.map((p) => p.name).join(', ')} from ${log.length} events`);
     expect(await snapshot()).toEqual(incremental);
   }, 60_000);
@@ -86,6 +99,28 @@ describe('replay rebuild', () => {
     expect(code).toBe(1);
     expect(stderr.trim()).toMatch(/^replay: PROJECTIONS names unknown projections: nope \(known: .*\)$/);
   }, 30_000);
+
+  it('is refused while a server runs on DATA_DIR, and not once that server was killed', async () => {
+    const server = await startServerProcess(dataDir);
+    const refused = await replay('rebuild');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it before rebuilding (a rebuild empties the read models the server reads and projects into)`);
+    expect(await snapshot()).toEqual(incremental);
+    // SIGKILL runs no shutdown code: what the server held must go with its process.
+    await killServerProcess(server.child);
+    const { code, stderr } = await replay('rebuild');
+    expect(code, stderr).toBe(0);
+    expect(await snapshot()).toEqual(incremental);
+  }, 60_000);
+
+  it('keeps a server from starting on DATA_DIR while it rebuilds', async () => {
+    const rebuilding = holdForRebuild(dataDir);
+    try {
+      await expect(startServerProcess(dataDir)).rejects.toThrow(`the replay tool is rebuilding the read models in ${dataDir}: start the server once the rebuild is done`);
+    } finally {
+      rebuilding.release();
+    }
+  }, 30_000);
 });
 
 describe('replay export', () => {
@@ -93,8 +128,22 @@ describe('replay export', () => {
     const { code, stdout, stderr } = await replay('export');
     expect(code).toBe(0);
     expect(stdout.trim().split('\n').map(eventFromJson)).toEqual(log);
+    expect(stderr).toMatch(PROGRESS('export'));
     expect(stderr).toContain(`exported ${log.length} events`);
   }, 30_000);
+
+  it('as the README runs it: every line of the file is an event', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const command = /^(npm run .*export > log\.ndjson)\s/m.exec(readme)?.[1];
+    expect(command).toBeDefined();
+    const out = join(dataDir, 'log.ndjson');
+    await promisify(execFile)('bash', ['-e', '-c', command!.replace('log.ndjson', out)], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+    });
+    const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => eventFromJson(line))).toEqual(log);
+  }, 60_000);
 
   it('from a position (inclusive), and to a file', async () => {
     const middle = Math.floor(log.length / 2);
@@ -113,10 +162,51 @@ describe('replay export', () => {
     expect(stdout.trim().split('\n').map(eventFromJson)).toEqual(expected);
   }, 30_000);
 
+  it('refuses a stream the log does not have, writing nothing', async () => {
+    const out = join(dataDir, 'none.ndjson');
+    const { code, stdout, stderr } = await replay('export', '--stream', 'user-0', '--out', out);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('replay: the log has no stream user-0');
+    expect(stdout).toBe('');
+    expect(existsSync(out)).toBe(false);
+  }, 30_000);
+
   it('without a command says how to use it', async () => {
     const { code, stderr } = await replay();
     expect(code).toBe(1);
     expect(stderr.trim()).toMatch(/^replay: usage: replay rebuild/);
+  }, 30_000);
+});
+
+describe('replay itself', () => {
+  it.each(['--help', '-h'])('%s prints the commands, options and environment, and exits 0', async (flag) => {
+    const { code, stdout, stderr } = await replay(flag);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^usage: replay rebuild/);
+    for (const word of ['Commands:', 'rebuild', 'export', 'Options:', '--projections', '--stream', '--from', '--out', 'Environment:', 'DATA_DIR', 'npm run -s replay']) expect(stdout).toContain(word);
+  }, 30_000);
+
+  it('refuses an option it does not know, pointing at --help', async () => {
+    const { code, stderr } = await replay('export', '--nope');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe("replay: Unknown option '--nope': --help lists the options");
+  }, 30_000);
+
+  it.each(['export', 'rebuild'])('%s refuses a DATA_DIR that holds no event log, and creates nothing', async (command) => {
+    const empty = mkdtempSync(join(tmpdir(), 'parley-replay-empty-'));
+    const missing = join(empty, 'data');
+    try {
+      for (const directory of [empty, missing]) {
+        const { code, stdout, stderr } = await replayIn(directory, command);
+        expect(code).toBe(1);
+        expect(stdout).toBe('');
+        expect(stderr.trim()).toBe(`replay: ${directory} holds no event log (events.db): set DATA_DIR to the data directory of the server whose log to read`);
+      }
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   }, 30_000);
 });
 

@@ -49,7 +49,7 @@ describe("the README's example OAuth2 client", () => {
     const child = spawn(process.execPath, [script], {
       env: {
         PATH: process.env.PATH,
-        PARLEY: server.origin,
+        PARLEY_ORIGIN: server.origin,
         CLIENT_ID: client.id,
         CLIENT_SECRET: client.secret,
         PORT: String(port),
