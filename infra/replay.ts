@@ -14,6 +14,7 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { openToolEngines } from './compose.js';
 import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
+import { eraseAccount } from './erase.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
@@ -137,16 +138,18 @@ async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' } },
+    options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, user: { type: 'string' } },
   });
   const [command] = positionals;
-  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(USAGE);
+  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export' && command !== 'erase')) throw new Error(USAGE);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
   // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
   const { store, readStore, close } = await openToolEngines(loadConfig(), loadEngineConfig(), createLogger('warn'));
   try {
-    if (command === 'rebuild') {
+    if (command === 'erase') {
+      await eraseAccount(store, readStore, values.user ?? '', process.stderr);
+    } else if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);
     } else {
