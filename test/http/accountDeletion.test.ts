@@ -83,6 +83,11 @@ describe('POST /users/@me/delete', () => {
     await again.next((p) => p.op === 10);
     again.send({ op: 2, d: { token: ada.token, intents: 1, properties: { os: 'linux', browser: 'test', device: 'test' } } });
     expect((await again.closed).code).toBe(4004);
+    const ready = await session.dispatch('READY');
+    const resumed = await gateway.connect();
+    await resumed.next((p) => p.op === 10);
+    resumed.send({ op: 6, d: { token: ada.token, session_id: ready.d.session_id, seq: session.lastSeq() } });
+    expect((await resumed.closed).code).toBe(4004);
 
     expectError(await server.api('GET', '/users/@me', { token: ada.token }), 401, 'UNAUTHORIZED');
     expectError(await server.api('GET', '/users/@me', { token: oauth2.access_token }), 401, 'UNAUTHORIZED');
