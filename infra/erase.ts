@@ -1,7 +1,8 @@
 // `npm run replay -- erase --user ID`: an operator carries out an erasure request, with the same use case as
 // POST /users/@me/delete (commands/accountDeletion.ts) minus the password. The tool projects its own events, as a
-// rebuild does, so the server must be stopped first: a running one keeps tokens and documents in memory that it learns
-// have changed only through its own writes (infra/readStore/cached.ts), and would keep honouring the erased tokens.
+// rebuild does, so the processes that run projectors (the server, embedded) must be stopped first: a running one keeps
+// tokens and documents in memory that it learns have changed only through its own writes (infra/readStore/cached.ts),
+// and would keep honouring the erased tokens. Nothing detects one: the embedded store takes no lock on DATA_DIR.
 import { deleteAccount } from '../commands/accountDeletion.js';
 import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import { systemClock } from '../ports/clock.js';
