@@ -21,7 +21,7 @@ export interface UserDoc {
   email: string | null;
   verified: boolean;
   application_id: string | null;
-  /** Set once the account is deleted: it shows as DELETED_USER and cannot be messaged or added anywhere. */
+  /** Set once the account is deleted: it shows as DELETED_USER, and no new DM or group DM takes it (commands/dms.ts). */
   deleted?: true;
   [key: string]: unknown;
 }
