@@ -17,9 +17,9 @@ import { groupDmStream } from './streams.js';
 /** A user as messages and DMs embed them: the API's partial user, as of the event. */
 export const toMessageUser = (doc: UserDoc): MessageUser => partialUser(doc);
 
-/** The users with these ids, in the order given; a missing one is a form error at `path`.index. */
+/** The users with these ids, in the order given; a missing (or deleted) one is a form error at `path`.index. */
 async function requireUsers(deps: Uses<'readStore'>, ids: readonly string[], path: (i: number) => string): Promise<MessageUser[]> {
-  const docs = await usersByIds(deps.readStore, [...ids]);
+  const docs = (await usersByIds(deps.readStore, [...ids])).filter((doc) => !doc.deleted);
   const errors = ids.flatMap((id, i) => (docs.some((d) => d._id === id) ? [] : [{ path: path(i), message: 'Unknown user' }]));
   if (errors.length) throw invalidForm(errors);
   return ids.map((id) => toMessageUser(docs.find((d) => d._id === id)!));

@@ -81,12 +81,15 @@ function grantOf(token: string, what: string): string {
 
 /** grant_type=authorization_code. A code presented again after its exchange revokes what it gave (RFC 6749 §4.1.2). */
 export async function exchangeCode(
-  deps: Uses<'commands' | 'clock' | 'settle'>,
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
   meta: RequestMeta,
   client: OAuth2Client,
   input: { code: string; redirectUri: string; accessTokenTtl: number },
 ): Promise<TokenResponse> {
   const grantId = grantOf(input.code, 'authorization code');
+  // An account deletion revokes the grants it finds by their tokens; a code not yet exchanged has none, so it is refused here.
+  const { state: grant } = await deps.commands.load(oauth2GrantStream(grantId), oauth2GrantDecider);
+  if (grant.userId && (await userById(deps.readStore, grant.userId))?.deleted) throw new OAuth2Error('invalid_grant', 'The account that approved this code is deleted');
   const tokens = newTokens(deps, grantId, input.accessTokenTtl);
   const command = { type: 'ExchangeCode', applicationId: client.id, codeHash: sha256(input.code), redirectUri: input.redirectUri, now: deps.clock.now(), issued: tokens.hashes } as const;
   const { events, position } = await deps.commands.handle(oauth2GrantStream(grantId), oauth2GrantDecider, command, metadata(meta, deps.clock));

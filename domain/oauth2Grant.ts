@@ -29,10 +29,13 @@ export type OAuth2TokensRefreshed = DomainEvent<
     previousAccessTokenHash: string;
   }
 >;
-/** `reason` code_reused: the code was presented again after its exchange (RFC 6749 §4.1.2 revokes what it gave). */
+/**
+ * `reason` code_reused: the code was presented again after its exchange (RFC 6749 §4.1.2 revokes what it gave);
+ * account_deleted: the person deleted their account.
+ */
 export type OAuth2GrantRevoked = DomainEvent<
   'OAuth2GrantRevoked',
-  { grantId: string; applicationId: string; userId: string; accessTokenHash: string | null; reason: 'revoked' | 'code_reused' }
+  { grantId: string; applicationId: string; userId: string; accessTokenHash: string | null; reason: 'revoked' | 'code_reused' | 'account_deleted' }
 >;
 export type OAuth2GrantEvent = OAuth2CodeIssued | OAuth2TokensIssued | OAuth2TokensRefreshed | OAuth2GrantRevoked;
 
@@ -63,7 +66,9 @@ export type OAuth2GrantCommand =
   /** `refreshTokenHash` is the presented token's; `scopes` null keeps the grant's. */
   | { type: 'RefreshTokens'; applicationId: string; refreshTokenHash: string; scopes: Scope[] | null; issued: IssuedTokens }
   /** Revokes the grant when `tokenHash` is its current access or refresh token; anything else is no change (RFC 7009 §2.2). */
-  | { type: 'RevokeToken'; applicationId: string; tokenHash: string };
+  | { type: 'RevokeToken'; applicationId: string; tokenHash: string }
+  /** The person's account is deleted: an unused code or live tokens stop working; a grant already over is no change. */
+  | { type: 'RevokeForDeletedAccount' };
 
 const invalidGrant = (description: string) => new OAuth2Error('invalid_grant', description);
 
@@ -116,6 +121,9 @@ export const oauth2GrantDecider: Decider<OAuth2GrantState, OAuth2GrantCommand, O
         if (command.applicationId !== state.applicationId) throw invalidGrant('The token was issued to another client');
         return [{ type: 'OAuth2GrantRevoked', data: { ...grant, accessTokenHash: state.accessTokenHash, reason: 'revoked' } }];
       }
+      case 'RevokeForDeletedAccount':
+        if (state.status !== 'code_issued' && state.status !== 'active') return [];
+        return [{ type: 'OAuth2GrantRevoked', data: { ...grant, accessTokenHash: state.accessTokenHash, reason: 'account_deleted' } }];
     }
   },
 

@@ -2,6 +2,7 @@
 // in the distributed mode) and turns each event into dispatches for the sessions of this process.
 // It waits for the read models to include an event before deriving from it, so payloads built from read models
 // (full objects, as clients expect) reflect the event they announce.
+import type { UserErased } from '../domain/user.js';
 import type { BusConsumer } from '../ports/bus.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { GatewayDeps } from './deps.js';
@@ -9,6 +10,7 @@ import { deriveDispatches } from './dispatches/index.js';
 import { presencesOnJoin } from './dispatches/presence.js';
 import { typingDispatch } from './dispatches/typing.js';
 import type { Presences } from './presence.js';
+import { CloseCode } from './protocol.js';
 import type { SessionRegistry } from './registry.js';
 
 export class GatewayProjector {
@@ -41,6 +43,8 @@ export class GatewayProjector {
       try {
         const dispatches = await deriveDispatches(event, this.runtime);
         for (const dispatch of dispatches) await this.registry.route(dispatch);
+        // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.
+        if (event.type === 'UserErased') this.registry.endSessionsOf((event.data as UserErased['data']).userId, CloseCode.AuthenticationFailed, 'Authentication failed');
         // Presences of a join go after all of its dispatches: clients drop a presence of a member they do not know.
         for (const dispatch of dispatches) {
           for (const presence of presencesOnJoin(dispatch, (id) => this.presences.of(id))) await this.registry.route(presence);

@@ -54,6 +54,14 @@ export class SessionRegistry {
     if (registered) this.ended(session);
   }
 
+  /** Ends the user's sessions on this node, closing their connections with `code` (so that clients do not resume). */
+  endSessionsOf(userId: string, code: number, reason: string): void {
+    for (const session of [...(this.byUser.get(userId) ?? [])]) {
+      session.connection?.close(code, reason);
+      this.unregister(session);
+    }
+  }
+
   private joinGuild(session: Session, guildId: string) {
     session.guildIds.add(guildId);
     add(this.byGuild, guildId, session);

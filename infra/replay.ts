@@ -17,6 +17,7 @@ import { openToolEngines } from './compose.js';
 import { type Config, loadConfig } from './config.js';
 import { holdForRebuild, usesEmbeddedStores } from './dataDirLock.js';
 import { type EngineConfig, loadEngineConfig } from './engines.js';
+import { eraseAccount } from './erase.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
@@ -138,7 +139,7 @@ export async function exportNdjson(store: EventStore, options: { stream?: string
   return written;
 }
 
-const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE]';
+const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID';
 
 const HELP = `${USAGE}
 
@@ -149,6 +150,8 @@ Commands:
                       own code; refused while a server runs on DATA_DIR (stop it first, and in the distributed
                       mode stop the projector processes of those projections)
   export              write the log, or one stream, as NDJSON (one event a line) on stdout or to --out FILE
+  erase               delete the account --user ID as POST /users/@me/delete does, for an erasure request (no
+                      password); refused while a server runs on DATA_DIR, as rebuild is
 
 Options:
   --projections a,b   rebuild only these (known: ${allProjections.map((p) => p.name).join(', ')})
@@ -156,6 +159,7 @@ Options:
   --from COMMIT/PREPARE
                       export from this position on, inclusive (positions as checkpoints write them)
   --out FILE          export to FILE instead of stdout
+  --user ID           the account erase deletes
   -h, --help          this text
 
 Progress (a bar with events/s) and the summary go to stderr, never to stdout.
@@ -182,7 +186,7 @@ function parsedArguments(argv: string[]) {
     return parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, user: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     // Node's first sentence names the option ("Unknown option '--x'"); the rest is about positionals.
@@ -197,18 +201,21 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const [command] = positionals;
-  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export')) throw new Error(`${USAGE} (--help says more)`);
+  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export' && command !== 'erase')) throw new Error(`${USAGE} (--help says more)`);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
   const config = loadConfig();
   const engines = loadEngineConfig();
   requireLog(config, engines);
-  // A rebuild holds DATA_DIR against servers until it is done; an export only reads, beside a running server too.
-  const lock = command === 'rebuild' && usesEmbeddedStores(engines) ? holdForRebuild(config.dataDir) : null;
+  // A rebuild or an erasure holds DATA_DIR against servers until it is done (a running server keeps tokens and read
+  // models of its own in memory); an export only reads, beside a running server too.
+  const lock = command !== 'export' && usesEmbeddedStores(engines) ? holdForRebuild(config.dataDir) : null;
   // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
   const { store, readStore, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {
-    if (command === 'rebuild') {
+    if (command === 'erase') {
+      await eraseAccount(store, readStore, values.user ?? '', process.stderr);
+    } else if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);
     } else {

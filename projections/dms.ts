@@ -4,10 +4,12 @@
 import type { DmChannelEvent } from '../domain/dmChannel.js';
 import type { GroupDmEvent } from '../domain/groupDm.js';
 import type { MessageCreated, MessageUser } from '../domain/message.js';
+import type { UserErased } from '../domain/user.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS } from './collections.js';
 import { type Projection, is } from './projection.js';
+import { deletedMessageUser } from './users.js';
 
 export interface DmChannelDoc {
   _id: string;
@@ -23,7 +25,7 @@ export interface DmChannelDoc {
   [key: string]: unknown;
 }
 
-type Event = DmChannelEvent | GroupDmEvent | MessageCreated;
+type Event = DmChannelEvent | GroupDmEvent | MessageCreated | UserErased;
 
 const update = (channelId: string, change: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
   updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: change },
@@ -60,6 +62,15 @@ function projectDm(e: RecordedEvent): WriteOp[] {
   // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
   if (is<Event, 'MessageCreated'>(e, 'MessageCreated') && e.data.guildId === null) {
     return [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }];
+  }
+  // The DMs a deleted account was in stay (it left its group DMs first): their other side is Deleted User from now on.
+  if (is<Event, 'UserErased'>(e, 'UserErased')) {
+    const { userId } = e.data;
+    const filter = { recipient_ids: { $all: [userId] }, guild_id: null };
+    return [
+      { updateMany: { collection: CHANNELS, filter, update: { $pull: { recipients: { id: userId } } } } },
+      { updateMany: { collection: CHANNELS, filter, update: { $push: { recipients: deletedMessageUser(userId) } } } },
+    ];
   }
   return [];
 }

@@ -4,10 +4,12 @@
 import { MessageFlags, type MessageEvent, type MessageFields, ephemeralAudience } from '../domain/message.js';
 import type { PinEvent } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
+import type { UserErased } from '../domain/user.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS, MESSAGES, REACTIONS } from './collections.js';
 import { type Projection, is } from './projection.js';
+import { deletedMessageUser } from './users.js';
 
 export interface ReactionCount {
   emoji: ReactionEmoji;
@@ -52,7 +54,7 @@ export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
 /** Whether the user may read the message: everyone in the channel may, unless it is ephemeral and not for them. */
 export const isVisibleTo = (doc: Pick<MessageDoc, 'visible_to'>, userId: string) => !doc.visible_to || doc.visible_to.includes(userId);
 
-type Event = MessageEvent | PinEvent;
+type Event = MessageEvent | PinEvent | UserErased;
 
 const updateMessage = (messageId: string, update: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
   updateOne: { collection: MESSAGES, filter: { _id: messageId }, update },
@@ -103,6 +105,10 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
     if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId } } }];
     return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
   }
+  // A deleted account's messages stay, authored by Deleted User with the same id, as on the widely used API.
+  if (is<Event, 'UserErased'>(e, 'UserErased')) {
+    return [{ updateMany: { collection: MESSAGES, filter: { 'author.id': e.data.userId }, update: { $set: { author: deletedMessageUser(e.data.userId) } } } }];
+  }
   if (is<Event, 'MessagePinned'>(e, 'MessagePinned')) return pinChange(e.data, e.data.pinnedAt);
   if (is<Event, 'MessageUnpinned'>(e, 'MessageUnpinned')) return pinChange(e.data, null);
   return [];
@@ -115,6 +121,7 @@ export const messagesProjection: Projection = {
     { collection: MESSAGES, keys: { channel_id: 1, _id: -1 } },
     { collection: MESSAGES, keys: { channel_id: 1, ephemeral: 1, _id: -1 } },
     { collection: MESSAGES, keys: { channel_id: 1, pinned_at: -1 } },
+    { collection: MESSAGES, keys: { 'author.id': 1 } },
     { collection: REACTIONS, keys: { message_id: 1, emoji_field: 1, user_id: 1 } },
     { collection: REACTIONS, keys: { user_id: 1, message_id: 1 } },
   ],

@@ -36,7 +36,7 @@ const dropped = (tokenHash: string): WriteOp => ({ deleteOne: { collection: OAUT
 export const oauth2Projection: Projection = {
   name: 'oauth2',
   collections: [OAUTH2_TOKENS],
-  indexes: [],
+  indexes: [{ collection: OAUTH2_TOKENS, keys: { user_id: 1 } }],
   cachedById: [OAUTH2_TOKENS],
   project(event) {
     if (is<OAuth2GrantEvent, 'OAuth2TokensIssued'>(event, 'OAuth2TokensIssued')) return [issued(event.data)];

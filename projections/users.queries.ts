@@ -7,6 +7,9 @@ export const userById = (read: Pick<ReadStore, 'findOne'>, userId: string) => re
 
 export const usersByIds = (read: Pick<ReadStore, 'find'>, userIds: string[]) => read.find<UserDoc>(USERS, { _id: { $in: userIds } });
 
+/** The login (password hash) of an account that has one. */
+export const loginById = (read: Pick<ReadStore, 'findOne'>, userId: string) => read.findOne<LoginDoc>(LOGINS, { _id: userId });
+
 /** Logins by email, case-insensitively. */
 export const loginsByEmail = (read: Pick<ReadStore, 'find'>, email: string) => read.find<LoginDoc>(LOGINS, { email_lower: email.toLowerCase() });
 

@@ -1,4 +1,5 @@
 // Read models of accounts: public user documents, the login lookup, and the token lookup used by authentication.
+import type { MessageUser } from '../domain/message.js';
 import type { UserEvent } from '../domain/user.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
@@ -20,8 +21,16 @@ export interface UserDoc {
   email: string | null;
   verified: boolean;
   application_id: string | null;
+  /** Set once the account is deleted: it shows as DELETED_USER, and no new DM or group DM takes it (commands/dms.ts). */
+  deleted?: true;
   [key: string]: unknown;
 }
+
+/** How a deleted account is shown everywhere, as on the widely used API; its id stays. */
+export const DELETED_USER = { username: 'Deleted User', discriminator: '0000', avatar: null } as const;
+
+/** A deleted account as messages and DMs embed it, in place of the snapshot taken while it existed. */
+export const deletedMessageUser = (userId: string): MessageUser => ({ id: userId, ...DELETED_USER, global_name: null, bot: false, public_flags: 0 });
 
 export interface LoginDoc {
   _id: string;
@@ -91,6 +100,14 @@ function projectUser(event: RecordedEvent): WriteOp[] {
     if (event.data.previousTokenHash) ops.push({ deleteOne: { collection: TOKENS, filter: { _id: event.data.previousTokenHash } } });
     ops.push({ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } });
     return ops;
+  }
+  if (is<UserEvent, 'UserErased'>(event, 'UserErased')) {
+    const userId = event.data.userId;
+    return [
+      { updateOne: { collection: USERS, filter: { _id: userId }, update: { $set: { ...DELETED_USER, email: null, verified: false, deleted: true } } } },
+      { deleteOne: { collection: LOGINS, filter: { _id: userId } } },
+      { deleteMany: { collection: TOKENS, filter: { user_id: userId } } },
+    ];
   }
   return [];
 }

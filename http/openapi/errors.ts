@@ -20,6 +20,8 @@ export const ERRORS = {
   MAXIMUM_WEBHOOKS: [400, 'The channel has the most webhooks it can have.'],
   MAX_APPLICATION_COMMANDS: [400, 'The scope has the most commands of this type it can have.'],
   OWNER_CANNOT_LEAVE: [400, 'The owner cannot leave the guild: transfer ownership or delete it.'],
+  GUILD_OWNERSHIP: [400, 'The account owns a guild: transfer ownership of it or delete it before deleting the account.'],
+  APPLICATION_OWNERSHIP: [400, 'The account owns an application: delete it before deleting the account.'],
   INVALID_ROLE: [400, 'The @everyone role cannot be deleted.'],
   BOT_CANNOT_LOG_IN: [400, 'Bot users authenticate with their bot token.'],
   NOT_A_BOT: [400, 'Only bot users have bot tokens.'],

@@ -1,5 +1,5 @@
 // The user routes (http/routes/users.ts).
-import { patchMeSchema, userIdParam } from '../routes/users.js';
+import { deleteMeSchema, patchMeSchema, userIdParam } from '../routes/users.js';
 import { ref } from './components.js';
 import type { RouteDoc } from './entry.js';
 
@@ -24,6 +24,18 @@ export const userDocs: RouteDoc[] = [
     body: patchMeSchema,
     responses: { 200: { description: 'The caller as changed.', schema: ref('User') } },
     errors: ['RATE_LIMITED'],
+  },
+  {
+    method: 'POST',
+    path: '/users/@me/delete',
+    summary: 'Delete the current user’s account',
+    description:
+      'Takes the account’s password. The account leaves its guilds and group DMs, its OAuth2 grants, sessions and gateway connections (closed 4004) end, its username and email register again, and it shows as `Deleted User` (same id) wherever it appears, its messages included. Refused while it owns a guild or an application. Session tokens only: a bot token gets 403. Limited to 5 a minute.',
+    tag: 'Users',
+    auth: 'session',
+    body: deleteMeSchema,
+    responses: { 204: { description: 'The account is deleted; its tokens answer 401 from now on.' } },
+    errors: ['GUILD_OWNERSHIP', 'APPLICATION_OWNERSHIP', 'BOTS_NOT_ALLOWED', 'RATE_LIMITED'],
   },
   {
     method: 'GET',

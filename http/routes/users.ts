@@ -1,10 +1,11 @@
 // Users routes of the spec.
 import Router from '@koa/router';
+import { deleteAccount } from '../../commands/accountDeletion.js';
 import { updateProfile } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import type { UserDoc } from '../../projections/users.js';
 import { userById } from '../../projections/users.queries.js';
-import { hasScope, requireAuth } from '../auth.js';
+import { hasScope, requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { userObject } from '../../presenters/users.js';
 import { rateLimit } from '../rateLimit.js';
@@ -19,6 +20,13 @@ export const patchMeSchema = {
   additionalProperties: false,
 } as const;
 
+export const deleteMeSchema = {
+  type: 'object',
+  properties: { password: { type: 'string', minLength: 1, maxLength: 128 } },
+  required: ['password'],
+  additionalProperties: false,
+} as const;
+
 export const userIdParam = { type: 'object', properties: { userId: snowflakeSchema }, required: ['userId'] } as const;
 
 export function userRoutes(deps: HttpDeps): Router {
@@ -28,6 +36,8 @@ export function userRoutes(deps: HttpDeps): Router {
   const readUser = rateLimit({ bucket: 'users:get', points: 5, durationSeconds: 1 });
   const patchMe = rateLimit({ bucket: 'users:@me:patch', points: 1, durationSeconds: 10 });
   const relationships = rateLimit({ bucket: 'users:@me:relationships', points: 3, durationSeconds: 1 });
+  // A few tries a minute: each one checks a password.
+  const deleteMe = rateLimit({ bucket: 'users:@me:delete', points: 5, durationSeconds: 60 });
 
   async function user(userId: string): Promise<UserDoc> {
     const doc = await userById(deps.readStore, userId);
@@ -49,6 +59,15 @@ export function userRoutes(deps: HttpDeps): Router {
     const avatar = body.avatar === undefined ? undefined : body.avatar === null ? null : await deps.images.parseDataUri(body.avatar, 'avatar');
     await updateProfile(deps, { ...requestMeta(ctx), actorId: auth.userId }, { username: body.username, avatar });
     ctx.body = userObject(await user(auth.userId), true);
+  });
+
+  // As the widely used API's client deletes an account. A bot token is refused with 403 (not 401, which would make
+  // the client drop a token that is still good); an OAuth2 token never reaches here (http/auth.ts).
+  router.post('/users/@me/delete', group, deleteMe, async (ctx) => {
+    const auth = requireSession(ctx);
+    const { password } = parseBody(deleteMeSchema, ctx.request.body);
+    await deleteAccount(deps, { ...requestMeta(ctx), actorId: auth.userId }, { password });
+    ctx.status = 204;
   });
 
   router.get('/users/@me/relationships', group, relationships, async (ctx) => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { applicationDecider } from '../../domain/application.js';
 import { emailClaimDecider } from '../../domain/emailClaim.js';
-import { userDecider } from '../../domain/user.js';
+import { type UserCommand, userDecider } from '../../domain/user.js';
 import { usernameClaimDecider } from '../../domain/usernameClaim.js';
 import { given } from '../support/given.js';
 
@@ -35,6 +35,39 @@ describe('user', () => {
       .then([{ type: 'BotTokenIssued', data: { userId: '1', tokenHash: 'new', previousTokenHash: 'old' } }]);
     given(userDecider, [registered]).when({ type: 'ResetBotToken', userId: '1', tokenHash: 'x' }).thenRefuses('NOT_A_BOT');
     given(userDecider, [bot]).when({ type: 'StartSession', userId: '1', tokenHash: 'x' }).thenRefuses('BOT_CANNOT_LOG_IN');
+  });
+});
+
+describe('account deletion', () => {
+  const erase = (over: Partial<Extract<UserCommand, { type: 'EraseUser' }>> = {}): UserCommand => ({
+    type: 'EraseUser',
+    userId: '1',
+    erasedAt: '2025-06-01T12:00:00.000Z',
+    passwordMatches: true,
+    ownedGuildIds: [],
+    ownedApplicationIds: [],
+    ...over,
+  });
+  const erased = { type: 'UserErased' as const, data: { userId: '1', erasedAt: '2025-06-01T12:00:00.000Z' } };
+
+  it('erases with the right password, or for an operator without one, recording ids and time only', () => {
+    given(userDecider, [registered]).when(erase()).then([erased]);
+    given(userDecider, [registered]).when(erase({ passwordMatches: null })).then([erased]);
+  });
+
+  it('refuses a wrong password, an owner of a guild or an application, a bot, an unknown or already deleted account', () => {
+    given(userDecider, [registered]).when(erase({ passwordMatches: false })).thenRefuses('INVALID_FORM_BODY');
+    given(userDecider, [registered]).when(erase({ ownedGuildIds: ['5'] })).thenRefuses('GUILD_OWNERSHIP');
+    given(userDecider, [registered]).when(erase({ ownedApplicationIds: ['9'] })).thenRefuses('APPLICATION_OWNERSHIP');
+    const bot = { ...registered, data: { ...registered.data, bot: true, passwordHash: null, applicationId: '9' } };
+    given(userDecider, [bot]).when(erase({ passwordMatches: null })).thenRefuses('BOT_CANNOT_BE_DELETED');
+    given(userDecider, []).when(erase()).thenRefuses('UNKNOWN_USER');
+    given(userDecider, [registered, erased]).when(erase()).thenRefuses('ALREADY_DELETED');
+  });
+
+  it('takes no session or profile change once deleted', () => {
+    given(userDecider, [registered, erased]).when({ type: 'StartSession', userId: '1', tokenHash: 'x' }).thenRefuses('UNKNOWN_USER');
+    given(userDecider, [registered, erased]).when({ type: 'UpdateProfile', userId: '1', avatar: 'abc' }).thenRefuses('UNKNOWN_USER');
   });
 });
 
@@ -72,6 +105,17 @@ describe('email claims', () => {
     const claimed = { type: 'EmailClaimed' as const, data: { emailHash: 'h', userId: 'a' } };
     given(emailClaimDecider, []).when({ type: 'ClaimEmail', emailHash: 'h', userId: 'a' }).then([claimed]);
     given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', emailHash: 'h', userId: 'b' }).thenRefuses('INVALID_FORM_BODY');
+  });
+
+  it('are released by their holder only, once, and can then be claimed again', () => {
+    const claimed = { type: 'EmailClaimed' as const, data: { emailHash: 'h', userId: 'a' } };
+    const released = { type: 'EmailReleased' as const, data: { emailHash: 'h', userId: 'a' } };
+    given(emailClaimDecider, [claimed]).when({ type: 'ReleaseEmail', emailHash: 'h', userId: 'a' }).then([released]);
+    given(emailClaimDecider, [claimed]).when({ type: 'ReleaseEmail', emailHash: 'h', userId: 'b' }).then([]);
+    given(emailClaimDecider, [claimed, released]).when({ type: 'ReleaseEmail', emailHash: 'h', userId: 'a' }).then([]);
+    given(emailClaimDecider, [claimed, released])
+      .when({ type: 'ClaimEmail', emailHash: 'h', userId: 'b' })
+      .then([{ type: 'EmailClaimed', data: { emailHash: 'h', userId: 'b' } }]);
   });
 });
 

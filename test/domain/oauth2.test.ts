@@ -78,6 +78,15 @@ describe('the grant', () => {
     grant(codeIssued, tokensIssued, revoked).when({ type: 'RevokeToken', applicationId: APP, tokenHash: 'r1' }).then([]);
     grant(codeIssued, tokensIssued).when({ type: 'RevokeToken', applicationId: OTHER_APP, tokenHash: 'r1' }).thenRefuses('INVALID_GRANT');
   });
+
+  it('ends an unused code or live tokens when the account is deleted, once', () => {
+    const ended = (accessTokenHash: string | null) =>
+      ({ type: 'OAuth2GrantRevoked', data: { grantId: '70', applicationId: APP, userId: '1', accessTokenHash, reason: 'account_deleted' } }) as const;
+    grant(codeIssued).when({ type: 'RevokeForDeletedAccount' }).then([ended(null)]);
+    grant(codeIssued, tokensIssued).when({ type: 'RevokeForDeletedAccount' }).then([ended('a1')]);
+    grant(codeIssued, tokensIssued, ended('a1')).when({ type: 'RevokeForDeletedAccount' }).then([]);
+    grant(codeIssued, ended(null)).when(exchange()).thenRefuses('INVALID_GRANT');
+  });
 });
 
 describe('scopes and redirect URIs', () => {

@@ -14,7 +14,7 @@ import { ProgressBar } from '../../infra/replay.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { allProjections } from '../../projections/index.js';
 import { killServerProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
-import { createBot, registerUser, startTestServer } from '../support/server.js';
+import { createBot, registerUser, startTestServer, uniqueName } from '../support/server.js';
 
 const root = join(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-replay-'));
@@ -104,7 +104,7 @@ describe('replay rebuild', () => {
     const server = await startServerProcess(dataDir);
     const refused = await replay('rebuild');
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it before rebuilding (a rebuild empties the read models the server reads and projects into)`);
+    expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory)`);
     expect(await snapshot()).toEqual(incremental);
     // SIGKILL runs no shutdown code: what the server held must go with its process.
     await killServerProcess(server.child);
@@ -217,4 +217,75 @@ describe('progress bar', () => {
     expect(line).toMatch(/^rebuild \[#{15}-{15}\] 50% 1000 events (49\d|50\d) events\/s$/);
     expect(bar.render(1.7, 10)).toContain('[##############################] 100%');
   });
+});
+
+describe('replay erase', () => {
+  const username = uniqueName('erased');
+  const email = `${username}@example.com`;
+  let ada: { id: string; token: string };
+  let owner: { id: string; token: string };
+  let channelId: string;
+  let messageId: string;
+
+  const head = async () => {
+    const store = new SqliteEventStore(join(dataDir, 'events.db'));
+    const position = await store.headPosition();
+    await store.close();
+    return position;
+  };
+
+  beforeAll(async () => {
+    const server = await startTestServer({}, dataDir);
+    const registered = await server.api('POST', '/auth/register', { body: { username, password: 'correct horse battery', email } });
+    ada = { id: registered.body.user_id, token: registered.body.token };
+    owner = await registerUser(server);
+    const guild = await server.api('POST', '/guilds', { token: owner.token, body: { name: 'Erasure guild' } });
+    channelId = guild.body.system_channel_id;
+    const invite = await server.api('POST', `/guilds/${guild.body.id}/invites`, { token: owner.token, body: {} });
+    const joined = await server.api('POST', `/invites/${invite.body.code}`, { token: ada.token });
+    expect(joined.status, `${invite.text} ${joined.text}`).toBe(200);
+    messageId = (await server.api('POST', `/channels/${channelId}/messages`, { token: ada.token, body: { content: 'hi' } })).body.id;
+    // One account deleted by its owner too, so that the rebuild below replays both kinds of erasure.
+    const other = await registerUser(server);
+    expect((await server.api('POST', '/users/@me/delete', { token: other.token, body: { password: 'correct horse battery' } })).status).toBe(204);
+    await server.close();
+  }, 60_000);
+
+  it('refuses an id that names no user, appending nothing', async () => {
+    const before = await head();
+    const { code, stderr } = await replay('erase', '--user', '123');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('replay: no user has the id 123');
+    expect(await head()).toEqual(before);
+  }, 30_000);
+
+  it('deletes any account without its password, a progress line per step, with the result the route gives', async () => {
+    const { code, stderr } = await replay('erase', '--user', ada.id);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`erase ${ada.id}: left 1 guild(s)`);
+    expect(stderr).toContain(`erase ${ada.id}: erased the account: its sessions and tokens are revoked`);
+
+    const server = await startTestServer({}, dataDir);
+    try {
+      expect((await server.api('GET', '/users/@me', { token: ada.token })).status).toBe(401);
+      expect((await server.api('GET', `/users/${ada.id}`)).body).toMatchObject({ id: ada.id, username: 'Deleted User', discriminator: '0000', avatar: null });
+      const message = await server.api('GET', `/channels/${channelId}/messages/${messageId}`, { token: owner.token });
+      expect(message.body).toMatchObject({ content: 'hi', author: { id: ada.id, username: 'Deleted User' } });
+      const again = await server.api('POST', '/auth/register', { body: { username, password: 'correct horse battery', email } });
+      expect(again.status).toBe(201);
+    } finally {
+      await server.close();
+    }
+    const twice = await replay('erase', '--user', ada.id);
+    expect({ code: twice.code, stderr: twice.stderr.trim() }).toEqual({ code: 1, stderr: 'replay: This account is already deleted' });
+  }, 60_000);
+
+  it('leaves a log whose rebuild gives exactly the read models incremental processing built', async () => {
+    const afterErasures = await snapshot();
+    expect(afterErasures.users.find((u) => (u as { _id: string })._id === ada.id)).toMatchObject({ username: 'Deleted User', email: null });
+    expect(afterErasures.messages.find((m) => (m as { _id: string })._id === messageId)).toMatchObject({ author: { id: ada.id, username: 'Deleted User' } });
+    await spoil(allProjections.flatMap((p) => p.collections));
+    expect((await replay('rebuild')).code).toBe(0);
+    expect(await snapshot()).toEqual(afterErasures);
+  }, 60_000);
 });
