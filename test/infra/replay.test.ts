@@ -100,11 +100,13 @@ describe('replay rebuild', () => {
     expect(stderr.trim()).toMatch(/^replay: PROJECTIONS names unknown projections: nope \(known: .*\)$/);
   }, 30_000);
 
-  it('is refused while a server runs on DATA_DIR, and not once that server was killed', async () => {
+  it('rebuilds and erases only while no server runs on DATA_DIR, and once that server was killed', async () => {
     const server = await startServerProcess(dataDir);
     const refused = await replay('rebuild');
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory)`);
+    const erase = await replay('erase', '--user', '1');
+    expect({ code: erase.code, stderr: erase.stderr.trim() }).toEqual({ code: 1, stderr: refused.stderr.trim() });
     expect(await snapshot()).toEqual(incremental);
     // SIGKILL runs no shutdown code: what the server held must go with its process.
     await killServerProcess(server.child);
