@@ -47,6 +47,10 @@ function messageOf(error: ErrorObject): string {
       return `Must be ${error.params.limit} or fewer in length.`;
     case 'minLength':
       return `Must be ${error.params.limit} or more in length.`;
+    case 'pattern':
+      // The snowflake pattern spells out every number up to 2^64 - 1: the person reading the answer needs its meaning.
+      if (error.params.pattern === UINT64_PATTERN) return 'Must be a snowflake: a decimal string of a 64-bit unsigned integer';
+      return error.message ?? 'Invalid value';
     default:
       return error.message ?? 'Invalid value';
   }

@@ -189,6 +189,14 @@ describe('numeric edge values', () => {
   });
 });
 
+describe('a malformed snowflake', () => {
+  it('is named as one in the answer, not by the pattern that checks it', async () => {
+    const refused = await server.api('GET', '/channels/not-an-id', { token: f.owner.token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ path: 'channelId', message: 'Must be a snowflake: a decimal string of a 64-bit unsigned integer' }]);
+  });
+});
+
 describe('values at the edges that are well formed', () => {
   it('takes a snowflake of exactly 2^64 - 1 as a bound and as an unknown id', async () => {
     const token = f.owner.token;
