@@ -120,6 +120,9 @@ export class MemoryBlobStore implements BlobStore {
   async delete(key: string) {
     this.blobs.delete(key);
   }
+  async deleteUnder(prefix: string) {
+    for (const key of this.blobs.keys()) if (key.startsWith(`${prefix}/`)) this.blobs.delete(key);
+  }
 }
 
 export interface CommandWorld {
