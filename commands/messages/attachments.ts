@@ -1,11 +1,14 @@
 // Attachments of sends and edits: files become attachments (images measured by the edge), stored in the blob store
-// before the event that names them and deleted after the event that drops them.
+// before the event that names them. The events that drop them (a deletion, an edit, the channel's or the guild's
+// deletion) are followed by processes/attachmentRemoval.ts, which removes the files.
 import { invalidForm } from '../../domain/errors.js';
 import type { Attachment } from '../../domain/message.js';
 import type { Uses } from '../deps.js';
 import type { AttachmentEntry, UploadedFile } from './input.js';
 
-export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `attachments/${channelId}/${attachment.id}/${attachment.filename}`;
+/** The folder of a channel's files: removed whole when the channel goes. */
+export const channelAttachmentsFolder = (channelId: string) => `attachments/${channelId}`;
+export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `${channelAttachmentsFolder(channelId)}/${attachment.id}/${attachment.filename}`;
 
 /** Sanitized for storage keys and URLs: letters, digits, dot, dash and underscore, as the widely used API does. */
 function safeFilename(name: string): string {
@@ -52,8 +55,4 @@ export function resolveAttachments(deps: Uses<'ids'>, entries: AttachmentEntry[]
 
 export async function storeFiles(deps: Uses<'blobs'>, channelId: string, uploads: ReadonlyMap<UploadedFile, Attachment>) {
   await Promise.all([...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })));
-}
-
-export async function deleteFiles(deps: Uses<'blobs'>, channelId: string, attachments: readonly Attachment[]) {
-  await Promise.all(attachments.map((a) => deps.blobs.delete(attachmentKey(channelId, a))));
 }

@@ -151,6 +151,8 @@ export async function commandDeps(): Promise<CommandWorld> {
     secrets: SecretBox.fromKey(SPEC_KEY),
     clock: { now: () => Date.parse(NOW) },
     settle: (position: Position | null) => runner.waitFor(position, 2000),
+    // Specs check the events a command appends; removing files after them is the remover's (test/http/attachmentErasure.test.ts).
+    settleFiles: async () => {},
   };
   return {
     deps,
