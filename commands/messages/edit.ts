@@ -7,7 +7,7 @@ import { isoNow } from '../../ports/clock.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, metadata, settleWithFiles } from '../deps.js';
 import { messageStream } from '../streams.js';
-import { resolveAttachments, storeFiles } from './attachments.js';
+import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { MessageInput, Sender, UploadedFile } from './input.js';
 import { loadMessage, managesMessages, messageDocOf } from './state.js';
@@ -56,8 +56,9 @@ export async function editInChannel(
   const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, editedAt: isoNow(deps.clock) };
   messageDecider.decide(command, loaded);
   await beforeAppend?.();
-  await storeFiles(deps, channelId, uploads);
-  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
+  const { state, position } = await appendWithFiles(deps, channelId, messageId, uploads, () =>
+    deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock)),
+  );
   await settleWithFiles(deps, position);
   return messageDocOf(deps, state);
 }
