@@ -10,7 +10,7 @@ import { guildStream } from '../commands/streams.js';
 import type { ChannelDeleted } from '../domain/channel.js';
 import { type GuildDeleted, guildDecider } from '../domain/guild.js';
 import type { MessageEvent } from '../domain/message.js';
-import { type EventStore, type Position, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
+import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
 
 const CHECKPOINT = 'attachment-removal';
 /** Batches that remove nothing move the checkpoint at most this often (in events): a restart reads at most these again. */
@@ -22,16 +22,11 @@ export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | '
   store: EventStore;
 }
 
-interface Waiter {
-  target: Position;
-  resolve: () => void;
-}
-
 export class AttachmentRemover {
   private subscription: Subscription | null = null;
   private processed: Position | null = null;
   private uncheckpointed = 0;
-  private waiters: Waiter[] = [];
+  private readonly waits = new PositionWaits();
 
   constructor(
     private readonly deps: AttachmentRemovalDeps,
@@ -44,7 +39,7 @@ export class AttachmentRemover {
     this.subscription = this.deps.store.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.follow(events), (error) => {
       // Stopped: nobody may wait for it, and the next start resumes from the checkpoint.
       this.subscription = null;
-      this.releaseWaiters();
+      this.waits.releaseAll();
       this.onError(error);
     });
   }
@@ -58,11 +53,7 @@ export class AttachmentRemover {
       this.uncheckpointed = 0;
     }
     this.processed = last;
-    this.waiters = this.waiters.filter((waiter) => {
-      if (comparePositions(last, waiter.target) < 0) return true;
-      waiter.resolve();
-      return false;
-    });
+    this.waits.reached(last);
   }
 
   /** Removes the files the event lets go of; whether it let go of any. */
@@ -93,20 +84,7 @@ export class AttachmentRemover {
   /** Resolves once the files the log let go of up to `position` are gone, or at once when the remover is not running. */
   waitFor(position: Position | null, timeoutMs: number): Promise<void> {
     if (!position || !this.subscription || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve();
-      }, timeoutMs).unref();
-      const waiter: Waiter = {
-        target: position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.waiters.push(waiter);
-    });
+    return this.waits.wait(position, timeoutMs);
   }
 
   /** Resolves when everything the log held when it was called has been followed. */
@@ -118,10 +96,6 @@ export class AttachmentRemover {
     const subscription = this.subscription;
     this.subscription = null;
     await subscription?.stop();
-    this.releaseWaiters();
-  }
-
-  private releaseWaiters(): void {
-    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    this.waits.releaseAll();
   }
 }
