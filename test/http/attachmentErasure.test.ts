@@ -128,11 +128,38 @@ describe('a deleted message’s files leave the blob store', () => {
   });
 });
 
-const dataDir = await mkdtemp(join(tmpdir(), 'parley-erasure-'));
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+/** A DATA_DIR of its own, for a test that restarts the server on it. */
+const dataDirs: string[] = [];
+afterAll(() => Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+async function freshDataDir() {
+  dataDirs.push(await mkdtemp(join(tmpdir(), 'parley-erasure-')));
+  return dataDirs[dataDirs.length - 1];
+}
+
+describe('a deletion while the files could not be removed', () => {
+  it('is answered, and its files go once the remover runs again', async () => {
+    const dataDir = await freshDataDir();
+    const before = await startTestServer({}, dataDir);
+    const guild = await createGuild(before);
+    const { id, files } = await sendFiles(before, guild.owner, guild.channelId, 'stopped-a');
+    await before.remover!.stop();
+    expect((await before.api('DELETE', `/channels/${guild.channelId}/messages/${id}`, { token: guild.owner.token })).status).toBe(204);
+    await expectServed(before, files[0]);
+    await before.close();
+
+    const after = await startTestServer({}, dataDir);
+    try {
+      await after.remover!.caughtUp();
+      await expectErased(after, files[0]);
+    } finally {
+      await after.close();
+    }
+  });
+});
 
 describe('a deletion on disk when the process died', () => {
   it('loses its files at the next start', async () => {
+    const dataDir = await freshDataDir();
     const before = await startTestServer({}, dataDir);
     const guild = await createGuild(before);
     const { id, files } = await sendFiles(before, guild.owner, guild.channelId, 'crash-a', 'crash-b');
