@@ -1,8 +1,8 @@
 // The composition root: compose() builds every role of the service from configuration — the engines, the secrets,
 // the projectors (or the shared read store's progress where they run elsewhere), the relay, the attachment remover,
-// the runtime, the delivery worker, the HTTP(S) API and the WebSocket gateway on its server — and gives back what it started with
-// one close() that stops it all in reverse order. openToolEngines() opens the same engines for the replay tool.
-// Only the entry points import this module: infra/main.ts, infra/replay.ts, and test/support/server.ts for tests.
+// the runtime, the delivery worker, the HTTP(S) API and the WebSocket gateway on its server — and gives back what it
+// started with one close() that stops it all in reverse order. openToolEngines() opens the same engines for the replay
+// tool. Only the entry points import this module: infra/main.ts, infra/replay.ts, and test/support/server.ts for tests.
 import { join } from 'node:path';
 import { CommandHandler } from '../commands/handle.js';
 import { Gateway } from '../gateway/server.js';
