@@ -18,6 +18,11 @@ export interface CommandDeps {
   clock: Clock;
   /** Waits until the read models reflect the log up to `position`, so a client reads its own writes. */
   settle(position: Position | null): Promise<void>;
+  /**
+   * Waits until the files the log let go of up to `position` (deleted messages', dropped attachments') have left the
+   * blob store, where this process removes them (processes/attachmentRemoval.ts); elsewhere it returns at once.
+   */
+  settleFiles(position: Position | null): Promise<void>;
 }
 
 /** The ports one use case takes. */
@@ -30,6 +35,11 @@ export type ActorMeta = RequestMeta & { actorId: string };
 
 export function metadata(meta: RequestMeta, clock: Clock): EventMetadata {
   return { ...meta, createdAt: isoNow(clock) };
+}
+
+/** settle, and the files the log let go of up to `position` gone too: what a command that drops files answers after. */
+export async function settleWithFiles(deps: Uses<'settle' | 'settleFiles'>, position: Position | null): Promise<void> {
+  await Promise.all([deps.settle(position), deps.settleFiles(position)]);
 }
 
 /** The latest of several append positions (null entries are commands that appended nothing). */

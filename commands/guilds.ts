@@ -99,22 +99,27 @@ export async function updateMember(
   await runGuildCommandWithImages(deps, meta, guildId, command, images, (field, hash) => memberImageKey(guildId, userId, field, hash));
 }
 
-/** A channel's deletion waits for the sends under way in it, and holds back new ones until it is appended. */
-export async function deleteChannel(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, channelId: string) {
-  await exclusive(channelSendsGate(channelId), () => runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId }));
+/**
+ * A channel's deletion waits for the sends under way in it, and holds back new ones until it is appended; its files
+ * leave the blob store before the answer (the attachment remover follows ChannelDeleted).
+ */
+export async function deleteChannel(deps: Uses<'commands' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string, channelId: string) {
+  const { position } = await exclusive(channelSendsGate(channelId), () => runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId }));
+  await deps.settleFiles(position);
 }
 
-export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string) {
+export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string) {
   const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
-  // As a channel's deletion, for all of its channels at once.
+  // As a channel's deletion, for all of its channels at once, files included.
   const gates = [...state.channels.keys()].map(channelSendsGate);
-  const { events } = await exclusiveAll(gates, () => runGuildCommand(deps, meta, guildId, { type: 'DeleteGuild', actorId: meta.actorId }));
+  const { events, position } = await exclusiveAll(gates, () => runGuildCommand(deps, meta, guildId, { type: 'DeleteGuild', actorId: meta.actorId }));
+  await deps.settleFiles(position);
   const deleted = events.find((e) => e.type === 'GuildDeleted');
   if (deleted?.type === 'GuildDeleted' && deleted.data.vanityCode) await releaseVanityCode(deps, meta, guildId, deleted.data.vanityCode);
 }
 
 /** Bans a member or any existing user, so that they cannot join. */
-export async function banUser(deps: Uses<'commands' | 'readStore' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
+export async function banUser(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
   const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: isoNow(deps.clock) };
   await assertGuildCommand(deps, guildId, command);
   if (!(await userById(deps.readStore, userId))) throw notFound('UNKNOWN_USER', 'Unknown User');

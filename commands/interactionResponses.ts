@@ -29,9 +29,9 @@ import { interactionIdOfToken } from './commandInteractions.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import { toMessageUser } from './dms.js';
 import { deleteInChannel } from './messages/delete.js';
-import { editInChannel } from './messages/edit.js';
+import { type EditDeps, editInChannel } from './messages/edit.js';
 import type { MessageInput, Sender, UploadedFile } from './messages/input.js';
-import { type Authorship, type SendDeps, postMessage } from './messages/send.js';
+import { type Authorship, postMessage } from './messages/send.js';
 import { loadMessage, messageDocOf } from './messages/state.js';
 import { commandInteractionStream, interactionStream } from './streams.js';
 
@@ -113,7 +113,7 @@ const responseMessage = (input: MessageInput | undefined, extraFlags = 0): Messa
  * message is checked whole and before it is stored, so a second response, even a concurrent one, posts nothing.
  */
 export async function respondToInteraction(
-  deps: SendDeps,
+  deps: EditDeps,
   meta: RequestMeta,
   interactionId: string,
   token: string,
@@ -200,13 +200,13 @@ export async function getResponseMessage(deps: Uses<'commands' | 'readStore'>, o
   return messageDocOf(deps, await responseMessageOf(deps, opened, ref));
 }
 
-export async function editResponseMessage(deps: SendDeps, meta: RequestMeta, opened: OpenedInteraction, ref: string, input: MessageInput, files: UploadedFile[]): Promise<MessageDoc> {
+export async function editResponseMessage(deps: EditDeps, meta: RequestMeta, opened: OpenedInteraction, ref: string, input: MessageInput, files: UploadedFile[]): Promise<MessageDoc> {
   const { interaction } = opened;
   const message = (await responseMessageOf(deps, opened, ref)).message!;
   return editInChannel(deps, asBot(meta, interaction), await responsePlace(deps, interaction), message.id, input, files, botSender(interaction));
 }
 
-export async function deleteResponseMessage(deps: SendDeps, meta: RequestMeta, opened: OpenedInteraction, ref: string): Promise<void> {
+export async function deleteResponseMessage(deps: EditDeps, meta: RequestMeta, opened: OpenedInteraction, ref: string): Promise<void> {
   const { interaction } = opened;
   const message = (await responseMessageOf(deps, opened, ref)).message!;
   await deleteInChannel(deps, asBot(meta, interaction), await responsePlace(deps, interaction), message.id);
@@ -216,7 +216,7 @@ export async function deleteResponseMessage(deps: SendDeps, meta: RequestMeta, o
  * A follow-up message, once the interaction was answered. As in the widely used API, the first follow-up of a deferred
  * response fills that response (keeping its ephemerality) instead of posting another message.
  */
-export async function sendFollowUp(deps: SendDeps, meta: RequestMeta, opened: OpenedInteraction, input: MessageInput, files: UploadedFile[]): Promise<MessageDoc> {
+export async function sendFollowUp(deps: EditDeps, meta: RequestMeta, opened: OpenedInteraction, input: MessageInput, files: UploadedFile[]): Promise<MessageDoc> {
   const { interaction, state } = opened;
   const response = state.response;
   if (!response) throw notFound('UNKNOWN_WEBHOOK', 'Unknown Webhook: answer the interaction before following it up');

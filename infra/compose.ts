@@ -1,11 +1,13 @@
 // The composition root: compose() builds every role of the service from configuration — the engines, the secrets,
-// the projectors (or the shared read store's progress where they run elsewhere), the relay, the runtime, the
-// delivery worker, the HTTP(S) API and the WebSocket gateway on its server — and gives back what it started with
-// one close() that stops it all in reverse order. openToolEngines() opens the same engines for the replay tool.
-// Only the entry points import this module: infra/main.ts, infra/replay.ts, and test/support/server.ts for tests.
+// the projectors (or the shared read store's progress where they run elsewhere), the relay, the attachment remover,
+// the runtime, the delivery worker, the HTTP(S) API and the WebSocket gateway on its server — and gives back what it
+// started with one close() that stops it all in reverse order. openToolEngines() opens the same engines for the replay
+// tool. Only the entry points import this module: infra/main.ts, infra/replay.ts, and test/support/server.ts for tests.
 import { join } from 'node:path';
+import { CommandHandler } from '../commands/handle.js';
 import { Gateway } from '../gateway/server.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
+import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { DeliveryWorker } from '../processes/delivery.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionRunner } from '../projections/runner.js';
@@ -33,7 +35,12 @@ export interface Composition {
   gateway: Gateway | null;
   /** The interaction delivery worker: roles delivery and all. */
   delivery: DeliveryWorker | null;
-  /** Stops everything compose() started, last started first: server and gateway, delivery, relay, projectors, bus, engines. */
+  /** What removes the files of deleted messages, channels and guilds: roles delivery and all. */
+  remover: AttachmentRemover | null;
+  /**
+   * Stops everything compose() started, last started first: server and gateway, delivery, attachment remover, relay,
+   * projectors, bus, engines.
+   */
   close(): Promise<void>;
 }
 
@@ -83,9 +90,18 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       started.push(() => relay.stop());
     }
 
+    // The background workers' role follows the log to remove dropped files; the commands of this process wait for it.
+    let remover: AttachmentRemover | null = null;
+    if (runsDelivery(engines.role)) {
+      const worker = new AttachmentRemover({ ...opened, commands: new CommandHandler(opened.store) }, (error) => fatal(error, 'attachment removal stopped'));
+      remover = worker;
+      started.push(() => worker.stop());
+      await worker.start();
+    }
+
     const metrics = new PrometheusMetrics();
     if (opened.store instanceof SqliteEventStore) opened.store.observe(metrics);
-    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics);
+    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, remover);
 
     let delivery: DeliveryWorker | null = null;
     if (runsDelivery(engines.role)) {
@@ -120,7 +136,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     }
 
     let closing: Promise<void> | null = null;
-    return { runtime, http, gateway, delivery, close: () => (closing ??= stopAll()) };
+    return { runtime, http, gateway, delivery, remover, close: () => (closing ??= stopAll()) };
   } catch (error) {
     await stopAll().catch(() => {});
     throw error;

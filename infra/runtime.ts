@@ -13,6 +13,7 @@ import type { Images } from '../ports/images.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { CheckOutboundUrl, GetBytes } from '../ports/outbound.js';
 import type { SecretBox } from '../ports/secrets.js';
+import type { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import type { ProjectionRunner } from '../projections/runner.js';
 import type { Config } from './config.js';
 import type { EngineConfig } from './engines.js';
@@ -38,7 +39,10 @@ export interface Runtime extends CommandDeps {
   metrics: Metrics;
 }
 
-/** The runtime on opened engines, with this process's projections (run here, or followed in the shared read store). */
+/**
+ * The runtime on opened engines, with this process's projections (run here, or followed in the shared read store) and
+ * its attachment remover (null where another process runs it).
+ */
 export function assembleRuntime(
   config: Config,
   log: Logger,
@@ -47,6 +51,7 @@ export function assembleRuntime(
   secrets: SecretBox,
   projections: ProjectionRunner,
   metrics: Metrics,
+  remover: AttachmentRemover | null,
 ): Runtime {
   const { store, readStore, blobs, bus } = opened;
   return {
@@ -68,5 +73,6 @@ export function assembleRuntime(
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),
+    settleFiles: async (position) => remover?.waitFor(position, engines.settleTimeoutMs),
   };
 }

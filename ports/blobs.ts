@@ -7,7 +7,10 @@ export interface Blob {
 export interface BlobStore {
   put(key: string, blob: Blob): Promise<void>;
   get(key: string): Promise<Blob | null>;
+  /** Removes the blob; a missing one is fine. */
   delete(key: string): Promise<void>;
+  /** Removes every blob whose key lies under the folder `prefix` (whole segments: `a/1` takes `a/1/x`, never `a/10/x`). */
+  deleteUnder(prefix: string): Promise<void>;
 }
 
 /** Keys are slash-separated segments of safe characters, so they map onto paths and object names alike. */

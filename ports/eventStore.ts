@@ -106,6 +106,43 @@ export function comparePositions(a: Position, b: Position): number {
   return 0;
 }
 
+/**
+ * The callers waiting for a follower of the log (a projector, a process) to get to their positions: each is let go when
+ * the follower reaches it, when the follower stops, or after its timeout, whichever comes first.
+ */
+export class PositionWaits {
+  private waiting: { target: Position; release: () => void }[] = [];
+
+  wait(target: Position, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting = this.waiting.filter((w) => w !== waiter);
+        resolve();
+      }, timeoutMs).unref();
+      const waiter = {
+        target,
+        release: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  reached(position: Position): void {
+    this.waiting = this.waiting.filter((waiter) => {
+      if (comparePositions(position, waiter.target) < 0) return true;
+      waiter.release();
+      return false;
+    });
+  }
+
+  releaseAll(): void {
+    for (const waiter of this.waiting.splice(0)) waiter.release();
+  }
+}
+
 /** Checkpoints are stored as text so that they round-trip through any read store. */
 export function encodePosition(position: Position): string {
   return `${position.commit}/${position.prepare}`;

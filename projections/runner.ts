@@ -1,19 +1,14 @@
 // Feeds projections from a catch-up subscription to the log. Each projection keeps its own checkpoint, written in the
 // same bulk write as the documents it covers, so an event is applied once even across crashes and restarts.
-import { type EventStore, type Position, type Subscription, comparePositions } from '../ports/eventStore.js';
+import { type EventStore, type Position, PositionWaits, type Subscription, comparePositions } from '../ports/eventStore.js';
 import type { Checkpoint, ReadStore, WriteOp } from '../ports/readStore.js';
 import type { Projection } from './projection.js';
-
-interface Waiter {
-  target: Position;
-  resolve: () => void;
-}
 
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
   private checkpoints = new Map<string, Position | null>();
   private processed: Position | null = null;
-  private waiters: Waiter[] = [];
+  private readonly waits = new PositionWaits();
 
   constructor(
     private readonly store: EventStore,
@@ -46,31 +41,13 @@ export class ProjectionRunner {
     await this.readStore.bulkWrite(ops, checkpoints);
     for (const projection of this.projections) this.checkpoints.set(projection.name, last);
     this.processed = last;
-    this.waiters = this.waiters.filter((waiter) => {
-      if (comparePositions(last, waiter.target) < 0) return true;
-      waiter.resolve();
-      return false;
-    });
+    this.waits.reached(last);
   }
 
   /** Resolves once every projection has applied the log up to `position` (read-your-writes), or after `timeoutMs`. */
   waitFor(position: Position | null, timeoutMs = 5000): Promise<void> {
     if (!position || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
-    return new Promise((resolve) => {
-      // Settled by apply() or by the timer, whichever comes first; each clears the other.
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve();
-      }, timeoutMs).unref();
-      const waiter: Waiter = {
-        target: position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.waiters.push(waiter);
-    });
+    return this.waits.wait(position, timeoutMs);
   }
 
   /** How many log positions each projection is behind `head` (events, in the embedded log). */
@@ -86,7 +63,7 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     await this.subscription?.stop();
     this.subscription = null;
-    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    this.waits.releaseAll();
   }
 
   /** Empties the named projections' collections and replays the whole log into them. */

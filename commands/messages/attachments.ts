@@ -1,11 +1,15 @@
 // Attachments of sends and edits: files become attachments (images measured by the edge), stored in the blob store
-// before the event that names them and deleted after the event that drops them.
+// before the event that names them, and taken back if it is not appended. The events that drop them (a deletion, an
+// edit, the channel's or the guild's deletion) are followed by processes/attachmentRemoval.ts, which removes them.
 import { invalidForm } from '../../domain/errors.js';
 import type { Attachment } from '../../domain/message.js';
 import type { Uses } from '../deps.js';
 import type { AttachmentEntry, UploadedFile } from './input.js';
+import { loadMessage } from './state.js';
 
-export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `attachments/${channelId}/${attachment.id}/${attachment.filename}`;
+/** The folder of a channel's files: removed whole when the channel goes. */
+export const channelAttachmentsFolder = (channelId: string) => `attachments/${channelId}`;
+export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `${channelAttachmentsFolder(channelId)}/${attachment.id}/${attachment.filename}`;
 
 /** Sanitized for storage keys and URLs: letters, digits, dot, dash and underscore, as the widely used API does. */
 function safeFilename(name: string): string {
@@ -50,10 +54,26 @@ export function resolveAttachments(deps: Uses<'ids'>, entries: AttachmentEntry[]
   return { listed: [...listed, ...added.filter((attachment) => !listed.includes(attachment))], added, uploads };
 }
 
-export async function storeFiles(deps: Uses<'blobs'>, channelId: string, uploads: ReadonlyMap<UploadedFile, Attachment>) {
+/**
+ * Stores the uploads, then runs `append`, the append of the event that lists them. When it fails (the message was
+ * deleted meanwhile, the write conflicted), no event names the files and nothing would ever remove them: they are
+ * taken back, unless the message lists them after all (an append that landed but whose answer was lost).
+ */
+export async function appendWithFiles<T>(
+  deps: Uses<'blobs' | 'commands'>,
+  channelId: string,
+  messageId: string,
+  uploads: ReadonlyMap<UploadedFile, Attachment>,
+  append: () => Promise<T>,
+): Promise<T> {
   await Promise.all([...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })));
-}
-
-export async function deleteFiles(deps: Uses<'blobs'>, channelId: string, attachments: readonly Attachment[]) {
-  await Promise.all(attachments.map((a) => deps.blobs.delete(attachmentKey(channelId, a))));
+  try {
+    return await append();
+  } catch (error) {
+    const state = await loadMessage(deps, messageId);
+    const listed = state.status === 'active' ? state.message!.attachments : [];
+    const unlisted = [...uploads.values()].filter((attachment) => !listed.some((a) => a.id === attachment.id));
+    await Promise.all(unlisted.map((attachment) => deps.blobs.delete(attachmentKey(channelId, attachment))));
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 // Deleting messages: one, a bulk delete of 2-100, and a ban's purge. A deleted message's files leave the blob store
-// and its pin is dropped, so it no longer counts toward the channel's 50 pins.
+// (the attachment remover follows MessageDeleted; the answer waits for it) and its pin is dropped, so it no longer
+// counts toward the channel's 50 pins.
 import { DomainError, badRequest } from '../../domain/errors.js';
 import type { GuildState } from '../../domain/guildState.js';
 import { type MessageCommand, messageDecider } from '../../domain/message.js';
@@ -8,12 +9,11 @@ import { Permission, requirePermission } from '../../domain/permissions.js';
 import { type PinCommand, pinDecider } from '../../domain/pins.js';
 import { messagesByAuthorSince } from '../../projections/messages.queries.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
-import { type ActorMeta, type Uses, lastPosition, metadata } from '../deps.js';
+import { type ActorMeta, type Uses, lastPosition, metadata, settleWithFiles } from '../deps.js';
 import { bulkDeleteStream, messageStream, pinStream } from '../streams.js';
-import { deleteFiles } from './attachments.js';
 import { managesMessages } from './state.js';
 
-type DeleteDeps = Uses<'commands' | 'readStore' | 'blobs' | 'clock' | 'settle'>;
+type DeleteDeps = Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>;
 
 async function unpinDeleted(deps: Uses<'commands' | 'clock'>, meta: ActorMeta, access: MessageChannelAccess, messageId: string) {
   const { state } = await deps.commands.load(pinStream(access.channelId), pinDecider);
@@ -23,15 +23,14 @@ async function unpinDeleted(deps: Uses<'commands' | 'clock'>, meta: ActorMeta, a
 }
 
 /** Deletes one message (in a bulk delete, `bulk`); returns where its events landed, or null for one already gone. */
-async function deleteOne(deps: Uses<'commands' | 'blobs' | 'clock'>, meta: ActorMeta, access: MessageChannelAccess, messageId: string, bulk: boolean) {
+async function deleteOne(deps: Uses<'commands' | 'clock'>, meta: ActorMeta, access: MessageChannelAccess, messageId: string, bulk: boolean) {
   const command: MessageCommand = { type: 'DeleteMessage', actorId: meta.actorId, channelId: access.channelId, manageMessages: managesMessages(access), bulk };
-  const { events, position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
-  for (const event of events) if (event.type === 'MessageDeleted') await deleteFiles(deps, access.channelId, event.data.attachments);
+  const { position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
   return lastPosition(position, await unpinDeleted(deps, meta, access, messageId));
 }
 
 /** deleteOne, or undefined for a message that does not exist (bulk deletes and purges skip those). */
-async function deleteIfExists(deps: Uses<'commands' | 'blobs' | 'clock'>, meta: ActorMeta, access: MessageChannelAccess, messageId: string, bulk: boolean) {
+async function deleteIfExists(deps: Uses<'commands' | 'clock'>, meta: ActorMeta, access: MessageChannelAccess, messageId: string, bulk: boolean) {
   try {
     return await deleteOne(deps, meta, access, messageId, bulk);
   } catch (error) {
@@ -46,7 +45,7 @@ export async function deleteMessage(deps: DeleteDeps, meta: ActorMeta, channelId
 
 /** Deletes a message of the channel of `access`, whose permissions for the actor the caller has established. */
 export async function deleteInChannel(deps: DeleteDeps, meta: ActorMeta, access: MessageChannelAccess, messageId: string) {
-  await deps.settle(await deleteOne(deps, meta, access, messageId, false));
+  await settleWithFiles(deps, await deleteOne(deps, meta, access, messageId, false));
 }
 
 /**
@@ -61,7 +60,7 @@ export async function purgeMessagesOf(deps: DeleteDeps, meta: ActorMeta, guild: 
     const access: MessageChannelAccess = { channelId: message.channel_id, guildId: guild.id, type: 0, permissions: Permission.MANAGE_MESSAGES | Permission.VIEW_CHANNEL, guild, dm: null };
     positions.push((await deleteIfExists(deps, meta, access, message._id, false)) ?? null);
   }
-  await deps.settle(lastPosition(...positions));
+  await settleWithFiles(deps, lastPosition(...positions));
 }
 
 /** Deletes 2-100 messages under 14 days old at once (MANAGE_MESSAGES); ids of unknown messages count but are skipped. */
@@ -80,5 +79,5 @@ export async function bulkDeleteMessages(deps: DeleteDeps, meta: ActorMeta, chan
   );
   const command = { type: 'RecordBulkDelete' as const, channelId, guildId: access.guildId, messageIds: messageIds.filter((id) => deleted.includes(id)), actorId: meta.actorId };
   const recorded = await deps.commands.handle(bulkDeleteStream(channelId), bulkDeleteDecider, command, metadata(meta, deps.clock));
-  await deps.settle(lastPosition(...positions, recorded.position));
+  await settleWithFiles(deps, lastPosition(...positions, recorded.position));
 }

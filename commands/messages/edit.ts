@@ -1,18 +1,20 @@
 // Editing a message: its author changes its content, embeds, components and attachments; MANAGE_MESSAGES may suppress
-// its embeds. Files dropped by the edit leave the blob store once the edit is in the log.
+// its embeds. Files dropped by the edit leave the blob store once the edit is in the log (the attachment remover
+// follows MessageEdited; the answer waits for it).
 import { type MessageCommand, type MessageEdit, messageDecider, requireMessage } from '../../domain/message.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { isoNow } from '../../ports/clock.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
-import { type ActorMeta, metadata } from '../deps.js';
+import { type ActorMeta, type Uses, metadata, settleWithFiles } from '../deps.js';
 import { messageStream } from '../streams.js';
-import { deleteFiles, resolveAttachments, storeFiles } from './attachments.js';
+import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { MessageInput, Sender, UploadedFile } from './input.js';
-import type { SendDeps } from './send.js';
 import { loadMessage, managesMessages, messageDocOf } from './state.js';
 
-export async function editMessage(deps: SendDeps, meta: ActorMeta, channelId: string, messageId: string, input: MessageInput, files: UploadedFile[], sender: Sender) {
+export type EditDeps = Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle' | 'settleFiles'>;
+
+export async function editMessage(deps: EditDeps, meta: ActorMeta, channelId: string, messageId: string, input: MessageInput, files: UploadedFile[], sender: Sender) {
   return editInChannel(deps, meta, await messageChannelAccess(deps, channelId, sender.userId), messageId, input, files, sender);
 }
 
@@ -22,7 +24,7 @@ export async function editMessage(deps: SendDeps, meta: ActorMeta, channelId: st
  * interaction there).
  */
 export async function editInChannel(
-  deps: SendDeps,
+  deps: EditDeps,
   meta: ActorMeta,
   access: MessageChannelAccess,
   messageId: string,
@@ -54,9 +56,9 @@ export async function editInChannel(
   const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, editedAt: isoNow(deps.clock) };
   messageDecider.decide(command, loaded);
   await beforeAppend?.();
-  await storeFiles(deps, channelId, uploads);
-  const { state, events, position } = await deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock));
-  await deps.settle(position);
-  for (const event of events) if (event.type === 'MessageEdited') await deleteFiles(deps, channelId, event.data.removedAttachments);
+  const { state, position } = await appendWithFiles(deps, channelId, messageId, uploads, () =>
+    deps.commands.handle(messageStream(messageId), messageDecider, command, metadata(meta, deps.clock)),
+  );
+  await settleWithFiles(deps, position);
   return messageDocOf(deps, state);
 }

@@ -13,7 +13,7 @@ import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
 import { messageStream, nonceStream } from '../streams.js';
-import { resolveAttachments, storeFiles } from './attachments.js';
+import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { Sender, SendInput, UploadedFile } from './input.js';
 import { has, loadMessage, messageDocOf } from './state.js';
@@ -105,8 +105,9 @@ async function appendMessage(deps: SendDeps, meta: ActorMeta, message: MessageFi
     message.id = messageId;
     message.timestamp = new Date(snowflakeTimestamp(messageId)).toISOString();
   }
-  await storeFiles(deps, channelId, uploads);
-  const { state, position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock), { newStream: true });
+  const { state, position } = await appendWithFiles(deps, channelId, messageId, uploads, () =>
+    deps.commands.handle(messageStream(messageId), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock), { newStream: true }),
+  );
   await deps.settle(position);
   // The message as decided: nothing has reacted to it or pinned it yet, so it needs no reading back.
   return messageDoc(state.message!);

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { emojiImageKey, stickerImageKey } from '../../commands/expressions.js';
+import { attachmentKey } from '../../commands/messages/attachments.js';
 import { badRequest, notFound } from '../../domain/errors.js';
 import { type ImageFormat, type Rendered, entityTag } from '../../ports/images.js';
 import type { HttpDeps } from '../context.js';
@@ -219,7 +220,7 @@ export function cdnRoutes(deps: HttpDeps): Router {
   router.get('/attachments/:channelId/:attachmentId/:filename', async (ctx) => {
     const { channelId, attachmentId, filename } = parseBody(attachmentParams, ctx.params);
     const query = parseQuery(attachmentQuery, ctx.query);
-    const blob = await deps.blobs.get(`attachments/${channelId}/${attachmentId}/${filename}`);
+    const blob = await deps.blobs.get(attachmentKey(channelId, { id: attachmentId, filename }));
     if (!blob) throw notFound('UNKNOWN_ATTACHMENT', 'Unknown Attachment');
     const image = deps.images.isImageType(blob.contentType);
     if (!query.width && !query.height && !query.format && query.quality === 'lossless') {

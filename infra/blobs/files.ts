@@ -43,6 +43,29 @@ export class FileBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     const path = this.path(key);
     await Promise.all([rm(path, { force: true }), rm(`${path}.type`, { force: true })]);
+    await syncDirectory(dirname(path));
+  }
+
+  async deleteUnder(prefix: string): Promise<void> {
+    const path = this.path(prefix);
+    await rm(path, { recursive: true, force: true });
+    await syncDirectory(dirname(path));
+  }
+}
+
+/** Makes a removal durable: whoever records it as done (a checkpoint) must not see the file come back after a crash. */
+async function syncDirectory(path: string): Promise<void> {
+  let directory;
+  try {
+    directory = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
   }
 }
 

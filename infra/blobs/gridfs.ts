@@ -37,6 +37,13 @@ export class GridFsBlobStore implements BlobStore {
     await this.remove((await this.revisions(key).toArray()).map((file) => file._id));
   }
 
+  async deleteUnder(prefix: string): Promise<void> {
+    assertBlobKey(prefix);
+    // Keys hold no regular-expression metacharacters but the dot (assertBlobKey); an anchored prefix uses the filename index.
+    const under = new RegExp(`^${prefix.replaceAll('.', '\\.')}/`);
+    await this.remove((await this.bucket.find({ filename: under }).toArray()).map((file) => file._id));
+  }
+
   private async remove(ids: ObjectId[]): Promise<void> {
     for (const id of ids) {
       // Two writers replacing the same key may both remove an old revision: the second finds it gone.

@@ -33,6 +33,22 @@ export function describeBlobStoreContract(name: string, factory: () => Promise<{
       await subject.blobs.delete(key);
     });
 
+    it('deleteUnder removes every blob under a folder, nested or not, and nothing beside it; again is harmless', async () => {
+      const folder = `attachments/${randomUUID()}`;
+      const text = (t: string) => ({ data: Buffer.from(t), contentType: 'text/plain' });
+      await subject.blobs.put(`${folder}/1/a.txt`, text('a'));
+      await subject.blobs.put(`${folder}/2/b.d.txt`, text('b'));
+      // Same leading characters, another folder: a prefix of whole segments leaves it alone.
+      await subject.blobs.put(`${folder}0/1/c.txt`, text('c'));
+      await subject.blobs.deleteUnder(folder);
+      expect(await subject.blobs.get(`${folder}/1/a.txt`)).toBeNull();
+      expect(await subject.blobs.get(`${folder}/2/b.d.txt`)).toBeNull();
+      expect(await subject.blobs.get(`${folder}0/1/c.txt`)).toEqual(text('c'));
+      await subject.blobs.deleteUnder(folder);
+      await subject.blobs.deleteUnder(`attachments/${randomUUID()}`);
+      await expect(subject.blobs.deleteUnder('attachments/..')).rejects.toThrow(/Unsafe blob key/);
+    });
+
     it('refuses keys that could escape their place', async () => {
       await expect(subject.blobs.put('../etc/passwd', { data: Buffer.from('x'), contentType: 'text/plain' })).rejects.toThrow(/Unsafe blob key/);
       await expect(subject.blobs.get('a/../../b')).rejects.toThrow(/Unsafe blob key/);

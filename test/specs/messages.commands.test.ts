@@ -1,9 +1,11 @@
 // Command specs of sending and deleting messages: given streams in the log → when the command function → then the
 // events it appended, or its refusal with nothing appended.
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { messageChannelAccess } from '../../commands/access.js';
 import { deleteMessage } from '../../commands/messages/delete.js';
+import { editInChannel } from '../../commands/messages/edit.js';
 import { sendMessage } from '../../commands/messages/send.js';
-import { NEW_IDS, NOW, givenStreams } from './support.js';
+import { NEW_IDS, NOW, appendStreams, commandDeps, givenStreams } from './support.js';
 import { ANNOUNCEMENTS, G, GENERAL, accounts, ada, bob, cy, deleted, finn, guildStream, messageFields, messageUser, pinned, sent } from './events.js';
 
 const asUser = (person: { id: string }) => ({ userId: person.id, bot: false });
@@ -69,4 +71,23 @@ describe('deleteMessage', () => {
     givenStreams(...people, guildStream, ['message-100', [sent({ id: '100', author: messageUser(bob) }), deleted(bobs, bob.id)]])
       .when((deps) => deleteMessage(deps, { actorId: bob.id }, GENERAL, '100'))
       .thenRefuses('UNKNOWN_MESSAGE'));
+});
+
+describe('editInChannel', () => {
+  it('takes back the file it stored when the message is deleted before its edit lands, so no file is left unnamed', async () => {
+    const world = await commandDeps();
+    try {
+      const message = messageFields({ id: '100', author: messageUser(bob) });
+      await world.deps.settle(await appendStreams(world.eventStore, [...people, guildStream, ['message-100', [sent(message)]]]));
+      const access = await messageChannelAccess(world.deps, GENERAL, bob.id);
+      const file = { index: 0, filename: 'late.txt', contentType: 'text/plain', data: Buffer.from('late') };
+      // A moderator's delete lands between the edit's checks and its append.
+      const deletedMeanwhile = async () => void (await appendStreams(world.eventStore, [['message-100', [deleted(message, cy.id)]]]));
+      const edit = editInChannel(world.deps, { actorId: bob.id }, access, '100', { content: 'edited' }, [file], asUser(bob), deletedMeanwhile);
+      await expect(edit).rejects.toMatchObject({ code: 'UNKNOWN_MESSAGE' });
+      expect([...world.blobs.blobs.keys()]).toEqual([]);
+    } finally {
+      await world.close();
+    }
+  });
 });

@@ -120,6 +120,9 @@ export class MemoryBlobStore implements BlobStore {
   async delete(key: string) {
     this.blobs.delete(key);
   }
+  async deleteUnder(prefix: string) {
+    for (const key of this.blobs.keys()) if (key.startsWith(`${prefix}/`)) this.blobs.delete(key);
+  }
 }
 
 export interface CommandWorld {
@@ -148,6 +151,8 @@ export async function commandDeps(): Promise<CommandWorld> {
     secrets: SecretBox.fromKey(SPEC_KEY),
     clock: { now: () => Date.parse(NOW) },
     settle: (position: Position | null) => runner.waitFor(position, 2000),
+    // Specs check the events a command appends; removing files after them is the remover's (test/http/attachmentErasure.test.ts).
+    settleFiles: async () => {},
   };
   return {
     deps,

@@ -37,6 +37,8 @@ export interface TestServer {
   runtime: Runtime;
   /** The WebSocket gateway, for tests that act on live sessions (drop a connection). */
   gateway: Composition['gateway'];
+  /** The attachment remover, for tests that stop it. */
+  remover: Composition['remover'];
   dispatcher: Agent;
   cert: string;
   dataDir: string;
@@ -77,6 +79,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     ...apiClient(origin, dispatcher),
     runtime,
     gateway: composition.gateway,
+    remover: composition.remover,
     dispatcher,
     cert: server.cert!,
     dataDir: dir,

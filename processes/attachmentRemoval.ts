@@ -1,0 +1,101 @@
+// The attachment remover: the files of deleted messages, of attachments an edit dropped, and of deleted channels and
+// guilds leave the blob store. The log is the truth and a 2xx means the deletion is on disk; removing the files is a
+// side effect that follows the log here, so a crash between the two only delays it: the remover resumes from its
+// checkpoint and removes again (a file already gone is fine). Its first start reads the log from the beginning, so the
+// files that versions before it left behind go too. Commands that drop files wait for it (settleFiles), as they wait
+// for the read models, so a 2xx means the CDN answers 404.
+import type { Uses } from '../commands/deps.js';
+import { attachmentKey, channelAttachmentsFolder } from '../commands/messages/attachments.js';
+import { guildStream } from '../commands/streams.js';
+import type { ChannelDeleted } from '../domain/channel.js';
+import { type GuildDeleted, guildDecider } from '../domain/guild.js';
+import type { MessageEvent } from '../domain/message.js';
+import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
+
+const CHECKPOINT = 'attachment-removal';
+/** Batches that remove nothing move the checkpoint at most this often (in events): a restart reads at most these again. */
+const CHECKPOINT_EVERY = 1000;
+
+type Dropping = MessageEvent | ChannelDeleted | GuildDeleted;
+
+export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | 'blobs'> {
+  store: EventStore;
+}
+
+export class AttachmentRemover {
+  private subscription: Subscription | null = null;
+  private processed: Position | null = null;
+  private uncheckpointed = 0;
+  private readonly waits = new PositionWaits();
+
+  constructor(
+    private readonly deps: AttachmentRemovalDeps,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    const from = await this.deps.readStore.getCheckpoint(CHECKPOINT);
+    this.processed = from;
+    this.subscription = this.deps.store.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.follow(events), (error) => {
+      // Stopped: nobody may wait for it, and the next start resumes from the checkpoint.
+      this.subscription = null;
+      this.waits.releaseAll();
+      this.onError(error);
+    });
+  }
+
+  private async follow(events: RecordedEvent[]): Promise<void> {
+    const removed = await Promise.all(events.map((event) => this.removeFilesOf(event as unknown as Dropping)));
+    const last = events[events.length - 1].position;
+    this.uncheckpointed += events.length;
+    if (removed.includes(true) || this.uncheckpointed >= CHECKPOINT_EVERY) {
+      await this.deps.readStore.bulkWrite([], [{ projection: CHECKPOINT, position: last }]);
+      this.uncheckpointed = 0;
+    }
+    this.processed = last;
+    this.waits.reached(last);
+  }
+
+  /** Removes the files the event lets go of; whether it let go of any. */
+  private async removeFilesOf(event: Dropping): Promise<boolean> {
+    const { blobs } = this.deps;
+    switch (event.type) {
+      case 'MessageDeleted':
+      case 'MessageEdited': {
+        const { channelId } = event.data;
+        const dropped = event.type === 'MessageDeleted' ? event.data.attachments : event.data.removedAttachments;
+        await Promise.all(dropped.map((attachment) => blobs.delete(attachmentKey(channelId, attachment))));
+        return dropped.length > 0;
+      }
+      case 'ChannelDeleted':
+        await blobs.deleteUnder(channelAttachmentsFolder(event.data.channel.id));
+        return true;
+      case 'GuildDeleted': {
+        // The channels it still had (those deleted before took their files then), as the guild's stream tells.
+        const { state } = await this.deps.commands.load(guildStream(event.data.guildId), guildDecider);
+        await Promise.all([...state.channels.keys()].map((channelId) => blobs.deleteUnder(channelAttachmentsFolder(channelId))));
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Resolves once the files the log let go of up to `position` are gone, or at once when the remover is not running. */
+  waitFor(position: Position | null, timeoutMs: number): Promise<void> {
+    if (!position || !this.subscription || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
+    return this.waits.wait(position, timeoutMs);
+  }
+
+  /** Resolves when everything the log held when it was called has been followed. */
+  async caughtUp(): Promise<void> {
+    await this.subscription?.caughtUp();
+  }
+
+  async stop(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = null;
+    await subscription?.stop();
+    this.waits.releaseAll();
+  }
+}
