@@ -1,4 +1,4 @@
-// Discriminators are unique per username: each username has a stream (username-{name}) that hands them out,
+// Discriminators are unique per username: each username has a stream (username-{keyed hash}, commands/claims.ts) that hands them out,
 // so two registrations of one name serialize on its revision instead of racing.
 import type { Decider, DomainEvent } from './decider.js';
 import { invalidForm } from './errors.js';
