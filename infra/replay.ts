@@ -215,7 +215,9 @@ async function main(argv: string[]): Promise<void> {
   const { store, readStore, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {
     if (command === 'erase') {
-      // The server's key: the account's username and email claims are on streams named with it.
+      // The server's key: the account's username and email claims are on streams named with it. Shared engines were
+      // written with SECRET_KEY, which a key file generated here would not match.
+      if (!usesEmbeddedStores(engines) && !config.secretKey) throw new Error('erase on shared engines needs the SECRET_KEY their processes use');
       const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
       await eraseAccount({ store, readStore, secrets }, values.user ?? '', process.stderr);
     } else if (command === 'rebuild') {
