@@ -2,27 +2,26 @@
 // Every effect is an event on the stream it belongs to, in an order that lets a deletion cut short by a crash be
 // finished by running it again: the account stays live, its tokens working, until the last step appends UserErased,
 // and every step before it acts only on what is still left (a guild still joined, a grant still open, a claim still held).
-import { emailClaimDecider } from '../domain/emailClaim.js';
 import { oauth2GrantDecider } from '../domain/oauth2Grant.js';
 import { type UserCommand, userDecider } from '../domain/user.js';
-import { usernameClaimDecider } from '../domain/usernameClaim.js';
 import { isoNow } from '../ports/clock.js';
-import { sha256, verifyPassword } from '../ports/secrets.js';
+import { verifyPassword } from '../ports/secrets.js';
 import { applicationsOwnedBy } from '../projections/applications.queries.js';
 import { dmChannelsOf } from '../projections/dms.queries.js';
 import { guildsByIds } from '../projections/guilds.queries.js';
 import { membershipsOf } from '../projections/members.queries.js';
 import { oauth2TokensOfUser } from '../projections/oauth2.queries.js';
 import { loginById } from '../projections/users.queries.js';
+import { releaseDiscriminator, releaseEmail } from './claims.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { closeDm } from './dms.js';
 import { runGuildCommand } from './guilds.js';
-import { emailStream, oauth2GrantStream, usernameStream, userStream } from './streams.js';
+import { oauth2GrantStream, userStream } from './streams.js';
 
 /** The person's password, or null for an operator carrying out an erasure request. */
 export type DeletionProof = { password: string } | null;
 
-type DeletionDeps = Uses<'commands' | 'readStore' | 'clock' | 'settle'>;
+type DeletionDeps = Uses<'commands' | 'readStore' | 'secrets' | 'clock' | 'settle'>;
 
 /** Whether the password is the account's; null when none was asked for. */
 async function checkPassword(deps: DeletionDeps, userId: string, proof: DeletionProof): Promise<boolean | null> {
@@ -70,10 +69,8 @@ export async function deleteAccount(deps: DeletionDeps, meta: ActorMeta, proof: 
 
   // Released before the erasure, so that a retry still finds the name and address in the account's state to release.
   const { username, discriminator, email } = state;
-  await deps.commands.handle(usernameStream(username), usernameClaimDecider, { type: 'ReleaseDiscriminator', username, userId, discriminator }, metadata(meta, deps.clock));
-  if (email) {
-    await deps.commands.handle(emailStream(email), emailClaimDecider, { type: 'ReleaseEmail', emailHash: sha256(email.toLowerCase()), userId }, metadata(meta, deps.clock));
-  }
+  await releaseDiscriminator(deps, meta, username, userId, discriminator);
+  if (email) await releaseEmail(deps, meta, email, userId);
   progress('released the username and email');
 
   // Decided again on the stream: anything appended to the account meanwhile (a new guild owned) is checked as well.

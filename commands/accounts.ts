@@ -1,38 +1,19 @@
 // Accounts: registration, login, applications and their bot users, profile changes.
-import { randomInt } from 'node:crypto';
 import { type ApplicationCommand, applicationDecider, assertOwner } from '../domain/application.js';
-import { emailClaimDecider } from '../domain/emailClaim.js';
 import { invalidForm, notFound } from '../domain/errors.js';
 import { userDecider } from '../domain/user.js';
-import { usernameClaimDecider } from '../domain/usernameClaim.js';
 import type { Image } from '../ports/images.js';
 import { hashPassword, newSecret, newToken, sha256, verifyPassword } from '../ports/secrets.js';
 import type { LoginDoc } from '../projections/users.js';
 import { loginsByEmail, loginsByTag, loginsByUsername } from '../projections/users.queries.js';
 import { type RequestMeta, type Uses, metadata } from './deps.js';
-import { applicationStream, emailStream, usernameStream, userStream } from './streams.js';
-
-/** Picks a discriminator for `username`, keeping `preferred` when it is free. Appends the claim. */
-async function claimDiscriminator(deps: Uses<'commands' | 'clock'>, meta: RequestMeta, username: string, userId: string, preferred?: string) {
-  const { state } = await deps.commands.handle(
-    usernameStream(username),
-    usernameClaimDecider,
-    { type: 'ClaimDiscriminator', username, userId, start: randomInt(1, 10000), preferred },
-    metadata(meta, deps.clock),
-  );
-  const discriminator = [...state].find(([, holder]) => holder === userId)?.[0];
-  if (!discriminator) throw new Error('discriminator claim did not record the user');
-  return discriminator;
-}
+import { assertEmailAvailable, assertUsernameAvailable, claimDiscriminator, claimEmail, releaseDiscriminator } from './claims.js';
+import { applicationStream, userStream } from './streams.js';
 
 /** Refuses before anything is appended when the username has no discriminator left or the email is taken. */
-async function assertRegistrable(deps: Uses<'commands'>, username: string, email: string | null) {
-  const claims = await deps.commands.load(usernameStream(username), usernameClaimDecider);
-  if (claims.state.size >= 9999) usernameClaimDecider.decide({ type: 'ClaimDiscriminator', username, userId: '', start: 1 }, claims.state);
-  if (email) {
-    const holder = await deps.commands.load(emailStream(email), emailClaimDecider);
-    emailClaimDecider.decide({ type: 'ClaimEmail', emailHash: '', userId: '' }, holder.state);
-  }
+async function assertRegistrable(deps: Uses<'commands' | 'secrets'>, username: string, email: string | null) {
+  await assertUsernameAvailable(deps, username);
+  if (email) await assertEmailAvailable(deps, email);
 }
 
 async function startSession(deps: Uses<'commands' | 'clock'>, meta: RequestMeta, userId: string) {
@@ -41,13 +22,13 @@ async function startSession(deps: Uses<'commands' | 'clock'>, meta: RequestMeta,
   return { token, position };
 }
 
-export async function registerUser(deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>, meta: RequestMeta, input: { username: string; password: string; email?: string }) {
+export async function registerUser(deps: Uses<'commands' | 'ids' | 'secrets' | 'clock' | 'settle'>, meta: RequestMeta, input: { username: string; password: string; email?: string }) {
   const email = input.email ?? null;
   await assertRegistrable(deps, input.username, email);
   const userId = deps.ids.next();
   const passwordHash = await hashPassword(input.password);
   const actor = { ...meta, actorId: userId };
-  if (email) await deps.commands.handle(emailStream(email), emailClaimDecider, { type: 'ClaimEmail', emailHash: sha256(email.toLowerCase()), userId }, metadata(actor, deps.clock));
+  if (email) await claimEmail(deps, actor, email, userId);
   const discriminator = await claimDiscriminator(deps, actor, input.username, userId);
   await deps.commands.handle(
     userStream(userId),
@@ -102,7 +83,7 @@ export async function createApplication(
 }
 
 /** The application's bot user, whose id is the application's (domain/application.ts says why). */
-export async function createBot(deps: Uses<'commands' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
+export async function createBot(deps: Uses<'commands' | 'secrets' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
   const { state } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId }, metadata(meta, deps.clock));
   const botUserId = state.botUserId!;
   const token = newToken(botUserId);
@@ -153,7 +134,7 @@ export async function resetClientSecret(deps: Uses<'commands' | 'clock' | 'settl
 }
 
 export async function updateProfile(
-  deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
+  deps: Uses<'commands' | 'blobs' | 'secrets' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
   input: { username?: string; avatar?: { data: Buffer; contentType: string; hash: string } | null },
 ) {
@@ -171,13 +152,6 @@ export async function updateProfile(
     change.avatar = input.avatar?.hash ?? null;
   }
   const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'UpdateProfile', userId, ...change }, metadata(meta, deps.clock));
-  if (renamed) {
-    await deps.commands.handle(
-      usernameStream(state.username),
-      usernameClaimDecider,
-      { type: 'ReleaseDiscriminator', username: state.username, userId, discriminator: state.discriminator },
-      metadata(meta, deps.clock),
-    );
-  }
+  if (renamed) await releaseDiscriminator(deps, meta, state.username, userId, state.discriminator);
   await deps.settle(position);
 }

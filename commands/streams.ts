@@ -1,5 +1,5 @@
 // Stream ids of the aggregates, in one place so command modules (and process workflows) can name each other's streams.
-import { sha256 } from '../ports/secrets.js';
+import { type SecretBox, sha256 } from '../ports/secrets.js';
 
 export const guildStream = (guildId: string) => `guild-${guildId}`;
 /** A guild's emojis and stickers, beside the guild's own stream (domain/guildExpressions.ts). */
@@ -25,8 +25,17 @@ export const groupDmStream = (channelId: string) => `group-dm-${channelId}`;
 /** A DM's or group DM's call: ringing, voice states, region (domain/call.ts). */
 export const callStream = (channelId: string) => `call-${channelId}`;
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
-export const usernameStream = (username: string) => `username-${sha256(username.toLowerCase())}`;
-export const emailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
+/**
+ * A username's and an email address's claims (domain/usernameClaim.ts, domain/emailClaim.ts), named by a keyed hash:
+ * a stream name is no personal data to whoever reads the log without the service's key. commands/claims.ts uses them.
+ */
+export const usernameStream = (keys: Pick<SecretBox, 'fingerprint'>, username: string) => `username-${keys.fingerprint(`username:${username.toLowerCase()}`)}`;
+/** The keyed hash that names an email's claim stream, which its events carry as `emailHash`. */
+export const emailFingerprint = (keys: Pick<SecretBox, 'fingerprint'>, email: string) => keys.fingerprint(`email:${email.toLowerCase()}`);
+export const emailStream = (keys: Pick<SecretBox, 'fingerprint'>, email: string) => `email-${emailFingerprint(keys, email)}`;
+/** Where earlier versions put those claims: a plain SHA-256, which guessing reverses. Their claims are still held there. */
+export const legacyUsernameStream = (username: string) => `username-${sha256(username.toLowerCase())}`;
+export const legacyEmailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
 export const bulkDeleteStream = (channelId: string) => `channel-bulk-deletes-${channelId}`;
 export const nonceStream = (channelId: string, authorId: string, nonce: string) => `message-nonce-${sha256(`${channelId}:${authorId}:${nonce}`)}`;
 export const sessionStartsStream = (userId: string) => `gateway-session-starts-${userId}`;

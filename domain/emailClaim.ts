@@ -1,4 +1,4 @@
-// An email address belongs to one account: its stream (email-{hash}) records who holds it.
+// An email address belongs to one account: its stream (email-{keyed hash}, commands/claims.ts) records who holds it.
 import type { Decider, DomainEvent } from './decider.js';
 import { invalidForm } from './errors.js';
 

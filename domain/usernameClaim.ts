@@ -1,4 +1,4 @@
-// Discriminators are unique per username: each username has a stream (username-{name}) that hands them out,
+// Discriminators are unique per username: each username has a stream (username-{keyed hash}, commands/claims.ts) that hands them out,
 // so two registrations of one name serialize on its revision instead of racing.
 import type { Decider, DomainEvent } from './decider.js';
 import { invalidForm } from './errors.js';
@@ -11,8 +11,11 @@ export type UsernameClaimEvent = DiscriminatorClaimed | DiscriminatorReleased;
 export type UsernameClaimState = Map<string, string>;
 
 export type UsernameClaimCommand =
-  /** `start` (1-9999) is where the search for a free discriminator begins; `preferred` is taken when free. */
-  | { type: 'ClaimDiscriminator'; username: string; userId: string; start: number; preferred?: string }
+  /**
+   * `start` (1-9999) is where the search for a free discriminator begins; `preferred` is taken when free. `heldElsewhere`:
+   * discriminators of the name held on the stream it had before (commands/claims.ts), never handed out again here.
+   */
+  | { type: 'ClaimDiscriminator'; username: string; userId: string; start: number; preferred?: string; heldElsewhere?: string[] }
   | { type: 'ReleaseDiscriminator'; username: string; userId: string; discriminator: string };
 
 export const discriminatorOf = (n: number) => String(n).padStart(4, '0');
@@ -28,10 +31,12 @@ export const usernameClaimDecider: Decider<UsernameClaimState, UsernameClaimComm
     const claim = (discriminator: string): UsernameClaimEvent[] => [
       { type: 'DiscriminatorClaimed', data: { username: command.username, discriminator, userId: command.userId } },
     ];
-    if (command.preferred && !state.has(command.preferred)) return claim(command.preferred);
+    const elsewhere = new Set(command.heldElsewhere);
+    const free = (discriminator: string) => !state.has(discriminator) && !elsewhere.has(discriminator);
+    if (command.preferred && free(command.preferred)) return claim(command.preferred);
     for (let i = 0; i < 9999; i++) {
       const candidate = discriminatorOf(((command.start - 1 + i) % 9999) + 1);
-      if (!state.has(candidate)) return claim(candidate);
+      if (free(candidate)) return claim(candidate);
     }
     throw invalidForm([{ path: 'username', message: 'Too many users have this username, please try another.' }]);
   },

@@ -9,12 +9,17 @@ import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import { systemClock } from '../ports/clock.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
+import type { SecretBox } from '../ports/secrets.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { userById } from '../projections/users.queries.js';
 
 /** Deletes the account `userId`, writing a progress line per step to `out`; refuses an unknown id. */
-export async function eraseAccount(store: EventStore, readStore: ReadStore, userId: string, out: NodeJS.WritableStream): Promise<void> {
+export async function eraseAccount(
+  { store, readStore, secrets }: { store: EventStore; readStore: ReadStore; secrets: SecretBox },
+  userId: string,
+  out: NodeJS.WritableStream,
+): Promise<void> {
   let failure: unknown = null;
   const projections = new ProjectionRunner(store, readStore, allProjections, (error) => (failure = error));
   await projections.start();
@@ -24,6 +29,7 @@ export async function eraseAccount(store: EventStore, readStore: ReadStore, user
     const deps = {
       commands: new CommandHandler(store, new AggregateCache()),
       readStore,
+      secrets,
       clock: systemClock,
       settle: (position: Parameters<ProjectionRunner['waitFor']>[0]) => projections.waitFor(position),
     };

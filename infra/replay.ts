@@ -18,6 +18,7 @@ import { type Config, loadConfig } from './config.js';
 import { holdForRebuild, usesEmbeddedStores } from './dataDirLock.js';
 import { type EngineConfig, loadEngineConfig } from './engines.js';
 import { eraseAccount } from './erase.js';
+import { SecretBox } from './secrets.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
@@ -214,7 +215,11 @@ async function main(argv: string[]): Promise<void> {
   const { store, readStore, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {
     if (command === 'erase') {
-      await eraseAccount(store, readStore, values.user ?? '', process.stderr);
+      // The server's key: the account's username and email claims are on streams named with it. Shared engines were
+      // written with SECRET_KEY, which a key file generated here would not match.
+      if (!usesEmbeddedStores(engines) && !config.secretKey) throw new Error('erase on shared engines needs the SECRET_KEY their processes use');
+      const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
+      await eraseAccount({ store, readStore, secrets }, values.user ?? '', process.stderr);
     } else if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);

@@ -85,7 +85,7 @@ export async function openEngines(config: Config, engines: EngineConfig, log: Lo
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
     } else {
-      readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db')));
+      readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
     }
     // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.

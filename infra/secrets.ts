@@ -1,6 +1,7 @@
 // The service's sealing key (the SecretBox port's adapter): a credential the service
-// must read back (a webhook token keys interaction signatures) is sealed with AES-256-GCM under the service's key.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+// must read back (a webhook token keys interaction signatures) is sealed with AES-256-GCM under the service's key,
+// and fingerprints are HMAC-SHA-256 under a key derived from it (HKDF), so neither use can stand in for the other.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -9,9 +10,16 @@ import { PRIVATE_DIR, PRIVATE_FILE } from './dataDir.js';
 
 const SEAL_PREFIX = 's1';
 
+/** What the fingerprint key is derived for: another label gives another key. */
+const FINGERPRINT_LABEL = 'parley fingerprint v1';
+
 /** Seals and opens secrets with the service's 256-bit key; sealed text is "s1.<iv>.<ciphertext>.<tag>" in base64url. */
 export class SecretBox implements SecretBoxPort {
-  private constructor(private readonly key: Buffer) {}
+  private readonly fingerprintKey: Buffer;
+
+  private constructor(private readonly key: Buffer) {
+    this.fingerprintKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), FINGERPRINT_LABEL, 32));
+  }
 
   static fromKey(key: Buffer): SecretBox {
     if (key.length !== 32) throw new Error('SECRET_KEY must be 32 bytes, base64 or hex encoded');
@@ -35,6 +43,10 @@ export class SecretBox implements SecretBoxPort {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return [SEAL_PREFIX, iv, data, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  fingerprint(value: string): string {
+    return createHmac('sha256', this.fingerprintKey).update(value).digest('hex');
   }
 
   open(sealed: string): string {

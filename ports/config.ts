@@ -32,6 +32,8 @@ export interface Config {
   gatewayHeartbeatMs: number;
   /** IDENTIFYs one user may make in 24 hours (GATEWAY_SESSION_START_LIMIT; 1000, as in the widely used API). */
   gatewaySessionStartLimit: number;
+  /** How long after a write the embedded read models' WAL may keep the text it removed or replaced (READ_MODEL_SCRUB_MS). */
+  readModelScrubMs: number;
   /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
   secretKey: string | null;
   /**

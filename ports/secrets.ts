@@ -53,4 +53,9 @@ export function newSecret(): string {
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /**
+   * A keyed hash of `value` (hex): the same for the same value under the same service key, and, unlike a plain hash,
+   * not found again by hashing guesses without that key. It names streams after personal data (commands/streams.ts).
+   */
+  fingerprint(value: string): string;
 }

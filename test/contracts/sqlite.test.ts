@@ -296,6 +296,24 @@ describe('SQLite read store: parsed documents', () => {
   });
 });
 
+describe('SQLite read store: what a write removed or replaced', () => {
+  it('is kept in memory by neither the parsed documents nor the query results', async () => {
+    const store = new SqliteReadStore(file('forget'));
+    await store.bulkWrite(['a', 'b', 'c'].map((_id) => ({ insertOne: { collection: 'things', document: { _id, kind: 'k', text: `secret ${_id}` } } })));
+    await store.find('things', { kind: 'k' });
+    await store.find('others', {});
+    const held = () => JSON.stringify([...store['parsed'].values(), ...store['results'].values()]);
+    expect(held()).toContain('secret a');
+    await store.bulkWrite([
+      { deleteMany: { collection: 'things', filter: { text: 'secret a' } } },
+      { updateOne: { collection: 'things', filter: { _id: 'b' }, update: { $set: { text: 'edited' } } } },
+      { replaceOne: { collection: 'things', filter: { _id: 'c' }, replacement: { _id: 'c', kind: 'k', text: 'replaced' } } },
+    ]);
+    expect(held()).not.toMatch(/secret/);
+    await store.close();
+  });
+});
+
 describe('SQLite event store: the events it committed last', () => {
   const event = (n: number): NewEvent => ({ type: 'Noted', data: { n, nested: { list: [n] } }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
 

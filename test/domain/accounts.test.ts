@@ -95,6 +95,12 @@ describe('username claims', () => {
     );
   });
 
+  it('hands out none of those held on the former stream of the name, preferred or not', () => {
+    given(usernameClaimDecider, [claimed('0005', 'a')])
+      .when({ type: 'ClaimDiscriminator', username: 'ada', userId: 'b', start: 5, preferred: '0006', heldElsewhere: ['0006', '0007'] })
+      .then([claimed('0008', 'b')]);
+  });
+
   it('releases only what the user holds', () => {
     given(usernameClaimDecider, [claimed('0001', 'a')]).when({ type: 'ReleaseDiscriminator', username: 'ada', userId: 'b', discriminator: '0001' }).then([]);
   });

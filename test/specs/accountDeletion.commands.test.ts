@@ -2,15 +2,14 @@
 // only what is left when it runs again; a refusal appends nothing. And the read models' answer to UserErased.
 import { describe, it } from 'vitest';
 import { deleteAccount } from '../../commands/accountDeletion.js';
-import { emailStream, usernameStream } from '../../commands/streams.js';
+import { emailFingerprint, emailStream, usernameStream } from '../../commands/streams.js';
 import type { UserRegistered } from '../../domain/user.js';
-import { sha256 } from '../../ports/secrets.js';
 import { CHANNELS, LOGINS, MESSAGES, TOKENS, USERS } from '../../projections/collections.js';
 import { dmsProjection } from '../../projections/dms.js';
 import { messagesProjection } from '../../projections/messages.js';
 import { usersProjection } from '../../projections/users.js';
 import { G, accounts, ada, bob, guildHistory, messageUser, sent } from './events.js';
-import { NOW, givenProjections, givenStreams } from './support.js';
+import { NOW, givenProjections, givenStreams, specSecrets } from './support.js';
 
 const EMAIL = 'bob@example.com';
 const bobWithEmail: UserRegistered = {
@@ -18,12 +17,12 @@ const bobWithEmail: UserRegistered = {
   data: { userId: bob.id, username: 'bob', discriminator: '0001', email: EMAIL, passwordHash: 'scrypt$…', bot: false, applicationId: null },
 };
 const claims: [string, { type: string; data: Record<string, unknown> }[]][] = [
-  [usernameStream('bob'), [{ type: 'DiscriminatorClaimed', data: { username: 'bob', discriminator: '0001', userId: bob.id } }]],
-  [emailStream(EMAIL), [{ type: 'EmailClaimed', data: { emailHash: sha256(EMAIL), userId: bob.id } }]],
+  [usernameStream(specSecrets, 'bob'), [{ type: 'DiscriminatorClaimed', data: { username: 'bob', discriminator: '0001', userId: bob.id } }]],
+  [emailStream(specSecrets, EMAIL), [{ type: 'EmailClaimed', data: { emailHash: emailFingerprint(specSecrets, EMAIL), userId: bob.id } }]],
 ];
 const left = { stream: `guild-${G}`, type: 'MemberLeft', data: { guildId: G, userId: bob.id } };
-const nameReleased = { stream: usernameStream('bob'), type: 'DiscriminatorReleased', data: { username: 'bob', discriminator: '0001', userId: bob.id } };
-const emailReleased = { stream: emailStream(EMAIL), type: 'EmailReleased', data: { emailHash: sha256(EMAIL), userId: bob.id } };
+const nameReleased = { stream: usernameStream(specSecrets, 'bob'), type: 'DiscriminatorReleased', data: { username: 'bob', discriminator: '0001', userId: bob.id } };
+const emailReleased = { stream: emailStream(specSecrets, EMAIL), type: 'EmailReleased', data: { emailHash: emailFingerprint(specSecrets, EMAIL), userId: bob.id } };
 const erased = { stream: `user-${bob.id}`, type: 'UserErased', data: { userId: bob.id, erasedAt: NOW } };
 const operator = { actorId: bob.id };
 
@@ -39,7 +38,7 @@ describe('deleteAccount', () => {
       [`guild-${G}`, [...guildHistory, { type: left.type, data: left.data }]],
       ...accounts(ada),
       [`user-${bob.id}`, [bobWithEmail]],
-      [usernameStream('bob'), [claims[0][1][0], { type: nameReleased.type, data: nameReleased.data }]],
+      [usernameStream(specSecrets, 'bob'), [claims[0][1][0], { type: nameReleased.type, data: nameReleased.data }]],
       claims[1],
     )
       .when((deps) => deleteAccount(deps, operator, null))

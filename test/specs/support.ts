@@ -107,6 +107,8 @@ export const givenProjections =
 /** The read models the command functions look things up in (users, channel → guild, members, messages, DMs, commands). */
 const COMMAND_READ_MODELS: Projection[] = [usersProjection, guildsProjection, channelsProjection, membersProjection, dmsProjection, messagesProjection, applicationCommandsProjection];
 const SPEC_KEY = Buffer.alloc(32, 7);
+/** The service key of every spec's commands: specs name keyed streams with it (commands/streams.ts). */
+export const specSecrets = SecretBox.fromKey(SPEC_KEY);
 
 /** Blobs in a map, for commands that store or delete files. */
 export class MemoryBlobStore implements BlobStore {
@@ -148,7 +150,7 @@ export async function commandDeps(): Promise<CommandWorld> {
     ids: new SnowflakeGenerator({ workerId: 0, processId: 0, clock: () => Date.parse(NOW) }),
     readStore,
     blobs,
-    secrets: SecretBox.fromKey(SPEC_KEY),
+    secrets: specSecrets,
     clock: { now: () => Date.parse(NOW) },
     settle: (position: Position | null) => runner.waitFor(position, 2000),
     // Specs check the events a command appends; removing files after them is the remover's (test/http/attachmentErasure.test.ts).

@@ -1,0 +1,71 @@
+// Text a request removed or replaced leaves the read models' files within READ_MODEL_SCRUB_MS (README, Privacy): a
+// byte search of read-models.db, its WAL and its shared-memory index, over HTTPS on the real server. The event log
+// (events.db) still keeps it until per-subject keys land, so it is not searched here.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../contracts/eventually.js';
+import { fileServer, registerUser } from '../support/server.js';
+import { PASSWORD } from './oauth2Support.js';
+
+const SCRUB_MS = 100;
+const server = await fileServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) });
+/** The bound, with room for a loaded machine's timers. */
+const WITHIN = SCRUB_MS + 1500;
+
+const FILES = ['read-models.db', 'read-models.db-wal', 'read-models.db-shm'];
+
+/** The read models' files that hold `text`, as UTF-8 bytes. */
+async function filesHolding(text: string): Promise<string[]> {
+  const needle = Buffer.from(text);
+  const held: string[] = [];
+  for (const name of FILES) {
+    const bytes = await readFile(join(server.dataDir, name)).catch(() => Buffer.alloc(0));
+    if (bytes.includes(needle)) held.push(name);
+  }
+  return held;
+}
+
+const expectGone = (text: string) => eventually(async () => expect(await filesHolding(text)).toEqual([]), WITHIN);
+const random = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
+
+describe('the read models forget what a request removed or replaced', () => {
+  it('a DM edited and then deleted: neither its first text nor its edit stays in read-models.db, its WAL or -shm', async () => {
+    const [ada, bob] = [await registerUser(server), await registerUser(server)];
+    const dm = await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipient_id: bob.id } });
+    const secret = `SECRET-${randomBytes(8).toString('hex')}-my-bank-pin`;
+    const sent = await server.api('POST', `/channels/${dm.body.id}/messages`, { token: ada.token, body: { content: secret } });
+    expect(sent.status).toBe(200);
+    // The search finds what is there: the message's row holds it.
+    expect(await filesHolding(secret)).not.toEqual([]);
+
+    const edited = await server.api('PATCH', `/channels/${dm.body.id}/messages/${sent.body.id}`, { token: ada.token, body: { content: 'edited away' } });
+    expect(edited.status).toBe(200);
+    await expectGone(secret);
+    expect(await filesHolding('edited away')).not.toEqual([]);
+
+    expect((await server.api('DELETE', `/channels/${dm.body.id}/messages/${sent.body.id}`, { token: ada.token })).status).toBe(204);
+    await expectGone('edited away');
+  });
+
+  it('a username changed by PATCH /users/@me', async () => {
+    const before = random('before');
+    const carol = await registerUser(server, before);
+    expect(await filesHolding(before)).not.toEqual([]);
+    const renamed = await server.api('PATCH', '/users/@me', { token: carol.token, body: { username: random('after') } });
+    expect(renamed.status).toBe(200);
+    await expectGone(before);
+  });
+
+  it("an erased account's email (PATCH /users/@me changes no email: deletion is what removes one)", async () => {
+    const username = random('leaving');
+    const email = `${username}@example.com`;
+    const registered = await server.api('POST', '/auth/register', { body: { username, password: PASSWORD, email } });
+    expect(registered.status).toBe(201);
+    expect(await filesHolding(email)).not.toEqual([]);
+    expect((await server.api('POST', '/users/@me/delete', { token: registered.body.token, body: { password: PASSWORD } })).status).toBe(204);
+    await expectGone(email);
+    await expectGone(username);
+  });
+});
