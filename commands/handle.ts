@@ -92,6 +92,8 @@ export class CommandHandler {
     metadata: EventMetadata,
     options: HandleOptions = {},
   ): Promise<Handled<State, Event>> {
+    // A stream this process has just named has no earlier command here to wait for.
+    if (options.newStream) return this.decideAndAppend(streamId, decider, command, metadata, options);
     return this.queue.run(streamId, () => this.decideAndAppend(streamId, decider, command, metadata, options));
   }
 

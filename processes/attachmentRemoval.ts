@@ -17,6 +17,7 @@ const CHECKPOINT = 'attachment-removal';
 const CHECKPOINT_EVERY = 1000;
 
 type Dropping = MessageEvent | ChannelDeleted | GuildDeleted;
+const DROPPING = new Set<string>(['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted']);
 
 export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | 'blobs'> {
   store: EventStore;
@@ -45,10 +46,12 @@ export class AttachmentRemover {
   }
 
   private async follow(events: RecordedEvent[]): Promise<void> {
-    const removed = await Promise.all(events.map((event) => this.removeFilesOf(event as unknown as Dropping)));
+    // Most events let go of no file (a send's among them): only the few that may are awaited.
+    const dropping = events.filter((event) => DROPPING.has(event.type));
+    const removed = dropping.length > 0 && (await Promise.all(dropping.map((event) => this.removeFilesOf(event as unknown as Dropping)))).includes(true);
     const last = events[events.length - 1].position;
     this.uncheckpointed += events.length;
-    if (removed.includes(true) || this.uncheckpointed >= CHECKPOINT_EVERY) {
+    if (removed || this.uncheckpointed >= CHECKPOINT_EVERY) {
       await this.deps.readStore.bulkWrite([], [{ projection: CHECKPOINT, position: last }]);
       this.uncheckpointed = 0;
     }
