@@ -1,0 +1,202 @@
+// Which fields of which events are personal data, whose they are, and which events erase whom: the rules the log's
+// sealing (infra/eventStore/sealing.ts) and the key shredder (processes/keyShredding.ts) follow. A field that a
+// person wrote or that identifies a person is sealed with a key of its subject; ids, times, types and permission
+// numbers stay in clear so the log stays readable for ordering and auditing. Subjects are named by ids only:
+// `message:ID` (one key per version: an edit's key replaces the last), `user:ID` (one key for a profile and what
+// shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them).
+
+/** A path into an event: 'data' or 'metadata', then keys and array indexes. */
+export type FieldPath = readonly (string | number)[];
+
+export interface SealGroup {
+  /** Whose data this is: the first subject owns the key; the key is destroyed with any of them. */
+  subjects: string[];
+  /** A new key for this event (a message's version), never reused for the next one. */
+  fresh: boolean;
+  paths: FieldPath[];
+}
+
+export interface Erasure {
+  subject: string;
+  /** Keep the key this event's own fields of the subject are sealed with (an edit's new version). */
+  keepOwn?: boolean;
+}
+
+// The fields the rules look at; the events' own types live with their deciders.
+type Json = Record<string, unknown>;
+interface UserSnapshot {
+  id: string;
+}
+interface MessageShape {
+  id: string;
+  webhook_id?: string | null;
+  author?: UserSnapshot;
+  attachments?: unknown[];
+  mentions?: UserSnapshot[];
+  interaction_metadata?: { user?: UserSnapshot };
+  interaction?: { user?: UserSnapshot };
+}
+
+const USER_FIELDS = ['username', 'global_name', 'avatar', 'avatar_url'] as const;
+const MESSAGE_TEXT = ['content', 'embeds', 'components'] as const;
+const ATTACHMENT_TEXT = ['filename', 'description'] as const;
+
+/** Collects paths by subject set, so each key seals one envelope of an event. */
+class Groups {
+  private readonly byKey = new Map<string, SealGroup>();
+
+  add(subjects: string[], fresh: boolean, paths: FieldPath[], source: unknown): this {
+    const present = paths.filter((path) => valueAt(source, path) !== undefined);
+    if (present.length === 0) return this;
+    const name = `${fresh ? 'fresh' : 'kept'}:${subjects.join(',')}`;
+    const group = this.byKey.get(name);
+    if (group) group.paths.push(...present);
+    else this.byKey.set(name, { subjects, fresh, paths: present });
+    return this;
+  }
+
+  /** A snapshot of a user (author, mention, recipient): their names and avatar under their profile key. */
+  user(event: unknown, at: FieldPath, snapshot: UserSnapshot | undefined): this {
+    if (!snapshot?.id) return this;
+    return this.add([`user:${snapshot.id}`], false, USER_FIELDS.map((field) => [...at, field]), event);
+  }
+
+  users(event: unknown, at: FieldPath, snapshots: UserSnapshot[] | undefined): this {
+    (snapshots ?? []).forEach((snapshot, i) => this.user(event, [...at, i], snapshot));
+    return this;
+  }
+
+  attachments(event: unknown, at: FieldPath, subjects: string[], attachments: unknown[] | undefined): this {
+    (attachments ?? []).forEach((_, i) => this.add(subjects, true, ATTACHMENT_TEXT.map((field) => [...at, i, field]), event));
+    return this;
+  }
+
+  /** A message object: what its author wrote under the message's key, the people it shows under theirs. */
+  message(event: unknown, at: FieldPath, subjects: string[], message: MessageShape | undefined): this {
+    if (!message) return this;
+    this.add(subjects, true, MESSAGE_TEXT.map((field) => [...at, field]), event).attachments(event, [...at, 'attachments'], subjects, message.attachments);
+    // A webhook's name and avatar are chosen per message: they are the message's, not a person's profile.
+    if (message.webhook_id) this.add(subjects, true, USER_FIELDS.map((field) => [...at, 'author', field]), event);
+    else this.user(event, [...at, 'author'], message.author);
+    return this.users(event, [...at, 'mentions'], message.mentions)
+      .user(event, [...at, 'interaction_metadata', 'user'], message.interaction_metadata?.user)
+      .user(event, [...at, 'interaction', 'user'], message.interaction?.user);
+  }
+
+  list(): SealGroup[] {
+    return [...this.byKey.values()];
+  }
+}
+
+function messageSubjects(messageId: string, channelId: string, guildId: string | null | undefined): string[] {
+  return [`message:${messageId}`, `channel:${channelId}`, ...(guildId ? [`guild:${guildId}`] : [])];
+}
+
+type Rule = (event: { data: Json }) => Groups;
+
+const messageEventIds = (data: Json) => messageSubjects(String(data.messageId), String(data.channelId), data.guildId as string | null);
+const userKey = (data: Json, fields: string[]): Rule => (event) => new Groups().add([`user:${String(data.userId)}`], false, fields.map((f) => ['data', f]), event);
+const changeValues = (event: { data: Json }, subject: string, keys?: readonly string[]) => {
+  const changes = (event.data.changes as { key: string }[] | undefined) ?? [];
+  const paths = changes.flatMap((change, i) => (!keys || keys.includes(change.key) ? [['data', 'changes', i, 'old_value'], ['data', 'changes', i, 'new_value']] : []));
+  return new Groups().add([subject], false, paths, event);
+};
+
+/** By event type, the groups of its personal fields. */
+const RULES: Record<string, Rule> = {
+  MessageCreated: (event) => new Groups().message(event, ['data', 'message'], messageEventIds(event.data), event.data.message as MessageShape),
+  MessageEdited: (event) => {
+    const subjects = messageEventIds(event.data);
+    const changes = (event.data.changes ?? {}) as Json & { mentions?: UserSnapshot[]; attachments?: unknown[] };
+    return new Groups()
+      .message(event, ['data', 'message'], subjects, event.data.message as MessageShape)
+      .add(subjects, true, MESSAGE_TEXT.map((field) => ['data', 'changes', field]), event)
+      .attachments(event, ['data', 'changes', 'attachments'], subjects, changes.attachments)
+      .users(event, ['data', 'changes', 'mentions'], changes.mentions)
+      .attachments(event, ['data', 'removedAttachments'], subjects, event.data.removedAttachments as unknown[]);
+  },
+  MessageDeleted: (event) => new Groups().attachments(event, ['data', 'attachments'], messageEventIds(event.data), event.data.attachments as unknown[]),
+  UserRegistered: (event) => userKey(event.data, ['username', 'email'])(event),
+  UserProfileUpdated: (event) => changeValues(event, `user:${String(event.data.userId)}`),
+  DiscriminatorClaimed: (event) => userKey(event.data, ['username'])(event),
+  DiscriminatorReleased: (event) => userKey(event.data, ['username'])(event),
+  MemberUpdated: (event) => changeValues(event, `user:${String(event.data.userId)}`, ['nick', 'avatar', 'banner']),
+  DmChannelOpened: (event) => new Groups().users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
+  DmChannelReopened: (event) => new Groups().users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
+  RecipientAdded: (event) =>
+    new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot).users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
+  RecipientRemoved: (event) => new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot),
+  InteractionCreated: (event) => {
+    const interaction = event.data.interaction as Json & { userId: string; component?: { message?: MessageShape & { channel_id: string; guild_id?: string | null } } | null };
+    const groups = new Groups().add(
+      [`user:${interaction.userId}`],
+      false,
+      [
+        ['data', 'interaction', 'command', 'options'],
+        ['data', 'interaction', 'component', 'values'],
+      ],
+      event,
+    );
+    const message = interaction.component?.message;
+    return message ? groups.message(event, ['data', 'interaction', 'component', 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message) : groups;
+  },
+  InteractionClicked: (event) => {
+    const interaction = event.data.interaction as { user?: UserSnapshot };
+    return new Groups()
+      .user(event, ['data', 'interaction', 'user'], interaction.user)
+      .add([`user:${interaction.user?.id ?? ''}`], false, [['data', 'interaction', 'data', 'values']], event);
+  },
+  OAuth2CodeIssued: (event) => userKey(event.data, ['redirectUri'])(event),
+};
+
+/** The personal fields of an event, grouped by the key that seals them; the audit-log reason is its writer's. */
+export function personalFields(event: { type: string; data: unknown; metadata: { actorId: string | null; reason?: string | null } }): SealGroup[] {
+  const rule = RULES[event.type];
+  const groups = rule ? rule(event as { data: Json }) : new Groups();
+  if (event.metadata.reason && event.metadata.actorId) groups.add([`user:${event.metadata.actorId}`], false, [['metadata', 'reason']], event);
+  return groups.list();
+}
+
+/** The subjects an event erases: their keys are destroyed once the shredder follows it. */
+export function erasures(event: { type: string; data: unknown }): Erasure[] {
+  const data = event.data as Json;
+  switch (event.type) {
+    case 'MessageDeleted':
+      return [{ subject: `message:${String(data.messageId)}` }];
+    case 'MessageEdited':
+      return [{ subject: `message:${String(data.messageId)}`, keepOwn: true }];
+    case 'ChannelDeleted':
+      return [{ subject: `channel:${String((data.channel as { id: string }).id)}` }];
+    case 'GuildDeleted':
+      return [{ subject: `guild:${String(data.guildId)}` }];
+    case 'UserErased':
+      return [{ subject: `user:${String(data.userId)}` }];
+    default:
+      return [];
+  }
+}
+
+/** What an erased field reads as, so that code folding old events meets the shapes it expects. */
+export function erasedValue(path: FieldPath): unknown {
+  switch (path[path.length - 1]) {
+    case 'content':
+      return '';
+    case 'embeds':
+    case 'components':
+    case 'options':
+      return [];
+    case 'username':
+      return 'Deleted User';
+    default:
+      return null;
+  }
+}
+
+export function valueAt(source: unknown, path: FieldPath): unknown {
+  let value = source;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string | number, unknown>)[key];
+  }
+  return value;
+}

@@ -1,0 +1,176 @@
+// Personal data enters the log only as ciphertext (README, Privacy): this decorator of the EventStore port seals the
+// fields domain/personalData.ts names, on append, each group with a data key of its subject from the key store, and
+// opens them again on every read and subscription, so commands, projections, the gateway and delivery see clear text
+// for as long as the key exists. A destroyed key leaves its fields as the domain's erased values; nothing is ever
+// rewritten in the log. Events written before sealing (schema version 1) carry no envelope and are read as they are.
+// An envelope keeps its paths and subjects (ids only) in clear, so opening needs no rules and the key shredder can
+// learn from the log which keys belong to whom.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type FieldPath, type SealGroup, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
+import type {
+  AppendResult,
+  BatchHandler,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeToAllOptions,
+  Subscription,
+} from '../../ports/eventStore.js';
+import { type DataKey, type Envelope, type KeyStore, SEALED, SEALED_SCHEMA, envelopesOf } from '../../ports/keyStore.js';
+
+/** How a field whose key is gone reads: as the domain's erased value, or as null for the analysts' export. */
+export type ErasedAs = 'domain' | 'null';
+
+export class SealingEventStore implements EventStore {
+  /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */
+  private opened = new WeakMap<RecordedEvent, RecordedEvent>();
+
+  constructor(
+    private readonly inner: EventStore,
+    private readonly keys: KeyStore,
+  ) {
+    keys.onDestroyed(() => (this.opened = new WeakMap()));
+  }
+
+  /** The log as it is stored, envelopes and all: for the key shredder and the relay, which must not open it. */
+  get sealedLog(): EventStore {
+    return this.inner;
+  }
+
+  async appendToStream(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+    const sealed: NewEvent[] = [];
+    for (const event of events) sealed.push(await this.seal(event));
+    return this.inner.appendToStream(streamId, sealed, options);
+  }
+
+  async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.open(await this.inner.readStream(streamId, options));
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.open(await this.inner.readAll(options));
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions, handler: BatchHandler, onError?: (error: unknown) => void): Subscription {
+    return this.inner.subscribeToAll(options, async (events) => handler(await this.open(events)), onError);
+  }
+
+  headPosition(): Promise<Position | null> {
+    return this.inner.headPosition();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async seal(event: NewEvent): Promise<NewEvent> {
+    const groups = personalFields(event);
+    if (groups.length === 0) return event;
+    const original = { data: event.data, metadata: event.metadata };
+    const envelopes: Envelope[] = [];
+    for (const group of groups) {
+      const key = await this.keyFor(group);
+      envelopes.push({ k: key.id, s: group.subjects, p: group.paths, ...encrypt(key.key, JSON.stringify(group.paths.map((path) => valueAt(original, path)))) });
+    }
+    const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, undefined])));
+    const data = { ...(root.data as Record<string, unknown>), [SEALED]: envelopes };
+    return { ...event, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
+  }
+
+  private async keyFor(group: SealGroup): Promise<DataKey> {
+    const owner = group.subjects[0];
+    if (!group.fresh) {
+      const current = await this.keys.current(owner);
+      if (current) return current;
+    }
+    const key = await this.keys.create();
+    if (!group.fresh) this.keys.use(owner, key);
+    return key;
+  }
+
+  /** The events with their sealed fields opened, or read as erased where their key is gone. */
+  async open(events: RecordedEvent[], erasedAs: ErasedAs = 'domain'): Promise<RecordedEvent[]> {
+    const cache = erasedAs === 'domain' ? this.opened : null;
+    const needed = new Set<string>();
+    for (const event of events) if (!cache?.has(event)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
+    if (needed.size === 0) return events.map((event) => cache?.get(event) ?? event);
+    const keys = await this.keys.load([...needed]);
+    return events.map((event) => {
+      const known = cache?.get(event);
+      if (known) return known;
+      const envelopes = envelopesOf(event);
+      if (envelopes.length === 0) return event;
+      const opened = openEvent(event, envelopes, keys, erasedAs);
+      cache?.set(event, opened);
+      return opened;
+    });
+  }
+}
+
+function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: Map<string, Buffer>, erasedAs: ErasedAs): RecordedEvent {
+  const { [SEALED]: _, ...data } = event.data as Record<string, unknown>;
+  const entries: [FieldPath, unknown][] = [];
+  let erased = false;
+  for (const envelope of envelopes) {
+    const key = keys.get(envelope.k);
+    const values = key ? decrypt(key, envelope) : null;
+    if (!values) erased = true;
+    envelope.p.forEach((path, i) => entries.push([path, values ? values[i] : erasedAs === 'null' ? null : erasedValue(path)]));
+  }
+  const root = withValues({ data, metadata: event.metadata }, entries.filter(([, value]) => value !== undefined));
+  const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
+  return erased && erasedAs === 'null' ? { ...opened, erased: true } as RecordedEvent : opened;
+}
+
+function encrypt(key: Buffer, plain: string): { iv: string; d: string; t: string } {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return { iv: iv.toString('base64'), d: data.toString('base64'), t: cipher.getAuthTag().toString('base64') };
+}
+
+/** The values an envelope sealed, or null when they do not open (a key that is not the one they were sealed with). */
+function decrypt(key: Buffer, envelope: Envelope): unknown[] | null {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(envelope.iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(envelope.t, 'base64'));
+    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(envelope.d, 'base64')), decipher.final()]).toString('utf8')) as unknown[];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A copy of `root` with each path set to its value (undefined removes the field), copying only the objects and arrays
+ * along the paths: the rest is shared with the original, which may be frozen.
+ */
+export function withValues<T extends Record<string, unknown>>(root: T, entries: [FieldPath, unknown][]): T {
+  const copied = new Set<object>();
+  const copy = (value: object): Record<string | number, unknown> => {
+    const clone = (Array.isArray(value) ? [...value] : { ...value }) as Record<string | number, unknown>;
+    copied.add(clone);
+    return clone;
+  };
+  const result = copy(root);
+  entries: for (const [path, value] of entries) {
+    let node = result;
+    for (let i = 0; i < path.length - 1; i++) {
+      const child = node[path[i]];
+      if (child === null || typeof child !== 'object') {
+        if (value === undefined) continue entries;
+        node[path[i]] = typeof path[i + 1] === 'number' ? [] : {};
+      } else if (!copied.has(child)) {
+        node[path[i]] = copy(child);
+      }
+      node = node[path[i]] as Record<string | number, unknown>;
+    }
+    const last = path[path.length - 1];
+    if (value === undefined) delete node[last];
+    else node[last] = value;
+  }
+  return result as T;
+}

@@ -1,0 +1,171 @@
+// The embedded key store: keys.db under DATA_DIR (0600), apart from the log. Each data key is stored wrapped by the
+// service's master key (the SecretBox port: SECRET_KEY or DATA_DIR/secret.key), so a copy of keys.db alone opens
+// nothing. Destroyed keys are gone for good: secure_delete zeroes their rows, and the WAL that held their old pages
+// is truncated soon after (the same bound as the read models' scrub).
+// Keys are created ahead, a batch at a time with one fsync, so a send takes a durable key without waiting on a disk:
+// a key is on disk before any event names it. Keys made ahead and never used (a restart drops the rest of a batch)
+// seal nothing, and the shredder never learns an owner for them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
+import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
+import type { DataKey, KeyChanges, KeyStore } from '../../ports/keyStore.js';
+import type { SecretBox } from '../../ports/secrets.js';
+import { createPrivateDatabaseFile } from '../dataDir.js';
+
+/** Keys made ahead with one fsync. */
+const BATCH = 256;
+/** Open keys kept in memory: a channel's recent messages are read without a query. */
+const CACHED_KEYS = 100_000;
+const CHUNK = 500;
+
+export class SqliteKeyStore implements KeyStore {
+  private readonly db: Database.Database;
+  private ahead: DataKey[] = [];
+  private readonly cache = new LRUCache<string, Buffer>({ max: CACHED_KEYS });
+  private readonly current_ = new LRUCache<string, DataKey>({ max: 10_000 });
+  private readonly listeners: (() => void)[] = [];
+  private scrubTimer: NodeJS.Timeout | null = null;
+  private readonly statements;
+
+  constructor(
+    private readonly file: string,
+    private readonly secrets: Pick<SecretBox, 'seal' | 'open'>,
+    private readonly scrubAfterMs = 1000,
+  ) {
+    if (file !== ':memory:') createPrivateDatabaseFile(file);
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('secure_delete = ON');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS keys (id TEXT PRIMARY KEY, wrapped TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS owners (subject TEXT NOT NULL, key_id TEXT NOT NULL, PRIMARY KEY (subject, key_id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS owners_by_key ON owners (key_id);
+      CREATE TABLE IF NOT EXISTS progress (name TEXT PRIMARY KEY, position TEXT NOT NULL) WITHOUT ROWID;
+    `);
+    this.statements = {
+      insert: this.db.prepare<[string, string]>('INSERT INTO keys (id, wrapped) VALUES (?, ?)'),
+      own: this.db.prepare<[string, string]>('INSERT OR IGNORE INTO owners (subject, key_id) VALUES (?, ?)'),
+      owned: this.db.prepare<[string], { key_id: string }>('SELECT key_id FROM owners WHERE subject = ?'),
+      destroyKey: this.db.prepare<[string]>('DELETE FROM keys WHERE id = ?'),
+      disown: this.db.prepare<[string]>('DELETE FROM owners WHERE key_id = ?'),
+      checkpoint: this.db.prepare<[], { position: string }>("SELECT position FROM progress WHERE name = 'shredder'"),
+      setCheckpoint: this.db.prepare<[string]>("INSERT INTO progress (name, position) VALUES ('shredder', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position"),
+    };
+  }
+
+  async create(): Promise<DataKey> {
+    if (this.ahead.length === 0) this.makeAhead();
+    const key = this.ahead.pop()!;
+    this.cache.set(key.id, key.key);
+    return key;
+  }
+
+  private makeAhead(): void {
+    const made = Array.from({ length: BATCH }, () => ({ id: randomUUID(), key: randomBytes(32) }));
+    this.db.transaction(() => {
+      for (const key of made) this.statements.insert.run(key.id, this.secrets.seal(key.key.toString('base64')));
+    })();
+    this.ahead = made;
+  }
+
+  async current(subject: string): Promise<DataKey | null> {
+    const known = this.current_.get(subject);
+    if (known) return known;
+    // A subject the shredder knows a key of (the newest is as good as any: they are destroyed together).
+    const owned = this.statements.owned.all(subject);
+    for (const { key_id } of owned.reverse()) {
+      const key = (await this.load([key_id])).get(key_id);
+      if (key) return this.remember(subject, { id: key_id, key });
+    }
+    return null;
+  }
+
+  use(subject: string, key: DataKey): void {
+    this.remember(subject, key);
+  }
+
+  private remember(subject: string, key: DataKey): DataKey {
+    this.current_.set(subject, key);
+    return key;
+  }
+
+  async load(ids: readonly string[]): Promise<Map<string, Buffer>> {
+    const found = new Map<string, Buffer>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const key = this.cache.get(id);
+      if (key) found.set(id, key);
+      else missing.push(id);
+    }
+    for (let i = 0; i < missing.length; i += CHUNK) {
+      const chunk = missing.slice(i, i + CHUNK);
+      const rows = this.db.prepare(`SELECT id, wrapped FROM keys WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as { id: string; wrapped: string }[];
+      for (const row of rows) {
+        const key = Buffer.from(this.secrets.open(row.wrapped), 'base64');
+        this.cache.set(row.id, key);
+        found.set(row.id, key);
+      }
+    }
+    return found;
+  }
+
+  async apply(changes: KeyChanges, checkpoint: Position): Promise<boolean> {
+    const destroyed: string[] = [];
+    const write = this.db.transaction(() => {
+      for (const { subject, keyId } of changes.owned) this.statements.own.run(subject, keyId);
+      for (const { subject, except } of changes.erased) {
+        for (const { key_id } of this.statements.owned.all(subject)) {
+          if (key_id === except) continue;
+          this.statements.destroyKey.run(key_id);
+          this.statements.disown.run(key_id);
+          destroyed.push(key_id);
+        }
+      }
+      this.statements.setCheckpoint.run(encodePosition(checkpoint));
+    });
+    // Only a destruction must be on disk before the shredder moves on; what it learns of owners it learns again.
+    this.db.pragma(`synchronous = ${destroyed.length > 0 || changes.erased.length > 0 ? 'FULL' : 'NORMAL'}`);
+    try {
+      write();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+    if (destroyed.length === 0) return false;
+    for (const id of destroyed) this.cache.delete(id);
+    this.current_.clear();
+    this.scheduleScrub();
+    for (const listener of this.listeners) listener();
+    return true;
+  }
+
+  async checkpoint(): Promise<Position | null> {
+    const row = this.statements.checkpoint.get();
+    return row ? decodePosition(row.position) : null;
+  }
+
+  onDestroyed(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The destroyed keys' old pages leave the WAL: copied over (zeroed) into the file, the WAL truncated. */
+  private scheduleScrub(): void {
+    if (this.scrubTimer || this.file === ':memory:') return;
+    this.scrubTimer = setTimeout(() => {
+      this.scrubTimer = null;
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result.busy) this.scheduleScrub();
+    }, this.scrubAfterMs);
+    this.scrubTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.scrubTimer) {
+      clearTimeout(this.scrubTimer);
+      this.scrubTimer = null;
+      if (this.file !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+    this.db.close();
+  }
+}

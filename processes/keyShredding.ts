@@ -1,0 +1,78 @@
+// The key shredder: follows the log as it is stored (sealed), learns from each event's envelopes which keys belong to
+// which subjects, and destroys the keys of the subjects an event erases (domain/personalData.ts: a deleted message,
+// an edit's previous version, a deleted channel or guild, an erased account). The log is the truth: its checkpoint is
+// kept in the key store itself, in the same write, so a crash replays at most one batch, and a key store restored
+// from an older backup replays every erasure the log recorded since (README, Privacy: backups). Commands that erase
+// wait for it (settleFiles), so a 2xx means the keys are gone.
+import { erasures } from '../domain/personalData.js';
+import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
+import { type KeyChanges, type KeyStore, envelopesOf } from '../ports/keyStore.js';
+
+/** Batches that destroy nothing move the checkpoint at most this often (in events). */
+const CHECKPOINT_EVERY = 1000;
+
+export class KeyShredder {
+  private subscription: Subscription | null = null;
+  private processed: Position | null = null;
+  private pending: KeyChanges = { owned: [], erased: [] };
+  private uncheckpointed = 0;
+  private readonly waits = new PositionWaits();
+
+  /** `log`: the log as stored, whose envelopes name the keys. */
+  constructor(
+    private readonly log: EventStore,
+    private readonly keys: KeyStore,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    const from = await this.keys.checkpoint();
+    this.processed = from;
+    this.subscription = this.log.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.follow(events), (error) => {
+      this.subscription = null;
+      this.waits.releaseAll();
+      this.onError(error);
+    });
+  }
+
+  private async follow(events: RecordedEvent[]): Promise<void> {
+    const { owned, erased } = this.pending;
+    for (const event of events) {
+      const envelopes = envelopesOf(event);
+      for (const envelope of envelopes) for (const subject of envelope.s) owned.push({ keyId: envelope.k, subject });
+      for (const erasure of erasures(event)) {
+        const own = erasure.keepOwn ? envelopes.find((envelope) => envelope.s[0] === erasure.subject)?.k : undefined;
+        erased.push({ subject: erasure.subject, except: own });
+      }
+    }
+    const last = events[events.length - 1].position;
+    this.uncheckpointed += events.length;
+    if (erased.length > 0 || this.uncheckpointed >= CHECKPOINT_EVERY || owned.length >= CHECKPOINT_EVERY) {
+      await this.keys.apply(this.pending, last);
+      this.pending = { owned: [], erased: [] };
+      this.uncheckpointed = 0;
+    }
+    this.processed = last;
+    this.waits.reached(last);
+  }
+
+  /** Resolves once the keys the log erased up to `position` are destroyed, or at once when the shredder is not running. */
+  waitFor(position: Position | null, timeoutMs: number): Promise<void> {
+    if (!position || !this.subscription || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
+    return this.waits.wait(position, timeoutMs);
+  }
+
+  async caughtUp(): Promise<void> {
+    await this.subscription?.caughtUp();
+  }
+
+  async stop(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = null;
+    await subscription?.stop();
+    // What it learnt of owners since the last checkpoint is kept, with the position it got to.
+    if (this.processed && (this.pending.owned.length > 0 || this.uncheckpointed > 0)) await this.keys.apply(this.pending, this.processed);
+    this.pending = { owned: [], erased: [] };
+    this.waits.releaseAll();
+  }
+}
