@@ -8,6 +8,7 @@ import { CommandHandler } from '../commands/handle.js';
 import { Gateway } from '../gateway/server.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
+import { KeyShredder } from '../processes/keyShredding.js';
 import { DeliveryWorker } from '../processes/delivery.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionRunner } from '../projections/runner.js';
@@ -37,6 +38,8 @@ export interface Composition {
   delivery: DeliveryWorker | null;
   /** What removes the files of deleted messages, channels and guilds: roles delivery and all. */
   remover: AttachmentRemover | null;
+  /** What destroys the keys of erased messages, channels, guilds and accounts: roles delivery and all. */
+  shredder: KeyShredder | null;
   /**
    * Stops everything compose() started, last started first: server and gateway, delivery, attachment remover, relay,
    * projectors, bus, engines.
@@ -73,7 +76,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       const lock = holdForServer(config.dataDir);
       started.push(async () => lock.release());
     }
-    const opened = await openEngines(config, engines, log, (error) => fatal(error, 'relay stopped'));
+    const opened = await openEngines(config, engines, secrets, log, (error) => fatal(error, 'relay stopped'));
     started.push(async () => {
       await opened.bus.close();
       await opened.close();
@@ -90,18 +93,24 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       started.push(() => relay.stop());
     }
 
-    // The background workers' role follows the log to remove dropped files; the commands of this process wait for it.
+    // The background workers' role follows the log to remove dropped files and destroy erased keys; the commands of
+    // this process wait for both.
     let remover: AttachmentRemover | null = null;
+    let shredder: KeyShredder | null = null;
     if (runsDelivery(engines.role)) {
       const worker = new AttachmentRemover({ ...opened, commands: new CommandHandler(opened.store) }, (error) => fatal(error, 'attachment removal stopped'));
       remover = worker;
       started.push(() => worker.stop());
       await worker.start();
+      const keys = new KeyShredder(opened.store.sealedLog, opened.keys, (error) => fatal(error, 'key shredding stopped'));
+      shredder = keys;
+      started.push(() => keys.stop());
+      await keys.start();
     }
 
     const metrics = new PrometheusMetrics();
     if (opened.store instanceof SqliteEventStore) opened.store.observe(metrics);
-    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, remover);
+    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder]);
 
     let delivery: DeliveryWorker | null = null;
     if (runsDelivery(engines.role)) {
@@ -136,7 +145,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     }
 
     let closing: Promise<void> | null = null;
-    return { runtime, http, gateway, delivery, remover, close: () => (closing ??= stopAll()) };
+    return { runtime, http, gateway, delivery, remover, shredder, close: () => (closing ??= stopAll()) };
   } catch (error) {
     await stopAll().catch(() => {});
     throw error;
@@ -147,6 +156,9 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
  * The replay tool's engines: the log and the read models of the environment it runs in, and never a bus or a relay
  * (it reads the log and writes read models only, whatever BUS says).
  */
-export async function openToolEngines(config: Config, engines: EngineConfig, log: Logger): Promise<Pick<Engines, 'store' | 'readStore' | 'close'>> {
-  return openEngines(config, { ...engines, bus: { kind: 'local' } }, log, () => {});
+export async function openToolEngines(config: Config, engines: EngineConfig, log: Logger): Promise<Pick<Engines, 'store' | 'keys' | 'readStore' | 'close'> & { secrets: SecretBox }> {
+  // Shared engines were written with SECRET_KEY: keys wrapped with it open with no other, and a key file generated here would not match.
+  if (!usesEmbeddedStores(engines) && !config.secretKey) throw new Error('the replay tool on shared engines needs the SECRET_KEY their processes use');
+  const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
+  return { ...(await openEngines(config, { ...engines, bus: { kind: 'local' } }, secrets, log, () => {})), secrets };
 }

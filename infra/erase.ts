@@ -7,7 +7,9 @@
 import { deleteAccount } from '../commands/accountDeletion.js';
 import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import { systemClock } from '../ports/clock.js';
-import type { EventStore } from '../ports/eventStore.js';
+import type { KeyStore } from '../ports/keyStore.js';
+import { KeyShredder } from '../processes/keyShredding.js';
+import type { SealingEventStore } from './eventStore/sealing.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { SecretBox } from '../ports/secrets.js';
 import { allProjections } from '../projections/index.js';
@@ -16,13 +18,16 @@ import { userById } from '../projections/users.queries.js';
 
 /** Deletes the account `userId`, writing a progress line per step to `out`; refuses an unknown id. */
 export async function eraseAccount(
-  { store, readStore, secrets }: { store: EventStore; readStore: ReadStore; secrets: SecretBox },
+  { store, keys, readStore, secrets }: { store: SealingEventStore; keys: KeyStore; readStore: ReadStore; secrets: SecretBox },
   userId: string,
   out: NodeJS.WritableStream,
 ): Promise<void> {
   let failure: unknown = null;
   const projections = new ProjectionRunner(store, readStore, allProjections, (error) => (failure = error));
+  // The profile key goes as the server's shredder would destroy it: by following the log to the erasure.
+  const shredder = new KeyShredder(store.sealedLog, keys, (error) => (failure = error));
   await projections.start();
+  await shredder.start();
   try {
     await projections.caughtUp();
     if (!/^\d{1,20}$/.test(userId) || !(await userById(readStore, userId))) throw new Error(`no user has the id ${userId}`);
@@ -35,8 +40,10 @@ export async function eraseAccount(
     };
     // Each event records the account itself as the actor (it leaves its guilds), and the operator's request as the reason.
     await deleteAccount(deps, { actorId: userId, reason: 'erasure request' }, null, (step) => out.write(`erase ${userId}: ${step}\n`));
+    await shredder.caughtUp();
     if (failure) throw failure;
   } finally {
+    await shredder.stop();
     await projections.stop();
   }
 }

@@ -18,7 +18,7 @@ import { type Config, loadConfig } from './config.js';
 import { holdForRebuild, usesEmbeddedStores } from './dataDirLock.js';
 import { type EngineConfig, loadEngineConfig } from './engines.js';
 import { eraseAccount } from './erase.js';
-import { SecretBox } from './secrets.js';
+import type { SealingEventStore } from './eventStore/sealing.js';
 import { eventToJson } from './eventStore/json.js';
 import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
@@ -124,12 +124,18 @@ async function* pagesOfStream(store: EventStore, streamId: string, from: Positio
   }
 }
 
-/** Writes the events as NDJSON, honouring the output's backpressure, with progress; returns how many were written. */
-export async function exportNdjson(store: EventStore, options: { stream?: string; from?: Position }, out: NodeJS.WritableStream, progress: ProgressBar): Promise<number> {
-  const head = await store.headPosition();
+/**
+ * Writes the events as NDJSON, honouring the output's backpressure, with progress; returns how many were written.
+ * Personal fields are opened where their key exists; an erased one is written as null and its event marked
+ * `"erased": true`, never a failure.
+ */
+export async function exportNdjson(store: SealingEventStore, options: { stream?: string; from?: Position }, out: NodeJS.WritableStream, progress: ProgressBar): Promise<number> {
+  const log = store.sealedLog;
+  const head = await log.headPosition();
   let written = 0;
-  const pages = options.stream ? pagesOfStream(store, options.stream, options.from) : pagesOfLog(store, options.from);
-  for await (const page of pages) {
+  const pages = options.stream ? pagesOfStream(log, options.stream, options.from) : pagesOfLog(log, options.from);
+  for await (const sealed of pages) {
+    const page = await store.open(sealed, 'null');
     for (const event of page) {
       if (!out.write(`${eventToJson(event)}\n`)) await once(out, 'drain');
       written += 1;
@@ -212,14 +218,11 @@ async function main(argv: string[]): Promise<void> {
   // models of its own in memory); an export only reads, beside a running server too.
   const lock = command !== 'export' && usesEmbeddedStores(engines) ? holdForRebuild(config.dataDir) : null;
   // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
-  const { store, readStore, close } = await openToolEngines(config, engines, createLogger('warn'));
+  const { store, keys, readStore, secrets, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {
     if (command === 'erase') {
-      // The server's key: the account's username and email claims are on streams named with it. Shared engines were
-      // written with SECRET_KEY, which a key file generated here would not match.
-      if (!usesEmbeddedStores(engines) && !config.secretKey) throw new Error('erase on shared engines needs the SECRET_KEY their processes use');
-      const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
-      await eraseAccount({ store, readStore, secrets }, values.user ?? '', process.stderr);
+      // The server's key names the account's username and email claim streams, and wraps the data keys.
+      await eraseAccount({ store, keys, readStore, secrets }, values.user ?? '', process.stderr);
     } else if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);

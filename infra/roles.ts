@@ -17,6 +17,10 @@ import { EsdbEventStore } from './eventStore/esdb.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
+import { SealingEventStore } from './eventStore/sealing.js';
+import { SqliteKeyStore } from './keys/sqlite.js';
+import type { KeyStore } from '../ports/keyStore.js';
+import type { SecretBox } from '../ports/secrets.js';
 import { CachedReadStore } from './readStore/cached.js';
 import { MongoReadStore } from './readStore/mongo.js';
 import type { ReadStore } from '../ports/readStore.js';
@@ -46,7 +50,10 @@ export const runsRelay = (engines: EngineConfig) => engines.bus.kind === 'kafka'
 export const endsOnFatal = (role: Role) => role !== 'all';
 
 export interface Engines {
-  store: EventStore;
+  /** The log with personal fields opened (sealed on append): what every reader but the shredder and the relay uses. */
+  store: SealingEventStore;
+  /** The data keys personal fields are sealed with (README, Privacy). */
+  keys: KeyStore;
   readStore: ReadStore;
   blobs: BlobStore;
   bus: EventBus;
@@ -67,7 +74,13 @@ export function selectProjections(names: string[] | null): Projection[] {
  * Opens the engines one after the other, each bounded, so an unreachable one fails start-up with its own one-line
  * error; whatever was already open is closed again.
  */
-export async function openEngines(config: Config, engines: EngineConfig, log: Logger, onRelayError: (error: unknown) => void): Promise<Engines> {
+export async function openEngines(
+  config: Config,
+  engines: EngineConfig,
+  secrets: SecretBox,
+  log: Logger,
+  onRelayError: (error: unknown) => void,
+): Promise<Engines> {
   const opened: { close(): Promise<void> }[] = [];
   const keep = <T extends { close(): Promise<void> }>(engine: T): T => {
     opened.push(engine);
@@ -77,17 +90,21 @@ export async function openEngines(config: Config, engines: EngineConfig, log: Lo
     for (const engine of opened.splice(0).reverse()) await engine.close();
   };
   try {
-    const store = keep(engines.store.kind === 'esdb' ? await EsdbEventStore.connect(engines.store.url) : new SqliteEventStore(join(config.dataDir, 'events.db')));
+    const sealedLog = keep(engines.store.kind === 'esdb' ? await EsdbEventStore.connect(engines.store.url) : new SqliteEventStore(join(config.dataDir, 'events.db')));
     let readStore: ReadStore;
     let blobs: BlobStore;
+    let keys: KeyStore;
     if (engines.readStore.kind === 'mongodb') {
       const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
+      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), secrets, config.readModelScrubMs));
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
+      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), secrets, config.readModelScrubMs));
     }
+    const store = new SealingEventStore(sealedLog, keys);
     // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.
     const cached = runsProjectors(engines.role) ? selectProjections(engines.projections).flatMap((p) => p.cachedById ?? []) : [];
     if (cached.length) readStore = new CachedReadStore(readStore, cached);
@@ -95,14 +112,24 @@ export async function openEngines(config: Config, engines: EngineConfig, log: Lo
     let relay: Relay | null = null;
     if (engines.bus.kind === 'kafka') {
       const kafka = keep(await KafkaEventBus.connect(engines.bus, log));
-      bus = kafka;
-      if (runsRelay(engines)) relay = new Relay(store, readStore, await kafka.publisher(), onRelayError);
+      bus = openingBus(kafka, store);
+      // Kafka carries the log as stored: its topics hold personal fields only as ciphertext.
+      if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), onRelayError);
     } else {
       bus = new LocalEventBus(store, readStore);
     }
-    return { store, readStore, blobs, bus, relay, close };
+    return { store, keys, readStore, blobs, bus, relay, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;
   }
+}
+
+/** A bus whose consumers get events opened, as readers of the log do. */
+function openingBus(bus: EventBus, store: SealingEventStore): EventBus {
+  return {
+    hints: bus.hints,
+    consume: (group, options, handler, onError) => bus.consume(group, options, async (events) => handler(await store.open(events)), onError),
+    close: () => bus.close(),
+  };
 }

@@ -51,7 +51,8 @@ export function assembleRuntime(
   secrets: SecretBox,
   projections: ProjectionRunner,
   metrics: Metrics,
-  remover: AttachmentRemover | null,
+  /** The followers erasing commands wait for (files and keys): null where another process runs them. */
+  erasers: (Pick<AttachmentRemover, 'waitFor'> | null)[],
 ): Runtime {
   const { store, readStore, blobs, bus } = opened;
   return {
@@ -73,6 +74,8 @@ export function assembleRuntime(
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),
-    settleFiles: async (position) => remover?.waitFor(position, engines.settleTimeoutMs),
+    settleFiles: async (position) => {
+      await Promise.all(erasers.map((eraser) => eraser?.waitFor(position, engines.settleTimeoutMs)));
+    },
   };
 }

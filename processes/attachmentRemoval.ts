@@ -5,7 +5,7 @@
 // files that versions before it left behind go too. Commands that drop files wait for it (settleFiles), as they wait
 // for the read models, so a 2xx means the CDN answers 404.
 import type { Uses } from '../commands/deps.js';
-import { attachmentKey, channelAttachmentsFolder } from '../commands/messages/attachments.js';
+import { attachmentFolder, channelAttachmentsFolder } from '../commands/messages/attachments.js';
 import { guildStream } from '../commands/streams.js';
 import type { ChannelDeleted } from '../domain/channel.js';
 import { type GuildDeleted, guildDecider } from '../domain/guild.js';
@@ -67,7 +67,8 @@ export class AttachmentRemover {
       case 'MessageEdited': {
         const { channelId } = event.data;
         const dropped = event.type === 'MessageDeleted' ? event.data.attachments : event.data.removedAttachments;
-        await Promise.all(dropped.map((attachment) => blobs.delete(attachmentKey(channelId, attachment))));
+        // By id: the file's name is personal data, which the key shredder may have erased by now.
+        await Promise.all(dropped.map((attachment) => blobs.deleteUnder(attachmentFolder(channelId, attachment))));
         return dropped.length > 0;
       }
       case 'ChannelDeleted':

@@ -1,7 +1,9 @@
 // Read models of messages: one document per message (its API fields, pinned, and reaction counts by emoji) and one
 // document per reaction (who reacted with what, for reactor lists and `me`). Channel documents of any kind get their
 // last_message_id and last_pin_timestamp from here.
-import { MessageFlags, type MessageEvent, type MessageFields, ephemeralAudience } from '../domain/message.js';
+import { type EditableFields, MessageFlags, type MessageEvent, type MessageFields, ephemeralAudience } from '../domain/message.js';
+import type { ChannelDeleted } from '../domain/channel.js';
+import type { GuildDeleted } from '../domain/guild.js';
 import type { PinEvent } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
 import type { UserErased } from '../domain/user.js';
@@ -42,6 +44,22 @@ export interface ReactionDoc {
 /** Emojis are not valid field names; their key in hex is. */
 export const reactionField = (emoji: ReactionEmoji) => `r${Buffer.from(emojiKey(emoji)).toString('hex')}`;
 
+const EDITABLE = [
+  'content',
+  'embeds',
+  'attachments',
+  'components',
+  'flags',
+  'mentions',
+  'mention_roles',
+  'mention_everyone',
+  'mention_channels',
+  'edited_timestamp',
+] as const satisfies readonly (keyof EditableFields)[];
+
+const editedFields = (message: MessageFields): Pick<MessageFields, (typeof EDITABLE)[number]> =>
+  Object.fromEntries(EDITABLE.map((field) => [field, message[field]])) as Pick<MessageFields, (typeof EDITABLE)[number]>;
+
 /** Who an ephemeral message is for; nothing for the others. */
 const visibility = (message: MessageFields): Pick<MessageDoc, 'ephemeral' | 'visible_to'> =>
   message.flags & MessageFlags.EPHEMERAL ? { ephemeral: true, visible_to: ephemeralAudience(message) } : {};
@@ -54,7 +72,7 @@ export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
 /** Whether the user may read the message: everyone in the channel may, unless it is ephemeral and not for them. */
 export const isVisibleTo = (doc: Pick<MessageDoc, 'visible_to'>, userId: string) => !doc.visible_to || doc.visible_to.includes(userId);
 
-type Event = MessageEvent | PinEvent | UserErased;
+type Event = MessageEvent | PinEvent | UserErased | ChannelDeleted | GuildDeleted;
 
 const updateMessage = (messageId: string, update: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
   updateOne: { collection: MESSAGES, filter: { _id: messageId }, update },
@@ -84,7 +102,9 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
     return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, lastMessage(e.data.channelId, e.data.messageId)];
   }
   // An edit may change whom an ephemeral message mentions, and so who sees it.
-  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: { ...e.data.changes, ...visibility(e.data.message) } })];
+  // The fields from the message after the edit, not from `changes`: the version an edit replaced is erased (its key
+  // destroyed), so a rebuild must not lean on it for a field the edit left alone.
+  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: { ...editedFields(e.data.message), ...visibility(e.data.message) } })];
   if (is<Event, 'MessageDeleted'>(e, 'MessageDeleted')) {
     return [
       { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
@@ -109,6 +129,15 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'UserErased'>(e, 'UserErased')) {
     return [{ updateMany: { collection: MESSAGES, filter: { 'author.id': e.data.userId }, update: { $set: { author: deletedMessageUser(e.data.userId) } } } }];
   }
+  // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
+  if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) {
+    const channelId = e.data.channel.id;
+    return [
+      { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
+      { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
+    ];
+  }
+  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: MESSAGES, filter: { guild_id: e.data.guildId } } }];
   if (is<Event, 'MessagePinned'>(e, 'MessagePinned')) return pinChange(e.data, e.data.pinnedAt);
   if (is<Event, 'MessageUnpinned'>(e, 'MessageUnpinned')) return pinChange(e.data, null);
   return [];

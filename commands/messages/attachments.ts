@@ -9,7 +9,9 @@ import { loadMessage } from './state.js';
 
 /** The folder of a channel's files: removed whole when the channel goes. */
 export const channelAttachmentsFolder = (channelId: string) => `attachments/${channelId}`;
-export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `${channelAttachmentsFolder(channelId)}/${attachment.id}/${attachment.filename}`;
+/** Where an attachment's file lies: its folder holds that one file. */
+export const attachmentFolder = (channelId: string, attachment: Pick<Attachment, 'id'>) => `${channelAttachmentsFolder(channelId)}/${attachment.id}`;
+export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `${attachmentFolder(channelId, attachment)}/${attachment.filename}`;
 
 /** Sanitized for storage keys and URLs: letters, digits, dot, dash and underscore, as the widely used API does. */
 function safeFilename(name: string): string {

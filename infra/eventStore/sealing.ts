@@ -76,7 +76,8 @@ export class SealingEventStore implements EventStore {
       const key = await this.keyFor(group);
       envelopes.push({ k: key.id, s: group.subjects, p: group.paths, ...encrypt(key.key, JSON.stringify(group.paths.map((path) => valueAt(original, path)))) });
     }
-    const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, undefined])));
+    // Sealed fields stay in place as null, so opening puts each back where it was (clients compare bytes and key order).
+    const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, null])));
     const data = { ...(root.data as Record<string, unknown>), [SEALED]: envelopes };
     return { ...event, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
   }

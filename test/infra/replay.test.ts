@@ -1,6 +1,6 @@
 // The replay tool, for real: the CLI runs as its own process on the embedded store of a service that handled real
 // HTTP requests, and its rebuild must give back exactly the read models incremental processing built.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { holdForRebuild } from '../../infra/dataDirLock.js';
 import { ProgressBar } from '../../infra/replay.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { allProjections } from '../../projections/index.js';
-import { killServerProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
+import { killServerProcess, replayIn, startServerProcess, stopServerProcesses } from '../support/process.js';
 import { createBot, registerUser, startTestServer, uniqueName } from '../support/server.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -37,18 +37,6 @@ async function spoil(collections: string[]): Promise<void> {
 
 function replay(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return replayIn(dataDir, ...args);
-}
-
-function replayIn(directory: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/replay.ts', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH, DATA_DIR: directory },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
 beforeAll(async () => {

@@ -85,3 +85,16 @@ export async function okFromProcess(server: Pick<ServerProcess, 'origin' | 'disp
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
+
+/** Runs the replay tool (`npm run replay -- …`) as its own process on `dataDir`, as an operator would. */
+export function replayIn(dataDir: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/replay.ts', ...args], {
+    cwd: join(import.meta.dirname, '../..'),
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
