@@ -1,17 +1,22 @@
-// The read store and blob store contracts against a real MongoDB (a one-node replica set, for transactions),
+// The read store, blob store and key store contracts against a real MongoDB (a one-node replica set, for transactions),
 // started by testcontainers when a Docker engine answers.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { BSON, Collection } from 'mongodb';
 import type { StartedTestContainer } from 'testcontainers';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { GridFsBlobStore } from '../../infra/blobs/gridfs.js';
+import { DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS, MongoKeyStore } from '../../infra/keys/mongo.js';
 import { MongoReadStore } from '../../infra/readStore/mongo.js';
+import { SecretBox } from '../../infra/secrets.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
+import { describeKeyStoreContract } from './keyStoreContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
 
 const docker = await probeDocker();
 
 if (!docker.reachable) {
-  skipWithoutDocker('MongoDB', docker.why, 'runs the read store and GridFS blob contracts against MongoDB');
+  skipWithoutDocker('MongoDB', docker.why, 'runs the read store, GridFS blob and key store contracts against MongoDB');
 } else {
   let container: StartedTestContainer;
   let url = '';
@@ -34,13 +39,33 @@ if (!docker.reachable) {
     const store = await connectWhenPrimary(url);
     return { blobs: new GridFsBlobStore(store.db), close: () => store.close() };
   });
+  // A database of its own per test: the contract starts from a store without keys or checkpoint.
+  describeKeyStoreContract('MongoDB', async () => {
+    const store = await connectWhenPrimary(url, `parley_keys_${randomUUID().slice(0, 8)}`);
+    const secrets = SecretBox.fromKey(randomBytes(32));
+    const keys = await MongoKeyStore.open(store.db, secrets);
+    const documents = async (collection: string) => (await store.db.collection(collection).find().toArray()).map((doc) => BSON.serialize(doc));
+    return {
+      keys,
+      close: async () => {
+        await keys.close();
+        await store.close();
+      },
+      reopen: () => MongoKeyStore.open(store.db, secrets),
+      stored: async () => Buffer.concat((await Promise.all([DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS].map(documents))).flat()),
+      breakCheckpointWrite: () => {
+        // The checkpoint is the key store's only updateOne.
+        vi.spyOn(Collection.prototype, 'updateOne').mockRejectedValueOnce(new Error('write failed'));
+      },
+    };
+  });
 }
 
 /** Right after rs.initiate the node takes a moment to become primary. */
-async function connectWhenPrimary(url: string): Promise<MongoReadStore> {
+async function connectWhenPrimary(url: string, database = 'parley_contract'): Promise<MongoReadStore> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await MongoReadStore.connect(url, 'parley_contract');
+      return await MongoReadStore.connect(url, database);
     } catch (error) {
       if (attempt >= 30) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,12 +1,15 @@
 // The contract suites against the embedded adapters: a fresh SQLite file (or blob folder) per test. These always run.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
+import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
+import { SecretBox } from '../../infra/secrets.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { type AppendToCommit, WriterThread, threadLogWriter } from '../../infra/eventStore/sqliteCommit.js';
@@ -14,6 +17,7 @@ import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import type { IndexSpec, WriteOp } from '../../ports/readStore.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
+import { describeKeyStoreContract } from './keyStoreContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-contract-'));
@@ -24,6 +28,22 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describeEventStoreContract('SQLite', async () => new SqliteEventStore(file('events')), { startsEmpty: true });
 describeReadStoreContract('SQLite', async () => new SqliteReadStore(file('read')), { bulkLoad: true });
 describeBlobStoreContract('Files', async () => ({ blobs: new FileBlobStore(file('blobs')), close: async () => {} }));
+describeKeyStoreContract('SQLite', async () => {
+  const path = file('keys');
+  const secrets = SecretBox.fromKey(randomBytes(32));
+  const keys = new SqliteKeyStore(path, secrets);
+  return {
+    keys,
+    close: () => keys.close(),
+    reopen: async () => new SqliteKeyStore(path, secrets),
+    stored: async () => Buffer.concat([path, `${path}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f))),
+    breakCheckpointWrite: () => {
+      vi.spyOn(keys['statements'].setCheckpoint, 'run').mockImplementationOnce(() => {
+        throw new Error('disk I/O error');
+      });
+    },
+  };
+});
 
 describe('SQLite event store: group commit', () => {
   const event: NewEvent = { type: 'Noted', data: {}, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } };
@@ -338,5 +358,26 @@ describe('SQLite event store: the events it committed last', () => {
     expect(Object.isFrozen((seen[0][64].data as { nested: object }).nested)).toBe(true);
     for (const s of subscriptions) await s.stop();
     await store.close();
+  });
+});
+
+describe('SQLite key store: destroyed keys', () => {
+  it('leave not even their wrapped form in keys.db or its WAL once the scrub ran, while the store stays open', async () => {
+    const path = file('keys');
+    const keys = new SqliteKeyStore(path, SecretBox.fromKey(randomBytes(32)), 50);
+    const created = await Promise.all(Array.from({ length: 600 }, () => keys.create()));
+    const db = new Database(path, { readonly: true });
+    const wrapped = db.prepare('SELECT id, wrapped FROM keys').all() as { id: string; wrapped: string }[];
+    db.close();
+    const wrappedOf = new Map(wrapped.map((row) => [row.id, row.wrapped]));
+    const [gone, kept] = [created.slice(0, 300), created.slice(300)];
+    const stored = () => Buffer.concat([path, `${path}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+    const left = (list: typeof created) => list.filter((key) => stored().includes(wrappedOf.get(key.id)!)).length;
+    expect(left(created)).toBe(600);
+    await keys.apply({ owned: gone.map((key) => ({ keyId: key.id, subject: 'channel:9' })), erased: [{ subject: 'channel:9' }] }, { commit: 1n, prepare: 1n });
+    await vi.waitFor(() => expect(statSync(`${path}-wal`).size).toBe(0), { timeout: 5000 });
+    expect(left(gone)).toBe(0);
+    expect(left(kept)).toBe(300);
+    await keys.close();
   });
 });
