@@ -18,6 +18,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
 import { SealingEventStore } from './eventStore/sealing.js';
+import { MongoKeyStore } from './keys/mongo.js';
 import { SqliteKeyStore } from './keys/sqlite.js';
 import type { KeyStore } from '../ports/keyStore.js';
 import type { SecretBox } from '../ports/secrets.js';
@@ -98,7 +99,7 @@ export async function openEngines(
       const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
-      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), secrets, config.readModelScrubMs));
+      keys = keep(await MongoKeyStore.open(mongo.db, secrets));
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));

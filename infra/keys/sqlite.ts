@@ -26,6 +26,8 @@ export class SqliteKeyStore implements KeyStore {
   private readonly current_ = new LRUCache<string, DataKey>({ max: 10_000 });
   private readonly listeners: (() => void)[] = [];
   private scrubTimer: NodeJS.Timeout | null = null;
+  /** Counts destructions, so that a lookup a destruction overtook does not remember the key it found. */
+  private destructions = 0;
   private readonly statements;
 
   constructor(
@@ -73,10 +75,11 @@ export class SqliteKeyStore implements KeyStore {
   async current(subject: string): Promise<DataKey | null> {
     const known = this.current_.get(subject);
     if (known) return known;
-    // A subject the shredder knows a key of (the newest is as good as any: they are destroyed together).
-    const owned = this.statements.owned.all(subject);
-    for (const { key_id } of owned.reverse()) {
+    // A subject the shredder knows a key of (any one will do: a subject's keys are destroyed together).
+    const destructions = this.destructions;
+    for (const { key_id } of this.statements.owned.all(subject)) {
       const key = (await this.load([key_id])).get(key_id);
+      if (destructions !== this.destructions) return this.current(subject);
       if (key) return this.remember(subject, { id: key_id, key });
     }
     return null;
@@ -126,13 +129,14 @@ export class SqliteKeyStore implements KeyStore {
       this.statements.setCheckpoint.run(encodePosition(checkpoint));
     });
     // Only a destruction must be on disk before the shredder moves on; what it learns of owners it learns again.
-    this.db.pragma(`synchronous = ${destroyed.length > 0 || changes.erased.length > 0 ? 'FULL' : 'NORMAL'}`);
+    this.db.pragma(`synchronous = ${changes.erased.length > 0 ? 'FULL' : 'NORMAL'}`);
     try {
       write();
     } finally {
       this.db.pragma('synchronous = FULL');
     }
     if (destroyed.length === 0) return false;
+    this.destructions += 1;
     for (const id of destroyed) this.cache.delete(id);
     this.current_.clear();
     this.scheduleScrub();

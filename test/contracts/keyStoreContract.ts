@@ -178,6 +178,16 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
         expect(await keys.current('user:3')).toEqual(kept);
       });
 
+      it('does not remember a key destroyed while current() was looking it up', async () => {
+        const key = await keys.create();
+        await keys.apply({ owned: [{ keyId: key.id, subject: 'user:1' }], erased: [] }, at(1n));
+        const asked = keys.current('user:1');
+        await keys.apply({ owned: [], erased: [{ subject: 'user:1' }] }, at(2n));
+        await asked;
+        expect(await found(keys, key)).toEqual([]);
+        expect(await keys.current('user:1')).toBeNull();
+      });
+
       it('calls every onDestroyed listener once per batch that destroyed keys, and only then', async () => {
         const calls: string[] = [];
         keys.onDestroyed(() => calls.push('first'));
