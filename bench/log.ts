@@ -4,12 +4,14 @@
 //   tsx bench/log.ts rebuild DATA_DIR  empties every read model and projects the whole log again (the replay tool's
 //                                      code path), printing {"events":…,"seconds":…} on stdout;
 //   tsx bench/log.ts read DATA_DIR     reads the whole log as the rebuild does (the same catch-up subscription: its
-//                                      pages fetched and parsed) and does nothing with it: the rebuild's own ceiling.
+//                                      pages fetched, parsed and opened) and does nothing with it: the rebuild's own
+//                                      ceiling.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels } from '../infra/replay.js';
+import { openEmbeddedLog } from '../infra/roles.js';
 import { allProjections } from '../projections/index.js';
 
 const BATCH = 50_000;
@@ -42,7 +44,7 @@ async function grow(dir: string, target: number): Promise<void> {
 }
 
 async function rebuild(dir: string): Promise<void> {
-  const store = new SqliteEventStore(join(dir, 'events.db'));
+  const store = await openEmbeddedLog(dir);
   const readStore = new SqliteReadStore(join(dir, 'read-models.db'));
   const started = performance.now();
   const events = await rebuildReadModels(store, readStore, allProjections, new ProgressBar(process.stderr, 'rebuild'));
@@ -53,7 +55,7 @@ async function rebuild(dir: string): Promise<void> {
 }
 
 async function read(dir: string): Promise<void> {
-  const store = new SqliteEventStore(join(dir, 'events.db'));
+  const store = await openEmbeddedLog(dir);
   let events = 0;
   const started = performance.now();
   const subscription = store.subscribeToAll({}, async (batch) => {

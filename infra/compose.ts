@@ -109,7 +109,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     }
 
     const metrics = new PrometheusMetrics();
-    if (opened.store instanceof SqliteEventStore) opened.store.observe(metrics);
+    if (opened.store.sealedLog instanceof SqliteEventStore) opened.store.sealedLog.observe(metrics);
     const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder]);
 
     let delivery: DeliveryWorker | null = null;

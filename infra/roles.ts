@@ -21,7 +21,7 @@ import { SealingEventStore } from './eventStore/sealing.js';
 import { MongoKeyStore } from './keys/mongo.js';
 import { SqliteKeyStore } from './keys/sqlite.js';
 import type { KeyStore } from '../ports/keyStore.js';
-import type { SecretBox } from '../ports/secrets.js';
+import { SecretBox } from './secrets.js';
 import { CachedReadStore } from './readStore/cached.js';
 import { MongoReadStore } from './readStore/mongo.js';
 import type { ReadStore } from '../ports/readStore.js';
@@ -124,6 +124,12 @@ export async function openEngines(
     await close().catch(() => {});
     throw error;
   }
+}
+
+/** A DATA_DIR's embedded log as the server opens it (sealed on append, opened on read), for tools and tests. */
+export async function openEmbeddedLog(dataDir: string, secretKey: string | null = null): Promise<SealingEventStore> {
+  const secrets = await SecretBox.load(secretKey, join(dataDir, 'secret.key'));
+  return new SealingEventStore(new SqliteEventStore(join(dataDir, 'events.db')), new SqliteKeyStore(join(dataDir, 'keys.db'), secrets), true);
 }
 
 /** A bus whose consumers get events opened, as readers of the log do. */

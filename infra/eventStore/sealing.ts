@@ -29,9 +29,11 @@ export class SealingEventStore implements EventStore {
   /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */
   private opened = new WeakMap<RecordedEvent, RecordedEvent>();
 
+  /** `closesKeys`: the store was opened for this log alone (a tool's), and closes with it. */
   constructor(
     private readonly inner: EventStore,
     private readonly keys: KeyStore,
+    private readonly closesKeys = false,
   ) {
     keys.onDestroyed(() => (this.opened = new WeakMap()));
   }
@@ -63,8 +65,9 @@ export class SealingEventStore implements EventStore {
     return this.inner.headPosition();
   }
 
-  close(): Promise<void> {
-    return this.inner.close();
+  async close(): Promise<void> {
+    await this.inner.close();
+    if (this.closesKeys) await this.keys.close();
   }
 
   private async seal(event: NewEvent): Promise<NewEvent> {

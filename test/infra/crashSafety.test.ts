@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { openEmbeddedLog } from '../../infra/roles.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels, snapshotReadModels } from '../../infra/replay.js';
 import { allProjections } from '../../projections/index.js';
@@ -97,7 +97,7 @@ describe('crash safety', () => {
     // The second server caught up with the whole log before it listened, and handled no write since.
     await kill(second.child);
 
-    const store = new SqliteEventStore(join(dataDir, 'events.db'));
+    const store = await openEmbeddedLog(dataDir);
     const served = new SqliteReadStore(join(dataDir, 'read-models.db'));
     const rebuilt = new SqliteReadStore(join(dataDir, 'rebuilt-read-models.db'));
     try {
