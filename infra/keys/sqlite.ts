@@ -55,6 +55,8 @@ export class SqliteKeyStore implements KeyStore {
       checkpoint: this.db.prepare<[], { position: string }>("SELECT position FROM progress WHERE name = 'shredder'"),
       setCheckpoint: this.db.prepare<[string]>("INSERT INTO progress (name, position) VALUES ('shredder', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position"),
     };
+    // A killed process's WAL may still hold the wrapped form of keys it destroyed last.
+    this.scheduleScrub();
   }
 
   async create(): Promise<DataKey> {

@@ -137,6 +137,8 @@ export class SqliteReadStore implements ReadStore {
     // Deleted rows, a document's text before an update, freed pages: overwritten with zeros, not left in free space.
     this.db.pragma('secure_delete = ON');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)');
+    // The WAL a killed process left holds the old images of its last writes, and nothing here may write again soon.
+    this.scheduleScrub();
   }
 
   private statement(sql: string): Database.Statement {

@@ -3,13 +3,12 @@
 // server by a byte search of the whole DATA_DIR (log, WAL, read models, key store, blobs) and through the operator's
 // export, which writes erased fields as null with an "erased" mark.
 import { randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../contracts/eventually.js';
+import { filesHolding as searchDataDir } from '../support/files.js';
 import { replayIn } from '../support/process.js';
 import { type TestServer, registerUser, startTestServer } from '../support/server.js';
 import { PASSWORD } from './oauth2Support.js';
@@ -25,18 +24,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/**
- * Every file under DATA_DIR that holds `text` as UTF-8 bytes. Searched by another process: closing a file descriptor
- * of an SQLite file in the server's own process would drop SQLite's POSIX locks on it.
- */
-async function filesHolding(text: string, dir = dataDir): Promise<string[]> {
-  const found = await promisify(execFile)('grep', ['-rlaF', '--', text, dir]).catch((error: { code?: number; stdout?: string }) => {
-    if (error.code === 1) return { stdout: '' };
-    throw error;
-  });
-  return found.stdout.split('\n').filter(Boolean).map((path) => path.slice(dir.length + 1)).sort();
-}
-
+const filesHolding = (text: string) => searchDataDir(dataDir, text);
 const expectNowhere = (text: string) => eventually(async () => expect(await filesHolding(text)).toEqual([]), WITHIN);
 const secret = (label: string) => `SECRET-${randomBytes(8).toString('hex')}-${label}`;
 
