@@ -8,7 +8,9 @@
 //     the POST's own round trip, one at a time);
 //  5. the server's log grown to BENCH_LOG_EVENTS events (bench/log.ts), every read model rebuilt from it (events/s),
 //     the same log read alone, as the rebuild reads it (its ceiling), and a cold start on it to the first 200 from
-//     /healthz.
+//     /healthz;
+//  6. erasure: BENCH_ERASE (default 5000) of the sent messages deleted, BENCH_CONNECTIONS at a time, each answer after
+//     the message's key is destroyed: messages erased per second.
 // Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
 // BENCH_DURATION seconds (default 8) after a warm-up of BENCH_WARMUP seconds (default 1). Each throughput is also
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
@@ -35,6 +37,7 @@ const CLIENTS = size('BENCH_CLIENTS', 1000, 20);
 const MESSAGES = size('BENCH_MESSAGES', 200, 20);
 const IDLE = size('BENCH_IDLE', 10_000, 100);
 const LOG_EVENTS = size('BENCH_LOG_EVENTS', 1_000_000, 20_000);
+const ERASE = size('BENCH_ERASE', 5000, 100);
 const SENDERS = 4;
 /**
  * Sessions connected per account: an account starts one session at a time (max_concurrency 1), so the accounts'
@@ -327,6 +330,31 @@ async function main() {
     for (const ws of sockets) ws.close();
     await new Promise((r) => setTimeout(r, 500));
 
+    // 6. Erasure: the sends' messages deleted one request each, CONNECTIONS at a time; each answer waits for the key
+    // shredder to have destroyed the message's key (and the remover its files), so this is erased messages a second.
+    phase('erasure', `${ERASE} messages, ${CONNECTIONS} at a time…`);
+    const doomed: string[] = [];
+    for (let before = ''; doomed.length < ERASE; ) {
+      const batch = (await json('GET', `/channels/${channelId}/messages?limit=100${before && `&before=${before}`}`, owner.token)) as { id: string }[];
+      if (batch.length === 0) break;
+      doomed.push(...batch.map((m) => m.id));
+      before = batch[batch.length - 1].id;
+    }
+    const toErase = doomed.slice(0, ERASE);
+    const erasureStarted = performance.now();
+    const deleteTimes: number[] = [];
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async (_, lane) => {
+        for (let i = lane; i < toErase.length; i += CONNECTIONS) {
+          const at = performance.now();
+          await api('DELETE', `/channels/${channelId}/messages/${toErase[i]}`, owner.token);
+          deleteTimes.push(performance.now() - at);
+        }
+      }),
+    );
+    const erasureS = (performance.now() - erasureStarted) / 1000;
+    const erasure = { messages: toErase.length, connections: CONNECTIONS, seconds: erasureS, perS: toErase.length / erasureS, ...percentiles(deleteTimes) };
+
     // 5. The server's log grown to LOG_EVENTS events (copies of its messages), every read model rebuilt from it, the
     // log read alone (the rebuild's ceiling: its reading, nothing projected or written), and a cold start on it to the
     // first 200 from /healthz.
@@ -367,6 +395,7 @@ async function main() {
       delivery: { ...delivery, p99RatioToSingleSend: delivery.p99Ms / singleSend.p99Ms },
       idleSessions,
       sendsMemory,
+      erasure,
       log,
       phasesS: phases,
       runS: (performance.now() - t0) / 1000,
@@ -391,6 +420,7 @@ type Results = {
   delivery: ReturnType<typeof percentiles> & { sessions: number; expected: number; p99RatioToSingleSend: number };
   idleSessions: { sessions: number; rssBeforeMiB: number; rssAfterMiB: number; kibPerSession: number };
   sendsMemory: { sends: number; rssBeforeMiB: number; rssAfterMiB: number };
+  erasure: ReturnType<typeof percentiles> & { messages: number; connections: number; seconds: number; perS: number };
   log: { events: number; rebuildS: number; eventsPerS: number; readAloneS: number; readAlonePerS: number; rebuildRatioToReadAlone: number; coldStartS: number };
 };
 
@@ -408,6 +438,16 @@ function table(r: Results): string {
     [`POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`, '1', '–', ms(r.delivery.p50Ms), ms(r.delivery.p99Ms), ms(r.delivery.maxMs), '–', `p99 ${x(r.delivery.p99RatioToSingleSend)} a single send's`],
     [`idle sessions: ${r.idleSessions.sessions}, RSS ${r.idleSessions.rssBeforeMiB.toFixed(0)} → ${r.idleSessions.rssAfterMiB.toFixed(0)} MiB`, '–', '–', '–', '–', '–', '–', `${r.idleSessions.kibPerSession.toFixed(1)} KiB per session`],
     [`RSS over ${r.sendsMemory.sends} durable sends`, '–', '–', '–', '–', '–', '–', `${r.sendsMemory.rssBeforeMiB.toFixed(0)} → ${r.sendsMemory.rssAfterMiB.toFixed(0)} MiB`],
+    [
+      `erasure: ${r.erasure.messages} messages deleted, keys destroyed \`DELETE /channels/:id/messages/:id\``,
+      `${r.erasure.connections}`,
+      r.erasure.perS.toFixed(0),
+      ms(r.erasure.p50Ms),
+      ms(r.erasure.p99Ms),
+      ms(r.erasure.maxMs),
+      '0',
+      `${r.erasure.seconds.toFixed(1)} s (messages erased/s)`,
+    ],
     [`read the log alone, ${r.log.events} events (the rebuild's ceiling)`, '–', r.log.readAlonePerS.toFixed(0), '–', '–', '–', '–', `${r.log.readAloneS.toFixed(1)} s (events/s)`],
     [`rebuild every read model from ${r.log.events} events`, '–', r.log.eventsPerS.toFixed(0), '–', '–', '–', '–', `${r.log.rebuildS.toFixed(1)} s, ${x(r.log.rebuildRatioToReadAlone)} reading alone`],
     [`cold start to /healthz on ${r.log.events} events`, '–', '–', '–', '–', '–', '–', `${r.log.coldStartS.toFixed(1)} s`],
