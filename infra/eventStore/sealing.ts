@@ -5,7 +5,8 @@
 // rewritten in the log. Events written before sealing (schema version 1) carry no envelope and are read as they are.
 // An envelope keeps its paths and subjects (ids only) in clear, so opening needs no rules and the key shredder can
 // learn from the log which keys belong to whom.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { type FieldPath, type SealGroup, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
 import type {
   AppendResult,
@@ -25,9 +26,16 @@ import { type DataKey, type Envelope, type KeyStore, SEALED, SEALED_SCHEMA, enve
 /** How a field whose key is gone reads: as the domain's erased value, or as null for the analysts' export. */
 export type ErasedAs = 'domain' | 'null';
 
+/** Fields this process sealed, by event id: its own events open without a decryption (most of what it reads). */
+const APPENDED = 10_000;
+/** Envelopes of a reused key, by key and values: a user's name and avatar in every message they send are sealed once. */
+const REPEATED = 10_000;
+
 export class SealingEventStore implements EventStore {
   /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */
   private opened = new WeakMap<RecordedEvent, RecordedEvent>();
+  private readonly appended = new LRUCache<string, string>({ max: APPENDED });
+  private readonly repeated = new LRUCache<string, Pick<Envelope, 'iv' | 'd' | 't'>>({ max: REPEATED });
 
   /** `closesKeys`: the store was opened for this log alone (a tool's), and closes with it. */
   constructor(
@@ -35,7 +43,11 @@ export class SealingEventStore implements EventStore {
     private readonly keys: KeyStore,
     private readonly closesKeys = false,
   ) {
-    keys.onDestroyed(() => (this.opened = new WeakMap()));
+    keys.onDestroyed(() => {
+      this.opened = new WeakMap();
+      this.appended.clear();
+      this.repeated.clear();
+    });
   }
 
   /** The log as it is stored, envelopes and all: for the key shredder and the relay, which must not open it. */
@@ -77,12 +89,22 @@ export class SealingEventStore implements EventStore {
     const envelopes: Envelope[] = [];
     for (const group of groups) {
       const key = await this.keyFor(group);
-      envelopes.push({ k: key.id, s: group.subjects, p: group.paths, ...encrypt(key.key, JSON.stringify(group.paths.map((path) => valueAt(original, path)))) });
+      const plain = JSON.stringify(group.paths.map((path) => valueAt(original, path)));
+      // The same values under the same key may share one ciphertext (no nonce is reused for other values).
+      let sealed = group.fresh ? undefined : this.repeated.get(`${key.id}\0${plain}`);
+      if (!sealed) {
+        sealed = encrypt(key.key, plain);
+        if (!group.fresh) this.repeated.set(`${key.id}\0${plain}`, sealed);
+      }
+      envelopes.push({ k: key.id, s: group.subjects, p: group.paths, ...sealed });
     }
     // Sealed fields stay in place as null, so opening puts each back where it was (clients compare bytes and key order).
     const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, null])));
     const data = { ...(root.data as Record<string, unknown>), [SEALED]: envelopes };
-    return { ...event, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
+    const id = event.id ?? randomUUID();
+    // As text: the caller's objects are its own to change after the append, as the log's copy never changes.
+    this.appended.set(id, JSON.stringify(original));
+    return { ...event, id, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
   }
 
   private async keyFor(group: SealGroup): Promise<DataKey> {
@@ -100,15 +122,15 @@ export class SealingEventStore implements EventStore {
   async open(events: RecordedEvent[], erasedAs: ErasedAs = 'domain'): Promise<RecordedEvent[]> {
     const cache = erasedAs === 'domain' ? this.opened : null;
     const needed = new Set<string>();
-    for (const event of events) if (!cache?.has(event)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
-    if (needed.size === 0) return events.map((event) => cache?.get(event) ?? event);
-    const keys = await this.keys.load([...needed]);
+    for (const event of events) if (!cache?.has(event) && !this.appended.has(event.id)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
+    const keys = needed.size > 0 ? await this.keys.load([...needed]) : new Map<string, Buffer>();
     return events.map((event) => {
       const known = cache?.get(event);
       if (known) return known;
       const envelopes = envelopesOf(event);
       if (envelopes.length === 0) return event;
-      const opened = openEvent(event, envelopes, keys, erasedAs);
+      const mine = this.appended.get(event.id);
+      const opened = mine ? { ...event, ...(JSON.parse(mine) as Pick<RecordedEvent, 'data' | 'metadata'>) } : openEvent(event, envelopes, keys, erasedAs);
       cache?.set(event, opened);
       return opened;
     });
@@ -130,8 +152,17 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: Map<string
   return erased && erasedAs === 'null' ? { ...opened, erased: true } as RecordedEvent : opened;
 }
 
+/** Random nonces drawn in bulk: one call to the random source per 1024 of them. */
+let nonces = Buffer.alloc(0);
+function nextNonce(): Buffer {
+  if (nonces.length < 12) nonces = randomBytes(12 * 1024);
+  const nonce = nonces.subarray(0, 12);
+  nonces = nonces.subarray(12);
+  return nonce;
+}
+
 function encrypt(key: Buffer, plain: string): { iv: string; d: string; t: string } {
-  const iv = randomBytes(12);
+  const iv = nextNonce();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return { iv: iv.toString('base64'), d: data.toString('base64'), t: cipher.getAuthTag().toString('base64') };
