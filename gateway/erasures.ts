@@ -2,7 +2,7 @@
 // guild deleted, an account deleted) show fields whose keys are now destroyed (domain/personalData.ts). Each buffered
 // dispatch is marked, once for all its recipients, with the subjects its payload shows; the gateway records the
 // subjects erased since; a RESUME replays the dispatches whole, in order, with their sequence numbers, but with the
-// erased fields blanked as the read models blank them. Only the dispatches of a subject erased after them are opened
+// erased fields blanked (a message's text empty, a deleted account shown as Deleted User). Only the dispatches of a subject erased after them are opened
 // again, and the record forgets an erasure once no buffer holds a dispatch older than it.
 import { DELETED_USER } from '../projections/users.js';
 
@@ -28,6 +28,8 @@ function messageSubjects(message: Json, guildId: string | null): string[] {
   return [`message:${message.id as string}`, `channel:${message.channel_id as string}`, ...(guildId ? [`guild:${guildId}`] : [])];
 }
 
+export const NO_SUBJECTS: readonly string[] = [];
+
 /** The subjects whose keys seal fields a payload shows: its messages (with their channels and guilds) and its users. */
 export function subjectsOf(d: unknown): readonly string[] {
   const subjects = new Set<string>();
@@ -37,8 +39,6 @@ export function subjectsOf(d: unknown): readonly string[] {
   });
   return subjects.size ? [...subjects] : NO_SUBJECTS;
 }
-
-export const NO_SUBJECTS: readonly string[] = [];
 
 /** Blanks what a message's author wrote, and a webhook's per-message name and avatar. */
 function blankText(message: Json): void {
