@@ -2,6 +2,7 @@
 // in the distributed mode) and turns each event into dispatches for the sessions of this process.
 // It waits for the read models to include an event before deriving from it, so payloads built from read models
 // (full objects, as clients expect) reflect the event they announce.
+import { erasures } from '../domain/personalData.js';
 import type { UserErased } from '../domain/user.js';
 import type { BusConsumer } from '../ports/bus.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
@@ -41,6 +42,8 @@ export class GatewayProjector {
     for (const event of events) {
       await this.runtime.projections.waitFor(event.position);
       try {
+        // Before this event's own dispatches: an edit's MESSAGE_UPDATE shows the version whose key is kept.
+        this.registry.erased(erasures(event).map((erasure) => erasure.subject));
         const dispatches = await deriveDispatches(event, this.runtime);
         for (const dispatch of dispatches) await this.registry.route(dispatch);
         // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.

@@ -1,6 +1,7 @@
 // The sessions of one gateway process, indexed by user and by guild, and the routing of dispatches to them. Each
 // dispatch is serialized once (twice for messages some sessions may not read) and shared by all its recipients.
 import type { ChannelVisibility, Dispatch } from './dispatch.js';
+import { ErasedSubjects, subjectsOf } from './erasures.js';
 import { Intent } from './protocol.js';
 import type { Session } from './session.js';
 
@@ -20,6 +21,8 @@ export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly byUser = new Map<string, Set<Session>>();
   private readonly byGuild = new Map<string, Set<Session>>();
+  /** The subjects erased while sessions may still hold dispatches showing them, for RESUMEs. */
+  readonly erasures = new ErasedSubjects();
 
   constructor(
     private readonly visibility: ChannelVisibility,
@@ -67,9 +70,19 @@ export class SessionRegistry {
     add(this.byGuild, guildId, session);
   }
 
-  /** Drops sessions whose clients stayed away past the resume window. */
+  /** Drops sessions whose clients stayed away past the resume window, and erasures no session's replay predates. */
   sweep(now = Date.now()): void {
-    for (const session of this.sessions.values()) if (session.expired(now)) this.unregister(session);
+    let oldest = this.erasures.mark;
+    for (const session of this.sessions.values()) {
+      if (session.expired(now)) this.unregister(session);
+      else oldest = Math.min(oldest, session.oldestMark);
+    }
+    this.erasures.forgetUpTo(oldest);
+  }
+
+  /** The subjects' keys are destroyed: dispatches buffered until now are replayed without their fields. */
+  erased(subjects: string[]): void {
+    for (const subject of subjects) this.erasures.erase(subject);
   }
 
   /** Dispatches sent to sessions since start, for operators' dispatch rate. */
@@ -108,6 +121,7 @@ export class SessionRegistry {
     }
     let full: string | null = null;
     let reduced: string | null = null;
+    let subjects: readonly string[] | null = null;
     for (const session of recipients) {
       const intents = session.identity.intents;
       if (dispatch.intent !== null && (intents & dispatch.intent) === 0 && !named.has(session)) continue;
@@ -120,10 +134,12 @@ export class SessionRegistry {
         !hidden.mentionIds.includes(session.userId)
       ) {
         reduced ??= JSON.stringify(hidden.d);
-        session.dispatch(dispatch.t, reduced);
+        subjects ??= subjectsOf(dispatch.d);
+        session.dispatch(dispatch.t, reduced, subjects);
       } else {
         full ??= JSON.stringify(dispatch.d);
-        session.dispatch(dispatch.t, full);
+        subjects ??= subjectsOf(dispatch.d);
+        session.dispatch(dispatch.t, full, subjects);
       }
     }
   }

@@ -272,25 +272,22 @@ export class Gateway {
     const snapshot = await this.snapshots.ready(token.user_id);
     const guilds = await Promise.all(snapshot.guildIds.map((guildId) => this.snapshots.guildCreate(guildId, token.user_id)));
     if (!connection.open) return null;
-    const session = new Session({ id: sessionId, userId: token.user_id, bot: token.kind === 'bot', intents, shard: [0, 1] });
+    const session = new Session({ id: sessionId, userId: token.user_id, bot: token.kind === 'bot', intents, shard: [0, 1] }, this.registry.erasures);
     session.attach(connection);
-    session.dispatch(
-      'READY',
-      JSON.stringify({
-        _trace: this.trace,
-        v: GATEWAY_VERSION,
-        user: snapshot.user,
-        guilds: snapshot.guildIds.map((id) => ({ id, unavailable: true })),
-        session_id: sessionId,
-        resume_gateway_url: gatewayUrl(this.runtime.config),
-        shard: [0, 1],
-        private_channels: snapshot.privateChannels,
-        relationships: [],
-        user_settings: {},
-        presences: [],
-        ...(snapshot.application ? { application: snapshot.application } : {}),
-      }),
-    );
+    session.dispatchOwn('READY', {
+      _trace: this.trace,
+      v: GATEWAY_VERSION,
+      user: snapshot.user,
+      guilds: snapshot.guildIds.map((id) => ({ id, unavailable: true })),
+      session_id: sessionId,
+      resume_gateway_url: gatewayUrl(this.runtime.config),
+      shard: [0, 1],
+      private_channels: snapshot.privateChannels,
+      relationships: [],
+      user_settings: {},
+      presences: [],
+      ...(snapshot.application ? { application: snapshot.application } : {}),
+    });
     this.registry.register(session, snapshot.guildIds);
     this.presences.set(sessionId, token.user_id, presence);
     // Presences in GUILD_CREATE only with GUILD_PRESENCES, as the widely used API does; of the members it lists.
@@ -298,7 +295,7 @@ export class Gateway {
     for (const guild of guilds) {
       if (!guild) continue;
       const presences = withPresences ? this.presences.objects(guild.members.map((member) => member.user.id)) : [];
-      session.dispatch('GUILD_CREATE', JSON.stringify({ ...guild, presences }));
+      session.dispatchOwn('GUILD_CREATE', { ...guild, presences });
     }
     return session;
   }
@@ -342,7 +339,7 @@ export class Gateway {
     // Without GUILD_PRESENCES, `presences: true` counts as false.
     const presences = request.presences && (intents & Intent.GUILD_PRESENCES) !== 0 ? (userIds: string[]) => this.presences.objects(userIds) : undefined;
     for (const chunk of memberChunks(request.guildId, members, { notFound, presences, nonce: request.nonce })) {
-      session.dispatch('GUILD_MEMBERS_CHUNK', JSON.stringify(chunk));
+      session.dispatchOwn('GUILD_MEMBERS_CHUNK', chunk);
     }
   }
 

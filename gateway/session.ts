@@ -3,6 +3,7 @@
 // too long, or misses more than the buffer holds, gets INVALID_SESSION and identifies again.
 import { constants, createDeflate, type Deflate } from 'node:zlib';
 import type { WebSocket } from 'ws';
+import { ErasedSubjects, type Marked, NO_SUBJECTS, subjectsOf } from './erasures.js';
 
 /** Outbound bytes a connection may have queued before it counts as too slow and is dropped (it can resume). */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -89,11 +90,15 @@ export class Session {
   awaySince: number | null = null;
   readonly guildIds = new Set<string>();
   /** What a RESUME would send again: the payload `d` is the string every recipient of the dispatch shares. */
-  private replay: { seq: number; t: string; d: string }[] = [];
+  private replay: ({ seq: number; t: string } & Marked)[] = [];
   private replayBytes = 0;
   private overflowed = false;
 
-  constructor(readonly identity: SessionIdentity) {}
+  constructor(
+    readonly identity: SessionIdentity,
+    /** The erasures of the gateway's sessions: what they apply to is not replayed. */
+    private readonly erasures = new ErasedSubjects(),
+  ) {}
 
   get id() {
     return this.identity.id;
@@ -103,16 +108,21 @@ export class Session {
     return this.identity.userId;
   }
 
-  /** Sends a dispatch whose `d` was serialized once for all its recipients. */
-  dispatch(t: string, json: string): void {
+  /** Sends a dispatch whose `d` was serialized once for all its recipients, showing the fields of `subjects`. */
+  dispatch(t: string, json: string, subjects: readonly string[] = NO_SUBJECTS): void {
     this.seq += 1;
-    this.replay.push({ seq: this.seq, t, d: json });
+    this.replay.push({ seq: this.seq, t, d: json, subjects, mark: this.erasures.mark });
     this.replayBytes += json.length;
     while (this.replay.length > REPLAY_LIMIT || (this.replayBytes > REPLAY_BYTES && this.replay.length > 1)) {
       this.replayBytes -= this.replay.shift()!.d.length;
       if (!this.connection) this.overflowed = true;
     }
     if (this.connection && !this.connection.send(frame(this.seq, t, json))) this.detach();
+  }
+
+  /** Sends a dispatch made for this session alone. */
+  dispatchOwn(t: string, d: unknown): void {
+    this.dispatch(t, JSON.stringify(d), subjectsOf(d));
   }
 
   attach(connection: Connection): void {
@@ -138,8 +148,13 @@ export class Session {
     if (seq === this.seq) return [];
     const first = this.replay[0];
     if (!first || first.seq > seq + 1) return null;
-    // Everything the client names as received is pruned; what it missed is all here.
-    return this.replay.filter((f) => f.seq > seq).map((f) => frame(f.seq, f.t, f.d));
+    // Everything the client names as received is pruned; what it missed is all here, without what was erased since.
+    return this.replay.filter((f) => f.seq > seq).map((f) => frame(f.seq, f.t, this.erasures.replayable(f)));
+  }
+
+  /** The erasure mark of the oldest dispatch it holds: erasures up to it apply to none of them. */
+  get oldestMark(): number {
+    return this.replay[0]?.mark ?? this.erasures.mark;
   }
 
   expired(now: number): boolean {

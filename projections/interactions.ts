@@ -1,6 +1,7 @@
 // Read model of interaction deliveries: each click with its delivery status and every attempt, for the webhook's
 // managers to read, and the queue the delivery worker picks its due attempts from after a restart.
 import type { InteractionEvent } from '../domain/interaction.js';
+import type { UserErased } from '../domain/user.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { INTERACTIONS } from './collections.js';
@@ -61,6 +62,8 @@ function projectInteraction(e: RecordedEvent): WriteOp[] {
     };
     return [{ replaceOne: { collection: INTERACTIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
   }
+  // What a deleted account chose in a menu was sealed with its key.
+  if (is<UserErased, 'UserErased'>(e, 'UserErased')) return [{ updateMany: { collection: INTERACTIONS, filter: { user_id: e.data.userId }, update: { $set: { values: null } } } }];
   if (is<InteractionEvent, 'InteractionDeliveryAttempted'>(e, 'InteractionDeliveryAttempted')) {
     const { interactionId, attempt, startedAt } = e.data;
     const entry: DeliveryAttemptDoc = { attempt, started_at: startedAt, finished_at: null, status: null, error: null, outcome: null };
@@ -87,6 +90,7 @@ export const interactionsProjection: Projection = {
   indexes: [
     { collection: INTERACTIONS, keys: { status: 1, next_attempt_at: 1 } },
     { collection: INTERACTIONS, keys: { webhook_id: 1, _id: -1 } },
+    { collection: INTERACTIONS, keys: { user_id: 1 } },
   ],
   project: projectInteraction,
 };

@@ -3,6 +3,7 @@ import type { GuildDeleted } from '../domain/guild.js';
 import type { MemberData } from '../domain/guildState.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { RoleDeleted } from '../domain/role.js';
+import type { UserErased } from '../domain/user.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { BANS, MEMBERS } from './collections.js';
@@ -21,13 +22,15 @@ export interface BanDoc {
   guild_id: string;
   user_id: string;
   reason: string | null;
+  /** Who banned: the reason is theirs, erased with their account. */
+  banned_by: string | null;
   created_at: string;
   [key: string]: unknown;
 }
 
 export const memberKey = (guildId: string, userId: string) => `${guildId}:${userId}`;
 
-type Event = MemberEvent | GuildDeleted | RoleDeleted;
+type Event = MemberEvent | GuildDeleted | RoleDeleted | UserErased;
 
 const deleteMember = (guildId: string, userId: string): WriteOp => ({ deleteOne: { collection: MEMBERS, filter: { _id: memberKey(guildId, userId) } } });
 
@@ -50,7 +53,7 @@ function projectMember(e: RecordedEvent): WriteOp[] {
   if (is<Event, 'MemberBanned'>(e, 'MemberBanned')) {
     const { guildId, userId, bannedAt } = e.data;
     // The ban's reason is the audit-log reason of the request that banned.
-    const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, created_at: bannedAt };
+    const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, banned_by: e.metadata.actorId, created_at: bannedAt };
     return [deleteMember(guildId, userId), { replaceOne: { collection: BANS, filter: { _id: ban._id }, replacement: ban, upsert: true } }];
   }
   if (is<Event, 'MemberUnbanned'>(e, 'MemberUnbanned')) return [{ deleteOne: { collection: BANS, filter: { _id: memberKey(e.data.guildId, e.data.userId) } } }];
@@ -58,6 +61,7 @@ function projectMember(e: RecordedEvent): WriteOp[] {
     const { guildId, role } = e.data;
     return [{ updateMany: { collection: MEMBERS, filter: { guild_id: guildId, roles: { $all: [role.id] } }, update: { $pull: { roles: role.id } } } }];
   }
+  if (is<Event, 'UserErased'>(e, 'UserErased')) return [{ updateMany: { collection: BANS, filter: { banned_by: e.data.userId }, update: { $set: { reason: null } } } }];
   if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) {
     return [MEMBERS, BANS].map((collection) => ({ deleteMany: { collection, filter: { guild_id: e.data.guildId } } }));
   }
@@ -71,6 +75,7 @@ export const membersProjection: Projection = {
     { collection: MEMBERS, keys: { guild_id: 1, user_id: 1 } },
     { collection: MEMBERS, keys: { user_id: 1 } },
     { collection: BANS, keys: { guild_id: 1, user_id: 1 } },
+    { collection: BANS, keys: { banned_by: 1 } },
   ],
   project: projectMember,
 };

@@ -28,6 +28,8 @@ export interface MessageDoc extends Omit<MessageFields, 'id'> {
   /** Ephemeral messages only: marked (what history pages filter on, by index), with the users who see them (ephemeralAudience). */
   ephemeral?: true;
   visible_to?: string[];
+  /** The ids of `mentions`: what a deleted account's mentions are found by, to show it as Deleted User there too. */
+  mention_ids: string[];
   [key: string]: unknown;
 }
 
@@ -66,8 +68,10 @@ const visibility = (message: MessageFields): Pick<MessageDoc, 'ephemeral' | 'vis
 
 /** The document a created message starts as; the gateway can build the same from the event. */
 export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
-  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {}, ...visibility({ id, ...fields }) };
+  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {}, ...visibility({ id, ...fields }), mention_ids: mentionIds(fields) };
 }
+
+const mentionIds = (message: Pick<MessageFields, 'mentions'>) => message.mentions.map((user) => user.id);
 
 /** Whether the user may read the message: everyone in the channel may, unless it is ephemeral and not for them. */
 export const isVisibleTo = (doc: Pick<MessageDoc, 'visible_to'>, userId: string) => !doc.visible_to || doc.visible_to.includes(userId);
@@ -104,7 +108,9 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
   // An edit may change whom an ephemeral message mentions, and so who sees it.
   // The fields from the message after the edit, not from `changes`: the version an edit replaced is erased (its key
   // destroyed), so a rebuild must not lean on it for a field the edit left alone.
-  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) return [updateMessage(e.data.messageId, { $set: { ...editedFields(e.data.message), ...visibility(e.data.message) } })];
+  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) {
+    return [updateMessage(e.data.messageId, { $set: { ...editedFields(e.data.message), ...visibility(e.data.message), mention_ids: mentionIds(e.data.message) } })];
+  }
   if (is<Event, 'MessageDeleted'>(e, 'MessageDeleted')) {
     return [
       { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
@@ -126,8 +132,19 @@ function projectMessage(e: RecordedEvent): WriteOp[] {
     return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
   }
   // A deleted account's messages stay, authored by Deleted User with the same id, as on the widely used API.
+  // Where its messages mention it or answer its interactions, too (those snapshots were sealed with its key).
   if (is<Event, 'UserErased'>(e, 'UserErased')) {
-    return [{ updateMany: { collection: MESSAGES, filter: { 'author.id': e.data.userId }, update: { $set: { author: deletedMessageUser(e.data.userId) } } } }];
+    const { userId } = e.data;
+    const deleted = deletedMessageUser(userId);
+    const mentioning = { mention_ids: { $all: [userId] } };
+    const set = (path: string): WriteOp => ({ updateMany: { collection: MESSAGES, filter: { [`${path}.id`]: userId }, update: { $set: { [path]: deleted } } } });
+    return [
+      set('author'),
+      { updateMany: { collection: MESSAGES, filter: mentioning, update: { $pull: { mentions: { id: userId } } } } },
+      { updateMany: { collection: MESSAGES, filter: mentioning, update: { $push: { mentions: deleted } } } },
+      set('interaction_metadata.user'),
+      set('interaction.user'),
+    ];
   }
   // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
   if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) {

@@ -12,7 +12,7 @@ import { apiTimestamp } from '../../presenters/timestamps.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
-import type { MessageDoc } from '../../projections/messages.js';
+import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import { messageById } from '../../projections/messages.queries.js';
 import type { Audience, Dispatch } from '../dispatch.js';
@@ -69,9 +69,7 @@ export async function messageDispatches(recorded: RecordedEvent, runtime: Gatewa
   const channelDoc = (channelId: string) => dmChannelById(runtime.readStore, channelId);
   switch (event.type) {
     case 'MessageCreated': {
-      const { id, ...fields } = event.data.message;
-      const doc: MessageDoc = { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {} };
-      return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)];
+      return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), messageDoc(event.data.message), runtime)];
     }
     case 'MessageEdited': {
       const doc = await messageById(runtime.readStore, event.data.messageId);

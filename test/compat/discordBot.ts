@@ -47,5 +47,8 @@ client.once('clientReady', (ready) => {
 client.on('messageCreate', (message) => {
   report('messageCreate', { id: message.id, content: message.content, authorId: message.author.id, channelId: message.channelId, guildId: message.guildId });
 });
+client.on('messageUpdate', (_, message) => report('messageUpdate', { id: message.id, content: message.content }));
+client.on('messageDelete', (message) => report('messageDelete', { id: message.id }));
+client.on('shardResume', () => report('resumed', {}));
 client.on('presenceUpdate', (_, updated) => report('presenceUpdate', presence(updated)));
 await run(client);

@@ -1,5 +1,7 @@
 // A real discord.js Client logs in with a bot token, gets ready with its guild cached, and receives messageCreate for
-// a message another account posts over HTTP; it fetches members over the gateway and sees and sets presences.
+// a message another account posts over HTTP; it fetches members over the gateway and sees and sets presences; it
+// resumes after a drop and takes a replay without the text erased meanwhile.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
@@ -92,5 +94,53 @@ describe('discord.js compatibility', () => {
     member.send({ op: 3, d: { since: null, activities: [], status: 'online', afk: false } });
     const update = await bot.next('presenceUpdate', (data) => data.userId === ab1.id);
     expect(update.data).toEqual({ userId: ab1.id, status: 'online', activities: [] });
+  });
+
+  it('resumes after a drop and takes the replay, in which what was deleted or edited away meanwhile reads blank', async () => {
+    const app = await createBot(server);
+    const guild = await createGuild(server);
+    await joinGuild(server, guild, app, 'Bot');
+    const bot = startBot(app.token);
+    await bot.next('ready');
+    const sentinel = await online(guild.owner.token, 1 | (1 << 9) | (1 << 15), { since: null, activities: [], status: 'online', afk: false });
+    // The bot's RESUME waits until the test is done changing things, so that all of it comes in the replay.
+    const gateway = server.gateway as unknown as { resume: (...args: unknown[]) => Promise<unknown> };
+    const resume = gateway.resume;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    gateway.resume = async (...args) => (await held, resume.apply(gateway, args));
+    try {
+      const session = [...server.gateway!.registry.all()].find((s) => s.userId === app.id)!;
+      session.connection!.close(4000, 'Dropped by the test');
+      for (let i = 0; session.connection && i < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(session.connection).toBeNull();
+
+      const [kept, gone, old, now] = ['kept', 'gone', 'old', 'now'].map((label) => `SECRET-${randomBytes(6).toString('hex')}-${label}`);
+      const post = async (content: string) => (await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content } })).body.id as string;
+      const keptId = await post(kept);
+      const goneId = await post(gone);
+      const editedId = await post(old);
+      expect((await server.api('PATCH', `/channels/${guild.channelId}/messages/${editedId}`, { token: guild.owner.token, body: { content: now } })).status).toBe(200);
+      expect((await server.api('DELETE', `/channels/${guild.channelId}/messages/${goneId}`, { token: guild.owner.token })).status).toBe(204);
+      await sentinel.next((p) => p.t === 'MESSAGE_DELETE' && p.d.id === goneId);
+      release();
+
+      await bot.next('resumed');
+      await bot.next('messageDelete', (d) => d.id === goneId);
+      expect(bot.reports.filter((r) => r.event === 'ready')).toHaveLength(1);
+      const created = bot.reports.filter((r) => r.event === 'messageCreate').map((r) => [r.data.id, r.data.content]);
+      expect(created).toEqual([
+        [keptId, kept],
+        [goneId, ''],
+        [editedId, ''],
+      ]);
+      expect(bot.reports.filter((r) => r.event === 'messageUpdate').map((r) => [r.data.id, r.data.content])).toEqual([[editedId, now]]);
+      const reported = JSON.stringify(bot.reports);
+      expect(reported).not.toContain(gone);
+      expect(reported).not.toContain(old);
+    } finally {
+      Reflect.deleteProperty(gateway, 'resume');
+      release();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // A session's replay buffer: what a RESUME gets again, in order, once; bounded by count and by payload bytes, so a
 // client that stays away under a flood costs a bounded amount of memory and identifies again instead.
 import { describe, expect, it } from 'vitest';
+import { ErasedSubjects, subjectsOf } from '../../gateway/erasures.js';
 import { Session } from '../../gateway/session.js';
 
 const session = () => new Session({ id: 's', userId: 'u', bot: true, intents: 0, shard: [0, 1] });
@@ -27,5 +28,22 @@ describe('the replay buffer of a session whose client is away', () => {
     const away = session();
     for (let i = 0; i < 19; i++) away.dispatch('MESSAGE_CREATE', payload(100 * 1024));
     expect(away.framesAfter(0)).toHaveLength(19);
+  });
+});
+
+describe('erasures while a session is away', () => {
+  it('blank in a replay only what was buffered before them, and are forgotten once no buffer predates them', () => {
+    const erasures = new ErasedSubjects();
+    const away = new Session({ id: 's', userId: 'u', bot: true, intents: 0, shard: [0, 1] }, erasures);
+    const message = (id: string, content: string) => ({ id, channel_id: 'c', content, author: { id: 'a', username: 'ada' }, embeds: [], attachments: [], components: [] });
+    const dispatch = (d: object) => away.dispatch('MESSAGE_CREATE', JSON.stringify(d), subjectsOf(d));
+    dispatch(message('m1', 'before'));
+    erasures.erase('message:m1');
+    dispatch(message('m1', 'after'));
+    dispatch(message('m2', 'other'));
+    expect(away.framesAfter(0)!.map((frame) => JSON.parse(frame).d.content)).toEqual(['', 'after', 'other']);
+    away.acknowledge(1);
+    erasures.forgetUpTo(away.oldestMark);
+    expect(erasures.size).toBe(0);
   });
 });
