@@ -24,6 +24,7 @@ import { postJson } from './outbound.js';
 import { RemoteProjections } from './remoteProjections.js';
 import { type Engines, openEngines, runsDelivery, runsGateway, runsProjectors, selectProjections, servesHttp } from './roles.js';
 import { type Runtime, assembleRuntime } from './runtime.js';
+import { MasterKeys } from './masterKeys.js';
 import { SecretBox } from './secrets.js';
 import { loadTls } from './tls.js';
 
@@ -63,8 +64,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
   };
   // Processes of a distributed deployment seal and open the same secrets: they cannot each generate a key file.
   if (engines.role !== 'all' && !config.secretKey) throw new Error(`ROLE=${engines.role} runs beside other processes: it needs the shared SECRET_KEY`);
+  if (engines.role !== 'all' && !config.masterKey) throw new Error(`ROLE=${engines.role} runs beside other processes: it needs the shared MASTER_KEY`);
   secureDataDir(config.dataDir);
-  const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
+  const { secrets, masterKeys } = await loadKeys(config);
+  if (masterKeys.rotationPending) log.warn('a master key rotation was interrupted (DATA_DIR/master.key.next): stop the server and run `replay rotate-master-key` to finish it');
 
   // Whatever has started, in order; close() and a failed start stop it last first.
   const started: (() => Promise<void>)[] = [];
@@ -76,7 +79,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       const lock = holdForServer(config.dataDir);
       started.push(async () => lock.release());
     }
-    const opened = await openEngines(config, engines, secrets, log, (error) => fatal(error, 'relay stopped'));
+    const opened = await openEngines(config, engines, masterKeys, log, (error) => fatal(error, 'relay stopped'));
     started.push(async () => {
       await opened.bus.close();
       await opened.close();
@@ -156,9 +159,21 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
  * The replay tool's engines: the log and the read models of the environment it runs in, and never a bus or a relay
  * (it reads the log and writes read models only, whatever BUS says).
  */
-export async function openToolEngines(config: Config, engines: EngineConfig, log: Logger): Promise<Pick<Engines, 'store' | 'keys' | 'readStore' | 'close'> & { secrets: SecretBox }> {
-  // Shared engines were written with SECRET_KEY: keys wrapped with it open with no other, and a key file generated here would not match.
+export async function openToolEngines(
+  config: Config,
+  engines: EngineConfig,
+  log: Logger,
+): Promise<Pick<Engines, 'store' | 'keys' | 'readStore' | 'close'> & { secrets: SecretBox; masterKeys: MasterKeys }> {
+  // Shared engines were written with SECRET_KEY and MASTER_KEY: what they sealed opens with no other, and key files
+  // generated here would not match.
   if (!usesEmbeddedStores(engines) && !config.secretKey) throw new Error('the replay tool on shared engines needs the SECRET_KEY their processes use');
+  if (!usesEmbeddedStores(engines) && !config.masterKey) throw new Error('the replay tool on shared engines needs the MASTER_KEY their processes use');
+  const { secrets, masterKeys } = await loadKeys(config);
+  return { ...(await openEngines(config, { ...engines, bus: { kind: 'local' } }, masterKeys, log, () => {})), secrets, masterKeys };
+}
+
+/** The service's SecretBox, and the master keys that wrap data keys (which open through it what it wrapped before them). */
+async function loadKeys(config: Config): Promise<{ secrets: SecretBox; masterKeys: MasterKeys }> {
   const secrets = await SecretBox.load(config.secretKey, join(config.dataDir, 'secret.key'));
-  return { ...(await openEngines(config, { ...engines, bus: { kind: 'local' } }, secrets, log, () => {})), secrets };
+  return { secrets, masterKeys: MasterKeys.load(config, secrets) };
 }

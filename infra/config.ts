@@ -78,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewaySessionStartLimit: integer(env, 'GATEWAY_SESSION_START_LIMIT', 1000, 1, 1_000_000),
     readModelScrubMs: integer(env, 'READ_MODEL_SCRUB_MS', SCRUB_AFTER_MS, 10, 3_600_000),
     secretKey: env.SECRET_KEY || null,
+    masterKey: env.MASTER_KEY || null,
+    masterKeysRetired: (env.MASTER_KEYS_RETIRED ?? '').split(',').map((key) => key.trim()).filter(Boolean),
     interactionsAllowPrivate: env.INTERACTIONS_ALLOW_PRIVATE === '1' || env.INTERACTIONS_ALLOW_PRIVATE === 'true',
     deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),
     deliveryTimeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -2,7 +2,7 @@
 // private key: only the service's own user may read any of it. Whatever is created there gets 0700 (directories) or
 // 0600 (files) as its creation mode, which a umask can only narrow, never widen; secureDataDir narrows at start what
 // an earlier version, or another tool, left with looser modes.
-import { type Stats, chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import { type Stats, chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export const PRIVATE_DIR = 0o700;
@@ -40,4 +40,30 @@ function secure(path: string, stat: Stats, opaque: Set<string>): void {
 export function createPrivateDatabaseFile(file: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
   closeSync(openSync(file, 'a', PRIVATE_FILE));
+}
+
+/**
+ * Writes a private file and makes it durable, its name included (the file, then its directory, fsynced): a key file
+ * must be on disk before anything is wrapped with it. `flag` 'wx' refuses to overwrite an existing file.
+ */
+export function writePrivateFileDurably(file: string, text: string, flag: 'w' | 'wx' = 'w'): void {
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+  const fd = openSync(file, flag, PRIVATE_FILE);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncDirectory(dirname(file));
+}
+
+/** Makes the names in `dir` durable: a file created, renamed or removed there survives a crash once this returns. */
+export function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,7 +5,9 @@
 //       DATA_DIR; stop the projector processes of those projections first), with a progress bar and events/s on stderr;
 //   export [--stream STREAM_ID] [--from COMMIT/PREPARE] [--out FILE]
 //       writes the log, or one stream, as NDJSON (one event per line, from the position given, inclusive), with the
-//       same progress on stderr.
+//       same progress on stderr;
+//   rotate-master-key
+//       re-wraps every data key with a new master key and drops the old one (infra/rotateMasterKey.ts).
 import { once } from 'node:events';
 import { createWriteStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ import { createLogger } from './logger.js';
 import type { Doc, ReadStore } from '../ports/readStore.js';
 import { allProjections } from '../projections/index.js';
 import { selectProjections } from './roles.js';
+import { rotateMasterKey } from './rotateMasterKey.js';
 
 const PAGE = 1000;
 const WIDTH = 30;
@@ -146,7 +149,7 @@ export async function exportNdjson(store: SealingEventStore, options: { stream?:
   return written;
 }
 
-const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID';
+const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay rotate-master-key';
 
 const HELP = `${USAGE}
 
@@ -159,6 +162,9 @@ Commands:
   export              write the log, or one stream, as NDJSON (one event a line) on stdout or to --out FILE
   erase               delete the account --user ID as POST /users/@me/delete does, for an erasure request (no
                       password); refused while a server runs on DATA_DIR, as rebuild is
+  rotate-master-key   re-wrap every data key with a new master key and drop the old one (README, Privacy);
+                      refused while a server runs on DATA_DIR; with MASTER_KEY set, re-wraps with it: give the old
+                      key in MASTER_KEYS_RETIRED, and remove it from there once this says done
 
 Options:
   --projections a,b   rebuild only these (known: ${allProjections.map((p) => p.name).join(', ')})
@@ -208,7 +214,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const [command] = positionals;
-  if (positionals.length !== 1 || (command !== 'rebuild' && command !== 'export' && command !== 'erase')) throw new Error(`${USAGE} (--help says more)`);
+  if (positionals.length !== 1 || !['rebuild', 'export', 'erase', 'rotate-master-key'].includes(command)) throw new Error(`${USAGE} (--help says more)`);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
   const config = loadConfig();
@@ -218,11 +224,13 @@ async function main(argv: string[]): Promise<void> {
   // models of its own in memory); an export only reads, beside a running server too.
   const lock = command !== 'export' && usesEmbeddedStores(engines) ? holdForRebuild(config.dataDir) : null;
   // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
-  const { store, keys, readStore, secrets, close } = await openToolEngines(config, engines, createLogger('warn'));
+  const { store, keys, readStore, secrets, masterKeys, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {
     if (command === 'erase') {
-      // The server's key names the account's username and email claim streams, and wraps the data keys.
+      // The server's key names the account's username and email claim streams.
       await eraseAccount({ store, keys, readStore, secrets }, values.user ?? '', process.stderr);
+    } else if (command === 'rotate-master-key') {
+      await rotateMasterKey({ config, keys, masterKeys }, process.stderr);
     } else if (command === 'rebuild') {
       const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);

@@ -21,6 +21,7 @@ import { SealingEventStore } from './eventStore/sealing.js';
 import { MongoKeyStore } from './keys/mongo.js';
 import { SqliteKeyStore } from './keys/sqlite.js';
 import type { KeyStore } from '../ports/keyStore.js';
+import { MasterKeys } from './masterKeys.js';
 import { SecretBox } from './secrets.js';
 import { CachedReadStore } from './readStore/cached.js';
 import { MongoReadStore } from './readStore/mongo.js';
@@ -78,7 +79,7 @@ export function selectProjections(names: string[] | null): Projection[] {
 export async function openEngines(
   config: Config,
   engines: EngineConfig,
-  secrets: SecretBox,
+  masterKeys: MasterKeys,
   log: Logger,
   onRelayError: (error: unknown) => void,
 ): Promise<Engines> {
@@ -99,11 +100,11 @@ export async function openEngines(
       const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
-      keys = keep(await MongoKeyStore.open(mongo.db, secrets));
+      keys = keep(await MongoKeyStore.open(mongo.db, masterKeys));
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
-      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), secrets, config.readModelScrubMs));
+      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), masterKeys, config.readModelScrubMs));
     }
     const store = new SealingEventStore(sealedLog, keys);
     // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.
@@ -127,9 +128,13 @@ export async function openEngines(
 }
 
 /** A DATA_DIR's embedded log as the server opens it (sealed on append, opened on read), for tools and tests. */
-export async function openEmbeddedLog(dataDir: string, secretKey: string | null = null): Promise<SealingEventStore> {
-  const secrets = await SecretBox.load(secretKey, join(dataDir, 'secret.key'));
-  return new SealingEventStore(new SqliteEventStore(join(dataDir, 'events.db')), new SqliteKeyStore(join(dataDir, 'keys.db'), secrets), true);
+export async function openEmbeddedLog(
+  dataDir: string,
+  keys: Pick<Config, 'secretKey' | 'masterKey' | 'masterKeysRetired'> = { secretKey: null, masterKey: null, masterKeysRetired: [] },
+): Promise<SealingEventStore> {
+  const secrets = await SecretBox.load(keys.secretKey, join(dataDir, 'secret.key'));
+  const masterKeys = MasterKeys.load({ ...keys, dataDir }, secrets);
+  return new SealingEventStore(new SqliteEventStore(join(dataDir, 'events.db')), new SqliteKeyStore(join(dataDir, 'keys.db'), masterKeys), true);
 }
 
 /** A bus whose consumers get events opened, as readers of the log do. */

@@ -2,11 +2,9 @@
 // must read back (a webhook token keys interaction signatures) is sealed with AES-256-GCM under the service's key,
 // and fingerprints are HMAC-SHA-256 under a key derived from it (HKDF), so neither use can stand in for the other.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import type { SecretBox as SecretBoxPort } from '../ports/secrets.js';
-import { PRIVATE_DIR, PRIVATE_FILE } from './dataDir.js';
+import { writePrivateFileDurably } from './dataDir.js';
 
 const SEAL_PREFIX = 's1';
 
@@ -28,14 +26,7 @@ export class SecretBox implements SecretBoxPort {
 
   /** SECRET_KEY when set (every process of a distributed deployment needs the same one); otherwise a key file generated once. */
   static async load(configured: string | null, keyFile: string): Promise<SecretBox> {
-    if (configured) return SecretBox.fromKey(decodeKey(configured));
-    if (existsSync(keyFile)) return SecretBox.fromKey(decodeKey((await readFile(keyFile, 'utf8')).trim()));
-    const key = randomBytes(32);
-    await mkdir(dirname(keyFile), { recursive: true, mode: PRIVATE_DIR });
-    await writeFile(keyFile, key.toString('base64'), { mode: PRIVATE_FILE, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-    return SecretBox.fromKey(decodeKey((await readFile(keyFile, 'utf8')).trim()));
+    return SecretBox.fromKey(decodeKey(configured || keyFileText(keyFile)));
   }
 
   seal(plain: string): string {
@@ -58,6 +49,19 @@ export class SecretBox implements SecretBoxPort {
   }
 }
 
-function decodeKey(text: string): Buffer {
+/** A key as SECRET_KEY and MASTER_KEY give it: 64 hex digits, or else base64. */
+export function decodeKey(text: string): Buffer {
   return /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+}
+
+/** The key in `file`, generated there once (0600, durable before it is used; a process that lost the race reads the winner's). */
+export function keyFileText(file: string): string {
+  if (!existsSync(file)) {
+    try {
+      writePrivateFileDurably(file, randomBytes(32).toString('base64'), 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
 }

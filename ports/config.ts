@@ -36,6 +36,10 @@ export interface Config {
   readModelScrubMs: number;
   /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
   secretKey: string | null;
+  /** The master key that wraps the data keys (MASTER_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */
+  masterKey: string | null;
+  /** Earlier master keys, which only open data keys a rotation has not re-wrapped yet (MASTER_KEYS_RETIRED, comma-separated). */
+  masterKeysRetired: string[];
   /**
    * Development only (INTERACTIONS_ALLOW_PRIVATE=1): outbound URLs (interaction URLs, emoji images given by URL) may be
    * private or loopback, with self-signed certificates.

@@ -43,6 +43,13 @@ export interface KeyChanges {
   erased: { subject: string; except?: string }[];
 }
 
+/** The master key a rotation re-wraps the stored keys with (infra/masterKeys.ts). */
+export interface Wrapping {
+  seal(plain: string): string;
+  /** Whether `wrapped` is wrapped by this master key already. */
+  wraps(wrapped: string): boolean;
+}
+
 export interface KeyStore {
   /** A new key, durable before it is returned, so an event sealed with it is never left without it. */
   create(): Promise<DataKey>;
@@ -58,5 +65,10 @@ export interface KeyStore {
   checkpoint(): Promise<Position | null>;
   /** Called after keys are destroyed in this process (and on a timer elsewhere): cached openings must be dropped. */
   onDestroyed(listener: () => void): void;
+  /**
+   * Re-wraps every stored key `target` does not wrap yet, durably, leaving no copy of the old wrapping the store can
+   * scrub; answers how many (a master key rotation: infra/rotateMasterKey.ts).
+   */
+  rewrap?(target: Wrapping): Promise<number>;
   close(): Promise<void>;
 }

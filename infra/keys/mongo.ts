@@ -1,6 +1,6 @@
 // The distributed key store: data keys in MongoDB, apart from the log (EventStoreDB, Kafka) they protect. As in the
-// embedded store (infra/keys/sqlite.ts), each key is stored wrapped by the service's master key (the SecretBox port:
-// SECRET_KEY, the same in every process), so a dump of the database alone opens nothing.
+// embedded store (infra/keys/sqlite.ts), each key is stored wrapped by the master key (infra/masterKeys.ts:
+// MASTER_KEY, the same in every process), so a dump of the database alone opens nothing.
 // Keys are created ahead, a batch at a time with one insertMany acknowledged by a majority and journaled, so a key is
 // durable (and survives a failover) before any event names it. A batch the shredder applies, destructions and its
 // checkpoint, is one transaction: the deployment is a replica set, as the read store requires.
@@ -9,9 +9,9 @@
 // opened with a key destroyed elsewhere is dropped within twice that. Destructions made here are dropped at once.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { type ClientSession, type Db, WriteConcern } from 'mongodb';
+import { type AnyBulkWriteOperation, type ClientSession, type Db, WriteConcern } from 'mongodb';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import type { DataKey, KeyChanges, KeyStore } from '../../ports/keyStore.js';
+import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 
 /** How long a process trusts a key it cached (another process may have destroyed it since). */
@@ -194,6 +194,27 @@ export class MongoKeyStore implements KeyStore {
 
   onDestroyed(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Batch by batch, each update matched on the wrapping it replaces: a key destroyed meanwhile stays destroyed, and one
+   * another rotation re-wrapped first is left to it. Keys that processes still on a retired MASTER_KEY create while
+   * this runs are left for the next call.
+   */
+  async rewrap(target: Wrapping): Promise<number> {
+    let rewrapped = 0;
+    let batch: AnyBulkWriteOperation<KeyDoc>[] = [];
+    const write = async () => {
+      if (batch.length) rewrapped += (await this.keys.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })).modifiedCount;
+      batch = [];
+    };
+    for await (const doc of this.keys.find({})) {
+      if (target.wraps(doc.wrapped)) continue;
+      batch.push({ updateOne: { filter: { _id: doc._id, wrapped: doc.wrapped }, update: { $set: { wrapped: target.seal(this.secrets.open(doc.wrapped)) } } } });
+      if (batch.length === BATCH) await write();
+    }
+    await write();
+    return rewrapped;
   }
 
   private notify(): void {

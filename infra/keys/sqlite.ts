@@ -1,6 +1,5 @@
 // The embedded key store: keys.db under DATA_DIR (0600), apart from the log. Each data key is stored wrapped by the
-// service's master key (the SecretBox port: SECRET_KEY or DATA_DIR/secret.key), so a copy of keys.db alone opens
-// nothing. Destroyed keys are gone for good: secure_delete zeroes their rows, and the WAL that held their old pages
+// master key (infra/masterKeys.ts: MASTER_KEY or DATA_DIR/master.key), so a copy of keys.db alone opens nothing. Destroyed keys are gone for good: secure_delete zeroes their rows, and the WAL that held their old pages
 // is truncated soon after (the same bound as the read models' scrub).
 // Keys are created ahead, a batch at a time with one fsync, so a send takes a durable key without waiting on a disk:
 // a key is on disk before any event names it. Keys made ahead and never used (a restart drops the rest of a batch)
@@ -9,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import type { DataKey, KeyChanges, KeyStore } from '../../ports/keyStore.js';
+import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 
@@ -153,6 +152,24 @@ export class SqliteKeyStore implements KeyStore {
 
   onDestroyed(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  /** In one transaction; then the old wrappings leave the WAL as destroyed keys do (secure_delete zeroes them in the file). */
+  async rewrap(target: Wrapping): Promise<number> {
+    const page = this.db.prepare<[string], { id: string; wrapped: string }>(`SELECT id, wrapped FROM keys WHERE id > ? ORDER BY id LIMIT ${CHUNK}`);
+    const update = this.db.prepare<[string, string]>('UPDATE keys SET wrapped = ? WHERE id = ?');
+    let rewrapped = 0;
+    this.db.transaction(() => {
+      for (let rows = page.all(''); rows.length > 0; rows = page.all(rows[rows.length - 1].id)) {
+        for (const row of rows) {
+          if (target.wraps(row.wrapped)) continue;
+          update.run(target.seal(this.secrets.open(row.wrapped)), row.id);
+          rewrapped += 1;
+        }
+      }
+    })();
+    if (this.file !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return rewrapped;
   }
 
   /** The destroyed keys' old pages leave the WAL: copied over (zeroed) into the file, the WAL truncated. */

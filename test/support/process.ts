@@ -88,9 +88,14 @@ export async function okFromProcess(server: Pick<ServerProcess, 'origin' | 'disp
 
 /** Runs the replay tool (`npm run replay -- …`) as its own process on `dataDir`, as an operator would. */
 export function replayIn(dataDir: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return replayWith({}, dataDir, ...args);
+}
+
+/** replayIn, with more of the environment set (MASTER_KEY…). */
+export function replayWith(env: Record<string, string>, dataDir: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/replay.ts', ...args], {
     cwd: join(import.meta.dirname, '../..'),
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...env },
   });
   let stdout = '';
   let stderr = '';
