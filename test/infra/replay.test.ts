@@ -10,7 +10,7 @@ import { eventFromJson } from '../../infra/eventStore/json.js';
 import { type RecordedEvent, encodePosition } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { holdForRebuild } from '../../infra/dataDirLock.js';
-import { ProgressBar } from '../../infra/replay.js';
+import { ProgressBar } from '../../infra/replayTools.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { allProjections } from '../../projections/index.js';
 import { killServerProcess, replayIn, startServerProcess, stopServerProcesses } from '../support/process.js';
@@ -92,7 +92,7 @@ describe('replay rebuild', () => {
     const server = await startServerProcess(dataDir);
     const refused = await replay('rebuild');
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory)`);
+    expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory; a migration replaces its files)`);
     const erase = await replay('erase', '--user', '1');
     expect({ code: erase.code, stderr: erase.stderr.trim() }).toEqual({ code: 1, stderr: refused.stderr.trim() });
     expect(await snapshot()).toEqual(incremental);
