@@ -8,7 +8,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventFromJson } from '../../infra/eventStore/json.js';
 import { type RecordedEvent, encodePosition } from '../../ports/eventStore.js';
+import { SealingEventStore } from '../../infra/eventStore/sealing.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
+import { SecretBox } from '../../infra/secrets.js';
 import { holdForRebuild } from '../../infra/dataDirLock.js';
 import { ProgressBar } from '../../infra/replayTools.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
@@ -48,9 +51,12 @@ beforeAll(async () => {
   expect(renamed.status).toBe(200);
   await server.close();
   incremental = await snapshot();
-  const store = new SqliteEventStore(join(dataDir, 'events.db'));
+  // The log as the export writes it: personal fields opened with their keys.
+  const keys = new SqliteKeyStore(join(dataDir, 'keys.db'), await SecretBox.load(null, join(dataDir, 'secret.key')));
+  const store = new SealingEventStore(new SqliteEventStore(join(dataDir, 'events.db')), keys);
   log = await store.readAll({ maxCount: 100_000 });
   await store.close();
+  await keys.close();
 });
 afterAll(async () => {
   await stopServerProcesses();
