@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../infra/readStore/sqlite.js';
-import { ProgressBar, rebuildReadModels } from '../infra/replay.js';
+import { ProgressBar, rebuildReadModels } from '../infra/replayTools.js';
 import { openEmbeddedLog } from '../infra/roles.js';
 import { allProjections } from '../projections/index.js';
 

@@ -55,6 +55,6 @@ export function holdForRebuild(dataDir: string): DataDirLock {
   return hold(
     dataDir,
     (db) => db.exec('BEGIN EXCLUSIVE'),
-    `a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory)`,
+    `a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory; a migration replaces its files)`,
   );
 }

@@ -8,13 +8,13 @@
 //       same progress on stderr;
 //   rotate-master-key
 //       re-wraps every data key with a new master key and drops the old one (infra/rotateMasterKey.ts).
+//   migrate
+//       rewrites an embedded data directory's log into the sealed form offline (infra/migrate.ts).
 import { once } from 'node:events';
 import { createWriteStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Projection } from '../projections/projection.js';
-import { ProjectionRunner } from '../projections/runner.js';
 import { openToolEngines } from './compose.js';
 import { type Config, loadConfig } from './config.js';
 import { holdForRebuild, usesEmbeddedStores } from './dataDirLock.js';
@@ -22,110 +22,13 @@ import { type EngineConfig, loadEngineConfig } from './engines.js';
 import { eraseAccount } from './erase.js';
 import type { SealingEventStore } from './eventStore/sealing.js';
 import { eventToJson } from './eventStore/json.js';
-import { type EventStore, type Position, type RecordedEvent, comparePositions, decodePosition } from '../ports/eventStore.js';
+import { type Position, decodePosition } from '../ports/eventStore.js';
 import { createLogger } from './logger.js';
-import type { Doc, ReadStore } from '../ports/readStore.js';
+import { migrateDataDir } from './migrate.js';
 import { allProjections } from '../projections/index.js';
+import { ProgressBar, pagesOfLog, pagesOfStream, rebuildReadModels, shareOf } from './replayTools.js';
 import { selectProjections } from './roles.js';
 import { rotateMasterKey } from './rotateMasterKey.js';
-
-const PAGE = 1000;
-const WIDTH = 30;
-
-/** A progress bar on a terminal; on anything else (a pipe, a CI log), a plain line a second. */
-export class ProgressBar {
-  private readonly started = Date.now();
-  private lastDrawn = 0;
-
-  constructor(
-    private readonly out: NodeJS.WriteStream,
-    private readonly label: string,
-  ) {}
-
-  render(fraction: number, events: number, now = Date.now()): string {
-    const done = Math.max(0, Math.min(1, fraction));
-    const filled = Math.round(done * WIDTH);
-    const seconds = Math.max((now - this.started) / 1000, 0.001);
-    const rate = Math.round(events / seconds);
-    return `${this.label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(done * 100)}% ${events} events ${rate} events/s`;
-  }
-
-  update(fraction: number, events: number, final = false): void {
-    const now = Date.now();
-    if (!final && now - this.lastDrawn < (this.out.isTTY ? 100 : 1000)) return;
-    this.lastDrawn = now;
-    const line = this.render(fraction, events, now);
-    this.out.write(this.out.isTTY ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
-  }
-}
-
-/** The share of the log up to `position`, by commit position (dense in SQLite, byte offsets in EventStoreDB). */
-function shareOf(position: Position, head: Position | null): number {
-  return head && head.commit > 0n ? Number((position.commit * 10_000n) / head.commit) / 10_000 : 1;
-}
-
-/**
- * Rebuilds with the projectors' own code path (ProjectionRunner.rebuild), so the result is what incremental
- * processing gives; the store is watched only to count events for the progress bar.
- */
-export async function rebuildReadModels(store: EventStore, readStore: ReadStore, projections: Projection[], progress: ProgressBar): Promise<number> {
-  const head = await store.headPosition();
-  let events = 0;
-  const watched = new Proxy(store, {
-    get(target, property) {
-      if (property === 'subscribeToAll') {
-        return (...[options, handler, onError]: Parameters<EventStore['subscribeToAll']>) =>
-          target.subscribeToAll(
-            options,
-            async (batch) => {
-              await handler(batch);
-              events += batch.length;
-              progress.update(shareOf(batch[batch.length - 1].position, head), events);
-            },
-            onError,
-          );
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  let failure: unknown = null;
-  const runner = new ProjectionRunner(watched, readStore, projections, (error) => (failure = error));
-  await runner.rebuild();
-  await runner.stop();
-  if (failure) throw failure;
-  progress.update(1, events, true);
-  return events;
-}
-
-/** Every document of the projections' collections, by collection in id order: what a rebuild is compared with. */
-export async function snapshotReadModels(readStore: ReadStore, projections: Projection[]): Promise<Record<string, Doc[]>> {
-  const all: Record<string, Doc[]> = {};
-  for (const collection of projections.flatMap((p) => p.collections)) all[collection] = await readStore.find(collection, {}, { sort: { _id: 1 } });
-  return all;
-}
-
-async function* pagesOfLog(store: EventStore, from: Position | undefined): AsyncGenerator<RecordedEvent[]> {
-  let next = from;
-  let inclusive = true;
-  for (;;) {
-    // readAll is inclusive of its position: after the first page, drop the event the previous page ended with.
-    const page = (await store.readAll({ fromPosition: next, maxCount: PAGE })).filter((e) => inclusive || !next || comparePositions(e.position, next) > 0);
-    if (page.length === 0) return;
-    yield page;
-    next = page[page.length - 1].position;
-    inclusive = false;
-  }
-}
-
-async function* pagesOfStream(store: EventStore, streamId: string, from: Position | undefined): AsyncGenerator<RecordedEvent[]> {
-  for (let revision = 0n; ; ) {
-    const page = await store.readStream(streamId, { fromRevision: revision, maxCount: PAGE });
-    if (page.length === 0) return;
-    yield from ? page.filter((e) => comparePositions(e.position, from) >= 0) : page;
-    revision = page[page.length - 1].revision + 1n;
-  }
-}
 
 /**
  * Writes the events as NDJSON, honouring the output's backpressure, with progress; returns how many were written.
@@ -149,7 +52,7 @@ export async function exportNdjson(store: SealingEventStore, options: { stream?:
   return written;
 }
 
-const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay rotate-master-key';
+const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay migrate | replay rotate-master-key';
 
 const HELP = `${USAGE}
 
@@ -162,6 +65,9 @@ Commands:
   export              write the log, or one stream, as NDJSON (one event a line) on stdout or to --out FILE
   erase               delete the account --user ID as POST /users/@me/delete does, for an erasure request (no
                       password); refused while a server runs on DATA_DIR, as rebuild is
+  migrate             rewrite DATA_DIR's log so that personal fields are sealed (events written before the
+                      upgrade), check that the read models rebuilt from it equal the current ones, and replace
+                      events.db and read-models.db; embedded engines only, refused while a server runs on DATA_DIR
   rotate-master-key   re-wrap every data key with a new master key and drop the old one (README, Privacy);
                       refused while a server runs on DATA_DIR; with MASTER_KEY set, re-wraps with it: give the old
                       key in MASTER_KEYS_RETIRED, and remove it from there once this says done
@@ -186,6 +92,21 @@ Environment:
 From a clone, keep npm's own lines off stdout with -s:
   npm run -s replay -- export > log.ndjson
 `;
+
+const MIGRATE_EMBEDDED_ONLY =
+  'migrate rewrites only the embedded engines (DATA_DIR/events.db and read-models.db): EventStoreDB and MongoDB are shared with running processes that follow them by position, so their events written before sealing stay as they are (readable, in clear)';
+
+/** `replay migrate`: the log sealed, the read models rebuilt and checked, the old files replaced; then what to delete. */
+async function migrate(config: Config, engines: EngineConfig): Promise<void> {
+  const open = () => openToolEngines(config, engines, createLogger('warn'));
+  const migrated = await migrateDataDir(config.dataDir, config.readModelScrubMs, open, process.stderr);
+  process.stderr.write(
+    `migrated ${migrated.events} events: ${migrated.sealed} sealed, ${migrated.alreadySealed} sealed already, ${migrated.withoutPersonalData} without personal data; ` +
+      'events.db and read-models.db replaced (the read models rebuilt from the sealed log equal the ones before), and the keys of what the log erased destroyed\n' +
+      'Now delete what still holds personal data in clear, deleted and edited-away text included: every backup and copy of the old events.db (and events.db-wal) ' +
+      'and of the old read-models.db, and every export (replay export) made before this migration\n',
+  );
+}
 
 /** The embedded log must be there already: opening it would create an empty one, and read nothing, in silence. */
 function requireLog(config: Config, engines: EngineConfig): void {
@@ -214,15 +135,24 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const [command] = positionals;
-  if (positionals.length !== 1 || !['rebuild', 'export', 'erase', 'rotate-master-key'].includes(command)) throw new Error(`${USAGE} (--help says more)`);
+  if (positionals.length !== 1 || !['rebuild', 'export', 'erase', 'migrate', 'rotate-master-key'].includes(command)) throw new Error(`${USAGE} (--help says more)`);
   const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
   const from = values.from ? decodePosition(values.from) : undefined;
   const config = loadConfig();
   const engines = loadEngineConfig();
+  if (command === 'migrate' && (engines.store.kind !== 'sqlite' || engines.readStore.kind !== 'embedded')) throw new Error(MIGRATE_EMBEDDED_ONLY);
   requireLog(config, engines);
-  // A rebuild or an erasure holds DATA_DIR against servers until it is done (a running server keeps tokens and read
-  // models of its own in memory); an export only reads, beside a running server too.
+  // A rebuild, an erasure or a migration holds DATA_DIR against servers until it is done (a running server keeps tokens
+  // and read models of its own in memory); an export only reads, beside a running server too.
   const lock = command !== 'export' && usesEmbeddedStores(engines) ? holdForRebuild(config.dataDir) : null;
+  if (command === 'migrate') {
+    try {
+      await migrate(config, engines);
+    } finally {
+      lock?.release();
+    }
+    return;
+  }
   // The engines of the environment, opened by the composition root's code (no bus, no relay: see openToolEngines).
   const { store, keys, readStore, secrets, masterKeys, close } = await openToolEngines(config, engines, createLogger('warn'));
   try {

@@ -36,24 +36,32 @@ export class KeyShredder {
   }
 
   private async follow(events: RecordedEvent[]): Promise<void> {
-    const { owned, erased } = this.pending;
+    let previous = this.processed;
     for (const event of events) {
       const envelopes = envelopesOf(event);
-      for (const envelope of envelopes) for (const subject of envelope.s) owned.push({ keyId: envelope.k, subject });
+      // The key store learns a batch's owners before it erases: a key that comes after an erasure of its subject in
+      // the same batch (a second edit after the first) must not be taken by it, so what came before is applied first.
+      if (previous && envelopes.some((envelope) => envelope.s.some((subject) => this.pending.erased.some((erasure) => erasure.subject === subject)))) {
+        await this.flush(previous);
+      }
+      for (const envelope of envelopes) for (const subject of envelope.s) this.pending.owned.push({ keyId: envelope.k, subject });
       for (const erasure of erasures(event)) {
         const own = erasure.keepOwn ? envelopes.find((envelope) => envelope.s[0] === erasure.subject)?.k : undefined;
-        erased.push({ subject: erasure.subject, except: own });
+        this.pending.erased.push({ subject: erasure.subject, except: own });
       }
+      previous = event.position;
     }
     const last = events[events.length - 1].position;
     this.uncheckpointed += events.length;
-    if (erased.length > 0 || this.uncheckpointed >= CHECKPOINT_EVERY || owned.length >= CHECKPOINT_EVERY) {
-      await this.keys.apply(this.pending, last);
-      this.pending = { owned: [], erased: [] };
-      this.uncheckpointed = 0;
-    }
+    if (this.pending.erased.length > 0 || this.uncheckpointed >= CHECKPOINT_EVERY || this.pending.owned.length >= CHECKPOINT_EVERY) await this.flush(last);
     this.processed = last;
     this.waits.reached(last);
+  }
+
+  private async flush(through: Position): Promise<void> {
+    await this.keys.apply(this.pending, through);
+    this.pending = { owned: [], erased: [] };
+    this.uncheckpointed = 0;
   }
 
   /** Resolves once the keys the log erased up to `position` are destroyed, or at once when the shredder is not running. */

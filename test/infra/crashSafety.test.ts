@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openEmbeddedLog } from '../../infra/roles.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
-import { ProgressBar, rebuildReadModels, snapshotReadModels } from '../../infra/replay.js';
+import { ProgressBar, rebuildReadModels, snapshotReadModels } from '../../infra/replayTools.js';
 import { allProjections } from '../../projections/index.js';
 import { callProcess, killServerProcess, okFromProcess, startServerProcess, stopServerProcesses } from '../support/process.js';
 

@@ -1,9 +1,10 @@
 // `npm start`'s entry point as a child process on a DATA_DIR, on loopback, for tests of what only a real process shows
 // (SIGKILL, SIGTERM, restarts). Ready once it logs where it listens; stopped with it by stopServerProcesses().
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 
 const START_TIMEOUT_MS = 15_000;
@@ -102,4 +103,16 @@ export function replayWith(env: Record<string, string>, dataDir: string, ...args
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/**
+ * The files under `dir` that hold `text` as UTF-8 bytes, relative to it. Searched by another process: closing a file
+ * descriptor of an SQLite file in a process that has it open drops SQLite's POSIX locks on it.
+ */
+export async function filesHolding(text: string, dir: string): Promise<string[]> {
+  const found = await promisify(execFile)('grep', ['-rlaF', '--', text, dir]).catch((error: { code?: number; stdout?: string }) => {
+    if (error.code === 1) return { stdout: '' };
+    throw error;
+  });
+  return found.stdout.split('\n').filter(Boolean).map((path) => path.slice(dir.length + 1)).sort();
 }

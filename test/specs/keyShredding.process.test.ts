@@ -1,0 +1,48 @@
+// Specs of the key shredder over a real (in-memory) log and key store: given sealed events in the log, when the
+// shredder follows them, then the keys the log erased are gone and the others open.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { SealingEventStore } from '../../infra/eventStore/sealing.js';
+import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
+import { SecretBox } from '../../infra/secrets.js';
+import type { NewEvent } from '../../ports/eventStore.js';
+import { KeyShredder } from '../../processes/keyShredding.js';
+
+const meta = { actorId: '9', createdAt: '2026-01-01T00:00:00.000Z' };
+const ids = { messageId: '1', channelId: '2', guildId: null, authorId: '9' };
+const author = { id: '9', username: 'ada', discriminator: '0001', global_name: null, avatar: null, bot: false, public_flags: 0 };
+const message = (content: string) => ({ id: '1', channel_id: '2', guild_id: null, author, webhook_id: null, type: 0, content, tts: false, embeds: [], attachments: [], components: [], flags: 0, nonce: null, mentions: [], mention_roles: [], mention_everyone: false, mention_channels: [], message_reference: null, timestamp: meta.createdAt, edited_timestamp: null });
+const created = (content: string): NewEvent => ({ type: 'MessageCreated', data: { ...ids, message: message(content) }, metadata: meta });
+const edited = (content: string): NewEvent => ({ type: 'MessageEdited', data: { ...ids, editorId: '9', changes: { content }, message: message(content), removedAttachments: [] }, metadata: meta });
+const deleted: NewEvent = { type: 'MessageDeleted', data: { ...ids, deletedBy: '9', bulk: false, attachments: [] }, metadata: meta };
+
+/** Given the events in the log before the shredder starts (so it reads them in one batch), the contents it leaves readable. */
+async function contentsAfter(events: NewEvent[]): Promise<unknown[]> {
+  const keys = new SqliteKeyStore(':memory:', SecretBox.fromKey(randomBytes(32)));
+  const writer = new SealingEventStore(new SqliteEventStore(':memory:'), keys);
+  for (const event of events) await writer.appendToStream('message-1', [event]);
+  const shredder = new KeyShredder(writer.sealedLog, keys);
+  await shredder.start();
+  await shredder.caughtUp();
+  await shredder.stop();
+  // A reader that sealed none of them, as another process or a restart reads the log.
+  const reader = new SealingEventStore(writer.sealedLog, keys);
+  const read = await reader.readStream('message-1');
+  await writer.close();
+  return read.map((event) => (event.data as { message?: { content: string } }).message?.content ?? null);
+}
+
+describe('key shredder', () => {
+  it('an edit erases the version it replaced, and a second edit in the same batch the first edit’s, never its own', async () => {
+    expect(await contentsAfter([created('first'), edited('second'), edited('third')])).toEqual(['', '', 'third']);
+  });
+
+  it('a deletion erases every version', async () => {
+    expect(await contentsAfter([created('first'), edited('second'), deleted])).toEqual(['', '', null]);
+  });
+
+  it('leaves a message nobody erased whole', async () => {
+    expect(await contentsAfter([created('kept')])).toEqual(['kept']);
+  });
+});
