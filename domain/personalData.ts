@@ -141,10 +141,9 @@ const RULES: Record<string, Rule> = {
     return message ? groups.message(event, ['data', 'interaction', 'component', 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message) : groups;
   },
   InteractionClicked: (event) => {
-    const interaction = event.data.interaction as { user?: UserSnapshot };
-    return new Groups()
-      .user(event, ['data', 'interaction', 'user'], interaction.user)
-      .add([`user:${interaction.user?.id ?? ''}`], false, [['data', 'interaction', 'data', 'values']], event);
+    const { user } = event.data.interaction as { user?: UserSnapshot };
+    const groups = new Groups().user(event, ['data', 'interaction', 'user'], user);
+    return user?.id ? groups.add([`user:${user.id}`], false, [['data', 'interaction', 'data', 'values']], event) : groups;
   },
   OAuth2CodeIssued: (event) => userKey(event.data, ['redirectUri'])(event),
 };
