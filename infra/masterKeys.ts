@@ -80,6 +80,11 @@ export class MasterKeys {
     return MasterKeys.of(current, [...retired, ...next], secretBox, next.length > 0);
   }
 
+  /** The key that wraps, for the thread that wraps keys as they are made (infra/keys/keyMaker.ts). */
+  get wrappingKey(): Buffer {
+    return this.current;
+  }
+
   /** The id of the key that wraps. */
   get id(): string {
     return masterKeyId(this.current);

@@ -104,7 +104,7 @@ export async function openEngines(
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
-      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), masterKeys, config.readModelScrubMs));
+      keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), masterKeys, config.readModelScrubMs, masterKeys.wrappingKey));
     }
     const store = new SealingEventStore(sealedLog, keys);
     // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.

@@ -27,9 +27,9 @@ import { type DataKey, type Envelope, type KeyStore, SEALED, SEALED_SCHEMA, enve
 export type ErasedAs = 'domain' | 'null';
 
 /** Fields this process sealed, by event id: its own events open without a decryption (most of what it reads). */
-const APPENDED = 10_000;
+const APPENDED = 1000;
 /** Envelopes of a reused key, by key and values: a user's name and avatar in every message they send are sealed once. */
-const REPEATED = 10_000;
+const REPEATED = 1000;
 
 export class SealingEventStore implements EventStore {
   /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */

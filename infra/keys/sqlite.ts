@@ -1,19 +1,22 @@
 // The embedded key store: keys.db under DATA_DIR (0600), apart from the log. Each data key is stored wrapped by the
-// master key (infra/masterKeys.ts: MASTER_KEY or DATA_DIR/master.key), so a copy of keys.db alone opens nothing. Destroyed keys are gone for good: secure_delete zeroes their rows, and the WAL that held their old pages
-// is truncated soon after (the same bound as the read models' scrub).
-// Keys are created ahead, a batch at a time with one fsync, so a send takes a durable key without waiting on a disk:
-// a key is on disk before any event names it. Keys made ahead and never used (a restart drops the rest of a batch)
+// master key (infra/masterKeys.ts: MASTER_KEY or DATA_DIR/master.key), so a copy of keys.db alone opens nothing.
+// Destroyed keys are gone for good: secure_delete zeroes their rows, and the WAL that held their old pages is
+// truncated soon after (the same bound as the read models' scrub).
+// Keys are made ahead, a batch at a time with one fsync, on a thread of their own in a server (keyMaker.ts), so a
+// send takes a durable key without waiting on a disk: a key is on disk before any event names it. Keys made ahead and never used (a restart drops the rest of a batch)
 // seal nothing, and the shredder never learns an owner for them.
-import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
+import { type Position, decodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 import { createPrivateDatabaseFile } from '../dataDir.js';
+import { type KeyWriter, inPlaceKeyWriter, keyStatements, threadKeyWriter } from './keyWriter.js';
 
 /** Keys made ahead with one fsync. */
-const BATCH = 256;
+const BATCH = 1024;
+/** When this few are left, the next batch is asked for. */
+const LOW = 256;
 /** Open keys kept in memory: a channel's recent messages are read without a query. */
 const CACHED_KEYS = 100_000;
 const CHUNK = 500;
@@ -29,10 +32,16 @@ export class SqliteKeyStore implements KeyStore {
   private destructions = 0;
   private readonly statements;
 
+  private readonly writer: KeyWriter;
+  /** The batch being made, if any: creations that find none left wait for it. */
+  private making: Promise<void> | null = null;
+
+  /** `writerThread`: the master key to write keys.db with on a thread of its own (a server's store); else in place. */
   constructor(
     private readonly file: string,
     private readonly secrets: Pick<SecretBox, 'seal' | 'open'>,
     private readonly scrubAfterMs = 1000,
+    writerThread: Buffer | null = null,
   ) {
     if (file !== ':memory:') createPrivateDatabaseFile(file);
     this.db = new Database(file);
@@ -46,31 +55,37 @@ export class SqliteKeyStore implements KeyStore {
       CREATE TABLE IF NOT EXISTS progress (name TEXT PRIMARY KEY, position TEXT NOT NULL) WITHOUT ROWID;
     `);
     this.statements = {
-      insert: this.db.prepare<[string, string]>('INSERT INTO keys (id, wrapped) VALUES (?, ?)'),
-      own: this.db.prepare<[string, string]>('INSERT OR IGNORE INTO owners (subject, key_id) VALUES (?, ?)'),
-      owned: this.db.prepare<[string], { key_id: string }>('SELECT key_id FROM owners WHERE subject = ?'),
-      destroyKey: this.db.prepare<[string]>('DELETE FROM keys WHERE id = ?'),
-      disown: this.db.prepare<[string]>('DELETE FROM owners WHERE key_id = ?'),
+      ...keyStatements(this.db),
       checkpoint: this.db.prepare<[], { position: string }>("SELECT position FROM progress WHERE name = 'shredder'"),
-      setCheckpoint: this.db.prepare<[string]>("INSERT INTO progress (name, position) VALUES ('shredder', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position"),
     };
+    // The writer thread's connection may hold the write lock for a batch's fsync; this one waits for it rather than fail.
+    this.db.pragma('busy_timeout = 5000');
+    this.writer = writerThread && file !== ':memory:' ? threadKeyWriter(file, writerThread) : inPlaceKeyWriter(this.db, this.statements, (plain) => secrets.seal(plain));
     // A killed process's WAL may still hold the wrapped form of keys it destroyed last.
     this.scheduleScrub();
   }
 
   async create(): Promise<DataKey> {
-    if (this.ahead.length === 0) this.makeAhead();
+    // The next batch is asked for while this one still lasts, so that a send rarely waits for one.
+    if (this.ahead.length <= LOW) void this.makeAhead().catch(() => {});
+    while (this.ahead.length === 0) await this.makeAhead();
     const key = this.ahead.pop()!;
     this.cache.set(key.id, key.key);
     return key;
   }
 
-  private makeAhead(): void {
-    const made = Array.from({ length: BATCH }, () => ({ id: randomUUID(), key: randomBytes(32) }));
-    this.db.transaction(() => {
-      for (const key of made) this.statements.insert.run(key.id, this.secrets.seal(key.key.toString('base64')));
-    })();
-    this.ahead = made;
+  private makeAhead(): Promise<void> {
+    this.making ??= this.writer.make(BATCH).then(
+      (made) => {
+        this.making = null;
+        this.ahead.push(...made);
+      },
+      (error: unknown) => {
+        this.making = null;
+        throw error;
+      },
+    );
+    return this.making;
   }
 
   async current(subject: string): Promise<DataKey | null> {
@@ -116,26 +131,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async apply(changes: KeyChanges, checkpoint: Position): Promise<boolean> {
-    const destroyed: string[] = [];
-    const write = this.db.transaction(() => {
-      for (const { subject, keyId } of changes.owned) this.statements.own.run(subject, keyId);
-      for (const { subject, except } of changes.erased) {
-        for (const { key_id } of this.statements.owned.all(subject)) {
-          if (key_id === except) continue;
-          this.statements.destroyKey.run(key_id);
-          this.statements.disown.run(key_id);
-          destroyed.push(key_id);
-        }
-      }
-      this.statements.setCheckpoint.run(encodePosition(checkpoint));
-    });
-    // Only a destruction must be on disk before the shredder moves on; what it learns of owners it learns again.
-    this.db.pragma(`synchronous = ${changes.erased.length > 0 ? 'FULL' : 'NORMAL'}`);
-    try {
-      write();
-    } finally {
-      this.db.pragma('synchronous = FULL');
-    }
+    const destroyed = await this.writer.apply(changes, checkpoint);
     if (destroyed.length === 0) return false;
     this.destructions += 1;
     for (const id of destroyed) this.cache.delete(id);
@@ -184,6 +180,8 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async close(): Promise<void> {
+    await this.making?.catch(() => {});
+    await this.writer.close();
     if (this.scrubTimer) {
       clearTimeout(this.scrubTimer);
       this.scrubTimer = null;

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,15 +42,22 @@ async function foundIn(dir: string, needles: Buffer[]): Promise<number[]> {
   const search = `
     const { readdirSync, readFileSync, statSync } = require('node:fs');
     const { join } = require('node:path');
-    const needles = JSON.parse(process.argv[2]).map((hex) => Buffer.from(hex, 'hex'));
+    const needles = JSON.parse(readFileSync(process.argv[2], 'utf8')).map((hex) => Buffer.from(hex, 'hex'));
     const found = new Set();
     const walk = (path) => statSync(path).isDirectory()
       ? readdirSync(path).forEach((name) => walk(join(path, name)))
       : needles.forEach((needle, i) => readFileSync(path).includes(needle) && found.add(i));
     walk(process.argv[1]);
     console.log(JSON.stringify([...found]));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', search, dir, JSON.stringify(needles.map((n) => n.toString('hex')))]);
-  return JSON.parse(stdout);
+  // The needles go by file: thousands of them overflow a command line.
+  const list = join(mkdtempSync(join(tmpdir(), 'parley-needles-')), 'needles.json');
+  writeFileSync(list, JSON.stringify(needles.map((n) => n.toString('hex'))));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', search, dir, list]);
+    return JSON.parse(stdout);
+  } finally {
+    rmSync(dirname(list), { recursive: true, force: true });
+  }
 }
 
 describe('MasterKeys', () => {
