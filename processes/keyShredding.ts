@@ -4,6 +4,7 @@
 // kept in the key store itself, in the same write, so a crash replays at most one batch, and a key store restored
 // from an older backup replays every erasure the log recorded since (README, Privacy: backups). Commands that erase
 // wait for it (settleFiles), so a 2xx means the keys are gone.
+import { LRUCache } from 'lru-cache';
 import { erasures } from '../domain/personalData.js';
 import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
 import { type KeyChanges, type KeyStore, envelopesOf } from '../ports/keyStore.js';
@@ -17,6 +18,8 @@ export class KeyShredder {
   private pending: KeyChanges = { owned: [], erased: [] };
   private uncheckpointed = 0;
   private readonly waits = new PositionWaits();
+  /** Reused keys whose owners were learnt already (a message's key is never reused: it is not kept). */
+  private readonly known = new LRUCache<string, true>({ max: 10_000 });
 
   /** `log`: the log as stored, whose envelopes name the keys. */
   constructor(
@@ -44,7 +47,12 @@ export class KeyShredder {
       if (previous && envelopes.some((envelope) => envelope.s.some((subject) => this.pending.erased.some((erasure) => erasure.subject === subject)))) {
         await this.flush(previous);
       }
-      for (const envelope of envelopes) for (const subject of envelope.s) this.pending.owned.push({ keyId: envelope.k, subject });
+      for (const envelope of envelopes) {
+        // A user's key seals their name in every message they send: it is learnt once, not once a message.
+        if (this.known.has(envelope.k)) continue;
+        if (!envelope.s[0].startsWith('message:')) this.known.set(envelope.k, true);
+        for (const subject of envelope.s) this.pending.owned.push({ keyId: envelope.k, subject });
+      }
       for (const erasure of erasures(event)) {
         const own = erasure.keepOwn ? envelopes.find((envelope) => envelope.s[0] === erasure.subject)?.k : undefined;
         this.pending.erased.push({ subject: erasure.subject, except: own });
