@@ -41,6 +41,18 @@ const USER_FIELDS = ['username', 'global_name', 'avatar', 'avatar_url'] as const
 const MESSAGE_TEXT = ['content', 'embeds', 'components'] as const;
 const ATTACHMENT_TEXT = ['filename', 'description'] as const;
 
+const under = new Map<string, FieldPath[]>();
+/** The paths of `fields` under `at`, made once for each place (a send's event would otherwise build them each time). */
+function pathsUnder(at: FieldPath, fields: readonly string[]): FieldPath[] {
+  const name = `${at.join('\u0001')}\u0002${fields.join('\u0001')}`;
+  let paths = under.get(name);
+  if (!paths) {
+    paths = fields.map((field) => [...at, field]);
+    if (under.size < 10_000) under.set(name, paths);
+  }
+  return paths;
+}
+
 /** Collects paths by subject set, so each key seals one envelope of an event. */
 class Groups {
   private readonly byKey = new Map<string, SealGroup>();
@@ -58,7 +70,7 @@ class Groups {
   /** A snapshot of a user (author, mention, recipient): their names and avatar under their profile key. */
   user(event: unknown, at: FieldPath, snapshot: UserSnapshot | undefined): this {
     if (!snapshot?.id) return this;
-    return this.add([`user:${snapshot.id}`], false, USER_FIELDS.map((field) => [...at, field]), event);
+    return this.add([`user:${snapshot.id}`], false, pathsUnder(at, USER_FIELDS), event);
   }
 
   users(event: unknown, at: FieldPath, snapshots: UserSnapshot[] | undefined): this {
@@ -67,16 +79,16 @@ class Groups {
   }
 
   attachments(event: unknown, at: FieldPath, subjects: string[], attachments: unknown[] | undefined): this {
-    (attachments ?? []).forEach((_, i) => this.add(subjects, true, ATTACHMENT_TEXT.map((field) => [...at, i, field]), event));
+    (attachments ?? []).forEach((_, i) => this.add(subjects, true, pathsUnder([...at, i], ATTACHMENT_TEXT), event));
     return this;
   }
 
   /** A message object: what its author wrote under the message's key, the people it shows under theirs. */
   message(event: unknown, at: FieldPath, subjects: string[], message: MessageShape | undefined): this {
     if (!message) return this;
-    this.add(subjects, true, MESSAGE_TEXT.map((field) => [...at, field]), event).attachments(event, [...at, 'attachments'], subjects, message.attachments);
+    this.add(subjects, true, pathsUnder(at, MESSAGE_TEXT), event).attachments(event, [...at, 'attachments'], subjects, message.attachments);
     // A webhook's name and avatar are chosen per message: they are the message's, not a person's profile.
-    if (message.webhook_id) this.add(subjects, true, USER_FIELDS.map((field) => [...at, 'author', field]), event);
+    if (message.webhook_id) this.add(subjects, true, pathsUnder([...at, 'author'], USER_FIELDS), event);
     else this.user(event, [...at, 'author'], message.author);
     return this.users(event, [...at, 'mentions'], message.mentions)
       .user(event, [...at, 'interaction_metadata', 'user'], message.interaction_metadata?.user)
@@ -110,7 +122,7 @@ const RULES: Record<string, Rule> = {
     const changes = (event.data.changes ?? {}) as Json & { mentions?: UserSnapshot[]; attachments?: unknown[] };
     return new Groups()
       .message(event, ['data', 'message'], subjects, event.data.message as MessageShape)
-      .add(subjects, true, MESSAGE_TEXT.map((field) => ['data', 'changes', field]), event)
+      .add(subjects, true, pathsUnder(['data', 'changes'], MESSAGE_TEXT), event)
       .attachments(event, ['data', 'changes', 'attachments'], subjects, changes.attachments)
       .users(event, ['data', 'changes', 'mentions'], changes.mentions)
       .attachments(event, ['data', 'removedAttachments'], subjects, event.data.removedAttachments as unknown[]);

@@ -7,6 +7,7 @@
 // learn from the log which keys belong to whom.
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { deepFreeze } from '../frozen.js';
 import { type FieldPath, type SealGroup, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
 import type {
   AppendResult,
@@ -34,7 +35,7 @@ const REPEATED = 1000;
 export class SealingEventStore implements EventStore {
   /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */
   private opened = new WeakMap<RecordedEvent, RecordedEvent>();
-  private readonly appended = new LRUCache<string, string>({ max: APPENDED });
+  private readonly appended = new LRUCache<string, Pick<RecordedEvent, 'data' | 'metadata'>>({ max: APPENDED });
   private readonly repeated = new LRUCache<string, Pick<Envelope, 'iv' | 'd' | 't'>>({ max: REPEATED });
 
   /** `closesKeys`: the store was opened for this log alone (a tool's), and closes with it. */
@@ -102,8 +103,8 @@ export class SealingEventStore implements EventStore {
     const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, null])));
     const data = { ...(root.data as Record<string, unknown>), [SEALED]: envelopes };
     const id = event.id ?? randomUUID();
-    // As text: the caller's objects are its own to change after the append, as the log's copy never changes.
-    this.appended.set(id, JSON.stringify(original));
+    // Frozen, as every reader of the log gets its events: what was appended never changes.
+    this.appended.set(id, deepFreeze(original));
     return { ...event, id, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
   }
 
@@ -130,7 +131,7 @@ export class SealingEventStore implements EventStore {
       const envelopes = envelopesOf(event);
       if (envelopes.length === 0) return event;
       const mine = this.appended.get(event.id);
-      const opened = mine ? { ...event, ...(JSON.parse(mine) as Pick<RecordedEvent, 'data' | 'metadata'>) } : openEvent(event, envelopes, keys, erasedAs);
+      const opened = mine ? { ...event, ...mine } : openEvent(event, envelopes, keys, erasedAs);
       cache?.set(event, opened);
       return opened;
     });

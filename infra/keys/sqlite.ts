@@ -164,7 +164,13 @@ export class SqliteKeyStore implements KeyStore {
         }
       }
     })();
-    if (this.file !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
+    // Rebuilt from scratch, so that no page the re-wrapping moved a row off keeps its old wrapping, then the WAL that
+    // carried it all truncated: a rotation is rare and offline, and must leave no trace of the old key's work.
+    if (this.file !== ':memory:' && rewrapped > 0) {
+      this.db.exec('VACUUM');
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result.busy) throw new Error('keys.db is held open by another process: its WAL could not be truncated after the re-wrapping');
+    }
     return rewrapped;
   }
 
