@@ -9,8 +9,9 @@
 //  5. the server's log grown to BENCH_LOG_EVENTS events (bench/log.ts), every read model rebuilt from it (events/s),
 //     the same log read alone, as the rebuild reads it (its ceiling), and a cold start on it to the first 200 from
 //     /healthz;
-//  6. erasure: BENCH_ERASE (default 5000) of the sent messages deleted, BENCH_CONNECTIONS at a time, each answer after
-//     the message's key is destroyed: messages erased per second.
+//  6. erasure (run after the page reads, before the gateway's messages): BENCH_ERASE (default 5000) of the sent
+//     messages deleted, BENCH_CONNECTIONS at a time, each answer after the message's key is destroyed: messages
+//     erased per second.
 // Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
 // BENCH_DURATION seconds (default 8) after a warm-up of BENCH_WARMUP seconds (default 1). Each throughput is also
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
@@ -302,6 +303,32 @@ async function main() {
     phase('pages', `${CONNECTIONS} connections, ${DURATION} s…`);
     const pages = await load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }) });
 
+    // 6. Erasure: the sends' messages deleted one request each, CONNECTIONS at a time; each answer waits for the key
+    // shredder to have destroyed the message's key (and the remover its files), so this is erased messages a second.
+    // Before the gateway's messages, which stay: the log's growing copies a live message from its end.
+    phase('erasure', `${ERASE} messages, ${CONNECTIONS} at a time…`);
+    const doomed: string[] = [];
+    for (let before = ''; doomed.length < ERASE; ) {
+      const batch = (await json('GET', `/channels/${channelId}/messages?limit=100${before && `&before=${before}`}`, owner.token)) as { id: string }[];
+      if (batch.length === 0) break;
+      doomed.push(...batch.map((m) => m.id));
+      before = batch[batch.length - 1].id;
+    }
+    const toErase = doomed.slice(0, ERASE);
+    const erasureStarted = performance.now();
+    const deleteTimes: number[] = [];
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async (_, lane) => {
+        for (let i = lane; i < toErase.length; i += CONNECTIONS) {
+          const at = performance.now();
+          await api('DELETE', `/channels/${channelId}/messages/${toErase[i]}`, owner.token);
+          deleteTimes.push(performance.now() - at);
+        }
+      }),
+    );
+    const erasureS = (performance.now() - erasureStarted) / 1000;
+    const erasure = { messages: toErase.length, connections: CONNECTIONS, seconds: erasureS, perS: toErase.length / erasureS, ...percentiles(deleteTimes) };
+
     // 4a. Latency at CLIENTS connected sessions, all in the guild; and the POST's own round trip, one at a time.
     phase('gateway', `${CLIENTS} sessions, ${MESSAGES} messages…`);
     const arrivals = new Map<string, number[]>();
@@ -330,30 +357,6 @@ async function main() {
     for (const ws of sockets) ws.close();
     await new Promise((r) => setTimeout(r, 500));
 
-    // 6. Erasure: the sends' messages deleted one request each, CONNECTIONS at a time; each answer waits for the key
-    // shredder to have destroyed the message's key (and the remover its files), so this is erased messages a second.
-    phase('erasure', `${ERASE} messages, ${CONNECTIONS} at a time…`);
-    const doomed: string[] = [];
-    for (let before = ''; doomed.length < ERASE; ) {
-      const batch = (await json('GET', `/channels/${channelId}/messages?limit=100${before && `&before=${before}`}`, owner.token)) as { id: string }[];
-      if (batch.length === 0) break;
-      doomed.push(...batch.map((m) => m.id));
-      before = batch[batch.length - 1].id;
-    }
-    const toErase = doomed.slice(0, ERASE);
-    const erasureStarted = performance.now();
-    const deleteTimes: number[] = [];
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, lane) => {
-        for (let i = lane; i < toErase.length; i += CONNECTIONS) {
-          const at = performance.now();
-          await api('DELETE', `/channels/${channelId}/messages/${toErase[i]}`, owner.token);
-          deleteTimes.push(performance.now() - at);
-        }
-      }),
-    );
-    const erasureS = (performance.now() - erasureStarted) / 1000;
-    const erasure = { messages: toErase.length, connections: CONNECTIONS, seconds: erasureS, perS: toErase.length / erasureS, ...percentiles(deleteTimes) };
 
     // 5. The server's log grown to LOG_EVENTS events (copies of its messages), every read model rebuilt from it, the
     // log read alone (the rebuild's ceiling: its reading, nothing projected or written), and a cold start on it to the
