@@ -14,7 +14,6 @@ import { Relay } from './bus/relay.js';
 import type { Config } from './config.js';
 import type { EngineConfig, Role } from './engines.js';
 import { EsdbEventStore } from './eventStore/esdb.js';
-import type { EventStore } from '../ports/eventStore.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
 import { SealingEventStore } from './eventStore/sealing.js';

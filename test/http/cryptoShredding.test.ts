@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../contracts/eventually.js';
 import { filesHolding as searchDataDir } from '../support/files.js';
 import { replayIn } from '../support/process.js';
-import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { registerUser, startTestServer } from '../support/server.js';
 import { PASSWORD } from './oauth2Support.js';
 
 const SCRUB_MS = 100;
