@@ -3,11 +3,12 @@
 // can. Each wrapped value names the master key that wrapped it by a short id (an HMAC of the key under a fixed label,
 // which tells nothing of the key), so the current key, retired ones and the next one of an interrupted rotation can
 // all be open at once, and a rotation knows which values it still has to re-wrap.
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../ports/config.js';
 import type { SecretBox } from '../ports/secrets.js';
+import { nextNonce } from './nonces.js';
 import { decodeKey, keyFileText } from './secrets.js';
 
 const WRAP_PREFIX = 'm1';
@@ -57,7 +58,9 @@ export class MasterKeys {
     private readonly secretBox: Pick<SecretBox, 'open'>,
     /** A rotation left master.key.next behind: its key opens, and `replay rotate-master-key` finishes the rotation. */
     readonly rotationPending: boolean,
-  ) {}
+  ) {
+    this.id = masterKeyId(current);
+  }
 
   /** `current` wraps; it and `others` open; what the SecretBox wrapped before master keys existed opens with it. */
   static of(current: Buffer, others: Buffer[], secretBox: Pick<SecretBox, 'open'>, rotationPending = false): MasterKeys {
@@ -80,15 +83,13 @@ export class MasterKeys {
     return MasterKeys.of(current, [...retired, ...next], secretBox, next.length > 0);
   }
 
-  /** The key that wraps, for the thread that wraps keys as they are made (infra/keys/keyMaker.ts). */
+  /** The key that wraps, for the thread that wraps keys as they are made (infra/keys/keyWriter.ts). */
   get wrappingKey(): Buffer {
     return this.current;
   }
 
-  /** The id of the key that wraps. */
-  get id(): string {
-    return masterKeyId(this.current);
-  }
+  /** The id of the key that wraps (an HMAC, computed once rather than with every key wrapped). */
+  readonly id: string;
 
   /** Keys that wrap with `next` and open all this opens: what a rotation re-wraps with. */
   rotatedTo(next: Buffer): MasterKeys {
@@ -96,7 +97,7 @@ export class MasterKeys {
   }
 
   seal(plain: string): string {
-    const iv = randomBytes(12);
+    const iv = nextNonce();
     const cipher = createCipheriv('aes-256-gcm', this.current, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return [WRAP_PREFIX, this.id, ...[iv, data, cipher.getAuthTag()].map((part) => part.toString('base64url'))].join('.');

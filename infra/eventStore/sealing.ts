@@ -5,9 +5,10 @@
 // rewritten in the log. Events written before sealing (schema version 1) carry no envelope and are read as they are.
 // An envelope keeps its paths and subjects (ids only) in clear, so opening needs no rules and the key shredder can
 // learn from the log which keys belong to whom.
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { deepFreeze } from '../frozen.js';
+import { nextNonce } from '../nonces.js';
 import { type FieldPath, type SealGroup, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
 import type {
   AppendResult,
@@ -151,15 +152,6 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: Map<string
   const root = withValues({ data, metadata: event.metadata }, entries.filter(([, value]) => value !== undefined));
   const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
   return erased && erasedAs === 'null' ? { ...opened, erased: true } as RecordedEvent : opened;
-}
-
-/** Random nonces drawn in bulk: one call to the random source per 1024 of them. */
-let nonces = Buffer.alloc(0);
-function nextNonce(): Buffer {
-  if (nonces.length < 12) nonces = randomBytes(12 * 1024);
-  const nonce = nonces.subarray(0, 12);
-  nonces = nonces.subarray(12);
-  return nonce;
 }
 
 function encrypt(key: Buffer, plain: string): { iv: string; d: string; t: string } {

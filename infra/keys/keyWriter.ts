@@ -2,13 +2,13 @@
 // and the key shredder's changes (owners learnt, keys destroyed, its checkpoint). In a server that is a thread of its
 // own, so that neither the wrapping, the inserts nor the fsyncs hold up the main thread (measured: together about a
 // fifth of a send's time there); an in-memory store, or one opened by a tool, writes in place.
-import { randomBytes, randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { type Position, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges } from '../../ports/keyStore.js';
+import { newDataKeys } from './dataKeys.js';
 
 export interface KeyWriter {
   /** `count` new keys, each on disk, wrapped, before the promise resolves. */
@@ -31,7 +31,7 @@ export function keyStatements(db: Database.Database) {
 export type KeyStatements = ReturnType<typeof keyStatements>;
 
 function makeKeys(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string, count: number): DataKey[] {
-  const made = Array.from({ length: count }, () => ({ id: randomUUID(), key: randomBytes(32) }));
+  const made = newDataKeys(count);
   db.transaction(() => {
     for (const key of made) statements.insert.run(key.id, seal(key.key.toString('base64')));
   })();

@@ -7,12 +7,12 @@
 // Every process caches the keys it opened, but in distributed mode the shredder of another process may destroy them:
 // a cached key lives KEY_TTL_MS at most, and the onDestroyed listeners are also called every KEY_TTL_MS, so what was
 // opened with a key destroyed elsewhere is dropped within twice that. Destructions made here are dropped at once.
-import { randomBytes, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { type AnyBulkWriteOperation, type ClientSession, type Db, WriteConcern } from 'mongodb';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
+import { newDataKeys } from './dataKeys.js';
 
 /** How long a process trusts a key it cached (another process may have destroyed it since). */
 export const KEY_TTL_MS = 30_000;
@@ -93,12 +93,13 @@ export class MongoKeyStore implements KeyStore {
   }
 
   private async makeAhead(): Promise<void> {
-    const made = Array.from({ length: BATCH }, () => ({ id: randomUUID(), key: randomBytes(32) }));
+    const made = newDataKeys(BATCH);
     await this.keys.insertMany(
       made.map((key) => ({ _id: key.id, wrapped: this.secrets.seal(key.key.toString('base64')) })),
       { writeConcern: DURABLE },
     );
-    this.ahead = made;
+    // Taken from the end: the lowest id first, so the owners index grows at its edge too.
+    this.ahead = made.reverse();
   }
 
   async current(subject: string): Promise<DataKey | null> {

@@ -2,9 +2,10 @@
 // master key (infra/masterKeys.ts: MASTER_KEY or DATA_DIR/master.key), so a copy of keys.db alone opens nothing.
 // Destroyed keys are gone for good: secure_delete zeroes their rows, and the WAL that held their old pages is
 // truncated soon after (the same bound as the read models' scrub).
-// Keys are made ahead, a batch at a time with one fsync, on a thread of their own in a server (keyMaker.ts), so a
-// send takes a durable key without waiting on a disk: a key is on disk before any event names it. Keys made ahead and never used (a restart drops the rest of a batch)
-// seal nothing, and the shredder never learns an owner for them.
+// Keys are made ahead (dataKeys.ts), a batch at a time with one fsync, on a thread of their own in a server
+// (keyWriter.ts), so a send takes a durable key without waiting on a disk: a key is on disk before any event names
+// it. Keys made ahead and never used (a restart drops the rest of a batch) seal nothing, and the shredder never
+// learns an owner for them.
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { type Position, decodePosition } from '../../ports/eventStore.js';
@@ -78,7 +79,9 @@ export class SqliteKeyStore implements KeyStore {
     this.making ??= this.writer.make(BATCH).then(
       (made) => {
         this.making = null;
-        this.ahead.push(...made);
+        // Taken from the end: what is left of the last batch first, then this one's lowest id first, so that the
+        // owners index by key grows at its edge.
+        this.ahead = [...made.reverse(), ...this.ahead];
       },
       (error: unknown) => {
         this.making = null;
