@@ -5,8 +5,7 @@
 // rewritten in the log. Events written before sealing (schema version 1) carry no envelope and are read as they are.
 // An envelope keeps its paths and subjects (ids only) in clear, so opening needs no rules and the key shredder can
 // learn from the log which keys belong to whom.
-import { createCipheriv, createDecipheriv, randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { deepFreeze } from '../frozen.js';
 import { nextNonce } from '../nonces.js';
 import { type FieldPath, type SealGroup, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
@@ -28,16 +27,19 @@ import { type DataKey, type Envelope, type KeyStore, SEALED, SEALED_SCHEMA, enve
 /** How a field whose key is gone reads: as the domain's erased value, or as null for the analysts' export. */
 export type ErasedAs = 'domain' | 'null';
 
-/** Fields this process sealed, by event id: its own events open without a decryption (most of what it reads). */
-const APPENDED = 1000;
-/** Envelopes of a reused key, by key and values: a user's name and avatar in every message they send are sealed once. */
-const REPEATED = 1000;
+/** Reused keys whose last sealing is kept: a user's name and avatar in every message they send are sealed once. */
+const REPEATED = 10_000;
 
 export class SealingEventStore implements EventStore {
   /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */
   private opened = new WeakMap<RecordedEvent, RecordedEvent>();
-  private readonly appended = new LRUCache<string, Pick<RecordedEvent, 'data' | 'metadata'>>({ max: APPENDED });
-  private readonly repeated = new LRUCache<string, Pick<Envelope, 'iv' | 'd' | 't'>>({ max: REPEATED });
+  /**
+   * What this process sealed, by the sealed data it appended (which the embedded log hands its subscribers as it was
+   * appended): its own events open without a decryption, and are forgotten with them.
+   */
+  private appended = new WeakMap<object, Pick<RecordedEvent, 'data' | 'metadata'>>();
+  /** By reused key, the values it sealed last and their ciphertext (a map cleared when full: cheaper than an LRU). */
+  private readonly repeated = new Map<string, { plain: string; sealed: Pick<Envelope, 'iv' | 'd' | 't'> }>();
 
   /** `closesKeys`: the store was opened for this log alone (a tool's), and closes with it. */
   constructor(
@@ -47,7 +49,7 @@ export class SealingEventStore implements EventStore {
   ) {
     keys.onDestroyed(() => {
       this.opened = new WeakMap();
-      this.appended.clear();
+      this.appended = new WeakMap();
       this.repeated.clear();
     });
   }
@@ -93,20 +95,23 @@ export class SealingEventStore implements EventStore {
       const key = await this.keyFor(group);
       const plain = JSON.stringify(group.paths.map((path) => valueAt(original, path)));
       // The same values under the same key may share one ciphertext (no nonce is reused for other values).
-      let sealed = group.fresh ? undefined : this.repeated.get(`${key.id}\0${plain}`);
+      const last = group.fresh ? undefined : this.repeated.get(key.id);
+      let sealed = last?.plain === plain ? last.sealed : undefined;
       if (!sealed) {
         sealed = encrypt(key.key, plain);
-        if (!group.fresh) this.repeated.set(`${key.id}\0${plain}`, sealed);
+        if (!group.fresh) {
+          if (this.repeated.size >= REPEATED) this.repeated.clear();
+          this.repeated.set(key.id, { plain, sealed });
+        }
       }
       envelopes.push({ k: key.id, s: group.subjects, p: group.paths, ...sealed });
     }
     // Sealed fields stay in place as null, so opening puts each back where it was (clients compare bytes and key order).
     const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, null])));
     const data = { ...(root.data as Record<string, unknown>), [SEALED]: envelopes };
-    const id = event.id ?? randomUUID();
     // Frozen, as every reader of the log gets its events: what was appended never changes.
-    this.appended.set(id, deepFreeze(original));
-    return { ...event, id, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
+    this.appended.set(data, deepFreeze(original));
+    return { ...event, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
   }
 
   private async keyFor(group: SealGroup): Promise<DataKey> {
@@ -124,14 +129,14 @@ export class SealingEventStore implements EventStore {
   async open(events: RecordedEvent[], erasedAs: ErasedAs = 'domain'): Promise<RecordedEvent[]> {
     const cache = erasedAs === 'domain' ? this.opened : null;
     const needed = new Set<string>();
-    for (const event of events) if (!cache?.has(event) && !this.appended.has(event.id)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
+    for (const event of events) if (!cache?.has(event) && !this.appended.has(event.data as object)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
     const keys = needed.size > 0 ? await this.keys.load([...needed]) : new Map<string, Buffer>();
     return events.map((event) => {
       const known = cache?.get(event);
       if (known) return known;
       const envelopes = envelopesOf(event);
       if (envelopes.length === 0) return event;
-      const mine = this.appended.get(event.id);
+      const mine = this.appended.get(event.data as object);
       const opened = mine ? { ...event, ...mine } : openEvent(event, envelopes, keys, erasedAs);
       cache?.set(event, opened);
       return opened;

@@ -5,8 +5,9 @@
 // connection (WAL: a read sees every commit made before it starts).
 // It is the log's one writer (one process per DATA_DIR), so it knows where the streams it has written or read end:
 // a read from past a stream's end, the command handler's top-up of a cached aggregate on every load, needs no query.
-// The events it committed last are kept parsed (and frozen): its subscribers (projectors, gateway, delivery) read
-// them from memory, parsed once for all, instead of each querying and parsing every new event.
+// The events it committed last are kept in memory (frozen): its subscribers (projectors, gateway, delivery) read
+// them from there instead of each querying and parsing every new event. They are kept as they were appended, not
+// parsed back from the text just written: the same values (events are JSON data), without a second copy to parse.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
@@ -160,8 +161,10 @@ export class SqliteEventStore implements EventStore {
         return pending.reject(new WrongExpectedVersionError(pending.streamId, pending.expected, actual));
       }
       pending.rows.forEach((row, r) => {
-        const revision = outcome.revision - pending.rows.length + 1 + r;
-        recorded.push(toRecorded({ position: outcome.positions[r], stream_id: pending.streamId, revision, id: row.id, type: row.type, data: row.data, metadata: row.metadata, schema_version: row.schemaVersion }));
+        const position = BigInt(outcome.positions[r]);
+        const { data, metadata } = pending.events[r];
+        const revision = BigInt(outcome.revision - pending.rows.length + 1 + r);
+        recorded.push({ id: row.id, streamId: pending.streamId, revision, position: { commit: position, prepare: position }, type: row.type, data, metadata, schemaVersion: row.schemaVersion });
       });
       this.ends.set(pending.streamId, outcome.revision);
       const position = BigInt(outcome.positions[outcome.positions.length - 1]);
