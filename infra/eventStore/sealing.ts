@@ -91,9 +91,15 @@ export class SealingEventStore implements EventStore {
     if (groups.length === 0) return event;
     const original = { data: event.data, metadata: event.metadata };
     const envelopes: Envelope[] = [];
+    const emptied: [FieldPath, unknown][] = [];
     for (const group of groups) {
       const key = await this.keyFor(group);
-      const plain = JSON.stringify(group.paths.map((path) => valueAt(original, path)));
+      const values: unknown[] = [];
+      for (const path of group.paths) {
+        values.push(valueAt(original, path));
+        emptied.push([path, null]);
+      }
+      const plain = JSON.stringify(values);
       // The same values under the same key may share one ciphertext (no nonce is reused for other values).
       const last = group.fresh ? undefined : this.repeated.get(key.id);
       let sealed = last?.plain === plain ? last.sealed : undefined;
@@ -104,13 +110,15 @@ export class SealingEventStore implements EventStore {
           this.repeated.set(key.id, { plain, sealed });
         }
       }
-      envelopes.push({ k: key.id, s: group.subjects, p: group.paths, ...sealed });
+      envelopes.push({ k: key.id, s: group.subjects, p: group.paths, iv: sealed.iv, d: sealed.d, t: sealed.t });
     }
     // Sealed fields stay in place as null, so opening puts each back where it was (clients compare bytes and key order).
-    const root = withValues(original, groups.flatMap((group) => group.paths.map((path): [FieldPath, unknown] => [path, null])));
-    const data = { ...(root.data as Record<string, unknown>), [SEALED]: envelopes };
-    // Frozen, as every reader of the log gets its events: what was appended never changes.
-    this.appended.set(data, deepFreeze(original));
+    const root = withValues(original, emptied);
+    // Where withValues copied the data (a path under it), the envelopes go into that copy rather than into another.
+    const data = (root.data === original.data ? { ...(original.data as Record<string, unknown>) } : root.data) as Record<string, unknown>;
+    data[SEALED] = envelopes;
+    // Frozen when first read (open), after the log froze the sealed event: what the two share is walked once.
+    this.appended.set(data, original);
     return { ...event, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
   }
 
@@ -137,7 +145,8 @@ export class SealingEventStore implements EventStore {
       const envelopes = envelopesOf(event);
       if (envelopes.length === 0) return event;
       const mine = this.appended.get(event.data as object);
-      const opened = mine ? { ...event, ...mine } : openEvent(event, envelopes, keys, erasedAs);
+      // Frozen, as every reader of the log gets its events: what was appended never changes.
+      const opened = mine ? { ...event, ...deepFreeze(mine) } : openEvent(event, envelopes, keys, erasedAs);
       cache?.set(event, opened);
       return opened;
     });
@@ -183,12 +192,7 @@ function decrypt(key: Buffer, envelope: Envelope): unknown[] | null {
  */
 export function withValues<T extends Record<string, unknown>>(root: T, entries: [FieldPath, unknown][]): T {
   const copied = new Set<object>();
-  const copy = (value: object): Record<string | number, unknown> => {
-    const clone = (Array.isArray(value) ? [...value] : { ...value }) as Record<string | number, unknown>;
-    copied.add(clone);
-    return clone;
-  };
-  const result = copy(root);
+  const result = copyOf(root, copied);
   entries: for (const [path, value] of entries) {
     let node = result;
     for (let i = 0; i < path.length - 1; i++) {
@@ -197,7 +201,7 @@ export function withValues<T extends Record<string, unknown>>(root: T, entries: 
         if (value === undefined) continue entries;
         node[path[i]] = typeof path[i + 1] === 'number' ? [] : {};
       } else if (!copied.has(child)) {
-        node[path[i]] = copy(child);
+        node[path[i]] = copyOf(child, copied);
       }
       node = node[path[i]] as Record<string | number, unknown>;
     }
@@ -206,4 +210,11 @@ export function withValues<T extends Record<string, unknown>>(root: T, entries: 
     else node[last] = value;
   }
   return result as T;
+}
+
+/** A shallow copy of an object or array, remembered in `copied` (a module function: a closure per call costs a send). */
+function copyOf(value: object, copied: Set<object>): Record<string | number, unknown> {
+  const clone = (Array.isArray(value) ? [...value] : { ...value }) as Record<string | number, unknown>;
+  copied.add(clone);
+  return clone;
 }

@@ -70,9 +70,9 @@ export class SqliteKeyStore implements KeyStore {
     // The next batch is asked for while this one still lasts, so that a send rarely waits for one.
     if (this.ahead.length <= LOW) void this.makeAhead().catch(() => {});
     while (this.ahead.length === 0) await this.makeAhead();
-    const key = this.ahead.pop()!;
-    this.cache.set(key.id, key.key);
-    return key;
+    // Not cached: the embedded log hands this process's own events back as they were appended, so opening them needs
+    // no key (infra/eventStore/sealing.ts); a later read from disk loads it.
+    return this.ahead.pop()!;
   }
 
   private makeAhead(): Promise<void> {
