@@ -26,7 +26,9 @@ router.get('/channels/:channelId/messages', (ctx) => {
 const app = new Koa();
 app.use(router.routes()).use(router.allowedMethods());
 
-const server = createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: 65_000 }, app.callback());
+// koa answers its own failures: the request listener has nothing to wait for.
+const handle = app.callback();
+const server = createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: 65_000 }, (request, response) => void handle(request, response));
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   if (address && typeof address === 'object') console.log(JSON.stringify({ listening: `https://127.0.0.1:${address.port}` }));

@@ -5,7 +5,7 @@ export class BackgroundWork {
 
   constructor(private readonly failed: (error: unknown) => void) {}
 
-  /** Tracks `work`; the promise returned settles with it and never rejects. */
+  /** Tracks `work`; the promise returned settles with it and never rejects (callers that do not wait mark it `void`). */
   add(work: Promise<unknown>): Promise<void> {
     const tracked = work.then(() => {}, this.failed);
     this.running.add(tracked);

@@ -67,7 +67,7 @@ export class CallVoice {
     const channelId = this.held.get(session.id);
     if (channelId === undefined) return;
     this.held.delete(session.id);
-    this.background.add(this.inTurn(session.userId, () => leaveCall(this.runtime, { actorId: session.userId }, channelId, session.userId, session.id)));
+    void this.background.add(this.inTurn(session.userId, () => leaveCall(this.runtime, { actorId: session.userId }, channelId, session.userId, session.id)));
   }
 
   /** Stops the timers and the consumer once the appends under way are done (a closing gateway). */
@@ -107,7 +107,7 @@ export class CallVoice {
       this.schedule(channelId, call.ringing);
     } else if (event.type === 'RecipientRemoved') {
       const { channelId, user } = event.data as RecipientRemoved['data'];
-      this.background.add(dropFromCall(this.runtime, { actorId: event.metadata.actorId }, channelId, user.id));
+      void this.background.add(dropFromCall(this.runtime, { actorId: event.metadata.actorId }, channelId, user.id));
     }
   }
 
@@ -119,7 +119,7 @@ export class CallVoice {
     const due = Math.min(...ringing.map((r) => Date.parse(r.until)));
     const timer = setTimeout(() => {
       this.timers.delete(channelId);
-      this.background.add(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
+      void this.background.add(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
     }, Math.max(0, due - this.runtime.clock.now()));
     timer.unref();
     this.timers.set(channelId, timer);

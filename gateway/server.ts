@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { startGatewaySession } from '../commands/gateway.js';
 import { DomainError } from '../domain/errors.js';
 import { parseJsonKeepingIds } from '../domain/snowflake.js';
@@ -165,7 +165,7 @@ export class Gateway {
       else session.detach();
     });
 
-    ws.on('message', async (raw, isBinary) => {
+    const onMessage = async (raw: RawData, isBinary: boolean) => {
       payloads += 1;
       if (payloads > PAYLOADS_PER_MINUTE) return connection.close(CloseCode.RateLimited, 'You are sending too many payloads');
       let payload: GatewayPayload;
@@ -221,7 +221,9 @@ export class Gateway {
         this.runtime.log.error({ err: error }, 'gateway payload failed');
         connection.close(CloseCode.UnknownError, 'Unknown error');
       }
-    });
+    };
+    // A payload's failure is caught above: the socket's listener has nothing to wait for.
+    ws.on('message', (raw, isBinary) => void onMessage(raw, isBinary));
 
     send({ op: Op.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs, _trace: this.trace } });
   }

@@ -20,7 +20,7 @@ export class TemporaryMemberships {
 
   /** The user's last session ended: the user is the actor, as when they leave a guild themselves. */
   lastSessionEnded(userId: string): void {
-    this.ending.add(endTemporaryMemberships(this.runtime, { actorId: userId }));
+    void this.ending.add(endTemporaryMemberships(this.runtime, { actorId: userId }));
   }
 
   /** Resolves once the memberships of users disconnected so far are ended. */

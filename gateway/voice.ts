@@ -52,7 +52,7 @@ export class GuildVoice {
   sessionEnded(session: Session): void {
     const guilds = this.held.get(session.id);
     this.held.delete(session.id);
-    for (const guildId of guilds ?? []) this.ending.add(this.end(guildId, session.userId, session.id));
+    for (const guildId of guilds ?? []) void this.ending.add(this.end(guildId, session.userId, session.id));
   }
 
   /** Resolves once the voice states of sessions ended so far are ended. */

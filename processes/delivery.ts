@@ -57,7 +57,7 @@ export class DeliveryWorker {
       (error) => this.runtime.log.fatal({ err: error }, 'delivery worker stopped'),
     );
     await this.sweep();
-    this.sweeper = setInterval(() => this.sweep().catch((error) => this.runtime.log.error({ err: error }, 'delivery sweep failed')), SWEEP_INTERVAL_MS);
+    this.sweeper = setInterval(() => void this.sweep().catch((error) => this.runtime.log.error({ err: error }, 'delivery sweep failed')), SWEEP_INTERVAL_MS);
   }
 
   /** Schedules what the read model has queued or in flight and this worker has no timer for. */

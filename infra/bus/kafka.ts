@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { type IHeaders, Kafka, type LogEntry, type Producer, logLevel } from 'kafkajs';
-import { EngineUnreachableError, withDeadline } from '../engines.js';
+import { withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
 import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../../ports/hints.js';

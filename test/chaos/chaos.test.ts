@@ -68,7 +68,7 @@ function rawRequest(server: ServerProcess, head: string, body: Buffer, cut: numb
     socket.on('error', done);
     socket.on('close', done);
     socket.on('data', () => undefined);
-    socket.once('secureConnect', async () => {
+    const send = async () => {
       if (how === 'drip') {
         // Headers a byte at a time, then gone: the server's header timeout, or this, ends it.
         for (const byte of head.slice(0, 40)) {
@@ -83,7 +83,9 @@ function rawRequest(server: ServerProcess, head: string, body: Buffer, cut: numb
       socket.write(body.subarray(0, cut));
       if (how === 'end') socket.end();
       else setTimeout(() => socket.destroy(), 20);
-    });
+    };
+    // Writes to a closed socket fail through its 'error' event, never as a rejection.
+    socket.once('secureConnect', () => void send());
   });
 }
 

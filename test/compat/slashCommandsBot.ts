@@ -16,7 +16,7 @@ import {
   SlashCommandBuilder,
   StringSelectMenuBuilder,
 } from 'discord.js';
-import { report, run } from './botSide.js';
+import { listener, report, run } from './botSide.js';
 
 const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
@@ -100,20 +100,18 @@ async function component(interaction: MessageComponentInteraction) {
   }
 }
 
-client.once('clientReady', async () => {
-  try {
+client.once(
+  'clientReady',
+  listener(async () => {
     const registered = await client.application!.commands.set(commands.map((c) => c.toJSON()));
     report('ready', { userId: client.user!.id, applicationId: client.application!.id, commands: Object.fromEntries(registered.map((c) => [c.name, c.id])) });
-  } catch (error) {
-    report('error', String(error));
-  }
-});
-client.on('interactionCreate', async (interaction) => {
-  try {
+  }),
+);
+client.on(
+  'interactionCreate',
+  listener(async (interaction) => {
     if (interaction.isChatInputCommand()) await command(interaction);
     else if (interaction.isMessageComponent()) await component(interaction);
-  } catch (error) {
-    report('error', String(error));
-  }
-});
+  }),
+);
 await run(client);

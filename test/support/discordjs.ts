@@ -24,7 +24,7 @@ export async function restClient(server: TestServer, token: string): Promise<Res
   return {
     client,
     async close() {
-      client.destroy();
+      await client.destroy();
       await agent.close();
     },
   };
