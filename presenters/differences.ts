@@ -1,7 +1,8 @@
 // Where Parley's objects differ on purpose from the widely used API's, as discord-api-types states that API: each
 // difference is the spec's (quoted from its field tables), declared here once. Presenters return these types, so a
 // field that is neither the API's nor declared here is a compile error.
-import type { APIEmoji, APIGuild, APISticker } from 'discord-api-types/v10';
+import type { APIDMChannel, APIEmoji, APIGroupDMChannel, APIGuild, APIMessage, APISticker } from 'discord-api-types/v10';
+import type { Component } from '../domain/components.js';
 
 /**
  * A custom emoji. The spec's Emoji table adds what the API leaves to the CDN and to audit logs:
@@ -30,3 +31,25 @@ export type ParleyGuild = Omit<APIGuild, 'emojis' | 'stickers' | 'preferred_loca
   preferred_locale: string;
   member_count: number;
 };
+
+/**
+ * A message. Its components are the spec's, not the API's stricter union: a button's "custom_id | string | for styles
+ * 1-4" and "url | string | for style 5" are one shape, and "Types 4 (modal submit) and 5-8 (user, role, mentionable,
+ * channel selects) are accepted by the schema but not rendered; they are passed through opaquely to the bot."
+ */
+export type ParleyMessage = Omit<APIMessage, 'components' | 'referenced_message'> & {
+  components?: Component[];
+  referenced_message?: ParleyMessage | null;
+};
+
+/**
+ * A DM. The spec names "DM" and "group DM" among the channel kinds and gives no DM fields; a DM is named by its
+ * recipient, so it has no `name` (the API sends `name: null`).
+ */
+export type ParleyDMChannel = Omit<APIDMChannel, 'name'>;
+
+/**
+ * A group DM. Its owner is typed as the read model keeps it for every DM channel, nullable (a 1:1 DM has none); a
+ * group DM always has its creator there.
+ */
+export type ParleyGroupDMChannel = Omit<APIGroupDMChannel, 'owner_id'> & { owner_id: string | null };
