@@ -1,7 +1,20 @@
 // Where Parley's objects differ on purpose from the widely used API's, as discord-api-types states that API: each
 // difference is the spec's (quoted from its field tables), declared here once. Presenters return these types, so a
 // field that is neither the API's nor declared here is a compile error.
-import type { APIDMChannel, APIEmoji, APIGroupDMChannel, APIGuild, APIMessage, APISticker } from 'discord-api-types/v10';
+import type {
+  APIApplicationCommand,
+  APIAuditLogEntry,
+  APIDMChannel,
+  APIEmoji,
+  APIExtendedInvite,
+  APIGroupDMChannel,
+  APIGuild,
+  APIMessage,
+  APISticker,
+  APIVoiceState,
+} from 'discord-api-types/v10';
+import type { ApplicationCommandOption } from '../domain/applicationCommand.js';
+import type { Change } from '../domain/guildState.js';
 import type { Component } from '../domain/components.js';
 
 /**
@@ -53,3 +66,48 @@ export type ParleyDMChannel = Omit<APIDMChannel, 'name'>;
  * group DM always has its creator there.
  */
 export type ParleyGroupDMChannel = Omit<APIGroupDMChannel, 'owner_id'> & { owner_id: string | null };
+
+/**
+ * An invite, with its metadata. The spec's created or listed invite names its channel and inviter by id: "Created or
+ * listed channel invite: `code`, `channel_id`, `inviter_id`, `max_uses`, `max_age`, `uses`"; a vanity code seen as an
+ * invite has neither inviter nor creation time ("Vanity URL: `code` (string), `uses` (integer), `guild_id` (string)"),
+ * so `created_at` may be absent and `inviter_id` null. A pack invite (the spec's "POST `/packs/:pack_id/invites`") names
+ * its pack: "The set of stickers of a guild is its sticker pack."
+ */
+export type ParleyInvite = Omit<APIExtendedInvite, 'created_at'> & {
+  created_at?: string;
+  guild_id: string;
+  channel_id: string | null;
+  inviter_id: string | null;
+  pack_id: string | null;
+  pack?: { id: string; name: string; guild_id: string };
+};
+
+/**
+ * An audit log entry, with the spec's own field, "timestamp | string (ISO 8601) | when it happened", and its changes as
+ * the spec has them, any key with any values ("Change: `key` (string, name of changed field), `old_value` (any),
+ * `new_value` (any)"), where the API types each key's values.
+ */
+export type ParleyAuditLogEntry = Omit<APIAuditLogEntry, 'changes'> & { changes?: Change[]; timestamp: string };
+
+/**
+ * An application command. A global one answers "guild_id? | snowflake | set when guild-scoped, null for global"; its
+ * options are the spec's "Command option" table, one shape for every option type (the API's union tells them apart);
+ * `integration_types` is null when the command was registered without them, as sent.
+ */
+export type ParleyApplicationCommand = Omit<APIApplicationCommand, 'guild_id' | 'options' | 'integration_types'> & {
+  guild_id: string | null;
+  options: ApplicationCommandOption[];
+  integration_types: APIApplicationCommand['integration_types'] | null;
+};
+
+/**
+ * A DM's call, as CALL_CREATE and CALL_UPDATE carry it: the widely used API has these only for user accounts, so
+ * discord-api-types has no type for them. Its voice states have no guild (a DM has none).
+ */
+export interface ParleyCall {
+  channel_id: string;
+  ringing: string[];
+  region: string | null;
+  voice_states: APIVoiceState[];
+}
