@@ -12,6 +12,7 @@ import type {
   APIMessage,
   APISticker,
   APIVoiceState,
+  GatewayReadyDispatchData,
 } from 'discord-api-types/v10';
 import type { ApplicationCommandOption } from '../domain/applicationCommand.js';
 import type { Change } from '../domain/guildState.js';
@@ -111,3 +112,10 @@ export interface ParleyCall {
   region: string | null;
   voice_states: APIVoiceState[];
 }
+
+/**
+ * READY (gateway/server.ts builds it). Parley's accounts are people as well as bots ("true for bot accounts", the
+ * spec's User), and a person's session has no application, which the API's READY, sent only to bots, always has. Of
+ * the gateway the spec says "all gateway payloads: not shown".
+ */
+export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & Partial<Pick<GatewayReadyDispatchData, 'application'>>;
