@@ -4,18 +4,24 @@
 import type {
   APIApplicationCommand,
   APIAuditLogEntry,
+  APIBaseInteraction,
   APIDMChannel,
   APIEmoji,
   APIExtendedInvite,
   APIGroupDMChannel,
   APIGuild,
+  APIInteractionDataResolved,
   APIMessage,
   APISticker,
   APIVoiceState,
   GatewayReadyDispatchData,
+  InteractionType,
+  RESTPostAPIInteractionCallbackWithResponseResult,
 } from 'discord-api-types/v10';
 import type { ApplicationCommandOption } from '../domain/applicationCommand.js';
+import type { InvokedCommand, UsedComponent } from '../domain/commandInteraction.js';
 import type { Change } from '../domain/guildState.js';
+import type { GuildChannelObject } from './channels.js';
 import type { Component } from '../domain/components.js';
 
 /**
@@ -119,3 +125,31 @@ export interface ParleyCall {
  * the gateway the spec says "all gateway payloads: not shown".
  */
 export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & Partial<Pick<GatewayReadyDispatchData, 'application'>>;
+
+/**
+ * What an interaction a bot receives carries: the command invoked, its options as invoked (one shape for every option
+ * type, as the spec's "Command option" table has them, where the API's union tells them apart) and what they name; or
+ * the component used.
+ */
+export type ParleyInteractionData =
+  | (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved })
+  | Omit<UsedComponent, 'message'>;
+
+/**
+ * An interaction (a command or a component) as its bot receives it in INTERACTION_CREATE: its channel and message are
+ * Parley's (above), and its locales are the users' and the guild's, the spec's "locale | string | preferred language
+ * locale", not one of the API's named locales.
+ */
+type APIBotInteraction = APIBaseInteraction<InteractionType.ApplicationCommand | InteractionType.MessageComponent, ParleyInteractionData>;
+export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message'> & {
+  guild?: Omit<NonNullable<APIBotInteraction['guild']>, 'locale'> & { locale: string };
+  channel: ParleyDMChannel | ParleyGroupDMChannel | (GuildChannelObject & { permissions: string });
+  locale: string;
+  guild_locale?: string;
+  message?: ParleyMessage;
+};
+
+/** The answer of an interaction response made ?with_response=true, with the message it made or updated as Parley's. */
+export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithResponseResult, 'resource'> & {
+  resource: Omit<NonNullable<RESTPostAPIInteractionCallbackWithResponseResult['resource']>, 'message'> & { message: ParleyMessage };
+};
