@@ -1,6 +1,7 @@
-// Where Parley's objects differ on purpose from the widely used API's, as discord-api-types states that API: each
-// difference is the spec's (quoted from its field tables), declared here once. Presenters return these types, so a
-// field that is neither the API's nor declared here is a compile error.
+// Where Parley's objects differ from the widely used API's, as discord-api-types states that API, declared here once:
+// each with the spec's words where the spec makes the difference, or saying that the spec is silent where Parley's own
+// data does. Presenters return these types (or the API's own), so a field that is neither the API's nor declared here
+// is a compile error.
 import type {
   APIApplicationCommand,
   APIAuditLogEntry,
@@ -20,9 +21,9 @@ import type {
 } from 'discord-api-types/v10';
 import type { ApplicationCommandOption } from '../domain/applicationCommand.js';
 import type { InvokedCommand, UsedComponent } from '../domain/commandInteraction.js';
+import type { Component } from '../domain/components.js';
 import type { Change } from '../domain/guildState.js';
 import type { GuildChannelObject } from './channels.js';
-import type { Component } from '../domain/components.js';
 
 /**
  * A custom emoji. The spec's Emoji table adds what the API leaves to the CDN and to audit logs:
@@ -135,12 +136,14 @@ export type ParleyInteractionData =
   | (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved })
   | Omit<UsedComponent, 'message'>;
 
-/**
- * An interaction (a command or a component) as its bot receives it in INTERACTION_CREATE: its channel and message are
- * Parley's (above), and its locales are the users' and the guild's, the spec's "locale | string | preferred language
- * locale", not one of the API's named locales.
- */
+/** The API's interaction of the kinds a bot receives from Parley: a command or a component used. */
 type APIBotInteraction = APIBaseInteraction<InteractionType.ApplicationCommand | InteractionType.MessageComponent, ParleyInteractionData>;
+
+/**
+ * An interaction as its bot receives it in INTERACTION_CREATE: its channel and message are Parley's (above), and its
+ * locales are the user's and the guild's, the spec's "locale | string | preferred language locale", not one of the
+ * API's named locales.
+ */
 export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message'> & {
   guild?: Omit<NonNullable<APIBotInteraction['guild']>, 'locale'> & { locale: string };
   channel: ParleyDMChannel | ParleyGroupDMChannel | (GuildChannelObject & { permissions: string });
