@@ -1,8 +1,9 @@
 // Audit log entries, with the optional fields left out when empty, as the widely used API sends them.
 import type { AuditEntryDoc } from '../projections/auditLog.js';
+import type { ParleyAuditLogEntry } from './differences.js';
 import { apiTimestamp } from './timestamps.js';
 
-export function auditEntryObject(doc: AuditEntryDoc) {
+export function auditEntryObject(doc: AuditEntryDoc): ParleyAuditLogEntry {
   return {
     id: doc._id,
     action_type: doc.action_type,

@@ -2,6 +2,7 @@
 // the widely used API read (require_colons, managed, animated, available).
 import type { EmojiDoc } from '../projections/expressions.js';
 import type { UserDoc } from '../projections/users.js';
+import type { ParleyEmoji } from './differences.js';
 import { apiTimestamp } from './timestamps.js';
 import { partialUser } from './users.js';
 
@@ -9,7 +10,7 @@ import { partialUser } from './users.js';
 const emojiUrl = (origin: string, doc: Pick<EmojiDoc, '_id' | 'animated'>) => `${origin}/emojis/${doc._id}.${doc.animated ? 'gif' : 'png'}`;
 
 /** `uploader` is embedded as `user` when given (REST answers; gateway payloads leave it out, as the widely used API's). */
-export function emojiObject(doc: EmojiDoc, origin: string, uploader?: UserDoc) {
+export function emojiObject(doc: EmojiDoc, origin: string, uploader?: UserDoc): ParleyEmoji {
   return {
     id: doc._id,
     name: doc.name,

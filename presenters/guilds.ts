@@ -1,6 +1,8 @@
 // Guild objects: the full one of guild endpoints and GUILD_CREATE, and the partial one listing a user's guilds.
+import type { APIGuild, RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
 import type { EmojiDoc, StickerDoc } from '../projections/expressions.js';
 import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
+import type { ParleyGuild } from './differences.js';
 import { emojiObject } from './emojis.js';
 import { roleObject } from './roles.js';
 import { stickerObject } from './stickers.js';
@@ -13,7 +15,7 @@ export interface GuildExpressions {
 }
 
 /** A full guild object, with the fields clients of the widely used API read (features they lack are off or empty). */
-export function guildObject(doc: GuildDoc, roles: RoleDoc[], expressions: GuildExpressions) {
+export function guildObject(doc: GuildDoc, roles: RoleDoc[], expressions: GuildExpressions): ParleyGuild {
   return {
     id: doc._id,
     name: doc.name,
@@ -25,7 +27,8 @@ export function guildObject(doc: GuildDoc, roles: RoleDoc[], expressions: GuildE
     description: doc.description,
     owner_id: doc.owner_id,
     afk_channel_id: doc.afk_channel_id,
-    afk_timeout: doc.afk_timeout,
+    // The only values the guild route's schema lets in (http/routes/guilds.ts); the read model types it as a number.
+    afk_timeout: doc.afk_timeout as APIGuild['afk_timeout'],
     widget_enabled: false,
     widget_channel_id: null,
     verification_level: doc.verification_level,
@@ -59,7 +62,7 @@ export function guildObject(doc: GuildDoc, roles: RoleDoc[], expressions: GuildE
 }
 
 /** The partial guild of GET /users/@me/guilds, with the caller's permissions in it. */
-export function partialGuild(doc: GuildDoc, userId: string, permissions: bigint) {
+export function partialGuild(doc: GuildDoc, userId: string, permissions: bigint): RESTAPIPartialCurrentUserGuild {
   return {
     id: doc._id,
     name: doc.name,

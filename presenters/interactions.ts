@@ -9,6 +9,7 @@ import type { InteractionDoc } from '../projections/interactions.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
 import { channelObject } from './channels.js';
+import type { ParleyInteraction, ParleyInteractionCallback, ParleyInteractionData } from './differences.js';
 import { memberObject } from './members.js';
 import { dmChannelObject, messageObject } from './messages.js';
 import { roleObject } from './roles.js';
@@ -66,7 +67,7 @@ function resolvedObject(interaction: BotInteraction, parts: InteractionParts) {
 }
 
 /** The command invoked (with its options and what they name), or the component used. */
-function interactionData(interaction: BotInteraction, parts: InteractionParts) {
+function interactionData(interaction: BotInteraction, parts: InteractionParts): ParleyInteractionData {
   const { command, component } = interaction;
   if (command) {
     const { resolved: _resolved, guild_id, ...invoked } = command;
@@ -81,7 +82,7 @@ function interactionData(interaction: BotInteraction, parts: InteractionParts) {
  * member (and its permissions in the channel) in guilds or the user in DMs, the channel, the component's message, and
  * the token the bot answers with.
  */
-export function botInteractionObject(interaction: BotInteraction, parts: InteractionParts) {
+export function botInteractionObject(interaction: BotInteraction, parts: InteractionParts): ParleyInteraction {
   const { guild, invoker } = parts;
   const channel = guild
     ? interactionChannel(guild, guild.channels.get(interaction.channelId)!, BigInt(interaction.memberPermissions!))
@@ -95,7 +96,7 @@ export function botInteractionObject(interaction: BotInteraction, parts: Interac
     channel_id: interaction.channelId,
     channel,
     ...(guild
-      ? { member: { ...memberObject(guild.members.get(invoker._id)!, invoker), permissions: interaction.memberPermissions } }
+      ? { member: { ...memberObject(guild.members.get(invoker._id)!, invoker), permissions: interaction.memberPermissions! } }
       : { user: partialUser(invoker) }),
     ...(interaction.component ? { message: messageObject(messageDoc(interaction.component.message), { origin: parts.origin }) } : {}),
     token: parts.token,
@@ -114,7 +115,7 @@ export function botInteractionObject(interaction: BotInteraction, parts: Interac
  * The answer of a response with ?with_response=true: the interaction callback (which message responded, whether it is
  * loading or ephemeral) and the resource it made or updated.
  */
-export function interactionCallbackObject(interaction: BotInteraction, responseType: number, message: MessageDoc, origin: string) {
+export function interactionCallbackObject(interaction: BotInteraction, responseType: number, message: MessageDoc, origin: string): ParleyInteractionCallback {
   return {
     interaction: {
       id: interaction.id,

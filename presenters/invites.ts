@@ -4,6 +4,7 @@ import type { ChannelDoc } from '../projections/channels.js';
 import type { GuildDoc } from '../projections/guilds.js';
 import type { InviteDoc } from '../projections/invites.js';
 import type { UserDoc } from '../projections/users.js';
+import type { ParleyInvite } from './differences.js';
 import { apiTimestamp } from './timestamps.js';
 import { partialUser } from './users.js';
 
@@ -16,7 +17,7 @@ export type InviteView = Omit<InviteData, 'inviter_id' | 'created_at'> & Pick<In
  * Without an inviter or a creation time (a vanity code) those fields are absent, not null: the widely used API
  * documents them as optional but never null, and discord.js reads `inviter.id` whenever the key is there.
  */
-export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelDoc | null, inviter: UserDoc | null) {
+export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelDoc | null, inviter: UserDoc | null): ParleyInvite {
   return {
     code: doc.code,
     type: doc.pack_id ? 2 : 0,

@@ -1,12 +1,14 @@
 // Member and ban objects: a guild's people, each with its partial user embedded.
+import type { APIBan, APIGuildMember } from 'discord-api-types/v10';
 import type { MemberData } from '../domain/guildState.js';
 import type { BanDoc } from '../projections/members.js';
 import type { UserDoc } from '../projections/users.js';
+import { NO_FLAGS } from './flags.js';
 import { apiTimestamp } from './timestamps.js';
 import { partialUser } from './users.js';
 
 /** A member object, from the read model's document or the guild aggregate's member. */
-export function memberObject(doc: MemberData, user: UserDoc) {
+export function memberObject(doc: MemberData, user: UserDoc): APIGuildMember {
   return {
     user: partialUser(user),
     nick: doc.nick,
@@ -17,12 +19,12 @@ export function memberObject(doc: MemberData, user: UserDoc) {
     premium_since: null,
     deaf: doc.deaf,
     mute: doc.mute,
-    flags: 0,
+    flags: NO_FLAGS,
     pending: false,
     communication_disabled_until: null,
   };
 }
 
-export function banObject(doc: BanDoc, user: UserDoc) {
+export function banObject(doc: BanDoc, user: UserDoc): APIBan {
   return { reason: doc.reason, user: partialUser(user) };
 }

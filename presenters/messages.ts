@@ -1,17 +1,20 @@
 // Response shapes of the message side: message objects (with attachment URLs on the CDN, embeds' attachment:// URLs
 // resolved, reaction counts with `me`) and DM channel objects. Built from read-model documents.
+import type { APIAttachment, APIEmbed } from 'discord-api-types/v10';
 import { type Embed, attachmentReferences } from '../domain/embeds.js';
 import type { Attachment, MessageUser } from '../domain/message.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { lastPinTimestamp } from './channels.js';
+import type { ParleyDMChannel, ParleyGroupDMChannel, ParleyMessage } from './differences.js';
+import { NO_FLAGS } from './flags.js';
 import { apiTimestamp } from './timestamps.js';
 
 /** Where the CDN serves an attachment: {cdn_url}/attachments/{channel_id}/{attachment_id}/{filename}. */
 export const attachmentUrl = (origin: string, channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) =>
   `${origin}/attachments/${channelId}/${attachment.id}/${encodeURIComponent(attachment.filename)}`;
 
-function attachmentObject(origin: string, channelId: string, attachment: Attachment) {
+function attachmentObject(origin: string, channelId: string, attachment: Attachment): APIAttachment {
   const url = attachmentUrl(origin, channelId, attachment);
   return { ...attachment, url, proxy_url: url };
 }
@@ -21,7 +24,7 @@ function attachmentObject(origin: string, channelId: string, attachment: Attachm
  * its timestamp in the API's form (senders write any RFC 3339 offset, adapters `Z`). A timestamp Date cannot read,
  * stored before sends were checked for that, stays as sent.
  */
-function embedObject(origin: string, channelId: string, embed: Embed, attachments: readonly Attachment[]) {
+function embedObject(origin: string, channelId: string, embed: Embed, attachments: readonly Attachment[]): APIEmbed {
   const resolved: Record<string, unknown> = { type: 'rich', ...structuredClone(embed) };
   if (typeof embed.timestamp === 'string' && Number.isFinite(Date.parse(embed.timestamp))) resolved.timestamp = apiTimestamp(embed.timestamp);
   for (const reference of attachmentReferences(embed)) {
@@ -47,7 +50,7 @@ export interface MessageView {
 }
 
 /** A message object with the fields clients of the widely used API read. */
-export function messageObject(doc: MessageDoc, view: MessageView): Record<string, unknown> {
+export function messageObject(doc: MessageDoc, view: MessageView): ParleyMessage {
   const { _id: id, channel_id: channelId } = doc;
   return {
     id,
@@ -100,15 +103,9 @@ export function messageJson(doc: MessageDoc, view: MessageView): string {
 }
 
 /** A DM (type 1) or group DM (type 3) channel object; `recipients` are the participants other than the viewer. */
-export function dmChannelObject(doc: DmChannelDoc, viewerId: string) {
+export function dmChannelObject(doc: DmChannelDoc, viewerId: string): ParleyDMChannel | ParleyGroupDMChannel {
   const recipients = doc.recipients.filter((user: MessageUser) => user.id !== viewerId);
-  return {
-    id: doc._id,
-    type: doc.type,
-    last_message_id: doc.last_message_id,
-    ...lastPinTimestamp(doc),
-    flags: 0,
-    recipients,
-    ...(doc.type === 3 ? { name: doc.name, icon: doc.icon, owner_id: doc.owner_id } : {}),
-  };
+  const channel = { id: doc._id, type: doc.type, last_message_id: doc.last_message_id, ...lastPinTimestamp(doc), flags: NO_FLAGS, recipients };
+  // `type` again, narrowed (it keeps its place among the keys).
+  return doc.type === 3 ? { ...channel, type: doc.type, name: doc.name, icon: doc.icon, owner_id: doc.owner_id } : { ...channel, type: doc.type };
 }

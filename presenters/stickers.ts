@@ -2,6 +2,7 @@
 // clients of the widely used API read (type 2 for a guild's sticker, format_type, available, user).
 import type { StickerDoc } from '../projections/expressions.js';
 import type { UserDoc } from '../projections/users.js';
+import type { ParleySticker } from './differences.js';
 import { apiTimestamp } from './timestamps.js';
 import { partialUser } from './users.js';
 
@@ -12,7 +13,7 @@ const FormatType = { PNG: 1, APNG: 2 } as const;
 /** Where the CDN serves the sticker, in its stored format: {cdn_url}/stickers/{id}.{png|webp}. */
 const stickerUrl = (origin: string, doc: Pick<StickerDoc, '_id' | 'format'>) => `${origin}/stickers/${doc._id}.${doc.format}`;
 
-export function stickerObject(doc: StickerDoc, origin: string, uploader?: UserDoc) {
+export function stickerObject(doc: StickerDoc, origin: string, uploader?: UserDoc): ParleySticker {
   return {
     id: doc._id,
     name: doc.name,

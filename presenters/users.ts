@@ -1,8 +1,9 @@
 // User objects: the full one of a user's own endpoints, and the partial one embedded wherever a user is named.
+import type { APIUser } from 'discord-api-types/v10';
 import type { UserDoc } from '../projections/users.js';
 
 /** A user object with every field of the spec's table; `self` adds what only its owner sees. */
-export function userObject(doc: UserDoc, self = false) {
+export function userObject(doc: UserDoc, self = false): APIUser {
   return {
     id: doc._id,
     username: doc.username,
@@ -23,7 +24,10 @@ export function userObject(doc: UserDoc, self = false) {
   };
 }
 
+/** The user embedded in other objects: the API's user with `bot` and `public_flags` always given (messages store it so). */
+export type PartialUser = Pick<APIUser, 'id' | 'username' | 'discriminator' | 'global_name' | 'avatar'> & Required<Pick<APIUser, 'bot' | 'public_flags'>>;
+
 /** The partial user embedded in other objects. */
-export function partialUser(doc: UserDoc) {
+export function partialUser(doc: UserDoc): PartialUser {
   return { id: doc._id, username: doc.username, discriminator: doc.discriminator, global_name: null, avatar: doc.avatar, bot: doc.bot, public_flags: doc.public_flags };
 }

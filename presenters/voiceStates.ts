@@ -1,5 +1,6 @@
 // Voice state objects, in the widely used API's shape. The server mute and deafen are the member's; `suppress` is
 // true in stage channels, whose members join as listeners; Parley has no streams or speaker requests.
+import type { APIVoiceState } from 'discord-api-types/v10';
 import type { MemberData } from '../domain/guildState.js';
 import type { VoiceStateData } from '../domain/voiceState.js';
 
@@ -9,7 +10,7 @@ export function voiceStateObject(
   state: { user_id: string; channel_id: string | null; session_id: string } & Flags,
   member: Pick<MemberData, 'mute' | 'deaf'> | null,
   suppress: boolean,
-) {
+): APIVoiceState {
   return {
     channel_id: state.channel_id,
     user_id: state.user_id,

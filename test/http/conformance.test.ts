@@ -1,12 +1,35 @@
 // The object shapes of the widely used API, field by field, as its clients parse them: each object is fetched over
-// the real API (and taken from the gateway dispatch that carries it) and checked against the field list of that API's
-// documentation, written here as data. Required fields must be present with their JSON type (a field a presenter
-// left undefined vanishes from the JSON, so this is also the check for undefined), `nullable` ones may be null,
-// `optional` ones absent; snowflakes are decimal strings; timestamps have the form that API sends and discord.py's
-// datetime.fromisoformat reads on every Python it supports: microseconds and +00:00. Fields beyond the lists are
-// allowed: its clients ignore what they do not know.
+// the real API (and taken from the gateway dispatch that carries it) and checked against a field list. The lists are
+// checked at compile time against the type the presenter returns (discord-api-types' type of the object, or Parley's
+// declared difference from it, presenters/differences.ts), or against discord-api-types' type where no presenter builds
+// the whole object: every required field listed, none the type lacks, `optional` and `nullable` and the JSON type as
+// the type has them. What types cannot say is checked here at run time, on the JSON: required fields are present (a
+// field a read model left undefined vanishes from it), snowflakes are decimal strings, and timestamps have the form that
+// API sends and discord.py's datetime.fromisoformat reads on every Python it supports: microseconds and +00:00. Fields
+// beyond the lists are allowed: its clients ignore what they do not know.
+import type {
+  APIAttachment,
+  APIEmbed,
+  APIEmoji,
+  APIInvite,
+  APIOverwrite,
+  APIReaction,
+  APIWebhook,
+  GatewayChannelPinsUpdateDispatchData,
+  GatewayGuildMemberUpdateDispatchData,
+  GatewayInviteCreateDispatchData,
+  GatewayMessageReactionAddDispatchData,
+} from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_INTENTS } from '../../gateway/protocol.js';
+import type { ParleyReady } from '../../presenters/differences.js';
+import type { emojiObject } from '../../presenters/emojis.js';
+import type { guildObject } from '../../presenters/guilds.js';
+import type { memberObject } from '../../presenters/members.js';
+import type { messageObject } from '../../presenters/messages.js';
+import type { roleObject } from '../../presenters/roles.js';
+import type { stickerObject } from '../../presenters/stickers.js';
+import type { userObject } from '../../presenters/users.js';
 import { type GatewayClient, connectGateway } from '../support/gateway.js';
 import { type TestServer, type TestUser, createBot, registerUser, startTestServer } from '../support/server.js';
 import { type TestGuild, createGuild, join } from './guildSupport.js';
@@ -17,16 +40,44 @@ type Spec = Base | `nullable ${Base}` | `optional ${Base}` | `optional nullable 
 interface Shape {
   [field: string]: Spec;
 }
-class Modified {
+class Modified<Optional extends boolean = boolean, Nullable extends boolean = boolean> {
   constructor(
     readonly spec: Shape | [Shape],
-    readonly optional: boolean,
-    readonly nullable: boolean,
+    readonly optional: Optional,
+    readonly nullable: Nullable,
   ) {}
 }
 const optional = (spec: Shape | [Shape]) => new Modified(spec, true, false);
 const optionalNullable = (spec: Shape | [Shape]) => new Modified(spec, true, true);
 const nullable = (spec: Shape | [Shape]) => new Modified(spec, false, true);
+
+/** The keys of T that may be absent. */
+type OptionalKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
+/** The spec words for a JSON value of type V (null and undefined aside). */
+type BaseOf<V> = [V] extends [boolean]
+  ? 'boolean'
+  : [V] extends [number]
+    ? 'integer'
+    : [V] extends [string]
+      ? 'string' | 'snowflake' | 'timestamp'
+      : [V] extends [readonly unknown[]]
+        ? 'array' | 'snowflakes' | [Shape]
+        : [V] extends [number | string]
+          ? 'integer or string'
+          : 'object' | Shape;
+type Words<Optional extends boolean, Nullable extends boolean, B> = B extends string
+  ? `${Optional extends true ? 'optional ' : ''}${Nullable extends true ? 'nullable ' : ''}${B}`
+  : Optional | Nullable extends false
+    ? B
+    : never;
+/** What a field list may say of T's field K: its JSON type, `optional` exactly when T's field is, `nullable` exactly when it may be null. */
+type FieldSpec<T, K extends keyof T, Optional extends boolean = K extends OptionalKeys<T> ? true : false, Nullable extends boolean = null extends T[K] ? true : false> =
+  | Words<Optional, Nullable, BaseOf<NonNullable<T[K]>>>
+  | (NonNullable<T[K]> extends object ? Modified<Optional, Nullable> : never);
+/** A field list of T: every required field, optional ones as wanted, nothing T lacks (with `satisfies`). */
+type FieldsOf<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: FieldSpec<T, K> } & { [K in OptionalKeys<T>]?: FieldSpec<T, K> };
+/** What a presenter answers. */
+type Presented<F extends (...args: never[]) => unknown> = ReturnType<F>;
 
 /** The smallest PNG: one transparent pixel. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -97,11 +148,11 @@ const USER: Shape = {
   avatar_decoration_data: 'optional nullable object',
   collectibles: 'optional nullable object',
   primary_guild: 'optional nullable object',
-};
+} satisfies FieldsOf<Presented<typeof userObject>>;
 
 // developers/resources/guild.mdx, "Guild Member Structure".
 const MEMBER: Shape = {
-  user: optional(USER),
+  user: USER,
   nick: 'optional nullable string',
   avatar: 'optional nullable string',
   banner: 'optional nullable string',
@@ -112,11 +163,10 @@ const MEMBER: Shape = {
   mute: 'boolean',
   flags: 'integer',
   pending: 'optional boolean',
-  permissions: 'optional string',
   communication_disabled_until: 'optional nullable timestamp',
   avatar_decoration_data: 'optional nullable object',
   collectibles: 'optional nullable object',
-};
+} satisfies FieldsOf<Presented<typeof memberObject>>;
 
 // developers/events/gateway-events.mdx, "Guild Member Update Event Fields".
 const MEMBER_UPDATE: Shape = {
@@ -134,7 +184,7 @@ const MEMBER_UPDATE: Shape = {
   communication_disabled_until: 'optional nullable timestamp',
   avatar_decoration_data: 'optional nullable object',
   collectibles: 'optional nullable object',
-};
+} satisfies FieldsOf<GatewayGuildMemberUpdateDispatchData>;
 
 // developers/topics/permissions.mdx, "Role Structure" and "Role Colors Object".
 const ROLE: Shape = {
@@ -151,7 +201,7 @@ const ROLE: Shape = {
   mentionable: 'boolean',
   tags: 'optional object',
   flags: 'integer',
-};
+} satisfies FieldsOf<Presented<typeof roleObject>>;
 
 // developers/resources/emoji.mdx, "Emoji Structure" (name is null only in reaction emoji objects).
 const EMOJI: Shape = {
@@ -163,7 +213,7 @@ const EMOJI: Shape = {
   managed: 'optional boolean',
   animated: 'optional boolean',
   available: 'optional boolean',
-};
+} satisfies FieldsOf<APIEmoji>;
 
 // developers/resources/sticker.mdx, "Sticker Structure", but for `tags`: the spec answers them as an array of strings.
 const STICKER: Shape = {
@@ -178,7 +228,10 @@ const STICKER: Shape = {
   guild_id: 'optional snowflake',
   user: optional(USER),
   sort_value: 'optional integer',
-};
+  image_url: 'string',
+  created_at: 'timestamp',
+  updated_at: 'optional timestamp',
+} satisfies FieldsOf<Presented<typeof stickerObject>>;
 
 // developers/resources/guild.mdx, "Guild Structure".
 const GUILD: Shape = {
@@ -222,14 +275,15 @@ const GUILD: Shape = {
   approximate_presence_count: 'optional integer',
   welcome_screen: 'optional object',
   nsfw_level: 'integer',
-  stickers: 'optional array',
+  stickers: 'array',
   premium_progress_bar_enabled: 'boolean',
   safety_alerts_channel_id: 'nullable snowflake',
   incidents_data: 'nullable object',
-};
+  member_count: 'integer',
+} satisfies FieldsOf<Presented<typeof guildObject>>;
 
 // developers/resources/channel.mdx, "Overwrite Structure".
-const OVERWRITE: Shape = { id: 'snowflake', type: 'integer', allow: 'string', deny: 'string' };
+const OVERWRITE: Shape = { id: 'snowflake', type: 'integer', allow: 'string', deny: 'string' } satisfies FieldsOf<APIOverwrite>;
 
 // developers/resources/channel.mdx, "Channel Structure": every field but id and type is optional there, since which
 // ones a channel has depends on its type.
@@ -272,7 +326,7 @@ const CHANNEL_BY_TYPE: Record<number, Shape> = {
 const expectChannel = (channel: { type: number }) => expectShape(channel, CHANNEL_BY_TYPE[channel.type]);
 
 // developers/resources/message.mdx, "Reaction Structure" and "Reaction Count Details Structure".
-const REACTION: Shape = { count: 'integer', count_details: { burst: 'integer', normal: 'integer' }, me: 'boolean', me_burst: 'boolean', emoji: EMOJI, burst_colors: 'array' };
+const REACTION: Shape = { count: 'integer', count_details: { burst: 'integer', normal: 'integer' }, me: 'boolean', me_burst: 'boolean', emoji: EMOJI, burst_colors: 'array' } satisfies FieldsOf<APIReaction>;
 
 // developers/resources/message.mdx, "Attachment Structure".
 const ATTACHMENT: Shape = {
@@ -288,7 +342,7 @@ const ATTACHMENT: Shape = {
   width: 'optional nullable integer',
   ephemeral: 'optional boolean',
   flags: 'optional integer',
-};
+} satisfies FieldsOf<APIAttachment>;
 
 // developers/resources/message.mdx, "Embed Structure".
 const EMBED: Shape = {
@@ -306,7 +360,7 @@ const EMBED: Shape = {
   author: 'optional object',
   fields: 'optional array',
   flags: 'optional integer',
-};
+} satisfies FieldsOf<APIEmbed>;
 
 // developers/resources/message.mdx, "Message Structure" and "Message Reference Structure".
 const MESSAGE: Shape = {
@@ -340,7 +394,7 @@ const MESSAGE: Shape = {
   sticker_items: 'optional array',
   position: 'optional integer',
   poll: 'optional object',
-};
+} satisfies FieldsOf<Presented<typeof messageObject>>;
 MESSAGE.referenced_message = optionalNullable(MESSAGE);
 // developers/events/gateway-events.mdx, "Message Create Extra Fields" (MESSAGE_UPDATE carries a full message too).
 const MESSAGE_EVENT: Shape = { ...MESSAGE, guild_id: 'optional snowflake', member: 'optional object', mentions: [USER], channel_type: 'optional integer' };
@@ -359,7 +413,7 @@ const INVITE: Shape = {
   expires_at: 'nullable timestamp',
   flags: 'optional integer',
   roles: 'optional array',
-};
+} satisfies FieldsOf<APIInvite>;
 const INVITE_WITH_METADATA: Shape = { ...INVITE, uses: 'integer', max_uses: 'integer', max_age: 'integer', temporary: 'boolean', created_at: 'timestamp' };
 // developers/events/gateway-events.mdx, "Invite Create Event Fields".
 const INVITE_CREATE: Shape = {
@@ -376,7 +430,7 @@ const INVITE_CREATE: Shape = {
   uses: 'integer',
   expires_at: 'nullable timestamp',
   role_ids: 'optional snowflakes',
-};
+} satisfies FieldsOf<GatewayInviteCreateDispatchData>;
 
 // developers/resources/webhook.mdx, "Webhook Structure".
 const WEBHOOK: Shape = {
@@ -392,7 +446,7 @@ const WEBHOOK: Shape = {
   source_guild: 'optional object',
   source_channel: 'optional object',
   url: 'optional string',
-};
+} satisfies FieldsOf<APIWebhook>;
 
 let server: TestServer;
 let guild: TestGuild;
@@ -452,7 +506,7 @@ describe('object shapes of the widely used API', () => {
       session_id: 'string',
       resume_gateway_url: 'string',
       shard: 'optional array',
-    });
+    } satisfies FieldsOf<ParleyReady>);
   });
 
   it('Guild Member: fetched, in GUILD_CREATE, GUILD_MEMBER_ADD and GUILD_MEMBER_UPDATE', async () => {
@@ -501,7 +555,7 @@ describe('object shapes of the widely used API', () => {
     await ok(guild.owner, 'PUT', `/channels/${guild.channelId}/pins/${message.id}`);
     const pins = await owner.next((p) => p.t === 'CHANNEL_PINS_UPDATE' && p.d.channel_id === guild.channelId);
     // developers/events/gateway-events.mdx, "Channel Pins Update Event Fields".
-    expectShape(pins.d, { guild_id: 'optional snowflake', channel_id: 'snowflake', last_pin_timestamp: 'optional nullable timestamp' });
+    expectShape(pins.d, { guild_id: 'optional snowflake', channel_id: 'snowflake', last_pin_timestamp: 'optional nullable timestamp' } satisfies FieldsOf<GatewayChannelPinsUpdateDispatchData>);
     const text = await ok(guild.owner, 'GET', `/channels/${guild.channelId}`);
     expect(text.last_pin_timestamp).toBe(pins.d.last_pin_timestamp);
 
@@ -588,7 +642,7 @@ describe('object shapes of the widely used API', () => {
       burst: 'boolean',
       burst_colors: 'optional array',
       type: 'integer',
-    });
+    } satisfies FieldsOf<GatewayMessageReactionAddDispatchData>);
   });
 
   it('Invite: created, fetched, listed, and in INVITE_CREATE', async () => {

@@ -1,0 +1,158 @@
+// Where Parley's objects differ from the widely used API's, as discord-api-types states that API, declared here once:
+// each with the spec's words where the spec makes the difference, or saying that the spec is silent where Parley's own
+// data does. Presenters return these types (or the API's own), so a field that is neither the API's nor declared here
+// is a compile error.
+import type {
+  APIApplicationCommand,
+  APIAuditLogEntry,
+  APIBaseInteraction,
+  APIDMChannel,
+  APIEmoji,
+  APIExtendedInvite,
+  APIGroupDMChannel,
+  APIGuild,
+  APIInteractionDataResolved,
+  APIMessage,
+  APISticker,
+  APIVoiceState,
+  GatewayReadyDispatchData,
+  InteractionType,
+  RESTPostAPIInteractionCallbackWithResponseResult,
+} from 'discord-api-types/v10';
+import type { ApplicationCommandOption } from '../domain/applicationCommand.js';
+import type { InvokedCommand, UsedComponent } from '../domain/commandInteraction.js';
+import type { Component } from '../domain/components.js';
+import type { Change } from '../domain/guildState.js';
+import type { GuildChannelObject } from './channels.js';
+
+/**
+ * A custom emoji. The spec's Emoji table adds what the API leaves to the CDN and to audit logs:
+ * "image | string | URL of the image", "guild_id | string | owning guild", "created_at | string (ISO 8601) | creation time".
+ */
+export type ParleyEmoji = APIEmoji & { image: string; guild_id: string; created_at: string };
+
+/**
+ * A guild sticker. The spec's Sticker table answers its tags as a list where the API has one string:
+ * "tags | array of strings in responses | sent as one comma-separated string"; and adds "image_url | string | address
+ * of the stored image", "created_at | string (ISO 8601) | present on create and list", "updated_at | string (ISO 8601)
+ * | present on update".
+ */
+export type ParleySticker = Omit<APISticker, 'tags'> & { tags: string[]; image_url: string; created_at: string; updated_at?: string };
+
+/**
+ * A guild, with its custom emojis and stickers in Parley's form (above). The spec's Guild lists "`member_count`
+ * (integer)" among the "Fields given", so every guild object carries it, not only GUILD_CREATE. Its locale is the
+ * spec's free "locale | string | preferred language locale" (any 2 to 10 characters, http/routes/guilds.ts), not one of
+ * the API's named locales. It has no hub_type: Student Hubs are the API's, and of the guild the spec says "Other guild
+ * fields: not shown".
+ */
+export type ParleyGuild = Omit<APIGuild, 'emojis' | 'stickers' | 'preferred_locale' | 'hub_type'> & {
+  emojis: ParleyEmoji[];
+  stickers: ParleySticker[];
+  preferred_locale: string;
+  member_count: number;
+};
+
+/**
+ * A message. Its components are the spec's, not the API's stricter union: a button's "custom_id | string | for styles
+ * 1-4" and "url | string | for style 5" are one shape, and "Types 4 (modal submit) and 5-8 (user, role, mentionable,
+ * channel selects) are accepted by the schema but not rendered; they are passed through opaquely to the bot."
+ */
+export type ParleyMessage = Omit<APIMessage, 'components' | 'referenced_message'> & {
+  components?: Component[];
+  referenced_message?: ParleyMessage | null;
+};
+
+/**
+ * A DM. The spec names "DM" and "group DM" among the channel kinds and gives no DM fields; a DM is named by its
+ * recipient, so it has no `name` (the API sends `name: null`).
+ */
+export type ParleyDMChannel = Omit<APIDMChannel, 'name'>;
+
+/**
+ * A group DM. Its owner is typed as the read model keeps it for every DM channel, nullable (a 1:1 DM has none); a
+ * group DM always has its creator there.
+ */
+export type ParleyGroupDMChannel = Omit<APIGroupDMChannel, 'owner_id'> & { owner_id: string | null };
+
+/**
+ * An invite, with its metadata. The spec's created or listed invite names its channel and inviter by id: "Created or
+ * listed channel invite: `code`, `channel_id`, `inviter_id`, `max_uses`, `max_age`, `uses`"; a vanity code seen as an
+ * invite has neither inviter nor creation time ("Vanity URL: `code` (string), `uses` (integer), `guild_id` (string)"),
+ * so `created_at` may be absent and `inviter_id` null. A pack invite (the spec's "POST `/packs/:pack_id/invites`") names
+ * its pack: "The set of stickers of a guild is its sticker pack."
+ */
+export type ParleyInvite = Omit<APIExtendedInvite, 'created_at'> & {
+  created_at?: string;
+  guild_id: string;
+  channel_id: string | null;
+  inviter_id: string | null;
+  pack_id: string | null;
+  pack?: { id: string; name: string; guild_id: string };
+};
+
+/**
+ * An audit log entry, with the spec's own field, "timestamp | string (ISO 8601) | when it happened", and its changes as
+ * the spec has them, any key with any values ("Change: `key` (string, name of changed field), `old_value` (any),
+ * `new_value` (any)"), where the API types each key's values.
+ */
+export type ParleyAuditLogEntry = Omit<APIAuditLogEntry, 'changes'> & { changes?: Change[]; timestamp: string };
+
+/**
+ * An application command. A global one answers "guild_id? | snowflake | set when guild-scoped, null for global"; its
+ * options are the spec's "Command option" table, one shape for every option type (the API's union tells them apart);
+ * `integration_types` is null when the command was registered without them, as sent.
+ */
+export type ParleyApplicationCommand = Omit<APIApplicationCommand, 'guild_id' | 'options' | 'integration_types'> & {
+  guild_id: string | null;
+  options: ApplicationCommandOption[];
+  integration_types: APIApplicationCommand['integration_types'] | null;
+};
+
+/**
+ * A DM's call, as CALL_CREATE and CALL_UPDATE carry it: the widely used API has these only for user accounts, so
+ * discord-api-types has no type for them. Its voice states have no guild (a DM has none).
+ */
+export interface ParleyCall {
+  channel_id: string;
+  ringing: string[];
+  region: string | null;
+  voice_states: APIVoiceState[];
+}
+
+/**
+ * READY (gateway/server.ts builds it). Parley's accounts are people as well as bots ("true for bot accounts", the
+ * spec's User), and a person's session has no application, which the API's READY, sent only to bots, always has. Of
+ * the gateway the spec says "all gateway payloads: not shown".
+ */
+export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & Partial<Pick<GatewayReadyDispatchData, 'application'>>;
+
+/**
+ * What an interaction a bot receives carries: the command invoked, its options as invoked (one shape for every option
+ * type, as the spec's "Command option" table has them, where the API's union tells them apart) and what they name; or
+ * the component used.
+ */
+export type ParleyInteractionData =
+  | (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved })
+  | Omit<UsedComponent, 'message'>;
+
+/** The API's interaction of the kinds a bot receives from Parley: a command or a component used. */
+type APIBotInteraction = APIBaseInteraction<InteractionType.ApplicationCommand | InteractionType.MessageComponent, ParleyInteractionData>;
+
+/**
+ * An interaction as its bot receives it in INTERACTION_CREATE: its channel and message are Parley's (above), and its
+ * locales are the user's and the guild's, the spec's "locale | string | preferred language locale", not one of the
+ * API's named locales.
+ */
+export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message'> & {
+  guild?: Omit<NonNullable<APIBotInteraction['guild']>, 'locale'> & { locale: string };
+  channel: ParleyDMChannel | ParleyGroupDMChannel | (GuildChannelObject & { permissions: string });
+  locale: string;
+  guild_locale?: string;
+  message?: ParleyMessage;
+};
+
+/** The answer of an interaction response made ?with_response=true, with the message it made or updated as Parley's. */
+export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithResponseResult, 'resource'> & {
+  resource: Omit<NonNullable<RESTPostAPIInteractionCallbackWithResponseResult['resource']>, 'message'> & { message: ParleyMessage };
+};
