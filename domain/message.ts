@@ -168,7 +168,7 @@ export interface MessageEdit {
 
 export type MessageCommand =
   | { type: 'CreateMessage'; message: MessageFields }
-  | { type: 'EditMessage'; actorId: string; channelId: string; manageMessages: boolean; edit: MessageEdit; editedAt: string }
+  | { type: 'EditMessage'; actorId: string; channelId: string; manageMessages: boolean; edit: MessageEdit; at: number }
   | { type: 'DeleteMessage'; actorId: string; channelId: string; manageMessages: boolean; bulk: boolean }
   | ReactionCommand;
 
@@ -205,14 +205,11 @@ function assertContentLength(content: string, path = 'content'): void {
   if ([...content].length > MAX_CONTENT_LENGTH) throw invalidForm([{ path, message: `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`, code: 'BASE_TYPE_MAX_LENGTH' }]);
 }
 
-function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, state: MessageState): MessageEvent[] {
-  const { message } = command;
-  if (state.status !== 'none') {
-    // A retried send that claimed the same nonce: the first one stands.
-    const first = state.message!;
-    if (message.nonce !== null && String(first.nonce) === String(message.nonce) && first.author.id === message.author.id) return [];
-    throw new DomainError('conflict', 'MESSAGE_EXISTS', 'Message already exists');
-  }
+/**
+ * What a new message must be, whatever its stream holds: the rule `CreateMessage` decides by, which a send also checks
+ * before it stores the message's files or claims its nonce, so that a refused send leaves no trace.
+ */
+export function assertNewMessage(message: MessageFields): void {
   assertContentLength(message.content);
   if (message.flags & MessageFlags.LOADING && !message.interaction_metadata) {
     throw invalidForm([{ path: 'flags', message: 'Only a deferred interaction response is loading (flag 128)' }]);
@@ -221,6 +218,17 @@ function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, sta
   if (message.attachments.length > MAX_ATTACHMENTS) throw invalidForm([{ path: 'attachments', message: `Must have at most ${MAX_ATTACHMENTS} attachments` }]);
   const errors = embedErrors(message.embeds, message.attachments);
   if (errors.length) throw invalidForm(errors);
+}
+
+function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, state: MessageState): MessageEvent[] {
+  const { message } = command;
+  if (state.status !== 'none') {
+    // A retried send that claimed the same nonce: the first one stands.
+    const first = state.message!;
+    if (message.nonce !== null && String(first.nonce) === String(message.nonce) && first.author.id === message.author.id) return [];
+    throw new DomainError('conflict', 'MESSAGE_EXISTS', 'Message already exists');
+  }
+  assertNewMessage(message);
   return [{ type: 'MessageCreated', data: { ...idsOf(message), message } }];
 }
 
@@ -262,7 +270,7 @@ function edit(command: Extract<MessageCommand, { type: 'EditMessage' }>, state: 
   ) as Partial<EditableFields>;
   if (Object.keys(changes).length === 0) return [];
   // A flags-only change (suppressing embeds) is not an edit of the text: edited_timestamp stays.
-  if (Object.keys(changes).some((key) => key !== 'flags')) changes.edited_timestamp = command.editedAt;
+  if (Object.keys(changes).some((key) => key !== 'flags')) changes.edited_timestamp = new Date(command.at).toISOString();
   const after = { ...message, ...changes };
   assertNotEmpty(after);
   const errors = embedErrors(after.embeds, after.attachments);

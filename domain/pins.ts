@@ -22,7 +22,7 @@ export type PinEvent = MessagePinned | MessageUnpinned;
 export type PinState = ReadonlyMap<string, string>;
 
 export type PinCommand =
-  | { type: 'PinMessage'; channelId: string; guildId: string | null; messageId: string; actorId: string; pinnedAt: string }
+  | { type: 'PinMessage'; channelId: string; guildId: string | null; messageId: string; actorId: string; at: number }
   | { type: 'UnpinMessage'; channelId: string; guildId: string | null; messageId: string; actorId: string | null };
 
 /** The most recent pin time among the pins that remain. */
@@ -40,7 +40,8 @@ export const pinDecider: Decider<PinState, PinCommand, PinEvent> = {
     if (command.type === 'PinMessage') {
       if (state.has(command.messageId)) return [];
       if (state.size >= MAX_PINS) throw badRequest('MAX_PINS', `Maximum number of pins reached (${MAX_PINS})`);
-      return [{ type: 'MessagePinned', data: { ...ids, pinnedAt: command.pinnedAt, pinnedBy: command.actorId, lastPinTimestamp: latest([...state.values(), command.pinnedAt]) } }];
+      const pinnedAt = new Date(command.at).toISOString();
+      return [{ type: 'MessagePinned', data: { ...ids, pinnedAt, pinnedBy: command.actorId, lastPinTimestamp: latest([...state.values(), pinnedAt]) } }];
     }
     if (!state.has(command.messageId)) return [];
     const remaining = [...state].filter(([id]) => id !== command.messageId).map(([, at]) => at);

@@ -1,7 +1,6 @@
 // Read model of applications, for their owners and their bots.
-import type { ApplicationEvent } from '../domain/application.js';
 import { APPLICATIONS } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 
 export interface ApplicationDoc {
   _id: string;
@@ -17,8 +16,9 @@ export interface ApplicationDoc {
   [key: string]: unknown;
 }
 
-export const applicationsProjection: Projection = {
+export const applicationsProjection = projection({
   name: 'applications',
+  handles: ['ApplicationCreated', 'ApplicationBotCreated', 'ApplicationUpdated'],
   collections: [APPLICATIONS],
   // bot_user_id: the applications of bots made before a bot user took its application's id are found by that user's.
   indexes: [
@@ -26,27 +26,27 @@ export const applicationsProjection: Projection = {
     { collection: APPLICATIONS, keys: { bot_user_id: 1 } },
   ],
   project(event) {
-    if (is<ApplicationEvent, 'ApplicationCreated'>(event, 'ApplicationCreated')) {
-      const doc: ApplicationDoc = {
-        _id: event.data.applicationId,
-        name: event.data.name,
-        owner_id: event.data.ownerId,
-        bot_user_id: null,
-        description: '',
-        icon: null,
-        flags: 0,
-        redirect_uris: event.data.redirectUris ?? [],
-        created_at: event.metadata.createdAt,
-      };
-      return [{ replaceOne: { collection: APPLICATIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+    switch (event.type) {
+      case 'ApplicationCreated': {
+        const doc: ApplicationDoc = {
+          _id: event.data.applicationId,
+          name: event.data.name,
+          owner_id: event.data.ownerId,
+          bot_user_id: null,
+          description: '',
+          icon: null,
+          flags: 0,
+          redirect_uris: event.data.redirectUris ?? [],
+          created_at: event.metadata.createdAt,
+        };
+        return [{ replaceOne: { collection: APPLICATIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+      }
+      case 'ApplicationBotCreated':
+        return [{ updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
+      case 'ApplicationUpdated': {
+        const { applicationId, ...changed } = event.data;
+        return [{ updateOne: { collection: APPLICATIONS, filter: { _id: applicationId }, update: { $set: changed } } }];
+      }
     }
-    if (is<ApplicationEvent, 'ApplicationBotCreated'>(event, 'ApplicationBotCreated')) {
-      return [{ updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
-    }
-    if (is<ApplicationEvent, 'ApplicationUpdated'>(event, 'ApplicationUpdated')) {
-      const { applicationId, ...changed } = event.data;
-      return [{ updateOne: { collection: APPLICATIONS, filter: { _id: applicationId }, update: { $set: changed } } }];
-    }
-    return [];
   },
-};
+});

@@ -8,14 +8,13 @@ import type { Change } from '../domain/guildState.js';
 import type { InviteData, InviteEvent } from '../domain/invite.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { RoleEvent } from '../domain/role.js';
-import type { UserErased } from '../domain/user.js';
 import type { VoiceEvent } from '../domain/voiceState.js';
 import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { AUDIT_LOG_ENTRIES } from './collections.js';
-import type { Projection } from './projection.js';
+import { projection } from './projection.js';
 
 /** The spec's action types. */
 export const AuditLogAction = {
@@ -183,38 +182,9 @@ export function auditEntryId(event: RecordedEvent): string {
 /** A member's nickname and guild images are their user's: erased with the account, as they read in the log then. */
 const MEMBER_PERSONAL_KEYS = ['nick', 'avatar_hash', 'banner_hash'];
 
-function projectAuditLog(event: RecordedEvent): WriteOp[] {
-  if (event.type === 'GuildDeleted') {
-    return [{ deleteMany: { collection: AUDIT_LOG_ENTRIES, filter: { guild_id: (event.data as { guildId: string }).guildId } } }];
-  }
-  // A deleted account's entries stay (who did what, when), without the reasons it wrote, which were sealed with its key.
-  if (event.type === 'UserErased') {
-    const { userId } = event.data as UserErased['data'];
-    const memberUpdates = { action_type: AuditLogAction.MEMBER_UPDATE, target_id: userId };
-    return [
-      { updateMany: { collection: AUDIT_LOG_ENTRIES, filter: { user_id: userId }, update: { $set: { reason: null } } } },
-      ...MEMBER_PERSONAL_KEYS.map((key): WriteOp => ({ updateMany: { collection: AUDIT_LOG_ENTRIES, filter: memberUpdates, update: { $pull: { changes: { key } } } } })),
-    ];
-  }
-  const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts | null) | undefined>)[event.type];
-  const facts = describe?.(event);
-  if (!facts) return [];
-  const entry: AuditEntryDoc = {
-    _id: auditEntryId(event),
-    guild_id: facts.guildId,
-    action_type: facts.actionType,
-    target_id: facts.targetId,
-    user_id: event.metadata.actorId,
-    changes: facts.changes ?? [],
-    options: facts.options ?? null,
-    reason: event.metadata.reason ?? null,
-    timestamp: event.metadata.createdAt,
-  };
-  return [{ replaceOne: { collection: AUDIT_LOG_ENTRIES, filter: { _id: entry._id }, replacement: entry, upsert: true } }];
-}
-
-export const auditLogProjection: Projection = {
+export const auditLogProjection = projection({
   name: 'auditLog',
+  handles: ['GuildDeleted', 'UserErased', ...(Object.keys(auditedEvents) as (keyof typeof auditedEvents)[])],
   collections: [AUDIT_LOG_ENTRIES],
   indexes: [
     { collection: AUDIT_LOG_ENTRIES, keys: { guild_id: 1, _id: -1 } },
@@ -222,5 +192,31 @@ export const auditLogProjection: Projection = {
     { collection: AUDIT_LOG_ENTRIES, keys: { user_id: 1 } },
     { collection: AUDIT_LOG_ENTRIES, keys: { target_id: 1 } },
   ],
-  project: projectAuditLog,
-};
+  project(event) {
+    if (event.type === 'GuildDeleted') return [{ deleteMany: { collection: AUDIT_LOG_ENTRIES, filter: { guild_id: event.data.guildId } } }];
+    // A deleted account's entries stay (who did what, when), without the reasons it wrote, which were sealed with its key.
+    if (event.type === 'UserErased') {
+      const { userId } = event.data;
+      const memberUpdates = { action_type: AuditLogAction.MEMBER_UPDATE, target_id: userId };
+      return [
+        { updateMany: { collection: AUDIT_LOG_ENTRIES, filter: { user_id: userId }, update: { $set: { reason: null } } } },
+        ...MEMBER_PERSONAL_KEYS.map((key): WriteOp => ({ updateMany: { collection: AUDIT_LOG_ENTRIES, filter: memberUpdates, update: { $pull: { changes: { key } } } } })),
+      ];
+    }
+    const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts | null) | undefined>)[event.type];
+    const facts = describe?.(event);
+    if (!facts) return [];
+    const entry: AuditEntryDoc = {
+      _id: auditEntryId(event),
+      guild_id: facts.guildId,
+      action_type: facts.actionType,
+      target_id: facts.targetId,
+      user_id: event.metadata.actorId,
+      changes: facts.changes ?? [],
+      options: facts.options ?? null,
+      reason: event.metadata.reason ?? null,
+      timestamp: event.metadata.createdAt,
+    };
+    return [{ replaceOne: { collection: AUDIT_LOG_ENTRIES, filter: { _id: entry._id }, replacement: entry, upsert: true } }];
+  },
+});

@@ -1,14 +1,10 @@
 // Read model of DMs and group DMs: documents in the `channels` collection beside guild channels (guild_id null), so
 // a channel id resolves the same way whatever its kind. `recipient_ids` (every participant) answers "whose channels";
 // `recipients` holds their user objects as of the events; `closed_by` lists who hid a DM from their list.
-import type { DmChannelEvent } from '../domain/dmChannel.js';
-import type { GroupDmEvent } from '../domain/groupDm.js';
-import type { MessageCreated, MessageUser } from '../domain/message.js';
-import type { UserErased } from '../domain/user.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
+import type { MessageUser } from '../domain/message.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
 
 export interface DmChannelDoc {
@@ -25,61 +21,61 @@ export interface DmChannelDoc {
   [key: string]: unknown;
 }
 
-type Event = DmChannelEvent | GroupDmEvent | MessageCreated | UserErased;
-
 const update = (channelId: string, change: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
   updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: change },
 });
 
-function projectDm(e: RecordedEvent): WriteOp[] {
-  if (is<Event, 'DmChannelOpened'>(e, 'DmChannelOpened')) {
-    const { channelId, type, ownerId, name, recipients } = e.data;
-    const doc: DmChannelDoc = {
-      _id: channelId,
-      type,
-      guild_id: null,
-      owner_id: ownerId,
-      name,
-      icon: null,
-      recipient_ids: recipients.map((u) => u.id),
-      recipients,
-      closed_by: [],
-      last_message_id: null,
-    };
-    return [{ replaceOne: { collection: CHANNELS, filter: { _id: channelId }, replacement: doc, upsert: true } }];
-  }
-  if (is<Event, 'DmChannelClosed'>(e, 'DmChannelClosed')) return [update(e.data.channelId, { $addToSet: { closed_by: e.data.userId } })];
-  if (is<Event, 'DmChannelReopened'>(e, 'DmChannelReopened')) return [update(e.data.channelId, { $pull: { closed_by: e.data.userId } })];
-  if (is<Event, 'RecipientAdded'>(e, 'RecipientAdded')) {
-    const { channelId, recipients, ownerId } = e.data;
-    return [update(channelId, { $set: { recipients, recipient_ids: recipients.map((u) => u.id), owner_id: ownerId } })];
-  }
-  if (is<Event, 'RecipientRemoved'>(e, 'RecipientRemoved')) {
-    const { channelId, user, ownerId } = e.data;
-    return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
-  }
-  if (is<Event, 'GroupDmRenamed'>(e, 'GroupDmRenamed')) return [update(e.data.channelId, { $set: { name: e.data.name } })];
-  // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
-  if (is<Event, 'MessageCreated'>(e, 'MessageCreated') && e.data.guildId === null) {
-    return [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }];
-  }
-  // The DMs a deleted account was in stay (it left its group DMs first): their other side is Deleted User from now on.
-  if (is<Event, 'UserErased'>(e, 'UserErased')) {
-    const { userId } = e.data;
-    const filter = { recipient_ids: { $all: [userId] }, guild_id: null };
-    return [
-      { updateMany: { collection: CHANNELS, filter, update: { $pull: { recipients: { id: userId } } } } },
-      { updateMany: { collection: CHANNELS, filter, update: { $push: { recipients: deletedMessageUser(userId) } } } },
-    ];
-  }
-  return [];
-}
-
-export const dmsProjection: Projection = {
+export const dmsProjection = projection({
   name: 'dms',
+  handles: ['DmChannelOpened', 'DmChannelClosed', 'DmChannelReopened', 'RecipientAdded', 'RecipientRemoved', 'GroupDmRenamed', 'MessageCreated', 'UserErased'],
   // The documents live in `channels`, which the guild channels' projection declares and empties on its rebuild: rebuild
   // this one with it. Replaying alone rewrites every document whole, so nothing needs emptying here.
   collections: [],
   indexes: [],
-  project: projectDm,
-};
+  project(e) {
+    switch (e.type) {
+      case 'DmChannelOpened': {
+        const { channelId, type, ownerId, name, recipients } = e.data;
+        const doc: DmChannelDoc = {
+          _id: channelId,
+          type,
+          guild_id: null,
+          owner_id: ownerId,
+          name,
+          icon: null,
+          recipient_ids: recipients.map((u) => u.id),
+          recipients,
+          closed_by: [],
+          last_message_id: null,
+        };
+        return [{ replaceOne: { collection: CHANNELS, filter: { _id: channelId }, replacement: doc, upsert: true } }];
+      }
+      case 'DmChannelClosed':
+        return [update(e.data.channelId, { $addToSet: { closed_by: e.data.userId } })];
+      case 'DmChannelReopened':
+        return [update(e.data.channelId, { $pull: { closed_by: e.data.userId } })];
+      case 'RecipientAdded': {
+        const { channelId, recipients, ownerId } = e.data;
+        return [update(channelId, { $set: { recipients, recipient_ids: recipients.map((u) => u.id), owner_id: ownerId } })];
+      }
+      case 'RecipientRemoved': {
+        const { channelId, user, ownerId } = e.data;
+        return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
+      }
+      case 'GroupDmRenamed':
+        return [update(e.data.channelId, { $set: { name: e.data.name } })];
+      // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
+      case 'MessageCreated':
+        return e.data.guildId === null ? [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }] : [];
+      // The DMs a deleted account was in stay (it left its group DMs first): their other side is Deleted User from now on.
+      case 'UserErased': {
+        const { userId } = e.data;
+        const filter = { recipient_ids: { $all: [userId] }, guild_id: null };
+        return [
+          { updateMany: { collection: CHANNELS, filter, update: { $pull: { recipients: { id: userId } } } } },
+          { updateMany: { collection: CHANNELS, filter, update: { $push: { recipients: deletedMessageUser(userId) } } } },
+        ];
+      }
+    }
+  },
+});

@@ -1,13 +1,8 @@
 // Read models of guild members (one document per guild and user) and of bans.
-import type { GuildDeleted } from '../domain/guild.js';
 import type { MemberData } from '../domain/guildState.js';
-import type { MemberEvent } from '../domain/member.js';
-import type { RoleDeleted } from '../domain/role.js';
-import type { UserErased } from '../domain/user.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { BANS, MEMBERS } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 
 export interface MemberDoc extends MemberData {
   /** `${guild_id}:${user_id}` */
@@ -30,46 +25,11 @@ export interface BanDoc {
 
 export const memberKey = (guildId: string, userId: string) => `${guildId}:${userId}`;
 
-type Event = MemberEvent | GuildDeleted | RoleDeleted | UserErased;
-
 const deleteMember = (guildId: string, userId: string): WriteOp => ({ deleteOne: { collection: MEMBERS, filter: { _id: memberKey(guildId, userId) } } });
 
-function projectMember(e: RecordedEvent): WriteOp[] {
-  if (is<Event, 'MemberJoined'>(e, 'MemberJoined')) {
-    const { guildId, userId, joinedAt, temporary } = e.data;
-    const member: MemberDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
-    return [{ replaceOne: { collection: MEMBERS, filter: { _id: member._id }, replacement: member, upsert: true } }];
-  }
-  if (is<Event, 'MemberUpdated'>(e, 'MemberUpdated')) {
-    const filter = { _id: memberKey(e.data.guildId, e.data.userId) };
-    return e.data.changes.flatMap((change): WriteOp[] => {
-      if (!change.key.startsWith('$')) return [{ updateOne: { collection: MEMBERS, filter, update: { $set: { [change.key]: change.new_value } } } }];
-      const ids = (change.new_value as { id: string }[]).map((r) => r.id);
-      if (change.key === '$add') return [{ updateOne: { collection: MEMBERS, filter, update: { $addToSet: { roles: { $each: ids } } } } }];
-      return ids.map((id) => ({ updateOne: { collection: MEMBERS, filter, update: { $pull: { roles: id } } } }));
-    });
-  }
-  if (is<Event, 'MemberLeft'>(e, 'MemberLeft') || is<Event, 'MemberKicked'>(e, 'MemberKicked')) return [deleteMember(e.data.guildId, e.data.userId)];
-  if (is<Event, 'MemberBanned'>(e, 'MemberBanned')) {
-    const { guildId, userId, bannedAt } = e.data;
-    // The ban's reason is the audit-log reason of the request that banned.
-    const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, banned_by: e.metadata.actorId, created_at: bannedAt };
-    return [deleteMember(guildId, userId), { replaceOne: { collection: BANS, filter: { _id: ban._id }, replacement: ban, upsert: true } }];
-  }
-  if (is<Event, 'MemberUnbanned'>(e, 'MemberUnbanned')) return [{ deleteOne: { collection: BANS, filter: { _id: memberKey(e.data.guildId, e.data.userId) } } }];
-  if (is<Event, 'RoleDeleted'>(e, 'RoleDeleted')) {
-    const { guildId, role } = e.data;
-    return [{ updateMany: { collection: MEMBERS, filter: { guild_id: guildId, roles: { $all: [role.id] } }, update: { $pull: { roles: role.id } } } }];
-  }
-  if (is<Event, 'UserErased'>(e, 'UserErased')) return [{ updateMany: { collection: BANS, filter: { banned_by: e.data.userId }, update: { $set: { reason: null } } } }];
-  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) {
-    return [MEMBERS, BANS].map((collection) => ({ deleteMany: { collection, filter: { guild_id: e.data.guildId } } }));
-  }
-  return [];
-}
-
-export const membersProjection: Projection = {
+export const membersProjection = projection({
   name: 'members',
+  handles: ['MemberJoined', 'MemberUpdated', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'MemberUnbanned', 'RoleDeleted', 'UserErased', 'GuildDeleted'],
   collections: [MEMBERS, BANS],
   indexes: [
     { collection: MEMBERS, keys: { guild_id: 1, user_id: 1 } },
@@ -77,5 +37,41 @@ export const membersProjection: Projection = {
     { collection: BANS, keys: { guild_id: 1, user_id: 1 } },
     { collection: BANS, keys: { banned_by: 1 } },
   ],
-  project: projectMember,
-};
+  project(e) {
+    switch (e.type) {
+      case 'MemberJoined': {
+        const { guildId, userId, joinedAt, temporary } = e.data;
+        const member: MemberDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
+        return [{ replaceOne: { collection: MEMBERS, filter: { _id: member._id }, replacement: member, upsert: true } }];
+      }
+      case 'MemberUpdated': {
+        const filter = { _id: memberKey(e.data.guildId, e.data.userId) };
+        return e.data.changes.flatMap((change): WriteOp[] => {
+          if (!change.key.startsWith('$')) return [{ updateOne: { collection: MEMBERS, filter, update: { $set: { [change.key]: change.new_value } } } }];
+          const ids = (change.new_value as { id: string }[]).map((r) => r.id);
+          if (change.key === '$add') return [{ updateOne: { collection: MEMBERS, filter, update: { $addToSet: { roles: { $each: ids } } } } }];
+          return ids.map((id) => ({ updateOne: { collection: MEMBERS, filter, update: { $pull: { roles: id } } } }));
+        });
+      }
+      case 'MemberLeft':
+      case 'MemberKicked':
+        return [deleteMember(e.data.guildId, e.data.userId)];
+      case 'MemberBanned': {
+        const { guildId, userId, bannedAt } = e.data;
+        // The ban's reason is the audit-log reason of the request that banned.
+        const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, banned_by: e.metadata.actorId, created_at: bannedAt };
+        return [deleteMember(guildId, userId), { replaceOne: { collection: BANS, filter: { _id: ban._id }, replacement: ban, upsert: true } }];
+      }
+      case 'MemberUnbanned':
+        return [{ deleteOne: { collection: BANS, filter: { _id: memberKey(e.data.guildId, e.data.userId) } } }];
+      case 'RoleDeleted': {
+        const { guildId, role } = e.data;
+        return [{ updateMany: { collection: MEMBERS, filter: { guild_id: guildId, roles: { $all: [role.id] } }, update: { $pull: { roles: role.id } } } }];
+      }
+      case 'UserErased':
+        return [{ updateMany: { collection: BANS, filter: { banned_by: e.data.userId }, update: { $set: { reason: null } } } }];
+      case 'GuildDeleted':
+        return [MEMBERS, BANS].map((collection) => ({ deleteMany: { collection, filter: { guild_id: e.data.guildId } } }));
+    }
+  },
+});

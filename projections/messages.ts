@@ -1,16 +1,12 @@
 // Read models of messages: one document per message (its API fields, pinned, and reaction counts by emoji) and one
 // document per reaction (who reacted with what, for reactor lists and `me`). Channel documents of any kind get their
 // last_message_id and last_pin_timestamp from here.
-import { type EditableFields, MessageFlags, type MessageEvent, type MessageFields, ephemeralAudience } from '../domain/message.js';
-import type { ChannelDeleted } from '../domain/channel.js';
-import type { GuildDeleted } from '../domain/guild.js';
+import { type EditableFields, MessageFlags, type MessageFields, ephemeralAudience } from '../domain/message.js';
 import type { PinEvent } from '../domain/pins.js';
 import { type ReactionEmoji, emojiKey } from '../domain/reaction.js';
-import type { UserErased } from '../domain/user.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS, MESSAGES, REACTIONS } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
 
 export interface ReactionCount {
@@ -76,8 +72,6 @@ const mentionIds = (message: Pick<MessageFields, 'mentions'>) => message.mention
 /** Whether the user may read the message: everyone in the channel may, unless it is ephemeral and not for them. */
 export const isVisibleTo = (doc: Pick<MessageDoc, 'visible_to'>, userId: string) => !doc.visible_to || doc.visible_to.includes(userId);
 
-type Event = MessageEvent | PinEvent | UserErased | ChannelDeleted | GuildDeleted;
-
 const updateMessage = (messageId: string, update: Extract<WriteOp, { updateOne: unknown }>['updateOne']['update']): WriteOp => ({
   updateOne: { collection: MESSAGES, filter: { _id: messageId }, update },
 });
@@ -100,68 +94,9 @@ function pinChange(pin: PinEvent['data'], pinnedAt: string | null): WriteOp[] {
   ];
 }
 
-function projectMessage(e: RecordedEvent): WriteOp[] {
-  if (is<Event, 'MessageCreated'>(e, 'MessageCreated')) {
-    const doc = messageDoc(e.data.message);
-    return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, lastMessage(e.data.channelId, e.data.messageId)];
-  }
-  // An edit may change whom an ephemeral message mentions, and so who sees it.
-  // The fields from the message after the edit, not from `changes`: the version an edit replaced is erased (its key
-  // destroyed), so a rebuild must not lean on it for a field the edit left alone.
-  if (is<Event, 'MessageEdited'>(e, 'MessageEdited')) {
-    return [updateMessage(e.data.messageId, { $set: { ...editedFields(e.data.message), ...visibility(e.data.message), mention_ids: mentionIds(e.data.message) } })];
-  }
-  if (is<Event, 'MessageDeleted'>(e, 'MessageDeleted')) {
-    return [
-      { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
-      { deleteMany: { collection: REACTIONS, filter: { message_id: e.data.messageId } } },
-    ];
-  }
-  if (is<Event, 'ReactionAdded'>(e, 'ReactionAdded')) {
-    const { messageId, channelId, emoji, userId, count } = e.data;
-    const reaction: ReactionDoc = { _id: `${messageId}:${reactionField(emoji)}:${userId}`, message_id: messageId, channel_id: channelId, emoji_field: reactionField(emoji), user_id: userId };
-    return [reactionCount(messageId, emoji, count), { replaceOne: { collection: REACTIONS, filter: { _id: reaction._id }, replacement: reaction, upsert: true } }];
-  }
-  if (is<Event, 'ReactionRemoved'>(e, 'ReactionRemoved')) {
-    const { messageId, emoji, userId, count } = e.data;
-    return [reactionCount(messageId, emoji, count), { deleteOne: { collection: REACTIONS, filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } }];
-  }
-  if (is<Event, 'ReactionsCleared'>(e, 'ReactionsCleared')) {
-    const { messageId, emoji } = e.data;
-    if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId } } }];
-    return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
-  }
-  // A deleted account's messages stay, authored by Deleted User with the same id, as on the widely used API.
-  // Where its messages mention it or answer its interactions, too (those snapshots were sealed with its key).
-  if (is<Event, 'UserErased'>(e, 'UserErased')) {
-    const { userId } = e.data;
-    const deleted = deletedMessageUser(userId);
-    const mentioning = { mention_ids: { $all: [userId] } };
-    const set = (path: string): WriteOp => ({ updateMany: { collection: MESSAGES, filter: { [`${path}.id`]: userId }, update: { $set: { [path]: deleted } } } });
-    return [
-      set('author'),
-      { updateMany: { collection: MESSAGES, filter: mentioning, update: { $pull: { mentions: { id: userId } } } } },
-      { updateMany: { collection: MESSAGES, filter: mentioning, update: { $push: { mentions: deleted } } } },
-      set('interaction_metadata.user'),
-      set('interaction.user'),
-    ];
-  }
-  // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
-  if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) {
-    const channelId = e.data.channel.id;
-    return [
-      { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
-      { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
-    ];
-  }
-  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: MESSAGES, filter: { guild_id: e.data.guildId } } }];
-  if (is<Event, 'MessagePinned'>(e, 'MessagePinned')) return pinChange(e.data, e.data.pinnedAt);
-  if (is<Event, 'MessageUnpinned'>(e, 'MessageUnpinned')) return pinChange(e.data, null);
-  return [];
-}
-
-export const messagesProjection: Projection = {
+export const messagesProjection = projection({
   name: 'messages',
+  handles: ['MessageCreated', 'MessageEdited', 'MessageDeleted', 'ReactionAdded', 'ReactionRemoved', 'ReactionsCleared', 'UserErased', 'ChannelDeleted', 'GuildDeleted', 'MessagePinned', 'MessageUnpinned'],
   collections: [MESSAGES, REACTIONS],
   indexes: [
     { collection: MESSAGES, keys: { channel_id: 1, _id: -1 } },
@@ -171,5 +106,65 @@ export const messagesProjection: Projection = {
     { collection: REACTIONS, keys: { message_id: 1, emoji_field: 1, user_id: 1 } },
     { collection: REACTIONS, keys: { user_id: 1, message_id: 1 } },
   ],
-  project: projectMessage,
-};
+  project(e) {
+    switch (e.type) {
+      case 'MessageCreated': {
+        const doc = messageDoc(e.data.message);
+        return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, lastMessage(e.data.channelId, e.data.messageId)];
+      }
+      // An edit may change whom an ephemeral message mentions, and so who sees it.
+      // The fields from the message after the edit, not from `changes`: the version an edit replaced is erased (its key
+      // destroyed), so a rebuild must not lean on it for a field the edit left alone.
+      case 'MessageEdited':
+        return [updateMessage(e.data.messageId, { $set: { ...editedFields(e.data.message), ...visibility(e.data.message), mention_ids: mentionIds(e.data.message) } })];
+      case 'MessageDeleted':
+        return [
+          { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
+          { deleteMany: { collection: REACTIONS, filter: { message_id: e.data.messageId } } },
+        ];
+      case 'ReactionAdded': {
+        const { messageId, channelId, emoji, userId, count } = e.data;
+        const reaction: ReactionDoc = { _id: `${messageId}:${reactionField(emoji)}:${userId}`, message_id: messageId, channel_id: channelId, emoji_field: reactionField(emoji), user_id: userId };
+        return [reactionCount(messageId, emoji, count), { replaceOne: { collection: REACTIONS, filter: { _id: reaction._id }, replacement: reaction, upsert: true } }];
+      }
+      case 'ReactionRemoved': {
+        const { messageId, emoji, userId, count } = e.data;
+        return [reactionCount(messageId, emoji, count), { deleteOne: { collection: REACTIONS, filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } }];
+      }
+      case 'ReactionsCleared': {
+        const { messageId, emoji } = e.data;
+        if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId } } }];
+        return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
+      }
+      // A deleted account's messages stay, authored by Deleted User with the same id, as on the widely used API.
+      // Where its messages mention it or answer its interactions, too (those snapshots were sealed with its key).
+      case 'UserErased': {
+        const { userId } = e.data;
+        const deleted = deletedMessageUser(userId);
+        const mentioning = { mention_ids: { $all: [userId] } };
+        const set = (path: string): WriteOp => ({ updateMany: { collection: MESSAGES, filter: { [`${path}.id`]: userId }, update: { $set: { [path]: deleted } } } });
+        return [
+          set('author'),
+          { updateMany: { collection: MESSAGES, filter: mentioning, update: { $pull: { mentions: { id: userId } } } } },
+          { updateMany: { collection: MESSAGES, filter: mentioning, update: { $push: { mentions: deleted } } } },
+          set('interaction_metadata.user'),
+          set('interaction.user'),
+        ];
+      }
+      // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
+      case 'ChannelDeleted': {
+        const channelId = e.data.channel.id;
+        return [
+          { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
+          { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
+        ];
+      }
+      case 'GuildDeleted':
+        return [{ deleteMany: { collection: MESSAGES, filter: { guild_id: e.data.guildId } } }];
+      case 'MessagePinned':
+        return pinChange(e.data, e.data.pinnedAt);
+      case 'MessageUnpinned':
+        return pinChange(e.data, null);
+    }
+  },
+});

@@ -1,11 +1,10 @@
 // Read model of OAuth2 access tokens, for authentication: one document per live access token, keyed by its SHA-256,
 // with what the token may do (its scopes), for whom (user_id), through which client, and until when. Codes and
 // refresh tokens are checked on their grant's stream and have no document here.
-import type { OAuth2GrantEvent } from '../domain/oauth2Grant.js';
 import type { Scope } from '../domain/oauth2.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { OAUTH2_TOKENS } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 
 export interface OAuth2TokenDoc {
   /** SHA-256 of the access token. */
@@ -33,16 +32,21 @@ const issued = (data: { grantId: string; applicationId: string; userId: string; 
 
 const dropped = (tokenHash: string): WriteOp => ({ deleteOne: { collection: OAUTH2_TOKENS, filter: { _id: tokenHash } } });
 
-export const oauth2Projection: Projection = {
+export const oauth2Projection = projection({
   name: 'oauth2',
+  handles: ['OAuth2TokensIssued', 'OAuth2TokensRefreshed', 'OAuth2GrantRevoked'],
   collections: [OAUTH2_TOKENS],
   indexes: [{ collection: OAUTH2_TOKENS, keys: { user_id: 1 } }],
   cachedById: [OAUTH2_TOKENS],
   project(event) {
-    if (is<OAuth2GrantEvent, 'OAuth2TokensIssued'>(event, 'OAuth2TokensIssued')) return [issued(event.data)];
-    // A refresh rotates the pair: the access token it replaces stops working with it.
-    if (is<OAuth2GrantEvent, 'OAuth2TokensRefreshed'>(event, 'OAuth2TokensRefreshed')) return [dropped(event.data.previousAccessTokenHash), issued(event.data)];
-    if (is<OAuth2GrantEvent, 'OAuth2GrantRevoked'>(event, 'OAuth2GrantRevoked')) return event.data.accessTokenHash ? [dropped(event.data.accessTokenHash)] : [];
-    return [];
+    switch (event.type) {
+      case 'OAuth2TokensIssued':
+        return [issued(event.data)];
+      // A refresh rotates the pair: the access token it replaces stops working with it.
+      case 'OAuth2TokensRefreshed':
+        return [dropped(event.data.previousAccessTokenHash), issued(event.data)];
+      case 'OAuth2GrantRevoked':
+        return event.data.accessTokenHash ? [dropped(event.data.accessTokenHash)] : [];
+    }
   },
-};
+});

@@ -2,11 +2,19 @@
 // same bulk write as the documents it covers, so an event is applied once even across crashes and restarts.
 import { type EventStore, type Position, PositionWaits, type Subscription, comparePositions } from '../ports/eventStore.js';
 import type { Checkpoint, ReadStore, WriteOp } from '../ports/readStore.js';
-import type { Projection } from './projection.js';
+import { type Projection, byEventType } from './projection.js';
+
+/** A projection and how far it has applied the log (its checkpoint, moved once a batch is written). */
+interface Running {
+  projection: Projection;
+  done: Position | null;
+}
 
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
-  private checkpoints = new Map<string, Position | null>();
+  private readonly running: Running[];
+  /** The projections each event type goes to, in the order of `projections`: an event no one takes costs one lookup. */
+  private readonly takers: ReadonlyMap<string, readonly Running[]>;
   private processed: Position | null = null;
   private readonly waits = new PositionWaits();
 
@@ -15,12 +23,15 @@ export class ProjectionRunner {
     private readonly readStore: ReadStore,
     readonly projections: Projection[],
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.running = projections.map((projection) => ({ projection, done: null }));
+    this.takers = byEventType(this.running, (entry) => entry.projection.handles);
+  }
 
   async start(): Promise<void> {
     await this.readStore.ensureIndexes(this.projections.flatMap((p) => p.indexes));
-    for (const projection of this.projections) this.checkpoints.set(projection.name, await this.readStore.getCheckpoint(projection.name));
-    const known = [...this.checkpoints.values()];
+    for (const entry of this.running) entry.done = await this.readStore.getCheckpoint(entry.projection.name);
+    const known = this.running.map((entry) => entry.done);
     const from = known.includes(null) ? null : known.reduce((min, p) => (comparePositions(p!, min!) < 0 ? p : min));
     this.processed = from;
     this.subscription = this.store.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.apply(events), this.onError);
@@ -28,10 +39,10 @@ export class ProjectionRunner {
 
   private async apply(events: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
     const ops: WriteOp[] = [];
-    // Checkpoints move only once the batch is written: each projection's is looked up once per batch, not per event.
-    const running = this.projections.map((projection) => ({ projection, done: this.checkpoints.get(projection.name) }));
     for (const event of events) {
-      for (const { projection, done } of running) {
+      const takers = this.takers.get(event.type);
+      if (!takers) continue;
+      for (const { projection, done } of takers) {
         if (done && comparePositions(event.position, done) <= 0) continue;
         for (const op of projection.project(event)) ops.push(op);
       }
@@ -39,7 +50,7 @@ export class ProjectionRunner {
     const last = events[events.length - 1].position;
     const checkpoints: Checkpoint[] = this.projections.map((p) => ({ projection: p.name, position: last }));
     await this.readStore.bulkWrite(ops, checkpoints);
-    for (const projection of this.projections) this.checkpoints.set(projection.name, last);
+    for (const entry of this.running) entry.done = last;
     this.processed = last;
     this.waits.reached(last);
   }
@@ -53,7 +64,7 @@ export class ProjectionRunner {
   /** How many log positions each projection is behind `head` (events, in the embedded log). */
   lag(head: Position | null): Record<string, number> {
     const behind = (done: Position | null) => (head ? Math.max(0, Number(head.commit - (done?.commit ?? 0n))) : 0);
-    return Object.fromEntries(this.projections.map((p) => [p.name, behind(this.checkpoints.get(p.name) ?? null)]));
+    return Object.fromEntries(this.running.map(({ projection, done }) => [projection.name, behind(done)]));
   }
 
   async caughtUp(): Promise<void> {

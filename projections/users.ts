@@ -1,10 +1,8 @@
 // Read models of accounts: public user documents, the login lookup, and the token lookup used by authentication.
 import type { MessageUser } from '../domain/message.js';
-import type { UserEvent } from '../domain/user.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { LOGINS, TOKENS, USERS } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 
 export interface UserDoc {
   _id: string;
@@ -49,71 +47,9 @@ export interface TokenDoc {
   [key: string]: unknown;
 }
 
-function projectUser(event: RecordedEvent): WriteOp[] {
-  if (is<UserEvent, 'UserRegistered'>(event, 'UserRegistered')) {
-    const d = event.data;
-    const user: UserDoc = {
-      _id: d.userId,
-      username: d.username,
-      discriminator: d.discriminator,
-      avatar: null,
-      bot: d.bot,
-      system: false,
-      mfa_enabled: false,
-      locale: 'en-US',
-      flags: 0,
-      premium_type: 0,
-      public_flags: 0,
-      email: d.email,
-      verified: false,
-      application_id: d.applicationId,
-    };
-    const ops: WriteOp[] = [{ replaceOne: { collection: USERS, filter: { _id: d.userId }, replacement: user, upsert: true } }];
-    if (d.passwordHash) {
-      const login: LoginDoc = {
-        _id: d.userId,
-        username_lower: d.username.toLowerCase(),
-        discriminator: d.discriminator,
-        email_lower: d.email?.toLowerCase() ?? null,
-        password_hash: d.passwordHash,
-      };
-      ops.push({ replaceOne: { collection: LOGINS, filter: { _id: d.userId }, replacement: login, upsert: true } });
-    }
-    return ops;
-  }
-  if (is<UserEvent, 'UserProfileUpdated'>(event, 'UserProfileUpdated')) {
-    const set = Object.fromEntries(event.data.changes.map((c) => [c.key, c.new_value]));
-    const ops: WriteOp[] = [{ updateOne: { collection: USERS, filter: { _id: event.data.userId }, update: { $set: set } } }];
-    const login: Record<string, unknown> = {};
-    if (typeof set.username === 'string') login.username_lower = set.username.toLowerCase();
-    if (typeof set.discriminator === 'string') login.discriminator = set.discriminator;
-    if (Object.keys(login).length) ops.push({ updateOne: { collection: LOGINS, filter: { _id: event.data.userId }, update: { $set: login } } });
-    return ops;
-  }
-  if (is<UserEvent, 'SessionStarted'>(event, 'SessionStarted')) {
-    const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'session' };
-    return [{ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } }];
-  }
-  if (is<UserEvent, 'BotTokenIssued'>(event, 'BotTokenIssued')) {
-    const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'bot' };
-    const ops: WriteOp[] = [];
-    if (event.data.previousTokenHash) ops.push({ deleteOne: { collection: TOKENS, filter: { _id: event.data.previousTokenHash } } });
-    ops.push({ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } });
-    return ops;
-  }
-  if (is<UserEvent, 'UserErased'>(event, 'UserErased')) {
-    const userId = event.data.userId;
-    return [
-      { updateOne: { collection: USERS, filter: { _id: userId }, update: { $set: { ...DELETED_USER, email: null, verified: false, deleted: true } } } },
-      { deleteOne: { collection: LOGINS, filter: { _id: userId } } },
-      { deleteMany: { collection: TOKENS, filter: { user_id: userId } } },
-    ];
-  }
-  return [];
-}
-
-export const usersProjection: Projection = {
+export const usersProjection = projection({
   name: 'users',
+  handles: ['UserRegistered', 'UserProfileUpdated', 'SessionStarted', 'BotTokenIssued', 'UserErased'],
   collections: [USERS, LOGINS, TOKENS],
   indexes: [
     { collection: LOGINS, keys: { username_lower: 1 } },
@@ -121,5 +57,67 @@ export const usersProjection: Projection = {
     { collection: TOKENS, keys: { user_id: 1 } },
   ],
   cachedById: [TOKENS, USERS],
-  project: projectUser,
-};
+  project(event) {
+    switch (event.type) {
+      case 'UserRegistered': {
+        const d = event.data;
+        const user: UserDoc = {
+          _id: d.userId,
+          username: d.username,
+          discriminator: d.discriminator,
+          avatar: null,
+          bot: d.bot,
+          system: false,
+          mfa_enabled: false,
+          locale: 'en-US',
+          flags: 0,
+          premium_type: 0,
+          public_flags: 0,
+          email: d.email,
+          verified: false,
+          application_id: d.applicationId,
+        };
+        const ops: WriteOp[] = [{ replaceOne: { collection: USERS, filter: { _id: d.userId }, replacement: user, upsert: true } }];
+        if (d.passwordHash) {
+          const login: LoginDoc = {
+            _id: d.userId,
+            username_lower: d.username.toLowerCase(),
+            discriminator: d.discriminator,
+            email_lower: d.email?.toLowerCase() ?? null,
+            password_hash: d.passwordHash,
+          };
+          ops.push({ replaceOne: { collection: LOGINS, filter: { _id: d.userId }, replacement: login, upsert: true } });
+        }
+        return ops;
+      }
+      case 'UserProfileUpdated': {
+        const set = Object.fromEntries(event.data.changes.map((c) => [c.key, c.new_value]));
+        const ops: WriteOp[] = [{ updateOne: { collection: USERS, filter: { _id: event.data.userId }, update: { $set: set } } }];
+        const login: Record<string, unknown> = {};
+        if (typeof set.username === 'string') login.username_lower = set.username.toLowerCase();
+        if (typeof set.discriminator === 'string') login.discriminator = set.discriminator;
+        if (Object.keys(login).length) ops.push({ updateOne: { collection: LOGINS, filter: { _id: event.data.userId }, update: { $set: login } } });
+        return ops;
+      }
+      case 'SessionStarted': {
+        const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'session' };
+        return [{ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } }];
+      }
+      case 'BotTokenIssued': {
+        const token: TokenDoc = { _id: event.data.tokenHash, user_id: event.data.userId, kind: 'bot' };
+        const ops: WriteOp[] = [];
+        if (event.data.previousTokenHash) ops.push({ deleteOne: { collection: TOKENS, filter: { _id: event.data.previousTokenHash } } });
+        ops.push({ replaceOne: { collection: TOKENS, filter: { _id: token._id }, replacement: token, upsert: true } });
+        return ops;
+      }
+      case 'UserErased': {
+        const userId = event.data.userId;
+        return [
+          { updateOne: { collection: USERS, filter: { _id: userId }, update: { $set: { ...DELETED_USER, email: null, verified: false, deleted: true } } } },
+          { deleteOne: { collection: LOGINS, filter: { _id: userId } } },
+          { deleteMany: { collection: TOKENS, filter: { user_id: userId } } },
+        ];
+      }
+    }
+  },
+});

@@ -1,14 +1,10 @@
 // The voice read model: one document per member in a guild voice channel, for GUILD_CREATE's voice_states and the
 // gateway's sweep of voice states left by sessions that are gone. A voice state leaves with its member (left, kicked
 // or banned), its channel and its guild, as the voice decider already counts it absent then.
-import type { ChannelDeleted } from '../domain/channel.js';
-import type { GuildDeleted } from '../domain/guild.js';
-import type { MemberEvent } from '../domain/member.js';
-import type { VoiceEvent, VoiceStateData } from '../domain/voiceState.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
+import type { VoiceStateData } from '../domain/voiceState.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { VOICE_STATES } from './collections.js';
-import { type Projection, is } from './projection.js';
+import { projection } from './projection.js';
 
 export interface VoiceStateDoc extends VoiceStateData {
   _id: string;
@@ -18,44 +14,45 @@ export interface VoiceStateDoc extends VoiceStateData {
 
 export const voiceStateKey = (guildId: string, userId: string) => `${guildId}:${userId}`;
 
-type Event = VoiceEvent | MemberEvent | ChannelDeleted | GuildDeleted;
-
 // Module-level, not closures made per call: every event of the log passes through projectVoiceState.
 const set = (guildId: string, userId: string, fields: Partial<VoiceStateData>): WriteOp[] => [
   { updateOne: { collection: VOICE_STATES, filter: { _id: voiceStateKey(guildId, userId) }, update: { $set: fields } } },
 ];
 const remove = (guildId: string, userId: string): WriteOp[] => [{ deleteOne: { collection: VOICE_STATES, filter: { _id: voiceStateKey(guildId, userId) } } }];
 
-function projectVoiceState(e: RecordedEvent): WriteOp[] {
-  if (is<Event, 'VoiceChannelJoined'>(e, 'VoiceChannelJoined')) {
-    const { guildId, state } = e.data;
-    const doc: VoiceStateDoc = { _id: voiceStateKey(guildId, state.user_id), guild_id: guildId, ...state };
-    return [{ replaceOne: { collection: VOICE_STATES, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
-  }
-  if (is<Event, 'VoiceChannelMoved'>(e, 'VoiceChannelMoved')) {
-    const { guildId, userId, channelId, sessionId, node } = e.data;
-    return set(guildId, userId, { channel_id: channelId, session_id: sessionId, node });
-  }
-  if (is<Event, 'VoiceSelfStateChanged'>(e, 'VoiceSelfStateChanged')) {
-    const { guildId, userId, channelId, sessionId, node, self_mute, self_deaf, self_video } = e.data;
-    return set(guildId, userId, { channel_id: channelId, session_id: sessionId, node, self_mute, self_deaf, self_video });
-  }
-  if (is<Event, 'VoiceChannelLeft'>(e, 'VoiceChannelLeft') || is<Event, 'MemberLeft'>(e, 'MemberLeft') || is<Event, 'MemberKicked'>(e, 'MemberKicked')) {
-    return remove(e.data.guildId, e.data.userId);
-  }
-  if (is<Event, 'MemberBanned'>(e, 'MemberBanned')) return remove(e.data.guildId, e.data.userId);
-  if (is<Event, 'ChannelDeleted'>(e, 'ChannelDeleted')) return [{ deleteMany: { collection: VOICE_STATES, filter: { channel_id: e.data.channel.id } } }];
-  if (is<Event, 'GuildDeleted'>(e, 'GuildDeleted')) return [{ deleteMany: { collection: VOICE_STATES, filter: { guild_id: e.data.guildId } } }];
-  return [];
-}
-
-export const voiceStatesProjection: Projection = {
+export const voiceStatesProjection = projection({
   name: 'voiceStates',
+  handles: ['VoiceChannelJoined', 'VoiceChannelMoved', 'VoiceSelfStateChanged', 'VoiceChannelLeft', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'ChannelDeleted', 'GuildDeleted'],
   collections: [VOICE_STATES],
   indexes: [
     { collection: VOICE_STATES, keys: { guild_id: 1, user_id: 1 } },
     { collection: VOICE_STATES, keys: { channel_id: 1 } },
     { collection: VOICE_STATES, keys: { node: 1 } },
   ],
-  project: projectVoiceState,
-};
+  project(e) {
+    switch (e.type) {
+      case 'VoiceChannelJoined': {
+        const { guildId, state } = e.data;
+        const doc: VoiceStateDoc = { _id: voiceStateKey(guildId, state.user_id), guild_id: guildId, ...state };
+        return [{ replaceOne: { collection: VOICE_STATES, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
+      }
+      case 'VoiceChannelMoved': {
+        const { guildId, userId, channelId, sessionId, node } = e.data;
+        return set(guildId, userId, { channel_id: channelId, session_id: sessionId, node });
+      }
+      case 'VoiceSelfStateChanged': {
+        const { guildId, userId, channelId, sessionId, node, self_mute, self_deaf, self_video } = e.data;
+        return set(guildId, userId, { channel_id: channelId, session_id: sessionId, node, self_mute, self_deaf, self_video });
+      }
+      case 'VoiceChannelLeft':
+      case 'MemberLeft':
+      case 'MemberKicked':
+      case 'MemberBanned':
+        return remove(e.data.guildId, e.data.userId);
+      case 'ChannelDeleted':
+        return [{ deleteMany: { collection: VOICE_STATES, filter: { channel_id: e.data.channel.id } } }];
+      case 'GuildDeleted':
+        return [{ deleteMany: { collection: VOICE_STATES, filter: { guild_id: e.data.guildId } } }];
+    }
+  },
+});

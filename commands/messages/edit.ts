@@ -3,7 +3,6 @@
 // follows MessageEdited; the answer waits for it).
 import { type MessageCommand, type MessageEdit, messageDecider, requireMessage } from '../../domain/message.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import { isoNow } from '../../ports/clock.js';
 import { type MessageChannelAccess, messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, metadata, settleWithFiles } from '../deps.js';
 import { messageStream } from '../streams.js';
@@ -53,7 +52,7 @@ export async function editInChannel(
   if (input.attachments !== undefined) edit.attachments = listed;
   else if (files.length) edit.attachments = [...current.attachments.map((a) => a.id), ...added];
 
-  const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, editedAt: isoNow(deps.clock) };
+  const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, at: deps.clock.now() };
   messageDecider.decide(command, loaded);
   await beforeAppend?.();
   const { state, position } = await appendWithFiles(deps, channelId, messageId, uploads, () =>

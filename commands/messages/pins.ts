@@ -2,7 +2,6 @@
 import { requireMessage } from '../../domain/message.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { type PinCommand, pinDecider } from '../../domain/pins.js';
-import { isoNow } from '../../ports/clock.js';
 import { messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { pinStream } from '../streams.js';
@@ -15,7 +14,7 @@ async function changePin(deps: PinDeps, meta: ActorMeta, channelId: string, mess
   if (access.guild) requirePermission(access.permissions, Permission.MANAGE_MESSAGES);
   requireMessage(await loadMessage(deps, messageId), channelId);
   const ids = { channelId, guildId: access.guildId, messageId, actorId: meta.actorId };
-  const command: PinCommand = pin ? { type: 'PinMessage', ...ids, pinnedAt: isoNow(deps.clock) } : { type: 'UnpinMessage', ...ids };
+  const command: PinCommand = pin ? { type: 'PinMessage', ...ids, at: deps.clock.now() } : { type: 'UnpinMessage', ...ids };
   const { position } = await deps.commands.handle(pinStream(channelId), pinDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }

@@ -1,7 +1,7 @@
-// Sending a message: checked whole (channel access, permissions, the body, and the decider run dry) before anything is
+// Sending a message: checked whole (channel access, permissions, the body, and the decider's rule for a new message) before anything is
 // stored or appended, so a refused send leaves no trace; files go to the blob store before the event that names them.
 import { badRequest, invalidForm } from '../../domain/errors.js';
-import { type Attachment, type MessageFields, type MessageUser, MessageType, messageDecider, unknownMessage } from '../../domain/message.js';
+import { type Attachment, type MessageFields, type MessageUser, MessageType, assertNewMessage, messageDecider, unknownMessage } from '../../domain/message.js';
 import { nonceDecider } from '../../domain/messageNonce.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
@@ -78,7 +78,7 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
     edited_timestamp: null,
     ...by.fields,
   };
-  messageDecider.decide({ type: 'CreateMessage', message }, messageDecider.initialState());
+  assertNewMessage(message);
   // Appended while the channel still stands: its deletion waits for the sends under way, and a send that comes after it
   // finds the channel gone instead of adding a message to the log behind ChannelDeleted.
   return shared(channelSendsGate(channelId), async () => {

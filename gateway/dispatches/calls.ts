@@ -4,12 +4,11 @@
 // receives (Dispatch.sessions). Its token is made here, fresh for each join, and never stored or logged: Parley
 // carries no audio, so no media server ever checks it.
 import { randomBytes } from 'node:crypto';
-import { type CallData, type CallEvent, type CallVoiceStateData, isCallGoingOn } from '../../domain/call.js';
+import { type CallData, type CallVoiceStateData, isCallGoingOn } from '../../domain/call.js';
 import { callObject, callVoiceStateObject } from '../../presenters/calls.js';
-import type { RecordedEvent } from '../../ports/eventStore.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
-import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
+import { deriver } from './deriver.js';
 
 function callDispatch(channelId: string, call: CallData, started: boolean, users: string[]): Dispatch {
   if (!isCallGoingOn(call)) return { t: 'CALL_DELETE', d: { channel_id: channelId }, intent: null, audience: { users } };
@@ -25,39 +24,39 @@ const voiceStateDispatch = (state: CallVoiceStateData, channelId: string | null,
   sessions: [state.session_id],
 });
 
-export async function callDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
-  const event = { type: recorded.type, data: recorded.data } as CallEvent;
-  const participants = async (channelId: string) => (await dmChannelById(runtime.readStore, channelId))?.recipient_ids ?? [];
-  switch (event.type) {
-    case 'CallRung':
-      return [callDispatch(event.data.channelId, event.data.call, event.data.started, await participants(event.data.channelId))];
-    case 'CallRingingStopped':
-      return [callDispatch(event.data.channelId, event.data.call, false, await participants(event.data.channelId))];
-    case 'CallRegionChanged': {
-      const { channelId, call } = event.data;
-      return isCallGoingOn(call) ? [callDispatch(channelId, call, false, await participants(channelId))] : [];
+export const callDispatches = deriver({
+  handles: ['CallRung', 'CallRingingStopped', 'CallRegionChanged', 'CallJoined', 'CallSelfStateChanged', 'CallLeft'],
+  async derive(event, runtime) {
+    const participants = async (channelId: string) => (await dmChannelById(runtime.readStore, channelId))?.recipient_ids ?? [];
+    switch (event.type) {
+      case 'CallRung':
+        return [callDispatch(event.data.channelId, event.data.call, event.data.started, await participants(event.data.channelId))];
+      case 'CallRingingStopped':
+        return [callDispatch(event.data.channelId, event.data.call, false, await participants(event.data.channelId))];
+      case 'CallRegionChanged': {
+        const { channelId, call } = event.data;
+        return isCallGoingOn(call) ? [callDispatch(channelId, call, false, await participants(channelId))] : [];
+      }
+      case 'CallJoined': {
+        const { channelId, state, call, started } = event.data;
+        const users = await participants(channelId);
+        const server = { token: randomBytes(16).toString('hex'), guild_id: null, channel_id: channelId, endpoint: runtime.config.voiceEndpoint };
+        return [
+          callDispatch(channelId, call, started, users),
+          voiceStateDispatch(state, channelId, users),
+          { t: 'VOICE_SERVER_UPDATE', d: server, intent: null, audience: { users: [] }, sessions: [state.session_id] },
+        ];
+      }
+      case 'CallSelfStateChanged': {
+        const { channelId, state, call } = event.data;
+        const users = await participants(channelId);
+        return [callDispatch(channelId, call, false, users), voiceStateDispatch(state, channelId, users)];
+      }
+      case 'CallLeft': {
+        const { channelId, state, call } = event.data;
+        const users = await participants(channelId);
+        return [voiceStateDispatch(state, null, users), callDispatch(channelId, call, false, users)];
+      }
     }
-    case 'CallJoined': {
-      const { channelId, state, call, started } = event.data;
-      const users = await participants(channelId);
-      const server = { token: randomBytes(16).toString('hex'), guild_id: null, channel_id: channelId, endpoint: runtime.config.voiceEndpoint };
-      return [
-        callDispatch(channelId, call, started, users),
-        voiceStateDispatch(state, channelId, users),
-        { t: 'VOICE_SERVER_UPDATE', d: server, intent: null, audience: { users: [] }, sessions: [state.session_id] },
-      ];
-    }
-    case 'CallSelfStateChanged': {
-      const { channelId, state, call } = event.data;
-      const users = await participants(channelId);
-      return [callDispatch(channelId, call, false, users), voiceStateDispatch(state, channelId, users)];
-    }
-    case 'CallLeft': {
-      const { channelId, state, call } = event.data;
-      const users = await participants(channelId);
-      return [voiceStateDispatch(state, null, users), callDispatch(channelId, call, false, users)];
-    }
-    default:
-      return [];
-  }
-}
+  },
+});

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../ports/eventStore.js';
+import { byEventType } from '../../projections/projection.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
 import { callDispatches } from './calls.js';
@@ -10,11 +11,17 @@ import { userDispatches } from './users.js';
 import { voiceDispatches } from './voice.js';
 import { webhookDispatches } from './webhooks.js';
 
-const derivers: ((event: RecordedEvent, runtime: GatewayDeps) => Promise<Dispatch[]>)[] = [userDispatches, guildDispatches, expressionDispatches, messageDispatches, webhookDispatches, interactionDispatches, voiceDispatches, callDispatches];
+/** In the order clients should see an event's dispatches. */
+export const dispatchDerivers = [userDispatches, guildDispatches, expressionDispatches, messageDispatches, webhookDispatches, interactionDispatches, voiceDispatches, callDispatches];
+
+/** The derivers each event type goes to, built once: an event no deriver takes costs one lookup. */
+const derivers = byEventType(dispatchDerivers, (deriver) => deriver.handles);
 
 /** Every dispatch an event causes, in the order clients should see them. */
 export async function deriveDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
+  const takers = derivers.get(event.type);
+  if (!takers) return [];
   const all: Dispatch[] = [];
-  for (const derive of derivers) all.push(...(await derive(event, runtime)));
+  for (const deriver of takers) all.push(...(await deriver.derive(event, runtime)));
   return all;
 }

@@ -2,25 +2,24 @@
 // bot's own sessions only, with the token it answers with, opened from its sealed form in the event. Clicks delivered
 // to webhooks' interaction_url are the delivery worker's, not the gateway's.
 import { guildStream } from '../../commands/streams.js';
-import type { InteractionCreated } from '../../domain/commandInteraction.js';
 import { guildDecider } from '../../domain/guild.js';
-import type { RecordedEvent } from '../../ports/eventStore.js';
 import { botInteractionObject } from '../../presenters/interactions.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import { usersByIds } from '../../projections/users.queries.js';
-import type { GatewayDeps } from '../deps.js';
-import type { Dispatch } from '../dispatch.js';
+import { deriver } from './deriver.js';
 
-export async function interactionDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
-  if (recorded.type !== 'InteractionCreated') return [];
-  const { interaction, sealedToken } = recorded.data as InteractionCreated['data'];
-  const guild = interaction.guildId ? (await runtime.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
-  const dm = guild ? null : await dmChannelById(runtime.readStore, interaction.channelId);
-  const users = await usersByIds(runtime.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
-  const invoker = users.find((u) => u._id === interaction.userId);
-  // The place or the invoker went away before the interaction reached the gateway: there is nothing left to answer.
-  const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;
-  if (!invoker || gone) return [];
-  const parts = { token: runtime.secrets.open(sealedToken), origin: runtime.config.publicBaseUrl, invoker, guild, dm, users };
-  return [{ t: 'INTERACTION_CREATE', d: botInteractionObject(interaction, parts), intent: null, audience: { users: [interaction.botUserId] } }];
-}
+export const interactionDispatches = deriver({
+  handles: ['InteractionCreated'],
+  async derive(event, runtime) {
+    const { interaction, sealedToken } = event.data;
+    const guild = interaction.guildId ? (await runtime.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
+    const dm = guild ? null : await dmChannelById(runtime.readStore, interaction.channelId);
+    const users = await usersByIds(runtime.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
+    const invoker = users.find((u) => u._id === interaction.userId);
+    // The place or the invoker went away before the interaction reached the gateway: there is nothing left to answer.
+    const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;
+    if (!invoker || gone) return [];
+    const parts = { token: runtime.secrets.open(sealedToken), origin: runtime.config.publicBaseUrl, invoker, guild, dm, users };
+    return [{ t: 'INTERACTION_CREATE', d: botInteractionObject(interaction, parts), intent: null, audience: { users: [interaction.botUserId] } }];
+  },
+});

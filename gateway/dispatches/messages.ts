@@ -1,34 +1,17 @@
 // Dispatches of message, reaction, pin and DM channel events. Guild channel events go to the guild's sessions that can
 // view the channel; DM events to the channel's recipients; ephemeral messages only to their author, the users they
 // mention and the user whose interaction they answer.
-import type { DmChannelEvent } from '../../domain/dmChannel.js';
-import type { GroupDmEvent } from '../../domain/groupDm.js';
-import { MessageFlags, type MessageCreated, ephemeralAudience, type MessageDeleted, type MessageEdited, type MessageFields } from '../../domain/message.js';
-import type { MessagesBulkDeleted } from '../../domain/messageBulkDelete.js';
-import type { PinEvent } from '../../domain/pins.js';
-import type { ReactionAdded, ReactionRemoved, ReactionsCleared } from '../../domain/reaction.js';
+import { MessageFlags, ephemeralAudience, type MessageFields } from '../../domain/message.js';
 import { dmChannelObject, messageObject } from '../../presenters/messages.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
-import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { GatewayDeps } from '../deps.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import { messageById } from '../../projections/messages.queries.js';
 import type { Audience, Dispatch } from '../dispatch.js';
+import { deriver } from './deriver.js';
 import { Intent } from '../protocol.js';
-
-type MessageSideEvent =
-  | MessageCreated
-  | MessageEdited
-  | MessageDeleted
-  | MessagesBulkDeleted
-  | ReactionAdded
-  | ReactionRemoved
-  | ReactionsCleared
-  | PinEvent
-  | DmChannelEvent
-  | GroupDmEvent;
 
 interface Place {
   audience: Audience;
@@ -64,85 +47,85 @@ function dmChannelDispatches(t: string, doc: DmChannelDoc, userIds: string[]): D
   return userIds.map((userId) => ({ t, d: dmChannelObject(doc, userId), intent: null, audience: { users: [userId] } }));
 }
 
-export async function messageDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
-  const event = { type: recorded.type, data: recorded.data } as MessageSideEvent;
-  const channelDoc = (channelId: string) => dmChannelById(runtime.readStore, channelId);
-  switch (event.type) {
-    case 'MessageCreated': {
-      return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), messageDoc(event.data.message), runtime)];
-    }
-    case 'MessageEdited': {
-      const doc = await messageById(runtime.readStore, event.data.messageId);
-      return doc ? [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)] : [];
-    }
-    case 'MessageDeleted': {
-      if (event.data.bulk) return [];
-      const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
-      const d = { id: event.data.messageId, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
-      return [{ t: 'MESSAGE_DELETE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES, audience: place.audience }];
-    }
-    case 'MessagesBulkDeleted': {
-      const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
-      const d = { ids: event.data.messageIds, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
-      return [{ t: 'MESSAGE_DELETE_BULK', d, intent: Intent.GUILD_MESSAGES, audience: place.audience }];
-    }
-    case 'ReactionAdded':
-    case 'ReactionRemoved':
-    case 'ReactionsCleared': {
-      const { channelId, guildId, messageId, emoji } = event.data;
-      const place = await placeOf(runtime, channelId, guildId);
-      const ids = { channel_id: channelId, message_id: messageId, ...(guildId ? { guild_id: guildId } : {}) };
-      const intent = place.dm ? Intent.DIRECT_MESSAGE_REACTIONS : Intent.GUILD_MESSAGE_REACTIONS;
-      if (event.type === 'ReactionAdded') {
-        const d = { ...ids, user_id: event.data.userId, emoji, message_author_id: event.data.messageAuthorId, burst: false, type: 0 };
-        return [{ t: 'MESSAGE_REACTION_ADD', d, intent, audience: place.audience }];
+export const messageDispatches = deriver({
+  handles: ['MessageCreated', 'MessageEdited', 'MessageDeleted', 'MessagesBulkDeleted', 'ReactionAdded', 'ReactionRemoved', 'ReactionsCleared', 'MessagePinned', 'MessageUnpinned', 'DmChannelOpened', 'DmChannelReopened', 'DmChannelClosed', 'RecipientAdded', 'RecipientRemoved', 'GroupDmRenamed'],
+  async derive(event, runtime) {
+    const channelDoc = (channelId: string) => dmChannelById(runtime.readStore, channelId);
+    switch (event.type) {
+      case 'MessageCreated': {
+        return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), messageDoc(event.data.message), runtime)];
       }
-      if (event.type === 'ReactionRemoved') return [{ t: 'MESSAGE_REACTION_REMOVE', d: { ...ids, user_id: event.data.userId, emoji, burst: false, type: 0 }, intent, audience: place.audience }];
-      return emoji
-        ? [{ t: 'MESSAGE_REACTION_REMOVE_EMOJI', d: { ...ids, emoji }, intent, audience: place.audience }]
-        : [{ t: 'MESSAGE_REACTION_REMOVE_ALL', d: ids, intent, audience: place.audience }];
+      case 'MessageEdited': {
+        const doc = await messageById(runtime.readStore, event.data.messageId);
+        return doc ? [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)] : [];
+      }
+      case 'MessageDeleted': {
+        if (event.data.bulk) return [];
+        const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
+        const d = { id: event.data.messageId, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
+        return [{ t: 'MESSAGE_DELETE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES, audience: place.audience }];
+      }
+      case 'MessagesBulkDeleted': {
+        const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
+        const d = { ids: event.data.messageIds, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
+        return [{ t: 'MESSAGE_DELETE_BULK', d, intent: Intent.GUILD_MESSAGES, audience: place.audience }];
+      }
+      case 'ReactionAdded':
+      case 'ReactionRemoved':
+      case 'ReactionsCleared': {
+        const { channelId, guildId, messageId, emoji } = event.data;
+        const place = await placeOf(runtime, channelId, guildId);
+        const ids = { channel_id: channelId, message_id: messageId, ...(guildId ? { guild_id: guildId } : {}) };
+        const intent = place.dm ? Intent.DIRECT_MESSAGE_REACTIONS : Intent.GUILD_MESSAGE_REACTIONS;
+        if (event.type === 'ReactionAdded') {
+          const d = { ...ids, user_id: event.data.userId, emoji, message_author_id: event.data.messageAuthorId, burst: false, type: 0 };
+          return [{ t: 'MESSAGE_REACTION_ADD', d, intent, audience: place.audience }];
+        }
+        if (event.type === 'ReactionRemoved') return [{ t: 'MESSAGE_REACTION_REMOVE', d: { ...ids, user_id: event.data.userId, emoji, burst: false, type: 0 }, intent, audience: place.audience }];
+        return emoji
+          ? [{ t: 'MESSAGE_REACTION_REMOVE_EMOJI', d: { ...ids, emoji }, intent, audience: place.audience }]
+          : [{ t: 'MESSAGE_REACTION_REMOVE_ALL', d: ids, intent, audience: place.audience }];
+      }
+      case 'MessagePinned':
+      case 'MessageUnpinned': {
+        const { channelId, guildId, lastPinTimestamp } = event.data;
+        const place = await placeOf(runtime, channelId, guildId);
+        const d = { channel_id: channelId, last_pin_timestamp: apiTimestamp(lastPinTimestamp), ...(guildId ? { guild_id: guildId } : {}) };
+        return [{ t: 'CHANNEL_PINS_UPDATE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience }];
+      }
+      case 'DmChannelOpened': {
+        const doc = await channelDoc(event.data.channelId);
+        return doc ? dmChannelDispatches('CHANNEL_CREATE', doc, event.data.recipients.map((u) => u.id)) : [];
+      }
+      case 'DmChannelReopened': {
+        const doc = await channelDoc(event.data.channelId);
+        return doc ? dmChannelDispatches('CHANNEL_CREATE', doc, [event.data.userId]) : [];
+      }
+      case 'DmChannelClosed': {
+        const doc = await channelDoc(event.data.channelId);
+        return doc ? dmChannelDispatches('CHANNEL_DELETE', doc, [event.data.userId]) : [];
+      }
+      case 'RecipientAdded': {
+        const doc = await channelDoc(event.data.channelId);
+        if (!doc) return [];
+        const others = doc.recipient_ids.filter((id) => id !== event.data.user.id);
+        return [
+          { t: 'CHANNEL_RECIPIENT_ADD', d: { channel_id: doc._id, user: event.data.user }, intent: null, audience: { users: others } },
+          ...dmChannelDispatches('CHANNEL_CREATE', doc, [event.data.user.id]),
+        ];
+      }
+      case 'RecipientRemoved': {
+        const doc = await channelDoc(event.data.channelId);
+        if (!doc) return [];
+        return [
+          { t: 'CHANNEL_RECIPIENT_REMOVE', d: { channel_id: doc._id, user: event.data.user }, intent: null, audience: { users: doc.recipient_ids } },
+          { t: 'CHANNEL_DELETE', d: { id: doc._id, type: doc.type }, intent: null, audience: { users: [event.data.user.id] } },
+        ];
+      }
+      case 'GroupDmRenamed': {
+        const doc = await channelDoc(event.data.channelId);
+        return doc ? dmChannelDispatches('CHANNEL_UPDATE', doc, doc.recipient_ids) : [];
+      }
     }
-    case 'MessagePinned':
-    case 'MessageUnpinned': {
-      const { channelId, guildId, lastPinTimestamp } = event.data;
-      const place = await placeOf(runtime, channelId, guildId);
-      const d = { channel_id: channelId, last_pin_timestamp: apiTimestamp(lastPinTimestamp), ...(guildId ? { guild_id: guildId } : {}) };
-      return [{ t: 'CHANNEL_PINS_UPDATE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience }];
-    }
-    case 'DmChannelOpened': {
-      const doc = await channelDoc(event.data.channelId);
-      return doc ? dmChannelDispatches('CHANNEL_CREATE', doc, event.data.recipients.map((u) => u.id)) : [];
-    }
-    case 'DmChannelReopened': {
-      const doc = await channelDoc(event.data.channelId);
-      return doc ? dmChannelDispatches('CHANNEL_CREATE', doc, [event.data.userId]) : [];
-    }
-    case 'DmChannelClosed': {
-      const doc = await channelDoc(event.data.channelId);
-      return doc ? dmChannelDispatches('CHANNEL_DELETE', doc, [event.data.userId]) : [];
-    }
-    case 'RecipientAdded': {
-      const doc = await channelDoc(event.data.channelId);
-      if (!doc) return [];
-      const others = doc.recipient_ids.filter((id) => id !== event.data.user.id);
-      return [
-        { t: 'CHANNEL_RECIPIENT_ADD', d: { channel_id: doc._id, user: event.data.user }, intent: null, audience: { users: others } },
-        ...dmChannelDispatches('CHANNEL_CREATE', doc, [event.data.user.id]),
-      ];
-    }
-    case 'RecipientRemoved': {
-      const doc = await channelDoc(event.data.channelId);
-      if (!doc) return [];
-      return [
-        { t: 'CHANNEL_RECIPIENT_REMOVE', d: { channel_id: doc._id, user: event.data.user }, intent: null, audience: { users: doc.recipient_ids } },
-        { t: 'CHANNEL_DELETE', d: { id: doc._id, type: doc.type }, intent: null, audience: { users: [event.data.user.id] } },
-      ];
-    }
-    case 'GroupDmRenamed': {
-      const doc = await channelDoc(event.data.channelId);
-      return doc ? dmChannelDispatches('CHANNEL_UPDATE', doc, doc.recipient_ids) : [];
-    }
-    default:
-      return [];
-  }
-}
+  },
+});

@@ -1,13 +1,13 @@
 // Dispatches of account events.
-import type { RecordedEvent } from '../../ports/eventStore.js';
-import type { GatewayDeps } from '../deps.js';
 import { userById } from '../../projections/users.queries.js';
 import { userObject } from '../../presenters/users.js';
-import type { Dispatch } from '../dispatch.js';
+import { deriver } from './deriver.js';
 
-export async function userDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
-  if (event.type !== 'UserProfileUpdated') return [];
-  const { userId } = event.data as { userId: string };
-  const user = await userById(runtime.readStore, userId);
-  return user ? [{ t: 'USER_UPDATE', d: userObject(user, true), intent: null, audience: { users: [userId] } }] : [];
-}
+export const userDispatches = deriver({
+  handles: ['UserProfileUpdated'],
+  async derive(event, runtime) {
+    const { userId } = event.data;
+    const user = await userById(runtime.readStore, userId);
+    return user ? [{ t: 'USER_UPDATE', d: userObject(user, true), intent: null, audience: { users: [userId] } }] : [];
+  },
+});

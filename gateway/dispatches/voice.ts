@@ -3,21 +3,18 @@
 // to that session on each join and move. Members who leave the guild and channels that are deleted take their voice
 // states with them: the guild's sessions are told those members left voice.
 import { randomBytes } from 'node:crypto';
-import type { ChannelDeleted } from '../../domain/channel.js';
-import type { MemberBanned, MemberKicked, MemberLeft, MemberUpdated } from '../../domain/member.js';
-import { type VoiceEvent, type VoiceStateData, voiceDecider } from '../../domain/voiceState.js';
+import { type VoiceStateData, voiceDecider } from '../../domain/voiceState.js';
 import { ChannelType } from '../../domain/channel.js';
 import { guildVoiceStream } from '../../commands/streams.js';
-import type { RecordedEvent } from '../../ports/eventStore.js';
 import { voiceStateObject } from '../../presenters/voiceStates.js';
 import { voiceStateOf } from '../../projections/voiceStates.queries.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
+import { deriver } from './deriver.js';
 import { memberPayload } from '../guilds.js';
 import { Intent } from '../protocol.js';
 import { channelById } from '../../projections/channels.queries.js';
 
-type Event = VoiceEvent | MemberUpdated | MemberLeft | MemberKicked | MemberBanned | ChannelDeleted;
 type Shown = Pick<VoiceStateData, 'user_id' | 'session_id' | 'self_mute' | 'self_deaf' | 'self_video'> & { channel_id: string | null };
 
 /** VOICE_STATE_UPDATE of one member, with their member object while they are one. */
@@ -42,39 +39,39 @@ async function endedBy(runtime: GatewayDeps, guildId: string, ended: (state: Voi
   return Promise.all([...state.states.values()].filter(ended).map((voice) => stateUpdate(runtime, guildId, left(voice))));
 }
 
-export async function voiceDispatches(recorded: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
-  const event = { type: recorded.type, data: recorded.data } as Event;
-  switch (event.type) {
-    case 'VoiceChannelJoined': {
-      const { guildId, state } = event.data;
-      return [await stateUpdate(runtime, guildId, state), serverUpdate(runtime, guildId, state.session_id)];
+export const voiceDispatches = deriver({
+  handles: ['VoiceChannelJoined', 'VoiceChannelMoved', 'VoiceSelfStateChanged', 'VoiceChannelLeft', 'MemberUpdated', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'ChannelDeleted'],
+  async derive(event, runtime) {
+    switch (event.type) {
+      case 'VoiceChannelJoined': {
+        const { guildId, state } = event.data;
+        return [await stateUpdate(runtime, guildId, state), serverUpdate(runtime, guildId, state.session_id)];
+      }
+      case 'VoiceChannelMoved':
+      case 'VoiceSelfStateChanged': {
+        const { guildId, userId, sessionId } = event.data;
+        const state = await voiceStateOf(runtime.readStore, guildId, userId);
+        if (!state) return [];
+        const update = await stateUpdate(runtime, guildId, state);
+        return event.type === 'VoiceChannelMoved' ? [update, serverUpdate(runtime, guildId, sessionId)] : [update];
+      }
+      case 'VoiceChannelLeft': {
+        const { guildId, userId, sessionId } = event.data;
+        // The flags it had are gone with it; a leave carries none.
+        return [await stateUpdate(runtime, guildId, { user_id: userId, session_id: sessionId, channel_id: null, self_mute: false, self_deaf: false, self_video: false })];
+      }
+      case 'MemberUpdated': {
+        const { guildId, userId, changes } = event.data;
+        if (!changes.some((c) => c.key === 'mute' || c.key === 'deaf')) return [];
+        const state = await voiceStateOf(runtime.readStore, guildId, userId);
+        return state ? [await stateUpdate(runtime, guildId, state)] : [];
+      }
+      case 'MemberLeft':
+      case 'MemberKicked':
+      case 'MemberBanned':
+        return endedBy(runtime, event.data.guildId, (state) => state.user_id === event.data.userId);
+      case 'ChannelDeleted':
+        return endedBy(runtime, event.data.guildId, (state) => state.channel_id === event.data.channel.id);
     }
-    case 'VoiceChannelMoved':
-    case 'VoiceSelfStateChanged': {
-      const { guildId, userId, sessionId } = event.data;
-      const state = await voiceStateOf(runtime.readStore, guildId, userId);
-      if (!state) return [];
-      const update = await stateUpdate(runtime, guildId, state);
-      return event.type === 'VoiceChannelMoved' ? [update, serverUpdate(runtime, guildId, sessionId)] : [update];
-    }
-    case 'VoiceChannelLeft': {
-      const { guildId, userId, sessionId } = event.data;
-      // The flags it had are gone with it; a leave carries none.
-      return [await stateUpdate(runtime, guildId, { user_id: userId, session_id: sessionId, channel_id: null, self_mute: false, self_deaf: false, self_video: false })];
-    }
-    case 'MemberUpdated': {
-      const { guildId, userId, changes } = event.data;
-      if (!changes.some((c) => c.key === 'mute' || c.key === 'deaf')) return [];
-      const state = await voiceStateOf(runtime.readStore, guildId, userId);
-      return state ? [await stateUpdate(runtime, guildId, state)] : [];
-    }
-    case 'MemberLeft':
-    case 'MemberKicked':
-    case 'MemberBanned':
-      return endedBy(runtime, event.data.guildId, (state) => state.user_id === event.data.userId);
-    case 'ChannelDeleted':
-      return endedBy(runtime, event.data.guildId, (state) => state.channel_id === event.data.channel.id);
-    default:
-      return [];
-  }
-}
+  },
+});

@@ -1,9 +1,8 @@
 // WEBHOOKS_UPDATE: a channel's webhooks changed (created, changed, moved or deleted). As in the widely used API it
 // carries only the guild and channel; clients fetch the list. Sent to those who can see the channel, with the
 // GUILD_WEBHOOKS intent.
-import type { WebhookEvent } from '../../domain/webhook.js';
-import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Dispatch } from '../dispatch.js';
+import { deriver } from './deriver.js';
 import { Intent } from '../protocol.js';
 
 const webhooksUpdate = (guildId: string, channelId: string): Dispatch => ({
@@ -13,17 +12,17 @@ const webhooksUpdate = (guildId: string, channelId: string): Dispatch => ({
   audience: { guildId, channelId },
 });
 
-export async function webhookDispatches(recorded: RecordedEvent): Promise<Dispatch[]> {
-  const event = { type: recorded.type, data: recorded.data } as WebhookEvent;
-  switch (event.type) {
-    case 'WebhookCreated':
-    case 'WebhookDeleted':
-      return [webhooksUpdate(event.data.webhook.guild_id, event.data.webhook.channel_id)];
-    case 'WebhookUpdated': {
-      const { guildId, channelId, previousChannelId } = event.data;
-      return [webhooksUpdate(guildId, channelId), ...(previousChannelId ? [webhooksUpdate(guildId, previousChannelId)] : [])];
+export const webhookDispatches = deriver({
+  handles: ['WebhookCreated', 'WebhookDeleted', 'WebhookUpdated'],
+  async derive(event) {
+    switch (event.type) {
+      case 'WebhookCreated':
+      case 'WebhookDeleted':
+        return [webhooksUpdate(event.data.webhook.guild_id, event.data.webhook.channel_id)];
+      case 'WebhookUpdated': {
+        const { guildId, channelId, previousChannelId } = event.data;
+        return [webhooksUpdate(guildId, channelId), ...(previousChannelId ? [webhooksUpdate(guildId, previousChannelId)] : [])];
+      }
     }
-    default:
-      return [];
-  }
-}
+  },
+});

@@ -5,7 +5,7 @@ import { dmChannelDecider, dmPairStream } from '../../domain/dmChannel.js';
 import { DomainError } from '../../domain/errors.js';
 import { groupDmDecider } from '../../domain/groupDm.js';
 import { allowMentions, parseMentions } from '../../domain/mentions.js';
-import { type MessageCreated, type MessageEvent, type MessageFields, type MessageUser, messageDecider } from '../../domain/message.js';
+import { type MessageCreated, type MessageEvent, type MessageFields, type MessageUser, assertNewMessage, messageDecider } from '../../domain/message.js';
 import { assertBulkDeletable, bulkDeleteDecider } from '../../domain/messageBulkDelete.js';
 import { NONCE_WINDOW_MS, nonceDecider } from '../../domain/messageNonce.js';
 import { MAX_PINS, type PinEvent, pinDecider } from '../../domain/pins.js';
@@ -73,6 +73,21 @@ describe('message: create', () => {
     given(messageDecider, [created({ nonce: 'n1' })]).when({ type: 'CreateMessage', message: fields({ nonce: 'n2' }) }).thenRefuses('MESSAGE_EXISTS');
     given(messageDecider, [created()]).when({ type: 'CreateMessage', message: fields() }).thenRefuses('MESSAGE_EXISTS');
   });
+
+  it('refuses, before a send stores anything, exactly the new messages CreateMessage refuses', () => {
+    const refused: [Partial<MessageFields>, string][] = [
+      [{ content: '' }, 'CANNOT_SEND_EMPTY_MESSAGE'],
+      [{ content: 'x'.repeat(2001) }, 'INVALID_FORM_BODY'],
+      [{ flags: 1 << 7 }, 'INVALID_FORM_BODY'],
+      [{ attachments: Array.from({ length: 11 }, (_, i) => ({ ...png, id: String(i) })) }, 'INVALID_FORM_BODY'],
+      [{ embeds: [{ image: { url: 'attachment://cat.png' } }] }, 'INVALID_FORM_BODY'],
+    ];
+    for (const [over, code] of refused) {
+      const decided = given(messageDecider, []).when({ type: 'CreateMessage', message: fields(over) }).thenRefuses(code);
+      expect(() => assertNewMessage(fields(over))).toThrow(expect.objectContaining({ kind: decided.kind, code, message: decided.message, errors: decided.errors }));
+    }
+    expect(() => assertNewMessage(fields())).not.toThrow();
+  });
 });
 
 describe('message: edit', () => {
@@ -82,7 +97,7 @@ describe('message: edit', () => {
     channelId: '10',
     manageMessages,
     edit: changes,
-    editedAt: '2024-01-02T00:00:00.000Z',
+    at: Date.parse('2024-01-02T00:00:00.000Z'),
   });
   /** The edit of a message created with `before`, as `changes` leave it. */
   const edited = (changes: Partial<MessageFields>, removedAttachments: object[] = [], editorId = '1', before: Partial<MessageFields> = {}): MessageEvent => ({
@@ -204,24 +219,25 @@ describe('message: reactions', () => {
 });
 
 describe('pins', () => {
-  const pin = (messageId: string, pinnedAt: string) => ({ type: 'PinMessage' as const, channelId: '10', guildId: '5', messageId, actorId: '1', pinnedAt });
+  const [T1, T2] = ['2024-01-01T00:00:01.000Z', '2024-01-01T00:00:02.000Z'];
+  const pin = (messageId: string, at: string) => ({ type: 'PinMessage' as const, channelId: '10', guildId: '5', messageId, actorId: '1', at: Date.parse(at) });
   const pinned = (messageId: string, pinnedAt: string, last = pinnedAt): PinEvent => ({
     type: 'MessagePinned',
     data: { channelId: '10', guildId: '5', messageId, pinnedAt, pinnedBy: '1', lastPinTimestamp: last },
   });
 
   it('pins once, and unpins with the latest remaining pin time', () => {
-    given(pinDecider, []).when(pin('a', 't1')).then([pinned('a', 't1')]);
-    given(pinDecider, [pinned('a', 't1')]).when(pin('a', 't2')).then([]);
-    given(pinDecider, [pinned('a', 't1'), pinned('b', 't2')])
+    given(pinDecider, []).when(pin('a', T1)).then([pinned('a', T1)]);
+    given(pinDecider, [pinned('a', T1)]).when(pin('a', T2)).then([]);
+    given(pinDecider, [pinned('a', T1), pinned('b', T2)])
       .when({ type: 'UnpinMessage', channelId: '10', guildId: '5', messageId: 'b', actorId: '1' })
-      .then([{ type: 'MessageUnpinned', data: { channelId: '10', guildId: '5', messageId: 'b', unpinnedBy: '1', lastPinTimestamp: 't1' } }]);
+      .then([{ type: 'MessageUnpinned', data: { channelId: '10', guildId: '5', messageId: 'b', unpinnedBy: '1', lastPinTimestamp: T1 } }]);
     given(pinDecider, []).when({ type: 'UnpinMessage', channelId: '10', guildId: '5', messageId: 'b', actorId: '1' }).then([]);
   });
 
   it('holds at most 50 pins per channel', () => {
     const full = Array.from({ length: MAX_PINS }, (_, i) => pinned(`m${i}`, `t${i}`));
-    given(pinDecider, full).when(pin('extra', 'z')).thenRefuses('MAX_PINS');
+    given(pinDecider, full).when(pin('extra', T1)).thenRefuses('MAX_PINS');
   });
 });
 

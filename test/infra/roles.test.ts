@@ -61,6 +61,7 @@ describe('engine settings', () => {
 describe('read-your-writes in an api process without projectors', () => {
   const notes: Projection = {
     name: 'notes',
+    handles: ['Noted'],
     collections: ['notes'],
     indexes: [],
     project: (event) => [{ insertOne: { collection: 'notes', document: { _id: event.id, text: (event.data as { text: string }).text } } }],

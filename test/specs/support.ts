@@ -22,7 +22,7 @@ import { dmsProjection } from '../../projections/dms.js';
 import { guildsProjection } from '../../projections/guilds.js';
 import { membersProjection } from '../../projections/members.js';
 import { messagesProjection } from '../../projections/messages.js';
-import type { Projection } from '../../projections/projection.js';
+import { type Projection, byEventType } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { usersProjection } from '../../projections/users.js';
 
@@ -68,7 +68,9 @@ const fieldsOf = (doc: Doc, expected: object) => Object.fromEntries(Object.keys(
 async function project(projections: Projection[], events: HistoryEvent[]): Promise<SqliteReadStore> {
   const store = new SqliteReadStore(':memory:');
   await store.ensureIndexes(projections.flatMap((p) => p.indexes));
-  const ops = events.flatMap((e, i) => projections.flatMap((p) => p.project(recorded(e, i))));
+  // Routed as the runner routes them: each projection sees only the event types it declares.
+  const takers = byEventType(projections, (p) => p.handles);
+  const ops = events.flatMap((e, i) => (takers.get(e.type) ?? []).flatMap((p) => p.project(recorded(e, i))));
   await store.bulkWrite(ops);
   return store;
 }

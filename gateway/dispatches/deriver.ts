@@ -1,0 +1,17 @@
+// A dispatch deriver: the gateway's dispatches for the event types it declares (Emmett's canHandle), as projections
+// declare theirs. The gateway projector hands it those events and no others.
+import type { ParleyEventType } from '../../domain/events.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
+import type { Recorded } from '../../projections/projection.js';
+import type { GatewayDeps } from '../deps.js';
+import type { Dispatch } from '../dispatch.js';
+
+export interface DispatchDeriver {
+  handles: readonly string[];
+  derive(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]>;
+}
+
+/** A deriver whose `derive` sees only the events named in `handles`, typed: its `switch` over them is checked whole. */
+export function deriver<const T extends ParleyEventType>(spec: { handles: readonly T[]; derive(event: Recorded<T>, runtime: GatewayDeps): Promise<Dispatch[]> }): DispatchDeriver {
+  return spec;
+}
