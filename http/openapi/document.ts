@@ -1,4 +1,5 @@
-// The OpenAPI 3.1 document of the API, built from the route entries (http/openapi/<module>.ts), whose bodies,
+// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; those of the modules not yet
+// declared as entries still in http/openapi/<module>.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
 import { accountDocs } from './accounts.js';
@@ -12,7 +13,10 @@ import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
-import { emojiDocs } from './emojis.js';
+import { emojiRoutes } from '../routes/emojis.js';
+import { stickerRoutes } from '../routes/stickers.js';
+import { userRoutes } from '../routes/users.js';
+import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { gatewayDocs } from './gateway.js';
@@ -27,8 +31,6 @@ import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
 import { roleDocs } from './roles.js';
-import { stickerDocs } from './stickers.js';
-import { userDocs } from './users.js';
 import { vanityDocs } from './vanity.js';
 import { webhookDocs } from './webhooks.js';
 
@@ -36,13 +38,13 @@ import { webhookDocs } from './webhooks.js';
 export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...accountDocs,
   ...applicationDocs,
-  ...userDocs,
+  ...routeDocs(userRoutes),
   ...guildDocs,
   ...channelDocs,
   ...roleDocs,
   ...memberDocs,
-  ...emojiDocs,
-  ...stickerDocs,
+  ...routeDocs(emojiRoutes),
+  ...routeDocs(stickerRoutes),
   ...inviteDocs,
   ...vanityDocs,
   ...auditLogDocs,
@@ -245,6 +247,7 @@ function operation(entry: RouteDoc) {
     description: [entry.description, note].filter(Boolean).join('\n\n'),
     tags: [entry.tag],
     ...(entry.deprecated ? { deprecated: true } : {}),
+    ...(entry.audit ? { 'x-audit-log-action': entry.audit } : {}),
     parameters: parameters(entry),
     ...(body ? { requestBody: body } : {}),
     responses: Object.fromEntries(Object.entries({ ...failures(codes), ...own }).sort(([a], [b]) => Number(a) - Number(b))),

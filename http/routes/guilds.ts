@@ -9,7 +9,7 @@ import type { GuildDoc } from '../../projections/guilds.js';
 import { guildById, guildsByIds, rolesOfGuild } from '../../projections/guilds.queries.js';
 import { membershipsPage } from '../../projections/members.queries.js';
 import { actorMeta } from '../actor.js';
-import { requireAuth } from '../auth.js';
+import { type ScopedRoute, requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { guildParams } from '../params.js';
 import { guildObject, partialGuild } from '../../presenters/guilds.js';
@@ -71,6 +71,9 @@ async function fetchGuildObject(deps: HttpDeps, guildId: string) {
   if (!guild) throw unknownGuild();
   return guildObject(guild, roles, { emojis, stickers, origin: deps.config.publicBaseUrl });
 }
+
+/** What an OAuth2 access token may read here (until these routes are entries of http/route.ts, which derives it). */
+export const GUILD_SCOPES: ScopedRoute[] = [{ path: /^\/users\/@me\/guilds\/?$/i, scope: 'guilds' }];
 
 export function guildRoutes(deps: HttpDeps): Router {
   const router = new Router();
