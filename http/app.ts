@@ -22,7 +22,7 @@ import { channelRoutes } from './routes/channels.js';
 import { dmRoutes } from './routes/dms.js';
 import { emojiRoutes } from './routes/emojis.js';
 import { gatewayRoutes } from './routes/gateway.js';
-import { GUILD_SCOPES, guildRoutes } from './routes/guilds.js';
+import { guildRoutes } from './routes/guilds.js';
 import { interactionRoutes } from './routes/interactions.js';
 import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { inviteRoutes } from './routes/invites.js';
@@ -205,7 +205,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
   app.use(bodyParser(deps.config.jsonBodyLimit));
-  app.use(authenticate(deps.readStore, deps.clock, [...scopes(API_ROUTES), ...GUILD_SCOPES, ...MESSAGE_SCOPES]));
+  app.use(authenticate(deps.readStore, deps.clock, [...scopes(API_ROUTES), ...MESSAGE_SCOPES]));
   app.use(mountApi(api, root));
   return app;
 }

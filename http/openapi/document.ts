@@ -5,7 +5,6 @@
 import { accountDocs } from './accounts.js';
 import { applicationCommandDocs } from './applicationCommands.js';
 import { applicationDocs } from './applications.js';
-import { auditLogDocs } from './auditLog.js';
 import { callDocs } from './calls.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
@@ -13,14 +12,16 @@ import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
+import { auditLogRoutes } from '../routes/auditLog.js';
 import { emojiRoutes } from '../routes/emojis.js';
+import { gatewayRoutes } from '../routes/gateway.js';
+import { guildRoutes } from '../routes/guilds.js';
 import { stickerRoutes } from '../routes/stickers.js';
 import { userRoutes } from '../routes/users.js';
+import { vanityRoutes } from '../routes/vanity.js';
 import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
-import { gatewayDocs } from './gateway.js';
-import { guildDocs } from './guilds.js';
 import { interactionDocs } from './interactions.js';
 import { interactionWebhookDocs } from './interactionWebhooks.js';
 import { inviteDocs } from './invites.js';
@@ -31,7 +32,6 @@ import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
 import { roleDocs } from './roles.js';
-import { vanityDocs } from './vanity.js';
 import { webhookDocs } from './webhooks.js';
 
 /** Every documented route, API and origin root alike. */
@@ -39,15 +39,15 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...accountDocs,
   ...applicationDocs,
   ...routeDocs(userRoutes),
-  ...guildDocs,
+  ...routeDocs(guildRoutes),
   ...channelDocs,
   ...roleDocs,
   ...memberDocs,
   ...routeDocs(emojiRoutes),
   ...routeDocs(stickerRoutes),
   ...inviteDocs,
-  ...vanityDocs,
-  ...auditLogDocs,
+  ...routeDocs(vanityRoutes),
+  ...routeDocs(auditLogRoutes),
   ...messageDocs,
   ...dmDocs,
   ...callDocs,
@@ -57,7 +57,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...interactionDocs,
   ...oauth2Docs,
   ...oauth2AuthorizeDocs,
-  ...gatewayDocs,
+  ...routeDocs(gatewayRoutes),
   ...cdnDocs,
   ...operationDocs,
   ...referenceDocs,
