@@ -5,7 +5,6 @@
 import { accountDocs } from './accounts.js';
 import { applicationCommandDocs } from './applicationCommands.js';
 import { applicationDocs } from './applications.js';
-import { callDocs } from './calls.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
@@ -13,9 +12,11 @@ import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
+import { callRoutes } from '../routes/calls.js';
 import { emojiRoutes } from '../routes/emojis.js';
 import { gatewayRoutes } from '../routes/gateway.js';
 import { guildRoutes } from '../routes/guilds.js';
+import { roleRoutes } from '../routes/roles.js';
 import { stickerRoutes } from '../routes/stickers.js';
 import { userRoutes } from '../routes/users.js';
 import { vanityRoutes } from '../routes/vanity.js';
@@ -31,7 +32,6 @@ import { oauth2Docs } from './oauth2.js';
 import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
-import { roleDocs } from './roles.js';
 import { webhookDocs } from './webhooks.js';
 
 /** Every documented route, API and origin root alike. */
@@ -41,7 +41,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(userRoutes),
   ...routeDocs(guildRoutes),
   ...channelDocs,
-  ...roleDocs,
+  ...routeDocs(roleRoutes),
   ...memberDocs,
   ...routeDocs(emojiRoutes),
   ...routeDocs(stickerRoutes),
@@ -50,7 +50,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(auditLogRoutes),
   ...messageDocs,
   ...dmDocs,
-  ...callDocs,
+  ...routeDocs(callRoutes),
   ...webhookDocs,
   ...interactionWebhookDocs,
   ...applicationCommandDocs,
