@@ -22,8 +22,11 @@ export interface RouteInput<P, Q, B> {
   body: Parsed<B>;
 }
 
-/** The parts of a request a handler reads itself, as its entry documents them (a multipart body, a versioned query). */
-type OwnInput = 'query' | 'body';
+/**
+ * The parts of a request a handler reads itself, as its entry documents them: a multipart body, a query only some
+ * versions read or read only once the caller may see the place, a path parameter with an alias (@me).
+ */
+type OwnInput = 'params' | 'query' | 'body';
 
 export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' | 'body' | 'oauth2Scope' | 'errors'> {
   params?: P;
@@ -95,7 +98,7 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
     async function answer(ctx: Context) {
       authorize(ctx, entry);
       const input = {
-        params: entry.params && parseBody<JSONSchema, unknown>(entry.params as JSONSchema, ctx.params),
+        params: entry.params && !own.has('params') ? parseBody<JSONSchema, unknown>(entry.params as JSONSchema, ctx.params) : undefined,
         query: entry.query && !own.has('query') ? parseQuery<JSONSchema, unknown>(entry.query as JSONSchema, ctx.query) : undefined,
         body: entry.body && !own.has('body') ? parseBody<JSONSchema, unknown>(entry.body as JSONSchema, ctx.request.body) : undefined,
       };
