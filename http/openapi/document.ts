@@ -16,6 +16,7 @@ import { callRoutes } from '../routes/calls.js';
 import { emojiRoutes } from '../routes/emojis.js';
 import { gatewayRoutes } from '../routes/gateway.js';
 import { guildRoutes } from '../routes/guilds.js';
+import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
 import { roleRoutes } from '../routes/roles.js';
 import { stickerRoutes } from '../routes/stickers.js';
@@ -26,7 +27,6 @@ import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } 
 import { ERRORS, type ErrorCode } from './errors.js';
 import { interactionDocs } from './interactions.js';
 import { interactionWebhookDocs } from './interactionWebhooks.js';
-import { inviteDocs } from './invites.js';
 import { messageDocs } from './messages.js';
 import { oauth2Docs } from './oauth2.js';
 import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
@@ -45,7 +45,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(memberRoutes),
   ...routeDocs(emojiRoutes),
   ...routeDocs(stickerRoutes),
-  ...inviteDocs,
+  ...routeDocs(inviteRoutes),
   ...routeDocs(vanityRoutes),
   ...routeDocs(auditLogRoutes),
   ...messageDocs,
