@@ -107,123 +107,128 @@ const sticker = { description: 'The sticker, with its uploader.', schema: ref('S
 const base = { tag: 'Expressions', auth: 'any', guards: [guildMembersOnly] } as const;
 const WRITE = 'Needs MANAGE_EMOJIS_AND_STICKERS, or CREATE_GUILD_EXPRESSIONS for one’s own.';
 
-export const stickerRoutes = [
-  route({
-    ...base,
-    method: 'GET',
-    path: '/guilds/:guildId/stickers',
-    summary: 'List a guild’s stickers',
-    description: 'A page, with the total. 10 a minute per guild.',
-    params: guildParams,
-    query: stickersQuery,
-    // The widely used API's versions take no paging: their list ignores the query.
-    readsItself: ['query'],
-    limits: [perGuildLimit('guild-stickers:list', 10, 60)],
-    responses: { 200: { description: 'The page.', schema: ref('StickerPage') } },
-    errors: ['UNKNOWN_GUILD'],
-    async handle(ctx, { params: { guildId } }, deps) {
-      // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
-      if (versionOf(ctx).stickerList === 'array') return present(deps, (await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
-      const { limit, offset } = parseQuery(stickersQuery, ctx.query);
-      const page = await stickersPage(deps.readStore, guildId, { limit, offset });
-      return { stickers: await present(deps, page.stickers), total: page.total, limit, offset };
-    },
-  }),
-  route({
-    ...base,
-    method: 'GET',
-    path: '/guilds/:guildId/stickers/:stickerId',
-    summary: 'Get a sticker',
-    params: stickerParams,
-    responses: { 200: sticker },
-    errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER'],
-    handle: (_ctx, { params }, deps) => presentOne(deps, params.guildId, params.stickerId),
-  }),
-  route({
-    ...base,
-    method: 'POST',
-    path: '/guilds/:guildId/stickers',
-    summary: 'Create a sticker',
-    description: `JSON with the image as a data URI, or multipart/form-data with the same fields and the image as a \`file\` part. ${WRITE} 5 per 10 seconds per guild.`,
-    params: guildParams,
-    body: createStickerSchema,
-    // JSON or the widely used API's form.
-    readsItself: ['body'],
-    limits: [perGuildLimit('guild-stickers:create', 5, 10)],
-    audit: 'STICKER_CREATE',
-    responses: { 201: sticker },
-    errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS', 'MAXIMUM_STICKERS_REACHED', 'INVALID_MULTIPART'],
-    async handle(ctx, { params: { guildId } }, deps) {
-      const [created] = await createStickers(deps, actorMeta(ctx), guildId, [await stickerInput(deps, ctx)]);
-      if (!created) throw maxStickersReached();
-      return presentOne(deps, guildId, created.id);
-    },
-  }),
-  // Valid entries are created, in order; the answer has, in each entry's place, the sticker or why it failed.
-  route({
-    ...base,
-    method: 'POST',
-    path: '/guilds/:guildId/stickers/bulk',
-    summary: 'Create up to ten stickers',
-    description: `Each entry is a sticker as POST /guilds/{guildId}/stickers takes it in JSON; valid ones are created in order, and the answer has in each entry’s place the sticker or why it failed. ${WRITE} 3 a minute per guild.`,
-    params: guildParams,
-    body: bulkStickersSchema,
-    limits: [perGuildLimit('guild-stickers:bulk', 3, 60)],
-    audit: 'STICKER_CREATE',
-    responses: { 201: { description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).', schema: { type: 'array', items: { anyOf: [ref('Sticker'), ref('Error')] } } } },
-    errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
-    async handle(ctx, { params: { guildId }, body: { stickers: entries } }, deps) {
-      const read = await Promise.all(
-        entries.map(async (entry, index): Promise<StickerInput | EntryFailure> => {
-          try {
-            return await jsonSticker(deps, entry);
-          } catch (error) {
-            return entryFailure(error, index);
-          }
-        }),
-      );
-      const valid = read.filter((entry): entry is StickerInput => 'image' in entry);
-      if (!valid.length) throw invalidForm(read.flatMap((entry) => ('errors' in entry ? (entry.errors ?? []) : [])));
-      const created = await createStickers(deps, actorMeta(ctx), guildId, valid);
-      const docs = await present(deps, (await Promise.all(created.map((s) => stickerOfGuild(deps.readStore, guildId, s.id)))).filter((d): d is StickerDoc => d !== null));
-      let next = 0;
-      const noRoom = maxStickersReached();
-      return read.map((entry) => {
-        if (!('image' in entry)) return entry;
-        const doc = docs[next++];
-        return doc ?? { code: noRoom.code, message: noRoom.message };
-      });
-    },
-  }),
-  route({
-    ...base,
-    method: 'PATCH',
-    path: '/guilds/:guildId/stickers/:stickerId',
-    summary: 'Change a sticker',
-    description: `${WRITE} 5 per 10 seconds per guild.`,
-    params: stickerParams,
-    body: updateStickerSchema,
-    limits: [perGuildLimit('guild-stickers:update', 5, 10)],
-    audit: 'STICKER_UPDATE',
-    responses: { 200: sticker },
-    errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
-    async handle(ctx, { params: { guildId, stickerId }, body: { image, reason: _reason, ...fields } }, deps) {
-      await updateSticker(deps, actorMeta(ctx), guildId, stickerId, { ...fields, image: image === undefined ? undefined : await readImage(deps, image, 'image', STICKER_IMAGE) });
-      return presentOne(deps, guildId, stickerId);
-    },
-  }),
-  route({
-    ...base,
-    method: 'DELETE',
-    path: '/guilds/:guildId/stickers/:stickerId',
-    summary: 'Delete a sticker',
-    description: `With \`purge\`, its image too. ${WRITE} 5 per 10 seconds per guild.`,
-    params: stickerParams,
-    query: purgeQuery,
-    limits: [perGuildLimit('guild-stickers:delete', 5, 10)],
-    audit: 'STICKER_DELETE',
-    responses: { 204: { description: 'Deleted.' } },
-    errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
-    handle: (ctx, { params: { guildId, stickerId }, query }, deps) => deleteSticker(deps, actorMeta(ctx), guildId, stickerId, query.purge),
-  }),
-];
+export const listStickersRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/guilds/:guildId/stickers',
+  summary: 'List a guild’s stickers',
+  description: 'A page, with the total. 10 a minute per guild.',
+  params: guildParams,
+  query: stickersQuery,
+  // The widely used API's versions take no paging: their list ignores the query.
+  readsItself: ['query'],
+  limits: [perGuildLimit('guild-stickers:list', 10, 60)],
+  responses: { 200: { description: 'The page.', schema: ref('StickerPage') } },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
+    // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
+    if (versionOf(ctx).stickerList === 'array') return present(deps, (await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
+    const { limit, offset } = parseQuery(stickersQuery, ctx.query);
+    const page = await stickersPage(deps.readStore, guildId, { limit, offset });
+    return { stickers: await present(deps, page.stickers), total: page.total, limit, offset };
+  },
+});
+
+export const getStickerRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/guilds/:guildId/stickers/:stickerId',
+  summary: 'Get a sticker',
+  params: stickerParams,
+  responses: { 200: sticker },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER'],
+  handle: (_ctx, { params }, deps) => presentOne(deps, params.guildId, params.stickerId),
+});
+
+export const createStickerRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/guilds/:guildId/stickers',
+  summary: 'Create a sticker',
+  description: `JSON with the image as a data URI, or multipart/form-data with the same fields and the image as a \`file\` part. ${WRITE} 5 per 10 seconds per guild.`,
+  params: guildParams,
+  body: createStickerSchema,
+  // JSON or the widely used API's form.
+  readsItself: ['body'],
+  limits: [perGuildLimit('guild-stickers:create', 5, 10)],
+  audit: 'STICKER_CREATE',
+  responses: { 201: sticker },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS', 'MAXIMUM_STICKERS_REACHED', 'INVALID_MULTIPART'],
+  async handle(ctx, { params: { guildId } }, deps) {
+    const [created] = await createStickers(deps, actorMeta(ctx), guildId, [await stickerInput(deps, ctx)]);
+    if (!created) throw maxStickersReached();
+    return presentOne(deps, guildId, created.id);
+  },
+});
+
+// Valid entries are created, in order; the answer has, in each entry's place, the sticker or why it failed.
+export const createStickersRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/guilds/:guildId/stickers/bulk',
+  summary: 'Create up to ten stickers',
+  description: `Each entry is a sticker as POST /guilds/{guildId}/stickers takes it in JSON; valid ones are created in order, and the answer has in each entry’s place the sticker or why it failed. ${WRITE} 3 a minute per guild.`,
+  params: guildParams,
+  body: bulkStickersSchema,
+  limits: [perGuildLimit('guild-stickers:bulk', 3, 60)],
+  audit: 'STICKER_CREATE',
+  responses: { 201: { description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).', schema: { type: 'array', items: { anyOf: [ref('Sticker'), ref('Error')] } } } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body: { stickers: entries } }, deps) {
+    const read = await Promise.all(
+      entries.map(async (entry, index): Promise<StickerInput | EntryFailure> => {
+        try {
+          return await jsonSticker(deps, entry);
+        } catch (error) {
+          return entryFailure(error, index);
+        }
+      }),
+    );
+    const valid = read.filter((entry): entry is StickerInput => 'image' in entry);
+    if (!valid.length) throw invalidForm(read.flatMap((entry) => ('errors' in entry ? (entry.errors ?? []) : [])));
+    const created = await createStickers(deps, actorMeta(ctx), guildId, valid);
+    const docs = await present(deps, (await Promise.all(created.map((s) => stickerOfGuild(deps.readStore, guildId, s.id)))).filter((d): d is StickerDoc => d !== null));
+    let next = 0;
+    const noRoom = maxStickersReached();
+    return read.map((entry) => {
+      if (!('image' in entry)) return entry;
+      const doc = docs[next++];
+      return doc ?? { code: noRoom.code, message: noRoom.message };
+    });
+  },
+});
+
+export const updateStickerRoute = route({
+  ...base,
+  method: 'PATCH',
+  path: '/guilds/:guildId/stickers/:stickerId',
+  summary: 'Change a sticker',
+  description: `${WRITE} 5 per 10 seconds per guild.`,
+  params: stickerParams,
+  body: updateStickerSchema,
+  limits: [perGuildLimit('guild-stickers:update', 5, 10)],
+  audit: 'STICKER_UPDATE',
+  responses: { 200: sticker },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, stickerId }, body: { image, reason: _reason, ...fields } }, deps) {
+    await updateSticker(deps, actorMeta(ctx), guildId, stickerId, { ...fields, image: image === undefined ? undefined : await readImage(deps, image, 'image', STICKER_IMAGE) });
+    return presentOne(deps, guildId, stickerId);
+  },
+});
+
+export const deleteStickerRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/guilds/:guildId/stickers/:stickerId',
+  summary: 'Delete a sticker',
+  description: `With \`purge\`, its image too. ${WRITE} 5 per 10 seconds per guild.`,
+  params: stickerParams,
+  query: purgeQuery,
+  limits: [perGuildLimit('guild-stickers:delete', 5, 10)],
+  audit: 'STICKER_DELETE',
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params: { guildId, stickerId }, query }, deps) => deleteSticker(deps, actorMeta(ctx), guildId, stickerId, query.purge),
+});
+
+export const stickerRoutes = [listStickersRoute, getStickerRoute, createStickerRoute, createStickersRoute, updateStickerRoute, deleteStickerRoute];
