@@ -3,7 +3,6 @@
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
 import { applicationCommandDocs } from './applicationCommands.js';
-import { applicationDocs } from './applications.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
@@ -11,6 +10,7 @@ import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
 import { accountRoutes } from '../routes/accounts.js';
+import { applicationRoutes } from '../routes/applications.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
 import { callRoutes } from '../routes/calls.js';
 import { emojiRoutes } from '../routes/emojis.js';
@@ -37,7 +37,7 @@ import { webhookDocs } from './webhooks.js';
 /** Every documented route, API and origin root alike. */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(accountRoutes),
-  ...applicationDocs,
+  ...routeDocs(applicationRoutes),
   ...routeDocs(userRoutes),
   ...routeDocs(guildRoutes),
   ...channelDocs,
