@@ -2,7 +2,6 @@
 // declared as entries still in http/openapi/<module>.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
-import { applicationCommandDocs } from './applicationCommands.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
@@ -10,6 +9,7 @@ import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
 import { accountRoutes } from '../routes/accounts.js';
+import { applicationCommandRoutes } from '../routes/applicationCommands.js';
 import { applicationRoutes } from '../routes/applications.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
 import { callRoutes } from '../routes/calls.js';
@@ -53,7 +53,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(callRoutes),
   ...webhookDocs,
   ...interactionWebhookDocs,
-  ...applicationCommandDocs,
+  ...routeDocs(applicationCommandRoutes),
   ...interactionDocs,
   ...oauth2Docs,
   ...oauth2AuthorizeDocs,
