@@ -16,6 +16,7 @@ import { callRoutes } from '../routes/calls.js';
 import { emojiRoutes } from '../routes/emojis.js';
 import { gatewayRoutes } from '../routes/gateway.js';
 import { guildRoutes } from '../routes/guilds.js';
+import { interactionRoutes } from '../routes/interactions.js';
 import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
 import { roleRoutes } from '../routes/roles.js';
@@ -25,7 +26,6 @@ import { vanityRoutes } from '../routes/vanity.js';
 import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
-import { interactionDocs } from './interactions.js';
 import { interactionWebhookDocs } from './interactionWebhooks.js';
 import { messageDocs } from './messages.js';
 import { oauth2Docs } from './oauth2.js';
@@ -54,7 +54,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...webhookDocs,
   ...interactionWebhookDocs,
   ...routeDocs(applicationCommandRoutes),
-  ...interactionDocs,
+  ...routeDocs(interactionRoutes),
   ...oauth2Docs,
   ...oauth2AuthorizeDocs,
   ...routeDocs(gatewayRoutes),
