@@ -1,5 +1,6 @@
 // What one documented route says: the route modules' own schemas (never a second description of a body), who may
-// call it, what it answers and the refusals it can give. http/openapi/document.ts turns the entries into the OpenAPI
+// call it, what it answers and the refusals it can give. A route entry (http/route.ts) is one of these with its
+// handler, buckets and scope; routeDocs reads it as this. http/openapi/document.ts turns them into the OpenAPI
 // document; test/http/openapi.test.ts holds them against the routers.
 import type { Scope } from '../../domain/oauth2.js';
 import type { AuditLogAction } from '../../projections/auditLog.js';
