@@ -10,6 +10,7 @@ import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
+import { type Route, rateLimiters, router, scopes } from './route.js';
 import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
@@ -26,7 +27,7 @@ import { interactionRoutes } from './routes/interactions.js';
 import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
-import { messageRoutes } from './routes/messages.js';
+import { MESSAGE_SCOPES, messageRoutes } from './routes/messages.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
 import { entryRoutes, referenceRoutes } from './routes/reference.js';
@@ -139,13 +140,44 @@ function mountApi(api: Router, root: Router) {
 }
 
 /**
+ * The API's route modules, in the order the router tries them: a module's route entries (http/route.ts), or a module
+ * not yet declared as entries, which builds its own router.
+ */
+const API_MODULES: readonly (readonly Route[] | ((deps: HttpDeps) => Router))[] = [
+  applicationRoutes,
+  applicationCommandRoutes,
+  accountRoutes,
+  userRoutes,
+  gatewayRoutes,
+  guildRoutes,
+  emojiRoutes,
+  stickerRoutes,
+  roleRoutes,
+  memberRoutes,
+  channelRoutes,
+  inviteRoutes,
+  vanityRoutes,
+  auditLogRoutes,
+  messageRoutes,
+  dmRoutes,
+  callRoutes,
+  interactionWebhookRoutes,
+  webhookRoutes,
+  interactionRoutes,
+];
+
+/** Every API route declared as an entry. */
+export const API_ROUTES: readonly Route[] = API_MODULES.flatMap((routes) => (typeof routes === 'function' ? [] : routes));
+
+/**
  * Every API route, relative to the version prefix. The modules' routes are merged into one router, which runs its
  * middleware only for a request a route matches: an allowedMethods() per module would wrap each request some twenty
  * times to change nothing, so refusals of a method are routesOf's alone.
  */
 export function apiRouter(deps: HttpDeps): Router {
   const api = new Router();
-  for (const routes of [applicationRoutes(deps), applicationCommandRoutes(deps), accountRoutes(deps), userRoutes(deps), gatewayRoutes(deps), guildRoutes(deps), emojiRoutes(deps), stickerRoutes(deps), roleRoutes(deps), memberRoutes(deps), channelRoutes(deps), inviteRoutes(deps), vanityRoutes(deps), auditLogRoutes(deps), messageRoutes(deps), dmRoutes(deps), callRoutes(deps), interactionWebhookRoutes(deps), webhookRoutes(deps), interactionRoutes(deps)]) api.use(routes.routes());
+  const limiters = rateLimiters(API_ROUTES);
+  for (const routes of API_MODULES) api.use((typeof routes === 'function' ? routes(deps) : router(routes, deps, limiters)).routes());
   api.use(referenceRoutes().routes());
   api.use(entryRoutes().routes());
   // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
@@ -173,7 +205,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
   app.use(bodyParser(deps.config.jsonBodyLimit));
-  app.use(authenticate(deps.readStore, deps.clock));
+  app.use(authenticate(deps.readStore, deps.clock, [...scopes(API_ROUTES), ...MESSAGE_SCOPES]));
   app.use(mountApi(api, root));
   return app;
 }

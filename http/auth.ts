@@ -1,8 +1,8 @@
 // Authentication as the spec's table: "Bot <token>" for bot users, "Bearer <token>" for sessions and OAuth2 access
 // tokens. A token is looked up by its SHA-256 in the token read models. Only a bad, expired or missing token answers
 // 401: clients of the widely used API drop their token on any 401.
-// An OAuth2 access token acts for its person only where one of its scopes says so (SCOPED_ROUTES); anywhere else it
-// is refused with 403 before any route runs, so it can append nothing.
+// An OAuth2 access token acts for its person only where one of its scopes says so (the scope table, derived from the
+// route entries by http/route.ts); anywhere else it is refused with 403 before any route runs, so it can append nothing.
 import type { Context, Next } from 'koa';
 import { forbidden } from '../domain/errors.js';
 import type { Scope } from '../domain/oauth2.js';
@@ -29,12 +29,11 @@ declare module 'koa' {
   }
 }
 
-/** The routes an OAuth2 access token may call (GET only, paths without the version prefix), and the scope each needs. */
-const SCOPED_ROUTES: { path: RegExp; scope: Scope }[] = [
-  { path: /^\/users\/@me\/?$/i, scope: 'identify' },
-  { path: /^\/users\/@me\/guilds\/?$/i, scope: 'guilds' },
-  { path: /^\/channels\/\d+\/messages(?:\/\d+)?\/?$/i, scope: 'messages.read' },
-];
+/** A route an OAuth2 access token may call (GET only; its path without the version prefix), and the scope it needs. */
+export interface ScopedRoute {
+  path: RegExp;
+  scope: Scope;
+}
 
 /** The token endpoints authenticate the client themselves (HTTP Basic or the form): the header is theirs. */
 const CLIENT_AUTHENTICATED = /^\/oauth2\/token(?:\/revoke)?\/?$/i;
@@ -53,21 +52,21 @@ async function resolve(readStore: ReadStore, clock: Clock, header: string): Prom
 }
 
 /** Refuses an OAuth2 access token on a route none of its scopes opens. */
-function requireScopeFor(ctx: Context, auth: Auth): void {
+function requireScopeFor(ctx: Context, auth: Auth, scoped: readonly ScopedRoute[]): void {
   const path = ctx.state.api?.path ?? null;
-  const route = path !== null && (ctx.method === 'GET' || ctx.method === 'HEAD') ? SCOPED_ROUTES.find((r) => r.path.test(path)) : undefined;
+  const route = path !== null && (ctx.method === 'GET' || ctx.method === 'HEAD') ? scoped.find((r) => r.path.test(path)) : undefined;
   if (!route) throw forbidden('OAUTH2_ROUTE_NOT_ALLOWED', 'An OAuth2 access token cannot call this route: it reads only what its scopes grant');
   if (!auth.scopes?.includes(route.scope)) throw forbidden('MISSING_OAUTH2_SCOPE', `This route needs the ${route.scope} scope`);
 }
 
 /** Reads the Authorization header when there is one; a header that does not authenticate answers 401. */
-export function authenticate(readStore: ReadStore, clock: Clock) {
+export function authenticate(readStore: ReadStore, clock: Clock, scoped: readonly ScopedRoute[]) {
   return async function authenticateRequest(ctx: Context, next: Next) {
     const header = ctx.get('authorization');
     if (header && !CLIENT_AUTHENTICATED.test(ctx.state.api?.path ?? '')) {
       const auth = await resolve(readStore, clock, header);
       if (!auth) throw unauthorized();
-      if (auth.kind === 'oauth2') requireScopeFor(ctx, auth);
+      if (auth.kind === 'oauth2') requireScopeFor(ctx, auth, scoped);
       ctx.state.auth = auth;
     }
     return next();

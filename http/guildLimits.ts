@@ -5,7 +5,7 @@ import { guildAccess } from '../commands/access.js';
 import { requireAuth } from './auth.js';
 import type { HttpDeps } from './context.js';
 import { guildParams } from './params.js';
-import { rateLimit } from './rateLimit.js';
+import type { LimitSpec } from './rateLimit.js';
 import { parseBody } from './validation.js';
 
 declare module 'koa' {
@@ -26,5 +26,4 @@ export function guildMembersOnly(deps: Pick<HttpDeps, 'commands'>) {
 }
 
 /** A bucket per guild, after guildMembersOnly. */
-export const perGuildLimit = (bucket: string, points: number, durationSeconds: number) =>
-  rateLimit({ bucket, points, durationSeconds, key: (ctx) => ctx.state.memberOfGuild! });
+export const perGuildLimit = (bucket: string, points: number, durationSeconds: number): LimitSpec => ({ bucket, points, durationSeconds, key: (ctx) => ctx.state.memberOfGuild! });

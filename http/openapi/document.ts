@@ -1,61 +1,63 @@
-// The OpenAPI 3.1 document of the API, built from the route entries (http/openapi/<module>.ts), whose bodies,
+// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; those of the modules not yet
+// declared as entries still in http/openapi/<module>.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
-import { accountDocs } from './accounts.js';
-import { applicationCommandDocs } from './applicationCommands.js';
-import { applicationDocs } from './applications.js';
-import { auditLogDocs } from './auditLog.js';
-import { callDocs } from './calls.js';
 import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
 import { dmDocs } from './dms.js';
-import { emojiDocs } from './emojis.js';
+import { accountRoutes } from '../routes/accounts.js';
+import { applicationCommandRoutes } from '../routes/applicationCommands.js';
+import { applicationRoutes } from '../routes/applications.js';
+import { auditLogRoutes } from '../routes/auditLog.js';
+import { callRoutes } from '../routes/calls.js';
+import { emojiRoutes } from '../routes/emojis.js';
+import { gatewayRoutes } from '../routes/gateway.js';
+import { guildRoutes } from '../routes/guilds.js';
+import { interactionRoutes } from '../routes/interactions.js';
+import { inviteRoutes } from '../routes/invites.js';
+import { memberRoutes } from '../routes/members.js';
+import { roleRoutes } from '../routes/roles.js';
+import { stickerRoutes } from '../routes/stickers.js';
+import { userRoutes } from '../routes/users.js';
+import { vanityRoutes } from '../routes/vanity.js';
+import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
-import { gatewayDocs } from './gateway.js';
-import { guildDocs } from './guilds.js';
-import { interactionDocs } from './interactions.js';
 import { interactionWebhookDocs } from './interactionWebhooks.js';
-import { inviteDocs } from './invites.js';
-import { memberDocs } from './members.js';
 import { messageDocs } from './messages.js';
 import { oauth2Docs } from './oauth2.js';
 import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
-import { roleDocs } from './roles.js';
-import { stickerDocs } from './stickers.js';
-import { userDocs } from './users.js';
-import { vanityDocs } from './vanity.js';
 import { webhookDocs } from './webhooks.js';
 
 /** Every documented route, API and origin root alike. */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...accountDocs,
-  ...applicationDocs,
-  ...userDocs,
-  ...guildDocs,
+  ...routeDocs(accountRoutes),
+  ...routeDocs(applicationRoutes),
+  ...routeDocs(userRoutes),
+  ...routeDocs(guildRoutes),
   ...channelDocs,
-  ...roleDocs,
-  ...memberDocs,
-  ...emojiDocs,
-  ...stickerDocs,
-  ...inviteDocs,
-  ...vanityDocs,
-  ...auditLogDocs,
+  ...routeDocs(roleRoutes),
+  ...routeDocs(memberRoutes),
+  ...routeDocs(emojiRoutes),
+  ...routeDocs(stickerRoutes),
+  ...routeDocs(inviteRoutes),
+  ...routeDocs(vanityRoutes),
+  ...routeDocs(auditLogRoutes),
   ...messageDocs,
   ...dmDocs,
-  ...callDocs,
+  ...routeDocs(callRoutes),
   ...webhookDocs,
   ...interactionWebhookDocs,
-  ...applicationCommandDocs,
-  ...interactionDocs,
+  ...routeDocs(applicationCommandRoutes),
+  ...routeDocs(interactionRoutes),
   ...oauth2Docs,
   ...oauth2AuthorizeDocs,
-  ...gatewayDocs,
+  ...routeDocs(gatewayRoutes),
   ...cdnDocs,
   ...operationDocs,
   ...referenceDocs,
@@ -245,6 +247,7 @@ function operation(entry: RouteDoc) {
     description: [entry.description, note].filter(Boolean).join('\n\n'),
     tags: [entry.tag],
     ...(entry.deprecated ? { deprecated: true } : {}),
+    ...(entry.audit ? { 'x-audit-log-action': entry.audit } : {}),
     parameters: parameters(entry),
     ...(body ? { requestBody: body } : {}),
     responses: Object.fromEntries(Object.entries({ ...failures(codes), ...own }).sort(([a], [b]) => Number(a) - Number(b))),

@@ -1,7 +1,9 @@
 // What one documented route says: the route modules' own schemas (never a second description of a body), who may
-// call it, what it answers and the refusals it can give. http/openapi/document.ts turns the entries into the OpenAPI
+// call it, what it answers and the refusals it can give. A route entry (http/route.ts) is one of these with its
+// handler, buckets and scope; routeDocs reads it as this. http/openapi/document.ts turns them into the OpenAPI
 // document; test/http/openapi.test.ts holds them against the routers.
 import type { Scope } from '../../domain/oauth2.js';
+import type { AuditLogAction } from '../../projections/auditLog.js';
 import type { ErrorCode } from './errors.js';
 
 /** A JSON schema as a route module declares it (`as const`). */
@@ -74,6 +76,8 @@ export interface RouteDoc {
   formFields?: boolean;
   /** An OAuth2 access token with this scope may call the route too (http/auth.ts). */
   oauth2Scope?: Scope;
+  /** The audit-log entry its event records (projections/auditLog.ts derives it), shown as `x-audit-log-action`. */
+  audit?: keyof typeof AuditLogAction;
   /** Its answers by status; a refusal here (a route that refuses in a format of its own) replaces the catalogue's. */
   responses: Partial<Record<number, Answer>>;
   /** The refusals the route gives besides those every route of its kind can give (document.ts adds those). */

@@ -1,14 +1,15 @@
 // Accounts and applications (outside the spec, in the widely used API's shapes): what a developer needs to get a
 // session, register an application and obtain a bot token.
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { createApplication, createBot, login, registerUser, resetBotToken, resetClientSecret } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import { applicationById, applicationIdFor } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { rateLimit } from '../rateLimit.js';
-import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { ref } from '../openapi/components.js';
+import type { LimitSpec } from '../rateLimit.js';
+import { route } from '../route.js';
+import { nameSchema, snowflakeSchema } from '../validation.js';
 import { fetchApplicationObject, redirectUrisSchema } from './applications.js';
 
 export const registerSchema = {
@@ -38,64 +39,125 @@ export const applicationSchema = {
 
 export const idParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
 
-export function accountRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  // Password guessing is slow by design (scrypt); these buckets also keep it slow from outside.
-  const authLimit = rateLimit({ bucket: 'auth', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` });
-  /** The id of the application the path names, by its id or its bot user's (applicationIdFor). */
-  const applicationOf = (ctx: Context) => applicationIdFor(deps.readStore, parseBody(idParam, ctx.params).id);
+// Password guessing is slow by design (scrypt); this bucket also keeps it slow from outside.
+const authLimit: LimitSpec = { bucket: 'auth', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` };
 
-  router.post('/auth/register', authLimit, async (ctx) => {
-    const body = parseBody(registerSchema, ctx.request.body);
+/** The application a path's id names, by its id or its bot user's (applicationIdFor). */
+const applicationOf = (deps: HttpDeps, id: string) => applicationIdFor(deps.readStore, id);
+
+/** The caller, a person, as event metadata. */
+const personMeta = (ctx: Context) => ({ ...requestMeta(ctx), actorId: requireSession(ctx).userId });
+
+export const registerRoute = route({
+  method: 'POST',
+  path: '/auth/register',
+  summary: 'Register an account',
+  description: 'Answers a session token. Limited per client address (60 a minute, shared with login).',
+  tag: 'Accounts',
+  auth: 'none',
+  body: registerSchema,
+  limits: [authLimit],
+  responses: { 201: { description: 'The new account’s session.', schema: ref('Session') } },
+  errors: [],
+  async handle(ctx, { body }, deps) {
     const { token, userId } = await registerUser(deps, requestMeta(ctx), body);
-    ctx.status = 201;
-    ctx.body = { token, user_id: userId };
-  });
+    return { token, user_id: userId };
+  },
+});
 
-  router.post('/auth/login', authLimit, async (ctx) => {
-    const body = parseBody(loginSchema, ctx.request.body);
+export const loginRoute = route({
+  method: 'POST',
+  path: '/auth/login',
+  summary: 'Log in',
+  description: '`login` is a username (username#discriminator when several share it) or an email. A wrong login or password answers INVALID_FORM_BODY on both fields.',
+  tag: 'Accounts',
+  auth: 'none',
+  body: loginSchema,
+  limits: [authLimit],
+  responses: { 200: { description: 'A new session.', schema: ref('Session') } },
+  errors: ['BOT_CANNOT_LOG_IN'],
+  async handle(ctx, { body }, deps) {
     const { token, userId } = await login(deps, requestMeta(ctx), body);
-    ctx.body = { token, user_id: userId };
-  });
+    return { token, user_id: userId };
+  },
+});
 
-  router.post('/applications', async (ctx) => {
-    const auth = requireSession(ctx);
-    const body = parseBody(applicationSchema, ctx.request.body);
-    const { applicationId, clientSecret } = await createApplication(deps, { ...requestMeta(ctx), actorId: auth.userId }, { name: body.name, redirectUris: body.redirect_uris });
-    ctx.status = 201;
-    ctx.body = { ...(await fetchApplicationObject(deps, applicationId)), client_secret: clientSecret };
-  });
+export const createApplicationRoute = route({
+  method: 'POST',
+  path: '/applications',
+  summary: 'Create an application',
+  tag: 'Accounts',
+  auth: 'session',
+  body: applicationSchema,
+  responses: { 201: { description: 'The application, with its client secret.', schema: ref('ApplicationWithSecret') } },
+  errors: [],
+  async handle(ctx, { body }, deps) {
+    const { applicationId, clientSecret } = await createApplication(deps, personMeta(ctx), { name: body.name, redirectUris: body.redirect_uris });
+    return { ...(await fetchApplicationObject(deps, applicationId)), client_secret: clientSecret };
+  },
+});
 
-  router.get('/applications/:id', async (ctx) => {
-    const auth = requireSession(ctx);
-    const id = await applicationOf(ctx);
+export const getApplicationRoute = route({
+  method: 'GET',
+  path: '/applications/:id',
+  summary: 'Get one of your applications',
+  tag: 'Accounts',
+  auth: 'session',
+  params: idParam,
+  responses: { 200: { description: 'The application.', schema: ref('Application') } },
+  errors: ['UNKNOWN_APPLICATION'],
+  async handle(ctx, { params }, deps) {
+    const id = await applicationOf(deps, params.id);
     const application = await applicationById(deps.readStore, id);
-    if (!application || application.owner_id !== auth.userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
-    ctx.body = await fetchApplicationObject(deps, id);
-  });
+    if (!application || application.owner_id !== requireSession(ctx).userId) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+    return fetchApplicationObject(deps, id);
+  },
+});
 
-  router.post('/applications/:id/bot', async (ctx) => {
-    const auth = requireSession(ctx);
-    const id = await applicationOf(ctx);
+export const createBotRoute = route({
+  method: 'POST',
+  path: '/applications/:id/bot',
+  summary: 'Add a bot user to an application',
+  tag: 'Accounts',
+  auth: 'session',
+  params: idParam,
+  responses: { 201: { description: 'The bot user and its token.', schema: ref('BotUser') } },
+  errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS', 'APPLICATION_HAS_BOT'],
+  async handle(ctx, { params }, deps) {
+    const id = await applicationOf(deps, params.id);
     const application = await applicationById(deps.readStore, id);
-    const { botUserId, token, discriminator } = await createBot(deps, { ...requestMeta(ctx), actorId: auth.userId }, id, application?.name ?? 'bot');
-    ctx.status = 201;
-    ctx.body = { id: botUserId, username: application?.name, discriminator, bot: true, token };
-  });
+    const { botUserId, token, discriminator } = await createBot(deps, personMeta(ctx), id, application?.name ?? 'bot');
+    return { id: botUserId, username: application?.name, discriminator, bot: true, token };
+  },
+});
 
-  router.post('/applications/:id/bot/reset', async (ctx) => {
-    const auth = requireSession(ctx);
-    const id = await applicationOf(ctx);
-    ctx.body = await resetBotToken(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
-  });
+export const resetBotTokenRoute = route({
+  method: 'POST',
+  path: '/applications/:id/bot/reset',
+  summary: 'Reset the bot’s token',
+  tag: 'Accounts',
+  auth: 'session',
+  params: idParam,
+  responses: { 200: { description: 'The new token.', schema: ref('BotToken') } },
+  errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS', 'UNKNOWN_USER'],
+  handle: async (ctx, { params }, deps) => resetBotToken(deps, personMeta(ctx), await applicationOf(deps, params.id)),
+});
 
-  // The OAuth2 client secret, shown this once; the old one stops working.
-  router.post('/applications/:id/reset', async (ctx) => {
-    const auth = requireSession(ctx);
-    const id = await applicationOf(ctx);
-    const { clientSecret } = await resetClientSecret(deps, { ...requestMeta(ctx), actorId: auth.userId }, id);
-    ctx.body = { client_secret: clientSecret };
-  });
+// The OAuth2 client secret, shown this once; the old one stops working.
+export const resetClientSecretRoute = route({
+  method: 'POST',
+  path: '/applications/:id/reset',
+  summary: 'Reset the application’s client secret',
+  description: 'The OAuth2 client secret, shown this once; the old one stops working.',
+  tag: 'Accounts',
+  auth: 'session',
+  params: idParam,
+  responses: { 200: { description: 'The new secret.', schema: ref('ClientSecret') } },
+  errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS'],
+  async handle(ctx, { params }, deps) {
+    const { clientSecret } = await resetClientSecret(deps, personMeta(ctx), await applicationOf(deps, params.id));
+    return { client_secret: clientSecret };
+  },
+});
 
-  return router;
-}
+export const accountRoutes = [registerRoute, loginRoute, createApplicationRoute, getApplicationRoute, createBotRoute, resetBotTokenRoute, resetClientSecretRoute];

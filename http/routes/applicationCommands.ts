@@ -2,7 +2,6 @@
 // (/applications/:id/guilds/:guildId/commands): list, create (or overwrite by name and type), fetch, change, delete
 // and bulk overwrite. Only the application's bot and its owner manage them; the spec's per-application limits are
 // counted after that check, so nobody else can spend an application's budget.
-import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import {
   createApplicationCommand,
@@ -26,8 +25,11 @@ import { applicationCommandById, applicationCommandsOf } from '../../projections
 import { applicationIdFor } from '../../projections/applications.queries.js';
 import { applicationCommandObject } from '../../presenters/applicationCommands.js';
 import { actorMeta } from '../actor.js';
-import { type HttpDeps, noContent } from '../context.js';
-import { rateLimit } from '../rateLimit.js';
+import type { HttpDeps } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
+import { type Schema, paramsOf } from '../openapi/entry.js';
+import type { LimitSpec } from '../rateLimit.js';
+import { type Route, route } from '../route.js';
 import { bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 /** The widely used API's bounds on option values: integers a double holds exactly. */
@@ -109,74 +111,120 @@ declare module 'koa' {
 const present = (command: ApplicationCommandFields) => applicationCommandObject(applicationCommandDoc(command));
 const scopeOf = (ctx: Context) => ctx.state.commandScope!;
 
-export function applicationCommandRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+/**
+ * The scope the path names (by the application's id, or its bot user's: applicationIdFor), once the caller is known
+ * to manage it; before any limit is counted.
+ */
+const manager = (guildScoped: boolean) => (deps: HttpDeps) => async (ctx: Context, next: Next) => {
+  const { id, guildId } = guildScoped ? parseBody(guildParams, ctx.params) : { ...parseBody(globalParams, ctx.params), guildId: null };
+  const scope: CommandScope = { applicationId: await applicationIdFor(deps.readStore, id), guildId };
+  await requireCommandManager(deps, scope, actorMeta(ctx).actorId);
+  ctx.state.commandScope = scope;
+  return next();
+};
 
-  /**
-   * The scope the path names (by the application's id, or its bot user's: applicationIdFor), once the caller is known
-   * to manage it; before any limit is counted.
-   */
-  const manager = (guildScoped: boolean) => async (ctx: Context, next: Next) => {
-    const { id, guildId } = guildScoped ? parseBody(guildParams, ctx.params) : { ...parseBody(globalParams, ctx.params), guildId: null };
-    const scope: CommandScope = { applicationId: await applicationIdFor(deps.readStore, id), guildId };
-    await requireCommandManager(deps, scope, actorMeta(ctx).actorId);
-    ctx.state.commandScope = scope;
-    return next();
-  };
-  // The spec's Limits, per application: one bucket each, shared by its global and guild routes.
-  const perApplication = (ctx: Context) => scopeOf(ctx).applicationId;
-  const listLimit = rateLimit({ bucket: 'application-commands:list', points: 5, durationSeconds: 5, key: perApplication });
-  const writeLimit = rateLimit({ bucket: 'application-commands:write', points: 5, durationSeconds: 10, key: perApplication });
-  const overwriteLimit = rateLimit({ bucket: 'application-commands:overwrite', points: 2, durationSeconds: 30, key: perApplication });
+// The spec's Limits, per application: one bucket each, shared by its global and guild routes.
+const perApplication = (ctx: Context) => scopeOf(ctx).applicationId;
+const listLimit: LimitSpec = { bucket: 'application-commands:list', points: 5, durationSeconds: 5, key: perApplication };
+const writeLimit: LimitSpec = { bucket: 'application-commands:write', points: 5, durationSeconds: 10, key: perApplication };
+const overwriteLimit: LimitSpec = { bucket: 'application-commands:overwrite', points: 2, durationSeconds: 30, key: perApplication };
 
-  /** The command the path names, in the scope the path names (another scope's command is unknown here). */
-  async function commandInScope(ctx: Context) {
-    const { commandId } = parseBody(commandParams, ctx.params);
-    const scope = scopeOf(ctx);
-    const doc = await applicationCommandById(deps.readStore, commandId);
-    if (!doc || doc.application_id !== scope.applicationId || doc.guild_id !== scope.guildId) throw unknownApplicationCommand();
-    return doc;
-  }
-
-  for (const [path, guildScoped] of [
-    ['/applications/:id/commands', false],
-    ['/applications/:id/guilds/:guildId/commands', true],
-  ] as const) {
-    const access = manager(guildScoped);
-
-    router.get(path, access, listLimit, async (ctx) => {
-      const { applicationId, guildId } = scopeOf(ctx);
-      ctx.body = (await applicationCommandsOf(deps.readStore, applicationId, guildId)).map(applicationCommandObject);
-    });
-
-    router.post(path, access, writeLimit, async (ctx) => {
-      const body = parseBody(createSchema, ctx.request.body);
-      const { command, created } = await createApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), body);
-      ctx.status = created ? 201 : 200;
-      ctx.body = present(command);
-    });
-
-    router.put(path, access, overwriteLimit, async (ctx) => {
-      const body = parseBody(overwriteSchema, ctx.request.body);
-      ctx.body = (await overwriteApplicationCommands(deps, actorMeta(ctx), scopeOf(ctx), body)).map(present);
-    });
-
-    router.get(`${path}/:commandId`, access, async (ctx) => {
-      ctx.body = applicationCommandObject(await commandInScope(ctx));
-    });
-
-    router.patch(`${path}/:commandId`, access, writeLimit, async (ctx) => {
-      const { commandId } = parseBody(commandParams, ctx.params);
-      const body = parseBody(updateSchema, ctx.request.body);
-      ctx.body = present(await updateApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), commandId, body));
-    });
-
-    router.delete(`${path}/:commandId`, access, writeLimit, async (ctx) => {
-      const { commandId } = parseBody(commandParams, ctx.params);
-      await deleteApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), commandId);
-      noContent(ctx);
-    });
-  }
-
-  return router;
+/** The command the path names, in the scope the path names (another scope's command is unknown here). */
+async function commandInScope(deps: HttpDeps, ctx: Context, commandId: string) {
+  const scope = scopeOf(ctx);
+  const doc = await applicationCommandById(deps.readStore, commandId);
+  if (!doc || doc.application_id !== scope.applicationId || doc.guild_id !== scope.guildId) throw unknownApplicationCommand();
+  return doc;
 }
+
+const command = { description: 'The command.', schema: ref('ApplicationCommand') };
+const WHO = 'The application’s bot or its owner (in a guild, the bot must be a member). Limits count per application.';
+
+/** The same six routes for each scope: the application's global commands and its commands in one guild. */
+function scopeRoutes(path: string, params: Schema, where: string, errors: readonly ('UNKNOWN_GUILD' | 'UNKNOWN_APPLICATION')[]): Route[] {
+  const base = { tag: 'Application commands', auth: 'any', description: WHO, guards: [manager(params === guildParams)] } as const;
+  // The scope's parameters are the guard's; the command's id is checked here.
+  const one = { ...base, path: `${path}/:commandId`, params: paramsOf(params, commandParams), readsItself: ['params'] } as const;
+  const known = ['MISSING_ACCESS', ...errors] as const;
+  return [
+    route({
+      ...base,
+      method: 'GET',
+      path,
+      summary: `List ${where}`,
+      params,
+      limits: [listLimit],
+      responses: { 200: { description: 'The commands.', schema: listOf('ApplicationCommand') } },
+      errors: known,
+      handle: async (ctx, _input, deps) => (await applicationCommandsOf(deps.readStore, scopeOf(ctx).applicationId, scopeOf(ctx).guildId)).map(applicationCommandObject),
+    }),
+    route({
+      ...base,
+      method: 'POST',
+      path,
+      summary: `Create ${where.replace('commands', 'a command')}`,
+      description: `${WHO} A command of the same name and type is overwritten (200) instead of created (201).`,
+      params,
+      body: createSchema,
+      limits: [writeLimit],
+      responses: { 200: command, 201: command },
+      errors: [...known, 'MAX_APPLICATION_COMMANDS'],
+      async handle(ctx, { body }, deps) {
+        const { command: created, created: isNew } = await createApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), body);
+        ctx.status = isNew ? 201 : 200;
+        ctx.body = present(created);
+      },
+    }),
+    route({
+      ...base,
+      method: 'PUT',
+      path,
+      summary: `Overwrite ${where}`,
+      description: `${WHO} The list replaces them all; an entry with an id redefines that command (a rename keeps it).`,
+      params,
+      body: overwriteSchema,
+      limits: [overwriteLimit],
+      responses: { 200: { description: 'The commands now.', schema: listOf('ApplicationCommand') } },
+      errors: [...known, 'MAX_APPLICATION_COMMANDS'],
+      handle: async (ctx, { body }, deps) => (await overwriteApplicationCommands(deps, actorMeta(ctx), scopeOf(ctx), body)).map(present),
+    }),
+    route({
+      ...one,
+      method: 'GET',
+      summary: `Get one of ${where}`,
+      responses: { 200: command },
+      errors: [...known, 'UNKNOWN_APPLICATION_COMMAND'],
+      handle: async (ctx, _input, deps) => applicationCommandObject(await commandInScope(deps, ctx, parseBody(commandParams, ctx.params).commandId)),
+    }),
+    route({
+      ...one,
+      method: 'PATCH',
+      summary: `Change one of ${where}`,
+      body: updateSchema,
+      // After the command's id, as the id is checked first.
+      readsItself: ['params', 'body'],
+      limits: [writeLimit],
+      responses: { 200: command },
+      errors: [...known, 'UNKNOWN_APPLICATION_COMMAND'],
+      async handle(ctx, _input, deps) {
+        const { commandId } = parseBody(commandParams, ctx.params);
+        const body = parseBody(updateSchema, ctx.request.body);
+        return present(await updateApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), commandId, body));
+      },
+    }),
+    route({
+      ...one,
+      method: 'DELETE',
+      summary: `Delete one of ${where}`,
+      limits: [writeLimit],
+      responses: { 204: { description: 'Deleted.' } },
+      errors: [...known, 'UNKNOWN_APPLICATION_COMMAND'],
+      handle: (ctx, _input, deps) => deleteApplicationCommand(deps, actorMeta(ctx), scopeOf(ctx), parseBody(commandParams, ctx.params).commandId),
+    }),
+  ];
+}
+
+export const applicationCommandRoutes = [
+  ...scopeRoutes('/applications/:id/commands', globalParams, 'global commands', ['UNKNOWN_APPLICATION']),
+  ...scopeRoutes('/applications/:id/guilds/:guildId/commands', guildParams, 'guild commands', ['UNKNOWN_APPLICATION', 'UNKNOWN_GUILD']),
+];

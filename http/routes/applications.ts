@@ -2,7 +2,6 @@
 // discord.py asks at login), GET and PATCH /applications/@me. As in the widely used API, "@me" is the application of
 // the bot token; a session owns any number of applications, so it is refused there (403) and lists its own with
 // GET /applications instead.
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { updateApplication } from '../../commands/accounts.js';
 import { forbidden, notFound } from '../../domain/errors.js';
@@ -14,7 +13,9 @@ import { userById } from '../../projections/users.queries.js';
 import { usersById } from '../actor.js';
 import { requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
 import { partialUser } from '../../presenters/users.js';
+import { route } from '../route.js';
 import { type FromSchema, MAX_INT32, parseBody, snowflakeSchema } from '../validation.js';
 
 export const editApplicationSchema = {
@@ -83,46 +84,82 @@ export async function fetchApplicationObject(deps: HttpDeps, applicationId: stri
   return object;
 }
 
-export function applicationRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-
-  /** The application whose bot token authenticated the request. */
-  async function ownApplicationId(ctx: Context): Promise<string> {
-    const auth = requireAuth(ctx);
-    if (auth.kind !== 'bot') throw forbidden('BOTS_ONLY', 'Only a bot token names an application here; list your applications with GET /applications');
-    const user = await userById(deps.readStore, auth.userId);
-    if (!user?.application_id) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
-    return user.application_id;
-  }
-
-  const getOwn = async (ctx: Context) => {
-    ctx.body = await fetchApplicationObject(deps, await ownApplicationId(ctx));
-  };
-  router.get('/oauth2/applications/@me', getOwn);
-  router.get('/applications/@me', getOwn);
-
-  async function edit(ctx: Context, applicationId: string, body: FromSchema<typeof editOwnedApplicationSchema>) {
-    const { icon, ...fields } = body;
-    const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
-    await updateApplication(deps, { ...requestMeta(ctx), actorId: requireAuth(ctx).userId }, applicationId, { ...fields, icon: image });
-    ctx.body = await fetchApplicationObject(deps, applicationId);
-  }
-
-  router.patch('/applications/@me', async (ctx) => {
-    await edit(ctx, await ownApplicationId(ctx), parseBody(editApplicationSchema, ctx.request.body));
-  });
-
-  // The owner's edit, which also sets the OAuth2 redirect URIs (the bot's own edit above cannot).
-  router.patch('/applications/:id', async (ctx) => {
-    requireSession(ctx);
-    const id = await applicationIdFor(deps.readStore, parseBody(applicationIdParam, ctx.params).id);
-    await edit(ctx, id, parseBody(editOwnedApplicationSchema, ctx.request.body));
-  });
-
-  router.get('/applications', async (ctx) => {
-    const auth = requireSession(ctx);
-    ctx.body = await presentApplications(deps, await applicationsOwnedBy(deps.readStore, auth.userId));
-  });
-
-  return router;
+/** The application whose bot token authenticated the request. */
+async function ownApplicationId(deps: HttpDeps, ctx: Context): Promise<string> {
+  const auth = requireAuth(ctx);
+  if (auth.kind !== 'bot') throw forbidden('BOTS_ONLY', 'Only a bot token names an application here; list your applications with GET /applications');
+  const user = await userById(deps.readStore, auth.userId);
+  if (!user?.application_id) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+  return user.application_id;
 }
+
+async function edit(deps: HttpDeps, ctx: Context, applicationId: string, body: FromSchema<typeof editOwnedApplicationSchema>) {
+  const { icon, ...fields } = body;
+  const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
+  await updateApplication(deps, { ...requestMeta(ctx), actorId: requireAuth(ctx).userId }, applicationId, { ...fields, icon: image });
+  return fetchApplicationObject(deps, applicationId);
+}
+
+const own = { description: 'The application of the bot token.', schema: ref('Application') };
+
+export const listApplicationsRoute = route({
+  method: 'GET',
+  path: '/applications',
+  summary: 'List your applications',
+  tag: 'Accounts',
+  auth: 'session',
+  responses: { 200: { description: 'The applications the caller owns.', schema: listOf('Application') } },
+  errors: [],
+  handle: async (ctx, _input, deps) => presentApplications(deps, await applicationsOwnedBy(deps.readStore, requireAuth(ctx).userId)),
+});
+
+export const getOwnApplicationRoute = route({
+  method: 'GET',
+  path: '/applications/@me',
+  summary: 'Get the bot’s application',
+  tag: 'Accounts',
+  auth: 'bot',
+  responses: { 200: own },
+  errors: ['UNKNOWN_APPLICATION'],
+  handle: async (ctx, _input, deps) => fetchApplicationObject(deps, await ownApplicationId(deps, ctx)),
+});
+
+export const getOwnApplicationOAuth2Route = route({
+  ...getOwnApplicationRoute,
+  path: '/oauth2/applications/@me',
+  summary: 'Get the bot’s application (OAuth2 path)',
+  description: 'The same as GET /applications/@me; discord.py calls this one at login.',
+});
+
+export const editOwnApplicationRoute = route({
+  method: 'PATCH',
+  path: '/applications/@me',
+  summary: 'Change the bot’s application',
+  description: '`icon` is a data URI (null removes it); `flags` may change only the limited intent flags (1 << 13, 1 << 15, 1 << 19).',
+  tag: 'Accounts',
+  auth: 'bot',
+  body: editApplicationSchema,
+  // Read once the token is known to be a bot's.
+  readsItself: ['body'],
+  responses: { 200: own },
+  errors: ['UNKNOWN_APPLICATION'],
+  handle: async (ctx, _input, deps) => edit(deps, ctx, await ownApplicationId(deps, ctx), parseBody(editApplicationSchema, ctx.request.body)),
+});
+
+// The owner's edit, which also sets the OAuth2 redirect URIs (the bot's own edit above cannot).
+export const editApplicationRoute = route({
+  method: 'PATCH',
+  path: '/applications/:id',
+  summary: 'Change one of your applications',
+  description: 'The owner’s edit: the bot’s fields, and the OAuth2 redirect URIs (absolute https URLs, or http on loopback).',
+  tag: 'Accounts',
+  auth: 'session',
+  params: applicationIdParam,
+  body: editOwnedApplicationSchema,
+  responses: { 200: { description: 'The application.', schema: ref('Application') } },
+  errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS'],
+  handle: async (ctx, { params, body }, deps) => edit(deps, ctx, await applicationIdFor(deps.readStore, params.id), body),
+});
+
+/** In the order the reference shows them; /applications/@me before /applications/:id, which would take @me for an id. */
+export const applicationRoutes = [listApplicationsRoute, getOwnApplicationRoute, getOwnApplicationOAuth2Route, editOwnApplicationRoute, editApplicationRoute];

@@ -1,5 +1,4 @@
 // GET /guilds/:guild_id/audit-logs: the guild's audit entries, newest first, with the users and webhooks they name.
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { guildAccess } from '../../commands/access.js';
 import { invalidForm } from '../../domain/errors.js';
@@ -11,11 +10,13 @@ import { webhooksByIds } from '../../projections/webhooks.queries.js';
 import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
+import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { auditEntryObject } from '../../presenters/auditLog.js';
 import { partialUser } from '../../presenters/users.js';
-import { rateLimit } from '../rateLimit.js';
-import { MAX_INT32, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
+import type { LimitSpec } from '../rateLimit.js';
+import { route } from '../route.js';
+import { MAX_INT32, pageLimit, queryInteger, snowflakeSchema } from '../validation.js';
 
 export const auditQuery = {
   type: 'object',
@@ -31,16 +32,22 @@ export const auditQuery = {
 /** A webhook as the audit log embeds it: never its token. */
 const auditWebhook = (doc: Doc) => ({ id: doc._id, type: 1, guild_id: doc.guild_id ?? null, channel_id: doc.channel_id ?? null, name: doc.name ?? null, avatar: doc.avatar ?? null, application_id: null });
 
-export function auditLogRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  // The spec: 5 per 10 seconds per guild with a burst of 10, enforced per IP and per token.
-  const limit = (bucket: string, key: (ctx: Context) => string) => rateLimit({ bucket, points: 5, durationSeconds: 10, burst: 5, key: (ctx) => `${ctx.params.guildId}:${key(ctx)}` });
-  const perIp = limit('audit-logs:ip', (ctx) => ctx.ip);
-  const perToken = limit('audit-logs:token', (ctx) => ctx.state.auth?.tokenHash ?? 'anonymous');
+/** The spec: 5 per 10 seconds per guild with a burst of 10, enforced per IP and per token. */
+const perGuild = (bucket: string, key: (ctx: Context) => string): LimitSpec => ({ bucket, points: 5, durationSeconds: 10, burst: 5, key: (ctx) => `${ctx.params.guildId}:${key(ctx)}` });
 
-  router.get('/guilds/:guildId/audit-logs', perIp, perToken, async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const query = parseQuery(auditQuery, ctx.query);
+export const auditLogRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/audit-logs',
+  summary: 'Get a guild’s audit log',
+  description: 'Needs VIEW_AUDIT_LOG. Newest first; `before` and `after` exclude each other. Limited per guild, per client address and per token.',
+  tag: 'Audit log',
+  auth: 'any',
+  params: guildParams,
+  query: auditQuery,
+  limits: [perGuild('audit-logs:ip', (ctx) => ctx.ip), perGuild('audit-logs:token', (ctx) => ctx.state.auth?.tokenHash ?? 'anonymous')],
+  responses: { 200: { description: 'A page of entries with the users and webhooks they name.', schema: ref('AuditLog') } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, query }, deps) {
     if (query.before && query.after) throw invalidForm([{ path: 'before', message: 'before and after cannot be used together' }]);
     const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.VIEW_AUDIT_LOG);
@@ -55,7 +62,7 @@ export function auditLogRoutes(deps: HttpDeps): Router {
     ]);
     const objects = entries.map(auditEntryObject);
     // `entries` is the spec's name; clients of the widely used API read `audit_log_entries` and the empty lists.
-    ctx.body = {
+    return {
       entries: objects,
       audit_log_entries: objects,
       users: [...users.values()].map(partialUser),
@@ -66,7 +73,7 @@ export function auditLogRoutes(deps: HttpDeps): Router {
       auto_moderation_rules: [],
       guild_scheduled_events: [],
     };
-  });
+  },
+});
 
-  return router;
-}
+export const auditLogRoutes = [auditLogRoute];

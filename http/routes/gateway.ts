@@ -1,21 +1,30 @@
 // Where the gateway is, and (for bots) how many sessions they may still start today.
-import Router from '@koa/router';
 import { sessionStartLimitOf } from '../../commands/gateway.js';
 import { gatewayUrl } from '../../presenters/urls.js';
 import { requireAuth } from '../auth.js';
-import type { HttpDeps } from '../context.js';
+import { ref } from '../openapi/components.js';
+import { route } from '../route.js';
 
-export function gatewayRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+export const gatewayRoute = route({
+  method: 'GET',
+  path: '/gateway',
+  summary: 'Get the gateway URL',
+  tag: 'Gateway',
+  auth: 'none',
+  responses: { 200: { description: 'The WebSocket URL.', schema: ref('Gateway') } },
+  errors: [],
+  handle: (_ctx, _input, deps) => ({ url: gatewayUrl(deps.config) }),
+});
 
-  router.get('/gateway', (ctx) => {
-    ctx.body = { url: gatewayUrl(deps.config) };
-  });
+export const gatewayBotRoute = route({
+  method: 'GET',
+  path: '/gateway/bot',
+  summary: 'Get the gateway URL and session start limit',
+  tag: 'Gateway',
+  auth: 'any',
+  responses: { 200: { description: 'The URL, one shard, and the session starts left.', schema: ref('GatewayBot') } },
+  errors: [],
+  handle: async (ctx, _input, deps) => ({ url: gatewayUrl(deps.config), shards: 1, session_start_limit: await sessionStartLimitOf(deps, requireAuth(ctx).userId) }),
+});
 
-  router.get('/gateway/bot', async (ctx) => {
-    const auth = requireAuth(ctx);
-    ctx.body = { url: gatewayUrl(deps.config), shards: 1, session_start_limit: await sessionStartLimitOf(deps, auth.userId) };
-  });
-
-  return router;
-}
+export const gatewayRoutes = [gatewayRoute, gatewayBotRoute];

@@ -1,6 +1,4 @@
 // Guild routes of the spec: create, fetch, update and delete guilds; the caller's guild list and leaving a guild.
-import Router from '@koa/router';
-import type { Context } from 'koa';
 import { guildAccess, loadGuild } from '../../commands/access.js';
 import { type GuildImageField, createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
 import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
@@ -10,11 +8,13 @@ import { guildById, guildsByIds, rolesOfGuild } from '../../projections/guilds.q
 import { membershipsPage } from '../../projections/members.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import type { HttpDeps } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { guildObject, partialGuild } from '../../presenters/guilds.js';
-import { rateLimit } from '../rateLimit.js';
-import { nameSchema, nullableSnowflakeSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import type { LimitSpec } from '../rateLimit.js';
+import { route } from '../route.js';
+import { nameSchema, nullableSnowflakeSchema, pageLimit, snowflakeSchema } from '../validation.js';
 
 const guildName = nameSchema(2, 100);
 
@@ -72,66 +72,118 @@ async function fetchGuildObject(deps: HttpDeps, guildId: string) {
   return guildObject(guild, roles, { emojis, stickers, origin: deps.config.publicBaseUrl });
 }
 
-export function guildRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  // The spec states the users routes' limit as a group: 5 per second per token, burst 10.
-  const usersGroup = rateLimit({ bucket: 'users:@me:guilds', points: 5, durationSeconds: 1, burst: 5, burstSeconds: 10 });
+const guild = { description: 'The guild.', schema: ref('Guild') };
 
-  router.post('/guilds', async (ctx) => {
-    const meta = actorMeta(ctx);
-    const body = parseBody(createGuildSchema, ctx.request.body);
+export const createGuildRoute = route({
+  method: 'POST',
+  path: '/guilds',
+  summary: 'Create a guild',
+  description: 'The caller owns it; it starts with an @everyone role and a #general text channel, its system channel. `icon` is a data URI.',
+  tag: 'Guilds',
+  auth: 'any',
+  body: createGuildSchema,
+  responses: { 201: guild },
+  errors: [],
+  async handle(ctx, { body }, deps) {
     const icon = body.icon ? await deps.images.parseDataUri(body.icon, 'icon') : null;
-    const guildId = await createGuild(deps, meta, { name: body.name, icon });
-    ctx.status = 201;
-    ctx.body = await fetchGuildObject(deps, guildId);
-  });
+    return fetchGuildObject(deps, await createGuild(deps, actorMeta(ctx), { name: body.name, icon }));
+  },
+});
 
-  router.get('/guilds/:guildId', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+export const getGuildRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId',
+  summary: 'Get a guild',
+  tag: 'Guilds',
+  auth: 'any',
+  params: guildParams,
+  responses: { 200: guild },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    ctx.body = await fetchGuildObject(deps, guildId);
-  });
+    return fetchGuildObject(deps, guildId);
+  },
+});
 
-  router.patch('/guilds/:guildId', async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const { icon, banner, splash, discovery_splash, ...settings } = parseBody(updateGuildSchema, ctx.request.body);
+export const updateGuildRoute = route({
+  method: 'PATCH',
+  path: '/guilds/:guildId',
+  summary: 'Change a guild',
+  description: 'Needs MANAGE_GUILD; `owner_id` only the owner may change.',
+  tag: 'Guilds',
+  auth: 'any',
+  params: guildParams,
+  body: updateGuildSchema,
+  audit: 'GUILD_UPDATE',
+  responses: { 200: guild },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body: { icon, banner, splash, discovery_splash, ...settings } }, deps) {
     const given = Object.entries({ icon, banner, splash, discovery_splash }).filter(([, value]) => value !== undefined) as [GuildImageField, string | null][];
     // The discovery (embed) splash is a still image, as the spec's CDN table lists its formats.
     const read = (field: GuildImageField, value: string) => deps.images.parseDataUri(value, field, field === 'discovery_splash' ? ['png', 'jpeg', 'webp'] : undefined);
     const images = Object.fromEntries(await Promise.all(given.map(async ([field, value]) => [field, value === null ? null : await read(field, value)])));
-    await updateGuild(deps, meta, guildId, settings, images);
-    ctx.body = await fetchGuildObject(deps, guildId);
+    await updateGuild(deps, actorMeta(ctx), guildId, settings, images);
+    return fetchGuildObject(deps, guildId);
+  },
+});
+
+/** The spec's POST /guilds/:id/delete, and the widely used API's DELETE /guilds/:id that its clients send. */
+const deleteGuildAt = (method: 'DELETE' | 'POST', path: string, summary: string) =>
+  route({
+    method,
+    path,
+    summary,
+    description: 'Only its owner may.',
+    tag: 'Guilds',
+    auth: 'any',
+    params: guildParams,
+    responses: { 204: { description: 'Deleted.' } },
+    errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+    handle: (ctx, { params }, deps) => deleteGuild(deps, actorMeta(ctx), params.guildId),
   });
 
-  // The spec's POST /guilds/:id/delete, and the widely used API's DELETE /guilds/:id that its clients send.
-  async function remove(ctx: Context) {
-    const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    await deleteGuild(deps, meta, guildId);
-    noContent(ctx);
-  }
-  router.post('/guilds/:guildId/delete', remove);
-  router.delete('/guilds/:guildId', remove);
+export const deleteGuildRoute = deleteGuildAt('DELETE', '/guilds/:guildId', 'Delete a guild');
+export const deleteGuildSpecRoute = deleteGuildAt('POST', '/guilds/:guildId/delete', 'Delete a guild (the spec’s form)');
 
-  router.get('/users/@me/guilds', usersGroup, async (ctx) => {
+// The spec states the users routes' limit as a group: 5 per second per token, burst 10.
+const usersGroup: LimitSpec = { bucket: 'users:@me:guilds', points: 5, durationSeconds: 1, burst: 5, burstSeconds: 10 };
+
+export const myGuildsRoute = route({
+  method: 'GET',
+  path: '/users/@me/guilds',
+  summary: 'List the current user’s guilds',
+  tag: 'Users',
+  auth: 'any',
+  scope: 'guilds',
+  query: myGuildsQuery,
+  limits: [usersGroup],
+  responses: { 200: { description: 'The caller’s guilds, by id.', schema: listOf('PartialGuild') } },
+  errors: [],
+  async handle(ctx, { query }, deps) {
     const userId = requireAuth(ctx).userId;
-    const query = parseQuery(myGuildsQuery, ctx.query);
     const memberships = await membershipsPage(deps.readStore, userId, query);
     const guilds = await guildsByIds(deps.readStore, memberships.map((m) => m.guild_id));
     // Presences are not tracked yet (GUILD_CREATE's presences are empty too), so no member counts as present.
     const counts = (guild: GuildDoc) => (query.with_counts ? { approximate_member_count: guild.member_count, approximate_presence_count: 0 } : {});
-    ctx.body = await Promise.all(
-      guilds.map(async (guild) => ({ ...partialGuild(guild, userId, guildPermissions(await loadGuild(deps, guild._id), userId)), ...counts(guild) })),
-    );
-  });
+    return Promise.all(guilds.map(async (guild) => ({ ...partialGuild(guild, userId, guildPermissions(await loadGuild(deps, guild._id), userId)), ...counts(guild) })));
+  },
+});
 
-  router.delete('/users/@me/guilds/:guildId', usersGroup, async (ctx) => {
+export const leaveGuildRoute = route({
+  method: 'DELETE',
+  path: '/users/@me/guilds/:guildId',
+  summary: 'Leave a guild',
+  tag: 'Users',
+  auth: 'any',
+  params: guildParams,
+  limits: [usersGroup],
+  responses: { 204: { description: 'Left.' } },
+  errors: ['UNKNOWN_GUILD', 'OWNER_CANNOT_LEAVE'],
+  async handle(ctx, { params: { guildId } }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
     await runGuildCommand(deps, meta, guildId, { type: 'LeaveGuild', userId: meta.actorId });
-    noContent(ctx);
-  });
+  },
+});
 
-  return router;
-}
+/** In the order the reference shows them; none of their paths overlaps another's. */
+export const guildRoutes = [createGuildRoute, getGuildRoute, updateGuildRoute, deleteGuildRoute, deleteGuildSpecRoute, myGuildsRoute, leaveGuildRoute];

@@ -2,8 +2,7 @@
 // on a message (POST /interactions/click), or invokes an application's command (POST /interactions); each is checked
 // and recorded (204), then delivered asynchronously (to a webhook's interaction_url, or to the bot's gateway sessions
 // as INTERACTION_CREATE). The bot answers with the interaction's token (POST /interactions/:id/:token/callback).
-import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { invokeCommand } from '../../commands/commandInteractions.js';
 import { type ResponseInput, checkCallbackToken, respondToInteraction } from '../../commands/interactionResponses.js';
 import { clickComponent } from '../../commands/interactions.js';
@@ -14,10 +13,12 @@ import { applicationIdFor } from '../../projections/applications.queries.js';
 import { interactionCallbackObject } from '../../presenters/interactions.js';
 import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
-import { type HttpDeps, noContent, requestMeta } from '../context.js';
+import { noContent, requestMeta } from '../context.js';
 import { readMessageBody } from '../multipart.js';
-import { rateLimit } from '../rateLimit.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { ref } from '../openapi/components.js';
+import type { LimitSpec } from '../rateLimit.js';
+import { route } from '../route.js';
+import { parseBody, snowflakeSchema } from '../validation.js';
 import { parseEdit, sendSchema } from './messages.js';
 
 export const clickSchema = {
@@ -118,31 +119,63 @@ function responseData(type: InteractionCallbackType, data: unknown): MessageInpu
   }
 }
 
-export function interactionRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  const perUser = (bucket: string) => rateLimit({ bucket, points: 60, durationSeconds: 60, key: (ctx) => `${bucket}::${ctx.state.auth?.userId ?? `ip:${ctx.ip}`}` });
-  // The spec: 60 clicks per user per minute, bucket interaction:click::user_id; invocations get a bucket of their own.
-  const clickLimit = perUser('interaction:click');
-  const invokeLimit = perUser('interaction:invoke');
-  // The session is checked before the limit, so that the bucket is the user's.
-  const session = (ctx: Context, next: () => Promise<unknown>) => (requireSession(ctx), next());
+const perUser = (bucket: string): LimitSpec => ({ bucket, points: 60, durationSeconds: 60, key: (ctx) => `${bucket}::${ctx.state.auth?.userId ?? `ip:${ctx.ip}`}` });
+/** The session is checked before the limit, so that the bucket is the user's. */
+const session = () => (ctx: Context, next: Next) => (requireSession(ctx), next());
+const recorded = { 204: { description: 'Checked and recorded; delivered asynchronously.' } };
 
-  router.post('/interactions/click', session, clickLimit, async (ctx) => {
-    const click = parseBody(clickSchema, ctx.request.body);
-    await clickComponent(deps, actorMeta(ctx), click);
-    noContent(ctx);
-  });
+// The spec: 60 clicks per user per minute, bucket interaction:click::user_id; invocations get a bucket of their own.
+export const clickRoute = route({
+  method: 'POST',
+  path: '/interactions/click',
+  summary: 'Click a button or submit a select menu',
+  description:
+    'On a message the caller can see. Delivered signed to the webhook’s `interaction_url` (retried), or to the bot’s gateway sessions as INTERACTION_CREATE. 60 per user per minute.',
+  tag: 'Interactions',
+  auth: 'session',
+  guards: [session],
+  body: clickSchema,
+  limits: [perUser('interaction:click')],
+  responses: recorded,
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_COMPONENT', 'COMPONENT_DISABLED', 'COMPONENT_NOT_INTERACTIVE', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { body }, deps) => clickComponent(deps, actorMeta(ctx), body),
+});
 
-  router.post('/interactions', session, invokeLimit, async (ctx) => {
-    const { application_id, guild_id, channel_id, data } = parseBody(invokeSchema, ctx.request.body);
-    await invokeCommand(deps, actorMeta(ctx), { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data });
-    noContent(ctx);
-  });
+export const invokeRoute = route({
+  method: 'POST',
+  path: '/interactions',
+  summary: 'Invoke an application command',
+  description:
+    'A slash command of an application whose bot is in the channel’s guild (or DM), checked against the command’s scope, USE_APPLICATION_COMMANDS, `default_member_permissions` and its options; delivered to the bot’s gateway sessions as INTERACTION_CREATE. 60 per user per minute.',
+  tag: 'Interactions',
+  auth: 'session',
+  guards: [session],
+  body: invokeSchema,
+  limits: [perUser('interaction:invoke')],
+  responses: recorded,
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_APPLICATION_COMMAND', 'UNSUPPORTED_COMMAND_TYPE', 'MISSING_ACCESS', 'MISSING_PERMISSIONS'],
+  handle: async (ctx, { body: { application_id, guild_id, channel_id, data } }, deps) =>
+    invokeCommand(deps, actorMeta(ctx), { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data }),
+});
 
-  // The token is the credential: no Authorization header is needed. 204, or 200 with the callback and its message.
-  router.post('/interactions/:interactionId/:token/callback', async (ctx) => {
-    const { interactionId, token } = parseBody(callbackParams, ctx.params);
-    const { with_response } = parseQuery(callbackQuery, ctx.query);
+// The token is the credential: no Authorization header is needed. 204, or 200 with the callback and its message.
+export const callbackRoute = route({
+  method: 'POST',
+  path: '/interactions/:interactionId/:token/callback',
+  summary: 'Respond to an interaction',
+  description:
+    'Once, within 15 minutes: 4 a message, 5 a deferred message, 6 a deferred update and 7 an update of the component’s message (no modals, no autocomplete). `data` is the message (a send’s fields, replies and nonces aside), JSON or multipart.',
+  tag: 'Interactions',
+  auth: 'webhook-token',
+  params: callbackParams,
+  query: callbackQuery,
+  body: callbackSchema,
+  multipart: true,
+  // JSON or multipart, read once the token is known to be the interaction's.
+  readsItself: ['body'],
+  responses: { 200: { description: 'With ?with_response=true: the callback and its message.', schema: ref('InteractionCallback') }, 204: { description: 'Responded.' } },
+  errors: ['UNKNOWN_INTERACTION', 'INVALID_WEBHOOK_TOKEN', 'INTERACTION_ALREADY_ACKNOWLEDGED', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  async handle(ctx, { params: { interactionId, token }, query: { with_response } }, deps) {
     await checkCallbackToken(deps, interactionId, token);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const body = parseBody(callbackSchema, payload);
@@ -150,8 +183,8 @@ export function interactionRoutes(deps: HttpDeps): Router {
     const input: ResponseInput = { type, data: responseData(type, body.data) };
     const responded = await respondToInteraction(deps, requestMeta(ctx), interactionId, token, input, files);
     if (!with_response) return noContent(ctx);
-    ctx.body = interactionCallbackObject(responded.interaction, responded.responseType, responded.message, deps.config.publicBaseUrl);
-  });
+    return interactionCallbackObject(responded.interaction, responded.responseType, responded.message, deps.config.publicBaseUrl);
+  },
+});
 
-  return router;
-}
+export const interactionRoutes = [clickRoute, invokeRoute, callbackRoute];

@@ -1,6 +1,5 @@
 // Invite routes: fetch, accept and revoke an invite by code (vanity codes included); create and list the invites of a
 // channel, of a guild, and of a guild's sticker pack (pack id = guild id).
-import Router from '@koa/router';
 import { channelAccess, guildAccess } from '../../commands/access.js';
 import { type InviteOptions, acceptInvite, createChannelInvite, createGuildInvite, createPackInvite, deleteInvite } from '../../commands/invites.js';
 import { isInviteUsable, unknownInvite } from '../../domain/invite.js';
@@ -10,11 +9,13 @@ import { guildByVanityCode, guildsByIds } from '../../projections/guilds.queries
 import { type InviteScope, inviteByCode, invitesOf } from '../../projections/invites.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import type { HttpDeps } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { type InviteView, inviteObject } from '../../presenters/invites.js';
-import { type LimitSpec, rateLimit } from '../rateLimit.js';
-import { type FromSchema, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import type { LimitSpec } from '../rateLimit.js';
+import { route } from '../route.js';
+import { type FromSchema, snowflakeSchema } from '../validation.js';
 
 const inviteCode = { type: 'string', pattern: '^[A-Za-z0-9-]{1,32}$' } as const;
 export const codeParams = { type: 'object', properties: { code: inviteCode }, required: ['code'] } as const;
@@ -45,131 +46,239 @@ const withDefaults = (body: FromSchema<typeof createSchema>): InviteOptions => (
 
 const ACCEPTED_MESSAGES = { joined: 'Joined the guild', already_member: 'Already a member of the guild', pack_added: 'Sticker pack added' } as const;
 
-export function inviteRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  // The spec: all invite routes 100 per minute per application, and the listed ones also 5 per 10 seconds each.
-  const application = rateLimit({ bucket: 'invites', points: 100, durationSeconds: 60 });
-  const endpoint = (bucket: string) => [application, rateLimit({ bucket, points: 5, durationSeconds: 10 } satisfies LimitSpec)];
+/** Invite objects for documents, with their guilds, channels and inviters. */
+async function present(deps: HttpDeps, docs: InviteView[]) {
+  const [guilds, channels, inviters] = await Promise.all([
+    guildsByIds(deps.readStore, [...new Set(docs.map((d) => d.guild_id))]),
+    channelsByIds(deps.readStore, docs.flatMap((d) => (d.channel_id ? [d.channel_id] : []))),
+    usersById(deps.readStore, docs.map((d) => d.inviter_id)),
+  ]);
+  return docs.flatMap((doc) => {
+    const guild = guilds.find((g) => g._id === doc.guild_id);
+    if (!guild) return [];
+    const channel = channels.find((c) => c._id === doc.channel_id) ?? null;
+    return [inviteObject(doc, guild, channel, doc.inviter_id ? (inviters.get(doc.inviter_id) ?? null) : null)];
+  });
+}
 
-  /** Invite objects for documents, with their guilds, channels and inviters. */
-  async function present(docs: InviteView[]) {
-    const [guilds, channels, inviters] = await Promise.all([
-      guildsByIds(deps.readStore, [...new Set(docs.map((d) => d.guild_id))]),
-      channelsByIds(deps.readStore, docs.flatMap((d) => (d.channel_id ? [d.channel_id] : []))),
-      usersById(deps.readStore, docs.map((d) => d.inviter_id)),
-    ]);
-    return docs.flatMap((doc) => {
-      const guild = guilds.find((g) => g._id === doc.guild_id);
-      if (!guild) return [];
-      const channel = channels.find((c) => c._id === doc.channel_id) ?? null;
-      return [inviteObject(doc, guild, channel, doc.inviter_id ? (inviters.get(doc.inviter_id) ?? null) : null)];
-    });
-  }
+async function liveInvites(deps: HttpDeps, of: InviteScope) {
+  const now = Date.now();
+  return present(deps, (await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now)));
+}
 
-  async function liveInvites(of: InviteScope) {
-    const now = Date.now();
-    return present((await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now)));
-  }
+async function presentCode(deps: HttpDeps, code: string) {
+  const doc = await inviteByCode(deps.readStore, code);
+  const [invite] = doc ? await present(deps, [doc]) : [];
+  if (!invite) throw unknownInvite();
+  return invite;
+}
 
-  async function presentCode(code: string) {
+/** A vanity code as an invite: no inviter, no limits, into the guild's system channel. */
+async function vanityInvite(deps: HttpDeps, code: string) {
+  const guild = await guildByVanityCode(deps.readStore, code);
+  if (!guild) return null;
+  const view: InviteView = {
+    code,
+    guild_id: guild._id,
+    channel_id: guild.system_channel_id,
+    pack_id: null,
+    inviter_id: null,
+    max_uses: 0,
+    max_age: 0,
+    temporary: false,
+    created_at: null,
+    expires_at: null,
+    uses: guild.vanity_url_uses,
+  };
+  return (await present(deps, [view]))[0];
+}
+
+// The spec: all invite routes 100 per minute per application, and the listed ones also 5 per 10 seconds each.
+const application: LimitSpec = { bucket: 'invites', points: 100, durationSeconds: 60 };
+const endpoint = (bucket: string): LimitSpec[] => [application, { bucket, points: 5, durationSeconds: 10 }];
+
+const invite = { description: 'The invite.', schema: ref('Invite') };
+const invites = { description: 'The invites still usable.', schema: listOf('Invite') };
+const REUSE = 'Answers an equivalent invite of the caller’s instead of a new one unless `unique` is true.';
+
+export const getInviteRoute = route({
+  method: 'GET',
+  path: '/invites/:code',
+  summary: 'Get an invite',
+  description: 'A vanity code answers as an invite too.',
+  tag: 'Invites',
+  auth: 'any',
+  params: codeParams,
+  query: fetchQuery,
+  limits: endpoint('invites:get'),
+  responses: { 200: invite },
+  errors: ['UNKNOWN_INVITE'],
+  async handle(_ctx, { params: { code } }, deps) {
     const doc = await inviteByCode(deps.readStore, code);
-    const [invite] = doc ? await present([doc]) : [];
-    if (!invite) throw unknownInvite();
-    return invite;
-  }
+    const found = doc ? (isInviteUsable(doc, Date.now()) ? (await present(deps, [doc]))[0] : undefined) : await vanityInvite(deps, code);
+    if (!found) throw unknownInvite();
+    return found;
+  },
+});
 
-  /** A vanity code as an invite: no inviter, no limits, into the guild's system channel. */
-  async function vanityInvite(code: string) {
-    const guild = await guildByVanityCode(deps.readStore, code);
-    if (!guild) return null;
-    const view: InviteView = {
-      code,
-      guild_id: guild._id,
-      channel_id: guild.system_channel_id,
-      pack_id: null,
-      inviter_id: null,
-      max_uses: 0,
-      max_age: 0,
-      temporary: false,
-      created_at: null,
-      expires_at: null,
-      uses: guild.vanity_url_uses,
-    };
-    return (await present([view]))[0];
-  }
+export const acceptInviteRoute = route({
+  method: 'POST',
+  path: '/invites/:code',
+  summary: 'Accept an invite',
+  description: 'Joins its guild (or adds its sticker pack); a vanity code is accepted too.',
+  tag: 'Invites',
+  auth: 'any',
+  params: codeParams,
+  limits: endpoint('invites:accept'),
+  responses: { 200: { description: 'What accepting did.', schema: ref('InviteAccepted') } },
+  errors: ['UNKNOWN_INVITE', 'USER_BANNED'],
+  async handle(ctx, { params: { code } }, deps) {
+    const { guildId, outcome } = await acceptInvite(deps, actorMeta(ctx), code);
+    return { message: ACCEPTED_MESSAGES[outcome], guild_id: guildId };
+  },
+});
 
-  router.get('/invites/:code', ...endpoint('invites:get'), async (ctx) => {
-    requireAuth(ctx);
-    const { code } = parseBody(codeParams, ctx.params);
-    parseQuery(fetchQuery, ctx.query);
-    const doc = await inviteByCode(deps.readStore, code);
-    const invite = doc ? (isInviteUsable(doc, Date.now()) ? (await present([doc]))[0] : undefined) : await vanityInvite(code);
-    if (!invite) throw unknownInvite();
-    ctx.body = invite;
-  });
+export const deleteInviteRoute = route({
+  method: 'DELETE',
+  path: '/invites/:code',
+  summary: 'Revoke an invite',
+  description: 'Needs MANAGE_CHANNELS on its channel, or MANAGE_GUILD.',
+  tag: 'Invites',
+  auth: 'any',
+  params: codeParams,
+  limits: endpoint('invites:delete'),
+  responses: { 204: { description: 'Revoked.' } },
+  errors: ['UNKNOWN_INVITE', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params: { code } }, deps) => deleteInvite(deps, actorMeta(ctx), code),
+});
 
-  router.post('/invites/:code', ...endpoint('invites:accept'), async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { code } = parseBody(codeParams, ctx.params);
-    const { guildId, outcome } = await acceptInvite(deps, meta, code);
-    ctx.body = { message: ACCEPTED_MESSAGES[outcome], guild_id: guildId };
-  });
+export const createChannelInviteRoute = route({
+  method: 'POST',
+  path: '/channels/:channelId/invites',
+  summary: 'Create a channel invite',
+  description: `Needs CREATE_INSTANT_INVITE. ${REUSE}`,
+  tag: 'Invites',
+  auth: 'any',
+  params: channelParams,
+  body: createSchema,
+  limits: endpoint('channel-invites:create'),
+  responses: { 200: invite },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  handle: async (ctx, { params: { channelId }, body }, deps) => presentCode(deps, await createChannelInvite(deps, actorMeta(ctx), channelId, withDefaults(body))),
+});
 
-  router.delete('/invites/:code', ...endpoint('invites:delete'), async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { code } = parseBody(codeParams, ctx.params);
-    await deleteInvite(deps, meta, code);
-    noContent(ctx);
-  });
-
-  router.post('/channels/:channelId/invites', ...endpoint('channel-invites:create'), async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { channelId } = parseBody(channelParams, ctx.params);
-    const options = withDefaults(parseBody(createSchema, ctx.request.body));
-    ctx.body = await presentCode(await createChannelInvite(deps, meta, channelId, options));
-  });
-
-  router.get('/channels/:channelId/invites', ...endpoint('channel-invites:list'), async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
+export const listChannelInvitesRoute = route({
+  method: 'GET',
+  path: '/channels/:channelId/invites',
+  summary: 'List a channel’s invites',
+  description: 'Needs MANAGE_CHANNELS.',
+  tag: 'Invites',
+  auth: 'any',
+  params: channelParams,
+  limits: endpoint('channel-invites:list'),
+  responses: { 200: invites },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const { permissions } = await channelAccess(deps, channelId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.MANAGE_CHANNELS);
-    ctx.body = await liveInvites({ channel_id: channelId });
-  });
+    return liveInvites(deps, { channel_id: channelId });
+  },
+});
 
-  router.delete('/channels/:channelId/invites/:code', ...endpoint('channel-invites:delete'), async (ctx) => {
+export const deleteChannelInviteRoute = route({
+  method: 'DELETE',
+  path: '/channels/:channelId/invites/:code',
+  summary: 'Revoke a channel’s invite',
+  description: 'Needs MANAGE_CHANNELS on the channel, or MANAGE_GUILD.',
+  tag: 'Invites',
+  auth: 'any',
+  params: channelCodeParams,
+  limits: endpoint('channel-invites:delete'),
+  responses: { 204: { description: 'Revoked.' } },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_INVITE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId, code } }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId, code } = parseBody(channelCodeParams, ctx.params);
     await channelAccess(deps, channelId, meta.actorId);
     await deleteInvite(deps, meta, code, channelId);
-    noContent(ctx);
-  });
+  },
+});
 
-  router.get('/guilds/:guildId/invites', application, async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+export const listGuildInvitesRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/invites',
+  summary: 'List a guild’s invites',
+  description: 'Needs MANAGE_GUILD.',
+  tag: 'Invites',
+  auth: 'any',
+  params: guildParams,
+  limits: [application],
+  responses: { 200: invites },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId } }, deps) {
     const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.MANAGE_GUILD);
-    ctx.body = await liveInvites({ guild_id: guildId, pack_id: null });
-  });
+    return liveInvites(deps, { guild_id: guildId, pack_id: null });
+  },
+});
 
-  router.post('/guilds/:guildId/invites', application, async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const body = parseBody(createGuildInviteSchema, ctx.request.body);
-    ctx.body = await presentCode(await createGuildInvite(deps, meta, guildId, { ...withDefaults(body), channelId: body.channel_id }));
-  });
+export const createGuildInviteRoute = route({
+  method: 'POST',
+  path: '/guilds/:guildId/invites',
+  summary: 'Create a guild invite',
+  description: `Into \`channel_id\`, or the first channel the caller may invite into; needs CREATE_INSTANT_INVITE there. ${REUSE}`,
+  tag: 'Invites',
+  auth: 'any',
+  params: guildParams,
+  body: createGuildInviteSchema,
+  limits: [application],
+  responses: { 200: invite },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  handle: async (ctx, { params: { guildId }, body }, deps) =>
+    presentCode(deps, await createGuildInvite(deps, actorMeta(ctx), guildId, { ...withDefaults(body), channelId: body.channel_id })),
+});
 
-  router.get('/packs/:packId/invites', application, async (ctx) => {
-    const { packId } = parseBody(packParams, ctx.params);
+export const listPackInvitesRoute = route({
+  method: 'GET',
+  path: '/packs/:packId/invites',
+  summary: 'List a sticker pack’s invites',
+  description: 'A guild’s pack has the guild’s id. Needs MANAGE_GUILD.',
+  tag: 'Invites',
+  auth: 'any',
+  params: packParams,
+  limits: [application],
+  responses: { 200: invites },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { packId } }, deps) {
     const { permissions } = await guildAccess(deps, packId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.MANAGE_GUILD);
-    ctx.body = await liveInvites({ pack_id: packId });
-  });
+    return liveInvites(deps, { pack_id: packId });
+  },
+});
 
-  router.post('/packs/:packId/invites', application, async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { packId } = parseBody(packParams, ctx.params);
-    ctx.body = await presentCode(await createPackInvite(deps, meta, packId, withDefaults(parseBody(createSchema, ctx.request.body))));
-  });
+export const createPackInviteRoute = route({
+  method: 'POST',
+  path: '/packs/:packId/invites',
+  summary: 'Create a sticker pack invite',
+  description: `A guild’s pack has the guild’s id. Needs CREATE_INSTANT_INVITE. ${REUSE}`,
+  tag: 'Invites',
+  auth: 'any',
+  params: packParams,
+  body: createSchema,
+  limits: [application],
+  responses: { 200: invite },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  handle: async (ctx, { params: { packId }, body }, deps) => presentCode(deps, await createPackInvite(deps, actorMeta(ctx), packId, withDefaults(body))),
+});
 
-  return router;
-}
+export const inviteRoutes = [
+  getInviteRoute,
+  acceptInviteRoute,
+  deleteInviteRoute,
+  createChannelInviteRoute,
+  listChannelInvitesRoute,
+  deleteChannelInviteRoute,
+  listGuildInvitesRoute,
+  createGuildInviteRoute,
+  listPackInvitesRoute,
+  createPackInviteRoute,
+];

@@ -1,5 +1,4 @@
 // Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
-import Router from '@koa/router';
 import { guildAccess } from '../../commands/access.js';
 import { banUser, runGuildCommand, updateMember } from '../../commands/guilds.js';
 import { addMemberWithAccessToken } from '../../commands/oauth2.js';
@@ -11,8 +10,10 @@ import { banOf, bansPage, memberOf, membersPage } from '../../projections/member
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/members.js';
+import { route } from '../route.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 
 export const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
@@ -60,43 +61,92 @@ export const banSchema = {
   additionalProperties: false,
 } as const;
 
-export function memberRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+async function fetchMember(deps: HttpDeps, guildId: string, userId: string) {
+  const member = await memberOf(deps.readStore, guildId, userId);
+  const user = member && (await usersById(deps.readStore, [userId])).get(userId);
+  if (!member || !user) throw unknownMember();
+  return memberObject(member, user);
+}
 
-  async function fetchMember(guildId: string, userId: string) {
-    const member = await memberOf(deps.readStore, guildId, userId);
-    const user = member && (await usersById(deps.readStore, [userId])).get(userId);
-    if (!member || !user) throw unknownMember();
-    return memberObject(member, user);
-  }
+async function requireBanViewer(deps: HttpDeps, guildId: string, userId: string) {
+  const { permissions } = await guildAccess(deps, guildId, userId);
+  requirePermission(permissions, Permission.BAN_MEMBERS);
+}
 
-  router.get('/guilds/:guildId/members', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+const member = { description: 'The member.', schema: ref('Member') };
+const MODERATE = 'The member must be below the caller in the role hierarchy, and not the owner.';
+
+export const listMembersRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/members',
+  summary: 'List a guild’s members',
+  description: 'By user id, after `after`.',
+  tag: 'Members',
+  auth: 'any',
+  params: guildParams,
+  query: membersQuery,
+  // Read once the caller is known to be a member: anyone else learns only that the guild is unknown.
+  readsItself: ['query'],
+  responses: { 200: { description: 'The members.', schema: listOf('Member') } },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
     const query = parseQuery(membersQuery, ctx.query);
     const members = await membersPage(deps.readStore, guildId, { after: query.after ?? '0', limit: query.limit });
     const users = await usersById(deps.readStore, members.map((m) => m.user_id));
-    ctx.body = members.flatMap((m) => (users.has(m.user_id) ? [memberObject(m, users.get(m.user_id)!)] : []));
-  });
+    return members.flatMap((m) => (users.has(m.user_id) ? [memberObject(m, users.get(m.user_id)!)] : []));
+  },
+});
 
-  router.get('/guilds/:guildId/members/:userId', async (ctx) => {
-    const { guildId, userId } = parseBody(memberParams, ctx.params);
+export const getMemberRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/members/:userId',
+  summary: 'Get a member',
+  tag: 'Members',
+  auth: 'any',
+  params: memberParams,
+  responses: { 200: member },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER'],
+  async handle(ctx, { params: { guildId, userId } }, deps) {
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    ctx.body = await fetchMember(guildId, userId);
-  });
+    return fetchMember(deps, guildId, userId);
+  },
+});
 
-  // A bot adds a person with the access token they gave its application with guilds.join: 201 and the member, or 204
-  // when they were a member already (nothing changes), as in the widely used API.
-  router.put('/guilds/:guildId/members/:userId', async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { guildId, userId } = parseBody(memberParams, ctx.params);
-    const { access_token, nick, roles } = parseBody(addMemberSchema, ctx.request.body);
-    if (!(await addMemberWithAccessToken(deps, meta, { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined }))) return noContent(ctx);
-    ctx.status = 201;
-    ctx.body = await fetchMember(guildId, userId);
-  });
+// A bot adds a person with the access token they gave its application with guilds.join: 201 and the member, or 204
+// when they were a member already (nothing changes), as in the widely used API.
+export const addMemberRoute = route({
+  method: 'PUT',
+  path: '/guilds/:guildId/members/:userId',
+  summary: 'Add a member with an OAuth2 access token',
+  description: 'A bot adds the user with the access token they gave its application with the guilds.join scope. Needs CREATE_INSTANT_INVITE, and MANAGE_NICKNAMES or MANAGE_ROLES to give a nick or roles.',
+  tag: 'Members',
+  auth: 'bot',
+  params: memberParams,
+  body: addMemberSchema,
+  responses: { 201: { description: 'Added: the member.', schema: ref('Member') }, 204: { description: 'A member already: nothing changed.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'INVALID_OAUTH2_ACCESS_TOKEN', 'USER_BANNED', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId }, body: { access_token, nick, roles } }, deps) {
+    if (await addMemberWithAccessToken(deps, actorMeta(ctx), { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined })) return fetchMember(deps, guildId, userId);
+    noContent(ctx);
+  },
+});
 
-  router.patch('/guilds/:guildId/members/:userId', async (ctx) => {
+export const updateMemberRoute = route({
+  method: 'PATCH',
+  path: '/guilds/:guildId/members/:userId',
+  summary: 'Change a member',
+  description: `\`nick\` needs MANAGE_NICKNAMES (CHANGE_NICKNAME for oneself; "" or null resets it), \`roles\` MANAGE_ROLES. ${MODERATE} The user id @me names the caller.`,
+  tag: 'Members',
+  auth: 'any',
+  params: { ...memberParams, properties: { ...memberParams.properties, userId: { anyOf: [snowflakeSchema, { const: '@me' }] } } },
+  // @me is replaced by the caller's id before the id is checked (and the body after it).
+  readsItself: ['params', 'body'],
+  body: updateMemberSchema,
+  audit: 'MEMBER_UPDATE',
+  responses: { 200: member },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, _input, deps) {
     const meta = actorMeta(ctx);
     // @me names the caller, as the widely used API's "modify current member".
     const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
@@ -108,70 +158,146 @@ export function memberRoutes(deps: HttpDeps): Router {
     if (channelId !== undefined) await assertVoiceMove(deps, meta, guildId, userId, channelId);
     await updateMember(deps, meta, guildId, userId, { nick: body.nick, roles: body.roles as string[] | undefined, mute, deaf }, images);
     if (channelId !== undefined) await moveVoiceMember(deps, meta, guildId, userId, channelId);
-    ctx.body = await fetchMember(guildId, userId);
-  });
+    return fetchMember(deps, guildId, userId);
+  },
+});
 
-  router.delete('/guilds/:guildId/members/:userId', async (ctx) => {
+export const kickMemberRoute = route({
+  method: 'DELETE',
+  path: '/guilds/:guildId/members/:userId',
+  summary: 'Kick a member',
+  description: `Needs KICK_MEMBERS. ${MODERATE}`,
+  tag: 'Members',
+  auth: 'any',
+  params: memberParams,
+  audit: 'MEMBER_KICK',
+  responses: { 204: { description: 'Kicked.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId } }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId, userId } = parseBody(memberParams, ctx.params);
     await runGuildCommand(deps, meta, guildId, { type: 'KickMember', actorId: meta.actorId, userId });
-    noContent(ctx);
-  });
+  },
+});
 
-  router.put('/guilds/:guildId/members/:userId/roles/:roleId', async (ctx) => {
+export const addMemberRoleRoute = route({
+  method: 'PUT',
+  path: '/guilds/:guildId/members/:userId/roles/:roleId',
+  summary: 'Give a member a role',
+  description: 'Needs MANAGE_ROLES, and the role below the caller’s highest.',
+  tag: 'Members',
+  auth: 'any',
+  params: memberRoleParams,
+  responses: { 204: { description: 'Given.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId, roleId } }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId, userId, roleId } = parseBody(memberRoleParams, ctx.params);
     await runGuildCommand(deps, meta, guildId, { type: 'AddMemberRole', actorId: meta.actorId, userId, roleId });
-    noContent(ctx);
-  });
+  },
+});
 
-  router.delete('/guilds/:guildId/members/:userId/roles/:roleId', async (ctx) => {
+export const removeMemberRoleRoute = route({
+  method: 'DELETE',
+  path: '/guilds/:guildId/members/:userId/roles/:roleId',
+  summary: 'Take a role from a member',
+  description: 'Needs MANAGE_ROLES, and the role below the caller’s highest.',
+  tag: 'Members',
+  auth: 'any',
+  params: memberRoleParams,
+  responses: { 204: { description: 'Taken.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId, roleId } }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId, userId, roleId } = parseBody(memberRoleParams, ctx.params);
     await runGuildCommand(deps, meta, guildId, { type: 'RemoveMemberRole', actorId: meta.actorId, userId, roleId });
-    noContent(ctx);
-  });
+  },
+});
 
-  async function requireBanViewer(guildId: string, userId: string) {
-    const { permissions } = await guildAccess(deps, guildId, userId);
-    requirePermission(permissions, Permission.BAN_MEMBERS);
-  }
-
-  router.get('/guilds/:guildId/bans', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
-    await requireBanViewer(guildId, requireAuth(ctx).userId);
-    const query = parseQuery(bansQuery, ctx.query);
-    const bans = await bansPage(deps.readStore, guildId, query);
+export const listBansRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/bans',
+  summary: 'List a guild’s bans',
+  description: 'Needs BAN_MEMBERS.',
+  tag: 'Members',
+  auth: 'any',
+  params: guildParams,
+  query: bansQuery,
+  // Read once the caller may see the bans.
+  readsItself: ['query'],
+  responses: { 200: { description: 'The bans.', schema: listOf('Ban') } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId } }, deps) {
+    await requireBanViewer(deps, guildId, requireAuth(ctx).userId);
+    const bans = await bansPage(deps.readStore, guildId, parseQuery(bansQuery, ctx.query));
     const users = await usersById(deps.readStore, bans.map((b) => b.user_id));
-    ctx.body = bans.flatMap((b) => (users.has(b.user_id) ? [banObject(b, users.get(b.user_id)!)] : []));
-  });
+    return bans.flatMap((b) => (users.has(b.user_id) ? [banObject(b, users.get(b.user_id)!)] : []));
+  },
+});
 
-  router.get('/guilds/:guildId/bans/:userId', async (ctx) => {
-    const { guildId, userId } = parseBody(memberParams, ctx.params);
-    await requireBanViewer(guildId, requireAuth(ctx).userId);
+export const getBanRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/bans/:userId',
+  summary: 'Get a ban',
+  description: 'Needs BAN_MEMBERS.',
+  tag: 'Members',
+  auth: 'any',
+  params: memberParams,
+  responses: { 200: { description: 'The ban.', schema: ref('Ban') } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_BAN', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId } }, deps) {
+    await requireBanViewer(deps, guildId, requireAuth(ctx).userId);
     const ban = await banOf(deps.readStore, guildId, userId);
     const user = ban && (await usersById(deps.readStore, [userId])).get(userId);
     if (!ban || !user) throw unknownBan();
-    ctx.body = banObject(ban, user);
-  });
+    return banObject(ban, user);
+  },
+});
 
-  router.put('/guilds/:guildId/bans/:userId', async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { guildId, userId } = parseBody(memberParams, ctx.params);
-    const body = parseBody(banSchema, ctx.request.body);
+export const banRoute = route({
+  method: 'PUT',
+  path: '/guilds/:guildId/bans/:userId',
+  summary: 'Ban a user',
+  description: `Needs BAN_MEMBERS. ${MODERATE} Deletes the user’s messages of the last \`delete_message_seconds\` (or days).`,
+  tag: 'Members',
+  auth: 'any',
+  params: memberParams,
+  body: banSchema,
+  audit: 'MEMBER_BAN_ADD',
+  responses: { 204: { description: 'Banned.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_USER', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId }, body }, deps) {
     if (body.delete_message_days !== undefined && body.delete_message_seconds !== undefined) {
       throw invalidForm([{ path: 'delete_message_seconds', message: 'Give delete_message_days or delete_message_seconds, not both' }]);
     }
-    await banUser(deps, meta, guildId, userId, body.delete_message_seconds ?? (body.delete_message_days ?? 0) * 86400);
-    noContent(ctx);
-  });
+    await banUser(deps, actorMeta(ctx), guildId, userId, body.delete_message_seconds ?? (body.delete_message_days ?? 0) * 86400);
+  },
+});
 
-  router.delete('/guilds/:guildId/bans/:userId', async (ctx) => {
+export const unbanRoute = route({
+  method: 'DELETE',
+  path: '/guilds/:guildId/bans/:userId',
+  summary: 'Unban a user',
+  description: 'Needs BAN_MEMBERS.',
+  tag: 'Members',
+  auth: 'any',
+  params: memberParams,
+  audit: 'MEMBER_BAN_REMOVE',
+  responses: { 204: { description: 'Unbanned.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_BAN', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, userId } }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId, userId } = parseBody(memberParams, ctx.params);
     await runGuildCommand(deps, meta, guildId, { type: 'UnbanMember', actorId: meta.actorId, userId });
-    noContent(ctx);
-  });
+  },
+});
 
-  return router;
-}
+export const memberRoutes = [
+  listMembersRoute,
+  getMemberRoute,
+  addMemberRoute,
+  updateMemberRoute,
+  kickMemberRoute,
+  addMemberRoleRoute,
+  removeMemberRoleRoute,
+  listBansRoute,
+  getBanRoute,
+  banRoute,
+  unbanRoute,
+];

@@ -20,7 +20,7 @@ import { parseEmoji } from '../../domain/reaction.js';
 import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
 import { messageInChannel, messagePage, reactionsByUserOn, messagesByIds, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
 import { actorMeta, usersById } from '../actor.js';
-import { requireAuth } from '../auth.js';
+import { type ScopedRoute, requireAuth } from '../auth.js';
 import { type HttpDeps, noContent } from '../context.js';
 import { type MessageView, messageJson, messageObject } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
@@ -37,6 +37,9 @@ const mediaSchema = { type: 'object', properties: { url: urlSchema }, required: 
  * The widely used API's embed fields and bounds; the 6000-character total and attachment:// checks are the domain's.
  * Other fields are let through, as that API does: clients resend received embeds with fields they were given.
  */
+/** What an OAuth2 access token may read here (until these routes are entries of http/route.ts, which derives it). */
+export const MESSAGE_SCOPES: ScopedRoute[] = [{ path: /^\/channels\/\d+\/messages(?:\/\d+)?\/?$/i, scope: 'messages.read' }];
+
 export const embedSchema = {
   type: 'object',
   properties: {

@@ -1,5 +1,4 @@
 // Role routes: list, create, reorder, update and delete a guild's roles, within the role hierarchy.
-import Router from '@koa/router';
 import { guildAccess } from '../../commands/access.js';
 import { runGuildCommand } from '../../commands/guilds.js';
 import { unknownRole } from '../../domain/guildState.js';
@@ -8,10 +7,12 @@ import type { RoleFields } from '../../domain/role.js';
 import { roleOfGuild, rolesOfGuild } from '../../projections/guilds.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import type { HttpDeps } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { roleObject } from '../../presenters/roles.js';
-import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { route } from '../route.js';
+import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, snowflakeSchema } from '../validation.js';
 
 const rgb = { type: 'integer', minimum: 0, maximum: 0xffffff } as const;
 export const roleSchema = {
@@ -56,60 +57,121 @@ function roleFields(body: FromSchema<typeof roleSchema>): RoleFields {
   return { name, permissions: permissions === undefined ? undefined : normalizePermissions(permissions), color, hoist, mentionable };
 }
 
-export function roleRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+const listRoles = async (deps: HttpDeps, guildId: string) => (await rolesOfGuild(deps.readStore, guildId)).map(roleObject);
 
-  const listRoles = (guildId: string) => rolesOfGuild(deps.readStore, guildId);
-  async function fetchRole(guildId: string, roleId: string) {
-    const role = await roleOfGuild(deps.readStore, guildId, roleId);
-    if (!role) throw unknownRole();
-    return roleObject(role);
-  }
+async function fetchRole(deps: HttpDeps, guildId: string, roleId: string) {
+  const role = await roleOfGuild(deps.readStore, guildId, roleId);
+  if (!role) throw unknownRole();
+  return roleObject(role);
+}
 
-  router.get('/guilds/:guildId/roles', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+const role = { description: 'The role.', schema: ref('Role') };
+const roles = { description: 'The guild’s roles.', schema: listOf('Role') };
+const MANAGE = 'Needs MANAGE_ROLES, and the role below the caller’s highest; may not grant permissions the caller lacks.';
+
+export const listRolesRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/roles',
+  summary: 'List a guild’s roles',
+  tag: 'Roles',
+  auth: 'any',
+  params: guildParams,
+  responses: { 200: roles },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    ctx.body = (await listRoles(guildId)).map(roleObject);
-  });
+    return listRoles(deps, guildId);
+  },
+});
 
-  router.get('/guilds/:guildId/roles/:roleId', async (ctx) => {
-    const { guildId, roleId } = parseBody(roleParams, ctx.params);
+export const getRoleRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/roles/:roleId',
+  summary: 'Get a role',
+  tag: 'Roles',
+  auth: 'any',
+  params: roleParams,
+  responses: { 200: role },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE'],
+  async handle(ctx, { params: { guildId, roleId } }, deps) {
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    ctx.body = await fetchRole(guildId, roleId);
-  });
+    return fetchRole(deps, guildId, roleId);
+  },
+});
 
-  router.post('/guilds/:guildId/roles', async (ctx) => {
+export const createRoleRoute = route({
+  method: 'POST',
+  path: '/guilds/:guildId/roles',
+  summary: 'Create a role',
+  description: MANAGE,
+  tag: 'Roles',
+  auth: 'any',
+  params: guildParams,
+  body: roleSchema,
+  audit: 'ROLE_CREATE',
+  responses: { 200: role },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const fields = roleFields(parseBody(roleSchema, ctx.request.body));
     const roleId = deps.ids.next();
-    await runGuildCommand(deps, meta, guildId, { type: 'CreateRole', actorId: meta.actorId, roleId, fields });
-    ctx.body = await fetchRole(guildId, roleId);
-  });
+    await runGuildCommand(deps, meta, guildId, { type: 'CreateRole', actorId: meta.actorId, roleId, fields: roleFields(body) });
+    return fetchRole(deps, guildId, roleId);
+  },
+});
 
-  router.patch('/guilds/:guildId/roles', async (ctx) => {
+export const moveRolesRoute = route({
+  method: 'PATCH',
+  path: '/guilds/:guildId/roles',
+  summary: 'Move roles',
+  description: 'Needs MANAGE_ROLES; only roles below the caller’s highest move. The @everyone role stays at 0.',
+  tag: 'Roles',
+  auth: 'any',
+  params: guildParams,
+  body: positionsSchema,
+  responses: { 200: roles },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const body = parseBody(positionsSchema, ctx.request.body);
     const positions = body.flatMap((p) => (typeof p.position === 'number' ? [{ id: p.id, position: p.position }] : []));
     await runGuildCommand(deps, meta, guildId, { type: 'MoveRoles', actorId: meta.actorId, positions });
-    ctx.body = (await listRoles(guildId)).map(roleObject);
-  });
+    return listRoles(deps, guildId);
+  },
+});
 
-  router.patch('/guilds/:guildId/roles/:roleId', async (ctx) => {
+export const updateRoleRoute = route({
+  method: 'PATCH',
+  path: '/guilds/:guildId/roles/:roleId',
+  summary: 'Change a role',
+  description: MANAGE,
+  tag: 'Roles',
+  auth: 'any',
+  params: roleParams,
+  body: roleSchema,
+  audit: 'ROLE_UPDATE',
+  responses: { 200: role },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, roleId }, body }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId, roleId } = parseBody(roleParams, ctx.params);
-    const fields = roleFields(parseBody(roleSchema, ctx.request.body));
-    await runGuildCommand(deps, meta, guildId, { type: 'UpdateRole', actorId: meta.actorId, roleId, fields });
-    ctx.body = await fetchRole(guildId, roleId);
-  });
+    await runGuildCommand(deps, meta, guildId, { type: 'UpdateRole', actorId: meta.actorId, roleId, fields: roleFields(body) });
+    return fetchRole(deps, guildId, roleId);
+  },
+});
 
-  router.delete('/guilds/:guildId/roles/:roleId', async (ctx) => {
+export const deleteRoleRoute = route({
+  method: 'DELETE',
+  path: '/guilds/:guildId/roles/:roleId',
+  summary: 'Delete a role',
+  description: MANAGE,
+  tag: 'Roles',
+  auth: 'any',
+  params: roleParams,
+  audit: 'ROLE_DELETE',
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'INVALID_ROLE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, roleId } }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId, roleId } = parseBody(roleParams, ctx.params);
     await runGuildCommand(deps, meta, guildId, { type: 'DeleteRole', actorId: meta.actorId, roleId });
-    noContent(ctx);
-  });
+  },
+});
 
-  return router;
-}
+export const roleRoutes = [listRolesRoute, getRoleRoute, createRoleRoute, moveRolesRoute, updateRoleRoute, deleteRoleRoute];

@@ -3,8 +3,8 @@
 // them as a plain array: http/apiVersions.ts), fetch, change and delete (with purge, the image too). Images are PNG
 // or WebP of at most 500 KB, checked by decoding them. Writes need MANAGE_EMOJIS_AND_STICKERS, or
 // CREATE_GUILD_EXPRESSIONS to add stickers and manage one's own. Limits per guild, as the spec's table says: create,
-// update and delete 5 per 10 s each, bulk 3 a minute, list 10 a minute.
-import Router from '@koa/router';
+// update and delete 5 per 10 s each, bulk 3 a minute, list 10 a minute. Only members of the guild reach a route
+// (guildMembersOnly), so nobody outside it spends its buckets.
 import type { Context } from 'koa';
 import { type StickerInput, createStickers, deleteSticker, updateSticker } from '../../commands/stickers.js';
 import { DomainError, type FieldError, invalidForm } from '../../domain/errors.js';
@@ -14,11 +14,13 @@ import { stickerOfGuild, stickersPage } from '../../projections/expressions.quer
 import { stickerObject } from '../../presenters/stickers.js';
 import { actorMeta, withUploaders } from '../actor.js';
 import { versionOf } from '../apiVersions.js';
-import { type HttpDeps, noContent } from '../context.js';
+import type { HttpDeps } from '../context.js';
 import { guildMembersOnly, perGuildLimit } from '../guildLimits.js';
 import { type ImageRules, readImage } from '../imageInput.js';
 import { isMultipart, readFormBody } from '../multipart.js';
-import { purgeQuery } from '../params.js';
+import { ref } from '../openapi/components.js';
+import { guildParams, purgeQuery } from '../params.js';
+import { route } from '../route.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
 
 /** The spec's sticker image: WebP or PNG, at most 500 KB. */
@@ -77,75 +79,106 @@ function entryFailure(error: unknown, index: number): EntryFailure {
   return { code: error.code, message: error.message, errors };
 }
 
-export function stickerRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  const member = guildMembersOnly(deps);
-  const limits = {
-    list: perGuildLimit('guild-stickers:list', 10, 60),
-    create: perGuildLimit('guild-stickers:create', 5, 10),
-    bulk: perGuildLimit('guild-stickers:bulk', 3, 60),
-    update: perGuildLimit('guild-stickers:update', 5, 10),
-    delete: perGuildLimit('guild-stickers:delete', 5, 10),
-  };
-  const origin = () => deps.config.publicBaseUrl;
+/** Sticker objects with their uploaders. */
+const present = (deps: HttpDeps, docs: StickerDoc[]) => withUploaders(deps.readStore, docs, (doc, uploader) => stickerObject(doc, deps.config.publicBaseUrl, uploader));
 
-  /** Sticker objects with their uploaders. */
-  const present = (docs: StickerDoc[]) => withUploaders(deps.readStore, docs, (doc, uploader) => stickerObject(doc, origin(), uploader));
+async function presentOne(deps: HttpDeps, guildId: string, stickerId: string) {
+  const doc = await stickerOfGuild(deps.readStore, guildId, stickerId);
+  if (!doc) throw unknownSticker();
+  return (await present(deps, [doc]))[0];
+}
 
-  async function presentOne(guildId: string, stickerId: string) {
-    const doc = await stickerOfGuild(deps.readStore, guildId, stickerId);
-    if (!doc) throw unknownSticker();
-    return (await present([doc]))[0];
-  }
+/** A sticker to create, described in JSON with its image as a data URI. */
+async function jsonSticker(deps: HttpDeps, body: unknown): Promise<StickerInput> {
+  const { image, ...fields } = parseBody(createStickerSchema, body);
+  return { ...fields, image: await readImage(deps, image, 'image', STICKER_IMAGE) };
+}
 
-  /** A sticker to create, described in JSON with its image as a data URI. */
-  async function jsonSticker(body: unknown): Promise<StickerInput> {
-    const { image, ...fields } = parseBody(createStickerSchema, body);
-    return { ...fields, image: await readImage(deps, image, 'image', STICKER_IMAGE) };
-  }
+/** One sticker to create, from JSON or from a form (the image a file part). */
+async function stickerInput(deps: HttpDeps, ctx: Context): Promise<StickerInput> {
+  if (!isMultipart(ctx)) return jsonSticker(deps, ctx.request.body);
+  const form = await readFormBody(ctx, deps.config.jsonBodyLimit);
+  const fields = parseBody(stickerFormSchema, form.fields);
+  if (form.files.length !== 1) throw invalidForm([{ path: 'file', message: 'Send the image as one file part' }]);
+  return { ...fields, image: await readImage(deps, form.files[0].data, 'file', STICKER_IMAGE) };
+}
 
-  /** One sticker to create, from JSON or from a form (the image a file part). */
-  async function stickerInput(ctx: Context): Promise<StickerInput> {
-    if (!isMultipart(ctx)) return jsonSticker(ctx.request.body);
-    const form = await readFormBody(ctx, deps.config.jsonBodyLimit);
-    const fields = parseBody(stickerFormSchema, form.fields);
-    if (form.files.length !== 1) throw invalidForm([{ path: 'file', message: 'Send the image as one file part' }]);
-    return { ...fields, image: await readImage(deps, form.files[0].data, 'file', STICKER_IMAGE) };
-  }
+const sticker = { description: 'The sticker, with its uploader.', schema: ref('Sticker') };
+const base = { tag: 'Expressions', auth: 'any', guards: [guildMembersOnly] } as const;
+const WRITE = 'Needs MANAGE_EMOJIS_AND_STICKERS, or CREATE_GUILD_EXPRESSIONS for one’s own.';
 
-  router.get('/guilds/:guildId/stickers', member, limits.list, async (ctx) => {
-    const guildId = ctx.state.memberOfGuild!;
-    if (versionOf(ctx).stickerList === 'array') {
-      // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
-      ctx.body = await present((await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
-      return;
-    }
+export const listStickersRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/guilds/:guildId/stickers',
+  summary: 'List a guild’s stickers',
+  description: 'A page, with the total. 10 a minute per guild.',
+  params: guildParams,
+  query: stickersQuery,
+  // The widely used API's versions take no paging: their list ignores the query.
+  readsItself: ['query'],
+  limits: [perGuildLimit('guild-stickers:list', 10, 60)],
+  responses: { 200: { description: 'The page.', schema: ref('StickerPage') } },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
+    // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
+    if (versionOf(ctx).stickerList === 'array') return present(deps, (await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
     const { limit, offset } = parseQuery(stickersQuery, ctx.query);
     const page = await stickersPage(deps.readStore, guildId, { limit, offset });
-    ctx.body = { stickers: await present(page.stickers), total: page.total, limit, offset };
-  });
+    return { stickers: await present(deps, page.stickers), total: page.total, limit, offset };
+  },
+});
 
-  router.get('/guilds/:guildId/stickers/:stickerId', member, async (ctx) => {
-    const { guildId, stickerId } = parseBody(stickerParams, ctx.params);
-    ctx.body = await presentOne(guildId, stickerId);
-  });
+export const getStickerRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/guilds/:guildId/stickers/:stickerId',
+  summary: 'Get a sticker',
+  params: stickerParams,
+  responses: { 200: sticker },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER'],
+  handle: (_ctx, { params }, deps) => presentOne(deps, params.guildId, params.stickerId),
+});
 
-  router.post('/guilds/:guildId/stickers', member, limits.create, async (ctx) => {
-    const guildId = ctx.state.memberOfGuild!;
-    const [sticker] = await createStickers(deps, actorMeta(ctx), guildId, [await stickerInput(ctx)]);
-    if (!sticker) throw maxStickersReached();
-    ctx.status = 201;
-    ctx.body = await presentOne(guildId, sticker.id);
-  });
+export const createStickerRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/guilds/:guildId/stickers',
+  summary: 'Create a sticker',
+  description: `JSON with the image as a data URI, or multipart/form-data with the same fields and the image as a \`file\` part. ${WRITE} 5 per 10 seconds per guild.`,
+  params: guildParams,
+  body: createStickerSchema,
+  // JSON or the widely used API's form.
+  readsItself: ['body'],
+  limits: [perGuildLimit('guild-stickers:create', 5, 10)],
+  audit: 'STICKER_CREATE',
+  responses: { 201: sticker },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS', 'MAXIMUM_STICKERS_REACHED', 'INVALID_MULTIPART'],
+  async handle(ctx, { params: { guildId } }, deps) {
+    const [created] = await createStickers(deps, actorMeta(ctx), guildId, [await stickerInput(deps, ctx)]);
+    if (!created) throw maxStickersReached();
+    return presentOne(deps, guildId, created.id);
+  },
+});
 
-  // Valid entries are created, in order; the answer has, in each entry's place, the sticker or why it failed.
-  router.post('/guilds/:guildId/stickers/bulk', member, limits.bulk, async (ctx) => {
-    const guildId = ctx.state.memberOfGuild!;
-    const { stickers: entries } = parseBody(bulkStickersSchema, ctx.request.body);
+// Valid entries are created, in order; the answer has, in each entry's place, the sticker or why it failed.
+export const createStickersRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/guilds/:guildId/stickers/bulk',
+  summary: 'Create up to ten stickers',
+  description: `Each entry is a sticker as POST /guilds/{guildId}/stickers takes it in JSON; valid ones are created in order, and the answer has in each entry’s place the sticker or why it failed. ${WRITE} 3 a minute per guild.`,
+  params: guildParams,
+  body: bulkStickersSchema,
+  limits: [perGuildLimit('guild-stickers:bulk', 3, 60)],
+  audit: 'STICKER_CREATE',
+  responses: { 201: { description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).', schema: { type: 'array', items: { anyOf: [ref('Sticker'), ref('Error')] } } } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body: { stickers: entries } }, deps) {
     const read = await Promise.all(
       entries.map(async (entry, index): Promise<StickerInput | EntryFailure> => {
         try {
-          return await jsonSticker(entry);
+          return await jsonSticker(deps, entry);
         } catch (error) {
           return entryFailure(error, index);
         }
@@ -154,30 +187,48 @@ export function stickerRoutes(deps: HttpDeps): Router {
     const valid = read.filter((entry): entry is StickerInput => 'image' in entry);
     if (!valid.length) throw invalidForm(read.flatMap((entry) => ('errors' in entry ? (entry.errors ?? []) : [])));
     const created = await createStickers(deps, actorMeta(ctx), guildId, valid);
-    const docs = await present((await Promise.all(created.map((s) => stickerOfGuild(deps.readStore, guildId, s.id)))).filter((d): d is StickerDoc => d !== null));
+    const docs = await present(deps, (await Promise.all(created.map((s) => stickerOfGuild(deps.readStore, guildId, s.id)))).filter((d): d is StickerDoc => d !== null));
     let next = 0;
     const noRoom = maxStickersReached();
-    ctx.status = 201;
-    ctx.body = read.map((entry) => {
+    return read.map((entry) => {
       if (!('image' in entry)) return entry;
       const doc = docs[next++];
       return doc ?? { code: noRoom.code, message: noRoom.message };
     });
-  });
+  },
+});
 
-  router.patch('/guilds/:guildId/stickers/:stickerId', member, limits.update, async (ctx) => {
-    const { guildId, stickerId } = parseBody(stickerParams, ctx.params);
-    const { image, reason: _reason, ...fields } = parseBody(updateStickerSchema, ctx.request.body);
+export const updateStickerRoute = route({
+  ...base,
+  method: 'PATCH',
+  path: '/guilds/:guildId/stickers/:stickerId',
+  summary: 'Change a sticker',
+  description: `${WRITE} 5 per 10 seconds per guild.`,
+  params: stickerParams,
+  body: updateStickerSchema,
+  limits: [perGuildLimit('guild-stickers:update', 5, 10)],
+  audit: 'STICKER_UPDATE',
+  responses: { 200: sticker },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId, stickerId }, body: { image, reason: _reason, ...fields } }, deps) {
     await updateSticker(deps, actorMeta(ctx), guildId, stickerId, { ...fields, image: image === undefined ? undefined : await readImage(deps, image, 'image', STICKER_IMAGE) });
-    ctx.body = await presentOne(guildId, stickerId);
-  });
+    return presentOne(deps, guildId, stickerId);
+  },
+});
 
-  router.delete('/guilds/:guildId/stickers/:stickerId', member, limits.delete, async (ctx) => {
-    const { guildId, stickerId } = parseBody(stickerParams, ctx.params);
-    const { purge } = parseQuery(purgeQuery, ctx.query);
-    await deleteSticker(deps, actorMeta(ctx), guildId, stickerId, purge);
-    noContent(ctx);
-  });
+export const deleteStickerRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/guilds/:guildId/stickers/:stickerId',
+  summary: 'Delete a sticker',
+  description: `With \`purge\`, its image too. ${WRITE} 5 per 10 seconds per guild.`,
+  params: stickerParams,
+  query: purgeQuery,
+  limits: [perGuildLimit('guild-stickers:delete', 5, 10)],
+  audit: 'STICKER_DELETE',
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params: { guildId, stickerId }, query }, deps) => deleteSticker(deps, actorMeta(ctx), guildId, stickerId, query.purge),
+});
 
-  return router;
-}
+export const stickerRoutes = [listStickersRoute, getStickerRoute, createStickerRoute, createStickersRoute, updateStickerRoute, deleteStickerRoute];

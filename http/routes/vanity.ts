@@ -1,6 +1,4 @@
 // Vanity URL routes: a guild's own invite code, unique across guilds, that POST /invites/:code accepts like an invite.
-import Router from '@koa/router';
-import type { Context } from 'koa';
 import { guildAccess } from '../../commands/access.js';
 import { setVanityCode } from '../../commands/guilds.js';
 import { unknownGuild } from '../../domain/guildState.js';
@@ -8,10 +6,10 @@ import { Permission, requirePermission } from '../../domain/permissions.js';
 import { guildById } from '../../projections/guilds.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import type { HttpDeps } from '../context.js';
+import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
-import { rateLimit } from '../rateLimit.js';
-import { parseBody, snowflakeSchema } from '../validation.js';
+import { route } from '../route.js';
 
 const vanityCode = { type: 'string', pattern: '^[a-z0-9-]{2,32}$' } as const;
 export const setSchema = { type: 'object', properties: { code: vanityCode }, required: ['code'], additionalProperties: false } as const;
@@ -22,33 +20,59 @@ async function vanityObject(deps: HttpDeps, guildId: string) {
   return { code: guild.vanity_url_code, uses: guild.vanity_url_uses, guild_id: guildId };
 }
 
-export function vanityRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+const vanity = { description: 'The guild’s vanity code.', schema: ref('VanityUrl') };
 
-  router.get('/guilds/:guildId/vanity-url', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+export const getVanityRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/vanity-url',
+  summary: 'Get a guild’s vanity URL',
+  description: 'Needs MANAGE_GUILD.',
+  tag: 'Invites',
+  auth: 'any',
+  params: guildParams,
+  responses: { 200: vanity },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId } }, deps) {
     const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
     requirePermission(permissions, Permission.MANAGE_GUILD);
-    ctx.body = await vanityObject(deps, guildId);
+    return vanityObject(deps, guildId);
+  },
+});
+
+/** Create and update both set the code; the spec limits each to 5 per 10 seconds. */
+const setVanityAt = (method: 'POST' | 'PATCH', summary: string, bucket: string) =>
+  route({
+    method,
+    path: '/guilds/:guildId/vanity-url',
+    summary,
+    description: 'Needs MANAGE_GUILD. The code is unique across guilds (a taken one is refused at `code`) and is accepted by POST /invites/{code}.',
+    tag: 'Invites',
+    auth: 'any',
+    params: guildParams,
+    body: setSchema,
+    limits: [{ bucket, points: 5, durationSeconds: 10 }],
+    responses: { 200: vanity },
+    errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+    async handle(ctx, { params: { guildId }, body: { code } }, deps) {
+      await setVanityCode(deps, actorMeta(ctx), guildId, code);
+      return vanityObject(deps, guildId);
+    },
   });
 
-  // Create and update both set the code; the spec limits each to 5 per 10 seconds.
-  const set = async (ctx: Context) => {
-    const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const { code } = parseBody(setSchema, ctx.request.body);
-    await setVanityCode(deps, meta, guildId, code);
-    ctx.body = await vanityObject(deps, guildId);
-  };
-  router.post('/guilds/:guildId/vanity-url', rateLimit({ bucket: 'vanity:create', points: 5, durationSeconds: 10 }), set);
-  router.patch('/guilds/:guildId/vanity-url', rateLimit({ bucket: 'vanity:update', points: 5, durationSeconds: 10 }), set);
+export const createVanityRoute = setVanityAt('POST', 'Set a guild’s vanity URL', 'vanity:create');
+export const updateVanityRoute = setVanityAt('PATCH', 'Change a guild’s vanity URL', 'vanity:update');
 
-  router.delete('/guilds/:guildId/vanity-url', async (ctx) => {
-    const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    await setVanityCode(deps, meta, guildId, null);
-    noContent(ctx);
-  });
+export const deleteVanityRoute = route({
+  method: 'DELETE',
+  path: '/guilds/:guildId/vanity-url',
+  summary: 'Remove a guild’s vanity URL',
+  description: 'Needs MANAGE_GUILD.',
+  tag: 'Invites',
+  auth: 'any',
+  params: guildParams,
+  responses: { 204: { description: 'Removed.' } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params }, deps) => setVanityCode(deps, actorMeta(ctx), params.guildId, null),
+});
 
-  return router;
-}
+export const vanityRoutes = [getVanityRoute, createVanityRoute, updateVanityRoute, deleteVanityRoute];

@@ -1,0 +1,142 @@
+// A route is one entry: its method and path, the ajv schemas of its parameters, query and body (the handler's input
+// types derived from them), what it answers and refuses, its rate-limit buckets, the OAuth2 scope that opens it, the
+// audit-log action it records, and its handler. The koa router (router), the OpenAPI document (routeDocs, read by
+// http/openapi/document.ts), the OAuth2 scope table (scopes, read by http/auth.ts) and the rate-limit table (limits)
+// are all read from the same entries.
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Scope } from '../domain/oauth2.js';
+import { type ScopedRoute, requireAuth, requireSession } from './auth.js';
+import type { HttpDeps } from './context.js';
+import { noContent } from './context.js';
+import type { RouteDoc, Schema } from './openapi/entry.js';
+import { type LimitSpec, rateLimit } from './rateLimit.js';
+import { type FromSchema, type JSONSchema, parseBody, parseQuery, snowflakeSchema } from './validation.js';
+
+/** What a schema validates to; nothing for a part the route does not declare. */
+type Parsed<S> = S extends JSONSchema ? FromSchema<S> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+/**
+ * The parts of a request a handler reads itself, as its entry documents them: a multipart body, a query only some
+ * versions read or read only once the caller may see the place, a path parameter with an alias (@me).
+ */
+type OwnInput = 'params' | 'query' | 'body';
+
+export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' | 'body' | 'oauth2Scope' | 'errors'> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The refusals the route gives besides those every route of its kind can give (a bucket's 429 is added). */
+  errors: RouteDoc['errors'];
+  /** Parts the router leaves unparsed: the handler reads them (with the same schemas) as they come. */
+  readsItself?: readonly OwnInput[];
+  /** Who may reach the route at all, before its buckets are spent (membership of the guild the path names). */
+  guards?: readonly ((deps: HttpDeps) => Middleware)[];
+  /** The buckets a request spends, in order; a bucket named by several routes is one bucket. */
+  limits?: readonly LimitSpec[];
+  /** An OAuth2 access token with this scope may call the route (GET only), as well as sessions and bots. */
+  scope?: Scope;
+  /**
+   * Answers with what it returns, under the entry's success status; a route that answers 204 returns nothing, and one
+   * that writes its own answer (a redirect, a file) returns undefined after setting ctx.
+   */
+  handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B>>, deps: HttpDeps): unknown;
+}
+
+/** An entry as the derivations read it: its input types erased. */
+export interface Route extends Omit<RouteEntry<Schema, Schema, Schema>, 'handle'> {
+  handle(ctx: Context, input: { params: unknown; query: unknown; body: unknown }, deps: HttpDeps): unknown;
+}
+
+/** Declares a route; the handler's input is typed from the schemas given. */
+export function route<const P extends JSONSchema | undefined = undefined, const Q extends JSONSchema | undefined = undefined, const B extends JSONSchema | undefined = undefined>(
+  entry: RouteEntry<P, Q, B>,
+): Route {
+  return entry as unknown as Route;
+}
+
+/** The rate-limit table: every bucket the routes spend, by name; one name with two specs is a mistake. */
+export function limits(routes: readonly Route[]): Map<string, LimitSpec> {
+  const buckets = new Map<string, LimitSpec>();
+  for (const entry of routes) {
+    for (const spec of entry.limits ?? []) {
+      if ((buckets.get(spec.bucket) ?? spec) !== spec) throw new Error(`${entry.method} ${entry.path}: the bucket ${spec.bucket} is declared twice`);
+      buckets.set(spec.bucket, spec);
+    }
+  }
+  return buckets;
+}
+
+/** One limiter per bucket of the table, shared by every route that names it. */
+export const rateLimiters = (routes: readonly Route[]) => new Map([...limits(routes)].map(([name, spec]) => [name, rateLimit(spec)]));
+
+/** The status a route answers when it succeeds: the lowest of its documented answers. */
+const successOf = (entry: Route) => Math.min(...Object.keys(entry.responses).map(Number));
+
+/** The credential the entry's `auth` names, where the router can check it: a token for `any`, a session for `session`. */
+function authorize(ctx: Context, entry: Route): void {
+  if (entry.auth === 'any') requireAuth(ctx);
+  if (entry.auth === 'session') requireSession(ctx);
+}
+
+/**
+ * The koa router of `routes`: each route's guards, then its buckets, its credential, its parsed input (parameters, then
+ * query, then body), its handler and its answer. `limiters` lets routers of several modules share buckets.
+ */
+export function router(routes: readonly Route[], deps: HttpDeps, limiters = rateLimiters(routes)): Router {
+  const served = new Router();
+  for (const entry of routes) {
+    const success = successOf(entry);
+    const own = new Set(entry.readsItself ?? []);
+    const buckets = (entry.limits ?? []).map((spec) => limiters.get(spec.bucket)!);
+    async function answer(ctx: Context) {
+      authorize(ctx, entry);
+      const input = {
+        params: entry.params && !own.has('params') ? parseBody<JSONSchema, unknown>(entry.params as JSONSchema, ctx.params) : undefined,
+        query: entry.query && !own.has('query') ? parseQuery<JSONSchema, unknown>(entry.query as JSONSchema, ctx.query) : undefined,
+        body: entry.body && !own.has('body') ? parseBody<JSONSchema, unknown>(entry.body as JSONSchema, ctx.request.body) : undefined,
+      };
+      const result = await entry.handle(ctx, input, deps);
+      if (success === 204) noContent(ctx);
+      else if (result !== undefined) {
+        ctx.status = success;
+        ctx.body = result;
+      }
+    }
+    served.register(entry.path, [entry.method.toLowerCase()], [...(entry.guards ?? []).map((guard) => guard(deps)), ...buckets, answer]);
+  }
+  return served;
+}
+
+/** The routes as the reference documents them: a limited route can answer 429, a scoped one takes OAuth2 tokens. */
+export const routeDocs = (routes: readonly Route[]): RouteDoc[] =>
+  routes.map(({ guards: _g, limits: spent, scope, handle: _h, readsItself: _r, ...doc }): RouteDoc => ({
+    ...doc,
+    ...(scope ? { oauth2Scope: scope } : {}),
+    errors: spent?.length ? [...doc.errors, 'RATE_LIMITED'] : doc.errors,
+  }));
+
+/** A path parameter's pattern in the scope table: an id is digits, as the route's schema will insist. */
+const segmentOf = (entry: Route, name: string) => {
+  const schema = (entry.params as { properties?: Record<string, unknown> } | undefined)?.properties?.[name];
+  return schema === snowflakeSchema ? '\\d+' : '[^/]+';
+};
+
+/** The scope table: the path (without the version prefix) of every route an OAuth2 token may call, and its scope. */
+export function scopes(routes: readonly Route[]): ScopedRoute[] {
+  return routes.flatMap((entry) => {
+    if (!entry.scope) return [];
+    if (entry.method !== 'GET') throw new Error(`${entry.method} ${entry.path}: OAuth2 tokens read only (GET)`);
+    const pattern = entry.path
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? segmentOf(entry, segment.slice(1)) : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('\\/');
+    return [{ path: new RegExp(`^${pattern}\\/?$`, 'i'), scope: entry.scope }];
+  });
+}

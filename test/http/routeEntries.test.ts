@@ -1,0 +1,82 @@
+// Routes declared once (http/route.ts): the router the app serves, the OpenAPI document, the OAuth2 scope table and
+// the rate-limit table are read from the same entries. Every route the API router serves is in the served document,
+// an entry's route with the very body schema it validates with, and that document validates as OpenAPI 3.1.
+import { validate } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { API_ROUTES, apiRouter } from '../../http/app.js';
+import { openApiSchema } from '../../http/openapi/document.js';
+import { type Route, limits, route, scopes } from '../../http/route.js';
+import { fileServer } from '../support/server.js';
+
+const server = await fileServer();
+const { body: document } = await server.api('GET', '/openapi.json');
+
+/** The document's path template of a koa path: `/guilds/{guildId}` for `/guilds/:guildId`. */
+const template = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+/** Every method and path the API router answers (HEAD is GET's). */
+const served = apiRouter(server.runtime).stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path), layer })));
+
+describe('the API router and the document', () => {
+  it('document every route the router serves, and the document validates as OpenAPI 3.1', async () => {
+    expect(served.length).toBeGreaterThan(100);
+    const missing = served.filter(({ method, path }) => !document.paths[template(path)]?.[method.toLowerCase()]).map(({ method, path }) => `${method} ${path}`);
+    expect(missing).toEqual([]);
+    const result = await validate(structuredClone(document));
+    expect(result).toMatchObject({ valid: true, specification: 'OpenAPI' });
+  });
+
+  it('document each entry’s body, query and parameters with the schemas its route validates', () => {
+    expect(API_ROUTES.length).toBeGreaterThan(10);
+    for (const entry of API_ROUTES) {
+      const operation = document.paths[template(entry.path)][entry.method.toLowerCase()];
+      const where = `${entry.method} ${entry.path}`;
+      if (entry.body) expect(operation.requestBody.content['application/json'].schema, where).toEqual(openApiSchema(entry.body));
+      else expect(operation.requestBody, where).toBeUndefined();
+      const query = Object.keys((entry.query?.properties ?? {}) as object);
+      expect(operation.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name), where).toEqual(query);
+    }
+  });
+
+  it('serve each entry with its buckets, and document the 429 of exactly those that have one', () => {
+    for (const entry of API_ROUTES) {
+      const layer = served.find(({ method, path }) => method === entry.method && path === entry.path)!.layer;
+      const where = `${entry.method} ${entry.path}`;
+      const limited = layer.stack.filter((middleware) => middleware.name === 'limitRate').length;
+      expect(limited, where).toBe(entry.limits?.length ?? 0);
+      expect(Object.keys(document.paths[template(entry.path)][entry.method.toLowerCase()].responses).includes('429'), where).toBe(limited > 0);
+    }
+  });
+
+  it('spend one bucket for every route that names it: the users routes share the group’s `users` bucket', () => {
+    const buckets = (method: string, path: string) => served.find((r) => r.method === method && r.path === path)!.layer.stack.filter((m) => m.name === 'limitRate');
+    const [meGroup, meRead] = buckets('GET', '/users/@me');
+    const [userGroup, userRead] = buckets('GET', '/users/:userId');
+    const [relationshipsGroup, relationships] = buckets('GET', '/users/@me/relationships');
+    expect(userGroup).toBe(meGroup);
+    expect(relationshipsGroup).toBe(meGroup);
+    expect(userRead).toBe(meRead);
+    expect(relationships).not.toBe(meRead);
+  });
+});
+
+describe('the tables read from the entries', () => {
+  it('open to OAuth2 tokens exactly the scoped routes, ids matched as digits', () => {
+    const table = scopes(API_ROUTES);
+    const scopeOf = (path: string) => table.find((r) => r.path.test(path))?.scope;
+    expect(scopeOf('/users/@me')).toBe('identify');
+    expect(scopeOf('/Users/@me/')).toBe('identify');
+    expect(scopeOf('/users/@me/relationships')).toBeUndefined();
+    expect(scopeOf('/users/123')).toBeUndefined();
+    const scoped = route({ method: 'GET', path: '/channels/:channelId/things', summary: 's', tag: 'Channels', auth: 'any', params: { type: 'object', properties: { channelId: { type: 'string' } } }, scope: 'messages.read', responses: { 200: { description: 'd' } }, errors: [], handle: () => [] });
+    expect(scopes([scoped])[0].path.test('/channels/abc/things')).toBe(true);
+  });
+
+  it('refuse a scope on a route that writes, and one bucket name with two limits', () => {
+    const entry = (over: Partial<Route>): Route => route({ method: 'GET', path: '/x', summary: 's', tag: 'Users', auth: 'any', responses: { 200: { description: 'd' } }, errors: [], handle: () => [], ...over });
+    expect(() => scopes([entry({ method: 'POST', scope: 'identify' })])).toThrow(/OAuth2 tokens read only/);
+    const one = { bucket: 'b', points: 1, durationSeconds: 1 };
+    expect(limits([entry({ limits: [one] }), entry({ limits: [one] })]).get('b')).toBe(one);
+    expect(() => limits([entry({ limits: [one] }), entry({ limits: [{ ...one, points: 2 }] })])).toThrow(/declared twice/);
+  });
+});
