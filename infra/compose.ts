@@ -86,7 +86,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     });
     const projections = runsProjectors(engines.role)
       ? new ProjectionRunner(opened.store, opened.readStore, selectProjections(engines.projections), (error) => fatal(error, 'projections stopped'))
-      : new RemoteProjections(opened.store, opened.readStore, allProjections, engines.settleTimeoutMs);
+      : new RemoteProjections(opened.store, opened.readStore, allProjections, engines.settleTimeoutMs, log);
     started.push(() => projections.stop());
     await projections.start();
     await projections.caughtUp();

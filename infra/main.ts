@@ -5,6 +5,7 @@ import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
 import { createLogger } from './logger.js';
 import { endsOnFatal } from './roles.js';
+import { onUnhandledRejection } from './unhandled.js';
 
 async function main() {
   const config = loadConfig();
@@ -25,6 +26,7 @@ async function main() {
     log.info({ signal }, 'stopped');
     process.exit(code);
   }
+  process.on('unhandledRejection', onUnhandledRejection(log, engines.role, stop));
   // In the distributed roles a stopped projector or relay ends the process (compose has logged it as fatal), for its
   // supervisor to restart it from its checkpoint; the single process keeps serving, as before.
   composition = await compose(config, engines, log, {

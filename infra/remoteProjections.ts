@@ -4,24 +4,38 @@
 import type { EventStore, Position } from '../ports/eventStore.js';
 import { comparePositions } from '../ports/eventStore.js';
 import { PositionWaiters } from './eventStore/waiters.js';
+import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Projection } from '../projections/projection.js';
 import { ProjectionRunner } from '../projections/runner.js';
 
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
+/** After a failed poll (the read store unreachable: an election, a restart), polls back off up to this. */
+const MAX_RETRY_MS = 2000;
+
+/** A read-your-writes wait that ran out while the read store could not be reached: the request fails with this. */
+export class ReadModelsUnreachableError extends Error {
+  constructor(waitedMs: number, cause: unknown) {
+    super(`the read models could not be reached for ${waitedMs} ms: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ReadModelsUnreachableError';
+  }
+}
 
 /** A ProjectionRunner in type (callers keep using runtime.projections), whose projectors run elsewhere. */
 export class RemoteProjections extends ProjectionRunner {
   private readonly pending = new PositionWaiters();
   private polling = false;
   private stopped = false;
+  /** What the last poll failed with; null once one succeeds. */
+  private failure: unknown = null;
 
   constructor(
     private readonly eventLog: EventStore,
     private readonly shared: ReadStore,
     projections: Projection[],
     private readonly timeoutMs: number,
+    private readonly log: Pick<Logger, 'warn' | 'info'> = { warn: () => {}, info: () => {} },
   ) {
     super(eventLog, shared, projections);
   }
@@ -30,17 +44,21 @@ export class RemoteProjections extends ProjectionRunner {
     this.stopped = false;
   }
 
-  /** How far every projection has got: the least of their checkpoints (null while one has none). */
+  /** How far every projection has got: the least of their checkpoints (null while one has none), in one query. */
   async applied(): Promise<Position | null> {
-    const positions = await Promise.all(this.projections.map((p) => this.shared.getCheckpoint(p.name)));
+    const positions = [...(await this.shared.getCheckpoints(this.projections.map((p) => p.name))).values()];
     if (positions.some((p) => p === null)) return null;
     return (positions as Position[]).reduce((min, p) => (comparePositions(p, min) < 0 ? p : min));
   }
 
+  /**
+   * Resolves once the projectors have applied `position`, or when `timeoutMs` passes (the read is then as fresh as it
+   * can be); rejects instead when the read store could not be reached all that time, so the request fails clearly.
+   */
   override waitFor(position: Position | null, timeoutMs = this.timeoutMs): Promise<void> {
     if (!position || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => (this.failure ? reject(new ReadModelsUnreachableError(timeoutMs, this.failure)) : resolve()), timeoutMs);
       timer.unref();
       this.pending.wait(position).then(
         () => {
@@ -53,12 +71,23 @@ export class RemoteProjections extends ProjectionRunner {
     });
   }
 
+  /** One poll serves every waiter; a failed one is logged and retried, backing off, while anyone waits. */
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
     try {
-      for (let delay = FIRST_POLL_MS; this.pending.size > 0 && !this.stopped; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-        this.pending.settle(await this.applied());
+      let delay = FIRST_POLL_MS;
+      while (this.pending.size > 0 && !this.stopped) {
+        try {
+          this.pending.settle(await this.applied());
+          if (this.failure) this.log.info('the read models can be reached again');
+          this.failure = null;
+          delay = Math.min(delay * 2, MAX_POLL_MS);
+        } catch (error) {
+          if (!this.failure) this.log.warn({ err: error }, 'the read models cannot be reached: retrying');
+          this.failure = error;
+          delay = Math.min(Math.max(delay * 2, MAX_POLL_MS), MAX_RETRY_MS);
+        }
         if (this.pending.size > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       }
     } finally {

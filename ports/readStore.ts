@@ -74,6 +74,8 @@ export interface ReadStore {
   /** Applies the operations in order, atomically together with the checkpoints given. */
   bulkWrite(ops: WriteOp[], checkpoints?: Checkpoint[]): Promise<void>;
   getCheckpoint(projection: string): Promise<Position | null>;
+  /** The checkpoints of several projections in one query (null where one has none). */
+  getCheckpoints(projections: readonly string[]): Promise<Map<string, Position | null>>;
   /** Empties the collections and forgets the checkpoint, so the projection rebuilds from the start of the log. */
   reset(projection: string, collections: string[]): Promise<void>;
   /**

@@ -58,6 +58,10 @@ export class CachedReadStore implements ReadStore {
     return this.inner.getCheckpoint(projection);
   }
 
+  getCheckpoints(projections: readonly string[]) {
+    return this.inner.getCheckpoints(projections);
+  }
+
   async bulkWrite(ops: WriteOp[], checkpoints?: Checkpoint[]): Promise<void> {
     try {
       await this.inner.bulkWrite(ops, checkpoints);

@@ -119,6 +119,12 @@ export class MongoReadStore implements ReadStore {
     return doc ? decodePosition(doc.position) : null;
   }
 
+  async getCheckpoints(projections: readonly string[]): Promise<Map<string, Position | null>> {
+    const docs = await this.db.collection<{ _id: string; position: string }>(CHECKPOINTS).find({ _id: { $in: [...projections] } }).toArray();
+    const found = new Map(docs.map((doc) => [doc._id, decodePosition(doc.position)]));
+    return new Map(projections.map((name) => [name, found.get(name) ?? null]));
+  }
+
   async reset(projection: string, collections: string[]): Promise<void> {
     await this.inTransaction(async (session) => {
       for (const collection of collections) await this.db.collection(collection).deleteMany({}, { session });

@@ -438,6 +438,14 @@ export class SqliteReadStore implements ReadStore {
     return row ? decodePosition(row.position) : null;
   }
 
+  async getCheckpoints(projections: readonly string[]): Promise<Map<string, Position | null>> {
+    const rows = this.db
+      .prepare(`SELECT projection, position FROM checkpoints WHERE projection IN (${projections.map(() => '?').join(',')})`)
+      .all(...projections) as { projection: string; position: string }[];
+    const found = new Map(rows.map((row) => [row.projection, decodePosition(row.position)]));
+    return new Map(projections.map((name) => [name, found.get(name) ?? null]));
+  }
+
   async reset(projection: string, collections: string[]): Promise<void> {
     this.db.transaction(() => {
       for (const collection of collections) {

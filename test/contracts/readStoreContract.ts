@@ -245,6 +245,13 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         await store.bulkWrite([], [{ projection: own('proj'), position: at(9n) }, { projection: own('other'), position: at(4n) }]);
         expect(await store.getCheckpoint(own('proj'))).toEqual(at(9n));
         expect(await store.getCheckpoint(own('other'))).toEqual(at(4n));
+        expect(await store.getCheckpoints([own('proj'), own('none'), own('other')])).toEqual(
+          new Map([
+            [own('proj'), at(9n)],
+            [own('none'), null],
+            [own('other'), at(4n)],
+          ]),
+        );
       });
 
       it('a failing operation rolls back the whole bulk write, its checkpoint included', async () => {

@@ -9,7 +9,7 @@ import { loadEngineConfig } from '../../infra/engines.js';
 import type { NewEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
-import { RemoteProjections } from '../../infra/remoteProjections.js';
+import { ReadModelsUnreachableError, RemoteProjections } from '../../infra/remoteProjections.js';
 import { EMBEDDED, selectProjections } from '../../infra/roles.js';
 import type { Projection } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
@@ -110,6 +110,62 @@ describe('read-your-writes in an api process without projectors', () => {
     expect(waited).toBeGreaterThanOrEqual(180);
     expect(waited).toBeLessThan(2000);
     expect(await apiReads.count('notes', {})).toBe(0);
+    await api.stop();
+  });
+
+  /** The api's read store, failing its next `failures` checkpoint reads as an unreachable MongoDB does; counts the reads. */
+  const failing = (failures: number) => {
+    const reads = { one: 0, many: 0 };
+    const store = new Proxy(apiReads, {
+      get(target, property, receiver) {
+        if (property !== 'getCheckpoint' && property !== 'getCheckpoints') return Reflect.get(target, property, receiver) as unknown;
+        return (...args: unknown[]) => {
+          reads[property === 'getCheckpoint' ? 'one' : 'many'] += 1;
+          if (failures-- > 0) return Promise.reject(new Error('connection reset by peer'));
+          return (target[property] as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const logged: string[] = [];
+    const log = { warn: (_: object, message?: string) => logged.push(`warn: ${message}`), info: (message: string) => logged.push(`info: ${message}`) };
+    return { store, reads, logged, log };
+  };
+
+  it('goes on polling through a read store that fails, says so once, and answers once it can be reached again', async () => {
+    const projector = new ProjectionRunner(store, projectorReads, [notes]);
+    await projector.start();
+    const { position } = await store.appendToStream('note-1', [note('through a hiccup')]);
+    await projector.waitFor(position);
+    const reads = failing(3);
+    const api = new RemoteProjections(store, reads.store, [notes], 5000, reads.log as never);
+    await api.waitFor(position);
+    expect(reads.logged).toEqual(['warn: the read models cannot be reached: retrying', 'info: the read models can be reached again']);
+    await projector.stop();
+    await api.stop();
+  });
+
+  it('fails a wait whose bound passes while the read store cannot be reached, with a clear error', async () => {
+    const { position } = await store.appendToStream('note-1', [note('unreachable')]);
+    const reads = failing(Infinity);
+    const api = new RemoteProjections(store, reads.store, [notes], 300, reads.log as never);
+    const refusal = await api.waitFor(position).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ReadModelsUnreachableError);
+    expect((refusal as Error).message).toBe('the read models could not be reached for 300 ms: connection reset by peer');
+    await api.stop();
+  });
+
+  it('reads every projection’s checkpoint in one query a poll', async () => {
+    const projector = new ProjectionRunner(store, projectorReads, [notes]);
+    await projector.start();
+    const { position } = await store.appendToStream('note-1', [note('one query')]);
+    await projector.waitFor(position);
+    const reads = failing(0);
+    const others = ['a', 'b', 'c'].map((name) => ({ ...notes, name }));
+    await projectorReads.bulkWrite([], others.map((p) => ({ projection: p.name, position })));
+    const api = new RemoteProjections(store, reads.store, [notes, ...others], 5000, reads.log as never);
+    await api.waitFor(position);
+    expect(reads.reads).toEqual({ one: 0, many: 1 });
+    await projector.stop();
     await api.stop();
   });
 
