@@ -14,7 +14,10 @@ import type {
   APIInteractionDataResolved,
   APIMessage,
   APISticker,
+  APIUser,
   APIVoiceState,
+  GatewayChannelModifyDispatchData,
+  GatewayMessageCreateDispatchData,
   GatewayReadyDispatchData,
   InteractionType,
   RESTPostAPIInteractionCallbackWithResponseResult,
@@ -156,3 +159,43 @@ export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'l
 export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithResponseResult, 'resource'> & {
   resource: Omit<NonNullable<RESTPostAPIInteractionCallbackWithResponseResult['resource']>, 'message'> & { message: ParleyMessage };
 };
+
+/**
+ * The dispatches whose data is not the API's as discord-api-types has it, each saying why; gateway/protocol.ts types
+ * every other dispatch with the API's own data type. Of the gateway the spec says "all gateway payloads: not shown".
+ */
+export interface ParleyDispatchData {
+  /** A message created, with its components as Parley's message has them (ParleyMessage, above). */
+  MESSAGE_CREATE: ParleyMessageDispatchData;
+  /** A message edited: the same. */
+  MESSAGE_UPDATE: ParleyMessageDispatchData;
+  /**
+   * A channel opened. The API sends bots guild channels only; Parley's accounts are people as well as bots, and a
+   * person's sessions learn of the DMs and group DMs they are in: "channels of several kinds (guild text, guild
+   * voice, DM, group DM, category and others)".
+   */
+  CHANNEL_CREATE: GatewayChannelModifyDispatchData | ParleyDMChannel | ParleyGroupDMChannel;
+  /** A channel changed: the same, a group DM renamed. */
+  CHANNEL_UPDATE: GatewayChannelModifyDispatchData | ParleyDMChannel | ParleyGroupDMChannel;
+  /**
+   * A channel gone: the same, a DM closed; and to a recipient removed from a group DM, only which channel it was (its
+   * id and type), since they no longer see it.
+   */
+  CHANNEL_DELETE: GatewayChannelModifyDispatchData | ParleyDMChannel | ParleyGroupDMChannel | Pick<ParleyDMChannel | ParleyGroupDMChannel, 'id' | 'type'>;
+  /**
+   * A recipient added to a group DM, to its other recipients: the spec's "group-DM recipients", which the API has only
+   * for user accounts, so discord-api-types has no type for it.
+   */
+  CHANNEL_RECIPIENT_ADD: ParleyRecipientChange;
+  /** A recipient removed from a group DM, to its recipients: the same. */
+  CHANNEL_RECIPIENT_REMOVE: ParleyRecipientChange;
+}
+
+/** MESSAGE_CREATE and MESSAGE_UPDATE: the API's message with its gateway fields, with Parley's components. */
+export type ParleyMessageDispatchData = Omit<GatewayMessageCreateDispatchData, 'components' | 'referenced_message'> & Pick<ParleyMessage, 'components' | 'referenced_message'>;
+
+/** A group DM's recipient added or removed. */
+export interface ParleyRecipientChange {
+  channel_id: string;
+  user: APIUser;
+}
