@@ -16,8 +16,14 @@ import type {
   APISticker,
   APIUser,
   APIVoiceState,
-  GatewayChannelModifyDispatchData,
+  GatewayGuildBanModifyDispatchData,
+  GatewayGuildCreateDispatchData,
+  GatewayGuildMemberRemoveDispatchData,
+  GatewayInviteCreateDispatchData,
+  GatewayGuildStickersUpdateDispatchData,
   GatewayMessageCreateDispatchData,
+  GatewayPresenceUpdateDispatchData,
+  PresenceUpdateReceiveStatus,
   GatewayReadyDispatchData,
   InteractionType,
   RESTPostAPIInteractionCallbackWithResponseResult,
@@ -165,6 +171,24 @@ export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithR
  * every other dispatch with the API's own data type. Of the gateway the spec says "all gateway payloads: not shown".
  */
 export interface ParleyDispatchData {
+  /** A guild as its members' sessions learn it: Parley's guild (ParleyGuild, above), its channels as GUILD channels are (below). */
+  GUILD_CREATE: ParleyGuildCreate;
+  /** A guild changed: Parley's guild. */
+  GUILD_UPDATE: ParleyGuild;
+  /** A member gone, named as the read model names them (ParleyNamedUser). */
+  GUILD_MEMBER_REMOVE: WithNamedUser<GatewayGuildMemberRemoveDispatchData, 'user'>;
+  /** A ban: the same. */
+  GUILD_BAN_ADD: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
+  /** A ban lifted: the same. */
+  GUILD_BAN_REMOVE: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
+  /** An invite made: its inviter the same. */
+  INVITE_CREATE: WithNamedUser<GatewayInviteCreateDispatchData, 'inviter'>;
+  /** A guild's stickers, each in Parley's form (ParleySticker, above). */
+  GUILD_STICKERS_UPDATE: Omit<GatewayGuildStickersUpdateDispatchData, 'stickers'> & { stickers: ParleySticker[] };
+  /** An interaction for a bot: Parley's (ParleyInteraction, above). */
+  INTERACTION_CREATE: ParleyInteraction;
+  /** A member's presence: Parley's (ParleyPresence). */
+  PRESENCE_UPDATE: ParleyPresence & { guild_id: string };
   /** A message created, with its components as Parley's message has them (ParleyMessage, above). */
   MESSAGE_CREATE: ParleyMessageDispatchData;
   /** A message edited: the same. */
@@ -172,16 +196,17 @@ export interface ParleyDispatchData {
   /**
    * A channel opened. The API sends bots guild channels only; Parley's accounts are people as well as bots, and a
    * person's sessions learn of the DMs and group DMs they are in: "channels of several kinds (guild text, guild
-   * voice, DM, group DM, category and others)".
+   * voice, DM, group DM, category and others)". A guild channel has the fields of its type in one shape
+   * (GuildChannelObject, presenters/channels.ts), where the API's union tells the types apart.
    */
-  CHANNEL_CREATE: GatewayChannelModifyDispatchData | ParleyDMChannel | ParleyGroupDMChannel;
+  CHANNEL_CREATE: GuildChannelObject | ParleyDMChannel | ParleyGroupDMChannel;
   /** A channel changed: the same, a group DM renamed. */
-  CHANNEL_UPDATE: GatewayChannelModifyDispatchData | ParleyDMChannel | ParleyGroupDMChannel;
+  CHANNEL_UPDATE: GuildChannelObject | ParleyDMChannel | ParleyGroupDMChannel;
   /**
    * A channel gone: the same, a DM closed; and to a recipient removed from a group DM, only which channel it was (its
    * id and type), since they no longer see it.
    */
-  CHANNEL_DELETE: GatewayChannelModifyDispatchData | ParleyDMChannel | ParleyGroupDMChannel | Pick<ParleyDMChannel | ParleyGroupDMChannel, 'id' | 'type'>;
+  CHANNEL_DELETE: GuildChannelObject | ParleyDMChannel | ParleyGroupDMChannel | Pick<ParleyDMChannel | ParleyGroupDMChannel, 'id' | 'type'>;
   /**
    * A recipient added to a group DM, to its other recipients: the spec's "group-DM recipients", which the API has only
    * for user accounts, so discord-api-types has no type for it.
@@ -190,6 +215,31 @@ export interface ParleyDispatchData {
   /** A recipient removed from a group DM, to its recipients: the same. */
   CHANNEL_RECIPIENT_REMOVE: ParleyRecipientChange;
 }
+
+/** GUILD_CREATE: the API's extra fields, on Parley's guild, with its channels as Parley's guild channels. */
+export type ParleyGuildCreate = Omit<GatewayGuildCreateDispatchData, keyof APIGuild | 'channels'> & ParleyGuild & { channels: GuildChannelObject[] };
+
+/**
+ * A user a dispatch names, or its id alone should the read model not have the user (gateway/guilds.ts userPartial).
+ * The projector builds a dispatch once the read models include its event, and a user document is never removed (an
+ * erased account stays, as "Deleted User"), so the id alone is not expected; the spec is silent.
+ */
+export type ParleyNamedUser = APIUser | { id: string };
+
+/** T with its user field K as ParleyNamedUser, always given. */
+type WithNamedUser<T, K extends keyof T> = Omit<T, K> & Record<K, ParleyNamedUser>;
+
+/**
+ * A presence as others see it (gateway/presence.ts): its statuses as the strings the API's enums stand for, its user
+ * by id, and its activities as the session set them, within the fields and bounds gateway/presence.ts keeps (a name,
+ * a type, a state, an url and when it was set), where the API types every field an activity may have.
+ */
+export type ParleyPresence = Omit<GatewayPresenceUpdateDispatchData, 'user' | 'status' | 'activities' | 'client_status' | 'guild_id'> & {
+  user: { id: string };
+  status: `${PresenceUpdateReceiveStatus}`;
+  activities: Record<string, unknown>[];
+  client_status: { web?: `${PresenceUpdateReceiveStatus}` };
+};
 
 /** MESSAGE_CREATE and MESSAGE_UPDATE: the API's message with its gateway fields, with Parley's components. */
 export type ParleyMessageDispatchData = Omit<GatewayMessageCreateDispatchData, 'components' | 'referenced_message'> & Pick<ParleyMessage, 'components' | 'referenced_message'>;

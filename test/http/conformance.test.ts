@@ -154,8 +154,8 @@ const USER: Shape = {
 const MEMBER: Shape = {
   user: USER,
   nick: 'optional nullable string',
-  avatar: 'optional nullable string',
-  banner: 'optional nullable string',
+  avatar: 'nullable string',
+  banner: 'nullable string',
   roles: 'snowflakes',
   joined_at: 'nullable timestamp',
   premium_since: 'optional nullable timestamp',
