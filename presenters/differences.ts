@@ -3,6 +3,7 @@
 // data does. Presenters return these types (or the API's own), so a field that is neither the API's nor declared here
 // is a compile error.
 import type {
+  APIApplication,
   APIApplicationCommand,
   APIAuditLogEntry,
   APIBaseInteraction,
@@ -25,6 +26,7 @@ import type {
   GatewayPresenceUpdateDispatchData,
   PresenceUpdateReceiveStatus,
   GatewayReadyDispatchData,
+  GatewayVoiceServerUpdateDispatchData,
   InteractionType,
   RESTPostAPIInteractionCallbackWithResponseResult,
 } from 'discord-api-types/v10';
@@ -119,6 +121,13 @@ export type ParleyApplicationCommand = Omit<APIApplicationCommand, 'guild_id' | 
 };
 
 /**
+ * An application (presenters/applications.ts). The spec shows no application object. Parley's names its owner by id
+ * and its OAuth2 Client ID, which "OAuth2 applications ... receive" (the spec), for its own account routes; it has no
+ * `flags_new`, the flags again as a string, which `flags` already carries.
+ */
+export type ParleyApplication = Omit<APIApplication, 'flags_new'> & { owner_id: string; client_id: string };
+
+/**
  * A DM's call, as CALL_CREATE and CALL_UPDATE carry it: the widely used API has these only for user accounts, so
  * discord-api-types has no type for them. Its voice states have no guild (a DM has none).
  */
@@ -189,6 +198,14 @@ export interface ParleyDispatchData {
   INTERACTION_CREATE: ParleyInteraction;
   /** A member's presence: Parley's (ParleyPresence). */
   PRESENCE_UPDATE: ParleyPresence & { guild_id: string };
+  /** A DM's call begun (ParleyCall, above). */
+  CALL_CREATE: ParleyCall;
+  /** A DM's call going on: the same. */
+  CALL_UPDATE: ParleyCall;
+  /** A DM's call ended: which channel's. */
+  CALL_DELETE: { channel_id: string };
+  /** Where a session's client would connect for media: a guild's voice, or a DM's call, which has no guild but a channel. */
+  VOICE_SERVER_UPDATE: GatewayVoiceServerUpdateDispatchData | (Omit<GatewayVoiceServerUpdateDispatchData, 'guild_id'> & { guild_id: null; channel_id: string });
   /** A message created, with its components as Parley's message has them (ParleyMessage, above). */
   MESSAGE_CREATE: ParleyMessageDispatchData;
   /** A message edited: the same. */
