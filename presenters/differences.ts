@@ -19,6 +19,7 @@ import type {
   APIVoiceState,
   GatewayGuildBanModifyDispatchData,
   GatewayGuildCreateDispatchData,
+  GatewayGuildMembersChunkDispatchData,
   GatewayGuildMemberRemoveDispatchData,
   GatewayInviteCreateDispatchData,
   GatewayGuildStickersUpdateDispatchData,
@@ -143,7 +144,17 @@ export interface ParleyCall {
  * spec's User), and a person's session has no application, which the API's READY, sent only to bots, always has. Of
  * the gateway the spec says "all gateway payloads: not shown".
  */
-export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & Partial<Pick<GatewayReadyDispatchData, 'application'>>;
+export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & {
+  application?: Pick<ParleyApplication, 'id' | 'flags'>;
+  /** What the API sends a user account's session as well, which Parley's people are: their DMs and group DMs. */
+  private_channels: (ParleyDMChannel | ParleyGroupDMChannel)[];
+  /** The same, empty: Parley has no relationships, user settings, nor presences at READY (GUILD_CREATE has them). */
+  relationships: never[];
+  user_settings: Record<string, never>;
+  presences: never[];
+  /** Which gateway node is serving, as the API sends it. */
+  _trace: string[];
+};
 
 /**
  * What an interaction a bot receives carries: the command invoked, its options as invoked (one shape for every option
@@ -180,7 +191,9 @@ export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithR
  * every other dispatch with the API's own data type. Of the gateway the spec says "all gateway payloads: not shown".
  */
 export interface ParleyDispatchData {
-  /** A guild as its members' sessions learn it: Parley's guild (ParleyGuild, above), its channels as GUILD channels are (below). */
+  /** A session's start (ParleyReady, above). */
+  READY: ParleyReady;
+  /** A guild as a member's session learns it: Parley's guild, channels and presences (ParleyGuildCreate). */
   GUILD_CREATE: ParleyGuildCreate;
   /** A guild changed: Parley's guild. */
   GUILD_UPDATE: ParleyGuild;
@@ -206,6 +219,8 @@ export interface ParleyDispatchData {
   CALL_DELETE: { channel_id: string };
   /** Where a session's client would connect for media: a guild's voice, or a DM's call, which has no guild but a channel. */
   VOICE_SERVER_UPDATE: GatewayVoiceServerUpdateDispatchData | (Omit<GatewayVoiceServerUpdateDispatchData, 'guild_id'> & { guild_id: null; channel_id: string });
+  /** Members asked for (op 8), with their presences as Parley's (ParleyPresence). */
+  GUILD_MEMBERS_CHUNK: Omit<GatewayGuildMembersChunkDispatchData, 'presences'> & { presences?: ParleyPresence[] };
   /** A message created, with its components as Parley's message has them (ParleyMessage, above). */
   MESSAGE_CREATE: ParleyMessageDispatchData;
   /** A message edited: the same. */
@@ -233,8 +248,12 @@ export interface ParleyDispatchData {
   CHANNEL_RECIPIENT_REMOVE: ParleyRecipientChange;
 }
 
-/** GUILD_CREATE: the API's extra fields, on Parley's guild, with its channels as Parley's guild channels. */
-export type ParleyGuildCreate = Omit<GatewayGuildCreateDispatchData, keyof APIGuild | 'channels'> & ParleyGuild & { channels: GuildChannelObject[] };
+/**
+ * GUILD_CREATE: the API's extra fields on Parley's guild (ParleyGuild), its channels as CHANNEL_CREATE has them, and
+ * its presences as Parley's, which name no guild here: the guild is the dispatch's.
+ */
+export type ParleyGuildCreate = Omit<GatewayGuildCreateDispatchData, keyof APIGuild | 'channels' | 'presences'> &
+  ParleyGuild & { channels: GuildChannelObject[]; presences: ParleyPresence[] };
 
 /**
  * A user a dispatch names, or its id alone should the read model not have the user (gateway/guilds.ts userPartial).
