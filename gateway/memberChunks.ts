@@ -3,7 +3,9 @@
 // GUILD_MEMBERS intent and is limited to once per guild and user every 30 s), in chunks of at most 1000 members.
 import { isSnowflake } from '../domain/snowflake.js';
 import { memberObject } from '../presenters/members.js';
+import type { ParleyPresence } from '../presenters/differences.js';
 import type { GatewayDeps } from './deps.js';
+import type { DispatchData } from './protocol.js';
 import { requestedMembers } from '../projections/members.queries.js';
 import { usersById } from './guilds.js';
 
@@ -61,21 +63,13 @@ export const asksForAllMembers = (request: MemberRequest) => asksForMemberList(r
 
 type MemberObject = ReturnType<typeof memberObject>;
 
-interface Chunk {
-  guild_id: string;
-  members: MemberObject[];
-  chunk_index: number;
-  chunk_count: number;
-  not_found?: string[];
-  presences?: unknown[];
-  nonce?: string;
-}
+type Chunk = DispatchData['GUILD_MEMBERS_CHUNK'];
 
 interface ChunkOptions {
   /** Ids asked for that are not members. */
   notFound?: string[];
   /** Set when presences were asked for (and may be given): the presence objects of some of the users. */
-  presences?: (userIds: string[]) => unknown[];
+  presences?: (userIds: string[]) => ParleyPresence[];
   nonce?: string;
   size?: number;
 }

@@ -1,4 +1,7 @@
-// The gateway protocol of the widely used API, v10, JSON encoding: opcodes, close codes and intents.
+// The gateway protocol of the widely used API, v10, JSON encoding: opcodes, close codes, intents, and each dispatch's data.
+import type { GatewayDispatchPayload } from 'discord-api-types/v10';
+import type { ParleyDispatchData } from '../presenters/differences.js';
+
 export const GATEWAY_VERSION = 10;
 
 export const Op = {
@@ -64,3 +67,10 @@ export interface GatewayPayload {
   s?: number | null;
   t?: string | null;
 }
+
+/** Each dispatch's data as discord-api-types types the widely used API's, by event name. */
+type APIDispatchData = { [P in GatewayDispatchPayload as `${P['t']}`]: P['d'] };
+
+/** Each dispatch Parley sends and its data: the API's, or Parley's declared difference (presenters/differences.ts). */
+export type DispatchData = Omit<APIDispatchData, keyof ParleyDispatchData> & ParleyDispatchData;
+export type DispatchEvent = keyof DispatchData;

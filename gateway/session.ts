@@ -4,6 +4,7 @@
 import { constants, createDeflate, type Deflate } from 'node:zlib';
 import type { WebSocket } from 'ws';
 import { ErasedSubjects, type Marked, NO_SUBJECTS, subjectsOf } from './erasures.js';
+import type { DispatchData, DispatchEvent } from './protocol.js';
 
 /** Outbound bytes a connection may have queued before it counts as too slow and is dropped (it can resume). */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -120,8 +121,8 @@ export class Session {
     if (this.connection && !this.connection.send(frame(this.seq, t, json))) this.detach();
   }
 
-  /** Sends a dispatch made for this session alone. */
-  dispatchOwn(t: string, d: unknown): void {
+  /** Sends a dispatch made for this session alone, its data checked against its event's (DispatchData). */
+  dispatchOwn<T extends DispatchEvent>(t: T, d: DispatchData[T]): void {
     this.dispatch(t, JSON.stringify(d), subjectsOf(d));
   }
 

@@ -1,5 +1,6 @@
 // What a session starts from: READY's user, guild list and DM channels, and one GUILD_CREATE per guild, read from
 // the read models at IDENTIFY time.
+import type { ParleyReady } from '../presenters/differences.js';
 import type { GatewayDeps } from './deps.js';
 import { applicationById } from '../projections/applications.queries.js';
 import { userById } from '../projections/users.queries.js';
@@ -8,10 +9,10 @@ import { guildCreatePayload, guildIdsOf } from './guilds.js';
 import { privateChannelsOf } from './privateChannels.js';
 
 export interface ReadySnapshot {
-  user: unknown;
+  user: ParleyReady['user'];
   guildIds: string[];
-  privateChannels: unknown[];
-  application: { id: string; flags: number } | null;
+  privateChannels: Awaited<ReturnType<typeof privateChannelsOf>>;
+  application: NonNullable<ParleyReady['application']> | null;
 }
 
 export interface Snapshots {

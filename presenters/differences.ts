@@ -3,6 +3,7 @@
 // data does. Presenters return these types (or the API's own), so a field that is neither the API's nor declared here
 // is a compile error.
 import type {
+  APIApplication,
   APIApplicationCommand,
   APIAuditLogEntry,
   APIBaseInteraction,
@@ -14,8 +15,19 @@ import type {
   APIInteractionDataResolved,
   APIMessage,
   APISticker,
+  APIUser,
   APIVoiceState,
+  GatewayGuildBanModifyDispatchData,
+  GatewayGuildCreateDispatchData,
+  GatewayGuildMembersChunkDispatchData,
+  GatewayGuildMemberRemoveDispatchData,
+  GatewayInviteCreateDispatchData,
+  GatewayGuildStickersUpdateDispatchData,
+  GatewayMessageCreateDispatchData,
+  GatewayPresenceUpdateDispatchData,
+  PresenceUpdateReceiveStatus,
   GatewayReadyDispatchData,
+  GatewayVoiceServerUpdateDispatchData,
   InteractionType,
   RESTPostAPIInteractionCallbackWithResponseResult,
 } from 'discord-api-types/v10';
@@ -110,6 +122,13 @@ export type ParleyApplicationCommand = Omit<APIApplicationCommand, 'guild_id' | 
 };
 
 /**
+ * An application (presenters/applications.ts). The spec shows no application object. Parley's names its owner by id
+ * and its OAuth2 Client ID, which "OAuth2 applications ... receive" (the spec), for its own account routes; it has no
+ * `flags_new`, the flags again as a string, which `flags` already carries.
+ */
+export type ParleyApplication = Omit<APIApplication, 'flags_new'> & { owner_id: string; client_id: string };
+
+/**
  * A DM's call, as CALL_CREATE and CALL_UPDATE carry it: the widely used API has these only for user accounts, so
  * discord-api-types has no type for them. Its voice states have no guild (a DM has none).
  */
@@ -125,7 +144,17 @@ export interface ParleyCall {
  * spec's User), and a person's session has no application, which the API's READY, sent only to bots, always has. Of
  * the gateway the spec says "all gateway payloads: not shown".
  */
-export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & Partial<Pick<GatewayReadyDispatchData, 'application'>>;
+export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & {
+  application?: Pick<ParleyApplication, 'id' | 'flags'>;
+  /** What the API sends a user account's session as well, which Parley's people are: their DMs and group DMs. */
+  private_channels: (ParleyDMChannel | ParleyGroupDMChannel)[];
+  /** The same, empty: Parley has no relationships, user settings, nor presences at READY (GUILD_CREATE has them). */
+  relationships: never[];
+  user_settings: Record<string, never>;
+  presences: never[];
+  /** Which gateway node is serving, as the API sends it. */
+  _trace: string[];
+};
 
 /**
  * What an interaction a bot receives carries: the command invoked, its options as invoked (one shape for every option
@@ -156,3 +185,103 @@ export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'l
 export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithResponseResult, 'resource'> & {
   resource: Omit<NonNullable<RESTPostAPIInteractionCallbackWithResponseResult['resource']>, 'message'> & { message: ParleyMessage };
 };
+
+/**
+ * The dispatches whose data is not the API's as discord-api-types has it, each saying why; gateway/protocol.ts types
+ * every other dispatch with the API's own data type. Of the gateway the spec says "all gateway payloads: not shown".
+ */
+export interface ParleyDispatchData {
+  /** A session's start (ParleyReady, above). */
+  READY: ParleyReady;
+  /** A guild as a member's session learns it: Parley's guild, channels and presences (ParleyGuildCreate). */
+  GUILD_CREATE: ParleyGuildCreate;
+  /** A guild changed: Parley's guild. */
+  GUILD_UPDATE: ParleyGuild;
+  /** A member gone, named as the read model names them (ParleyNamedUser). */
+  GUILD_MEMBER_REMOVE: WithNamedUser<GatewayGuildMemberRemoveDispatchData, 'user'>;
+  /** A ban: the same. */
+  GUILD_BAN_ADD: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
+  /** A ban lifted: the same. */
+  GUILD_BAN_REMOVE: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
+  /** An invite made: its inviter the same. */
+  INVITE_CREATE: WithNamedUser<GatewayInviteCreateDispatchData, 'inviter'>;
+  /** A guild's stickers, each in Parley's form (ParleySticker, above). */
+  GUILD_STICKERS_UPDATE: Omit<GatewayGuildStickersUpdateDispatchData, 'stickers'> & { stickers: ParleySticker[] };
+  /** An interaction for a bot: Parley's (ParleyInteraction, above). */
+  INTERACTION_CREATE: ParleyInteraction;
+  /** A member's presence: Parley's (ParleyPresence). */
+  PRESENCE_UPDATE: ParleyPresence & { guild_id: string };
+  /** A DM's call begun (ParleyCall, above). */
+  CALL_CREATE: ParleyCall;
+  /** A DM's call going on: the same. */
+  CALL_UPDATE: ParleyCall;
+  /** A DM's call ended: which channel's. */
+  CALL_DELETE: { channel_id: string };
+  /** Where a session's client would connect for media: a guild's voice, or a DM's call, which has no guild but a channel. */
+  VOICE_SERVER_UPDATE: GatewayVoiceServerUpdateDispatchData | (Omit<GatewayVoiceServerUpdateDispatchData, 'guild_id'> & { guild_id: null; channel_id: string });
+  /** Members asked for (op 8), with their presences as Parley's (ParleyPresence). */
+  GUILD_MEMBERS_CHUNK: Omit<GatewayGuildMembersChunkDispatchData, 'presences'> & { presences?: ParleyPresence[] };
+  /** A message created, with its components as Parley's message has them (ParleyMessage, above). */
+  MESSAGE_CREATE: ParleyMessageDispatchData;
+  /** A message edited: the same. */
+  MESSAGE_UPDATE: ParleyMessageDispatchData;
+  /**
+   * A channel opened. The API sends bots guild channels only; Parley's accounts are people as well as bots, and a
+   * person's sessions learn of the DMs and group DMs they are in: "channels of several kinds (guild text, guild
+   * voice, DM, group DM, category and others)". A guild channel has the fields of its type in one shape
+   * (GuildChannelObject, presenters/channels.ts), where the API's union tells the types apart.
+   */
+  CHANNEL_CREATE: GuildChannelObject | ParleyDMChannel | ParleyGroupDMChannel;
+  /** A channel changed: the same, a group DM renamed. */
+  CHANNEL_UPDATE: GuildChannelObject | ParleyDMChannel | ParleyGroupDMChannel;
+  /**
+   * A channel gone: the same, a DM closed; and to a recipient removed from a group DM, only which channel it was (its
+   * id and type), since they no longer see it.
+   */
+  CHANNEL_DELETE: GuildChannelObject | ParleyDMChannel | ParleyGroupDMChannel | Pick<ParleyDMChannel | ParleyGroupDMChannel, 'id' | 'type'>;
+  /**
+   * A recipient added to a group DM, to its other recipients: the spec's "group-DM recipients", which the API has only
+   * for user accounts, so discord-api-types has no type for it.
+   */
+  CHANNEL_RECIPIENT_ADD: ParleyRecipientChange;
+  /** A recipient removed from a group DM, to its recipients: the same. */
+  CHANNEL_RECIPIENT_REMOVE: ParleyRecipientChange;
+}
+
+/**
+ * GUILD_CREATE: the API's extra fields on Parley's guild (ParleyGuild), its channels as CHANNEL_CREATE has them, and
+ * its presences as Parley's, which name no guild here: the guild is the dispatch's.
+ */
+export type ParleyGuildCreate = Omit<GatewayGuildCreateDispatchData, keyof APIGuild | 'channels' | 'presences'> &
+  ParleyGuild & { channels: GuildChannelObject[]; presences: ParleyPresence[] };
+
+/**
+ * A user a dispatch names, or its id alone should the read model not have the user (gateway/guilds.ts userPartial).
+ * The projector builds a dispatch once the read models include its event, and a user document is never removed (an
+ * erased account stays, as "Deleted User"), so the id alone is not expected; the spec is silent.
+ */
+export type ParleyNamedUser = APIUser | { id: string };
+
+/** T with its user field K as ParleyNamedUser, always given. */
+type WithNamedUser<T, K extends keyof T> = Omit<T, K> & Record<K, ParleyNamedUser>;
+
+/**
+ * A presence as others see it (gateway/presence.ts): its statuses as the strings the API's enums stand for, its user
+ * by id, and its activities as the session set them, within the fields and bounds gateway/presence.ts keeps (a name,
+ * a type, a state, an url and when it was set), where the API types every field an activity may have.
+ */
+export type ParleyPresence = Omit<GatewayPresenceUpdateDispatchData, 'user' | 'status' | 'activities' | 'client_status' | 'guild_id'> & {
+  user: { id: string };
+  status: `${PresenceUpdateReceiveStatus}`;
+  activities: Record<string, unknown>[];
+  client_status: { web?: `${PresenceUpdateReceiveStatus}` };
+};
+
+/** MESSAGE_CREATE and MESSAGE_UPDATE: the API's message with its gateway fields, with Parley's components. */
+export type ParleyMessageDispatchData = Omit<GatewayMessageCreateDispatchData, 'components' | 'referenced_message'> & Pick<ParleyMessage, 'components' | 'referenced_message'>;
+
+/** A group DM's recipient added or removed. */
+export interface ParleyRecipientChange {
+  channel_id: string;
+  user: APIUser;
+}

@@ -7,8 +7,11 @@ import { NO_FLAGS } from './flags.js';
 import { apiTimestamp } from './timestamps.js';
 import { partialUser } from './users.js';
 
+/** A member object: its avatar and banner always given, null when unset, as GUILD_MEMBER_UPDATE has them. */
+export type MemberObject = APIGuildMember & Required<Pick<APIGuildMember, 'avatar' | 'banner'>>;
+
 /** A member object, from the read model's document or the guild aggregate's member. */
-export function memberObject(doc: MemberData, user: UserDoc): APIGuildMember {
+export function memberObject(doc: MemberData, user: UserDoc): MemberObject {
   return {
     user: partialUser(user),
     nick: doc.nick,

@@ -8,21 +8,16 @@ import { type CallData, type CallVoiceStateData, isCallGoingOn } from '../../dom
 import { callObject, callVoiceStateObject } from '../../presenters/calls.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import type { Dispatch } from '../dispatch.js';
-import { deriver } from './deriver.js';
+import { deriver, dispatch } from './deriver.js';
 
 function callDispatch(channelId: string, call: CallData, started: boolean, users: string[]): Dispatch {
-  if (!isCallGoingOn(call)) return { t: 'CALL_DELETE', d: { channel_id: channelId }, intent: null, audience: { users } };
-  return { t: started ? 'CALL_CREATE' : 'CALL_UPDATE', d: callObject(channelId, call), intent: null, audience: { users } };
+  if (!isCallGoingOn(call)) return dispatch('CALL_DELETE', { channel_id: channelId }, { intent: null, audience: { users } });
+  return dispatch(started ? 'CALL_CREATE' : 'CALL_UPDATE', callObject(channelId, call), { intent: null, audience: { users } });
 }
 
 /** The voice state as it is now (`channelId` null: it left), to the participants and to the session it concerns. */
-const voiceStateDispatch = (state: CallVoiceStateData, channelId: string | null, users: string[]): Dispatch => ({
-  t: 'VOICE_STATE_UPDATE',
-  d: callVoiceStateObject(state, channelId),
-  intent: null,
-  audience: { users },
-  sessions: [state.session_id],
-});
+const voiceStateDispatch = (state: CallVoiceStateData, channelId: string | null, users: string[]): Dispatch =>
+  dispatch('VOICE_STATE_UPDATE', callVoiceStateObject(state, channelId), { intent: null, audience: { users }, sessions: [state.session_id] });
 
 export const callDispatches = deriver({
   handles: ['CallRung', 'CallRingingStopped', 'CallRegionChanged', 'CallJoined', 'CallSelfStateChanged', 'CallLeft'],
@@ -44,7 +39,7 @@ export const callDispatches = deriver({
         return [
           callDispatch(channelId, call, started, users),
           voiceStateDispatch(state, channelId, users),
-          { t: 'VOICE_SERVER_UPDATE', d: server, intent: null, audience: { users: [] }, sessions: [state.session_id] },
+          dispatch('VOICE_SERVER_UPDATE', server, { intent: null, audience: { users: [] }, sessions: [state.session_id] }),
         ];
       }
       case 'CallSelfStateChanged': {

@@ -5,6 +5,7 @@ import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Recorded } from '../../projections/projection.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
+import type { DispatchData, DispatchEvent } from '../protocol.js';
 
 export interface DispatchDeriver {
   handles: readonly string[];
@@ -14,4 +15,14 @@ export interface DispatchDeriver {
 /** A deriver whose `derive` sees only the events named in `handles`, typed: its `switch` over them is checked whole. */
 export function deriver<const T extends ParleyEventType>(spec: { handles: readonly T[]; derive(event: Recorded<T>, runtime: GatewayDeps): Promise<Dispatch[]> }): DispatchDeriver {
   return spec;
+}
+
+/** How a dispatch is routed: everything but its name and data. */
+type Routing<T extends DispatchEvent> = Omit<Dispatch, 't' | 'd' | 'withoutContent'> & {
+  withoutContent?: Omit<NonNullable<Dispatch['withoutContent']>, 'd'> & { d: DispatchData[T] };
+};
+
+/** A dispatch whose data is checked against its event's (DispatchData): a field the type lacks is a compile error. */
+export function dispatch<T extends DispatchEvent>(t: T, d: DispatchData[T], routing: Routing<T>): Dispatch {
+  return { t, d, ...routing };
 }

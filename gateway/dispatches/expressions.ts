@@ -3,8 +3,7 @@
 import { emojiObject } from '../../presenters/emojis.js';
 import { stickerObject } from '../../presenters/stickers.js';
 import { emojisOfGuild, stickersOfGuild } from '../../projections/expressions.queries.js';
-import type { Dispatch } from '../dispatch.js';
-import { deriver } from './deriver.js';
+import { deriver, dispatch } from './deriver.js';
 import { Intent } from '../protocol.js';
 
 export const expressionDispatches = deriver({
@@ -12,16 +11,16 @@ export const expressionDispatches = deriver({
   async derive(event, runtime) {
     const origin = runtime.config.publicBaseUrl;
     const guildId = event.data.guildId;
-    const toGuild = (t: string, d: object): Dispatch[] => [{ t, d: { guild_id: guildId, ...d }, intent: Intent.GUILD_EXPRESSIONS, audience: { guildId } }];
+    const routing = { intent: Intent.GUILD_EXPRESSIONS, audience: { guildId } };
     switch (event.type) {
       case 'EmojiCreated':
       case 'EmojiUpdated':
       case 'EmojiDeleted':
-        return toGuild('GUILD_EMOJIS_UPDATE', { emojis: (await emojisOfGuild(runtime.readStore, guildId)).map((doc) => emojiObject(doc, origin)) });
+        return [dispatch('GUILD_EMOJIS_UPDATE', { guild_id: guildId, emojis: (await emojisOfGuild(runtime.readStore, guildId)).map((doc) => emojiObject(doc, origin)) }, routing)];
       case 'StickerCreated':
       case 'StickerUpdated':
       case 'StickerDeleted':
-        return toGuild('GUILD_STICKERS_UPDATE', { stickers: (await stickersOfGuild(runtime.readStore, guildId)).map((doc) => stickerObject(doc, origin)) });
+        return [dispatch('GUILD_STICKERS_UPDATE', { guild_id: guildId, stickers: (await stickersOfGuild(runtime.readStore, guildId)).map((doc) => stickerObject(doc, origin)) }, routing)];
     }
   },
 });

@@ -5,15 +5,15 @@ import type { GatewayDeps } from '../deps.js';
 import { channelObject } from '../../presenters/channels.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import type { Dispatch } from '../dispatch.js';
-import { deriver } from './deriver.js';
+import { deriver, dispatch } from './deriver.js';
 import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
-import { Intent } from '../protocol.js';
+import { Intent, type DispatchData } from '../protocol.js';
 
 /** The dispatches a member's departure causes: to the guild, and GUILD_DELETE to the one who left. */
 async function departure(runtime: GatewayDeps, guildId: string, userId: string): Promise<Dispatch[]> {
   return [
-    { t: 'GUILD_MEMBER_REMOVE', d: { guild_id: guildId, user: await userPartial(runtime, userId) }, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
-    { t: 'GUILD_DELETE', d: { id: guildId }, intent: Intent.GUILDS, audience: { users: [userId] }, leave: { guildId, userId } },
+    dispatch('GUILD_MEMBER_REMOVE', { guild_id: guildId, user: await userPartial(runtime, userId) }, { intent: Intent.GUILD_MEMBERS, audience: { guildId } }),
+    dispatch('GUILD_DELETE', { id: guildId }, { intent: Intent.GUILDS, audience: { users: [userId] }, leave: { guildId, userId } }),
   ];
 }
 
@@ -30,101 +30,85 @@ export const guildDispatches = deriver({
       case 'GuildCreated': {
         const ownerId = event.data.settings.owner_id;
         const payload = await guildCreatePayload(runtime, event.data.guildId, ownerId);
-        return payload ? [{ t: 'GUILD_CREATE', d: payload, intent: Intent.GUILDS, audience: { users: [ownerId] }, join: { guildId: event.data.guildId, userId: ownerId } }] : [];
+        return payload ? [dispatch('GUILD_CREATE', payload, { intent: Intent.GUILDS, audience: { users: [ownerId] }, join: { guildId: event.data.guildId, userId: ownerId } })] : [];
       }
       case 'GuildUpdated': {
         const guild = await guildPayload(runtime, event.data.guildId);
-        return guild ? [{ t: 'GUILD_UPDATE', d: guild, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+        return guild ? [dispatch('GUILD_UPDATE', guild, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
       }
       case 'GuildDeleted':
-        return [{ t: 'GUILD_DELETE', d: { id: event.data.guildId }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId }, dissolve: event.data.guildId }];
+        return [dispatch('GUILD_DELETE', { id: event.data.guildId }, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId }, dissolve: event.data.guildId })];
       case 'RoleCreated':
       case 'RoleUpdated': {
         const roleId = event.type === 'RoleCreated' ? event.data.role.id : event.data.roleId;
         const role = await rolePayload(runtime, roleId);
         const t = event.type === 'RoleCreated' ? 'GUILD_ROLE_CREATE' : 'GUILD_ROLE_UPDATE';
-        return role ? [{ t, d: { guild_id: event.data.guildId, role }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+        return role ? [dispatch(t, { guild_id: event.data.guildId, role }, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
       }
       case 'RoleDeleted':
-        return [{ t: 'GUILD_ROLE_DELETE', d: { guild_id: event.data.guildId, role_id: event.data.role.id }, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+        return [dispatch('GUILD_ROLE_DELETE', { guild_id: event.data.guildId, role_id: event.data.role.id }, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })];
       case 'ChannelCreated': {
         const channel = await channelPayload(runtime, event.data.channel.id);
-        return channel ? [{ t: 'CHANNEL_CREATE', d: channel, intent: Intent.GUILDS, audience: { guildId: event.data.guildId, channelId: event.data.channel.id } }] : [];
+        return channel ? [dispatch('CHANNEL_CREATE', channel, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId, channelId: event.data.channel.id } })] : [];
       }
       case 'ChannelUpdated':
       case 'ChannelOverwriteSet':
       case 'ChannelOverwriteDeleted': {
         const channel = await channelPayload(runtime, event.data.channelId);
         // Everyone in the guild hears of it: an overwrite may just have hidden the channel from some of them.
-        return channel ? [{ t: 'CHANNEL_UPDATE', d: channel, intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }] : [];
+        return channel ? [dispatch('CHANNEL_UPDATE', channel, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
       }
       case 'ChannelDeleted':
-        return [{ t: 'CHANNEL_DELETE', d: deletedChannel(event.data.guildId, event.data.channel), intent: Intent.GUILDS, audience: { guildId: event.data.guildId } }];
+        return [dispatch('CHANNEL_DELETE', deletedChannel(event.data.guildId, event.data.channel), { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })];
       case 'MemberJoined': {
         const { guildId, userId } = event.data;
         if (event.data.inviteCode === null) return []; // the owner, announced by the guild's own GUILD_CREATE
         const [member, payload] = await Promise.all([memberPayload(runtime, guildId, userId), guildCreatePayload(runtime, guildId, userId)]);
         if (!member || !payload) return [];
         return [
-          { t: 'GUILD_CREATE', d: payload, intent: Intent.GUILDS, audience: { users: [userId] }, join: { guildId, userId } },
-          { t: 'GUILD_MEMBER_ADD', d: member, intent: Intent.GUILD_MEMBERS, audience: { guildId } },
+          dispatch('GUILD_CREATE', payload, { intent: Intent.GUILDS, audience: { users: [userId] }, join: { guildId, userId } }),
+          dispatch('GUILD_MEMBER_ADD', member, { intent: Intent.GUILD_MEMBERS, audience: { guildId } }),
         ];
       }
       case 'MemberUpdated': {
         const { guildId, userId } = event.data;
         const member = await memberPayload(runtime, guildId, userId);
-        return member ? [{ t: 'GUILD_MEMBER_UPDATE', d: member, intent: Intent.GUILD_MEMBERS, audience: { guildId, users: [userId] } }] : [];
+        return member ? [dispatch('GUILD_MEMBER_UPDATE', member, { intent: Intent.GUILD_MEMBERS, audience: { guildId, users: [userId] } })] : [];
       }
       case 'MemberLeft':
       case 'MemberKicked':
         return departure(runtime, event.data.guildId, event.data.userId);
       case 'MemberBanned': {
         const { guildId, userId } = event.data;
-        const ban: Dispatch = { t: 'GUILD_BAN_ADD', d: { guild_id: guildId, user: await userPartial(runtime, userId) }, intent: Intent.GUILD_MODERATION, audience: { guildId } };
+        const ban = dispatch('GUILD_BAN_ADD', { guild_id: guildId, user: await userPartial(runtime, userId) }, { intent: Intent.GUILD_MODERATION, audience: { guildId } });
         return event.data.removedMember ? [ban, ...(await departure(runtime, guildId, userId))] : [ban];
       }
       case 'MemberUnbanned':
         return [
-          {
-            t: 'GUILD_BAN_REMOVE',
-            d: { guild_id: event.data.guildId, user: await userPartial(runtime, event.data.userId) },
-            intent: Intent.GUILD_MODERATION,
-            audience: { guildId: event.data.guildId },
-          },
+          dispatch('GUILD_BAN_REMOVE', { guild_id: event.data.guildId, user: await userPartial(runtime, event.data.userId) }, { intent: Intent.GUILD_MODERATION, audience: { guildId: event.data.guildId } }),
         ];
       case 'InviteCreated': {
         const invite = event.data.invite;
         if (!invite.channel_id) return [];
-        return [
-          {
-            t: 'INVITE_CREATE',
-            d: {
-              channel_id: invite.channel_id,
-              code: invite.code,
-              created_at: apiTimestamp(invite.created_at),
-              guild_id: invite.guild_id,
-              inviter: await userPartial(runtime, invite.inviter_id),
-              max_age: invite.max_age,
-              max_uses: invite.max_uses,
-              temporary: invite.temporary,
-              uses: 0,
-              expires_at: apiTimestamp(inviteExpiresAt(invite)),
-            },
-            intent: Intent.GUILD_INVITES,
-            audience: { guildId: invite.guild_id, channelId: invite.channel_id },
-          },
-        ];
+        const d: DispatchData['INVITE_CREATE'] = {
+          channel_id: invite.channel_id,
+          code: invite.code,
+          created_at: apiTimestamp(invite.created_at),
+          guild_id: invite.guild_id,
+          inviter: await userPartial(runtime, invite.inviter_id),
+          max_age: invite.max_age,
+          max_uses: invite.max_uses,
+          temporary: invite.temporary,
+          uses: 0,
+          expires_at: apiTimestamp(inviteExpiresAt(invite)),
+        };
+        return [dispatch('INVITE_CREATE', d, { intent: Intent.GUILD_INVITES, audience: { guildId: invite.guild_id, channelId: invite.channel_id } })];
       }
       case 'InviteDeleted': {
         const invite = event.data.invite;
         if (!invite.channel_id) return [];
         return [
-          {
-            t: 'INVITE_DELETE',
-            d: { channel_id: invite.channel_id, guild_id: invite.guild_id, code: invite.code },
-            intent: Intent.GUILD_INVITES,
-            audience: { guildId: invite.guild_id, channelId: invite.channel_id },
-          },
+          dispatch('INVITE_DELETE', { channel_id: invite.channel_id, guild_id: invite.guild_id, code: invite.code }, { intent: Intent.GUILD_INVITES, audience: { guildId: invite.guild_id, channelId: invite.channel_id } }),
         ];
       }
     }

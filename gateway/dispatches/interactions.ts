@@ -6,7 +6,7 @@ import { guildDecider } from '../../domain/guild.js';
 import { botInteractionObject } from '../../presenters/interactions.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import { usersByIds } from '../../projections/users.queries.js';
-import { deriver } from './deriver.js';
+import { deriver, dispatch } from './deriver.js';
 
 export const interactionDispatches = deriver({
   handles: ['InteractionCreated'],
@@ -20,6 +20,6 @@ export const interactionDispatches = deriver({
     const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;
     if (!invoker || gone) return [];
     const parts = { token: runtime.secrets.open(sealedToken), origin: runtime.config.publicBaseUrl, invoker, guild, dm, users };
-    return [{ t: 'INTERACTION_CREATE', d: botInteractionObject(interaction, parts), intent: null, audience: { users: [interaction.botUserId] } }];
+    return [dispatch('INTERACTION_CREATE', botInteractionObject(interaction, parts), { intent: null, audience: { users: [interaction.botUserId] } })];
   },
 });

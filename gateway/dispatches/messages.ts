@@ -10,8 +10,8 @@ import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import { messageById } from '../../projections/messages.queries.js';
 import type { Audience, Dispatch } from '../dispatch.js';
-import { deriver } from './deriver.js';
-import { Intent } from '../protocol.js';
+import { deriver, dispatch } from './deriver.js';
+import { Intent, type DispatchData } from '../protocol.js';
 
 interface Place {
   audience: Audience;
@@ -31,20 +31,18 @@ function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'a
   return place.audience;
 }
 
-function messageDispatch(t: string, place: Place, doc: MessageDoc, runtime: GatewayDeps): Dispatch {
+function messageDispatch(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', place: Place, doc: MessageDoc, runtime: GatewayDeps): Dispatch {
   const d = messageObject(doc, { origin: runtime.config.publicBaseUrl });
-  return {
-    t,
-    d,
+  return dispatch(t, d, {
     intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES,
     audience: messageAudience(place, doc),
     // In DMs content needs no intent; in guilds it needs MESSAGE_CONTENT unless the reader wrote it or is mentioned.
     ...(place.dm ? {} : { withoutContent: { d: { ...d, content: '', embeds: [], attachments: [], components: [] }, authorId: doc.author.id, mentionIds: doc.mentions.map((u) => u.id) } }),
-  };
+  });
 }
 
-function dmChannelDispatches(t: string, doc: DmChannelDoc, userIds: string[]): Dispatch[] {
-  return userIds.map((userId) => ({ t, d: dmChannelObject(doc, userId), intent: null, audience: { users: [userId] } }));
+function dmChannelDispatches(t: 'CHANNEL_CREATE' | 'CHANNEL_UPDATE' | 'CHANNEL_DELETE', doc: DmChannelDoc, userIds: string[]): Dispatch[] {
+  return userIds.map((userId) => dispatch(t, dmChannelObject(doc, userId), { intent: null, audience: { users: [userId] } }));
 }
 
 export const messageDispatches = deriver({
@@ -62,36 +60,36 @@ export const messageDispatches = deriver({
       case 'MessageDeleted': {
         if (event.data.bulk) return [];
         const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
-        const d = { id: event.data.messageId, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
-        return [{ t: 'MESSAGE_DELETE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES, audience: place.audience }];
+        const d: DispatchData['MESSAGE_DELETE'] = { id: event.data.messageId, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
+        return [dispatch('MESSAGE_DELETE', d, { intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES, audience: place.audience })];
       }
       case 'MessagesBulkDeleted': {
         const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
-        const d = { ids: event.data.messageIds, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
-        return [{ t: 'MESSAGE_DELETE_BULK', d, intent: Intent.GUILD_MESSAGES, audience: place.audience }];
+        const d: DispatchData['MESSAGE_DELETE_BULK'] = { ids: event.data.messageIds, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
+        return [dispatch('MESSAGE_DELETE_BULK', d, { intent: Intent.GUILD_MESSAGES, audience: place.audience })];
       }
       case 'ReactionAdded':
       case 'ReactionRemoved':
       case 'ReactionsCleared': {
         const { channelId, guildId, messageId, emoji } = event.data;
         const place = await placeOf(runtime, channelId, guildId);
-        const ids = { channel_id: channelId, message_id: messageId, ...(guildId ? { guild_id: guildId } : {}) };
+        const ids: DispatchData['MESSAGE_REACTION_REMOVE_ALL'] = { channel_id: channelId, message_id: messageId, ...(guildId ? { guild_id: guildId } : {}) };
         const intent = place.dm ? Intent.DIRECT_MESSAGE_REACTIONS : Intent.GUILD_MESSAGE_REACTIONS;
         if (event.type === 'ReactionAdded') {
-          const d = { ...ids, user_id: event.data.userId, emoji, message_author_id: event.data.messageAuthorId, burst: false, type: 0 };
-          return [{ t: 'MESSAGE_REACTION_ADD', d, intent, audience: place.audience }];
+          const d: DispatchData['MESSAGE_REACTION_ADD'] = { ...ids, user_id: event.data.userId, emoji: event.data.emoji, message_author_id: event.data.messageAuthorId, burst: false, type: 0 };
+          return [dispatch('MESSAGE_REACTION_ADD', d, { intent, audience: place.audience })];
         }
-        if (event.type === 'ReactionRemoved') return [{ t: 'MESSAGE_REACTION_REMOVE', d: { ...ids, user_id: event.data.userId, emoji, burst: false, type: 0 }, intent, audience: place.audience }];
+        if (event.type === 'ReactionRemoved') return [dispatch('MESSAGE_REACTION_REMOVE', { ...ids, user_id: event.data.userId, emoji: event.data.emoji, burst: false, type: 0 }, { intent, audience: place.audience })];
         return emoji
-          ? [{ t: 'MESSAGE_REACTION_REMOVE_EMOJI', d: { ...ids, emoji }, intent, audience: place.audience }]
-          : [{ t: 'MESSAGE_REACTION_REMOVE_ALL', d: ids, intent, audience: place.audience }];
+          ? [dispatch('MESSAGE_REACTION_REMOVE_EMOJI', { ...ids, emoji }, { intent, audience: place.audience })]
+          : [dispatch('MESSAGE_REACTION_REMOVE_ALL', ids, { intent, audience: place.audience })];
       }
       case 'MessagePinned':
       case 'MessageUnpinned': {
         const { channelId, guildId, lastPinTimestamp } = event.data;
         const place = await placeOf(runtime, channelId, guildId);
-        const d = { channel_id: channelId, last_pin_timestamp: apiTimestamp(lastPinTimestamp), ...(guildId ? { guild_id: guildId } : {}) };
-        return [{ t: 'CHANNEL_PINS_UPDATE', d, intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience }];
+        const d: DispatchData['CHANNEL_PINS_UPDATE'] = { channel_id: channelId, last_pin_timestamp: apiTimestamp(lastPinTimestamp), ...(guildId ? { guild_id: guildId } : {}) };
+        return [dispatch('CHANNEL_PINS_UPDATE', d, { intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience })];
       }
       case 'DmChannelOpened': {
         const doc = await channelDoc(event.data.channelId);
@@ -110,7 +108,7 @@ export const messageDispatches = deriver({
         if (!doc) return [];
         const others = doc.recipient_ids.filter((id) => id !== event.data.user.id);
         return [
-          { t: 'CHANNEL_RECIPIENT_ADD', d: { channel_id: doc._id, user: event.data.user }, intent: null, audience: { users: others } },
+          dispatch('CHANNEL_RECIPIENT_ADD', { channel_id: doc._id, user: event.data.user }, { intent: null, audience: { users: others } }),
           ...dmChannelDispatches('CHANNEL_CREATE', doc, [event.data.user.id]),
         ];
       }
@@ -118,8 +116,8 @@ export const messageDispatches = deriver({
         const doc = await channelDoc(event.data.channelId);
         if (!doc) return [];
         return [
-          { t: 'CHANNEL_RECIPIENT_REMOVE', d: { channel_id: doc._id, user: event.data.user }, intent: null, audience: { users: doc.recipient_ids } },
-          { t: 'CHANNEL_DELETE', d: { id: doc._id, type: doc.type }, intent: null, audience: { users: [event.data.user.id] } },
+          dispatch('CHANNEL_RECIPIENT_REMOVE', { channel_id: doc._id, user: event.data.user }, { intent: null, audience: { users: doc.recipient_ids } }),
+          dispatch('CHANNEL_DELETE', { id: doc._id, type: doc.type }, { intent: null, audience: { users: [event.data.user.id] } }),
         ];
       }
       case 'GroupDmRenamed': {

@@ -1,10 +1,11 @@
 import type { Audience, Dispatch } from '../dispatch.js';
 import { type Shown, presenceObject } from '../presence.js';
 import { Intent } from '../protocol.js';
+import { dispatch } from './deriver.js';
 
 /** PRESENCE_UPDATE comes from hints, not from the log: presence is not state. By default to the whole guild. */
 export function presenceDispatch(guildId: string, userId: string, presence: Shown, audience: Audience = { guildId }): Dispatch {
-  return { t: 'PRESENCE_UPDATE', d: { ...presenceObject(userId, presence), guild_id: guildId }, intent: Intent.GUILD_PRESENCES, audience };
+  return dispatch('PRESENCE_UPDATE', { ...presenceObject(userId, presence), guild_id: guildId }, { intent: Intent.GUILD_PRESENCES, audience });
 }
 
 /**

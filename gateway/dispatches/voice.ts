@@ -10,7 +10,7 @@ import { voiceStateObject } from '../../presenters/voiceStates.js';
 import { voiceStateOf } from '../../projections/voiceStates.queries.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
-import { deriver } from './deriver.js';
+import { deriver, dispatch } from './deriver.js';
 import { memberPayload } from '../guilds.js';
 import { Intent } from '../protocol.js';
 import { channelById } from '../../projections/channels.queries.js';
@@ -22,13 +22,13 @@ async function stateUpdate(runtime: GatewayDeps, guildId: string, state: Shown):
   const member = await memberPayload(runtime, guildId, state.user_id);
   const channel = state.channel_id ? await channelById(runtime.readStore, state.channel_id) : null;
   const d = { guild_id: guildId, ...voiceStateObject(state, member, channel?.type === ChannelType.GUILD_STAGE_VOICE), ...(member ? { member } : {}) };
-  return { t: 'VOICE_STATE_UPDATE', d, intent: Intent.GUILD_VOICE_STATES, audience: { guildId }, sessions: [state.session_id] };
+  return dispatch('VOICE_STATE_UPDATE', d, { intent: Intent.GUILD_VOICE_STATES, audience: { guildId }, sessions: [state.session_id] });
 }
 
 /** Where the session's client would connect for media: a fresh token for each connection, never stored. */
 function serverUpdate(runtime: GatewayDeps, guildId: string, sessionId: string): Dispatch {
   const d = { token: randomBytes(16).toString('hex'), guild_id: guildId, endpoint: runtime.config.voiceEndpoint };
-  return { t: 'VOICE_SERVER_UPDATE', d, intent: null, audience: { users: [] }, sessions: [sessionId] };
+  return dispatch('VOICE_SERVER_UPDATE', d, { intent: null, audience: { users: [] }, sessions: [sessionId] });
 }
 
 const left = (state: VoiceStateData): Shown => ({ ...state, channel_id: null });

@@ -2,15 +2,11 @@
 // carries only the guild and channel; clients fetch the list. Sent to those who can see the channel, with the
 // GUILD_WEBHOOKS intent.
 import type { Dispatch } from '../dispatch.js';
-import { deriver } from './deriver.js';
+import { deriver, dispatch } from './deriver.js';
 import { Intent } from '../protocol.js';
 
-const webhooksUpdate = (guildId: string, channelId: string): Dispatch => ({
-  t: 'WEBHOOKS_UPDATE',
-  d: { guild_id: guildId, channel_id: channelId },
-  intent: Intent.GUILD_WEBHOOKS,
-  audience: { guildId, channelId },
-});
+const webhooksUpdate = (guildId: string, channelId: string): Dispatch =>
+  dispatch('WEBHOOKS_UPDATE', { guild_id: guildId, channel_id: channelId }, { intent: Intent.GUILD_WEBHOOKS, audience: { guildId, channelId } });
 
 export const webhookDispatches = deriver({
   handles: ['WebhookCreated', 'WebhookDeleted', 'WebhookUpdated'],

@@ -6,7 +6,6 @@ import type { Context } from 'koa';
 import { updateApplication } from '../../commands/accounts.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import type { ApplicationDoc } from '../../projections/applications.js';
-import type { UserDoc } from '../../projections/users.js';
 import { applicationById, applicationIdFor, applicationsOwnedBy } from '../../projections/applications.queries.js';
 import { membershipCount } from '../../projections/members.queries.js';
 import { userById } from '../../projections/users.queries.js';
@@ -14,7 +13,7 @@ import { usersById } from '../actor.js';
 import { requireAuth, requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
-import { partialUser } from '../../presenters/users.js';
+import { applicationObject } from '../../presenters/applications.js';
 import { route } from '../route.js';
 import { type FromSchema, MAX_INT32, parseBody, snowflakeSchema } from '../validation.js';
 
@@ -37,37 +36,6 @@ export const editOwnedApplicationSchema = {
 } as const;
 
 export const applicationIdParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
-
-/**
- * The application object in the widely used API's shape. `verify_key` is the empty string: this service has no
- * per-application Ed25519 key (interaction deliveries are signed with HMAC-SHA256 keyed by the webhook token, see
- * infra/interactionSignature.ts), and an empty value keeps the field a string for typed clients while no verifier can
- * mistake it for a key. `owner_id` and `client_id` are kept for the service's own account routes.
- */
-function applicationObject(application: ApplicationDoc, users: Map<string, UserDoc>, guildCount: number) {
-  const owner = users.get(application.owner_id);
-  const bot = application.bot_user_id ? users.get(application.bot_user_id) : undefined;
-  return {
-    id: application._id,
-    name: application.name,
-    icon: application.icon ?? null,
-    description: application.description ?? '',
-    summary: '',
-    rpc_origins: [],
-    bot_public: true,
-    bot_require_code_grant: false,
-    ...(bot ? { bot: partialUser(bot) } : {}),
-    ...(owner ? { owner: partialUser(owner) } : {}),
-    owner_id: application.owner_id,
-    client_id: application._id,
-    verify_key: '',
-    team: null,
-    flags: application.flags ?? 0,
-    approximate_guild_count: guildCount,
-    redirect_uris: application.redirect_uris ?? [],
-    interactions_endpoint_url: null,
-  };
-}
 
 /** Application objects for read-model documents, with their owners, bots and the bots' guild counts. */
 async function presentApplications(deps: HttpDeps, applications: ApplicationDoc[]) {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonKeepingIds } from '../../domain/snowflake.js';
 import { CHUNK_SIZE, FULL_LIST_INTERVAL_MS, MemberListLimiter, memberChunks, parseMemberRequest } from '../../gateway/memberChunks.js';
+import { presenceObject } from '../../gateway/presence.js';
 import { memberObject } from '../../presenters/members.js';
 import type { UserDoc } from '../../projections/users.js';
 import { type TestGuild, createGuild, join } from '../http/guildSupport.js';
@@ -43,9 +44,9 @@ describe('chunking an answer', () => {
 
   it('given presences asked for, when chunked, then each chunk carries the presences of its own members only', () => {
     const asked: string[][] = [];
-    const chunks = memberChunks('7', members(3), { size: 2, presences: (ids) => (asked.push(ids), ids.map((id) => ({ user: { id } }))) });
+    const chunks = memberChunks('7', members(3), { size: 2, presences: (ids) => (asked.push(ids), ids.map((id) => presenceObject(id, { status: 'online', activities: [] }))) });
     expect(asked).toEqual([['1000', '1001'], ['1002']]);
-    expect(chunks.map((c) => c.presences)).toEqual([[{ user: { id: '1000' } }, { user: { id: '1001' } }], [{ user: { id: '1002' } }]]);
+    expect(chunks.map((c) => c.presences?.map((p) => p.user.id))).toEqual([['1000', '1001'], ['1002']]);
   });
 
   it('given no nonce, presences or ids asked for, when chunked, then the chunk has no such fields', () => {

@@ -15,13 +15,9 @@ import type {
   APIOverwrite,
   APIReaction,
   APIWebhook,
-  GatewayChannelPinsUpdateDispatchData,
-  GatewayGuildMemberUpdateDispatchData,
-  GatewayInviteCreateDispatchData,
-  GatewayMessageReactionAddDispatchData,
 } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_INTENTS } from '../../gateway/protocol.js';
+import { ALL_INTENTS, type DispatchData } from '../../gateway/protocol.js';
 import type { ParleyReady } from '../../presenters/differences.js';
 import type { emojiObject } from '../../presenters/emojis.js';
 import type { guildObject } from '../../presenters/guilds.js';
@@ -154,8 +150,8 @@ const USER: Shape = {
 const MEMBER: Shape = {
   user: USER,
   nick: 'optional nullable string',
-  avatar: 'optional nullable string',
-  banner: 'optional nullable string',
+  avatar: 'nullable string',
+  banner: 'nullable string',
   roles: 'snowflakes',
   joined_at: 'nullable timestamp',
   premium_since: 'optional nullable timestamp',
@@ -184,7 +180,7 @@ const MEMBER_UPDATE: Shape = {
   communication_disabled_until: 'optional nullable timestamp',
   avatar_decoration_data: 'optional nullable object',
   collectibles: 'optional nullable object',
-} satisfies FieldsOf<GatewayGuildMemberUpdateDispatchData>;
+} satisfies FieldsOf<DispatchData['GUILD_MEMBER_UPDATE']>;
 
 // developers/topics/permissions.mdx, "Role Structure" and "Role Colors Object".
 const ROLE: Shape = {
@@ -421,7 +417,7 @@ const INVITE_CREATE: Shape = {
   code: 'string',
   created_at: 'timestamp',
   guild_id: 'optional snowflake',
-  inviter: optional(USER),
+  inviter: USER,
   max_age: 'integer',
   max_uses: 'integer',
   target_type: 'optional integer',
@@ -430,7 +426,7 @@ const INVITE_CREATE: Shape = {
   uses: 'integer',
   expires_at: 'nullable timestamp',
   role_ids: 'optional snowflakes',
-} satisfies FieldsOf<GatewayInviteCreateDispatchData>;
+} satisfies FieldsOf<DispatchData['INVITE_CREATE']>;
 
 // developers/resources/webhook.mdx, "Webhook Structure".
 const WEBHOOK: Shape = {
@@ -506,6 +502,11 @@ describe('object shapes of the widely used API', () => {
       session_id: 'string',
       resume_gateway_url: 'string',
       shard: 'optional array',
+      private_channels: 'array',
+      relationships: 'array',
+      user_settings: 'object',
+      presences: 'array',
+      _trace: 'array',
     } satisfies FieldsOf<ParleyReady>);
   });
 
@@ -555,7 +556,7 @@ describe('object shapes of the widely used API', () => {
     await ok(guild.owner, 'PUT', `/channels/${guild.channelId}/pins/${message.id}`);
     const pins = await owner.next((p) => p.t === 'CHANNEL_PINS_UPDATE' && p.d.channel_id === guild.channelId);
     // developers/events/gateway-events.mdx, "Channel Pins Update Event Fields".
-    expectShape(pins.d, { guild_id: 'optional snowflake', channel_id: 'snowflake', last_pin_timestamp: 'optional nullable timestamp' } satisfies FieldsOf<GatewayChannelPinsUpdateDispatchData>);
+    expectShape(pins.d, { guild_id: 'optional snowflake', channel_id: 'snowflake', last_pin_timestamp: 'optional nullable timestamp' } satisfies FieldsOf<DispatchData['CHANNEL_PINS_UPDATE']>);
     const text = await ok(guild.owner, 'GET', `/channels/${guild.channelId}`);
     expect(text.last_pin_timestamp).toBe(pins.d.last_pin_timestamp);
 
@@ -642,7 +643,7 @@ describe('object shapes of the widely used API', () => {
       burst: 'boolean',
       burst_colors: 'optional array',
       type: 'integer',
-    } satisfies FieldsOf<GatewayMessageReactionAddDispatchData>);
+    } satisfies FieldsOf<DispatchData['MESSAGE_REACTION_ADD']>);
   });
 
   it('Invite: created, fetched, listed, and in INVITE_CREATE', async () => {
