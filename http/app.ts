@@ -192,8 +192,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const api = apiRouter(deps);
 
   const root = new Router();
-  const cdn = cdnRoutes(deps);
-  root.use(cdn.routes());
+  root.use(router(cdnRoutes, deps).routes());
   root.use(oauth2AuthorizeRoutes(deps).routes());
   root.use(entryRoutes().routes());
 

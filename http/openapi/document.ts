@@ -2,7 +2,6 @@
 // declared as entries still in http/openapi/<module>.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
-import { cdnDocs } from './cdn.js';
 import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
@@ -13,6 +12,7 @@ import { applicationCommandRoutes } from '../routes/applicationCommands.js';
 import { applicationRoutes } from '../routes/applications.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
 import { callRoutes } from '../routes/calls.js';
+import { cdnRoutes } from '../routes/cdn.js';
 import { emojiRoutes } from '../routes/emojis.js';
 import { gatewayRoutes } from '../routes/gateway.js';
 import { guildRoutes } from '../routes/guilds.js';
@@ -58,7 +58,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...oauth2Docs,
   ...oauth2AuthorizeDocs,
   ...routeDocs(gatewayRoutes),
-  ...cdnDocs,
+  ...routeDocs(cdnRoutes),
   ...operationDocs,
   ...referenceDocs,
 ];
