@@ -164,6 +164,9 @@ const API_MODULES: readonly (readonly Route[] | ((deps: HttpDeps) => Router))[] 
   interactionWebhookRoutes,
   webhookRoutes,
   interactionRoutes,
+  // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
+  oauth2Routes,
+  oauth2AuthorizeRoutes,
 ];
 
 /** Every API route declared as an entry. */
@@ -180,8 +183,6 @@ export function apiRouter(deps: HttpDeps): Router {
   for (const routes of API_MODULES) api.use((typeof routes === 'function' ? routes(deps) : router(routes, deps, limiters)).routes());
   api.use(referenceRoutes().routes());
   api.use(entryRoutes().routes());
-  // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
-  for (const routes of [oauth2Routes(deps), oauth2AuthorizeRoutes(deps)]) api.use(routes.routes());
   return api;
 }
 
@@ -193,7 +194,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
 
   const root = new Router();
   root.use(router(cdnRoutes, deps).routes());
-  root.use(oauth2AuthorizeRoutes(deps).routes());
+  root.use(router(oauth2AuthorizeRoutes, deps).routes());
   root.use(entryRoutes().routes());
 
   app.use(exactJsonType);

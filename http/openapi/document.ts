@@ -19,6 +19,8 @@ import { guildRoutes } from '../routes/guilds.js';
 import { interactionRoutes } from '../routes/interactions.js';
 import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
+import { oauth2Routes } from '../routes/oauth2.js';
+import { oauth2AuthorizeRoutes } from '../routes/oauth2Authorize.js';
 import { roleRoutes } from '../routes/roles.js';
 import { stickerRoutes } from '../routes/stickers.js';
 import { userRoutes } from '../routes/users.js';
@@ -28,8 +30,6 @@ import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } 
 import { ERRORS, type ErrorCode } from './errors.js';
 import { interactionWebhookDocs } from './interactionWebhooks.js';
 import { messageDocs } from './messages.js';
-import { oauth2Docs } from './oauth2.js';
-import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
 import { webhookDocs } from './webhooks.js';
@@ -55,8 +55,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...interactionWebhookDocs,
   ...routeDocs(applicationCommandRoutes),
   ...routeDocs(interactionRoutes),
-  ...oauth2Docs,
-  ...oauth2AuthorizeDocs,
+  ...routeDocs(oauth2Routes),
+  ...routeDocs(oauth2AuthorizeRoutes),
   ...routeDocs(gatewayRoutes),
   ...routeDocs(cdnRoutes),
   ...operationDocs,

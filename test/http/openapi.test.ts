@@ -37,7 +37,7 @@ function routesOf(router: ReturnType<typeof apiRouter>) {
 
 const api = routesOf(apiRouter(server.runtime));
 /** The routers createApp mounts at the origin's root. */
-const root = new Map([...routesOf(router(cdnRoutes, server.runtime)), ...routesOf(oauth2AuthorizeRoutes(server.runtime)), ...routesOf(entryRoutes())]);
+const root = new Map([...routesOf(router(cdnRoutes, server.runtime)), ...routesOf(router(oauth2AuthorizeRoutes, server.runtime)), ...routesOf(entryRoutes())]);
 type Entry = (typeof ROUTE_DOCS)[number];
 const entryKey = (entry: Entry) => routeShape(entry.method, entry.path);
 /** Where an entry says its route is served. */
