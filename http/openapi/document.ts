@@ -25,6 +25,7 @@ import { roleRoutes } from '../routes/roles.js';
 import { stickerRoutes } from '../routes/stickers.js';
 import { userRoutes } from '../routes/users.js';
 import { vanityRoutes } from '../routes/vanity.js';
+import { webhookRoutes } from '../routes/webhooks.js';
 import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
@@ -32,7 +33,6 @@ import { interactionWebhookDocs } from './interactionWebhooks.js';
 import { messageDocs } from './messages.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
-import { webhookDocs } from './webhooks.js';
 
 /** Every documented route, API and origin root alike. */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
@@ -51,7 +51,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...messageDocs,
   ...dmDocs,
   ...routeDocs(callRoutes),
-  ...webhookDocs,
+  ...routeDocs(webhookRoutes),
   ...interactionWebhookDocs,
   ...routeDocs(applicationCommandRoutes),
   ...routeDocs(interactionRoutes),
