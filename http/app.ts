@@ -27,7 +27,7 @@ import { interactionRoutes } from './routes/interactions.js';
 import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
-import { MESSAGE_SCOPES, messageRoutes } from './routes/messages.js';
+import { messageRoutes } from './routes/messages.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
 import { entryRoutes, referenceRoutes } from './routes/reference.js';
@@ -205,7 +205,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
   app.use(bodyParser(deps.config.jsonBodyLimit));
-  app.use(authenticate(deps.readStore, deps.clock, [...scopes(API_ROUTES), ...MESSAGE_SCOPES]));
+  app.use(authenticate(deps.readStore, deps.clock, scopes(API_ROUTES)));
   app.use(mountApi(api, root));
   return app;
 }

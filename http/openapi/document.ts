@@ -19,6 +19,7 @@ import { guildRoutes } from '../routes/guilds.js';
 import { interactionRoutes } from '../routes/interactions.js';
 import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
+import { messageRoutes } from '../routes/messages.js';
 import { oauth2Routes } from '../routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from '../routes/oauth2Authorize.js';
 import { roleRoutes } from '../routes/roles.js';
@@ -30,7 +31,6 @@ import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { interactionWebhookDocs } from './interactionWebhooks.js';
-import { messageDocs } from './messages.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
 
@@ -48,7 +48,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(inviteRoutes),
   ...routeDocs(vanityRoutes),
   ...routeDocs(auditLogRoutes),
-  ...messageDocs,
+  ...routeDocs(messageRoutes),
   ...dmDocs,
   ...routeDocs(callRoutes),
   ...routeDocs(webhookRoutes),

@@ -72,6 +72,11 @@ describe('the tables read from the entries', () => {
     expect(scopeOf('/Users/@me/')).toBe('identify');
     expect(scopeOf('/users/@me/relationships')).toBeUndefined();
     expect(scopeOf('/users/123')).toBeUndefined();
+    // messages.read opens a channel's messages and one message, not its pins.
+    expect(scopeOf('/channels/1/messages')).toBe('messages.read');
+    expect(scopeOf('/channels/1/messages/2/')).toBe('messages.read');
+    expect(scopeOf('/channels/1/messages/pins')).toBeUndefined();
+    expect(scopeOf('/channels/1/messages/2/reactions/x')).toBeUndefined();
     const scoped = route({ method: 'GET', path: '/channels/:channelId/things', summary: 's', tag: 'Channels', auth: 'any', params: { type: 'object', properties: { channelId: { type: 'string' } } }, scope: 'messages.read', responses: { 200: { description: 'd' } }, errors: [], handle: () => [] });
     expect(scopes([scoped])[0].path.test('/channels/abc/things')).toBe(true);
   });
