@@ -10,7 +10,7 @@ import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
-import { type Route, rateLimiters, router, scopes } from './route.js';
+import { type Route, router, scopes } from './route.js';
 import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
@@ -140,10 +140,10 @@ function mountApi(api: Router, root: Router) {
 }
 
 /**
- * The API's route modules, in the order the router tries them: a module's route entries (http/route.ts), or a module
- * not yet declared as entries, which builds its own router.
+ * The API's route modules, in the order the router tries them (a route that passes a request on, as the channel
+ * routes do for DMs, comes before the one it passes it to), each a list of route entries (http/route.ts).
  */
-const API_MODULES: readonly (readonly Route[] | ((deps: HttpDeps) => Router))[] = [
+const API_MODULES: readonly (readonly Route[])[] = [
   applicationRoutes,
   applicationCommandRoutes,
   accountRoutes,
@@ -170,7 +170,7 @@ const API_MODULES: readonly (readonly Route[] | ((deps: HttpDeps) => Router))[] 
 ];
 
 /** Every API route declared as an entry. */
-export const API_ROUTES: readonly Route[] = API_MODULES.flatMap((routes) => (typeof routes === 'function' ? [] : routes));
+export const API_ROUTES: readonly Route[] = API_MODULES.flat();
 
 /**
  * Every API route, relative to the version prefix. The modules' routes are merged into one router, which runs its
@@ -178,9 +178,7 @@ export const API_ROUTES: readonly Route[] = API_MODULES.flatMap((routes) => (typ
  * times to change nothing, so refusals of a method are routesOf's alone.
  */
 export function apiRouter(deps: HttpDeps): Router {
-  const api = new Router();
-  const limiters = rateLimiters(API_ROUTES);
-  for (const routes of API_MODULES) api.use((typeof routes === 'function' ? routes(deps) : router(routes, deps, limiters)).routes());
+  const api = router(API_ROUTES, deps);
   api.use(referenceRoutes().routes());
   api.use(entryRoutes().routes());
   return api;

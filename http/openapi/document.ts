@@ -2,21 +2,22 @@
 // declared as entries still in http/openapi/<module>.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
-import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
-import { dmDocs } from './dms.js';
 import { accountRoutes } from '../routes/accounts.js';
 import { applicationCommandRoutes } from '../routes/applicationCommands.js';
 import { applicationRoutes } from '../routes/applications.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
 import { callRoutes } from '../routes/calls.js';
+import { channelRoutes } from '../routes/channels.js';
+import { dmRoutes } from '../routes/dms.js';
 import { cdnRoutes } from '../routes/cdn.js';
 import { emojiRoutes } from '../routes/emojis.js';
 import { gatewayRoutes } from '../routes/gateway.js';
 import { guildRoutes } from '../routes/guilds.js';
 import { interactionRoutes } from '../routes/interactions.js';
+import { interactionWebhookRoutes } from '../routes/interactionWebhooks.js';
 import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
 import { messageRoutes } from '../routes/messages.js';
@@ -30,7 +31,6 @@ import { webhookRoutes } from '../routes/webhooks.js';
 import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
-import { interactionWebhookDocs } from './interactionWebhooks.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
 
@@ -40,7 +40,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(applicationRoutes),
   ...routeDocs(userRoutes),
   ...routeDocs(guildRoutes),
-  ...channelDocs,
+  ...routeDocs(channelRoutes),
   ...routeDocs(roleRoutes),
   ...routeDocs(memberRoutes),
   ...routeDocs(emojiRoutes),
@@ -49,10 +49,10 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(vanityRoutes),
   ...routeDocs(auditLogRoutes),
   ...routeDocs(messageRoutes),
-  ...dmDocs,
+  ...routeDocs(dmRoutes),
   ...routeDocs(callRoutes),
   ...routeDocs(webhookRoutes),
-  ...interactionWebhookDocs,
+  ...routeDocs(interactionWebhookRoutes),
   ...routeDocs(applicationCommandRoutes),
   ...routeDocs(interactionRoutes),
   ...routeDocs(oauth2Routes),
