@@ -1,5 +1,5 @@
-// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; those of the modules not yet
-// declared as entries still in http/openapi/<module>.ts), whose bodies,
+// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; the operator's endpoints and the
+// reference's own routes, which are no entries, in http/openapi/operations.ts and reference.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
 import { SCOPES } from '../../domain/oauth2.js';

@@ -171,21 +171,26 @@ const HASHED = '`{hash}.{ext}`, `a_` before an animated image’s hash.';
 /** Where an image of the CDN is stored, from its path's parameters: its blob's key, its extension and its caching. */
 type Stored = (params: { file: string } & Record<string, string>) => { key: string; ext: string; cache: string };
 
-/** The stored image of a path of the CDN: what it is, where it is stored, and the refusal when it is not there. */
-function image(path: string, summary: string, params: JSONSchema, stored: Stored, unknown: [ErrorCode, string], about = HASHED): Route {
-  return route({
-    method: 'GET',
+/** Every route of the CDN: read at the origin's root by anyone, its answers inert. */
+const cdnRoute = { method: 'GET', tag: 'CDN', auth: 'none', guards: [() => inert], root: 'only' } as const;
+
+/** An image route of the CDN: what it is, and its refusal when there is no such image. */
+const imageRoute = (path: string, summary: string, about: string, unknown: ErrorCode) =>
+  ({
+    ...cdnRoute,
     path,
     summary,
     description: `${about} ${IMAGE}`,
-    tag: 'CDN',
-    auth: 'none',
-    guards: [() => inert],
-    params,
     query: imageQuery,
     responses: { 200: { description: 'The image.', content: { 'image/*': binary('image/*') } }, 304: notModified },
-    errors: [unknown[0], 'NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_QUEUE_FULL'],
-    root: 'only',
+    errors: [unknown, 'NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_QUEUE_FULL'],
+  }) as const;
+
+/** The stored image of a path of the CDN: what it is, where it is stored, and the refusal when it is not there. */
+function image(path: string, summary: string, params: JSONSchema, stored: Stored, unknown: [ErrorCode, string], about = HASHED): Route {
+  return route({
+    ...imageRoute(path, summary, about, unknown[0]),
+    params,
     async handle(ctx, { params: ids, query }, deps) {
       const { key, ext, cache } = stored(ids as { file: string } & Record<string, string>);
       const blob = await deps.blobs.get(key);
@@ -220,18 +225,8 @@ const STILL = 'A still image: `{hash}.{png|jpg|jpeg|webp}`.';
  */
 const defaultAvatarRoute = (path: string, summary: string, about: string) =>
   route({
-    method: 'GET',
-    path,
-    summary,
-    description: `${about} ${IMAGE}`,
-    tag: 'CDN',
-    auth: 'none',
-    guards: [() => inert],
+    ...imageRoute(path, summary, about, 'UNKNOWN_AVATAR'),
     params: defaultAvatarParams,
-    query: imageQuery,
-    responses: { 200: { description: 'The image.', content: { 'image/*': binary('image/*') } }, 304: notModified },
-    errors: ['UNKNOWN_AVATAR', 'NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_QUEUE_FULL'],
-    root: 'only',
     async handle(ctx, { params, query }, deps) {
       const index = Number(params.file.split('.')[0]);
       const data = index < DEFAULT_AVATARS ? await defaultAvatar(index) : undefined;
@@ -243,18 +238,14 @@ const defaultAvatarRoute = (path: string, summary: string, about: string) =>
 
 /** Attachments: the original file, or for images a resized or converted copy when the query asks for one. */
 const attachmentRoute = route({
-  method: 'GET',
+  ...cdnRoute,
   path: '/attachments/:channelId/:attachmentId/:filename',
   summary: 'Get an attachment',
   description: 'The file as uploaded; an image resized or converted when the query asks for it. Only PNG, JPEG, WebP and GIF are shown inline: anything else downloads.',
-  tag: 'CDN',
-  auth: 'none',
-  guards: [() => inert],
   params: attachmentParams,
   query: attachmentQuery,
   responses: { 200: { description: 'The file.', content: { '*/*': binary('application/octet-stream') } }, 304: notModified },
   errors: ['UNKNOWN_ATTACHMENT', 'NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_QUEUE_FULL'],
-  root: 'only',
   async handle(ctx, { params: { channelId, attachmentId, filename }, query }, deps) {
     const blob = await deps.blobs.get(attachmentKey(channelId, { id: attachmentId, filename }));
     if (!blob) throw notFound('UNKNOWN_ATTACHMENT', 'Unknown Attachment');
