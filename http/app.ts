@@ -10,7 +10,7 @@ import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
-import { type Route, rateLimiters, router, scopes } from './route.js';
+import { type Route, router, scopes } from './route.js';
 import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
@@ -27,7 +27,7 @@ import { interactionRoutes } from './routes/interactions.js';
 import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
-import { MESSAGE_SCOPES, messageRoutes } from './routes/messages.js';
+import { messageRoutes } from './routes/messages.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
 import { entryRoutes, referenceRoutes } from './routes/reference.js';
@@ -140,10 +140,10 @@ function mountApi(api: Router, root: Router) {
 }
 
 /**
- * The API's route modules, in the order the router tries them: a module's route entries (http/route.ts), or a module
- * not yet declared as entries, which builds its own router.
+ * The API's route modules, in the order the router tries them (a route that passes a request on, as the channel
+ * routes do for DMs, comes before the one it passes it to), each a list of route entries (http/route.ts).
  */
-const API_MODULES: readonly (readonly Route[] | ((deps: HttpDeps) => Router))[] = [
+const API_MODULES: readonly (readonly Route[])[] = [
   applicationRoutes,
   applicationCommandRoutes,
   accountRoutes,
@@ -164,10 +164,13 @@ const API_MODULES: readonly (readonly Route[] | ((deps: HttpDeps) => Router))[] 
   interactionWebhookRoutes,
   webhookRoutes,
   interactionRoutes,
+  // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
+  oauth2Routes,
+  oauth2AuthorizeRoutes,
 ];
 
 /** Every API route declared as an entry. */
-export const API_ROUTES: readonly Route[] = API_MODULES.flatMap((routes) => (typeof routes === 'function' ? [] : routes));
+export const API_ROUTES: readonly Route[] = API_MODULES.flat();
 
 /**
  * Every API route, relative to the version prefix. The modules' routes are merged into one router, which runs its
@@ -175,13 +178,9 @@ export const API_ROUTES: readonly Route[] = API_MODULES.flatMap((routes) => (typ
  * times to change nothing, so refusals of a method are routesOf's alone.
  */
 export function apiRouter(deps: HttpDeps): Router {
-  const api = new Router();
-  const limiters = rateLimiters(API_ROUTES);
-  for (const routes of API_MODULES) api.use((typeof routes === 'function' ? routes(deps) : router(routes, deps, limiters)).routes());
+  const api = router(API_ROUTES, deps);
   api.use(referenceRoutes().routes());
   api.use(entryRoutes().routes());
-  // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
-  for (const routes of [oauth2Routes(deps), oauth2AuthorizeRoutes(deps)]) api.use(routes.routes());
   return api;
 }
 
@@ -192,9 +191,8 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const api = apiRouter(deps);
 
   const root = new Router();
-  const cdn = cdnRoutes(deps);
-  root.use(cdn.routes());
-  root.use(oauth2AuthorizeRoutes(deps).routes());
+  root.use(router(cdnRoutes, deps).routes());
+  root.use(router(oauth2AuthorizeRoutes, deps).routes());
   root.use(entryRoutes().routes());
 
   app.use(exactJsonType);
@@ -205,7 +203,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
   app.use(bodyParser(deps.config.jsonBodyLimit));
-  app.use(authenticate(deps.readStore, deps.clock, [...scopes(API_ROUTES), ...MESSAGE_SCOPES]));
+  app.use(authenticate(deps.readStore, deps.clock, scopes(API_ROUTES)));
   app.use(mountApi(api, root));
   return app;
 }

@@ -4,7 +4,7 @@
 // http/openapi/document.ts), the OAuth2 scope table (scopes, read by http/auth.ts) and the rate-limit table (limits)
 // are all read from the same entries.
 import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { Scope } from '../domain/oauth2.js';
 import { type ScopedRoute, requireAuth, requireSession } from './auth.js';
 import type { HttpDeps } from './context.js';
@@ -43,8 +43,14 @@ export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' |
   /** An OAuth2 access token with this scope may call the route (GET only), as well as sessions and bots. */
   scope?: Scope;
   /**
+   * The other entry of the same method and path, which documents both: one of the two passes the other the requests
+   * that are not its own (`passOn`), and a path has one operation in the reference.
+   */
+  documentedBy?: Route;
+  /**
    * Answers with what it returns, under the entry's success status; a route that answers 204 returns nothing, and one
-   * that writes its own answer (a redirect, a file) returns undefined after setting ctx.
+   * that writes its own answer (a redirect, a file) returns undefined after setting ctx. `passOn` hands the request
+   * on to the next route of its path, untouched (a guild channel's route, for a DM's id).
    */
   handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B>>, deps: HttpDeps): unknown;
 }
@@ -53,6 +59,9 @@ export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' |
 export interface Route extends Omit<RouteEntry<Schema, Schema, Schema>, 'handle'> {
   handle(ctx: Context, input: { params: unknown; query: unknown; body: unknown }, deps: HttpDeps): unknown;
 }
+
+/** A handler's answer for a request that is not its route's: the next route on the same path answers it. */
+export const passOn: unique symbol = Symbol('pass on');
 
 /** Declares a route; the handler's input is typed from the schemas given. */
 export function route<const P extends JSONSchema | undefined = undefined, const Q extends JSONSchema | undefined = undefined, const B extends JSONSchema | undefined = undefined>(
@@ -95,7 +104,7 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
     const success = successOf(entry);
     const own = new Set(entry.readsItself ?? []);
     const buckets = (entry.limits ?? []).map((spec) => limiters.get(spec.bucket)!);
-    async function answer(ctx: Context) {
+    async function answer(ctx: Context, next: Next) {
       authorize(ctx, entry);
       const input = {
         params: entry.params && !own.has('params') ? parseBody<JSONSchema, unknown>(entry.params as JSONSchema, ctx.params) : undefined,
@@ -103,6 +112,7 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
         body: entry.body && !own.has('body') ? parseBody<JSONSchema, unknown>(entry.body as JSONSchema, ctx.request.body) : undefined,
       };
       const result = await entry.handle(ctx, input, deps);
+      if (result === passOn) return next();
       if (success === 204) noContent(ctx);
       else if (result !== undefined) {
         ctx.status = success;
@@ -114,13 +124,17 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
   return served;
 }
 
-/** The routes as the reference documents them: a limited route can answer 429, a scoped one takes OAuth2 tokens. */
+/**
+ * The routes as the reference documents them: a limited route can answer 429, a scoped one takes OAuth2 tokens; one
+ * documented by another entry of its path is left to that one.
+ */
 export const routeDocs = (routes: readonly Route[]): RouteDoc[] =>
-  routes.map(({ guards: _g, limits: spent, scope, handle: _h, readsItself: _r, ...doc }): RouteDoc => ({
+  routes.flatMap(({ guards: _g, limits: spent, scope, handle: _h, readsItself: _r, documentedBy, ...doc }): RouteDoc[] =>
+    documentedBy ? [] : [{
     ...doc,
     ...(scope ? { oauth2Scope: scope } : {}),
     errors: spent?.length ? [...doc.errors, 'RATE_LIMITED'] : doc.errors,
-  }));
+  }]);
 
 /** A path parameter's pattern in the scope table: an id is digits, as the route's schema will insist. */
 const segmentOf = (entry: Route, name: string) => {

@@ -1,38 +1,38 @@
-// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; those of the modules not yet
-// declared as entries still in http/openapi/<module>.ts), whose bodies,
+// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; the operator's endpoints and the
+// reference's own routes, which are no entries, in http/openapi/operations.ts and reference.ts), whose bodies,
 // queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
 // those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
-import { cdnDocs } from './cdn.js';
-import { channelDocs } from './channels.js';
 import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
-import { dmDocs } from './dms.js';
 import { accountRoutes } from '../routes/accounts.js';
 import { applicationCommandRoutes } from '../routes/applicationCommands.js';
 import { applicationRoutes } from '../routes/applications.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
 import { callRoutes } from '../routes/calls.js';
+import { channelRoutes } from '../routes/channels.js';
+import { dmRoutes } from '../routes/dms.js';
+import { cdnRoutes } from '../routes/cdn.js';
 import { emojiRoutes } from '../routes/emojis.js';
 import { gatewayRoutes } from '../routes/gateway.js';
 import { guildRoutes } from '../routes/guilds.js';
 import { interactionRoutes } from '../routes/interactions.js';
+import { interactionWebhookRoutes } from '../routes/interactionWebhooks.js';
 import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
+import { messageRoutes } from '../routes/messages.js';
+import { oauth2Routes } from '../routes/oauth2.js';
+import { oauth2AuthorizeRoutes } from '../routes/oauth2Authorize.js';
 import { roleRoutes } from '../routes/roles.js';
 import { stickerRoutes } from '../routes/stickers.js';
 import { userRoutes } from '../routes/users.js';
 import { vanityRoutes } from '../routes/vanity.js';
+import { webhookRoutes } from '../routes/webhooks.js';
 import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
-import { interactionWebhookDocs } from './interactionWebhooks.js';
-import { messageDocs } from './messages.js';
-import { oauth2Docs } from './oauth2.js';
-import { oauth2AuthorizeDocs } from './oauth2Authorize.js';
 import { operationDocs } from './operations.js';
 import { referenceDocs } from './reference.js';
-import { webhookDocs } from './webhooks.js';
 
 /** Every documented route, API and origin root alike. */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
@@ -40,7 +40,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(applicationRoutes),
   ...routeDocs(userRoutes),
   ...routeDocs(guildRoutes),
-  ...channelDocs,
+  ...routeDocs(channelRoutes),
   ...routeDocs(roleRoutes),
   ...routeDocs(memberRoutes),
   ...routeDocs(emojiRoutes),
@@ -48,17 +48,17 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(inviteRoutes),
   ...routeDocs(vanityRoutes),
   ...routeDocs(auditLogRoutes),
-  ...messageDocs,
-  ...dmDocs,
+  ...routeDocs(messageRoutes),
+  ...routeDocs(dmRoutes),
   ...routeDocs(callRoutes),
-  ...webhookDocs,
-  ...interactionWebhookDocs,
+  ...routeDocs(webhookRoutes),
+  ...routeDocs(interactionWebhookRoutes),
   ...routeDocs(applicationCommandRoutes),
   ...routeDocs(interactionRoutes),
-  ...oauth2Docs,
-  ...oauth2AuthorizeDocs,
+  ...routeDocs(oauth2Routes),
+  ...routeDocs(oauth2AuthorizeRoutes),
   ...routeDocs(gatewayRoutes),
-  ...cdnDocs,
+  ...routeDocs(cdnRoutes),
   ...operationDocs,
   ...referenceDocs,
 ];

@@ -1,5 +1,6 @@
 // The reference's own routes (http/routes/reference.ts): this document, the page that renders it, and the root that
-// leads to them.
+// leads to them. The one module still documented by hand: its routes serve the document that is built from the
+// entries, so entries of them would import the document that imports them (an import cycle).
 import { assetParams } from './page.js';
 import type { RouteDoc } from './entry.js';
 

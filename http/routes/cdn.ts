@@ -6,14 +6,15 @@
 // from the API's own origin: no answer is ever sniffed or run as a document, and only PNG, JPEG, WebP and GIF are
 // shown inline; anything else (SVG, HTML, XML...) downloads.
 import { readFile } from 'node:fs/promises';
-import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { emojiImageKey, stickerImageKey } from '../../commands/expressions.js';
 import { attachmentKey } from '../../commands/messages/attachments.js';
 import { badRequest, notFound } from '../../domain/errors.js';
 import { type ImageFormat, type Rendered, entityTag } from '../../ports/images.js';
 import type { HttpDeps } from '../context.js';
-import { parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import type { ErrorCode } from '../openapi/errors.js';
+import { type Route, route } from '../route.js';
+import { type FromSchema, type JSONSchema, snowflakeSchema } from '../validation.js';
 
 const SIZES = [16, 20, 22, 24, 28, 32, 40, 44, 48, 56, 60, 64, 80, 96, 100, 128, 160, 240, 256, 300, 320, 480, 512, 600, 640, 1024, 1280, 1536, 2048, 3072, 4096];
 
@@ -142,84 +143,110 @@ function answer(ctx: Context, served: Pick<Rendered, 'data' | 'etag'> & { conten
   ctx.body = served.data;
 }
 
-export function cdnRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+/** Everything the CDN serves was uploaded by someone, from the API's own origin: never sniffed, never run as a document. */
+async function inert(ctx: Context, next: Next) {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+  await next();
+}
 
-  router.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
-    await next();
+type ImageQuery = FromSchema<typeof imageQuery>;
+
+/**
+ * Serves an image in the format its file name asks for, `size` pixels wide (the height in proportion), at the
+ * query's quality; animation is kept for GIF always and for WebP when asked (others show the first frame).
+ */
+async function serveImage(ctx: Context, deps: HttpDeps, query: ImageQuery, data: Buffer | undefined, ext: string, cacheControl: string, unknown: () => Error) {
+  if (!data) throw unknown();
+  const format = formatOf(ext);
+  const rendered = await deps.images.render(data, { format, width: query.size, height: query.size, quality: query.quality, animated: format === 'gif' || query.animated });
+  answer(ctx, rendered, cacheControl);
+}
+
+const binary = (type: string) => ({ type: 'string', contentMediaType: type });
+const notModified = { description: 'The client’s If-None-Match names this file already.' };
+const IMAGE = 'In the format its file name asks for, `size` pixels wide (the height in proportion); animation is kept for GIF, and for WebP with `animated`.';
+const HASHED = '`{hash}.{ext}`, `a_` before an animated image’s hash.';
+
+/** Where an image of the CDN is stored, from its path's parameters: its blob's key, its extension and its caching. */
+type Stored = (params: { file: string } & Record<string, string>) => { key: string; ext: string; cache: string };
+
+/** Every route of the CDN: read at the origin's root by anyone, its answers inert. */
+const cdnRoute = { method: 'GET', tag: 'CDN', auth: 'none', guards: [() => inert], root: 'only' } as const;
+
+/** An image route of the CDN: what it is, and its refusal when there is no such image. */
+const imageRoute = (path: string, summary: string, about: string, unknown: ErrorCode) =>
+  ({
+    ...cdnRoute,
+    path,
+    summary,
+    description: `${about} ${IMAGE}`,
+    query: imageQuery,
+    responses: { 200: { description: 'The image.', content: { 'image/*': binary('image/*') } }, 304: notModified },
+    errors: [unknown, 'NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_QUEUE_FULL'],
+  }) as const;
+
+/** The stored image of a path of the CDN: what it is, where it is stored, and the refusal when it is not there. */
+function image(path: string, summary: string, params: JSONSchema, stored: Stored, unknown: [ErrorCode, string], about = HASHED): Route {
+  return route({
+    ...imageRoute(path, summary, about, unknown[0]),
+    params,
+    async handle(ctx, { params: ids, query }, deps) {
+      const { key, ext, cache } = stored(ids as { file: string } & Record<string, string>);
+      const blob = await deps.blobs.get(key);
+      await serveImage(ctx, deps, query, blob?.data, ext, cache, () => notFound(...unknown));
+    },
   });
+}
 
-  /**
-   * Serves an image in the format its file name asks for, `size` pixels wide (the height in proportion), at the
-   * query's quality; animation is kept for GIF always and for WebP when asked (others show the first frame).
-   */
-  async function serveImage(ctx: Context, data: Buffer | undefined, ext: string, cacheControl: string, unknown: () => Error) {
-    const query = parseQuery(imageQuery, ctx.query);
-    if (!data) throw unknown();
-    const format = formatOf(ext);
-    const rendered = await deps.images.render(data, { format, width: query.size, height: query.size, quality: query.quality, animated: format === 'gif' || query.animated });
-    answer(ctx, rendered, cacheControl);
-  }
+/** A content-hashed image: `dir` names the folder of its stored key from the path's ids. */
+const hashed =
+  (dir: (ids: Record<string, string>) => string): Stored =>
+  ({ file, ...ids }) => {
+    const [hash, ext] = file.split('.');
+    return { key: `${dir(ids)}/${hash}`, ext, cache: CACHE.hashed };
+  };
+/** An emoji's or a sticker's image, `{id}.{ext}`: `keyOf` names its stored key from the id. */
+const byId =
+  (keyOf: (id: string) => string, cache: string): Stored =>
+  ({ file }) => {
+    const [id, ext] = file.split('.');
+    return { key: keyOf(id), ext, cache };
+  };
+const unknownAvatar: [ErrorCode, string] = ['UNKNOWN_AVATAR', 'Unknown Avatar'];
+const unknownIcon: [ErrorCode, string] = ['UNKNOWN_ICON', 'Unknown Icon'];
+const unknownBanner: [ErrorCode, string] = ['UNKNOWN_BANNER', 'Unknown Banner'];
+const unknownSplash: [ErrorCode, string] = ['UNKNOWN_SPLASH', 'Unknown Splash'];
+const STILL = 'A still image: `{hash}.{png|jpg|jpeg|webp}`.';
 
-  /** The stored image under `key`, served as serveImage does. */
-  async function serveStored(ctx: Context, key: string, ext: string, cacheControl: string, unknown: () => Error) {
-    const blob = await deps.blobs.get(key);
-    await serveImage(ctx, blob?.data, ext, cacheControl, unknown);
-  }
-
-  /** A content-hashed image: `dir` names the folder of its stored key from the path's ids. */
-  const serveHashed = (params: { properties: { file: object } }, dir: (ids: Record<string, string>) => string, unknown: () => Error) =>
-    async function hashedImage(ctx: Context) {
-      const { file, ...ids } = parseBody(params, ctx.params) as { file: string } & Record<string, string>;
-      const [hash, ext] = file.split('.');
-      await serveStored(ctx, `${dir(ids)}/${hash}`, ext, CACHE.hashed, unknown);
-    };
-  const unknownAvatar = () => notFound('UNKNOWN_AVATAR', 'Unknown Avatar');
-  const unknownIcon = () => notFound('UNKNOWN_ICON', 'Unknown Icon');
-  const unknownBanner = () => notFound('UNKNOWN_BANNER', 'Unknown Banner');
-  const unknownSplash = () => notFound('UNKNOWN_SPLASH', 'Unknown Splash');
-
-  // Users' and webhooks' avatars share the folder: ids never collide.
-  router.get('/avatars/:userId/:file', serveHashed(avatarParams, (ids) => `avatars/${ids.userId}`, unknownAvatar));
-  router.get('/icons/:guildId/:file', serveHashed(iconParams, (ids) => `icons/${ids.guildId}`, unknownIcon));
-  router.get('/app-icons/:applicationId/:file', serveHashed(appIconParams, (ids) => `app-icons/${ids.applicationId}`, unknownIcon));
-  router.get('/banners/:guildId/:file', serveHashed(iconParams, (ids) => `banners/${ids.guildId}`, unknownBanner));
-  router.get('/splashes/:guildId/:file', serveHashed(iconParams, (ids) => `splashes/${ids.guildId}`, unknownSplash));
-  // The guild's discovery splash, at the widely used API's path and at the spec's "embed splash" one.
-  const discoverySplash = serveHashed(splashParams, (ids) => `discovery-splashes/${ids.guildId}`, unknownSplash);
-  router.get('/discovery-splashes/:guildId/:file', discoverySplash);
-  router.get('/embed-splashes/:guildId/:file', discoverySplash);
-  router.get('/guilds/:guildId/users/:userId/avatars/:file', serveHashed(memberImageParams, (ids) => `guilds/${ids.guildId}/users/${ids.userId}/avatars`, unknownAvatar));
-  router.get('/guilds/:guildId/users/:userId/banners/:file', serveHashed(memberImageParams, (ids) => `guilds/${ids.guildId}/users/${ids.userId}/banners`, unknownBanner));
-
-  router.get('/emojis/:file', async (ctx) => {
-    const [id, ext] = parseBody(emojiFileParams, ctx.params).file.split('.');
-    await serveStored(ctx, emojiImageKey(id), ext, CACHE.emoji, () => notFound('UNKNOWN_EMOJI', 'Unknown Emoji'));
-  });
-
-  router.get('/stickers/:file', async (ctx) => {
-    const [id, ext] = parseBody(stickerFileParams, ctx.params).file.split('.');
-    await serveStored(ctx, stickerImageKey(id), ext, CACHE.sticker, () => notFound('UNKNOWN_STICKER', 'Unknown Sticker'));
-  });
-
-  // Default avatars at the widely used API's path (what its clients build) and at the spec's static path: PNG only,
-  // the shipped file as it is, or resized like any avatar when the query asks for it.
-  for (const path of ['/embed/avatars/:file', '/avatars/:file']) {
-    router.get(path, async (ctx) => {
-      const index = Number(parseBody(defaultAvatarParams, ctx.params).file.split('.')[0]);
+/**
+ * A default avatar, at the widely used API's path (what its clients build) or at the spec's static path: PNG only,
+ * the shipped file as it is, or resized like any avatar when the query asks for it.
+ */
+const defaultAvatarRoute = (path: string, summary: string, about: string) =>
+  route({
+    ...imageRoute(path, summary, about, 'UNKNOWN_AVATAR'),
+    params: defaultAvatarParams,
+    async handle(ctx, { params, query }, deps) {
+      const index = Number(params.file.split('.')[0]);
       const data = index < DEFAULT_AVATARS ? await defaultAvatar(index) : undefined;
       const unknown = () => notFound('UNKNOWN_AVATAR', `There are default avatars 0 to ${DEFAULT_AVATARS - 1}`);
       if (data && Object.keys(ctx.query).length === 0) answer(ctx, { data, etag: entityTag(data), contentType: 'image/png' }, CACHE.static);
-      else await serveImage(ctx, data, 'png', CACHE.static, unknown);
-    });
-  }
+      else await serveImage(ctx, deps, query, data, 'png', CACHE.static, unknown);
+    },
+  });
 
-  // Attachments: the original file, or for images a resized or converted copy when the query asks for one.
-  router.get('/attachments/:channelId/:attachmentId/:filename', async (ctx) => {
-    const { channelId, attachmentId, filename } = parseBody(attachmentParams, ctx.params);
-    const query = parseQuery(attachmentQuery, ctx.query);
+/** Attachments: the original file, or for images a resized or converted copy when the query asks for one. */
+const attachmentRoute = route({
+  ...cdnRoute,
+  path: '/attachments/:channelId/:attachmentId/:filename',
+  summary: 'Get an attachment',
+  description: 'The file as uploaded; an image resized or converted when the query asks for it. Only PNG, JPEG, WebP and GIF are shown inline: anything else downloads.',
+  params: attachmentParams,
+  query: attachmentQuery,
+  responses: { 200: { description: 'The file.', content: { '*/*': binary('application/octet-stream') } }, 304: notModified },
+  errors: ['UNKNOWN_ATTACHMENT', 'NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_QUEUE_FULL'],
+  async handle(ctx, { params: { channelId, attachmentId, filename }, query }, deps) {
     const blob = await deps.blobs.get(attachmentKey(channelId, { id: attachmentId, filename }));
     if (!blob) throw notFound('UNKNOWN_ATTACHMENT', 'Unknown Attachment');
     const image = deps.images.isImageType(blob.contentType);
@@ -233,7 +260,25 @@ export function cdnRoutes(deps: HttpDeps): Router {
     const format = query.format === undefined ? undefined : formatOf(query.format);
     const rendered = await deps.images.render(blob.data, { format, width: query.width, height: query.height, quality: query.quality, animated: query.animated });
     answer(ctx, rendered, CACHE.hashed);
-  });
+  },
+});
 
-  return router;
-}
+/** The CDN's routes, at the origin's root (no authentication). */
+export const cdnRoutes = [
+  // Users' and webhooks' avatars share the folder: ids never collide.
+  image('/avatars/:userId/:file', 'Get an avatar', avatarParams, hashed((ids) => `avatars/${ids.userId}`), unknownAvatar, `A user’s or a webhook’s. ${HASHED}`),
+  image('/icons/:guildId/:file', 'Get a guild icon', iconParams, hashed((ids) => `icons/${ids.guildId}`), unknownIcon),
+  image('/app-icons/:applicationId/:file', 'Get an application icon', appIconParams, hashed((ids) => `app-icons/${ids.applicationId}`), unknownIcon),
+  image('/banners/:guildId/:file', 'Get a guild banner', iconParams, hashed((ids) => `banners/${ids.guildId}`), unknownBanner),
+  image('/splashes/:guildId/:file', 'Get a guild’s invite splash', iconParams, hashed((ids) => `splashes/${ids.guildId}`), unknownSplash),
+  // The guild's discovery splash, at the widely used API's path and at the spec's "embed splash" one.
+  image('/discovery-splashes/:guildId/:file', 'Get a guild’s discovery splash', splashParams, hashed((ids) => `discovery-splashes/${ids.guildId}`), unknownSplash, STILL),
+  image('/embed-splashes/:guildId/:file', 'Get a guild’s discovery splash (the spec’s path)', splashParams, hashed((ids) => `discovery-splashes/${ids.guildId}`), unknownSplash, STILL),
+  image('/guilds/:guildId/users/:userId/avatars/:file', 'Get a member’s guild avatar', memberImageParams, hashed((ids) => `guilds/${ids.guildId}/users/${ids.userId}/avatars`), unknownAvatar),
+  image('/guilds/:guildId/users/:userId/banners/:file', 'Get a member’s guild banner', memberImageParams, hashed((ids) => `guilds/${ids.guildId}/users/${ids.userId}/banners`), unknownBanner),
+  image('/emojis/:file', 'Get a custom emoji', emojiFileParams, byId(emojiImageKey, CACHE.emoji), ['UNKNOWN_EMOJI', 'Unknown Emoji'], '`{emoji_id}.{ext}`.'),
+  image('/stickers/:file', 'Get a sticker', stickerFileParams, byId(stickerImageKey, CACHE.sticker), ['UNKNOWN_STICKER', 'Unknown Sticker'], '`{sticker_id}.{png|webp|gif}`.'),
+  defaultAvatarRoute('/embed/avatars/:file', 'Get a default avatar', '`{index}.png`, index 0 to 5 (a user’s is its id mod 6), PNG only.'),
+  defaultAvatarRoute('/avatars/:file', 'Get a default avatar (the spec’s path)', '`{index}.png`, index 0 to 5, PNG only.'),
+  attachmentRoute,
+];

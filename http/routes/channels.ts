@@ -1,6 +1,5 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
-import Router from '@koa/router';
 import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
 import { deleteChannel, runGuildCommand } from '../../commands/guilds.js';
 import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
@@ -9,9 +8,11 @@ import { unknownChannel } from '../../domain/guildState.js';
 import { channelById, channelsOfGuild } from '../../projections/channels.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import type { HttpDeps } from '../context.js';
+import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { channelObject } from '../../presenters/channels.js';
+import { passOn, route } from '../route.js';
 import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const overwriteSchema = {
@@ -51,6 +52,9 @@ export const moveChannelsSchema = {
   maxItems: 500,
 } as const;
 
+/** Group DMs may be renamed (null clears the name); other fields of a DM do not change (http/routes/dms.ts). */
+export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
+
 export const overwriteParams = { type: 'object', properties: { channelId: snowflakeSchema, overwriteId: snowflakeSchema }, required: ['channelId', 'overwriteId'] } as const;
 /** The widely used API's clients repeat the target's id in the body; the path names it. */
 export const putOverwriteSchema = { ...overwriteSchema, required: ['type'] } as const;
@@ -64,94 +68,174 @@ function channelFields(body: FromSchema<typeof updateChannelSchema>): ChannelFie
   return { ...fields, position: position ?? undefined, permission_overwrites: permission_overwrites?.map(overwriteInput) } as ChannelFields;
 }
 
-export function channelRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+/** DMs and group DMs share the channels collection; the DM routes, declared after these, answer for them. */
+async function isPrivateChannel(deps: HttpDeps, channelId: string) {
+  const doc = await channelById(deps.readStore, channelId);
+  return doc !== null && doc.guild_id === null;
+}
 
-  /** DMs and group DMs share the channels collection; the DM routes, registered after these, answer for them. */
-  async function isPrivateChannel(channelId: string) {
-    const doc = await channelById(deps.readStore, channelId);
-    return doc !== null && doc.guild_id === null;
-  }
+async function fetchChannel(deps: HttpDeps, channelId: string) {
+  const doc = await channelById(deps.readStore, channelId);
+  if (!doc) throw unknownChannel();
+  return channelObject(doc);
+}
 
-  async function fetchChannel(channelId: string) {
-    const doc = await channelById(deps.readStore, channelId);
-    if (!doc) throw unknownChannel();
-    return channelObject(doc);
-  }
+const channel = { description: 'The channel.', schema: ref('Channel') };
+const base = { tag: 'Channels', auth: 'any' } as const;
 
-  router.get('/guilds/:guildId/channels', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+export const listChannelsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/guilds/:guildId/channels',
+  summary: 'List a guild’s channels',
+  description: 'Only the channels the caller can see (VIEW_CHANNEL, overwrites applied).',
+  params: guildParams,
+  responses: { 200: { description: 'The channels.', schema: listOf('Channel') } },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
     const userId = requireAuth(ctx).userId;
     const { guild } = await guildAccess(deps, guildId, userId);
     const docs = await channelsOfGuild(deps.readStore, guildId);
-    ctx.body = docs.filter((doc) => canViewChannel(guild, userId, doc._id)).map(channelObject);
-  });
+    return docs.filter((doc) => canViewChannel(guild, userId, doc._id)).map(channelObject);
+  },
+});
 
-  router.post('/guilds/:guildId/channels', async (ctx) => {
+export const createChannelRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/guilds/:guildId/channels',
+  summary: 'Create a channel',
+  description: 'Needs MANAGE_CHANNELS; overwrites may not grant permissions the caller lacks.',
+  params: guildParams,
+  body: createChannelSchema,
+  responses: { 201: channel },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const body = parseBody(createChannelSchema, ctx.request.body);
     const channelId = deps.ids.next();
     const fields = { ...channelFields(body), name: body.name, type: body.type ?? 0 };
     await runGuildCommand(deps, meta, guildId, { type: 'CreateChannel', actorId: meta.actorId, channelId, fields });
-    ctx.status = 201;
-    ctx.body = await fetchChannel(channelId);
-  });
+    return fetchChannel(deps, channelId);
+  },
+});
 
-  router.patch('/guilds/:guildId/channels', async (ctx) => {
+export const moveChannelsRoute = route({
+  ...base,
+  method: 'PATCH',
+  path: '/guilds/:guildId/channels',
+  summary: 'Move channels',
+  description: 'Needs MANAGE_CHANNELS.',
+  params: guildParams,
+  body: moveChannelsSchema,
+  responses: { 204: { description: 'Moved.' } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId }, body: moves }, deps) {
     const meta = actorMeta(ctx);
-    const { guildId } = parseBody(guildParams, ctx.params);
-    const moves = parseBody(moveChannelsSchema, ctx.request.body);
     await runGuildCommand(deps, meta, guildId, { type: 'MoveChannels', actorId: meta.actorId, moves });
-    noContent(ctx);
-  });
+  },
+});
 
-  router.get('/channels/:channelId', async (ctx, next) => {
+// GET, PATCH and DELETE /channels/:channelId answer for guild channels and pass DMs on to http/routes/dms.ts: one
+// path, so one operation each in the reference, documented here for both.
+export const getChannelRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId',
+  summary: 'Get a channel',
+  description: 'A guild channel the caller can see, or a DM or group DM they take part in.',
+  params: channelParams,
+  responses: { 200: channel },
+  errors: ['UNKNOWN_CHANNEL'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    const { channelId } = parseBody(channelParams, ctx.params);
-    if (await isPrivateChannel(channelId)) return next();
+    if (await isPrivateChannel(deps, channelId)) return passOn;
     await channelAccess(deps, channelId, userId);
-    ctx.body = await fetchChannel(channelId);
-  });
+    return fetchChannel(deps, channelId);
+  },
+});
 
-  router.patch('/channels/:channelId', async (ctx, next) => {
+export const updateChannelRoute = route({
+  ...base,
+  method: 'PATCH',
+  path: '/channels/:channelId',
+  summary: 'Change a channel',
+  description: 'A guild channel’s fields (MANAGE_CHANNELS), or a group DM’s name (the first schema for guild channels, the second for group DMs).',
+  params: channelParams,
+  body: { anyOf: [{ title: 'Guild channel', ...updateChannelSchema }, { title: 'Group DM', ...renameSchema }] },
+  // Read with the schema of the channel's kind, once the channel is known to be a guild's.
+  readsItself: ['body'],
+  responses: { 200: channel },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId } = parseBody(channelParams, ctx.params);
-    if (await isPrivateChannel(channelId)) return next();
+    if (await isPrivateChannel(deps, channelId)) return passOn;
     const fields = channelFields(parseBody(updateChannelSchema, ctx.request.body));
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields });
-    ctx.body = await fetchChannel(channelId);
-  });
+    return fetchChannel(deps, channelId);
+  },
+});
 
-  /** Answers the deleted channel, as the widely used API does. */
-  router.delete('/channels/:channelId', async (ctx, next) => {
+/** Answers the deleted channel, as the widely used API does. */
+export const deleteChannelRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/channels/:channelId',
+  summary: 'Delete a channel, close a DM or leave a group DM',
+  description: 'A guild channel needs MANAGE_CHANNELS. Answers the channel as it was.',
+  params: channelParams,
+  responses: { 200: channel },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId } = parseBody(channelParams, ctx.params);
-    if (await isPrivateChannel(channelId)) return next();
+    if (await isPrivateChannel(deps, channelId)) return passOn;
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
-    const deleted = await fetchChannel(channelId);
+    const deleted = await fetchChannel(deps, channelId);
     await deleteChannel(deps, meta, guildId, channelId);
-    ctx.body = deleted;
-  });
+    return deleted;
+  },
+});
 
-  router.put('/channels/:channelId/permissions/:overwriteId', async (ctx) => {
+export const setOverwriteRoute = route({
+  ...base,
+  method: 'PUT',
+  path: '/channels/:channelId/permissions/:overwriteId',
+  summary: 'Set a permission overwrite',
+  description: 'For a role (type 0) or a member (type 1). Needs MANAGE_ROLES; may not grant permissions the caller lacks.',
+  params: overwriteParams,
+  body: putOverwriteSchema,
+  responses: { 204: { description: 'Set.' } },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId, overwriteId }, body }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId, overwriteId } = parseBody(overwriteParams, ctx.params);
-    const body = parseBody(putOverwriteSchema, ctx.request.body);
     if (body.id !== undefined && body.id !== overwriteId) throw invalidForm([{ path: 'id', message: 'Must be the overwrite id of the path' }]);
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     await runGuildCommand(deps, meta, guildId, { type: 'SetChannelOverwrite', actorId: meta.actorId, channelId, overwrite: overwriteInput({ ...body, id: overwriteId }) });
-    noContent(ctx);
-  });
+  },
+});
 
-  router.delete('/channels/:channelId/permissions/:overwriteId', async (ctx) => {
+export const deleteOverwriteRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/channels/:channelId/permissions/:overwriteId',
+  summary: 'Delete a permission overwrite',
+  params: overwriteParams,
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId, overwriteId } }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId, overwriteId } = parseBody(overwriteParams, ctx.params);
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
     await runGuildCommand(deps, meta, guildId, { type: 'DeleteChannelOverwrite', actorId: meta.actorId, channelId, overwriteId });
-    noContent(ctx);
-  });
+  },
+});
 
-  return router;
-}
+export const channelRoutes = [
+  listChannelsRoute,
+  createChannelRoute,
+  moveChannelsRoute,
+  getChannelRoute,
+  updateChannelRoute,
+  deleteChannelRoute,
+  setOverwriteRoute,
+  deleteOverwriteRoute,
+];

@@ -1,14 +1,16 @@
 // DM routes: open a DM or make a group DM (POST /users/@me/channels), list them, add and remove group DM recipients.
-// The channel routes answer /channels/:id for guild channels and pass DMs on to the ones here (registered after them).
-import Router from '@koa/router';
+// The channel routes answer /channels/:id for guild channels and pass DMs on to the ones here (declared after them),
+// which they document.
 import { messageChannelAccess } from '../../commands/access.js';
 import { addRecipient, closeDm, createGroupDm, listDms, openDm, removeRecipient, renameGroupDm } from '../../commands/dms.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
 import { dmChannelObject } from '../../presenters/messages.js';
+import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
-import { nameSchema, parseBody, snowflakeSchema } from '../validation.js';
+import { route } from '../route.js';
+import { snowflakeSchema } from '../validation.js';
+import { deleteChannelRoute, getChannelRoute, renameSchema, updateChannelRoute } from './channels.js';
 
 export const openSchema = {
   oneOf: [
@@ -17,57 +19,104 @@ export const openSchema = {
   ],
 } as const;
 
-/** Group DMs may be renamed (null clears the name); other fields of a DM do not change. */
-export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
-
 export const recipientParams = { type: 'object', properties: { channelId: snowflakeSchema, userId: snowflakeSchema }, required: ['channelId', 'userId'] } as const;
 
-export function dmRoutes(deps: HttpDeps): Router {
-  const router = new Router();
+const base = { tag: 'DMs', auth: 'any' } as const;
 
-  router.post('/users/@me/channels', async (ctx) => {
+export const openDmRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/users/@me/channels',
+  summary: 'Open a DM or create a group DM',
+  description: '`recipient_id` opens (or reopens) the DM with that user; `recipients` makes a group DM with them.',
+  body: openSchema,
+  responses: { 200: { description: 'The DM channel.', schema: ref('Channel') } },
+  errors: [],
+  async handle(ctx, { body }, deps) {
     const meta = actorMeta(ctx);
-    const body = parseBody(openSchema, ctx.request.body);
     const doc = 'recipient_id' in body ? await openDm(deps, meta, body.recipient_id) : await createGroupDm(deps, meta, [...body.recipients]);
-    ctx.body = dmChannelObject(doc, meta.actorId);
-  });
+    return dmChannelObject(doc, meta.actorId);
+  },
+});
 
-  router.get('/users/@me/channels', async (ctx) => {
+export const listDmsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/users/@me/channels',
+  summary: 'List the current user’s DMs',
+  responses: { 200: { description: 'The DMs and group DMs.', schema: listOf('Channel') } },
+  errors: [],
+  async handle(ctx, _input, deps) {
     const userId = requireAuth(ctx).userId;
-    ctx.body = (await listDms(deps, userId)).map((doc) => dmChannelObject(doc, userId));
-  });
+    return (await listDms(deps, userId)).map((doc) => dmChannelObject(doc, userId));
+  },
+});
 
-  router.get('/channels/:channelId', async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
+// A DM's /channels/:channelId, passed on by the guild channel's route, which documents both.
+const passedOn = { ...base, tag: 'Channels', path: '/channels/:channelId', params: channelParams } as const;
+
+export const getDmRoute = route({
+  ...passedOn,
+  method: 'GET',
+  documentedBy: getChannelRoute,
+  summary: getChannelRoute.summary,
+  responses: getChannelRoute.responses,
+  errors: getChannelRoute.errors,
+  async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    ctx.body = dmChannelObject((await messageChannelAccess(deps, channelId, userId)).dm!, userId);
-  });
+    return dmChannelObject((await messageChannelAccess(deps, channelId, userId)).dm!, userId);
+  },
+});
 
-  router.patch('/channels/:channelId', async (ctx) => {
+export const renameDmRoute = route({
+  ...passedOn,
+  method: 'PATCH',
+  documentedBy: updateChannelRoute,
+  summary: updateChannelRoute.summary,
+  body: renameSchema,
+  responses: updateChannelRoute.responses,
+  errors: updateChannelRoute.errors,
+  async handle(ctx, { params: { channelId }, body: { name } }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId } = parseBody(channelParams, ctx.params);
-    const { name } = parseBody(renameSchema, ctx.request.body);
-    ctx.body = dmChannelObject(await renameGroupDm(deps, meta, channelId, name ?? null), meta.actorId);
-  });
+    return dmChannelObject(await renameGroupDm(deps, meta, channelId, name ?? null), meta.actorId);
+  },
+});
 
-  /** Closes a DM for the caller, or leaves a group DM; answers the channel as it was. */
-  router.delete('/channels/:channelId', async (ctx) => {
+/** Closes a DM for the caller, or leaves a group DM; answers the channel as it was. */
+export const closeDmRoute = route({
+  ...passedOn,
+  method: 'DELETE',
+  documentedBy: deleteChannelRoute,
+  summary: deleteChannelRoute.summary,
+  responses: deleteChannelRoute.responses,
+  errors: deleteChannelRoute.errors,
+  async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
-    const { channelId } = parseBody(channelParams, ctx.params);
-    ctx.body = dmChannelObject(await closeDm(deps, meta, channelId), meta.actorId);
-  });
+    return dmChannelObject(await closeDm(deps, meta, channelId), meta.actorId);
+  },
+});
 
-  router.put('/channels/:channelId/recipients/:userId', async (ctx) => {
-    const { channelId, userId } = parseBody(recipientParams, ctx.params);
-    await addRecipient(deps, actorMeta(ctx), channelId, userId);
-    noContent(ctx);
-  });
+export const addRecipientRoute = route({
+  ...base,
+  method: 'PUT',
+  path: '/channels/:channelId/recipients/:userId',
+  summary: 'Add a group DM recipient',
+  params: recipientParams,
+  responses: { 204: { description: 'Added.' } },
+  errors: ['UNKNOWN_CHANNEL', 'MAX_RECIPIENTS'],
+  handle: (ctx, { params: { channelId, userId } }, deps) => addRecipient(deps, actorMeta(ctx), channelId, userId),
+});
 
-  router.delete('/channels/:channelId/recipients/:userId', async (ctx) => {
-    const { channelId, userId } = parseBody(recipientParams, ctx.params);
-    await removeRecipient(deps, actorMeta(ctx), channelId, userId);
-    noContent(ctx);
-  });
+export const removeRecipientRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/channels/:channelId/recipients/:userId',
+  summary: 'Remove a group DM recipient',
+  description: 'Only the owner may remove others.',
+  params: recipientParams,
+  responses: { 204: { description: 'Removed.' } },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params: { channelId, userId } }, deps) => removeRecipient(deps, actorMeta(ctx), channelId, userId),
+});
 
-  return router;
-}
+export const dmRoutes = [openDmRoute, listDmsRoute, getDmRoute, renameDmRoute, closeDmRoute, addRecipientRoute, removeRecipientRoute];

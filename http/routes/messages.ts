@@ -3,7 +3,6 @@
 // API, to 2000 characters (Unicode code points); a message needs content, an embed, an attachment or a component.
 // Components count only from bots; a person's session may send them but they are ignored. Sends and edits take JSON
 // or multipart/form-data (payload_json and files[n], at most 10 files of 25 MiB).
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { bulkDeleteMessages, deleteMessage } from '../../commands/messages/delete.js';
 import { editMessage } from '../../commands/messages/edit.js';
@@ -20,14 +19,16 @@ import { parseEmoji } from '../../domain/reaction.js';
 import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
 import { messageInChannel, messagePage, reactionsByUserOn, messagesByIds, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
 import { actorMeta, usersById } from '../actor.js';
-import { type ScopedRoute, requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import { requireAuth } from '../auth.js';
+import type { HttpDeps } from '../context.js';
 import { type MessageView, messageJson, messageObject } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
+import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import { userObject } from '../../presenters/users.js';
-import { pageLimit, parseBody, parseQuery, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
+import { route } from '../route.js';
+import { pageLimit, parseBody, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
 
 /** Embed URLs: web links, or attachment://filename for a file of the same message. */
 const urlSchema = { type: 'string', maxLength: 2048, pattern: '^(https?|attachment)://' } as const;
@@ -37,9 +38,6 @@ const mediaSchema = { type: 'object', properties: { url: urlSchema }, required: 
  * The widely used API's embed fields and bounds; the 6000-character total and attachment:// checks are the domain's.
  * Other fields are let through, as that API does: clients resend received embeds with fields they were given.
  */
-/** What an OAuth2 access token may read here (until these routes are entries of http/route.ts, which derives it). */
-export const MESSAGE_SCOPES: ScopedRoute[] = [{ path: /^\/channels\/\d+\/messages(?:\/\d+)?\/?$/i, scope: 'messages.read' }];
-
 export const embedSchema = {
   type: 'object',
   properties: {
@@ -165,79 +163,123 @@ const senderOf = (ctx: Context): Sender => {
   return { userId: auth.userId, bot: auth.kind === 'bot' };
 };
 
-export function messageRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  const origin = () => deps.config.publicBaseUrl;
+/** How the viewer sees each message: `me` on their reactions, and the message a reply refers to. */
+async function viewsOf(deps: HttpDeps, docs: MessageDoc[], viewerId: string): Promise<MessageView[]> {
+  // `me` only marks reactions a message has: messages without any need no look-up.
+  const reacted = docs.flatMap((d) => (Object.keys(d.reactions).length ? [d._id] : []));
+  const own = reacted.length ? await reactionsByUserOn(deps.readStore, reacted, viewerId) : [];
+  const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
+  const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
+  const referenced = referencedIds.length ? await messagesByIds(deps.readStore, referencedIds) : [];
+  return docs.map((doc) => ({
+    origin: deps.config.publicBaseUrl,
+    ownReactions,
+    referenced: doc.message_reference ? (referenced.find((r) => r._id === doc.message_reference!.message_id) ?? null) : undefined,
+  }));
+}
 
-  /** How the viewer sees each message: `me` on their reactions, and the message a reply refers to. */
-  async function viewsOf(docs: MessageDoc[], viewerId: string): Promise<MessageView[]> {
-    // `me` only marks reactions a message has: messages without any need no look-up.
-    const reacted = docs.flatMap((d) => (Object.keys(d.reactions).length ? [d._id] : []));
-    const own = reacted.length ? await reactionsByUserOn(deps.readStore, reacted, viewerId) : [];
-    const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
-    const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
-    const referenced = referencedIds.length ? await messagesByIds(deps.readStore, referencedIds) : [];
-    return docs.map((doc) => ({
-      origin: origin(),
-      ownReactions,
-      referenced: doc.message_reference ? (referenced.find((r) => r._id === doc.message_reference!.message_id) ?? null) : undefined,
-    }));
-  }
+/** Message objects as the viewer sees them. */
+async function present(deps: HttpDeps, docs: MessageDoc[], viewerId: string) {
+  const views = await viewsOf(deps, docs, viewerId);
+  return docs.map((doc, i) => messageObject(doc, views[i]));
+}
 
-  /** Message objects as the viewer sees them. */
-  async function present(docs: MessageDoc[], viewerId: string) {
-    const views = await viewsOf(docs, viewerId);
-    return docs.map((doc, i) => messageObject(doc, views[i]));
-  }
+const presentOne = async (deps: HttpDeps, doc: MessageDoc, viewerId: string) => (await present(deps, [doc], viewerId))[0];
 
-  const presentOne = async (doc: MessageDoc, viewerId: string) => (await present([doc], viewerId))[0];
+/** Reading a channel's messages needs READ_MESSAGE_HISTORY; a message of another channel is unknown. */
+async function readableMessage(deps: HttpDeps, channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
+  const access = await messageChannelAccess(deps, channelId, userId);
+  requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
+  const doc = await messageInChannel(deps.readStore, channelId, messageId);
+  if (!doc || !isVisibleTo(doc, userId)) throw unknownMessage();
+  return doc;
+}
 
-  /** Reading a channel's messages needs READ_MESSAGE_HISTORY; a message of another channel is unknown. */
-  async function readableMessage(channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
-    const access = await messageChannelAccess(deps, channelId, userId);
-    requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
-    const doc = await messageInChannel(deps.readStore, channelId, messageId);
-    if (!doc || !isVisibleTo(doc, userId)) throw unknownMessage();
-    return doc;
-  }
+/** Pinned messages, most recently pinned first; without READ_MESSAGE_HISTORY there are none to see. */
+async function pinnedMessages(deps: HttpDeps, channelId: string, userId: string, query: { limit: number; before?: string }) {
+  const access = await messageChannelAccess(deps, channelId, userId);
+  if (!hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY)) return [];
+  const before = query.before ? new Date(query.before).toISOString() : undefined;
+  return pinnedMessageDocs(deps.readStore, channelId, before, query.limit);
+}
 
-  router.get('/channels/:channelId/messages', async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
-    const query = parseQuery(listQuery, ctx.query);
+const message = { description: 'The message as the caller sees it.', schema: ref('Message') };
+const EMOJI = '`emoji` is a unicode emoji, or name:id for a custom one, URL-encoded.';
+const base = { tag: 'Messages', auth: 'any' } as const;
+
+export const listMessagesRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId/messages',
+  summary: 'List a channel’s messages',
+  description: 'Newest first; one of `before`, `after` and `around` at most. Empty without READ_MESSAGE_HISTORY.',
+  scope: 'messages.read',
+  params: channelParams,
+  query: listQuery,
+  responses: { 200: { description: 'The messages.', schema: listOf('Message') } },
+  errors: ['UNKNOWN_CHANNEL'],
+  async handle(ctx, { params: { channelId }, query }, deps) {
     const anchors = (['before', 'after', 'around'] as const).filter((key) => query[key] !== undefined);
     if (anchors.length > 1) throw invalidForm(anchors.map((path) => ({ path, message: 'Use only one of before, after and around' })));
     const userId = requireAuth(ctx).userId;
     const access = await messageChannelAccess(deps, channelId, userId);
     // Without READ_MESSAGE_HISTORY the history is empty, as in the widely used API.
     const docs = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await messagePage(deps.readStore, channelId, userId, query) : [];
-    const views = await viewsOf(docs, userId);
+    const views = await viewsOf(deps, docs, userId);
     // The page's JSON from each message's, the bytes JSON.stringify would give for the array of their objects.
     ctx.type = 'application/json';
     ctx.body = `[${docs.map((doc, i) => messageJson(doc, views[i])).join(',')}]`;
-  });
+  },
+});
 
-  router.post('/channels/:channelId/messages', async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
-    // Authenticated before the body is read: a stranger's upload is never parsed.
+export const sendMessageRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/channels/:channelId/messages',
+  summary: 'Send a message',
+  description:
+    'Needs SEND_MESSAGES (ATTACH_FILES for files). Content is at most 2000 characters; a message needs content, an embed, an attachment or a component (components count only from bots). A repeated `nonce` answers the message it first made.',
+  params: channelParams,
+  body: sendSchema,
+  // JSON or multipart, read once the caller is authenticated: a stranger's upload is never parsed.
+  readsItself: ['body'],
+  multipart: true,
+  responses: { 200: message },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS', 'CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const { content, ...body } = parseBody(sendSchema, payload);
     const doc = await sendMessage(deps, actorMeta(ctx), channelId, { ...body, content: content ?? undefined }, files, sender);
-    ctx.body = await presentOne(doc, sender.userId);
+    return presentOne(deps, doc, sender.userId);
+  },
+});
+
+/** Bulk delete: the spec writes DELETE; clients of the widely used API send POST. Declared before /:messageId. */
+const bulkDeleteRoute = (method: 'POST' | 'DELETE', summary: string) =>
+  route({
+    ...base,
+    method,
+    path: '/channels/:channelId/messages/bulk-delete',
+    summary,
+    description: 'Needs MANAGE_MESSAGES; 2 to 100 messages of the last two weeks. Guild channels only.',
+    params: channelParams,
+    body: bulkDeleteSchema,
+    responses: { 204: { description: 'Deleted.' } },
+    errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_BULK_DELETE_IN_DM'],
+    handle: (ctx, { params: { channelId }, body }, deps) => bulkDeleteMessages(deps, actorMeta(ctx), channelId, body.messages),
   });
 
-  // Bulk delete: the spec writes DELETE; clients of the widely used API send POST. Registered before /:messageId.
-  const bulkDelete = async (ctx: Context) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
-    const { messages } = parseBody(bulkDeleteSchema, ctx.request.body);
-    await bulkDeleteMessages(deps, actorMeta(ctx), channelId, messages);
-    noContent(ctx);
-  };
-  router.post('/channels/:channelId/messages/bulk-delete', bulkDelete);
-  router.delete('/channels/:channelId/messages/bulk-delete', bulkDelete);
-
-  router.post('/channels/:channelId/typing', async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
+export const typingRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/channels/:channelId/typing',
+  summary: 'Show that the caller is typing',
+  description: 'Needs SEND_MESSAGES; relayed as TYPING_START, never stored.',
+  params: channelParams,
+  responses: { 204: { description: 'Relayed.' } },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
     const access = await messageChannelAccess(deps, channelId, userId);
     requirePermission(access.permissions, Permission.SEND_MESSAGES);
@@ -250,112 +292,213 @@ export function messageRoutes(deps: HttpDeps): Router {
       timestamp: Date.now(),
       ...(access.dm ? { recipientIds: access.dm.recipient_ids } : {}),
     });
-    noContent(ctx);
-  });
+  },
+});
 
-  /** Pinned messages, most recently pinned first; without READ_MESSAGE_HISTORY there are none to see. */
-  async function pinnedMessages(ctx: Context, query: { limit: number; before?: string }) {
-    const { channelId } = parseBody(channelParams, ctx.params);
+export const pinsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId/messages/pins',
+  summary: 'List pinned messages',
+  description: 'Most recently pinned first, pinned before `before`. Empty without READ_MESSAGE_HISTORY.',
+  params: channelParams,
+  query: pinsQuery,
+  responses: { 200: { description: 'A page of pins.', schema: ref('PinnedMessages') } },
+  errors: ['UNKNOWN_CHANNEL'],
+  async handle(ctx, { params: { channelId }, query }, deps) {
     const userId = requireAuth(ctx).userId;
-    const access = await messageChannelAccess(deps, channelId, userId);
-    if (!hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY)) return { docs: [], userId };
-    const before = query.before ? new Date(query.before).toISOString() : undefined;
-    return { docs: await pinnedMessageDocs(deps.readStore, channelId, before, query.limit), userId };
-  }
-
-  router.get('/channels/:channelId/messages/pins', async (ctx) => {
-    const query = parseQuery(pinsQuery, ctx.query);
-    const { docs, userId } = await pinnedMessages(ctx, { ...query, limit: query.limit + 1 });
+    const docs = await pinnedMessages(deps, channelId, userId, { ...query, limit: query.limit + 1 });
     const page = docs.slice(0, query.limit);
-    const messages = await present(page, userId);
-    ctx.body = { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at), message: messages[i] })), has_more: docs.length > query.limit };
-  });
+    const messages = await present(deps, page, userId);
+    return { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at), message: messages[i] })), has_more: docs.length > query.limit };
+  },
+});
 
-  router.get('/channels/:channelId/pins', async (ctx) => {
-    const { docs, userId } = await pinnedMessages(ctx, { limit: 50 });
-    ctx.body = await present(docs, userId);
-  });
-
-  for (const path of ['/channels/:channelId/pins/:messageId', '/channels/:channelId/messages/pins/:messageId']) {
-    router.put(path, async (ctx) => {
-      const { channelId, messageId } = parseBody(messageParams, ctx.params);
-      await pinMessage(deps, actorMeta(ctx), channelId, messageId);
-      noContent(ctx);
-    });
-    router.delete(path, async (ctx) => {
-      const { channelId, messageId } = parseBody(messageParams, ctx.params);
-      await unpinMessage(deps, actorMeta(ctx), channelId, messageId);
-      noContent(ctx);
-    });
-  }
-
-  router.get('/channels/:channelId/messages/:messageId', async (ctx) => {
-    const { channelId, messageId } = parseBody(messageParams, ctx.params);
+export const olderPinsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId/pins',
+  summary: 'List pinned messages (older form)',
+  description: 'The 50 most recently pinned messages. Empty without READ_MESSAGE_HISTORY.',
+  params: channelParams,
+  responses: { 200: { description: 'The pinned messages.', schema: listOf('Message') } },
+  errors: ['UNKNOWN_CHANNEL'],
+  deprecated: true,
+  async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    ctx.body = await presentOne(await readableMessage(channelId, messageId, userId), userId);
-  });
+    return present(deps, await pinnedMessages(deps, channelId, userId, { limit: 50 }), userId);
+  },
+});
 
-  router.patch('/channels/:channelId/messages/:messageId', async (ctx) => {
-    const { channelId, messageId } = parseBody(messageParams, ctx.params);
+const pinErrors = ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS'] as const;
+/** Pinning and unpinning, at the spec's path and at the older one. */
+const pinRoutes = (path: string, older: boolean) => {
+  const pin = { ...base, path, params: messageParams, description: 'Needs MANAGE_MESSAGES in a guild channel.', deprecated: older || undefined } as const;
+  const form = older ? ' (older form)' : '';
+  return [
+    route({
+      ...pin,
+      method: 'PUT',
+      summary: `Pin a message${form}`,
+      responses: { 204: { description: 'Pinned.' } },
+      errors: [...pinErrors, 'MAX_PINS'],
+      handle: (ctx, { params: { channelId, messageId } }, deps) => pinMessage(deps, actorMeta(ctx), channelId, messageId),
+    }),
+    route({
+      ...pin,
+      method: 'DELETE',
+      summary: `Unpin a message${form}`,
+      responses: { 204: { description: 'Unpinned.' } },
+      errors: pinErrors,
+      handle: (ctx, { params: { channelId, messageId } }, deps) => unpinMessage(deps, actorMeta(ctx), channelId, messageId),
+    }),
+  ];
+};
+
+export const getMessageRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId/messages/:messageId',
+  summary: 'Get a message',
+  description: 'Needs READ_MESSAGE_HISTORY.',
+  scope: 'messages.read',
+  params: messageParams,
+  responses: { 200: message },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId, messageId } }, deps) {
+    const userId = requireAuth(ctx).userId;
+    return presentOne(deps, await readableMessage(deps, channelId, messageId, userId), userId);
+  },
+});
+
+export const editMessageRoute = route({
+  ...base,
+  method: 'PATCH',
+  path: '/channels/:channelId/messages/:messageId',
+  summary: 'Edit a message',
+  description: 'Only its author may (MANAGE_MESSAGES may change its flags); null clears a field. `attachments` lists the files to keep, new ones by their index.',
+  params: messageParams,
+  body: editSchema,
+  // JSON or multipart, read once the caller is authenticated.
+  readsItself: ['body'],
+  multipart: true,
+  responses: { 200: message },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'CANNOT_EDIT_MESSAGE_BY_OTHER', 'MISSING_PERMISSIONS', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  async handle(ctx, { params: { channelId, messageId } }, deps) {
     const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const doc = await editMessage(deps, actorMeta(ctx), channelId, messageId, parseEdit(payload), files, sender);
-    ctx.body = await presentOne(doc, sender.userId);
-  });
+    return presentOne(deps, doc, sender.userId);
+  },
+});
 
-  router.delete('/channels/:channelId/messages/:messageId', async (ctx) => {
-    const { channelId, messageId } = parseBody(messageParams, ctx.params);
-    await deleteMessage(deps, actorMeta(ctx), channelId, messageId);
-    noContent(ctx);
-  });
+export const deleteMessageRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/channels/:channelId/messages/:messageId',
+  summary: 'Delete a message',
+  description: 'Its author may, or MANAGE_MESSAGES in a guild channel.',
+  params: messageParams,
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params: { channelId, messageId } }, deps) => deleteMessage(deps, actorMeta(ctx), channelId, messageId),
+});
 
-  // Reactions. :emoji arrives URL-decoded: a unicode emoji, or name:id for a custom one.
-  const reaction = (ctx: Context) => {
-    const params = parseBody(reactionParams, ctx.params);
-    return { ...params, emoji: parseEmoji(params.emoji) };
-  };
-
-  router.get('/channels/:channelId/messages/:messageId/reactions/:emoji', async (ctx) => {
-    const { channelId, messageId, emoji } = reaction(ctx);
-    const query = parseQuery(reactorsQuery, ctx.query);
-    await readableMessage(channelId, messageId, requireAuth(ctx).userId);
+// Reactions. :emoji arrives URL-decoded: a unicode emoji, or name:id for a custom one.
+export const reactorsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId/messages/:messageId/reactions/:emoji',
+  summary: 'List the users who reacted',
+  description: `${EMOJI} By user id after \`after\`; super reactions (type 1) do not exist here, so that list is empty.`,
+  params: reactionParams,
+  query: reactorsQuery,
+  responses: { 200: { description: 'The users.', schema: listOf('User') } },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId, messageId, emoji }, query }, deps) {
+    const parsed = parseEmoji(emoji);
+    await readableMessage(deps, channelId, messageId, requireAuth(ctx).userId);
     // Every reaction here is a normal one; super (burst) reactions do not exist in this service.
-    const reactors = query.type === 1 ? [] : await reactorsOf(deps.readStore, messageId, emoji, query.after, query.limit);
+    const reactors = query.type === 1 ? [] : await reactorsOf(deps.readStore, messageId, parsed, query.after, query.limit);
     const users = await usersById(deps.readStore, reactors.map((r) => r.user_id));
-    ctx.body = reactors.flatMap((r) => (users.has(r.user_id) ? [userObject(users.get(r.user_id)!)] : []));
-  });
+    return reactors.flatMap((r) => (users.has(r.user_id) ? [userObject(users.get(r.user_id)!)] : []));
+  },
+});
 
-  router.put('/channels/:channelId/messages/:messageId/reactions/:emoji/@me', async (ctx) => {
-    const { channelId, messageId, emoji } = reaction(ctx);
-    await addReaction(deps, actorMeta(ctx), channelId, messageId, emoji);
-    noContent(ctx);
-  });
+export const reactRoute = route({
+  ...base,
+  method: 'PUT',
+  path: '/channels/:channelId/messages/:messageId/reactions/:emoji/@me',
+  summary: 'React to a message',
+  description: `${EMOJI} Needs READ_MESSAGE_HISTORY, and ADD_REACTIONS for an emoji nobody has reacted with yet.`,
+  params: reactionParams,
+  responses: { 204: { description: 'Reacted.' } },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS', 'MAX_REACTIONS'],
+  handle: (ctx, { params: { channelId, messageId, emoji } }, deps) => addReaction(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji)),
+});
 
-  router.delete('/channels/:channelId/messages/:messageId/reactions/:emoji/@me', async (ctx) => {
-    const { channelId, messageId, emoji } = reaction(ctx);
+const removal = { ...base, method: 'DELETE', responses: { 204: { description: 'Removed.' } }, errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS'] } as const;
+
+export const unreactRoute = route({
+  ...removal,
+  path: '/channels/:channelId/messages/:messageId/reactions/:emoji/@me',
+  summary: 'Remove your reaction',
+  description: EMOJI,
+  params: reactionParams,
+  async handle(ctx, { params: { channelId, messageId, emoji } }, deps) {
+    const parsed = parseEmoji(emoji);
     const meta = actorMeta(ctx);
-    await removeReaction(deps, meta, channelId, messageId, emoji, meta.actorId);
-    noContent(ctx);
-  });
+    await removeReaction(deps, meta, channelId, messageId, parsed, meta.actorId);
+  },
+});
 
-  router.delete('/channels/:channelId/messages/:messageId/reactions/:emoji/:userId', async (ctx) => {
-    const { channelId, messageId, emoji } = reaction(ctx);
-    const { userId } = parseBody(reactorParams, ctx.params);
-    await removeReaction(deps, actorMeta(ctx), channelId, messageId, emoji, userId);
-    noContent(ctx);
-  });
+export const removeReactionRoute = route({
+  ...removal,
+  path: '/channels/:channelId/messages/:messageId/reactions/:emoji/:userId',
+  summary: 'Remove a user’s reaction',
+  description: `${EMOJI} Needs MANAGE_MESSAGES for another user’s.`,
+  params: reactorParams,
+  handle: (ctx, { params: { channelId, messageId, emoji, userId } }, deps) => removeReaction(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji), userId),
+});
 
-  router.delete('/channels/:channelId/messages/:messageId/reactions/:emoji', async (ctx) => {
-    const { channelId, messageId, emoji } = reaction(ctx);
-    await clearReactions(deps, actorMeta(ctx), channelId, messageId, emoji);
-    noContent(ctx);
-  });
+export const clearEmojiReactionsRoute = route({
+  ...removal,
+  path: '/channels/:channelId/messages/:messageId/reactions/:emoji',
+  summary: 'Remove every reaction with an emoji',
+  description: `${EMOJI} Needs MANAGE_MESSAGES.`,
+  params: reactionParams,
+  handle: (ctx, { params: { channelId, messageId, emoji } }, deps) => clearReactions(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji)),
+});
 
-  router.delete('/channels/:channelId/messages/:messageId/reactions', async (ctx) => {
-    const { channelId, messageId } = parseBody(messageParams, ctx.params);
-    await clearReactions(deps, actorMeta(ctx), channelId, messageId, null);
-    noContent(ctx);
-  });
+export const clearReactionsRoute = route({
+  ...base,
+  method: 'DELETE',
+  path: '/channels/:channelId/messages/:messageId/reactions',
+  summary: 'Remove every reaction',
+  description: 'Needs MANAGE_MESSAGES.',
+  params: messageParams,
+  responses: { 204: { description: 'Removed.' } },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS'],
+  handle: (ctx, { params: { channelId, messageId } }, deps) => clearReactions(deps, actorMeta(ctx), channelId, messageId, null),
+});
 
-  return router;
-}
+export const messageRoutes = [
+  listMessagesRoute,
+  sendMessageRoute,
+  bulkDeleteRoute('POST', 'Delete messages in bulk'),
+  bulkDeleteRoute('DELETE', 'Delete messages in bulk (the spec’s form)'),
+  typingRoute,
+  pinsRoute,
+  olderPinsRoute,
+  ...pinRoutes('/channels/:channelId/messages/pins/:messageId', false),
+  ...pinRoutes('/channels/:channelId/pins/:messageId', true),
+  getMessageRoute,
+  editMessageRoute,
+  deleteMessageRoute,
+  reactorsRoute,
+  reactRoute,
+  unreactRoute,
+  removeReactionRoute,
+  clearEmojiReactionsRoute,
+  clearReactionsRoute,
+];

@@ -7,13 +7,12 @@
 // authenticates an API call). Every form carries a CSRF token matched against a cookie (double submit); both cookies
 // are __Host- prefixed, so no other origin, not even a sibling subdomain, can plant one.
 import { timingSafeEqual } from 'node:crypto';
-import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { login } from '../../commands/accounts.js';
 import { type OAuth2Client, addBotToGuild, authorizeClient, manageableGuilds, oauth2Client } from '../../commands/oauth2.js';
 import { DomainError, badRequest, forbidden } from '../../domain/errors.js';
-import { BOT_SCOPES, OAuth2Error, type Scope, parseScopes } from '../../domain/oauth2.js';
+import { BOT_SCOPES, OAuth2Error, SCOPES, type Scope, parseScopes } from '../../domain/oauth2.js';
 import { newSecret } from '../../ports/secrets.js';
 import { userById } from '../../projections/users.queries.js';
 import { sessionUser } from '../auth.js';
@@ -22,7 +21,9 @@ import { NonJsonBody } from '../body.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { STATUS } from '../errors.js';
 import { sendPage } from '../html.js';
+import type { Answer } from '../openapi/entry.js';
 import { RateLimited, rateLimit } from '../rateLimit.js';
+import { route } from '../route.js';
 
 const SESSION_COOKIE = '__Host-parley_session';
 const CSRF_COOKIE = '__Host-parley_csrf';
@@ -130,14 +131,17 @@ async function answerAsPage(ctx: Context, next: Next) {
 
 const noop = async () => {};
 
-/** One router per service, mounted at the root and under /api/v1: both mounts count against the same limits. */
-const routers = new WeakMap<HttpDeps, Router>();
+interface AuthorizePage {
+  show(ctx: Context): Promise<void>;
+  submit(ctx: Context): Promise<void>;
+}
 
-export function oauth2AuthorizeRoutes(deps: HttpDeps): Router {
-  const existing = routers.get(deps);
+/** One page per service, mounted at the root and under /api/v1: both mounts count against the same limits. */
+const pages = new WeakMap<HttpDeps, AuthorizePage>();
+
+function authorizePage(deps: HttpDeps): AuthorizePage {
+  const existing = pages.get(deps);
   if (existing) return existing;
-  const router = new Router();
-  routers.set(deps, router);
   // The spec's Limits: the bot authorization URL, 10 per minute per application.
   const botFlowLimit = rateLimit({ bucket: 'oauth2:authorize:bot', points: 10, durationSeconds: 60, key: (ctx) => `app:${String(ctx.query.client_id)}` });
   // Password guessing through the page is as slow as through POST /auth/login.
@@ -227,26 +231,91 @@ export function oauth2AuthorizeRoutes(deps: HttpDeps): Router {
     sendPage(ctx, 200, title, messageView({ title, text: `${request.client.name} was not given access.` }));
   }
 
-  router.get('/oauth2/authorize', answerAsPage, async (ctx) => {
-    const request = await authorizeRequest(deps, ctx.query);
-    if (request.bot) await botFlowLimit(ctx, noop);
-    const csrf = csrfToken(ctx);
-    const user = await signedIn(ctx);
-    if (!user) return showSignIn(ctx, request, csrf);
-    await showConsent(ctx, request, csrf, user);
-  });
-
-  router.post('/oauth2/authorize', answerAsPage, async (ctx) => {
-    const request = await authorizeRequest(deps, ctx.query);
-    const fields = checkedForm(ctx);
-    const csrf = fields.csrf;
-    if (fields.action === 'signin') return signIn(ctx, request, fields, csrf);
-    if (fields.action !== 'authorize' && fields.action !== 'cancel') throw invalidRequest('The form’s action is sign in, authorize or cancel');
-    const user = await signedIn(ctx);
-    if (!user) return showSignIn(ctx, request, csrf, { status: 401, error: 'Sign in first: your session has ended.', login: '' });
-    if (fields.action === 'cancel') return cancel(ctx, request);
-    await authorize(ctx, request, fields, user, csrf);
-  });
-
-  return router;
+  const page: AuthorizePage = {
+    async show(ctx) {
+      const request = await authorizeRequest(deps, ctx.query);
+      if (request.bot) await botFlowLimit(ctx, noop);
+      const csrf = csrfToken(ctx);
+      const user = await signedIn(ctx);
+      if (!user) return showSignIn(ctx, request, csrf);
+      await showConsent(ctx, request, csrf, user);
+    },
+    async submit(ctx) {
+      const request = await authorizeRequest(deps, ctx.query);
+      const fields = checkedForm(ctx);
+      const csrf = fields.csrf;
+      if (fields.action === 'signin') return signIn(ctx, request, fields, csrf);
+      if (fields.action !== 'authorize' && fields.action !== 'cancel') throw invalidRequest('The form’s action is sign in, authorize or cancel');
+      const user = await signedIn(ctx);
+      if (!user) return showSignIn(ctx, request, csrf, { status: 401, error: 'Sign in first: your session has ended.', login: '' });
+      if (fields.action === 'cancel') return cancel(ctx, request);
+      await authorize(ctx, request, fields, user, csrf);
+    },
+  };
+  pages.set(deps, page);
+  return page;
 }
+
+// The query and the form are read by hand (a bad request is shown on the page): these schemas only describe them.
+const field = (description: string) => ({ type: 'string', description }) as const;
+/** The authorization request, in the URL of both the page and its forms. */
+const authorizeQuery = {
+  type: 'object',
+  properties: {
+    client_id: field('The application’s id.'),
+    scope: field(`Space-separated: ${Object.keys(SCOPES).join(', ')}. \`bot\` adds the application’s bot to a guild.`),
+    response_type: field('`code` (required unless the only scopes are the bot’s).'),
+    redirect_uri: field('One of the application’s registered redirect URIs (required for a code).'),
+    state: field('Handed back unchanged, at most 2048 characters.'),
+    permissions: field('The bot flow: the bot’s permission bitfield, a decimal integer.'),
+    guild_id: field('The bot flow: the guild to add the bot to.'),
+  },
+  required: ['client_id', 'scope'],
+} as const;
+
+const authorizeForm = {
+  type: 'object',
+  properties: {
+    action: { type: 'string', enum: ['signin', 'authorize', 'cancel'] },
+    csrf: field('The page’s CSRF token (matched against its cookie).'),
+    login: field('signin: a username or an email.'),
+    password: field('signin: the password.'),
+    guild_id: field('authorize, bot flow: the guild chosen.'),
+  },
+  required: ['action', 'csrf'],
+} as const;
+
+const htmlPage = (description: string): Answer => ({ description, type: 'text/html', schema: { type: 'string' } });
+/** Its answers, refusals among them, are pages, for the person in front of them. */
+const answers = {
+  200: htmlPage('Sign-in, consent (or for the bot flow, the guild to add it to), or what was done.'),
+  400: htmlPage('A request that cannot be authorized (unknown client_id, unregistered redirect_uri, unknown scope…): shown, never redirected.'),
+  403: htmlPage('The form did not come from this page (CSRF), or the person cannot add a bot to the guild the link names.'),
+  429: htmlPage('Too many bot authorizations for this application (10 a minute), or sign-ins from this address; with Retry-After.'),
+};
+const base = { tag: 'OAuth2', auth: 'none', guards: [() => answerAsPage], query: authorizeQuery, readsItself: ['query', 'body'], errors: [], root: 'also' } as const;
+
+export const showAuthorizePageRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/oauth2/authorize',
+  summary: 'Show the authorization page',
+  description: 'Sign-in when the page has no session (its own cookie, never read by the API), else consent.',
+  responses: answers,
+  handle: (ctx, _input, deps) => authorizePage(deps).show(ctx),
+});
+
+export const submitAuthorizePageRoute = route({
+  ...base,
+  method: 'POST',
+  path: '/oauth2/authorize',
+  summary: 'Sign in, authorize or cancel',
+  description: 'The page’s forms post back to the same URL. Authorizing redirects (303) to the redirect URI with `code` (and `guild_id`, `permissions` for the bot flow) and `state`; cancelling with `error=access_denied`.',
+  body: authorizeForm,
+  formFields: true,
+  responses: { ...answers, 303: { description: 'To the redirect URI with the outcome, or back to the page after signing in.' }, 401: htmlPage('The page’s session has ended: sign in again.') },
+  handle: (ctx, _input, deps) => authorizePage(deps).submit(ctx),
+});
+
+/** The authorization page, at the origin's root and under the API's prefixes. */
+export const oauth2AuthorizeRoutes = [showAuthorizePageRoute, submitAuthorizePageRoute];

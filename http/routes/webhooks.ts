@@ -1,7 +1,6 @@
 // Webhook routes of the spec: management with MANAGE_WEBHOOKS (create and list per channel, list per guild, fetch,
 // change, delete), the token routes that need no Authorization header (fetch, change, delete, execute), the code-host
 // and chat-service adapters, and the deliveries of a webhook's interactions for its managers to read.
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { channelAccess, guildAccess } from '../../commands/access.js';
 import {
@@ -32,10 +31,12 @@ import { messageObject } from '../../presenters/messages.js';
 import { NonJsonBody, parseJsonText } from '../body.js';
 import { unsupportedMediaType } from '../errors.js';
 import { readMessageBody } from '../multipart.js';
+import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { interactionObject } from '../../presenters/interactions.js';
 import { partialUser } from '../../presenters/users.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { route } from '../route.js';
 import { sendSchema } from './messages.js';
 
 const webhookName = nameSchema(1, 80);
@@ -88,149 +89,309 @@ function adapterBody(ctx: Context): unknown {
   return parseJsonText(body.fields.payload, 'The payload field');
 }
 
-export function webhookRoutes(deps: HttpDeps): Router {
-  const router = new Router();
-  const policy: OutboundPolicy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl };
+const policyOf = (deps: HttpDeps): OutboundPolicy => ({ allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl });
 
-  /** Webhook objects of the widely used API, token and execute URL included (only managers and token holders see them). */
-  async function present(docs: WebhookDoc[], withCreator: boolean) {
-    const creators = withCreator ? await usersById(deps.readStore, docs.map((d) => d.creator_id)) : new Map();
-    return docs.map((doc) => {
-      const token = openToken(deps, doc);
-      const creator = creators.get(doc.creator_id);
-      return {
-        id: doc._id,
-        type: 1,
-        guild_id: doc.guild_id,
-        channel_id: doc.channel_id,
-        ...(creator ? { user: partialUser(creator) } : {}),
-        name: doc.name,
-        avatar: doc.avatar,
-        token,
-        application_id: null,
-        interaction_url: doc.interaction_url,
-        url: `${deps.config.publicBaseUrl}/api/v1/webhooks/${doc._id}/${token}`,
-      };
-    });
-  }
-  /** One webhook as the read model has it after the request's own write. */
-  async function presentOne(webhookId: string, withCreator: boolean) {
-    const doc = await webhookById(deps.readStore, webhookId);
-    if (!doc) throw unknownWebhook();
-    return (await present([doc], withCreator))[0];
-  }
-  const list = async (of: WebhookScope) => present(await webhooksOf(deps.readStore, of), true);
-
-  const avatarOf = async (value: string | null | undefined) => (value ? deps.images.parseDataUri(value, 'avatar') : (value as null | undefined));
-  const inputOf = async (body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
-    ...body,
-    avatar: await avatarOf(body.avatar),
+/** Webhook objects of the widely used API, token and execute URL included (only managers and token holders see them). */
+async function present(deps: HttpDeps, docs: WebhookDoc[], withCreator: boolean) {
+  const creators = withCreator ? await usersById(deps.readStore, docs.map((d) => d.creator_id)) : new Map();
+  return docs.map((doc) => {
+    const token = openToken(deps, doc);
+    const creator = creators.get(doc.creator_id);
+    return {
+      id: doc._id,
+      type: 1,
+      guild_id: doc.guild_id,
+      channel_id: doc.channel_id,
+      ...(creator ? { user: partialUser(creator) } : {}),
+      name: doc.name,
+      avatar: doc.avatar,
+      token,
+      application_id: null,
+      interaction_url: doc.interaction_url,
+      url: `${deps.config.publicBaseUrl}/api/v1/webhooks/${doc._id}/${token}`,
+    };
   });
+}
 
-  router.post('/channels/:channelId/webhooks', async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
-    const body = parseBody(createSchema, ctx.request.body);
-    const input = await inputOf(body);
-    const webhookId = await createWebhook(deps, actorMeta(ctx), channelId, { ...input, name: input.name! }, policy);
-    ctx.body = await presentOne(webhookId, true);
-  });
+/** One webhook as the read model has it after the request's own write. */
+async function presentOne(deps: HttpDeps, webhookId: string, withCreator: boolean) {
+  const doc = await webhookById(deps.readStore, webhookId);
+  if (!doc) throw unknownWebhook();
+  return (await present(deps, [doc], withCreator))[0];
+}
 
-  router.get('/channels/:channelId/webhooks', async (ctx) => {
-    const { channelId } = parseBody(channelParams, ctx.params);
+const avatarOf = async (deps: HttpDeps, value: string | null | undefined) => (value ? deps.images.parseDataUri(value, 'avatar') : (value as null | undefined));
+const inputOf = async (deps: HttpDeps, body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
+  ...body,
+  avatar: await avatarOf(deps, body.avatar),
+});
+
+/** The webhooks of a channel or a guild, for a caller with MANAGE_WEBHOOKS there. */
+async function listed(deps: HttpDeps, permissions: bigint, of: WebhookScope) {
+  requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
+  return present(deps, await webhooksOf(deps.readStore, of), true);
+}
+
+const managed = (ctx: Context, deps: HttpDeps, webhookId: string) => managedWebhook(deps, webhookId, requireAuth(ctx).userId);
+
+/** The webhook the path's token opens; the adapters read the path only once their body is read. */
+const byToken = (ctx: Context, deps: HttpDeps) => {
+  const { webhookId, token } = parseBody(tokenParams, ctx.params);
+  return webhookByToken(deps, webhookId, token);
+};
+/** Token routes act as the webhook, not as a user: their events name no actor. */
+const tokenMeta = (ctx: Context) => ({ ...requestMeta(ctx), actorId: null });
+
+/** Posts the message as the webhook the path's token opened; 204, or 200 with the message when ?wait=true. */
+async function execute(ctx: Context, deps: HttpDeps, opened: Awaited<ReturnType<typeof byToken>>, input: ExecuteInput, files: Parameters<typeof executeWebhook>[4], options?: ExecuteOptions) {
+  const { wait, thread_id } = parseQuery(executeQuery, ctx.query);
+  if (thread_id) throw invalidThread();
+  const doc = await executeWebhook(deps, tokenMeta(ctx), opened, input, files, options);
+  if (!wait) return noContent(ctx);
+  ctx.body = messageObject(doc, { origin: deps.config.publicBaseUrl });
+}
+
+const webhook = { description: 'The webhook.', schema: ref('Webhook') };
+const withToken = { description: 'The webhook, without its creator.', schema: ref('Webhook') };
+const MANAGE = 'Needs MANAGE_WEBHOOKS in its channel; to others the webhook is unknown.';
+const posted = { 200: { description: 'With ?wait=true: the message posted.', schema: ref('Message') }, 204: { description: 'Posted (without ?wait=true).' } };
+const postErrors = ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN', 'MISSING_PERMISSIONS', 'CANNOT_SEND_EMPTY_MESSAGE'] as const;
+/** The adapters' payloads are the sender's own formats, read by domain/codehost.ts and domain/slack.ts, not a schema. */
+const adapterPayload = { type: 'object', description: 'The service’s own event payload.' } as const;
+const managing = { tag: 'Webhooks', auth: 'any' } as const;
+// The token is the credential: it is checked before the body is read, so a stranger's upload is never parsed.
+const tokened = { tag: 'Webhooks', auth: 'webhook-token', params: tokenParams } as const;
+/** The executions read their path, body and query themselves, in the order that keeps a stranger's body unread. */
+const executing = { ...tokened, query: executeQuery, readsItself: ['params', 'query', 'body'] } as const;
+
+export const createWebhookRoute = route({
+  ...managing,
+  method: 'POST',
+  path: '/channels/:channelId/webhooks',
+  summary: 'Create a webhook',
+  description: 'Needs MANAGE_WEBHOOKS; text and announcement channels only. `avatar` is a data URI; `interaction_url` (https) receives the clicks on its messages’ components.',
+  params: channelParams,
+  body: createSchema,
+  responses: { 200: webhook },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'MAXIMUM_WEBHOOKS'],
+  async handle(ctx, { params: { channelId }, body }, deps) {
+    const input = await inputOf(deps, body);
+    const webhookId = await createWebhook(deps, actorMeta(ctx), channelId, { ...input, name: input.name! }, policyOf(deps));
+    return presentOne(deps, webhookId, true);
+  },
+});
+
+export const channelWebhooksRoute = route({
+  ...managing,
+  method: 'GET',
+  path: '/channels/:channelId/webhooks',
+  summary: 'List a channel’s webhooks',
+  description: 'Needs MANAGE_WEBHOOKS.',
+  params: channelParams,
+  responses: { 200: { description: 'The webhooks.', schema: listOf('Webhook') } },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId } }, deps) {
     const { permissions } = await channelAccess(deps, channelId, requireAuth(ctx).userId);
-    requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
-    ctx.body = await list({ channel_id: channelId });
-  });
+    return listed(deps, permissions, { channel_id: channelId });
+  },
+});
 
-  router.get('/guilds/:guildId/webhooks', async (ctx) => {
-    const { guildId } = parseBody(guildParams, ctx.params);
+export const guildWebhooksRoute = route({
+  ...managing,
+  method: 'GET',
+  path: '/guilds/:guildId/webhooks',
+  summary: 'List a guild’s webhooks',
+  description: 'Needs MANAGE_WEBHOOKS.',
+  params: guildParams,
+  responses: { 200: { description: 'The webhooks.', schema: listOf('Webhook') } },
+  errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { guildId } }, deps) {
     const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
-    ctx.body = await list({ guild_id: guildId });
-  });
+    return listed(deps, permissions, { guild_id: guildId });
+  },
+});
 
-  const managed = (ctx: Context) => managedWebhook(deps, parseBody(webhookParams, ctx.params).webhookId, requireAuth(ctx).userId);
+export const getWebhookRoute = route({
+  ...managing,
+  method: 'GET',
+  path: '/webhooks/:webhookId',
+  summary: 'Get a webhook',
+  description: MANAGE,
+  params: webhookParams,
+  responses: { 200: webhook },
+  errors: ['UNKNOWN_WEBHOOK', 'MISSING_PERMISSIONS'],
+  handle: async (ctx, { params }, deps) => presentOne(deps, (await managed(ctx, deps, params.webhookId)).id, true),
+});
 
-  router.get('/webhooks/:webhookId', async (ctx) => {
-    ctx.body = await presentOne((await managed(ctx)).id, true);
-  });
+export const updateWebhookRoute = route({
+  ...managing,
+  method: 'PATCH',
+  path: '/webhooks/:webhookId',
+  summary: 'Change a webhook',
+  description: `${MANAGE} \`channel_id\` moves it within its guild.`,
+  params: webhookParams,
+  body: updateSchema,
+  readsItself: ['body'],
+  responses: { 200: webhook },
+  errors: ['UNKNOWN_WEBHOOK', 'UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params }, deps) {
+    // Only a manager's body is read: to others the webhook is unknown.
+    const webhook = await managed(ctx, deps, params.webhookId);
+    await updateWebhook(deps, actorMeta(ctx), webhook, await inputOf(deps, parseBody(updateSchema, ctx.request.body)), policyOf(deps));
+    return presentOne(deps, webhook.id, true);
+  },
+});
 
-  router.patch('/webhooks/:webhookId', async (ctx) => {
-    const webhook = await managed(ctx);
-    await updateWebhook(deps, actorMeta(ctx), webhook, await inputOf(parseBody(updateSchema, ctx.request.body)), policy);
-    ctx.body = await presentOne(webhook.id, true);
-  });
+export const deleteWebhookRoute = route({
+  ...managing,
+  method: 'DELETE',
+  path: '/webhooks/:webhookId',
+  summary: 'Delete a webhook',
+  description: MANAGE,
+  params: webhookParams,
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_WEBHOOK', 'MISSING_PERMISSIONS'],
+  handle: async (ctx, { params }, deps) => deleteWebhook(deps, actorMeta(ctx), await managed(ctx, deps, params.webhookId)),
+});
 
-  router.delete('/webhooks/:webhookId', async (ctx) => {
-    await deleteWebhook(deps, actorMeta(ctx), await managed(ctx));
-    noContent(ctx);
-  });
-
-  // Registered before the token routes, whose :token would match "interactions".
-  router.get('/webhooks/:webhookId/interactions', async (ctx) => {
-    const webhook = await managed(ctx);
+// Declared before the token routes, whose :token would match "interactions".
+export const webhookInteractionsRoute = route({
+  ...managing,
+  method: 'GET',
+  path: '/webhooks/:webhookId/interactions',
+  summary: 'List the clicks on a webhook’s messages',
+  description: `${MANAGE} Newest first, each with its delivery attempts.`,
+  tag: 'Interactions',
+  params: webhookParams,
+  query: interactionsQuery,
+  readsItself: ['query'],
+  responses: { 200: { description: 'The clicks.', schema: listOf('InteractionRecord') } },
+  errors: ['UNKNOWN_WEBHOOK', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params }, deps) {
+    const webhook = await managed(ctx, deps, params.webhookId);
     const query = parseQuery(interactionsQuery, ctx.query);
     const docs = await interactionsOfWebhook(deps.readStore, webhook.id, query.before, query.limit);
-    ctx.body = docs.map(interactionObject);
-  });
+    return docs.map(interactionObject);
+  },
+});
 
-  const byToken = (ctx: Context) => {
-    const { webhookId, token } = parseBody(tokenParams, ctx.params);
-    return webhookByToken(deps, webhookId, token);
-  };
-  /** Token routes act as the webhook, not as a user: their events name no actor. */
-  const tokenMeta = (ctx: Context) => ({ ...requestMeta(ctx), actorId: null });
+export const getWebhookWithTokenRoute = route({
+  ...tokened,
+  method: 'GET',
+  path: '/webhooks/:webhookId/:token',
+  summary: 'Get a webhook with its token',
+  responses: { 200: withToken },
+  errors: ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'],
+  handle: async (ctx, _input, deps) => presentOne(deps, (await byToken(ctx, deps)).webhook.id, false),
+});
 
-  router.get('/webhooks/:webhookId/:token', async (ctx) => {
-    ctx.body = await presentOne((await byToken(ctx)).webhook.id, false);
-  });
+export const updateWebhookWithTokenRoute = route({
+  ...tokened,
+  method: 'PATCH',
+  path: '/webhooks/:webhookId/:token',
+  summary: 'Change a webhook with its token',
+  description: 'The token cannot move the webhook to another channel.',
+  body: tokenUpdateSchema,
+  readsItself: ['body'],
+  responses: { 200: withToken },
+  errors: ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'],
+  async handle(ctx, _input, deps) {
+    const { webhook } = await byToken(ctx, deps);
+    await updateWebhook(deps, tokenMeta(ctx), webhook, await inputOf(deps, parseBody(tokenUpdateSchema, ctx.request.body)), policyOf(deps));
+    return presentOne(deps, webhook.id, false);
+  },
+});
 
-  router.patch('/webhooks/:webhookId/:token', async (ctx) => {
-    const { webhook } = await byToken(ctx);
-    await updateWebhook(deps, tokenMeta(ctx), webhook, await inputOf(parseBody(tokenUpdateSchema, ctx.request.body)), policy);
-    ctx.body = await presentOne(webhook.id, false);
-  });
+export const deleteWebhookWithTokenRoute = route({
+  ...tokened,
+  method: 'DELETE',
+  path: '/webhooks/:webhookId/:token',
+  summary: 'Delete a webhook with its token',
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'],
+  handle: async (ctx, _input, deps) => deleteWebhook(deps, tokenMeta(ctx), (await byToken(ctx, deps)).webhook),
+});
 
-  router.delete('/webhooks/:webhookId/:token', async (ctx) => {
-    await deleteWebhook(deps, tokenMeta(ctx), (await byToken(ctx)).webhook);
-    noContent(ctx);
-  });
-
-  /** Posts the message as the webhook the path's token opened; 204, or 200 with the message when ?wait=true. */
-  async function execute(ctx: Context, opened: Awaited<ReturnType<typeof byToken>>, input: ExecuteInput, files: Parameters<typeof executeWebhook>[4], options?: ExecuteOptions) {
-    const { wait, thread_id } = parseQuery(executeQuery, ctx.query);
-    if (thread_id) throw invalidThread();
-    const doc = await executeWebhook(deps, tokenMeta(ctx), opened, input, files, options);
-    if (!wait) return noContent(ctx);
-    ctx.body = messageObject(doc, { origin: deps.config.publicBaseUrl });
-  }
-
-  router.post('/webhooks/:webhookId/:token', async (ctx) => {
-    // The token is checked before the body is read: a stranger's upload is never parsed.
-    const opened = await byToken(ctx);
+/**
+ * POST /webhooks/{id}/{token} is also where an interaction's follow-ups go (http/routes/interactionWebhooks.ts answers
+ * it first when the token is an interaction's): one path, one entry.
+ */
+export const executeWebhookRoute = route({
+  ...executing,
+  method: 'POST',
+  path: '/webhooks/:webhookId/:token',
+  summary: 'Execute a webhook, or send an interaction follow-up',
+  description:
+    'Posts a message as the webhook (`username` and `avatar_url` override its name and avatar for this message). With an application’s id and an interaction’s token in the path instead, it sends a follow-up to that interaction (`username` and `avatar_url` are ignored there). Threads are not supported: `thread_id` is refused.',
+  body: executeSchema,
+  multipart: true,
+  responses: posted,
+  errors: [...postErrors, 'UNKNOWN_INTERACTION'],
+  async handle(ctx, _input, deps) {
+    const opened = await byToken(ctx, deps);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
-    await execute(ctx, opened, parseBody(executeSchema, payload), files);
-  });
+    await execute(ctx, deps, opened, parseBody(executeSchema, payload), files);
+  },
+});
 
-  router.post('/webhooks/:webhookId/:token/github', async (ctx) => {
+export const codehostRoute = route({
+  ...executing,
+  method: 'POST',
+  path: '/webhooks/:webhookId/:token/github',
+  summary: 'Post a code-host event',
+  description:
+    'Renders the event named by `X-Codehost-Event` (push, pull request, issues…) as a message; events it does not render (ping, unknown ones) are accepted and post nothing. A repeated `X-Codehost-Delivery` is ignored. The body is JSON, or a form whose `payload` holds it.',
+  headers: codehostHeaders,
+  body: adapterPayload,
+  form: true,
+  responses: posted,
+  errors: postErrors,
+  async handle(ctx, _input, deps) {
     const headers = parseBody(codehostHeaders, ctx.headers);
     const message = renderCodehostEvent(headers['x-codehost-event'], adapterBody(ctx));
-    const opened = await byToken(ctx);
+    const opened = await byToken(ctx, deps);
     // Events that are not rendered (ping, unknown events) are accepted and post nothing, as code hosts expect.
     if (!message) return noContent(ctx);
-    await execute(ctx, opened, message, [], { deliveryId: headers['x-codehost-delivery'] });
-  });
+    await execute(ctx, deps, opened, message, [], { deliveryId: headers['x-codehost-delivery'] });
+  },
+});
 
-  router.post('/webhooks/:webhookId/:token/slack', async (ctx) => {
+export const slackRoute = route({
+  ...executing,
+  method: 'POST',
+  path: '/webhooks/:webhookId/:token/slack',
+  summary: 'Post a chat-service message',
+  description: 'Takes the chat service’s incoming-webhook message (`text`, `attachments`, `username`, `icon_url`…) as JSON, or a form whose `payload` holds it.',
+  body: adapterPayload,
+  form: true,
+  responses: {
+    200: { description: '`ok` as plain text (what the chat service answers), or with ?wait=true the message posted.', content: { 'text/plain': { const: 'ok' }, 'application/json': ref('Message') } },
+  },
+  errors: postErrors,
+  async handle(ctx, _input, deps) {
     const message = slackMessage(adapterBody(ctx));
-    await execute(ctx, await byToken(ctx), message, []);
+    await execute(ctx, deps, await byToken(ctx, deps), message, []);
     if (ctx.status === 204) {
       // Slack's incoming webhooks answer 200 "ok", which its clients check for.
       ctx.status = 200;
       ctx.type = 'text/plain';
       ctx.body = 'ok';
     }
-  });
+  },
+});
 
-  return router;
-}
+export const webhookRoutes = [
+  createWebhookRoute,
+  channelWebhooksRoute,
+  guildWebhooksRoute,
+  getWebhookRoute,
+  updateWebhookRoute,
+  deleteWebhookRoute,
+  webhookInteractionsRoute,
+  getWebhookWithTokenRoute,
+  updateWebhookWithTokenRoute,
+  deleteWebhookWithTokenRoute,
+  executeWebhookRoute,
+  codehostRoute,
+  slackRoute,
+];

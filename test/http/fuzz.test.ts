@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiRouter } from '../../http/app.js';
+import { router } from '../../http/route.js';
 import { cdnRoutes } from '../../http/routes/cdn.js';
 import { type TestBot, type TestServer, type TestUser, createBot, registerUser, startTestServer } from '../support/server.js';
 import { createGuild, join } from './guildSupport.js';
@@ -23,7 +24,7 @@ function routesOf(router: ReturnType<typeof apiRouter>, prefix: string): [string
   return [...routes.values()];
 }
 
-const routes = [...routesOf(apiRouter(server.runtime), '/api/v1'), ...routesOf(cdnRoutes(server.runtime), '')];
+const routes = [...routesOf(apiRouter(server.runtime), '/api/v1'), ...routesOf(router(cdnRoutes, server.runtime), '')];
 
 interface Fixtures {
   owner: TestUser;

@@ -13,6 +13,7 @@ import { apiRouter } from '../../http/app.js';
 import { ROUTE_DOCS } from '../../http/openapi/document.js';
 import { TAGS, routeShape } from '../../http/openapi/entry.js';
 import { ERRORS } from '../../http/openapi/errors.js';
+import { router } from '../../http/route.js';
 import { cdnRoutes } from '../../http/routes/cdn.js';
 import { oauth2AuthorizeRoutes } from '../../http/routes/oauth2Authorize.js';
 import { entryRoutes } from '../../http/routes/reference.js';
@@ -36,7 +37,7 @@ function routesOf(router: ReturnType<typeof apiRouter>) {
 
 const api = routesOf(apiRouter(server.runtime));
 /** The routers createApp mounts at the origin's root. */
-const root = new Map([...routesOf(cdnRoutes(server.runtime)), ...routesOf(oauth2AuthorizeRoutes(server.runtime)), ...routesOf(entryRoutes())]);
+const root = new Map([...routesOf(router(cdnRoutes, server.runtime)), ...routesOf(router(oauth2AuthorizeRoutes, server.runtime)), ...routesOf(entryRoutes())]);
 type Entry = (typeof ROUTE_DOCS)[number];
 const entryKey = (entry: Entry) => routeShape(entry.method, entry.path);
 /** Where an entry says its route is served. */
