@@ -35,7 +35,9 @@ export async function startHttpServer(
   const { config } = deps;
   let ready = false;
   const app = createApp(deps, { ...observed, ready: () => ready });
-  const handler = app.callback();
+  // koa answers its own failures (errorHandler): the server's request listener has nothing to wait for.
+  const answer = app.callback();
+  const handler = (...request: Parameters<typeof answer>) => void answer(...request);
   let cert: string | null = null;
   let server: HttpServer;
   // A client that drips its request a byte at a time is cut off: Node checks these timeouts every few seconds.

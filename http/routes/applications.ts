@@ -10,7 +10,7 @@ import { applicationById, applicationIdFor, applicationsOwnedBy } from '../../pr
 import { membershipCount } from '../../projections/members.queries.js';
 import { userById } from '../../projections/users.queries.js';
 import { usersById } from '../actor.js';
-import { requireAuth, requireSession } from '../auth.js';
+import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
 import { applicationObject } from '../../presenters/applications.js';

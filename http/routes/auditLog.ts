@@ -9,7 +9,6 @@ import { auditLogPage } from '../../projections/auditLog.queries.js';
 import { webhooksByIds } from '../../projections/webhooks.queries.js';
 import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import type { HttpDeps } from '../context.js';
 import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { auditEntryObject } from '../../presenters/auditLog.js';

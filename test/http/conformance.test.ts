@@ -19,7 +19,6 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_INTENTS, type DispatchData } from '../../gateway/protocol.js';
 import type { ParleyReady } from '../../presenters/differences.js';
-import type { emojiObject } from '../../presenters/emojis.js';
 import type { guildObject } from '../../presenters/guilds.js';
 import type { memberObject } from '../../presenters/members.js';
 import type { messageObject } from '../../presenters/messages.js';
