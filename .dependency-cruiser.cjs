@@ -17,7 +17,12 @@ module.exports = {
     { name: 'processes-not-edges', severity: 'error', from: { path: '^processes/' }, to: { path: '^(http|gateway)/' } },
     { name: 'processes-from-root', severity: 'error', from: { pathNot: '^(infra|processes)/' }, to: { path: '^processes/' } },
     // Adapters stay in infra: the core and the edges reach them only through ports/.
-    { name: 'adapters-in-infra', severity: 'error', from: { path: '^(commands|projections|http|gateway|ports|presenters|processes)/' }, to: { path: '^infra/' } },
+    {
+      name: 'adapters-in-infra',
+      severity: 'error',
+      from: { path: '^(commands|projections|http|gateway|ports|presenters|processes)/' },
+      to: { path: '^infra/' },
+    },
     { name: 'no-composition-root', severity: 'error', from: {}, to: { path: '^infra/main\\.ts$' } },
     // compose() builds every role; only the other entry point (the replay tool) reaches it, and test/support (not cruised).
     { name: 'compose-from-entry-points', severity: 'error', from: { pathNot: '^infra/(main|replay)\\.ts$' }, to: { path: '^infra/compose\\.ts$' } },

@@ -28,7 +28,10 @@ app.use(router.routes()).use(router.allowedMethods());
 
 // koa answers its own failures: the request listener has nothing to wait for.
 const handle = app.callback();
-const server = createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: 65_000 }, (request, response) => void handle(request, response));
+const server = createServer(
+  { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', keepAliveTimeout: 65_000 },
+  (request, response) => void handle(request, response),
+);
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   if (address && typeof address === 'object') console.log(JSON.stringify({ listening: `https://127.0.0.1:${address.port}` }));

@@ -34,7 +34,7 @@ async function grow(dir: string, target: number): Promise<void> {
            json_set(data, '$.messageId', CAST(? + i AS TEXT), '$.message.id', CAST(? + i AS TEXT)), metadata, schema_version
     FROM n, events WHERE events.position = ?`);
   let next = BigInt((template.data as { messageId: string }).messageId) + 1_000_000n;
-  for (let have = Number(head.commit); have < target; ) {
+  for (let have = Number(head.commit); have < target;) {
     const count = Math.min(BATCH, target - have);
     copy.run(count, next, next, next, Number(template.position.commit));
     next += BigInt(count);

@@ -77,7 +77,11 @@ async function spawnListening(entry: string, env: Record<string, string>, dir: s
 
 async function startParley(): Promise<Process> {
   const dir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
-  const started = await spawnListening('infra/main.ts', { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' }, dir);
+  const started = await spawnListening(
+    'infra/main.ts',
+    { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' },
+    dir,
+  );
   return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
 }
 
@@ -104,7 +108,9 @@ function logTool(args: string[]): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/log.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`bench/log.ts ${args[0]} exited with ${code}`)))));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`bench/log.ts ${args[0]} exited with ${code}`)))),
+  );
 }
 
 /** Seconds from spawning the server on `dir` to its first 200 from GET /healthz. */
@@ -158,7 +164,10 @@ async function load(server: Process, path: string, options: { method?: 'GET' | '
         {
           method: options.method ?? 'GET',
           body: options.body,
-          setupRequest: (req) => ({ ...req, headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers?.() } }),
+          setupRequest: (req) => ({
+            ...req,
+            headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers?.() },
+          }),
         },
       ],
     });
@@ -269,13 +278,26 @@ async function main() {
     phase('idle', `${IDLE} sessions…`);
     const idle: WebSocket[] = [];
     const accounts = await Promise.all(
-      Array.from({ length: Math.ceil(IDLE / SESSIONS_PER_LANE) }, (_, i) => json('POST', '/auth/register', undefined, { username: `benchidle${i}`, password: 'a long password' })),
+      Array.from({ length: Math.ceil(IDLE / SESSIONS_PER_LANE) }, (_, i) =>
+        json('POST', '/auth/register', undefined, { username: `benchidle${i}`, password: 'a long password' }),
+      ),
     );
     const before = await rssOf(parley.child.pid!);
-    idle.push(...(await connectAll(accounts.map((a) => a.token), IDLE, (token) => connect(token, 1))));
+    idle.push(
+      ...(await connectAll(
+        accounts.map((a) => a.token),
+        IDLE,
+        (token) => connect(token, 1),
+      )),
+    );
     await new Promise((r) => setTimeout(r, 1000));
     const after = await rssOf(parley.child.pid!);
-    const idleSessions = { sessions: idle.length, rssBeforeMiB: before / 2 ** 20, rssAfterMiB: after / 2 ** 20, kibPerSession: (after - before) / idle.length / 1024 };
+    const idleSessions = {
+      sessions: idle.length,
+      rssBeforeMiB: before / 2 ** 20,
+      rssAfterMiB: after / 2 ** 20,
+      kibPerSession: (after - before) / idle.length / 1024,
+    };
     for (const ws of idle) ws.terminate();
     await new Promise((r) => setTimeout(r, 500));
 
@@ -308,7 +330,7 @@ async function main() {
     // Before the gateway's messages, which stay: the log's growing copies a live message from its end.
     phase('erasure', `${ERASE} messages, ${CONNECTIONS} at a time…`);
     const doomed: string[] = [];
-    for (let before = ''; doomed.length < ERASE; ) {
+    for (let before = ''; doomed.length < ERASE;) {
       const batch = (await json('GET', `/channels/${channelId}/messages?limit=100${before && `&before=${before}`}`, owner.token)) as { id: string }[];
       if (batch.length === 0) break;
       doomed.push(...batch.map((m) => m.id));
@@ -357,7 +379,6 @@ async function main() {
     for (const ws of sockets) ws.close();
     await new Promise((r) => setTimeout(r, 500));
 
-
     // 5. The server's log grown to LOG_EVENTS events (copies of its messages), every read model rebuilt from it, the
     // log read alone (the rebuild's ceiling: its reading, nothing projected or written), and a cold start on it to the
     // first 200 from /healthz.
@@ -384,7 +405,6 @@ async function main() {
       coldStartS: cold.seconds,
     };
 
-
     const results = {
       date: startedAt.toISOString(),
       mode: QUICK ? 'quick' : 'default',
@@ -406,7 +426,9 @@ async function main() {
     await mkdir(dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(table(results));
-    console.log(`\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in ${RESULTS}`);
+    console.log(
+      `\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in ${RESULTS}`,
+    );
   } finally {
     if (ceiling) await stop(ceiling);
     await stop(parley);
@@ -433,14 +455,77 @@ function table(r: Results): string {
   const x = (v: number) => `${v.toFixed(2)}×`;
   const rows: string[][] = [
     ['figure', 'conc.', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'vs ceiling (same run)'],
-    ['koa echo `POST /echo` (ceiling)', `${r.echoCeiling.connections}`, r.echoCeiling.reqPerS.toFixed(0), ms(r.echoCeiling.p50Ms), ms(r.echoCeiling.p99Ms), ms(r.echoCeiling.maxMs), `${r.echoCeiling.non2xx}`, 'ceiling'],
-    ['durable sends `POST /channels/:id/messages`', `${r.sends.connections}`, r.sends.reqPerS.toFixed(0), ms(r.sends.p50Ms), ms(r.sends.p99Ms), ms(r.sends.maxMs), `${r.sends.non2xx}`, `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`],
-    [`koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`, `${r.pageCeiling.connections}`, r.pageCeiling.reqPerS.toFixed(0), ms(r.pageCeiling.p50Ms), ms(r.pageCeiling.p99Ms), ms(r.pageCeiling.maxMs), `${r.pageCeiling.non2xx}`, 'ceiling'],
-    ['message pages `GET /channels/:id/messages?limit=50`', `${r.pages.connections}`, r.pages.reqPerS.toFixed(0), ms(r.pages.p50Ms), ms(r.pages.p99Ms), ms(r.pages.maxMs), `${r.pages.non2xx}`, `${x(r.pages.ratioToCeiling)} req/s, p99 ${x(r.pages.p99RatioToCeiling)}`],
+    [
+      'koa echo `POST /echo` (ceiling)',
+      `${r.echoCeiling.connections}`,
+      r.echoCeiling.reqPerS.toFixed(0),
+      ms(r.echoCeiling.p50Ms),
+      ms(r.echoCeiling.p99Ms),
+      ms(r.echoCeiling.maxMs),
+      `${r.echoCeiling.non2xx}`,
+      'ceiling',
+    ],
+    [
+      'durable sends `POST /channels/:id/messages`',
+      `${r.sends.connections}`,
+      r.sends.reqPerS.toFixed(0),
+      ms(r.sends.p50Ms),
+      ms(r.sends.p99Ms),
+      ms(r.sends.maxMs),
+      `${r.sends.non2xx}`,
+      `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`,
+    ],
+    [
+      `koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`,
+      `${r.pageCeiling.connections}`,
+      r.pageCeiling.reqPerS.toFixed(0),
+      ms(r.pageCeiling.p50Ms),
+      ms(r.pageCeiling.p99Ms),
+      ms(r.pageCeiling.maxMs),
+      `${r.pageCeiling.non2xx}`,
+      'ceiling',
+    ],
+    [
+      'message pages `GET /channels/:id/messages?limit=50`',
+      `${r.pages.connections}`,
+      r.pages.reqPerS.toFixed(0),
+      ms(r.pages.p50Ms),
+      ms(r.pages.p99Ms),
+      ms(r.pages.maxMs),
+      `${r.pages.non2xx}`,
+      `${x(r.pages.ratioToCeiling)} req/s, p99 ${x(r.pages.p99RatioToCeiling)}`,
+    ],
     ['single send, one at a time (POST round trip)', '1', '–', ms(r.singleSend.p50Ms), ms(r.singleSend.p99Ms), ms(r.singleSend.maxMs), '0', '–'],
-    [`POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`, '1', '–', ms(r.delivery.p50Ms), ms(r.delivery.p99Ms), ms(r.delivery.maxMs), '–', `p99 ${x(r.delivery.p99RatioToSingleSend)} a single send's`],
-    [`idle sessions: ${r.idleSessions.sessions}, RSS ${r.idleSessions.rssBeforeMiB.toFixed(0)} → ${r.idleSessions.rssAfterMiB.toFixed(0)} MiB`, '–', '–', '–', '–', '–', '–', `${r.idleSessions.kibPerSession.toFixed(1)} KiB per session`],
-    [`RSS over ${r.sendsMemory.sends} durable sends`, '–', '–', '–', '–', '–', '–', `${r.sendsMemory.rssBeforeMiB.toFixed(0)} → ${r.sendsMemory.rssAfterMiB.toFixed(0)} MiB`],
+    [
+      `POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`,
+      '1',
+      '–',
+      ms(r.delivery.p50Ms),
+      ms(r.delivery.p99Ms),
+      ms(r.delivery.maxMs),
+      '–',
+      `p99 ${x(r.delivery.p99RatioToSingleSend)} a single send's`,
+    ],
+    [
+      `idle sessions: ${r.idleSessions.sessions}, RSS ${r.idleSessions.rssBeforeMiB.toFixed(0)} → ${r.idleSessions.rssAfterMiB.toFixed(0)} MiB`,
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+      `${r.idleSessions.kibPerSession.toFixed(1)} KiB per session`,
+    ],
+    [
+      `RSS over ${r.sendsMemory.sends} durable sends`,
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+      `${r.sendsMemory.rssBeforeMiB.toFixed(0)} → ${r.sendsMemory.rssAfterMiB.toFixed(0)} MiB`,
+    ],
     [
       `erasure: ${r.erasure.messages} messages deleted, keys destroyed \`DELETE /channels/:id/messages/:id\``,
       `${r.erasure.connections}`,
@@ -451,8 +536,26 @@ function table(r: Results): string {
       '0',
       `${r.erasure.seconds.toFixed(1)} s (messages erased/s)`,
     ],
-    [`read the log alone, ${r.log.events} events (the rebuild's ceiling)`, '–', r.log.readAlonePerS.toFixed(0), '–', '–', '–', '–', `${r.log.readAloneS.toFixed(1)} s (events/s)`],
-    [`rebuild every read model from ${r.log.events} events`, '–', r.log.eventsPerS.toFixed(0), '–', '–', '–', '–', `${r.log.rebuildS.toFixed(1)} s, ${x(r.log.rebuildRatioToReadAlone)} reading alone`],
+    [
+      `read the log alone, ${r.log.events} events (the rebuild's ceiling)`,
+      '–',
+      r.log.readAlonePerS.toFixed(0),
+      '–',
+      '–',
+      '–',
+      '–',
+      `${r.log.readAloneS.toFixed(1)} s (events/s)`,
+    ],
+    [
+      `rebuild every read model from ${r.log.events} events`,
+      '–',
+      r.log.eventsPerS.toFixed(0),
+      '–',
+      '–',
+      '–',
+      '–',
+      `${r.log.rebuildS.toFixed(1)} s, ${x(r.log.rebuildRatioToReadAlone)} reading alone`,
+    ],
     [`cold start to /healthz on ${r.log.events} events`, '–', '–', '–', '–', '–', '–', `${r.log.coldStartS.toFixed(1)} s`],
   ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));

@@ -32,7 +32,10 @@ async function checkPassword(deps: DeletionDeps, userId: string, proof: Deletion
 
 async function erasureCommand(deps: DeletionDeps, userId: string, passwordMatches: boolean | null): Promise<UserCommand> {
   const memberships = await membershipsOf(deps.readStore, userId);
-  const guilds = await guildsByIds(deps.readStore, memberships.map((m) => m.guild_id));
+  const guilds = await guildsByIds(
+    deps.readStore,
+    memberships.map((m) => m.guild_id),
+  );
   return {
     type: 'EraseUser',
     userId,
@@ -74,7 +77,12 @@ export async function deleteAccount(deps: DeletionDeps, meta: ActorMeta, proof: 
   progress('released the username and email');
 
   // Decided again on the stream: anything appended to the account meanwhile (a new guild owned) is checked as well.
-  const { position } = await deps.commands.handle(userStream(userId), userDecider, await erasureCommand(deps, userId, passwordMatches), metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(
+    userStream(userId),
+    userDecider,
+    await erasureCommand(deps, userId, passwordMatches),
+    metadata(meta, deps.clock),
+  );
   await deps.settle(position);
   progress('erased the account: its sessions and tokens are revoked');
 }

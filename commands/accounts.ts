@@ -18,11 +18,20 @@ async function assertRegistrable(deps: Uses<'commands' | 'secrets'>, username: s
 
 async function startSession(deps: Uses<'commands' | 'clock'>, meta: RequestMeta, userId: string) {
   const token = newToken(userId);
-  const { position } = await deps.commands.handle(userStream(userId), userDecider, { type: 'StartSession', userId, tokenHash: sha256(token) }, metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(
+    userStream(userId),
+    userDecider,
+    { type: 'StartSession', userId, tokenHash: sha256(token) },
+    metadata(meta, deps.clock),
+  );
   return { token, position };
 }
 
-export async function registerUser(deps: Uses<'commands' | 'ids' | 'secrets' | 'clock' | 'settle'>, meta: RequestMeta, input: { username: string; password: string; email?: string }) {
+export async function registerUser(
+  deps: Uses<'commands' | 'ids' | 'secrets' | 'clock' | 'settle'>,
+  meta: RequestMeta,
+  input: { username: string; password: string; email?: string },
+) {
   const email = input.email ?? null;
   await assertRegistrable(deps, input.username, email);
   const userId = deps.ids.next();
@@ -75,7 +84,14 @@ export async function createApplication(
   const { position } = await deps.commands.handle(
     applicationStream(applicationId),
     applicationDecider,
-    { type: 'CreateApplication', applicationId, name: input.name, ownerId: meta.actorId, clientSecretHash: sha256(clientSecret), redirectUris: input.redirectUris ?? [] },
+    {
+      type: 'CreateApplication',
+      applicationId,
+      name: input.name,
+      ownerId: meta.actorId,
+      clientSecretHash: sha256(clientSecret),
+      redirectUris: input.redirectUris ?? [],
+    },
     metadata(meta, deps.clock),
   );
   await deps.settle(position);
@@ -83,8 +99,18 @@ export async function createApplication(
 }
 
 /** The application's bot user, whose id is the application's (domain/application.ts says why). */
-export async function createBot(deps: Uses<'commands' | 'secrets' | 'clock' | 'settle'>, meta: RequestMeta & { actorId: string }, applicationId: string, name: string) {
-  const { state } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, { type: 'CreateBot', applicationId, actorId: meta.actorId }, metadata(meta, deps.clock));
+export async function createBot(
+  deps: Uses<'commands' | 'secrets' | 'clock' | 'settle'>,
+  meta: RequestMeta & { actorId: string },
+  applicationId: string,
+  name: string,
+) {
+  const { state } = await deps.commands.handle(
+    applicationStream(applicationId),
+    applicationDecider,
+    { type: 'CreateBot', applicationId, actorId: meta.actorId },
+    metadata(meta, deps.clock),
+  );
   const botUserId = state.botUserId!;
   const token = newToken(botUserId);
   const discriminator = await claimDiscriminator(deps, meta, name, botUserId);
@@ -106,7 +132,13 @@ export async function updateApplication(
   input: { description?: string; flags?: number; icon?: Image | null; redirect_uris?: string[] },
 ) {
   const { icon, ...fields } = input;
-  const command: ApplicationCommand = { type: 'UpdateApplication', applicationId, actorId: meta.actorId, ...fields, ...(icon !== undefined ? { icon: icon?.hash ?? null } : {}) };
+  const command: ApplicationCommand = {
+    type: 'UpdateApplication',
+    applicationId,
+    actorId: meta.actorId,
+    ...fields,
+    ...(icon !== undefined ? { icon: icon?.hash ?? null } : {}),
+  };
   // Decided before the icon is stored, so a refused change leaves no blob behind.
   applicationDecider.decide(command, (await deps.commands.load(applicationStream(applicationId), applicationDecider)).state);
   if (icon) await deps.blobs.put(`app-icons/${applicationId}/${icon.hash}`, icon);
@@ -119,7 +151,12 @@ export async function resetBotToken(deps: Uses<'commands' | 'clock' | 'settle'>,
   assertOwner(state, meta.actorId);
   if (!state.botUserId) throw notFound('UNKNOWN_USER', 'This application has no bot user yet');
   const token = newToken(state.botUserId);
-  const { position } = await deps.commands.handle(userStream(state.botUserId), userDecider, { type: 'ResetBotToken', userId: state.botUserId, tokenHash: sha256(token) }, metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(
+    userStream(state.botUserId),
+    userDecider,
+    { type: 'ResetBotToken', userId: state.botUserId, tokenHash: sha256(token) },
+    metadata(meta, deps.clock),
+  );
   await deps.settle(position);
   return { token };
 }

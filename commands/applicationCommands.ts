@@ -39,7 +39,12 @@ type Deps = Uses<'commands' | 'ids' | 'clock' | 'settle'>;
 
 async function run(deps: Deps, meta: ActorMeta, scope: CommandScope, command: ApplicationCommandCommand) {
   await requireCommandManager(deps, scope, meta.actorId);
-  const handled = await deps.commands.handle(applicationCommandsStream(scope.applicationId, scope.guildId), applicationCommandsDecider, command, metadata(meta, deps.clock));
+  const handled = await deps.commands.handle(
+    applicationCommandsStream(scope.applicationId, scope.guildId),
+    applicationCommandsDecider,
+    command,
+    metadata(meta, deps.clock),
+  );
   await deps.settle(handled.position);
   return handled;
 }
@@ -48,7 +53,12 @@ async function run(deps: Deps, meta: ActorMeta, scope: CommandScope, command: Ap
  * POST: creates the command, or, as the widely used API, overwrites the scope's command of the same name and type.
  * `created` tells which (201 or 200).
  */
-export async function createApplicationCommand(deps: Deps, meta: ActorMeta, scope: CommandScope, input: ApplicationCommandInput): Promise<{ command: ApplicationCommandFields; created: boolean }> {
+export async function createApplicationCommand(
+  deps: Deps,
+  meta: ActorMeta,
+  scope: CommandScope,
+  input: ApplicationCommandInput,
+): Promise<{ command: ApplicationCommandFields; created: boolean }> {
   const definition = commandDefinition(input);
   const { state, events } = await run(deps, meta, scope, { type: 'UpsertApplicationCommand', scope, id: deps.ids.next(), definition });
   const command = state.commands.find((c) => c.name === definition.name && c.type === definition.type)!;
@@ -56,7 +66,13 @@ export async function createApplicationCommand(deps: Deps, meta: ActorMeta, scop
 }
 
 /** PATCH: only the fields sent change; the version moves only when something did. */
-export async function updateApplicationCommand(deps: Deps, meta: ActorMeta, scope: CommandScope, commandId: string, input: Partial<ApplicationCommandInput>): Promise<ApplicationCommandFields> {
+export async function updateApplicationCommand(
+  deps: Deps,
+  meta: ActorMeta,
+  scope: CommandScope,
+  commandId: string,
+  input: Partial<ApplicationCommandInput>,
+): Promise<ApplicationCommandFields> {
   const { state } = await run(deps, meta, scope, { type: 'UpdateApplicationCommand', scope, commandId, changes: commandChanges(input) });
   return state.commands.find((c) => c.id === commandId)!;
 }
@@ -66,7 +82,12 @@ export async function deleteApplicationCommand(deps: Deps, meta: ActorMeta, scop
 }
 
 /** PUT: the scope's commands become exactly these, in the order given; the others are deleted. */
-export async function overwriteApplicationCommands(deps: Deps, meta: ActorMeta, scope: CommandScope, inputs: (ApplicationCommandInput & { id?: string })[]): Promise<ApplicationCommandFields[]> {
+export async function overwriteApplicationCommands(
+  deps: Deps,
+  meta: ActorMeta,
+  scope: CommandScope,
+  inputs: (ApplicationCommandInput & { id?: string })[],
+): Promise<ApplicationCommandFields[]> {
   const definitions = inputs.map(({ id, ...input }) => ({ ...commandDefinition(input), ...(id !== undefined ? { id } : {}) }));
   const newIds = inputs.map(() => deps.ids.next());
   const { state } = await run(deps, meta, scope, { type: 'OverwriteApplicationCommands', scope, definitions, newIds });

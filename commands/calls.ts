@@ -51,23 +51,39 @@ export async function callStatus(deps: Uses<'commands' | 'readStore'>, userId: s
 }
 
 /** PATCH /channels/:id/call: the call's region, one of the configured ones (null: automatic). */
-export async function setCallRegion(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'> & Settings<'rtcRegions'>, meta: ActorMeta, channelId: string, region: string | null): Promise<void> {
+export async function setCallRegion(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'> & Settings<'rtcRegions'>,
+  meta: ActorMeta,
+  channelId: string,
+  region: string | null,
+): Promise<void> {
   await callChannel(deps, channelId, meta.actorId);
-  if (region !== null && !deps.config.rtcRegions.some((r) => r.id === region)) throw invalidForm([{ path: 'region', message: 'Unknown voice region: GET /channels/:id/rtc-regions lists them' }]);
+  if (region !== null && !deps.config.rtcRegions.some((r) => r.id === region))
+    throw invalidForm([{ path: 'region', message: 'Unknown voice region: GET /channels/:id/rtc-regions lists them' }]);
   await decideInOrder(deps, meta, { type: 'SetCallRegion', channelId, actorId: meta.actorId, region });
 }
 
 const recipientsOf = (dm: DmChannelDoc) => dm.recipients.map((user) => ({ id: user.id, bot: user.bot }));
 
 /** POST /channels/:id/call/ring: rings `userIds` (null: everyone else who can answer) until the ring timeout. */
-export async function ringCall(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'> & Settings<'callRingTimeoutMs'>, meta: ActorMeta, channelId: string, userIds: string[] | null): Promise<void> {
+export async function ringCall(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'> & Settings<'callRingTimeoutMs'>,
+  meta: ActorMeta,
+  channelId: string,
+  userIds: string[] | null,
+): Promise<void> {
   const dm = await callChannel(deps, channelId, meta.actorId);
   const until = new Date(deps.clock.now() + deps.config.callRingTimeoutMs).toISOString();
   await decideInOrder(deps, meta, { type: 'RingCall', channelId, actorId: meta.actorId, recipients: recipientsOf(dm), userIds, until });
 }
 
 /** POST /channels/:id/call/stop-ringing: stops ringing `userIds` (null: everyone rung). */
-export async function stopRinging(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, userIds: string[] | null): Promise<void> {
+export async function stopRinging(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  userIds: string[] | null,
+): Promise<void> {
   const dm = await callChannel(deps, channelId, meta.actorId);
   await decideInOrder(deps, meta, { type: 'StopRinging', channelId, actorId: meta.actorId, recipients: recipientsOf(dm), userIds });
 }
@@ -78,7 +94,13 @@ export async function joinCall(deps: Uses<'commands' | 'clock' | 'settle'>, meta
 }
 
 /** The user's voice leaves the call; with `sessionId`, only if that session still holds it. */
-export async function leaveCall(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, userId: string, sessionId: string | null): Promise<void> {
+export async function leaveCall(
+  deps: Uses<'commands' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  userId: string,
+  sessionId: string | null,
+): Promise<void> {
   await decideInOrder(deps, meta, { type: 'LeaveCall', channelId, userId, sessionId });
 }
 
@@ -100,6 +122,10 @@ export async function dropFromCall(deps: Uses<'commands' | 'clock' | 'settle'>, 
 }
 
 /** A voice state whose gateway node is gone (a restart) ends, unless another session took it over meanwhile. */
-export async function endLeftoverCallVoice(deps: Uses<'commands' | 'clock' | 'settle'>, channelId: string, state: Pick<CallVoiceStateData, 'user_id' | 'session_id'>): Promise<void> {
+export async function endLeftoverCallVoice(
+  deps: Uses<'commands' | 'clock' | 'settle'>,
+  channelId: string,
+  state: Pick<CallVoiceStateData, 'user_id' | 'session_id'>,
+): Promise<void> {
   await decideAsSystem(deps, { actorId: null }, { type: 'LeaveCall', channelId, userId: state.user_id, sessionId: state.session_id });
 }

@@ -93,7 +93,12 @@ function botPermissions(access: MessageChannelAccess, bot: ApplicationBot): bigi
  * The users, roles and channels the options name, each required to exist where the command is used (channels also to
  * be visible to the invoker and of an accepted type); the problems are reported together at their options' paths.
  */
-async function resolveNamed(deps: Uses<'readStore'>, access: MessageChannelAccess, invokerId: string, named: NamedEntity[]): Promise<InvokedCommand['resolved']> {
+async function resolveNamed(
+  deps: Uses<'readStore'>,
+  access: MessageChannelAccess,
+  invokerId: string,
+  named: NamedEntity[],
+): Promise<InvokedCommand['resolved']> {
   const guild = access.guild;
   const userIds = named.filter((n) => n.kind === 'user' || n.kind === 'mentionable').map((n) => n.id);
   const users = new Set(userIds.length ? (await usersByIds(deps.readStore, userIds)).map((u) => u._id) : []);
@@ -164,7 +169,9 @@ export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, inpu
   assertCommandAvailable(command, input.application_id, access.guildId);
   const mismatches: FieldError[] = [
     ...(input.data.name !== command.name ? [{ path: 'data.name', message: `Must be the command's name, ${command.name}` }] : []),
-    ...(input.data.type !== undefined && input.data.type !== command.type ? [{ path: 'data.type', message: `Must be the command's type, ${command.type}` }] : []),
+    ...(input.data.type !== undefined && input.data.type !== command.type
+      ? [{ path: 'data.type', message: `Must be the command's type, ${command.type}` }]
+      : []),
   ];
   if (mismatches.length) throw invalidForm(mismatches);
   assertInvocable(command.type);
@@ -178,6 +185,12 @@ export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, inpu
 }
 
 /** A click on a component of a message of `bot`'s application, already checked against the message, for its bot. */
-export async function useComponent(deps: InteractionDeps, meta: ActorMeta, access: MessageChannelAccess, bot: ApplicationBot, component: UsedComponent): Promise<string> {
+export async function useComponent(
+  deps: InteractionDeps,
+  meta: ActorMeta,
+  access: MessageChannelAccess,
+  bot: ApplicationBot,
+  component: UsedComponent,
+): Promise<string> {
   return createInteraction(deps, meta, access, bot, botPermissions(access, bot), { type: InteractionType.MESSAGE_COMPONENT, command: null, component });
 }

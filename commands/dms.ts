@@ -40,35 +40,64 @@ export async function openDm(deps: Uses<'commands' | 'readStore' | 'ids' | 'cloc
   return dmDoc(deps, state.channelId!);
 }
 
-export async function createGroupDm(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, recipientIds: string[]): Promise<DmChannelDoc> {
+export async function createGroupDm(
+  deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  recipientIds: string[],
+): Promise<DmChannelDoc> {
   const [owner] = await requireUsers(deps, [meta.actorId], () => '_root');
   const recipients = await requireUsers(deps, recipientIds, (i) => `recipients.${i}`);
   const channelId = deps.ids.next();
-  const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, { type: 'CreateGroupDm', channelId, owner, recipients }, metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(
+    groupDmStream(channelId),
+    groupDmDecider,
+    { type: 'CreateGroupDm', channelId, owner, recipients },
+    metadata(meta, deps.clock),
+  );
   await deps.settle(position);
   return dmDoc(deps, channelId);
 }
 
-async function runGroupDmCommand(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, command: GroupDmCommand): Promise<void> {
+async function runGroupDmCommand(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  command: GroupDmCommand,
+): Promise<void> {
   const doc = await dmDoc(deps, channelId);
   if (doc.type !== 3) throw invalidForm([{ path: '_root', message: 'Only group DMs have recipients and a name to change' }]);
   const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
 }
 
-export async function addRecipient(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
+export async function addRecipient(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  userId: string,
+): Promise<void> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   const [user] = await requireUsers(deps, [userId], () => 'user_id');
   await runGroupDmCommand(deps, meta, channelId, { type: 'AddRecipient', actorId: meta.actorId, user });
 }
 
-export async function removeRecipient(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
+export async function removeRecipient(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  userId: string,
+): Promise<void> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   await runGroupDmCommand(deps, meta, channelId, { type: 'RemoveRecipient', actorId: meta.actorId, userId });
 }
 
 /** Renames a group DM; returns the channel after. */
-export async function renameGroupDm(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, name: string | null): Promise<DmChannelDoc> {
+export async function renameGroupDm(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  name: string | null,
+): Promise<DmChannelDoc> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   await runGroupDmCommand(deps, meta, channelId, { type: 'RenameGroupDm', actorId: meta.actorId, name });
   return dmDoc(deps, channelId);
@@ -83,7 +112,12 @@ export async function closeDm(deps: Uses<'commands' | 'readStore' | 'clock' | 's
     return dm;
   }
   const other = dm.recipient_ids.find((id) => id !== meta.actorId)!;
-  const { position } = await deps.commands.handle(dmPairStream(meta.actorId, other), dmChannelDecider, { type: 'CloseDm', userId: meta.actorId }, metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(
+    dmPairStream(meta.actorId, other),
+    dmChannelDecider,
+    { type: 'CloseDm', userId: meta.actorId },
+    metadata(meta, deps.clock),
+  );
   await deps.settle(position);
   return dm;
 }

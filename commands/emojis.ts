@@ -37,7 +37,13 @@ export async function createEmoji(
 }
 
 /** Only the fields given change. */
-export async function updateEmoji(deps: Deps, meta: ActorMeta, guildId: string, emojiId: string, input: { name?: string; roles?: string[] }): Promise<EmojiData> {
+export async function updateEmoji(
+  deps: Deps,
+  meta: ActorMeta,
+  guildId: string,
+  emojiId: string,
+  input: { name?: string; roles?: string[] },
+): Promise<EmojiData> {
   const { guild, actor } = await expressionAccess(deps, guildId, meta.actorId);
   requireGuildRoles(guild, input.roles, 'roles');
   const { state } = await runExpressionCommand(deps, meta, guildId, { type: 'UpdateEmoji', guildId, actor, emojiId, ...input });

@@ -2,7 +2,13 @@
 // expressions stream, and their images, which are stored only once the decision is known to pass and removed again
 // when the append does not happen, so a refused request leaves no file behind.
 import type { GuildState } from '../domain/guildState.js';
-import { type ExpressionActor, type GuildExpressionCommand, type GuildExpressionEvent, expressionActor, guildExpressionsDecider } from '../domain/guildExpressions.js';
+import {
+  type ExpressionActor,
+  type GuildExpressionCommand,
+  type GuildExpressionEvent,
+  expressionActor,
+  guildExpressionsDecider,
+} from '../domain/guildExpressions.js';
 import { invalidForm } from '../domain/errors.js';
 import type { Blob } from '../ports/blobs.js';
 import { guildAccess } from './access.js';

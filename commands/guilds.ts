@@ -32,7 +32,11 @@ export async function assertGuildCommand(deps: Uses<'commands'>, guildId: string
 }
 
 /** A new guild with @everyone, a #general text channel and its creator as owner and first member. */
-export async function createGuild(deps: Uses<'commands' | 'ids' | 'blobs' | 'clock' | 'settle'>, meta: ActorMeta, input: { name: string; icon: Image | null }): Promise<string> {
+export async function createGuild(
+  deps: Uses<'commands' | 'ids' | 'blobs' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  input: { name: string; icon: Image | null },
+): Promise<string> {
   const guildId = deps.ids.next();
   if (input.icon) await deps.blobs.put(guildImageKey('icon', guildId, input.icon.hash), input.icon);
   await runGuildCommand(deps, meta, guildId, {
@@ -49,7 +53,8 @@ export async function createGuild(deps: Uses<'commands' | 'ids' | 'blobs' | 'clo
 
 /** Images a command sets by hash: each given one's hash, null for one to remove. */
 type ImageFields<F extends string> = Partial<Record<F, Image | null>>;
-const hashesOf = <F extends string>(images: ImageFields<F>) => Object.fromEntries(Object.entries(images).map(([field, image]) => [field, (image as Image | null)?.hash ?? null])) as Partial<Record<F, string | null>>;
+const hashesOf = <F extends string>(images: ImageFields<F>) =>
+  Object.fromEntries(Object.entries(images).map(([field, image]) => [field, (image as Image | null)?.hash ?? null])) as Partial<Record<F, string | null>>;
 
 /**
  * Runs a guild command that sets images: decided first on the current state, so a refusal stores no file, then the
@@ -104,7 +109,9 @@ export async function updateMember(
  * leave the blob store before the answer (the attachment remover follows ChannelDeleted).
  */
 export async function deleteChannel(deps: Uses<'commands' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string, channelId: string) {
-  const { position } = await exclusive(channelSendsGate(channelId), () => runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId }));
+  const { position } = await exclusive(channelSendsGate(channelId), () =>
+    runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId }),
+  );
   await deps.settleFiles(position);
 }
 
@@ -119,7 +126,13 @@ export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle' | '
 }
 
 /** Bans a member or any existing user, so that they cannot join. */
-export async function banUser(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string, userId: string, deleteMessageSeconds: number) {
+export async function banUser(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>,
+  meta: ActorMeta,
+  guildId: string,
+  userId: string,
+  deleteMessageSeconds: number,
+) {
   const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: isoNow(deps.clock) };
   await assertGuildCommand(deps, guildId, command);
   if (!(await userById(deps.readStore, userId))) throw notFound('UNKNOWN_USER', 'Unknown User');

@@ -72,7 +72,10 @@ export class CommandHandler {
     private readonly cache = new AggregateCache(),
   ) {}
 
-  async load<State, Event extends DomainEvent>(streamId: string, decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve'>): Promise<Loaded<State>> {
+  async load<State, Event extends DomainEvent>(
+    streamId: string,
+    decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve'>,
+  ): Promise<Loaded<State>> {
     const cached = this.cache.get<State>(streamId, decider);
     let { state, revision } = cached ?? { state: decider.initialState(), revision: -1n };
     const events = await this.store.readStream(streamId, { fromRevision: revision + 1n });

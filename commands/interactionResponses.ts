@@ -37,7 +37,12 @@ import { commandInteractionStream, interactionStream } from './streams.js';
 
 /** What responses may do where they are posted, as the widely used API's interaction webhooks: post, embed, attach, quote. */
 const RESPONSE_PERMISSIONS =
-  Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.ATTACH_FILES | Permission.READ_MESSAGE_HISTORY | Permission.USE_EXTERNAL_EMOJIS;
+  Permission.VIEW_CHANNEL |
+  Permission.SEND_MESSAGES |
+  Permission.EMBED_LINKS |
+  Permission.ATTACH_FILES |
+  Permission.READ_MESSAGE_HISTORY |
+  Permission.USE_EXTERNAL_EMOJIS;
 
 export interface ResponseInput {
   type: InteractionCallbackType;
@@ -104,7 +109,10 @@ async function responseAuthorship(deps: Uses<'readStore'>, interaction: BotInter
 }
 
 /** A message of a response keeps only the flags a response may set. */
-const responseMessage = (input: MessageInput | undefined, extraFlags = 0): MessageInput => ({ ...input, flags: ((input?.flags ?? 0) & RESPONSE_FLAGS) | extraFlags });
+const responseMessage = (input: MessageInput | undefined, extraFlags = 0): MessageInput => ({
+  ...input,
+  flags: ((input?.flags ?? 0) & RESPONSE_FLAGS) | extraFlags,
+});
 
 /**
  * The interaction's initial response, checked (token, not yet answered, of a type the interaction takes) before any
@@ -191,7 +199,8 @@ async function responseMessageOf(deps: Uses<'commands'>, opened: OpenedInteracti
   if (!messageId) throw unknownMessage();
   const loaded = await loadMessage(deps, messageId);
   const message = loaded.status === 'active' ? loaded.message! : null;
-  const ours = message && message.channel_id === interaction.channelId && (messageId === state.response?.messageId || message.interaction_metadata?.id === interaction.id);
+  const ours =
+    message && message.channel_id === interaction.channelId && (messageId === state.response?.messageId || message.interaction_metadata?.id === interaction.id);
   if (!ours) throw unknownMessage();
   return loaded;
 }
@@ -200,7 +209,14 @@ export async function getResponseMessage(deps: Uses<'commands' | 'readStore'>, o
   return messageDocOf(deps, await responseMessageOf(deps, opened, ref));
 }
 
-export async function editResponseMessage(deps: EditDeps, meta: RequestMeta, opened: OpenedInteraction, ref: string, input: MessageInput, files: UploadedFile[]): Promise<MessageDoc> {
+export async function editResponseMessage(
+  deps: EditDeps,
+  meta: RequestMeta,
+  opened: OpenedInteraction,
+  ref: string,
+  input: MessageInput,
+  files: UploadedFile[],
+): Promise<MessageDoc> {
   const { interaction } = opened;
   const message = (await responseMessageOf(deps, opened, ref)).message!;
   return editInChannel(deps, asBot(meta, interaction), await responsePlace(deps, interaction), message.id, input, files, botSender(interaction));
@@ -216,14 +232,24 @@ export async function deleteResponseMessage(deps: EditDeps, meta: RequestMeta, o
  * A follow-up message, once the interaction was answered. As in the widely used API, the first follow-up of a deferred
  * response fills that response (keeping its ephemerality) instead of posting another message.
  */
-export async function sendFollowUp(deps: EditDeps, meta: RequestMeta, opened: OpenedInteraction, input: MessageInput, files: UploadedFile[]): Promise<MessageDoc> {
+export async function sendFollowUp(
+  deps: EditDeps,
+  meta: RequestMeta,
+  opened: OpenedInteraction,
+  input: MessageInput,
+  files: UploadedFile[],
+): Promise<MessageDoc> {
   const { interaction, state } = opened;
   const response = state.response;
   if (!response) throw notFound('UNKNOWN_WEBHOOK', 'Unknown Webhook: answer the interaction before following it up');
   const access = await responsePlace(deps, interaction);
   const bot = asBot(meta, interaction);
   const original = await loadMessage(deps, response.messageId);
-  if (response.type === InteractionCallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE && original.status === 'active' && original.message!.flags & MessageFlags.LOADING) {
+  if (
+    response.type === InteractionCallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE &&
+    original.status === 'active' &&
+    original.message!.flags & MessageFlags.LOADING
+  ) {
     const { flags: _flags, ...fill } = input;
     return editInChannel(deps, bot, access, response.messageId, fill, files, botSender(interaction));
   }

@@ -70,7 +70,14 @@ const isStale = (error: unknown) => error instanceof DomainError && error.code =
  */
 export async function startAttempt(deps: Uses<'commands' | 'clock'>, interactionId: string, attempt: number): Promise<InteractionState | null> {
   try {
-    return (await deps.commands.handle(interactionStream(interactionId), interactionDecider, { type: 'StartAttempt', attempt, at: deps.clock.now() }, deliveryMeta(deps.clock))).state;
+    return (
+      await deps.commands.handle(
+        interactionStream(interactionId),
+        interactionDecider,
+        { type: 'StartAttempt', attempt, at: deps.clock.now() },
+        deliveryMeta(deps.clock),
+      )
+    ).state;
   } catch (error) {
     if (isStale(error)) return null;
     throw error;

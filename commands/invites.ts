@@ -33,7 +33,12 @@ async function codeIsFree(deps: Uses<'commands'>, code: string): Promise<boolean
 }
 
 /** Returns the code of the new (or reused) invite, once the read models show it. */
-async function issueInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, target: Pick<InviteData, 'guild_id' | 'channel_id' | 'pack_id'>, options: InviteOptions): Promise<string> {
+async function issueInvite(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  target: Pick<InviteData, 'guild_id' | 'channel_id' | 'pack_id'>,
+  options: InviteOptions,
+): Promise<string> {
   const terms = { ...target, inviter_id: meta.actorId, max_uses: options.max_uses, max_age: options.max_age, temporary: options.temporary };
   if (!options.unique) {
     const reusable = (await invitesWithTerms(deps.readStore, terms)).find((doc) => isInviteUsable(doc, deps.clock.now()));
@@ -51,7 +56,12 @@ async function issueInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'sett
   }
 }
 
-export async function createChannelInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, options: InviteOptions): Promise<string> {
+export async function createChannelInvite(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  options: InviteOptions,
+): Promise<string> {
   const { guildId, permissions } = await channelAccess(deps, channelId, meta.actorId);
   requirePermission(permissions, Permission.CREATE_INSTANT_INVITE);
   return issueInvite(deps, meta, { guild_id: guildId, channel_id: channelId, pack_id: null }, options);
@@ -60,12 +70,21 @@ export async function createChannelInvite(deps: Uses<'commands' | 'readStore' | 
 /** The first channel (by position) the user may invite into. */
 function defaultInviteChannel(guild: GuildState, userId: string): ChannelData | undefined {
   return [...guild.channels.values()]
-    .filter((c) => c.type !== ChannelType.GUILD_CATEGORY && hasPermission(channelPermissions(guild, userId, c), Permission.VIEW_CHANNEL | Permission.CREATE_INSTANT_INVITE))
+    .filter(
+      (c) =>
+        c.type !== ChannelType.GUILD_CATEGORY &&
+        hasPermission(channelPermissions(guild, userId, c), Permission.VIEW_CHANNEL | Permission.CREATE_INSTANT_INVITE),
+    )
     .sort((a, b) => a.position - b.position)[0];
 }
 
 /** A guild invite leads into `channelId`, or else into the first channel the inviter may invite into. */
-export async function createGuildInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, options: InviteOptions & { channelId?: string }): Promise<string> {
+export async function createGuildInvite(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  guildId: string,
+  options: InviteOptions & { channelId?: string },
+): Promise<string> {
   const { guild } = await guildAccess(deps, guildId, meta.actorId);
   const channel = options.channelId ? requireVisibleChannel(guild, meta.actorId, options.channelId).channel : defaultInviteChannel(guild, meta.actorId);
   if (!channel || !hasPermission(channelPermissions(guild, meta.actorId, channel), Permission.CREATE_INSTANT_INVITE)) throw missingPermissions();
@@ -73,7 +92,12 @@ export async function createGuildInvite(deps: Uses<'commands' | 'readStore' | 'c
 }
 
 /** A pack is a guild's sticker pack: its id is the guild's. */
-export async function createPackInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, packId: string, options: InviteOptions): Promise<string> {
+export async function createPackInvite(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  packId: string,
+  options: InviteOptions,
+): Promise<string> {
   const { permissions } = await guildAccess(deps, packId, meta.actorId);
   requirePermission(permissions, Permission.CREATE_INSTANT_INVITE);
   return issueInvite(deps, meta, { guild_id: packId, channel_id: null, pack_id: packId }, options);

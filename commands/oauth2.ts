@@ -68,7 +68,13 @@ function newTokens(deps: Uses<'clock'>, grantId: string, ttlSeconds: number) {
     refreshTokenHash: sha256(refreshToken),
     expiresAt: new Date(deps.clock.now() + ttlSeconds * 1000).toISOString(),
   };
-  const answer = (scopes: Scope[]): TokenResponse => ({ access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds, refresh_token: refreshToken, scope: scopes.join(' ') });
+  const answer = (scopes: Scope[]): TokenResponse => ({
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ttlSeconds,
+    refresh_token: refreshToken,
+    scope: scopes.join(' '),
+  });
   return { hashes, answer };
 }
 
@@ -89,9 +95,17 @@ export async function exchangeCode(
   const grantId = grantOf(input.code, 'authorization code');
   // An account deletion revokes the grants it finds by their tokens; a code not yet exchanged has none, so it is refused here.
   const { state: grant } = await deps.commands.load(oauth2GrantStream(grantId), oauth2GrantDecider);
-  if (grant.userId && (await userById(deps.readStore, grant.userId))?.deleted) throw new OAuth2Error('invalid_grant', 'The account that approved this code is deleted');
+  if (grant.userId && (await userById(deps.readStore, grant.userId))?.deleted)
+    throw new OAuth2Error('invalid_grant', 'The account that approved this code is deleted');
   const tokens = newTokens(deps, grantId, input.accessTokenTtl);
-  const command = { type: 'ExchangeCode', applicationId: client.id, codeHash: sha256(input.code), redirectUri: input.redirectUri, now: deps.clock.now(), issued: tokens.hashes } as const;
+  const command = {
+    type: 'ExchangeCode',
+    applicationId: client.id,
+    codeHash: sha256(input.code),
+    redirectUri: input.redirectUri,
+    now: deps.clock.now(),
+    issued: tokens.hashes,
+  } as const;
   const { events, position } = await deps.commands.handle(oauth2GrantStream(grantId), oauth2GrantDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   const issued = events.find((e) => e.type === 'OAuth2TokensIssued');
@@ -108,7 +122,13 @@ export async function refreshGrant(
 ): Promise<TokenResponse> {
   const grantId = grantOf(input.refreshToken, 'refresh token');
   const tokens = newTokens(deps, grantId, input.accessTokenTtl);
-  const command = { type: 'RefreshTokens', applicationId: client.id, refreshTokenHash: sha256(input.refreshToken), scopes: input.scopes, issued: tokens.hashes } as const;
+  const command = {
+    type: 'RefreshTokens',
+    applicationId: client.id,
+    refreshTokenHash: sha256(input.refreshToken),
+    scopes: input.scopes,
+    issued: tokens.hashes,
+  } as const;
   const { events, position } = await deps.commands.handle(oauth2GrantStream(grantId), oauth2GrantDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
   const [refreshed] = events;
@@ -184,7 +204,9 @@ export async function addMemberWithAccessToken(
   const joined = guildDecider.decide(join, state);
   if (joined.length === 0) return false;
   const update: GuildCommand | null =
-    input.nick !== undefined || input.roles !== undefined ? { type: 'UpdateMember', actorId: meta.actorId, userId: input.userId, nick: input.nick, roles: input.roles } : null;
+    input.nick !== undefined || input.roles !== undefined
+      ? { type: 'UpdateMember', actorId: meta.actorId, userId: input.userId, nick: input.nick, roles: input.roles }
+      : null;
   // Decided on the state the join makes, so that a refused nick or role refuses the join too.
   if (update) guildDecider.decide(update, joined.reduce(guildDecider.evolve, state));
   await runGuildCommand(deps, meta, input.guildId, join);

@@ -19,7 +19,11 @@ export interface StickerInput {
 }
 
 /** Tags as stored and answered: the comma-separated parts, trimmed, empty ones left out. */
-const tagList = (tags: string) => tags.split(',').map((tag) => tag.trim()).filter(Boolean);
+const tagList = (tags: string) =>
+  tags
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
 
 const imageOf = (id: string, image: Image): ExpressionImage => ({ id, key: stickerImageKey(id), blob: { data: image.data, contentType: image.contentType } });
 const imageFields = (image: Image) => ({ format: image.format as StickerFormat, animated: image.animated, image_hash: image.hash });

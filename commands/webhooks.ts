@@ -32,7 +32,12 @@ const avatarKey = (webhookId: string, hash: string) => `avatars/${webhookId}/${h
 
 /** What a webhook's messages may do in its channel: post with embeds and files, and mention anyone, as in the widely used API. */
 const WEBHOOK_PERMISSIONS =
-  Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.ATTACH_FILES | Permission.MENTION_EVERYONE | Permission.READ_MESSAGE_HISTORY;
+  Permission.VIEW_CHANNEL |
+  Permission.SEND_MESSAGES |
+  Permission.EMBED_LINKS |
+  Permission.ATTACH_FILES |
+  Permission.MENTION_EVERYONE |
+  Permission.READ_MESSAGE_HISTORY;
 
 /** A code host may redeliver an event days later; its delivery id names the first message for a week. */
 const CODEHOST_REDELIVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -96,7 +101,13 @@ export function openToken(deps: Uses<'secrets'>, doc: Pick<WebhookDoc, 'sealed_t
   return deps.secrets.open(doc.sealed_token);
 }
 
-export async function createWebhook(deps: Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'secrets' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string, input: Required<Pick<WebhookInput, 'name'>> & WebhookInput, policy: OutboundPolicy) {
+export async function createWebhook(
+  deps: Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'secrets' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  input: Required<Pick<WebhookInput, 'name'>> & WebhookInput,
+  policy: OutboundPolicy,
+) {
   const { guild, channel } = await managedChannel(deps, channelId, meta.actorId);
   assertWebhookChannel(channel, 'channel_id');
   // Counted on the read model: two creates racing at the limit may both pass, which costs nothing but a 16th webhook.
@@ -135,7 +146,11 @@ export async function managedWebhook(deps: Uses<'commands' | 'readStore'>, webho
  * The webhook a URL token opens: the token must match (compared by hash, in constant time) and the webhook's channel
  * must still exist. A wrong token answers 401 INVALID_WEBHOOK_TOKEN, as in the widely used API.
  */
-export async function webhookByToken(deps: Uses<'commands'>, webhookId: string, token: string): Promise<{ webhook: WebhookData; guild: GuildState; channel: ChannelData }> {
+export async function webhookByToken(
+  deps: Uses<'commands'>,
+  webhookId: string,
+  token: string,
+): Promise<{ webhook: WebhookData; guild: GuildState; channel: ChannelData }> {
   const state = await loadWebhook(deps, webhookId);
   const webhook = requireWebhook(state);
   const expected = Buffer.from(state.credential!.tokenHash, 'hex');
@@ -151,7 +166,13 @@ export async function webhookByToken(deps: Uses<'commands'>, webhookId: string, 
  * Changes a webhook. A manager (`actorId` set) may move it to another channel they manage webhooks in; through the
  * token (`actorId` null) only the name, avatar and interaction_url change.
  */
-export async function updateWebhook(deps: Uses<'commands' | 'readStore' | 'blobs' | 'clock' | 'settle'>, meta: RequestMeta, webhook: WebhookData, input: WebhookInput, policy: OutboundPolicy) {
+export async function updateWebhook(
+  deps: Uses<'commands' | 'readStore' | 'blobs' | 'clock' | 'settle'>,
+  meta: RequestMeta,
+  webhook: WebhookData,
+  input: WebhookInput,
+  policy: OutboundPolicy,
+) {
   const settings: WebhookSettings = { name: input.name, channel_id: input.channel_id, interaction_url: input.interaction_url };
   if (input.channel_id !== undefined && input.channel_id !== webhook.channel_id) {
     if (!meta.actorId) throw invalidForm([{ path: 'channel_id', message: 'A webhook token cannot move the webhook' }]);

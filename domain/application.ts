@@ -61,7 +61,17 @@ export function assertOwner(state: ApplicationState, actorId: string): void {
 }
 
 export const applicationDecider: Decider<ApplicationState, ApplicationCommand, ApplicationEvent> = {
-  initialState: () => ({ exists: false, name: '', ownerId: null, botUserId: null, clientSecretHash: '', description: '', icon: null, flags: 0, redirect_uris: [] }),
+  initialState: () => ({
+    exists: false,
+    name: '',
+    ownerId: null,
+    botUserId: null,
+    clientSecretHash: '',
+    description: '',
+    icon: null,
+    flags: 0,
+    redirect_uris: [],
+  }),
   decide(command, state) {
     switch (command.type) {
       case 'CreateApplication': {
@@ -85,7 +95,8 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
         if (command.description !== undefined && command.description !== state.description) changed.description = command.description;
         if (command.icon !== undefined && command.icon !== state.icon) changed.icon = command.icon;
         if (command.flags !== undefined && command.flags !== state.flags) changed.flags = command.flags;
-        if (command.redirect_uris !== undefined && JSON.stringify(command.redirect_uris) !== JSON.stringify(state.redirect_uris)) changed.redirect_uris = command.redirect_uris;
+        if (command.redirect_uris !== undefined && JSON.stringify(command.redirect_uris) !== JSON.stringify(state.redirect_uris))
+          changed.redirect_uris = command.redirect_uris;
         return Object.keys(changed).length ? [{ type: 'ApplicationUpdated', data: { applicationId: command.applicationId, ...changed } }] : [];
       }
       case 'ResetClientSecret':

@@ -130,7 +130,22 @@ const isSubcommandLike = (type: number) => type === ApplicationCommandOptionType
 // Application command and Command option tables that depend on the type (the request schemas check the shapes).
 
 function canonicalOption(option: ApplicationCommandOption): ApplicationCommandOption {
-  const { type, name, description, required, choices, options, min_value, max_value, min_length, max_length, channel_types, autocomplete, name_localizations, description_localizations } = option;
+  const {
+    type,
+    name,
+    description,
+    required,
+    choices,
+    options,
+    min_value,
+    max_value,
+    min_length,
+    max_length,
+    channel_types,
+    autocomplete,
+    name_localizations,
+    description_localizations,
+  } = option;
   return {
     type,
     name,
@@ -139,7 +154,9 @@ function canonicalOption(option: ApplicationCommandOption): ApplicationCommandOp
     ...(description_localizations ? { description_localizations } : {}),
     // As the widely used API: `required` is answered only when true.
     ...(required ? { required } : {}),
-    ...(choices ? { choices: choices.map((c) => ({ name: c.name, ...(c.name_localizations ? { name_localizations: c.name_localizations } : {}), value: c.value })) } : {}),
+    ...(choices
+      ? { choices: choices.map((c) => ({ name: c.name, ...(c.name_localizations ? { name_localizations: c.name_localizations } : {}), value: c.value })) }
+      : {}),
     ...(options ? { options: options.map(canonicalOption) } : {}),
     ...(channel_types ? { channel_types } : {}),
     ...(min_value !== undefined ? { min_value } : {}),
@@ -205,13 +222,15 @@ function optionErrors(options: ApplicationCommandOption[], path: string, level: 
     names.add(option.name);
 
     const subcommandLike = isSubcommandLike(option.type);
-    if (level === 'group' && option.type !== ApplicationCommandOptionType.SUB_COMMAND) errors.push({ path: `${p}.type`, message: 'A subcommand group holds only subcommands' });
+    if (level === 'group' && option.type !== ApplicationCommandOptionType.SUB_COMMAND)
+      errors.push({ path: `${p}.type`, message: 'A subcommand group holds only subcommands' });
     else if (level === 'subcommand' && subcommandLike) errors.push({ path: `${p}.type`, message: 'A subcommand cannot hold subcommands or groups' });
     else if (level === 'command' && nested && !subcommandLike) errors.push({ path: `${p}.type`, message: 'Options cannot sit beside subcommands or groups' });
 
     if (option.options !== undefined) {
       if (!subcommandLike) errors.push({ path: `${p}.options`, message: 'Only subcommands and subcommand groups have options' });
-      else errors.push(...optionErrors(option.options, `${p}.options`, option.type === ApplicationCommandOptionType.SUB_COMMAND_GROUP ? 'group' : 'subcommand'));
+      else
+        errors.push(...optionErrors(option.options, `${p}.options`, option.type === ApplicationCommandOptionType.SUB_COMMAND_GROUP ? 'group' : 'subcommand'));
     }
     if (!subcommandLike) {
       if (option.required && optionalSeen) errors.push({ path: `${p}.required`, message: 'Required options must be placed before optional options' });
@@ -241,7 +260,11 @@ function valueRuleErrors(option: ApplicationCommandOption, p: string): FieldErro
     const fits = (value: string | number) =>
       option.type === STRING ? typeof value === 'string' : option.type === INTEGER ? Number.isInteger(value) : typeof value === 'number';
     option.choices.forEach((choice, j) => {
-      if (!fits(choice.value)) errors.push({ path: `${p}.choices.${j}.value`, message: `Must be ${option.type === STRING ? 'a string' : option.type === INTEGER ? 'an integer' : 'a number'}` });
+      if (!fits(choice.value))
+        errors.push({
+          path: `${p}.choices.${j}.value`,
+          message: `Must be ${option.type === STRING ? 'a string' : option.type === INTEGER ? 'an integer' : 'a number'}`,
+        });
     });
     if (option.autocomplete) errors.push({ path: `${p}.autocomplete`, message: 'An option with choices cannot be autocompleted' });
   }
@@ -298,12 +321,16 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-const unchanged = (command: ApplicationCommandFields, definition: ApplicationCommandDefinition) => canonicalJson(definitionOf(command)) === canonicalJson(definition);
+const unchanged = (command: ApplicationCommandFields, definition: ApplicationCommandDefinition) =>
+  canonicalJson(definitionOf(command)) === canonicalJson(definition);
 
 const nextVersion = (version: string) => String(BigInt(version) + 1n);
 
 function created(scope: CommandScope, id: string, definition: ApplicationCommandDefinition): ApplicationCommandCreated {
-  return { type: 'ApplicationCommandCreated', data: { command: { id, application_id: scope.applicationId, guild_id: scope.guildId, ...definition, version: '1' } } };
+  return {
+    type: 'ApplicationCommandCreated',
+    data: { command: { id, application_id: scope.applicationId, guild_id: scope.guildId, ...definition, version: '1' } },
+  };
 }
 
 /** The command redefined, its id and scope kept and its version one higher; nothing when the definition is the same. */
@@ -319,7 +346,10 @@ function requireCommand(state: ApplicationCommandsState, commandId: string): App
   return command;
 }
 
-function overwrite(state: ApplicationCommandsState, command: Extract<ApplicationCommandCommand, { type: 'OverwriteApplicationCommands' }>): ApplicationCommandEvent[] {
+function overwrite(
+  state: ApplicationCommandsState,
+  command: Extract<ApplicationCommandCommand, { type: 'OverwriteApplicationCommands' }>,
+): ApplicationCommandEvent[] {
   const { definitions, newIds, scope } = command;
   const errors: FieldError[] = [];
   const seen = new Map<string, number>();
@@ -347,7 +377,9 @@ function overwrite(state: ApplicationCommandsState, command: Extract<Application
     definition.id ? requireCommand(state, definition.id) : state.commands.find((c) => !claimed.has(c.id) && sameKind(c, definition)),
   );
   const keptIds = new Set(kept.flatMap((c) => (c ? [c.id] : [])));
-  const deleted: ApplicationCommandEvent[] = state.commands.filter((c) => !keptIds.has(c.id)).map((c) => ({ type: 'ApplicationCommandDeleted', data: { command: c } }));
+  const deleted: ApplicationCommandEvent[] = state.commands
+    .filter((c) => !keptIds.has(c.id))
+    .map((c) => ({ type: 'ApplicationCommandDeleted', data: { command: c } }));
   const written = definitions.flatMap(({ id: _, ...definition }, i): ApplicationCommandEvent[] => {
     const existing = kept[i];
     return existing ? updated(existing, definition) : [created(scope, newIds[i], definition)];
@@ -365,7 +397,8 @@ export const applicationCommandsDecider: Decider<ApplicationCommandsState, Appli
         requireValid(definition);
         const existing = state.commands.find((c) => sameKind(c, definition));
         if (existing) return updated(existing, definition);
-        if (state.commands.filter((c) => c.type === definition.type).length >= MAX_COMMANDS_PER_TYPE[definition.type]) throw maxCommandsReached(definition.type);
+        if (state.commands.filter((c) => c.type === definition.type).length >= MAX_COMMANDS_PER_TYPE[definition.type])
+          throw maxCommandsReached(definition.type);
         return [created(command.scope, command.id, definition)];
       }
       case 'UpdateApplicationCommand': {

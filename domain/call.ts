@@ -66,7 +66,14 @@ export type CallCommand =
   /** The user is no longer a recipient: out of the voice and no longer rung. */
   | { type: 'DropFromCall'; channelId: string; userId: string };
 
-const CALL_EVENT_TYPES: ReadonlySet<string> = new Set<CallEvent['type']>(['CallRung', 'CallRingingStopped', 'CallRegionChanged', 'CallJoined', 'CallSelfStateChanged', 'CallLeft']);
+const CALL_EVENT_TYPES: ReadonlySet<string> = new Set<CallEvent['type']>([
+  'CallRung',
+  'CallRingingStopped',
+  'CallRegionChanged',
+  'CallJoined',
+  'CallSelfStateChanged',
+  'CallLeft',
+]);
 export const isCallEvent = (event: { type: string }): boolean => CALL_EVENT_TYPES.has(event.type);
 
 export const isCallGoingOn = (call: CallData) => call.ringing.length > 0 || call.voice_states.length > 0;
@@ -101,13 +108,20 @@ function ring(command: Extract<CallCommand, { type: 'RingCall' }>, state: CallSt
   if (userIds.length === 0) return [];
   const ringing = [...without(state.ringing, userIds), ...userIds.map((user_id) => ({ user_id, until: command.until }))];
   const call = { ...callOf(state), ringing };
-  return [{ type: 'CallRung', data: { channelId: command.channelId, ringingBy: command.actorId, userIds, until: command.until, started: !isCallGoingOn(state), call } }];
+  return [
+    {
+      type: 'CallRung',
+      data: { channelId: command.channelId, ringingBy: command.actorId, userIds, until: command.until, started: !isCallGoingOn(state), call },
+    },
+  ];
 }
 
 function stopRinging(channelId: string, state: CallState, userIds: string[], stoppedBy: string | null): CallEvent[] {
   const stopped = userIds.filter((id) => state.ringing.some((r) => r.user_id === id));
   if (stopped.length === 0) return [];
-  return [{ type: 'CallRingingStopped', data: { channelId, userIds: stopped, stoppedBy, call: { ...callOf(state), ringing: without(state.ringing, stopped) } } }];
+  return [
+    { type: 'CallRingingStopped', data: { channelId, userIds: stopped, stoppedBy, call: { ...callOf(state), ringing: without(state.ringing, stopped) } } },
+  ];
 }
 
 function leave(channelId: string, state: CallState, userId: string, sessionId: string | null): CallLeft[] {
@@ -124,7 +138,11 @@ function join(command: Extract<CallCommand, { type: 'JoinCall' }>, state: CallSt
     const voice_states = state.voice_states.map((v) => (v.user_id === joining.user_id ? joining : v));
     return [{ type: 'CallSelfStateChanged', data: { channelId, state: joining, call: { ...callOf(state), voice_states } } }];
   }
-  const call = { ...callOf(state), ringing: without(state.ringing, [joining.user_id]), voice_states: [...without(state.voice_states, [joining.user_id]), joining] };
+  const call = {
+    ...callOf(state),
+    ringing: without(state.ringing, [joining.user_id]),
+    voice_states: [...without(state.voice_states, [joining.user_id]), joining],
+  };
   return [{ type: 'CallJoined', data: { channelId, state: joining, started: !isCallGoingOn(state), call } }];
 }
 
@@ -137,7 +155,9 @@ export const callDecider: Decider<CallState, CallCommand, CallEvent> = {
       case 'StopRinging': {
         if (!command.recipients.some((r) => r.id === command.actorId)) throw notFound('UNKNOWN_CHANNEL', 'Unknown Channel');
         if (command.type === 'RingCall') return ring(command, state);
-        const userIds = command.userIds ? named(command.userIds, (id) => (command.recipients.some((r) => r.id === id) ? null : 'Not a recipient of this channel')) : state.ringing.map((r) => r.user_id);
+        const userIds = command.userIds
+          ? named(command.userIds, (id) => (command.recipients.some((r) => r.id === id) ? null : 'Not a recipient of this channel'))
+          : state.ringing.map((r) => r.user_id);
         return stopRinging(command.channelId, state, userIds, command.actorId);
       }
       case 'TimeOutRinging': {
@@ -146,7 +166,12 @@ export const callDecider: Decider<CallState, CallCommand, CallEvent> = {
       }
       case 'SetCallRegion':
         if (command.region === state.region) return [];
-        return [{ type: 'CallRegionChanged', data: { channelId: command.channelId, region: command.region, changedBy: command.actorId, call: { ...callOf(state), region: command.region } } }];
+        return [
+          {
+            type: 'CallRegionChanged',
+            data: { channelId: command.channelId, region: command.region, changedBy: command.actorId, call: { ...callOf(state), region: command.region } },
+          },
+        ];
       case 'JoinCall':
         return join(command, state);
       case 'LeaveCall':

@@ -31,8 +31,28 @@ export const ChannelType = {
   GUILD_FORUM: 15,
 } as const;
 
-const TEXT_FIELDS = ['name', 'position', 'topic', 'nsfw', 'rate_limit_per_user', 'parent_id', 'permission_overwrites', 'default_auto_archive_duration'] as const;
-const VOICE_FIELDS = ['name', 'position', 'nsfw', 'rate_limit_per_user', 'bitrate', 'user_limit', 'parent_id', 'rtc_region', 'video_quality_mode', 'permission_overwrites'] as const;
+const TEXT_FIELDS = [
+  'name',
+  'position',
+  'topic',
+  'nsfw',
+  'rate_limit_per_user',
+  'parent_id',
+  'permission_overwrites',
+  'default_auto_archive_duration',
+] as const;
+const VOICE_FIELDS = [
+  'name',
+  'position',
+  'nsfw',
+  'rate_limit_per_user',
+  'bitrate',
+  'user_limit',
+  'parent_id',
+  'rtc_region',
+  'video_quality_mode',
+  'permission_overwrites',
+] as const;
 const TEXT_DEFAULTS = { topic: null, nsfw: false, rate_limit_per_user: 0 };
 const VOICE_DEFAULTS = { nsfw: false, rate_limit_per_user: 0, bitrate: 64000, user_limit: 0, rtc_region: null, video_quality_mode: 1 };
 
@@ -58,7 +78,10 @@ export type ChannelCreated = DomainEvent<'ChannelCreated', { guildId: string; ch
 export type ChannelUpdated = DomainEvent<'ChannelUpdated', { guildId: string; channelId: string; changes: Change[] }>;
 /** Carries the deleted channel as it was, for the audit log's old values. */
 export type ChannelDeleted = DomainEvent<'ChannelDeleted', { guildId: string; channel: ChannelData }>;
-export type ChannelOverwriteSet = DomainEvent<'ChannelOverwriteSet', { guildId: string; channelId: string; overwrite: OverwriteData; previous: OverwriteData | null }>;
+export type ChannelOverwriteSet = DomainEvent<
+  'ChannelOverwriteSet',
+  { guildId: string; channelId: string; overwrite: OverwriteData; previous: OverwriteData | null }
+>;
 export type ChannelOverwriteDeleted = DomainEvent<'ChannelOverwriteDeleted', { guildId: string; channelId: string; overwrite: OverwriteData }>;
 export type ChannelEvent = ChannelCreated | ChannelUpdated | ChannelDeleted | ChannelOverwriteSet | ChannelOverwriteDeleted;
 
@@ -72,7 +95,12 @@ export type ChannelCommand =
   | { type: 'SetChannelOverwrite'; actorId: string; channelId: string; overwrite: OverwriteInput }
   | { type: 'DeleteChannelOverwrite'; actorId: string; channelId: string; overwriteId: string };
 
-const normalizeOverwrite = (o: OverwriteInput): OverwriteData => ({ id: o.id, type: o.type, allow: normalizePermissions(o.allow ?? '0'), deny: normalizePermissions(o.deny ?? '0') });
+const normalizeOverwrite = (o: OverwriteInput): OverwriteData => ({
+  id: o.id,
+  type: o.type,
+  allow: normalizePermissions(o.allow ?? '0'),
+  deny: normalizePermissions(o.deny ?? '0'),
+});
 
 function overwriteTargetErrors(state: GuildState, overwrite: OverwriteInput, path: string): FieldError[] {
   const known = overwrite.type === OverwriteType.ROLE ? state.roles.has(overwrite.id) : state.members.has(overwrite.id);
@@ -196,7 +224,10 @@ const withOverwrites = (state: GuildState, channelId: string, change: (list: Ove
 };
 
 export const channelEvolvers = {
-  ChannelCreated: (state: GuildState, event: ChannelCreated): GuildState => ({ ...state, channels: withEntry(state.channels, event.data.channel.id, event.data.channel) }),
+  ChannelCreated: (state: GuildState, event: ChannelCreated): GuildState => ({
+    ...state,
+    channels: withEntry(state.channels, event.data.channel.id, event.data.channel),
+  }),
 
   ChannelUpdated(state: GuildState, event: ChannelUpdated): GuildState {
     const channel = state.channels.get(event.data.channelId)!;

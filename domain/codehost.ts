@@ -100,11 +100,7 @@ function commitLine(commit: Payload): string {
   const url = webUrl(commit.url);
   const message = text(commit.message)?.trim().split(/\r?\n/)[0];
   const author = text(record(commit.author).name) ?? text(record(commit.author).username);
-  return [
-    sha && url ? `[${sha}](${url})` : sha,
-    message && truncate(message, COMMIT_MESSAGE_LENGTH),
-    author && `- ${truncate(author, COMMIT_AUTHOR_LENGTH)}`,
-  ]
+  return [sha && url ? `[${sha}](${url})` : sha, message && truncate(message, COMMIT_MESSAGE_LENGTH), author && `- ${truncate(author, COMMIT_AUTHOR_LENGTH)}`]
     .filter(Boolean)
     .join(' ');
 }
@@ -127,7 +123,12 @@ function push(payload: Payload): Embed | null {
   }
   const count = `${commits.length} new commit${commits.length === 1 ? '' : 's'}`;
   const lines = commits.slice(0, MAX_COMMITS).map(commitLine).filter(Boolean);
-  return renderEmbed(payload, { title: `[${repository}:${branch}] ${count}`, url: payload.compare, description: lines.join('\n') || undefined, color: COLOR_PUSH });
+  return renderEmbed(payload, {
+    title: `[${repository}:${branch}] ${count}`,
+    url: payload.compare,
+    description: lines.join('\n') || undefined,
+    color: COLOR_PUSH,
+  });
 }
 
 /** Opened, closed (or merged) and reopened; the rest (synchronize, labeled, edited…) would flood the channel. */

@@ -12,7 +12,12 @@ import { Permission, hasPermission } from './permissions.js';
 
 export const InteractionType = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3 } as const;
 /** The responses this service takes (the widely used API's PONG, autocomplete results and modals aside). */
-export const InteractionCallbackType = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, DEFERRED_UPDATE_MESSAGE: 6, UPDATE_MESSAGE: 7 } as const;
+export const InteractionCallbackType = {
+  CHANNEL_MESSAGE_WITH_SOURCE: 4,
+  DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5,
+  DEFERRED_UPDATE_MESSAGE: 6,
+  UPDATE_MESSAGE: 7,
+} as const;
 export type InteractionCallbackType = (typeof InteractionCallbackType)[keyof typeof InteractionCallbackType];
 /** Where an interaction happened: a guild, or a DM with the application's bot. */
 export const InteractionContextType = { GUILD: 0, BOT_DM: 1 } as const;
@@ -91,7 +96,15 @@ export type InteractionCreated = DomainEvent<'InteractionCreated', { interaction
 /** `messageId` is the response's message (@original): a new one for 4 and 5, the component's message for 6 and 7. */
 export type InteractionResponded = DomainEvent<
   'InteractionResponded',
-  { interactionId: string; applicationId: string; guildId: string | null; channelId: string; responseType: InteractionCallbackType; messageId: string; respondedAt: string }
+  {
+    interactionId: string;
+    applicationId: string;
+    guildId: string | null;
+    channelId: string;
+    responseType: InteractionCallbackType;
+    messageId: string;
+    respondedAt: string;
+  }
 >;
 export type BotInteractionEvent = InteractionCreated | InteractionResponded;
 
@@ -129,7 +142,8 @@ export function requireLiveToken(state: BotInteractionState, applicationId: stri
   return interaction;
 }
 
-const updatesMessage = (type: InteractionCallbackType) => type === InteractionCallbackType.DEFERRED_UPDATE_MESSAGE || type === InteractionCallbackType.UPDATE_MESSAGE;
+const updatesMessage = (type: InteractionCallbackType) =>
+  type === InteractionCallbackType.DEFERRED_UPDATE_MESSAGE || type === InteractionCallbackType.UPDATE_MESSAGE;
 
 /**
  * The interaction a callback's token opens: it is known and not expired (else 404 UNKNOWN_INTERACTION, as the widely
@@ -226,7 +240,8 @@ const CHAT_INPUT = 1;
  * invocations do not carry (400 UNSUPPORTED_COMMAND_TYPE).
  */
 export function assertInvocable(commandType: number): void {
-  if (commandType !== CHAT_INPUT) throw badRequest('UNSUPPORTED_COMMAND_TYPE', 'Only slash (CHAT_INPUT) commands can be invoked; context menu commands are not supported');
+  if (commandType !== CHAT_INPUT)
+    throw badRequest('UNSUPPORTED_COMMAND_TYPE', 'Only slash (CHAT_INPUT) commands can be invoked; context menu commands are not supported');
 }
 
 /**
@@ -263,7 +278,8 @@ function valueProblem(declared: ApplicationCommandOption, value: unknown): strin
     case OptionType.INTEGER:
     case OptionType.NUMBER: {
       const integer = declared.type === OptionType.INTEGER;
-      if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isSafeInteger(value))) return integer ? 'Must be an integer' : 'Must be a number';
+      if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isSafeInteger(value)))
+        return integer ? 'Must be an integer' : 'Must be a number';
       if (declared.min_value !== undefined && value < declared.min_value) return `Must be at least ${declared.min_value}`;
       if (declared.max_value !== undefined && value > declared.max_value) return `Must be at most ${declared.max_value}`;
       break;
@@ -290,7 +306,11 @@ interface CheckedOptions {
  * of its declared type, with a value within its choices and bounds, and every required option must be there. All the
  * problems are reported together as 400 INVALID_FORM_BODY with paths like data.options.0.value.
  */
-export function checkCommandOptions(declared: readonly ApplicationCommandOption[], given: readonly GivenOption[] | undefined, path = 'data.options'): CheckedOptions {
+export function checkCommandOptions(
+  declared: readonly ApplicationCommandOption[],
+  given: readonly GivenOption[] | undefined,
+  path = 'data.options',
+): CheckedOptions {
   const errors: FieldError[] = [];
   const checked = checkLevel(declared, given ?? [], path, errors);
   if (errors.length) throw invalidForm(errors);
@@ -330,7 +350,8 @@ function checkLevel(declared: readonly ApplicationCommandOption[], given: readon
     const value = option.value as string | number | boolean;
     result.options.push({ name: match.name, type: match.type, value });
     const kind = NAMED[match.type];
-    if (kind) result.named.push({ kind, id: value as string, path: `${at}.value`, ...(match.channel_types?.length ? { channelTypes: match.channel_types } : {}) });
+    if (kind)
+      result.named.push({ kind, id: value as string, path: `${at}.value`, ...(match.channel_types?.length ? { channelTypes: match.channel_types } : {}) });
   });
   for (const option of declared) {
     if (option.required && !seen.has(option.name)) errors.push({ path: `${path}.${option.name}`, message: `The required option "${option.name}" is missing` });
@@ -340,7 +361,6 @@ function checkLevel(declared: readonly ApplicationCommandOption[], given: readon
 
 // ---------------------------------------------------------------------------------------------------------------
 // What the messages of a response say of their interaction.
-
 
 /** The authorizing integration: the guild the application is installed in, or "0" in a DM with its bot. */
 export const integrationOwners = (interaction: Pick<BotInteraction, 'guildId'>) => ({ '0': interaction.guildId ?? '0' });
@@ -354,7 +374,8 @@ export function responseFields(interaction: BotInteraction, invoker: MessageUser
   const command = interaction.command;
   const name = command ? [command.name, ...subcommandPath(command.options)].join(' ') : undefined;
   const component = interaction.component;
-  const fields: Required<Pick<MessageFields, 'type' | 'application_id' | 'interaction_metadata'>> & Partial<Pick<MessageFields, 'interaction' | 'message_reference'>> = {
+  const fields: Required<Pick<MessageFields, 'type' | 'application_id' | 'interaction_metadata'>> &
+    Partial<Pick<MessageFields, 'interaction' | 'message_reference'>> = {
     // As the widely used API types them: 20 answers a slash command, 19 (a reply to its message) a component.
     type: component ? MessageType.REPLY : MessageType.CHAT_INPUT_COMMAND,
     application_id: interaction.applicationId,
@@ -370,7 +391,11 @@ export function responseFields(interaction: BotInteraction, invoker: MessageUser
   };
   if (command) fields.interaction = { id: interaction.id, type: interaction.type, name: name!, user: invoker };
   if (component) {
-    fields.message_reference = { message_id: component.message.id, channel_id: interaction.channelId, ...(interaction.guildId ? { guild_id: interaction.guildId } : {}) };
+    fields.message_reference = {
+      message_id: component.message.id,
+      channel_id: interaction.channelId,
+      ...(interaction.guildId ? { guild_id: interaction.guildId } : {}),
+    };
   }
   return fields;
 }

@@ -90,7 +90,8 @@ class Checker {
   integer(object: Input, key: string, path: string, min: number, max: number): number | undefined {
     const value = object[key];
     if (value === undefined || value === null) return undefined;
-    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) return this.fail(`${path}.${key}`, `Must be an integer from ${min} to ${max}`);
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+      return this.fail(`${path}.${key}`, `Must be an integer from ${min} to ${max}`);
     return value as number;
   }
 
@@ -175,7 +176,8 @@ class Checker {
     const min = this.integer(input, 'min_values', path, 0, MAX_OPTIONS);
     const max = this.integer(input, 'max_values', path, 1, MAX_OPTIONS);
     if (min !== undefined && max !== undefined && min > max) this.fail(`${path}.min_values`, 'Must not be greater than max_values');
-    if (max !== undefined && Array.isArray(input.options) && max > input.options.length) this.fail(`${path}.max_values`, 'Must not be greater than the number of options');
+    if (max !== undefined && Array.isArray(input.options) && max > input.options.length)
+      this.fail(`${path}.max_values`, 'Must not be greater than the number of options');
     return compact({
       type: ComponentType.STRING_SELECT,
       custom_id: this.customId(input, path, true)!,
@@ -199,7 +201,8 @@ class Checker {
   row(input: Input, path: string): ActionRow | undefined {
     const children = input.components;
     if (!Array.isArray(children)) return this.fail(`${path}.components`, children === undefined ? 'This field is required' : 'Must be an array');
-    if (children.length < 1 || children.length > MAX_ROW_CHILDREN) return this.fail(`${path}.components`, `Must have between 1 and ${MAX_ROW_CHILDREN} components`);
+    if (children.length < 1 || children.length > MAX_ROW_CHILDREN)
+      return this.fail(`${path}.components`, `Must have between 1 and ${MAX_ROW_CHILDREN} components`);
     const types = children.map((child) => (child as Input | null)?.type);
     if (types.includes(ComponentType.STRING_SELECT) && children.length > 1) {
       this.fail(`${path}.components`, 'A string select must be alone in its action row');

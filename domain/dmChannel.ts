@@ -27,8 +27,7 @@ export interface DmChannelState {
 
 export type DmChannelCommand =
   /** `channelId` is used only when the pair has no channel yet. */
-  | { type: 'OpenDm'; channelId: string; opener: MessageUser; recipient: MessageUser }
-  | { type: 'CloseDm'; userId: string };
+  { type: 'OpenDm'; channelId: string; opener: MessageUser; recipient: MessageUser } | { type: 'CloseDm'; userId: string };
 
 export const dmPairStream = (a: string, b: string) => {
   const [low, high] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
@@ -44,7 +43,9 @@ export const dmChannelDecider: Decider<DmChannelState, DmChannelCommand, DmChann
       if (command.recipient.id === userId) throw invalidForm([{ path: 'recipient_id', message: 'Cannot open a DM with yourself' }]);
       if (!state.channelId) {
         const recipients = [command.opener, command.recipient];
-        return [{ type: 'DmChannelOpened', data: { channelId: command.channelId, type: DmChannelType.DM, ownerId: null, name: null, recipients, openedBy: userId } }];
+        return [
+          { type: 'DmChannelOpened', data: { channelId: command.channelId, type: DmChannelType.DM, ownerId: null, name: null, recipients, openedBy: userId } },
+        ];
       }
       return state.closedBy.has(userId) ? [{ type: 'DmChannelReopened', data: { channelId: state.channelId, userId, recipients: state.recipients } }] : [];
     }

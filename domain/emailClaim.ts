@@ -13,7 +13,8 @@ export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand, Emai
   initialState: () => ({ holder: null }),
   decide(command, state) {
     // Released only by its holder, and once: a retried release, or one after someone else took the address, is no change.
-    if (command.type === 'ReleaseEmail') return state.holder === command.userId ? [{ type: 'EmailReleased', data: { emailHash: command.emailHash, userId: command.userId } }] : [];
+    if (command.type === 'ReleaseEmail')
+      return state.holder === command.userId ? [{ type: 'EmailReleased', data: { emailHash: command.emailHash, userId: command.userId } }] : [];
     if (state.holder === command.userId) return [];
     if (state.holder) throw invalidForm([{ path: 'email', message: 'Email is already registered.' }]);
     return [{ type: 'EmailClaimed', data: { emailHash: command.emailHash, userId: command.userId } }];

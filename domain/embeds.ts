@@ -44,7 +44,8 @@ export function attachmentReferences(embed: Embed): { path: string; filename: st
   const references: { path: string; filename: string }[] = [];
   for (const [field, key] of URL_FIELDS) {
     const url = (embed[field] as Record<string, unknown> | undefined)?.[key];
-    if (typeof url === 'string' && url.startsWith(ATTACHMENT_SCHEME)) references.push({ path: `${field}.${key}`, filename: url.slice(ATTACHMENT_SCHEME.length) });
+    if (typeof url === 'string' && url.startsWith(ATTACHMENT_SCHEME))
+      references.push({ path: `${field}.${key}`, filename: url.slice(ATTACHMENT_SCHEME.length) });
   }
   return references;
 }

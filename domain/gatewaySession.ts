@@ -17,7 +17,15 @@ export type GatewaySessionStarted = DomainEvent<
 >;
 
 /** `limit` is the configured total per window; `at` is when the IDENTIFY arrived. */
-export type StartGatewaySession = { type: 'StartGatewaySession'; sessionId: string; userId: string; intents: number; shard: [number, number]; at: number; limit: number };
+export type StartGatewaySession = {
+  type: 'StartGatewaySession';
+  sessionId: string;
+  userId: string;
+  intents: number;
+  shard: [number, number];
+  at: number;
+  limit: number;
+};
 
 /** The user's start times within 24 hours of the latest one, oldest first. */
 export type SessionStarts = number[];

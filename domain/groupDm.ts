@@ -40,7 +40,10 @@ export const groupDmDecider: Decider<GroupDmState, GroupDmCommand, GroupDmEvent>
 
   decide(command, state) {
     if (command.type === 'CreateGroupDm') {
-      const recipients = [command.owner, ...command.recipients.filter((user, i, all) => user.id !== command.owner.id && all.findIndex((u) => u.id === user.id) === i)];
+      const recipients = [
+        command.owner,
+        ...command.recipients.filter((user, i, all) => user.id !== command.owner.id && all.findIndex((u) => u.id === user.id) === i),
+      ];
       if (recipients.length > MAX_GROUP_DM_RECIPIENTS) {
         throw invalidForm([{ path: 'recipients', message: `A group DM has at most ${MAX_GROUP_DM_RECIPIENTS} participants, you included` }]);
       }
@@ -55,14 +58,16 @@ export const groupDmDecider: Decider<GroupDmState, GroupDmCommand, GroupDmEvent>
     }
     if (command.type === 'AddRecipient') {
       if (isRecipient(command.user.id)) return [];
-      if (state.recipients.length >= MAX_GROUP_DM_RECIPIENTS) throw badRequest('MAX_RECIPIENTS', `Maximum number of group DM recipients reached (${MAX_GROUP_DM_RECIPIENTS})`);
+      if (state.recipients.length >= MAX_GROUP_DM_RECIPIENTS)
+        throw badRequest('MAX_RECIPIENTS', `Maximum number of group DM recipients reached (${MAX_GROUP_DM_RECIPIENTS})`);
       const recipients = [...state.recipients, command.user];
       const data = { channelId: state.channelId, user: command.user, addedBy: command.actorId, recipients, ownerId: state.ownerId!, name: state.name };
       return [{ type: 'RecipientAdded', data }];
     }
     const user = state.recipients.find((u) => u.id === command.userId);
     if (!user) return [];
-    if (command.userId !== command.actorId && command.actorId !== state.ownerId) throw forbidden('MISSING_PERMISSIONS', 'Only the owner can remove others from a group DM');
+    if (command.userId !== command.actorId && command.actorId !== state.ownerId)
+      throw forbidden('MISSING_PERMISSIONS', 'Only the owner can remove others from a group DM');
     const remaining = state.recipients.filter((u) => u.id !== command.userId);
     const ownerId = command.userId === state.ownerId ? (remaining[0]?.id ?? null) : state.ownerId;
     return [{ type: 'RecipientRemoved', data: { channelId: state.channelId, user, removedBy: command.actorId, ownerId } }];

@@ -20,7 +20,10 @@ import { type MemberCommand, type MemberEvent, memberDeciders, memberEvolvers } 
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from './permissions.js';
 import { type RoleCommand, type RoleEvent, roleDeciders, roleEvolvers } from './role.js';
 
-export type GuildCreated = DomainEvent<'GuildCreated', { guildId: string; createdAt: string; settings: GuildSettings; everyoneRole: RoleData; channels: ChannelData[] }>;
+export type GuildCreated = DomainEvent<
+  'GuildCreated',
+  { guildId: string; createdAt: string; settings: GuildSettings; everyoneRole: RoleData; channels: ChannelData[] }
+>;
 export type GuildUpdated = DomainEvent<'GuildUpdated', { guildId: string; changes: Change[] }>;
 export type GuildDeleted = DomainEvent<'GuildDeleted', { guildId: string; vanityCode: string | null }>;
 /** `code` null removes the vanity URL. */
@@ -52,8 +55,22 @@ const guildSettingsDeciders = {
   CreateGuild(command: Extract<GuildSettingsCommand, { type: 'CreateGuild' }>, state: GuildState): GuildEvent[] {
     if (state.status !== 'none') throw new DomainError('conflict', 'GUILD_EXISTS', 'Guild already exists');
     const { guildId, ownerId, createdAt } = command;
-    const settings: GuildSettings = { ...initialGuildState().settings, name: command.name, icon: command.icon, owner_id: ownerId, system_channel_id: command.channelId };
-    const everyoneRole: RoleData = { id: guildId, name: '@everyone', color: 0, hoist: false, mentionable: false, permissions: DEFAULT_EVERYONE_PERMISSIONS.toString(), position: 0 };
+    const settings: GuildSettings = {
+      ...initialGuildState().settings,
+      name: command.name,
+      icon: command.icon,
+      owner_id: ownerId,
+      system_channel_id: command.channelId,
+    };
+    const everyoneRole: RoleData = {
+      id: guildId,
+      name: '@everyone',
+      color: 0,
+      hoist: false,
+      mentionable: false,
+      permissions: DEFAULT_EVERYONE_PERMISSIONS.toString(),
+      position: 0,
+    };
     const general: ChannelData = {
       id: command.channelId,
       type: ChannelType.GUILD_TEXT,

@@ -152,7 +152,10 @@ const evolvers = {
     emojis: withEntry(state.emojis, data.emojiId, applyChanges(state.emojis.get(data.emojiId)!, data.changes)),
   }),
   EmojiDeleted: (state: GuildExpressionsState, { data }: EmojiDeleted) => ({ ...state, emojis: withoutEntry(state.emojis, data.emoji.id) }),
-  StickerCreated: (state: GuildExpressionsState, { data }: StickerCreated) => ({ ...state, stickers: withEntry(state.stickers, data.sticker.id, data.sticker) }),
+  StickerCreated: (state: GuildExpressionsState, { data }: StickerCreated) => ({
+    ...state,
+    stickers: withEntry(state.stickers, data.sticker.id, data.sticker),
+  }),
   StickerUpdated: (state: GuildExpressionsState, { data }: StickerUpdated) => ({
     ...state,
     stickers: withEntry(state.stickers, data.stickerId, applyChanges(state.stickers.get(data.stickerId)!, data.changes)),
@@ -160,8 +163,12 @@ const evolvers = {
   StickerDeleted: (state: GuildExpressionsState, { data }: StickerDeleted) => ({ ...state, stickers: withoutEntry(state.stickers, data.sticker.id) }),
 };
 
-type Deciders = { [K in GuildExpressionCommand['type']]: (command: Extract<GuildExpressionCommand, { type: K }>, state: GuildExpressionsState) => GuildExpressionEvent[] };
-type Evolvers = { [K in GuildExpressionEvent['type']]: (state: GuildExpressionsState, event: Extract<GuildExpressionEvent, { type: K }>) => GuildExpressionsState };
+type Deciders = {
+  [K in GuildExpressionCommand['type']]: (command: Extract<GuildExpressionCommand, { type: K }>, state: GuildExpressionsState) => GuildExpressionEvent[];
+};
+type Evolvers = {
+  [K in GuildExpressionEvent['type']]: (state: GuildExpressionsState, event: Extract<GuildExpressionEvent, { type: K }>) => GuildExpressionsState;
+};
 
 const typedDeciders: Deciders = deciders;
 const typedEvolvers: Evolvers = evolvers;

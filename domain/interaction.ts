@@ -41,13 +41,20 @@ type Ids = {
 };
 
 /** `deliveryUrl` is the webhook's interaction_url at the time of the click; null: nothing is delivered. */
-export type InteractionClicked = DomainEvent<'InteractionClicked', { interaction: InteractionPayload; webhookId: string | null; deliveryUrl: string | null; clickedAt: string }>;
+export type InteractionClicked = DomainEvent<
+  'InteractionClicked',
+  { interaction: InteractionPayload; webhookId: string | null; deliveryUrl: string | null; clickedAt: string }
+>;
 export type InteractionDeliveryAttempted = DomainEvent<'InteractionDeliveryAttempted', Ids & { startedAt: string }>;
 export type InteractionDelivered = DomainEvent<'InteractionDelivered', Ids & { status: number; finishedAt: string }>;
 /** `retryAt` null: that was the last attempt, the delivery gave up. */
-export type InteractionDeliveryFailed = DomainEvent<'InteractionDeliveryFailed', Ids & { status: number | null; error: string | null; retryAt: string | null; finishedAt: string }>;
+export type InteractionDeliveryFailed = DomainEvent<
+  'InteractionDeliveryFailed',
+  Ids & { status: number | null; error: string | null; retryAt: string | null; finishedAt: string }
+>;
 export type InteractionDeliveryDropped = DomainEvent<'InteractionDeliveryDropped', Ids & { status: number | null; reason: string; finishedAt: string }>;
-export type InteractionEvent = InteractionClicked | InteractionDeliveryAttempted | InteractionDelivered | InteractionDeliveryFailed | InteractionDeliveryDropped;
+export type InteractionEvent =
+  InteractionClicked | InteractionDeliveryAttempted | InteractionDelivered | InteractionDeliveryFailed | InteractionDeliveryDropped;
 
 export type DeliveryStatus = 'none' | 'undelivered' | 'queued' | 'in_flight' | 'delivered' | 'dropped' | 'failed';
 
@@ -138,7 +145,12 @@ export const interactionDecider: Decider<InteractionState, InteractionCommand, I
       }
       case 'StartAttempt':
         if (state.status !== 'queued' || command.attempt !== state.attempts + 1) throw staleAttempt();
-        return [{ type: 'InteractionDeliveryAttempted', data: { interactionId: state.interaction!.id, webhookId: state.webhookId, attempt: command.attempt, startedAt: new Date(command.at).toISOString() } }];
+        return [
+          {
+            type: 'InteractionDeliveryAttempted',
+            data: { interactionId: state.interaction!.id, webhookId: state.webhookId, attempt: command.attempt, startedAt: new Date(command.at).toISOString() },
+          },
+        ];
       case 'RecordAttempt':
         return recordAttempt(command, state);
     }
@@ -148,7 +160,14 @@ export const interactionDecider: Decider<InteractionState, InteractionCommand, I
     switch (event.type) {
       case 'InteractionClicked': {
         const { interaction, webhookId, deliveryUrl, clickedAt } = event.data;
-        return { ...state, status: deliveryUrl ? 'queued' : 'undelivered', interaction, webhookId, deliveryUrl, nextAttemptAt: deliveryUrl ? Date.parse(clickedAt) : null };
+        return {
+          ...state,
+          status: deliveryUrl ? 'queued' : 'undelivered',
+          interaction,
+          webhookId,
+          deliveryUrl,
+          nextAttemptAt: deliveryUrl ? Date.parse(clickedAt) : null,
+        };
       }
       case 'InteractionDeliveryAttempted':
         return { ...state, status: 'in_flight', attempts: event.data.attempt, nextAttemptAt: null };

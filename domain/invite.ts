@@ -31,9 +31,7 @@ export interface InviteState {
 }
 
 export type InviteCommand =
-  | { type: 'CreateInvite'; invite: Omit<InviteData, 'uses'> }
-  | { type: 'AcceptInvite'; userId: string; now: number }
-  | { type: 'DeleteInvite' };
+  { type: 'CreateInvite'; invite: Omit<InviteData, 'uses'> } | { type: 'AcceptInvite'; userId: string; now: number } | { type: 'DeleteInvite' };
 
 export const unknownInvite = () => notFound('UNKNOWN_INVITE', 'Unknown Invite');
 

@@ -47,7 +47,10 @@ export type MemberUpdated = DomainEvent<'MemberUpdated', { guildId: string; user
 export type MemberLeft = DomainEvent<'MemberLeft', { guildId: string; userId: string }>;
 export type MemberKicked = DomainEvent<'MemberKicked', { guildId: string; userId: string }>;
 /** `removedMember` says whether the user was a member (a ban also shuts out users who never joined). */
-export type MemberBanned = DomainEvent<'MemberBanned', { guildId: string; userId: string; deleteMessageSeconds: number; removedMember: boolean; bannedAt: string }>;
+export type MemberBanned = DomainEvent<
+  'MemberBanned',
+  { guildId: string; userId: string; deleteMessageSeconds: number; removedMember: boolean; bannedAt: string }
+>;
 export type MemberUnbanned = DomainEvent<'MemberUnbanned', { guildId: string; userId: string }>;
 export type MemberEvent = MemberJoined | MemberUpdated | MemberLeft | MemberKicked | MemberBanned | MemberUnbanned;
 
@@ -56,12 +59,30 @@ export type MemberCommand =
    * `invite`: the join is a use of the invite `inviteCode`, which allows `maxUses` (0: any number) and had `usedBefore`
    * uses counted on its own stream before uses were counted with the joins.
    */
-  | { type: 'JoinGuild'; userId: string; joinedAt: string; inviteCode: string | null; vanity: boolean; temporary: boolean; invite?: { maxUses: number; usedBefore: number } }
+  | {
+      type: 'JoinGuild';
+      userId: string;
+      joinedAt: string;
+      inviteCode: string | null;
+      vanity: boolean;
+      temporary: boolean;
+      invite?: { maxUses: number; usedBefore: number };
+    }
   /** The OAuth2 bot flow: the bot joins with a managed role carrying `permissions` (a decimal string; none for "0"). */
   | { type: 'AddBot'; actorId: string; userId: string; roleId: string; roleName: string; permissions: string; joinedAt: string }
   /** `avatar` and `banner` are image hashes (null removes them), which only the member sets. */
   /** `mute` and `deaf` are the server's voice mute and deafen, which the command layer allows only while the member is in voice. */
-  | { type: 'UpdateMember'; actorId: string; userId: string; nick?: string | null; roles?: string[]; avatar?: string | null; banner?: string | null; mute?: boolean; deaf?: boolean }
+  | {
+      type: 'UpdateMember';
+      actorId: string;
+      userId: string;
+      nick?: string | null;
+      roles?: string[];
+      avatar?: string | null;
+      banner?: string | null;
+      mute?: boolean;
+      deaf?: boolean;
+    }
   | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'LeaveGuild'; userId: string }
@@ -133,9 +154,21 @@ export const memberDeciders = {
     // As with roles: nobody hands a bot what they could not hand out themselves.
     requireGrantable(held, BigInt(command.permissions));
     const { userId, joinedAt } = command;
-    const joined: MemberEvent = { type: 'MemberJoined', data: { guildId: state.id, userId, joinedAt, inviteCode: null, vanity: false, temporary: false, botAdd: true } };
+    const joined: MemberEvent = {
+      type: 'MemberJoined',
+      data: { guildId: state.id, userId, joinedAt, inviteCode: null, vanity: false, temporary: false, botAdd: true },
+    };
     if (command.permissions === '0') return [joined];
-    const role: RoleData = { id: command.roleId, name: command.roleName, color: 0, hoist: false, mentionable: false, permissions: command.permissions, position: 1, tags: { bot_id: userId } };
+    const role: RoleData = {
+      id: command.roleId,
+      name: command.roleName,
+      color: 0,
+      hoist: false,
+      mentionable: false,
+      permissions: command.permissions,
+      position: 1,
+      tags: { bot_id: userId },
+    };
     return [
       joined,
       { type: 'RoleCreated', data: { guildId: state.id, role } },
@@ -154,7 +187,10 @@ export const memberDeciders = {
       if (command.actorId !== member.user_id) throw missingPermissions(`Missing Permissions: only the member sets their guild ${key}`);
       if (value !== (member[key] ?? null)) changes.push({ key, old_value: member[key] ?? null, new_value: value });
     }
-    for (const [key, permission] of [['mute', Permission.MUTE_MEMBERS], ['deaf', Permission.DEAFEN_MEMBERS]] as const) {
+    for (const [key, permission] of [
+      ['mute', Permission.MUTE_MEMBERS],
+      ['deaf', Permission.DEAFEN_MEMBERS],
+    ] as const) {
       const value = command[key];
       if (value === undefined || value === member[key]) continue;
       requirePermission(guildPermissions(state, command.actorId), permission);
@@ -164,7 +200,9 @@ export const memberDeciders = {
       // A bot's managed role may be listed (clients send the member's whole list back) but is neither given nor taken.
       const kept = (id: string) => isManagedRole(state, id) && member.roles.includes(id);
       const errors = command.roles.flatMap((id, i) =>
-        assignable(state, id) || kept(id) ? [] : [{ path: `roles.${i}`, message: "Unknown role, the @everyone role or a bot's managed role, which cannot be assigned" }],
+        assignable(state, id) || kept(id)
+          ? []
+          : [{ path: `roles.${i}`, message: "Unknown role, the @everyone role or a bot's managed role, which cannot be assigned" }],
       );
       if (errors.length) throw invalidForm(errors);
       const wanted = [...new Set(command.roles)];
@@ -234,7 +272,10 @@ function applyMemberChanges(member: MemberData, changes: readonly Change[]): Mem
   return next;
 }
 
-const removeMember = (state: GuildState, event: { data: { userId: string } }): GuildState => ({ ...state, members: withoutEntry(state.members, event.data.userId) });
+const removeMember = (state: GuildState, event: { data: { userId: string } }): GuildState => ({
+  ...state,
+  members: withoutEntry(state.members, event.data.userId),
+});
 
 export const memberEvolvers = {
   MemberJoined(state: GuildState, event: MemberJoined): GuildState {

@@ -190,7 +190,12 @@ export function ephemeralAudience(message: Pick<MessageFields, 'author' | 'menti
   return [...new Set(ids)];
 }
 
-const idsOf = (message: MessageFields): MessageIds => ({ messageId: message.id, channelId: message.channel_id, guildId: message.guild_id, authorId: message.author.id });
+const idsOf = (message: MessageFields): MessageIds => ({
+  messageId: message.id,
+  channelId: message.channel_id,
+  guildId: message.guild_id,
+  authorId: message.author.id,
+});
 
 /**
  * A message needs content, an embed, an attachment or a component; a deferred interaction response waits for them.
@@ -202,7 +207,8 @@ function assertNotEmpty(message: Pick<MessageFields, 'content' | 'embeds' | 'att
 }
 
 function assertContentLength(content: string, path = 'content'): void {
-  if ([...content].length > MAX_CONTENT_LENGTH) throw invalidForm([{ path, message: `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`, code: 'BASE_TYPE_MAX_LENGTH' }]);
+  if ([...content].length > MAX_CONTENT_LENGTH)
+    throw invalidForm([{ path, message: `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`, code: 'BASE_TYPE_MAX_LENGTH' }]);
 }
 
 /**

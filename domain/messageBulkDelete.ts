@@ -21,7 +21,8 @@ export function assertBulkDeletable(ids: readonly string[], now: number): void {
   const errors: FieldError[] = [];
   ids.forEach((id, i) => {
     if (ids.indexOf(id) !== i) errors.push({ path: `messages.${i}`, message: 'Duplicate message id' });
-    else if (now - snowflakeTimestamp(id) > BULK_DELETE_MAX_AGE_MS) errors.push({ path: `messages.${i}`, message: 'Messages older than 14 days cannot be bulk deleted' });
+    else if (now - snowflakeTimestamp(id) > BULK_DELETE_MAX_AGE_MS)
+      errors.push({ path: `messages.${i}`, message: 'Messages older than 14 days cannot be bulk deleted' });
   });
   if (errors.length) throw invalidForm(errors);
 }
@@ -30,7 +31,12 @@ export const bulkDeleteDecider: Decider<null, RecordBulkDelete, MessagesBulkDele
   initialState: () => null,
   decide: (command) =>
     command.messageIds.length
-      ? [{ type: 'MessagesBulkDeleted', data: { channelId: command.channelId, guildId: command.guildId, messageIds: command.messageIds, deletedBy: command.actorId } }]
+      ? [
+          {
+            type: 'MessagesBulkDeleted',
+            data: { channelId: command.channelId, guildId: command.guildId, messageIds: command.messageIds, deletedBy: command.actorId },
+          },
+        ]
       : [],
   evolve: (state) => state,
 };

@@ -131,7 +131,17 @@ export const oauth2GrantDecider: Decider<OAuth2GrantState, OAuth2GrantCommand, O
     switch (event.type) {
       case 'OAuth2CodeIssued': {
         const { applicationId, userId, scopes, redirectUri, codeHash, expiresAt } = event.data;
-        return { ...initialState(), status: 'code_issued', grantId: event.data.grantId, applicationId, userId, scopes, redirectUri, codeHash, codeExpiresAt: Date.parse(expiresAt) };
+        return {
+          ...initialState(),
+          status: 'code_issued',
+          grantId: event.data.grantId,
+          applicationId,
+          userId,
+          scopes,
+          redirectUri,
+          codeHash,
+          codeExpiresAt: Date.parse(expiresAt),
+        };
       }
       case 'OAuth2TokensIssued':
       case 'OAuth2TokensRefreshed':

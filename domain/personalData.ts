@@ -107,10 +107,25 @@ function messageSubjects(messageId: string, channelId: string, guildId: string |
 type Rule = (event: { data: Json }) => Groups;
 
 const messageEventIds = (data: Json) => messageSubjects(String(data.messageId), String(data.channelId), data.guildId as string | null);
-const userKey = (data: Json, fields: string[]): Rule => (event) => new Groups().add([`user:${String(data.userId)}`], false, fields.map((f) => ['data', f]), event);
+const userKey =
+  (data: Json, fields: string[]): Rule =>
+  (event) =>
+    new Groups().add(
+      [`user:${String(data.userId)}`],
+      false,
+      fields.map((f) => ['data', f]),
+      event,
+    );
 const changeValues = (event: { data: Json }, subject: string, keys?: readonly string[]) => {
   const changes = (event.data.changes as { key: string }[] | undefined) ?? [];
-  const paths = changes.flatMap((change, i) => (!keys || keys.includes(change.key) ? [['data', 'changes', i, 'old_value'], ['data', 'changes', i, 'new_value']] : []));
+  const paths = changes.flatMap((change, i) =>
+    !keys || keys.includes(change.key)
+      ? [
+          ['data', 'changes', i, 'old_value'],
+          ['data', 'changes', i, 'new_value'],
+        ]
+      : [],
+  );
   return new Groups().add([subject], false, paths, event);
 };
 
@@ -139,7 +154,10 @@ const RULES: Record<string, Rule> = {
     new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot).users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
   RecipientRemoved: (event) => new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot),
   InteractionCreated: (event) => {
-    const interaction = event.data.interaction as Json & { userId: string; component?: { message?: MessageShape & { channel_id: string; guild_id?: string | null } } | null };
+    const interaction = event.data.interaction as Json & {
+      userId: string;
+      component?: { message?: MessageShape & { channel_id: string; guild_id?: string | null } } | null;
+    };
     const groups = new Groups().add(
       [`user:${interaction.userId}`],
       false,
@@ -150,7 +168,9 @@ const RULES: Record<string, Rule> = {
       event,
     );
     const message = interaction.component?.message;
-    return message ? groups.message(event, ['data', 'interaction', 'component', 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message) : groups;
+    return message
+      ? groups.message(event, ['data', 'interaction', 'component', 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message)
+      : groups;
   },
   InteractionClicked: (event) => {
     const { user } = event.data.interaction as { user?: UserSnapshot };

@@ -38,7 +38,8 @@ export const emojiKey = (emoji: ReactionEmoji) => emoji.id ?? emoji.name;
 const unknownEmoji = () => notFound('UNKNOWN_EMOJI', 'Unknown Emoji');
 const CUSTOM = /^(a:)?([\w~-]{1,32}):(\d{1,20})$/;
 /** One emoji: pictographs with their modifiers and joiners, flags (regional indicator pairs) or keycaps. */
-const UNICODE = /^(?:\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}(?:\p{Emoji_Modifier}|\uFE0F|\u200D\p{Extended_Pictographic}|\uFE0F?\u200D\p{Extended_Pictographic})*\uFE0F?)$/u;
+const UNICODE =
+  /^(?:\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}(?:\p{Emoji_Modifier}|\uFE0F|\u200D\p{Extended_Pictographic}|\uFE0F?\u200D\p{Extended_Pictographic})*\uFE0F?)$/u;
 
 /** Reads the route's :emoji (already URL-decoded); anything that is not an emoji answers 404 UNKNOWN_EMOJI. */
 export function parseEmoji(text: string): ReactionEmoji {
@@ -82,7 +83,8 @@ export function decideReaction(command: ReactionCommand, message: ReactedMessage
     case 'AddReaction': {
       const entry = state.reactions.get(emojiKey(command.emoji));
       if (entry?.users.has(command.userId)) return [];
-      if (!entry && state.reactions.size >= MAX_REACTION_EMOJIS) throw badRequest('MAX_REACTIONS', `Maximum number of reactions reached (${MAX_REACTION_EMOJIS})`);
+      if (!entry && state.reactions.size >= MAX_REACTION_EMOJIS)
+        throw badRequest('MAX_REACTIONS', `Maximum number of reactions reached (${MAX_REACTION_EMOJIS})`);
       // A custom emoji keeps the name and animation it was first reacted with.
       const emoji = entry?.emoji ?? command.emoji;
       return [{ type: 'ReactionAdded', data: { ...ids, emoji, userId: command.userId, count: (entry?.users.size ?? 0) + 1 } }];
@@ -91,7 +93,9 @@ export function decideReaction(command: ReactionCommand, message: ReactedMessage
       if (command.userId !== command.actorId && !command.manageMessages) throw missingPermissions();
       const entry = state.reactions.get(emojiKey(command.emoji));
       if (!entry?.users.has(command.userId)) return [];
-      return [{ type: 'ReactionRemoved', data: { ...ids, emoji: entry.emoji, userId: command.userId, removedBy: command.actorId, count: entry.users.size - 1 } }];
+      return [
+        { type: 'ReactionRemoved', data: { ...ids, emoji: entry.emoji, userId: command.userId, removedBy: command.actorId, count: entry.users.size - 1 } },
+      ];
     }
     case 'ClearReactions': {
       if (!command.manageMessages) throw missingPermissions();

@@ -85,7 +85,8 @@ export const roleDeciders = {
     requireGuildPermission(state, command.actorId, Permission.MANAGE_ROLES);
     const order = orderedRoles(state);
     command.positions.forEach(({ id }, index) => {
-      if (!state.roles.has(id) || id === state.id) throw invalidForm([{ path: `${index}.id`, message: 'Unknown role, or the @everyone role, which cannot move' }]);
+      if (!state.roles.has(id) || id === state.id)
+        throw invalidForm([{ path: `${index}.id`, message: 'Unknown role, or the @everyone role, which cannot move' }]);
     });
     for (const { id, position } of command.positions) {
       const role = state.roles.get(id)!;
@@ -98,7 +99,12 @@ export const roleDeciders = {
     return order.flatMap((role, index): RoleEvent[] =>
       role.position === index + 1
         ? []
-        : [{ type: 'RoleUpdated', data: { guildId: state.id, roleId: role.id, changes: [{ key: 'position', old_value: role.position, new_value: index + 1 }] } }],
+        : [
+            {
+              type: 'RoleUpdated',
+              data: { guildId: state.id, roleId: role.id, changes: [{ key: 'position', old_value: role.position, new_value: index + 1 }] },
+            },
+          ],
     );
   },
 };
@@ -133,4 +139,3 @@ export const roleEvolvers = {
     return { ...state, roles, members, channels };
   },
 };
-

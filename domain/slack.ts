@@ -73,7 +73,9 @@ function fields(value: unknown): Embed['fields'] {
     const name = mrkdwn(field.title);
     const fieldValue = mrkdwn(field.value);
     if (!name && !fieldValue) return [];
-    return [{ name: truncate(name ?? BLANK, EMBED_LIMITS.fieldName), value: truncate(fieldValue ?? BLANK, EMBED_LIMITS.fieldValue), inline: field.short === true }];
+    return [
+      { name: truncate(name ?? BLANK, EMBED_LIMITS.fieldName), value: truncate(fieldValue ?? BLANK, EMBED_LIMITS.fieldValue), inline: field.short === true },
+    ];
   });
   return rendered.length ? rendered.slice(0, EMBED_LIMITS.fields) : undefined;
 }
@@ -94,7 +96,9 @@ function attachmentEmbed(value: unknown): Embed | undefined {
     title: title && truncate(title, EMBED_LIMITS.title),
     description: [mrkdwn(attachment.pretext), mrkdwn(attachment.text)].filter(Boolean).join('\n') || undefined,
     fields: fields(attachment.fields),
-    author: authorName ? compact({ name: truncate(authorName, EMBED_LIMITS.author), url: webUrl(attachment.author_link), icon_url: webUrl(attachment.author_icon) }) : undefined,
+    author: authorName
+      ? compact({ name: truncate(authorName, EMBED_LIMITS.author), url: webUrl(attachment.author_link), icon_url: webUrl(attachment.author_icon) })
+      : undefined,
     image: image ? { url: image } : undefined,
     thumbnail: thumbnail ? { url: thumbnail } : undefined,
     footer: footer ? compact({ text: truncate(footer, EMBED_LIMITS.footer), icon_url: webUrl(attachment.footer_icon) }) : undefined,
@@ -110,7 +114,8 @@ function attachmentEmbed(value: unknown): Embed | undefined {
 
 const length = (value: string | undefined) => (value ? [...value].length : 0);
 const fieldsLength = (embed: Embed) => (embed.fields ?? []).reduce((sum, field) => sum + length(field.name) + length(field.value), 0);
-const textLength = (embed: Embed) => length(embed.title) + length(embed.description) + length(embed.footer?.text) + length(embed.author?.name) + fieldsLength(embed);
+const textLength = (embed: Embed) =>
+  length(embed.title) + length(embed.description) + length(embed.footer?.text) + length(embed.author?.name) + fieldsLength(embed);
 
 /**
  * Keeps the embeds within the text all embeds may hold together. An embed that does not fit drops fields from the

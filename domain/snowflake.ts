@@ -18,7 +18,10 @@ export class SnowflakeGenerator {
   private sequence = 0n;
 
   constructor({ workerId, processId, clock = Date.now }: SnowflakeOptions) {
-    for (const [name, value] of [['workerId', workerId], ['processId', processId]] as const) {
+    for (const [name, value] of [
+      ['workerId', workerId],
+      ['processId', processId],
+    ] as const) {
       if (!Number.isInteger(value) || value < 0 || value > 31) throw new RangeError(`${name} must be an integer 0-31, got ${value}`);
     }
     this.workerId = BigInt(workerId);

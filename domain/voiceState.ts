@@ -42,7 +42,10 @@ export type VoiceSelfStateChanged = DomainEvent<
   'VoiceSelfStateChanged',
   { guildId: string; userId: string; channelId: string; sessionId: string; node: string; self_mute: boolean; self_deaf: boolean; self_video: boolean }
 >;
-export type VoiceChannelLeft = DomainEvent<'VoiceChannelLeft', { guildId: string; userId: string; channelId: string; sessionId: string; reason: VoiceLeaveReason }>;
+export type VoiceChannelLeft = DomainEvent<
+  'VoiceChannelLeft',
+  { guildId: string; userId: string; channelId: string; sessionId: string; reason: VoiceLeaveReason }
+>;
 export type VoiceEvent = VoiceChannelJoined | VoiceChannelMoved | VoiceSelfStateChanged | VoiceChannelLeft;
 
 /** A gateway session's op 4: join or move to `channelId` (null leaves) with these self flags. */
@@ -93,17 +96,28 @@ function updateOwn(command: UpdateOwnVoiceState, state: GuildVoiceState): VoiceE
   const guildId = guild.id;
   const current = currentVoiceState(state, guild, userId);
   const flags = { self_mute: command.selfMute, self_deaf: command.selfDeaf, self_video: command.selfVideo };
-  if (channelId === null) return current ? [{ type: 'VoiceChannelLeft', data: { guildId, userId, channelId: current.channel_id, sessionId: current.session_id, reason: 'left' } }] : [];
+  if (channelId === null)
+    return current
+      ? [{ type: 'VoiceChannelLeft', data: { guildId, userId, channelId: current.channel_id, sessionId: current.session_id, reason: 'left' } }]
+      : [];
   if (current?.channel_id !== channelId) requireConnectable(guild, state, userId, channelId);
   if (!current) {
-    const joined: VoiceStateData = { user_id: userId, channel_id: channelId, session_id: sessionId, node, ...flags, member_joined_at: guild.members.get(userId)!.joined_at };
+    const joined: VoiceStateData = {
+      user_id: userId,
+      channel_id: channelId,
+      session_id: sessionId,
+      node,
+      ...flags,
+      member_joined_at: guild.members.get(userId)!.joined_at,
+    };
     return [{ type: 'VoiceChannelJoined', data: { guildId, state: joined } }];
   }
   const events: VoiceEvent[] = [];
   if (current.channel_id !== channelId) {
     events.push({ type: 'VoiceChannelMoved', data: { guildId, userId, fromChannelId: current.channel_id, channelId, sessionId, node, movedBy: null } });
   }
-  const same = current.session_id === sessionId && current.node === node && (Object.keys(flags) as (keyof typeof flags)[]).every((key) => current[key] === flags[key]);
+  const same =
+    current.session_id === sessionId && current.node === node && (Object.keys(flags) as (keyof typeof flags)[]).every((key) => current[key] === flags[key]);
   if (!same) events.push({ type: 'VoiceSelfStateChanged', data: { guildId, userId, channelId, sessionId, node, ...flags } });
   return events;
 }
@@ -124,17 +138,26 @@ export const voiceDecider: Decider<GuildVoiceState, VoiceCommand, VoiceEvent> = 
         // MOVE_MEMBERS where the member is, and (to move them) there too, with CONNECT, where they go.
         const here = guild.members.has(actorId) ? channelPermissions(guild, actorId, guild.channels.get(current.channel_id)!) : 0n;
         if (!hasPermission(here, Permission.MOVE_MEMBERS)) throw missingPermissions('Missing Permissions: MOVE_MEMBERS');
-        if (channelId === null) return [{ type: 'VoiceChannelLeft', data: { guildId, userId, channelId: current.channel_id, sessionId: current.session_id, reason: 'disconnected' } }];
+        if (channelId === null)
+          return [
+            { type: 'VoiceChannelLeft', data: { guildId, userId, channelId: current.channel_id, sessionId: current.session_id, reason: 'disconnected' } },
+          ];
         if (channelId === current.channel_id) return [];
         requireConnectable(guild, state, actorId, channelId);
-        if (!hasPermission(channelPermissions(guild, actorId, guild.channels.get(channelId)!), Permission.MOVE_MEMBERS)) throw missingPermissions('Missing Permissions: MOVE_MEMBERS');
+        if (!hasPermission(channelPermissions(guild, actorId, guild.channels.get(channelId)!), Permission.MOVE_MEMBERS))
+          throw missingPermissions('Missing Permissions: MOVE_MEMBERS');
         const { session_id: sessionId, node } = current;
         return [{ type: 'VoiceChannelMoved', data: { guildId, userId, fromChannelId: current.channel_id, channelId, sessionId, node, movedBy: actorId } }];
       }
       case 'EndSessionVoiceState': {
         const current = currentVoiceState(state, guild, command.userId);
         if (!current || current.session_id !== command.sessionId) return [];
-        return [{ type: 'VoiceChannelLeft', data: { guildId, userId: command.userId, channelId: current.channel_id, sessionId: current.session_id, reason: 'session_ended' } }];
+        return [
+          {
+            type: 'VoiceChannelLeft',
+            data: { guildId, userId: command.userId, channelId: current.channel_id, sessionId: current.session_id, reason: 'session_ended' },
+          },
+        ];
       }
     }
   },
@@ -148,7 +171,8 @@ export const voiceDecider: Decider<GuildVoiceState, VoiceCommand, VoiceEvent> = 
         const current = state.states.get(event.data.userId);
         if (!current) return state;
         const { channelId, sessionId, node } = event.data;
-        const flags = event.type === 'VoiceSelfStateChanged' ? { self_mute: event.data.self_mute, self_deaf: event.data.self_deaf, self_video: event.data.self_video } : {};
+        const flags =
+          event.type === 'VoiceSelfStateChanged' ? { self_mute: event.data.self_mute, self_deaf: event.data.self_deaf, self_video: event.data.self_video } : {};
         return { states: withEntry(state.states, current.user_id, { ...current, ...flags, channel_id: channelId, session_id: sessionId, node }) };
       }
       case 'VoiceChannelLeft':

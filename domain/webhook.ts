@@ -34,7 +34,10 @@ export type WebhookSettings = Partial<Pick<WebhookData, 'name' | 'avatar' | 'cha
 
 export type WebhookCreated = DomainEvent<'WebhookCreated', { webhook: WebhookData } & WebhookCredential>;
 /** `previousChannelId` is set when the webhook moved: both channels' webhook lists changed. */
-export type WebhookUpdated = DomainEvent<'WebhookUpdated', { webhookId: string; guildId: string; channelId: string; previousChannelId: string | null; changes: Change[]; webhook: WebhookData }>;
+export type WebhookUpdated = DomainEvent<
+  'WebhookUpdated',
+  { webhookId: string; guildId: string; channelId: string; previousChannelId: string | null; changes: Change[]; webhook: WebhookData }
+>;
 export type WebhookDeleted = DomainEvent<'WebhookDeleted', { webhook: WebhookData }>;
 export type WebhookEvent = WebhookCreated | WebhookUpdated | WebhookDeleted;
 
@@ -70,7 +73,12 @@ export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent>
         if (!changes.length) return [];
         const after = applyChanges(webhook, changes);
         const previousChannelId = after.channel_id !== webhook.channel_id ? webhook.channel_id : null;
-        return [{ type: 'WebhookUpdated', data: { webhookId: webhook.id, guildId: webhook.guild_id, channelId: after.channel_id, previousChannelId, changes, webhook: after } }];
+        return [
+          {
+            type: 'WebhookUpdated',
+            data: { webhookId: webhook.id, guildId: webhook.guild_id, channelId: after.channel_id, previousChannelId, changes, webhook: after },
+          },
+        ];
       }
       case 'DeleteWebhook':
         return [{ type: 'WebhookDeleted', data: { webhook: requireWebhook(state) } }];

@@ -42,7 +42,10 @@ client.on('interactionCreate', async (interaction) => {
       await interaction.followUp({ content: 'Only you see this follow-up', flags: MessageFlags.Ephemeral });
     }
     if (interaction.commandName === 'button') {
-      const button = new ButtonBuilder().setCustomId('press').setLabel(interaction.options.getString('label') ?? 'Press me').setStyle(ButtonStyle.Primary);
+      const button = new ButtonBuilder()
+        .setCustomId('press')
+        .setLabel(interaction.options.getString('label') ?? 'Press me')
+        .setStyle(ButtonStyle.Primary);
       await interaction.reply({ content: 'Nobody pressed it yet', components: [new ActionRowBuilder().addComponents(button)] });
     }
   } else if (interaction.isButton() && interaction.customId === 'press') {

@@ -91,7 +91,14 @@ export class CallVoice {
     const dm = await dmChannelById(this.runtime.readStore, request.channelId);
     if (!isDm(dm) || !dm.recipient_ids.includes(session.userId)) return;
     if (current && current._id !== dm._id) await leaveCall(this.runtime, meta, current._id, session.userId, null);
-    const state = { user_id: session.userId, session_id: session.id, node: this.node, self_mute: request.selfMute, self_deaf: request.selfDeaf, self_video: request.selfVideo };
+    const state = {
+      user_id: session.userId,
+      session_id: session.id,
+      node: this.node,
+      self_mute: request.selfMute,
+      self_deaf: request.selfDeaf,
+      self_video: request.selfVideo,
+    };
     await joinCall(this.runtime, meta, dm._id, state);
     this.held.set(session.id, dm._id);
   }
@@ -117,10 +124,13 @@ export class CallVoice {
     this.timers.delete(channelId);
     if (ringing.length === 0 || this.stopped) return;
     const due = Math.min(...ringing.map((r) => Date.parse(r.until)));
-    const timer = setTimeout(() => {
-      this.timers.delete(channelId);
-      void this.background.add(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
-    }, Math.max(0, due - this.runtime.clock.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(channelId);
+        void this.background.add(timeOutRinging(this.runtime, channelId).then((call) => this.schedule(channelId, call.ringing)));
+      },
+      Math.max(0, due - this.runtime.clock.now()),
+    );
     timer.unref();
     this.timers.set(channelId, timer);
   }

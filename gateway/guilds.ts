@@ -64,9 +64,21 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
   if (!guild || !own) return null;
   const large = guild.member_count > FULL_MEMBER_LIST;
   const members = large ? [own] : await membersOfGuild(runtime.readStore, guildId);
-  const users = await usersById(runtime, members.map((m) => m.user_id));
+  const users = await usersById(
+    runtime,
+    members.map((m) => m.user_id),
+  );
   const [channels, voiceStates] = await Promise.all([channelsOfGuildUnordered(runtime.readStore, guildId), voiceStatesOfGuild(runtime.readStore, guildId)]);
-  const muted = new Map((large ? await requestedMembers(runtime.readStore, guildId, voiceStates.map((v) => v.user_id)) : members).map((m) => [m.user_id, m]));
+  const muted = new Map(
+    (large
+      ? await requestedMembers(
+          runtime.readStore,
+          guildId,
+          voiceStates.map((v) => v.user_id),
+        )
+      : members
+    ).map((m) => [m.user_id, m]),
+  );
   const stages = new Set(channels.filter((c) => c.type === ChannelType.GUILD_STAGE_VOICE).map((c) => c._id));
   return {
     ...guild,

@@ -98,7 +98,10 @@ const matches = (prefix: string) => (text: string | null) => text !== null && te
 export async function findRequestedMembers(runtime: GatewayDeps, request: MemberRequest): Promise<{ members: MemberObject[]; notFound?: string[] }> {
   const { guildId, userIds } = request;
   const docs = userIds?.length === 0 ? [] : await requestedMembers(runtime.readStore, guildId, userIds);
-  const users = await usersById(runtime, docs.map((doc) => doc.user_id));
+  const users = await usersById(
+    runtime,
+    docs.map((doc) => doc.user_id),
+  );
   const known = docs.filter((doc) => users.has(doc.user_id));
   if (userIds) {
     const found = new Set(known.map((doc) => doc.user_id));

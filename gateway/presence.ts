@@ -41,7 +41,13 @@ function parseActivity(value: unknown, now: number): Activity | null {
   if (typeof name !== 'string' || name.length === 0 || name.length > MAX_TEXT) return null;
   if (typeof type !== 'number' || !Number.isInteger(type) || type < 0 || type > MAX_ACTIVITY_TYPE) return null;
   if (!optionalText(state, MAX_TEXT) || !optionalText(url, MAX_URL)) return null;
-  return { name, type, ...(state !== undefined ? { state: state as string | null } : {}), ...(url !== undefined ? { url: url as string | null } : {}), created_at: now };
+  return {
+    name,
+    type,
+    ...(state !== undefined ? { state: state as string | null } : {}),
+    ...(url !== undefined ? { url: url as string | null } : {}),
+    created_at: now,
+  };
 }
 
 /** Op 3's payload `{since, activities, status, afk}`, or null when it is not a valid one. */
@@ -185,7 +191,15 @@ export class Presences {
     let latest: SessionPresence | null = null;
     for (const session of this.sessions.get(userId)?.values() ?? []) if (!latest || session.setAt >= latest.setAt) latest = session;
     const presence = latest ? shown(latest.presence) : OFFLINE;
-    this.hints.publish({ type: 'PRESENCE_UPDATE', node: this.node, userId, ...presence, setAt: latest?.setAt ?? now, connected: latest !== null, timestamp: now });
+    this.hints.publish({
+      type: 'PRESENCE_UPDATE',
+      node: this.node,
+      userId,
+      ...presence,
+      setAt: latest?.setAt ?? now,
+      connected: latest !== null,
+      timestamp: now,
+    });
   }
 
   private heard(hint: PresenceHint): void {
@@ -210,6 +224,8 @@ export class Presences {
   private changed(userId: string, before: Shown): void {
     const after = this.of(userId);
     if (same(before, after)) return;
-    this.announcing = this.announcing.then(() => this.announce(userId, after)).catch((error) => this.log.error({ err: error, userId }, 'presence not announced'));
+    this.announcing = this.announcing
+      .then(() => this.announce(userId, after))
+      .catch((error) => this.log.error({ err: error, userId }, 'presence not announced'));
   }
 }

@@ -47,7 +47,8 @@ export class GatewayProjector {
         const dispatches = await deriveDispatches(event, this.runtime);
         for (const dispatch of dispatches) await this.registry.route(dispatch);
         // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.
-        if (event.type === 'UserErased') this.registry.endSessionsOf((event.data as UserErased['data']).userId, CloseCode.AuthenticationFailed, 'Authentication failed');
+        if (event.type === 'UserErased')
+          this.registry.endSessionsOf((event.data as UserErased['data']).userId, CloseCode.AuthenticationFailed, 'Authentication failed');
         // Presences of a join go after all of its dispatches: clients drop a presence of a member they do not know.
         for (const dispatch of dispatches) {
           for (const presence of presencesOnJoin(dispatch, (id) => this.presences.of(id))) await this.registry.route(presence);

@@ -127,12 +127,7 @@ export class SessionRegistry {
       if (dispatch.intent !== null && (intents & dispatch.intent) === 0 && !named.has(session)) continue;
       this.dispatchesSent += 1;
       const hidden = dispatch.withoutContent;
-      if (
-        hidden &&
-        (intents & Intent.MESSAGE_CONTENT) === 0 &&
-        hidden.authorId !== session.userId &&
-        !hidden.mentionIds.includes(session.userId)
-      ) {
+      if (hidden && (intents & Intent.MESSAGE_CONTENT) === 0 && hidden.authorId !== session.userId && !hidden.mentionIds.includes(session.userId)) {
         reduced ??= JSON.stringify(hidden.d);
         subjects ??= subjectsOf(dispatch.d);
         session.dispatch(dispatch.t, reduced, subjects);

@@ -15,7 +15,15 @@ import type { TokenDoc } from '../projections/users.js';
 import { tokenByHash } from '../projections/users.queries.js';
 import { presenceDispatch } from './dispatches/presence.js';
 import { guildIdsOf } from './guilds.js';
-import { type MemberRequest, MemberListLimiter, asksForAllMembers, asksForMemberList, findRequestedMembers, memberChunks, parseMemberRequest } from './memberChunks.js';
+import {
+  type MemberRequest,
+  MemberListLimiter,
+  asksForAllMembers,
+  asksForMemberList,
+  findRequestedMembers,
+  memberChunks,
+  parseMemberRequest,
+} from './memberChunks.js';
 import { ONLINE, Presences, type Shown, parseIdentifyPresence, parsePresence } from './presence.js';
 import { GatewayProjector } from './projector.js';
 import { ALL_INTENTS, CloseCode, GATEWAY_VERSION, type GatewayPayload, Intent, Op } from './protocol.js';
@@ -112,7 +120,11 @@ export class Gateway {
     await this.presences.stop();
     // Each client is told to reconnect (op 7) and closed with a code it resumes after, so a restart or a rolling
     // deploy costs a bot a RESUME (an IDENTIFY when it lands on a fresh node), not a stop; a second later the rest go.
-    const closed = Promise.all([...this.connections].map((connection) => connection.closeAfterSending(JSON.stringify({ op: Op.Reconnect, d: null }), CloseCode.UnknownError, 'Server restarting')));
+    const closed = Promise.all(
+      [...this.connections].map((connection) =>
+        connection.closeAfterSending(JSON.stringify({ op: Op.Reconnect, d: null }), CloseCode.UnknownError, 'Server restarting'),
+      ),
+    );
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     for (const session of [...this.registry.all()]) this.registry.unregister(session);
     // Their voice states end now: their clients come back as new sessions, on whichever node. Memberships ended

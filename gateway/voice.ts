@@ -30,14 +30,19 @@ export class GuildVoice {
    */
   async start(soleNode: boolean): Promise<void> {
     if (!soleNode) return;
-    for (const state of await voiceStatesNotOfNode(this.runtime.readStore, this.node)) await this.ending.add(this.end(state.guild_id, state.user_id, state.session_id));
+    for (const state of await voiceStatesNotOfNode(this.runtime.readStore, this.node))
+      await this.ending.add(this.end(state.guild_id, state.user_id, state.session_id));
   }
 
   async update(session: Session, request: VoiceStateRequest & { guildId: string }): Promise<void> {
     if (!session.guildIds.has(request.guildId)) return;
     const { guildId, channelId, selfMute, selfDeaf, selfVideo } = request;
     try {
-      await updateOwnVoiceState(this.runtime, { actorId: session.userId }, { guildId, sessionId: session.id, node: this.node, channelId, selfMute, selfDeaf, selfVideo });
+      await updateOwnVoiceState(
+        this.runtime,
+        { actorId: session.userId },
+        { guildId, sessionId: session.id, node: this.node, channelId, selfMute, selfDeaf, selfVideo },
+      );
     } catch (error) {
       if (error instanceof DomainError) return;
       throw error;

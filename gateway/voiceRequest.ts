@@ -13,7 +13,8 @@ export interface VoiceStateRequest {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const optionalFlag = (value: unknown) => value === undefined || value === null || typeof value === 'boolean';
-const id = (value: unknown): string | null | undefined => (value === null || value === undefined ? null : typeof value === 'string' && SNOWFLAKE.test(value) ? value : undefined);
+const id = (value: unknown): string | null | undefined =>
+  value === null || value === undefined ? null : typeof value === 'string' && SNOWFLAKE.test(value) ? value : undefined;
 
 /** The request, or null when `d` is not a valid op 4 payload. */
 export function parseVoiceStateRequest(d: unknown): VoiceStateRequest | null {

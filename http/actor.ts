@@ -20,7 +20,14 @@ export async function usersById(readStore: ReadStore, ids: Iterable<string | nul
 }
 
 /** Documents presented with the user who made each (their `user_id`) embedded, looked up at once. */
-export async function withUploaders<D extends { user_id: string }, R>(readStore: ReadStore, docs: D[], present: (doc: D, uploader: UserDoc | undefined) => R): Promise<R[]> {
-  const users = await usersById(readStore, docs.map((d) => d.user_id));
+export async function withUploaders<D extends { user_id: string }, R>(
+  readStore: ReadStore,
+  docs: D[],
+  present: (doc: D, uploader: UserDoc | undefined) => R,
+): Promise<R[]> {
+  const users = await usersById(
+    readStore,
+    docs.map((d) => d.user_id),
+  );
   return docs.map((doc) => present(doc, users.get(doc.user_id)));
 }

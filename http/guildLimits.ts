@@ -26,4 +26,9 @@ export function guildMembersOnly(deps: Pick<HttpDeps, 'commands'>) {
 }
 
 /** A bucket per guild, after guildMembersOnly. */
-export const perGuildLimit = (bucket: string, points: number, durationSeconds: number): LimitSpec => ({ bucket, points, durationSeconds, key: (ctx) => ctx.state.memberOfGuild! });
+export const perGuildLimit = (bucket: string, points: number, durationSeconds: number): LimitSpec => ({
+  bucket,
+  points,
+  durationSeconds,
+  key: (ctx) => ctx.state.memberOfGuild!,
+});

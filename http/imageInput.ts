@@ -22,7 +22,12 @@ const refused = (path: string, message: string) => invalidForm([{ path, message 
 
 const kib = (bytes: number) => `${Math.floor(bytes / 1024)} KiB`;
 
-const URL_REFUSALS = { not_https: 'must use https', invalid_url: 'is not a valid URL', unresolvable: 'has a host that does not resolve', private_address: 'is not a public address' };
+const URL_REFUSALS = {
+  not_https: 'must use https',
+  invalid_url: 'is not a valid URL',
+  unresolvable: 'has a host that does not resolve',
+  private_address: 'is not a public address',
+};
 
 async function fetchImage(deps: { getBytes: GetBytes; allowPrivate: boolean }, url: string, path: string, maxBytes: number): Promise<Buffer> {
   let fetched: Awaited<ReturnType<GetBytes>>;
@@ -38,7 +43,12 @@ async function fetchImage(deps: { getBytes: GetBytes; allowPrivate: boolean }, u
 }
 
 /** The image a field names (or a file part holds), checked against the rules. */
-export async function readImage(deps: Pick<HttpDeps, 'images' | 'getBytes' | 'config'>, value: string | Buffer, path: string, rules: ImageRules): Promise<Image> {
+export async function readImage(
+  deps: Pick<HttpDeps, 'images' | 'getBytes' | 'config'>,
+  value: string | Buffer,
+  path: string,
+  rules: ImageRules,
+): Promise<Image> {
   const { images } = deps;
   let image: Image;
   if (Buffer.isBuffer(value)) image = await images.inspect(value, path, rules.allowed);
@@ -46,7 +56,11 @@ export async function readImage(deps: Pick<HttpDeps, 'images' | 'getBytes' | 'co
   else if (rules.url && /^https?:\/\//i.test(value)) {
     const data = await fetchImage({ getBytes: deps.getBytes, allowPrivate: deps.config.interactionsAllowPrivate }, value, path, rules.maxBytes);
     image = await images.inspect(data, path, rules.allowed);
-  } else throw refused(path, rules.url ? 'Must be a data URI (data:image/<type>;base64,<data>) or an https URL' : 'Must be a data URI: data:image/<type>;base64,<data>');
+  } else
+    throw refused(
+      path,
+      rules.url ? 'Must be a data URI (data:image/<type>;base64,<data>) or an https URL' : 'Must be a data URI: data:image/<type>;base64,<data>',
+    );
   if (image.data.length > rules.maxBytes) throw refused(path, `The image is larger than ${kib(rules.maxBytes)}`);
   return image;
 }

@@ -24,7 +24,10 @@ const defaultKey = (ctx: Context) => (ctx.state.auth?.tokenHash as string | unde
 export function rateLimit(spec: LimitSpec) {
   const main = new RateLimiterMemory({ points: spec.points, duration: spec.durationSeconds, keyPrefix: spec.bucket });
   const limiter = spec.burst
-    ? new BurstyRateLimiter(main, new RateLimiterMemory({ points: spec.burst, duration: spec.burstSeconds ?? spec.durationSeconds * 10, keyPrefix: `${spec.bucket}:burst` }))
+    ? new BurstyRateLimiter(
+        main,
+        new RateLimiterMemory({ points: spec.burst, duration: spec.burstSeconds ?? spec.durationSeconds * 10, keyPrefix: `${spec.bucket}:burst` }),
+      )
     : main;
   const bucketHash = createHash('sha1').update(spec.bucket).digest('hex').slice(0, 16);
   const keyOf = spec.key ?? defaultKey;

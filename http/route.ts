@@ -64,9 +64,11 @@ export interface Route extends Omit<RouteEntry<Schema, Schema, Schema>, 'handle'
 export const passOn: unique symbol = Symbol('pass on');
 
 /** Declares a route; the handler's input is typed from the schemas given. */
-export function route<const P extends JSONSchema | undefined = undefined, const Q extends JSONSchema | undefined = undefined, const B extends JSONSchema | undefined = undefined>(
-  entry: RouteEntry<P, Q, B>,
-): Route {
+export function route<
+  const P extends JSONSchema | undefined = undefined,
+  const Q extends JSONSchema | undefined = undefined,
+  const B extends JSONSchema | undefined = undefined,
+>(entry: RouteEntry<P, Q, B>): Route {
   return entry as unknown as Route;
 }
 
@@ -130,11 +132,16 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
  */
 export const routeDocs = (routes: readonly Route[]): RouteDoc[] =>
   routes.flatMap(({ guards: _g, limits: spent, scope, handle: _h, readsItself: _r, documentedBy, ...doc }): RouteDoc[] =>
-    documentedBy ? [] : [{
-    ...doc,
-    ...(scope ? { oauth2Scope: scope } : {}),
-    errors: spent?.length ? [...doc.errors, 'RATE_LIMITED'] : doc.errors,
-  }]);
+    documentedBy
+      ? []
+      : [
+          {
+            ...doc,
+            ...(scope ? { oauth2Scope: scope } : {}),
+            errors: spent?.length ? [...doc.errors, 'RATE_LIMITED'] : doc.errors,
+          },
+        ],
+  );
 
 /** A path parameter's pattern in the scope table: an id is digits, as the route's schema will insist. */
 const segmentOf = (entry: Route, name: string) => {

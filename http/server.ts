@@ -41,7 +41,12 @@ export async function startHttpServer(
   let cert: string | null = null;
   let server: HttpServer;
   // A client that drips its request a byte at a time is cut off: Node checks these timeouts every few seconds.
-  const timeouts = { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 2_000, keepAliveTimeout: 65_000 };
+  const timeouts = {
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: 2_000,
+    keepAliveTimeout: 65_000,
+  };
   if (!tls) {
     server = createHttpServer(timeouts, handler);
   } else {

@@ -17,7 +17,12 @@ const queries = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTy
  * `cleanName: true` on a string: the name is replaced by its clean form (domain/text.ts), or refused, and its length
  * counted after cleaning. An empty string stays one where minLength allows it (an empty nick resets it).
  */
-const cleanNameKeyword: SchemaValidateFunction = function check(_enabled: boolean, data: string, parentSchema?: AnySchemaObject, context?: Parameters<SchemaValidateFunction>[3]) {
+const cleanNameKeyword: SchemaValidateFunction = function check(
+  _enabled: boolean,
+  data: string,
+  parentSchema?: AnySchemaObject,
+  context?: Parameters<SchemaValidateFunction>[3],
+) {
   const refuse = (message: string) => ((check as SchemaValidateFunction).errors = [{ keyword: 'cleanName', message, params: {} }]) && false;
   const min = (parentSchema?.minLength as number | undefined) ?? 0;
   if (data === '' && min === 0) return true;
@@ -72,7 +77,10 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   const seen = new Set<string>();
   const result: FieldError[] = [];
   for (const error of errors) {
-    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'required') segments.push(error.params.missingProperty);
     if (error.keyword === 'additionalProperties') segments.push(error.params.additionalProperty);
     const path = segments.join('.') || '_root';
@@ -130,7 +138,8 @@ function decimalAtMost(max: bigint): string {
 const UINT64_PATTERN = decimalAtMost(MAX_SNOWFLAKE);
 
 /** A name people type, between `minLength` and `maxLength` characters once cleaned (NFC, trimmed, visible). */
-export const nameSchema = <const Min extends number, const Max extends number>(minLength: Min, maxLength: Max) => ({ type: 'string', minLength, maxLength, cleanName: true }) as const;
+export const nameSchema = <const Min extends number, const Max extends number>(minLength: Min, maxLength: Max) =>
+  ({ type: 'string', minLength, maxLength, cleanName: true }) as const;
 
 /** Every id in a path, query or body; a wider value is refused, since no id can have it. */
 export const snowflakeSchema = { type: 'string', pattern: UINT64_PATTERN } as const;

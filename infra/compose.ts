@@ -67,7 +67,8 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
   if (engines.role !== 'all' && !config.masterKey) throw new Error(`ROLE=${engines.role} runs beside other processes: it needs the shared MASTER_KEY`);
   secureDataDir(config.dataDir);
   const { secrets, masterKeys } = await loadKeys(config);
-  if (masterKeys.rotationPending) log.warn('a master key rotation was interrupted (DATA_DIR/master.key.next): stop the server and run `replay rotate-master-key` to finish it');
+  if (masterKeys.rotationPending)
+    log.warn('a master key rotation was interrupted (DATA_DIR/master.key.next): stop the server and run `replay rotate-master-key` to finish it');
 
   // Whatever has started, in order; close() and a failed start stop it last first.
   const started: (() => Promise<void>)[] = [];
@@ -131,7 +132,9 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     if (servesHttp(engines.role)) {
       const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
       // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
-      const ws = runsGateway(engines.role) ? new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs, soleNode: engines.bus.kind === 'local' }) : null;
+      const ws = runsGateway(engines.role)
+        ? new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs, soleNode: engines.bus.kind === 'local' })
+        : null;
       gateway = ws;
       try {
         // The gateway takes the server's upgrades before it listens, and is closed first when the server closes.

@@ -43,7 +43,15 @@ function rtcRegions(raw: string | undefined): RtcRegion[] {
   const text = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
   if (!Array.isArray(value) || value.length === 0) throw new Error(problem);
   const regions = value.map((entry: Record<string, unknown>) => {
-    if (typeof entry !== 'object' || entry === null || !text(entry.id, 32) || !/^[a-z0-9-]+$/.test(entry.id as string) || !text(entry.name, 100) || !text(entry.emoji, 32)) throw new Error(problem);
+    if (
+      typeof entry !== 'object' ||
+      entry === null ||
+      !text(entry.id, 32) ||
+      !/^[a-z0-9-]+$/.test(entry.id as string) ||
+      !text(entry.name, 100) ||
+      !text(entry.emoji, 32)
+    )
+      throw new Error(problem);
     return { id: entry.id as string, name: entry.name as string, emoji: entry.emoji as string };
   });
   if (new Set(regions.map((r) => r.id)).size !== regions.length) throw new Error(problem);
@@ -79,7 +87,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readModelScrubMs: integer(env, 'READ_MODEL_SCRUB_MS', SCRUB_AFTER_MS, 10, 3_600_000),
     secretKey: env.SECRET_KEY || null,
     masterKey: env.MASTER_KEY || null,
-    masterKeysRetired: (env.MASTER_KEYS_RETIRED ?? '').split(',').map((key) => key.trim()).filter(Boolean),
+    masterKeysRetired: (env.MASTER_KEYS_RETIRED ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean),
     interactionsAllowPrivate: env.INTERACTIONS_ALLOW_PRIVATE === '1' || env.INTERACTIONS_ALLOW_PRIVATE === 'true',
     deliveryBackoffBaseMs: integer(env, 'DELIVERY_BACKOFF_BASE_MS', 30_000, 1, 30 * 60_000),
     deliveryTimeoutMs: integer(env, 'DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),

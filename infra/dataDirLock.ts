@@ -9,7 +9,8 @@ import { createPrivateDatabaseFile } from './dataDir.js';
 import type { EngineConfig } from './engines.js';
 
 /** Whether a process on these engines keeps its log or read models in DATA_DIR (the embedded default). */
-export const usesEmbeddedStores = (engines: Pick<EngineConfig, 'store' | 'readStore'>) => engines.store.kind === 'sqlite' || engines.readStore.kind === 'embedded';
+export const usesEmbeddedStores = (engines: Pick<EngineConfig, 'store' | 'readStore'>) =>
+  engines.store.kind === 'sqlite' || engines.readStore.kind === 'embedded';
 
 /** A held lock; release() gives it back (closing the connection drops it). */
 export interface DataDirLock {

@@ -33,24 +33,36 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
   const readStore = choice(env, 'READ_STORE', ['embedded', 'mongodb'] as const, 'embedded');
   const bus = choice(env, 'BUS', ['local', 'kafka'] as const, 'local');
   if (role !== 'all' && store === 'sqlite') throw new Error(`ROLE=${role} runs beside other processes: it needs a shared log (STORE=esdb with ESDB_URL)`);
-  if (role !== 'all' && readStore === 'embedded') throw new Error(`ROLE=${role} runs beside other processes: it needs shared read models (READ_STORE=mongodb with MONGO_URL)`);
+  if (role !== 'all' && readStore === 'embedded')
+    throw new Error(`ROLE=${role} runs beside other processes: it needs shared read models (READ_STORE=mongodb with MONGO_URL)`);
   if (role === 'relay' && bus !== 'kafka') throw new Error('ROLE=relay publishes to Kafka: it needs BUS=kafka with KAFKA_BROKERS');
   const settle = Number(env.SETTLE_TIMEOUT_MS || 5000);
-  if (!Number.isInteger(settle) || settle < 0 || settle > 60_000) throw new Error(`SETTLE_TIMEOUT_MS must be an integer from 0 to 60000, got "${env.SETTLE_TIMEOUT_MS}"`);
+  if (!Number.isInteger(settle) || settle < 0 || settle > 60_000)
+    throw new Error(`SETTLE_TIMEOUT_MS must be an integer from 0 to 60000, got "${env.SETTLE_TIMEOUT_MS}"`);
   return {
     role,
     store: store === 'esdb' ? { kind: 'esdb', url: required(env, 'ESDB_URL', 'STORE=esdb') } : { kind: 'sqlite' },
-    readStore: readStore === 'mongodb' ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'READ_STORE=mongodb'), database: env.MONGO_DB || 'parley' } : { kind: 'embedded' },
+    readStore:
+      readStore === 'mongodb'
+        ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'READ_STORE=mongodb'), database: env.MONGO_DB || 'parley' }
+        : { kind: 'embedded' },
     bus:
       bus === 'kafka'
         ? {
             kind: 'kafka',
-            brokers: required(env, 'KAFKA_BROKERS', 'BUS=kafka').split(',').map((b) => b.trim()).filter(Boolean),
+            brokers: required(env, 'KAFKA_BROKERS', 'BUS=kafka')
+              .split(',')
+              .map((b) => b.trim())
+              .filter(Boolean),
             topic: env.KAFKA_TOPIC || 'parley.events',
             clientId: env.KAFKA_CLIENT_ID || 'parley',
           }
         : { kind: 'local' },
-    projections: env.PROJECTIONS ? env.PROJECTIONS.split(',').map((p) => p.trim()).filter(Boolean) : null,
+    projections: env.PROJECTIONS
+      ? env.PROJECTIONS.split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+      : null,
     settleTimeoutMs: settle,
   };
 }
@@ -74,7 +86,10 @@ export async function withDeadline<T>(step: Promise<T>, ms: number, engine: Engi
     timer = setTimeout(() => reject(new EngineUnreachableError(engine, address, `no answer within ${ms / 1000} s`)), ms);
   });
   try {
-    return await Promise.race([step.catch((error) => Promise.reject(error instanceof EngineUnreachableError ? error : new EngineUnreachableError(engine, address, error))), timeout]);
+    return await Promise.race([
+      step.catch((error) => Promise.reject(error instanceof EngineUnreachableError ? error : new EngineUnreachableError(engine, address, error))),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -83,7 +98,12 @@ export async function withDeadline<T>(step: Promise<T>, ms: number, engine: Engi
 function firstLine(cause: unknown): string {
   const text = cause instanceof Error ? cause.message : String(cause);
   // gRPC appends an empty "Resolution note:" to its messages: leave it out of the one line.
-  return text.split('\n')[0].replace(/\s*Resolution note:\s*$/, '').trim() || 'no answer';
+  return (
+    text
+      .split('\n')[0]
+      .replace(/\s*Resolution note:\s*$/, '')
+      .trim() || 'no answer'
+  );
 }
 
 /** Connection strings may carry a password: never print it. */

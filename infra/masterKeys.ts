@@ -46,7 +46,12 @@ export function wrappingKeyId(wrapped: string): string | null {
 
 /** The lines of a key file that lists keys (absent: none). */
 export function keyLines(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').map((line) => line.trim()).filter(Boolean) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** Wraps with the current master key (AES-256-GCM); opens with any key it holds: "m1.<key id>.<iv>.<ciphertext>.<tag>". */

@@ -33,7 +33,11 @@ export class PrometheusMetrics implements Metrics {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers: [this.registry],
   });
-  private readonly events = new Counter({ name: 'parley_log_events_appended_total', help: 'Events appended to the log by this process', registers: [this.registry] });
+  private readonly events = new Counter({
+    name: 'parley_log_events_appended_total',
+    help: 'Events appended to the log by this process',
+    registers: [this.registry],
+  });
   private readonly deliveries = new Counter({
     name: 'parley_interaction_delivery_attempts_total',
     help: 'Interaction delivery attempts by outcome',

@@ -84,7 +84,9 @@ async function requireCaughtUp({ store, readStore }: CurrentEngines): Promise<vo
   for (const projection of allProjections) {
     const done = await readStore.getCheckpoint(projection.name);
     if (!done || comparePositions(done, head) < 0) {
-      throw new Error(`the read models are behind the log (${projection.name} at ${done?.commit ?? 0} of ${head.commit}): start the server once so that they catch up, stop it, then migrate`);
+      throw new Error(
+        `the read models are behind the log (${projection.name} at ${done?.commit ?? 0} of ${head.commit}): start the server once so that they catch up, stop it, then migrate`,
+      );
     }
   }
 }
@@ -111,7 +113,12 @@ function announcingAppends(log: EventStore): { store: EventStore; nextAppend(): 
   return { store, nextAppend: () => new Promise<void>((resolve) => (announce = resolve)) };
 }
 
-async function copyLog(from: SealingEventStore, sealing: SealingEventStore, handOver: ReturnType<typeof announcingAppends>, progress: ProgressBar): Promise<Migration> {
+async function copyLog(
+  from: SealingEventStore,
+  sealing: SealingEventStore,
+  handOver: ReturnType<typeof announcingAppends>,
+  progress: ProgressBar,
+): Promise<Migration> {
   const head = await from.sealedLog.headPosition();
   const migration: Migration = { events: 0, sealed: 0, alreadySealed: 0, withoutPersonalData: 0 };
   for await (const page of pagesOfLog(from.sealedLog, undefined)) {
@@ -121,8 +128,15 @@ async function copyLog(from: SealingEventStore, sealing: SealingEventStore, hand
       const to = event.schemaVersion >= SEALED_SCHEMA ? handOver.store : sealing;
       const { id, type, data, metadata, schemaVersion } = event;
       // The expected revision keeps each event at its revision: the new log refuses any other.
-      appends.push(to.appendToStream(event.streamId, [{ id, type, data, metadata, schemaVersion }], { expectedRevision: event.revision === 0n ? 'no_stream' : event.revision - 1n }));
-      const failed = await Promise.race([reached, appends[appends.length - 1]]).then(() => false, () => true);
+      appends.push(
+        to.appendToStream(event.streamId, [{ id, type, data, metadata, schemaVersion }], {
+          expectedRevision: event.revision === 0n ? 'no_stream' : event.revision - 1n,
+        }),
+      );
+      const failed = await Promise.race([reached, appends[appends.length - 1]]).then(
+        () => false,
+        () => true,
+      );
       if (failed) break;
     }
     const outcomes = await Promise.allSettled(appends);
@@ -147,13 +161,19 @@ async function requireSame(old: RecordedEvent[], written: RecordedEvent[], from:
   const [before, after] = [await from.open(old), await sealing.open(written)];
   old.forEach((event, i) => {
     const copy = written[i];
-    const differs =
-      !copy ? 'missing'
-      : copy.position.commit !== event.position.commit ? `at position ${copy.position.commit}`
-      : copy.id !== event.id || copy.streamId !== event.streamId || copy.revision !== event.revision || copy.type !== event.type ? `as ${copy.id} ${copy.streamId}@${copy.revision} ${copy.type}`
-      : JSON.stringify(after[i].data) !== JSON.stringify(before[i].data) || JSON.stringify(after[i].metadata) !== JSON.stringify(before[i].metadata) ? 'opening to other data'
-      : null;
-    if (differs) throw new Error(`event ${event.id} (${event.streamId}@${event.revision} ${event.type}, position ${event.position.commit}) came out ${differs} in the migrated log: nothing was replaced`);
+    const differs = !copy
+      ? 'missing'
+      : copy.position.commit !== event.position.commit
+        ? `at position ${copy.position.commit}`
+        : copy.id !== event.id || copy.streamId !== event.streamId || copy.revision !== event.revision || copy.type !== event.type
+          ? `as ${copy.id} ${copy.streamId}@${copy.revision} ${copy.type}`
+          : JSON.stringify(after[i].data) !== JSON.stringify(before[i].data) || JSON.stringify(after[i].metadata) !== JSON.stringify(before[i].metadata)
+            ? 'opening to other data'
+            : null;
+    if (differs)
+      throw new Error(
+        `event ${event.id} (${event.streamId}@${event.revision} ${event.type}, position ${event.position.commit}) came out ${differs} in the migrated log: nothing was replaced`,
+      );
   });
 }
 

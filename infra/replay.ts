@@ -35,7 +35,12 @@ import { rotateMasterKey } from './rotateMasterKey.js';
  * Personal fields are opened where their key exists; an erased one is written as null and its event marked
  * `"erased": true`, never a failure.
  */
-export async function exportNdjson(store: SealingEventStore, options: { stream?: string; from?: Position }, out: NodeJS.WritableStream, progress: ProgressBar): Promise<number> {
+export async function exportNdjson(
+  store: SealingEventStore,
+  options: { stream?: string; from?: Position },
+  out: NodeJS.WritableStream,
+  progress: ProgressBar,
+): Promise<number> {
   const log = store.sealedLog;
   const head = await log.headPosition();
   let written = 0;
@@ -52,7 +57,8 @@ export async function exportNdjson(store: SealingEventStore, options: { stream?:
   return written;
 }
 
-const USAGE = 'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay migrate | replay rotate-master-key';
+const USAGE =
+  'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay migrate | replay rotate-master-key';
 
 const HELP = `${USAGE}
 
@@ -120,7 +126,14 @@ function parsedArguments(argv: string[]) {
     return parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { projections: { type: 'string' }, stream: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, user: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        projections: { type: 'string' },
+        stream: { type: 'string' },
+        from: { type: 'string' },
+        out: { type: 'string' },
+        user: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     // Node's first sentence names the option ("Unknown option '--x'"); the rest is about positionals.
@@ -135,8 +148,16 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const [command] = positionals;
-  if (positionals.length !== 1 || !['rebuild', 'export', 'erase', 'migrate', 'rotate-master-key'].includes(command)) throw new Error(`${USAGE} (--help says more)`);
-  const chosen = selectProjections(values.projections ? values.projections.split(',').map((n) => n.trim()).filter(Boolean) : null);
+  if (positionals.length !== 1 || !['rebuild', 'export', 'erase', 'migrate', 'rotate-master-key'].includes(command))
+    throw new Error(`${USAGE} (--help says more)`);
+  const chosen = selectProjections(
+    values.projections
+      ? values.projections
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean)
+      : null,
+  );
   const from = values.from ? decodePosition(values.from) : undefined;
   const config = loadConfig();
   const engines = loadEngineConfig();

@@ -45,7 +45,8 @@ export function aroundBatches(store: EventStore, around: (batch: RecordedEvent[]
   return new Proxy(store, {
     get(target, property) {
       if (property === 'subscribeToAll') {
-        return (...[options, handler, onError]: Parameters<EventStore['subscribeToAll']>) => target.subscribeToAll(options, (batch) => around(batch, handler), onError);
+        return (...[options, handler, onError]: Parameters<EventStore['subscribeToAll']>) =>
+          target.subscribeToAll(options, (batch) => around(batch, handler), onError);
       }
       const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
@@ -95,7 +96,7 @@ export async function* pagesOfLog(store: EventStore, from: Position | undefined)
 }
 
 export async function* pagesOfStream(store: EventStore, streamId: string, from: Position | undefined): AsyncGenerator<RecordedEvent[]> {
-  for (let revision = 0n; ; ) {
+  for (let revision = 0n; ;) {
     const page = await store.readStream(streamId, { fromRevision: revision, maxCount: PAGE });
     if (page.length === 0) return;
     yield from ? page.filter((e) => comparePositions(e.position, from) >= 0) : page;

@@ -91,7 +91,9 @@ export async function openEngines(
     for (const engine of opened.splice(0).reverse()) await engine.close();
   };
   try {
-    const sealedLog = keep(engines.store.kind === 'esdb' ? await EsdbEventStore.connect(engines.store.url) : new SqliteEventStore(join(config.dataDir, 'events.db')));
+    const sealedLog = keep(
+      engines.store.kind === 'esdb' ? await EsdbEventStore.connect(engines.store.url) : new SqliteEventStore(join(config.dataDir, 'events.db')),
+    );
     let readStore: ReadStore;
     let blobs: BlobStore;
     let keys: KeyStore;

@@ -19,7 +19,10 @@ import { type MasterKeys, keyLines, masterKeyFiles, masterKeyId, parseMasterKey 
 type Settings = Pick<Config, 'dataDir' | 'masterKey' | 'masterKeysRetired'>;
 
 /** Rotates the master key of `keys` (opened with `masterKeys`), writing what it did to `out`. */
-export async function rotateMasterKey({ config, keys, masterKeys }: { config: Settings; keys: KeyStore; masterKeys: MasterKeys }, out: NodeJS.WritableStream): Promise<void> {
+export async function rotateMasterKey(
+  { config, keys, masterKeys }: { config: Settings; keys: KeyStore; masterKeys: MasterKeys },
+  out: NodeJS.WritableStream,
+): Promise<void> {
   if (!keys.rewrap) throw new Error('this key store cannot re-wrap its keys');
   const rewrap = (target: Wrapping) => keys.rewrap!(target);
   const files = masterKeyFiles(config.dataDir);

@@ -28,7 +28,6 @@ export function envelopesOf(event: { data: unknown }): Envelope[] {
   return data && typeof data === 'object' && Array.isArray(data[SEALED]) ? (data[SEALED] as Envelope[]) : [];
 }
 
-
 /** A 256-bit AES key and the id events name it by. */
 export interface DataKey {
   id: string;

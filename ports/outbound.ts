@@ -13,10 +13,18 @@ export class OutboundUrlError extends Error {
 }
 
 /** POSTs a JSON body to a checked URL within timeoutMs; refuses (OutboundUrlError) as CheckOutboundUrl does. */
-export type PostJson = (url: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs: number }) => Promise<{ status: number }>;
+export type PostJson = (
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs: number },
+) => Promise<{ status: number }>;
 
 /** Refuses (OutboundUrlError) a URL that is not https or that resolves to a private address, unless allowPrivate. */
 export type CheckOutboundUrl = (url: string, options: { allowPrivate: boolean }) => Promise<void>;
 
 /** GETs a URL as CheckOutboundUrl allows, within timeoutMs; a body over maxBytes is cut off and refused (`tooLarge`). */
-export type GetBytes = (url: string, options: { allowPrivate: boolean; timeoutMs: number; maxBytes: number }) => Promise<{ status: number; data: Buffer; tooLarge: boolean }>;
+export type GetBytes = (
+  url: string,
+  options: { allowPrivate: boolean; timeoutMs: number; maxBytes: number },
+) => Promise<{ status: number; data: Buffer; tooLarge: boolean }>;

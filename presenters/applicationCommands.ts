@@ -3,7 +3,23 @@
 import type { ApplicationCommandDoc } from '../projections/applicationCommands.js';
 import type { ParleyApplicationCommand } from './differences.js';
 
-export function applicationCommandObject({ _id, application_id, guild_id, name, name_localizations, description, description_localizations, type, options, default_member_permissions, dm_permission, nsfw, contexts, integration_types, version }: ApplicationCommandDoc): ParleyApplicationCommand {
+export function applicationCommandObject({
+  _id,
+  application_id,
+  guild_id,
+  name,
+  name_localizations,
+  description,
+  description_localizations,
+  type,
+  options,
+  default_member_permissions,
+  dm_permission,
+  nsfw,
+  contexts,
+  integration_types,
+  version,
+}: ApplicationCommandDoc): ParleyApplicationCommand {
   return {
     id: _id,
     application_id,

@@ -162,8 +162,7 @@ export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & {
  * the component used.
  */
 export type ParleyInteractionData =
-  | (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved })
-  | Omit<UsedComponent, 'message'>;
+  (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved }) | Omit<UsedComponent, 'message'>;
 
 /** The API's interaction of the kinds a bot receives from Parley: a command or a component used. */
 type APIBotInteraction = APIBaseInteraction<InteractionType.ApplicationCommand | InteractionType.MessageComponent, ParleyInteractionData>;
@@ -278,7 +277,8 @@ export type ParleyPresence = Omit<GatewayPresenceUpdateDispatchData, 'user' | 's
 };
 
 /** MESSAGE_CREATE and MESSAGE_UPDATE: the API's message with its gateway fields, with Parley's components. */
-export type ParleyMessageDispatchData = Omit<GatewayMessageCreateDispatchData, 'components' | 'referenced_message'> & Pick<ParleyMessage, 'components' | 'referenced_message'>;
+export type ParleyMessageDispatchData = Omit<GatewayMessageCreateDispatchData, 'components' | 'referenced_message'> &
+  Pick<ParleyMessage, 'components' | 'referenced_message'>;
 
 /** A group DM's recipient added or removed. */
 export interface ParleyRecipientChange {

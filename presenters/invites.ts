@@ -9,7 +9,8 @@ import { apiTimestamp } from './timestamps.js';
 import { partialUser } from './users.js';
 
 /** An invite document, or a vanity code seen as an invite (no inviter, no creation time). */
-export type InviteView = Omit<InviteData, 'inviter_id' | 'created_at'> & Pick<InviteDoc, 'expires_at'> & { inviter_id: string | null; created_at: string | null };
+export type InviteView = Omit<InviteData, 'inviter_id' | 'created_at'> &
+  Pick<InviteDoc, 'expires_at'> & { inviter_id: string | null; created_at: string | null };
 
 /**
  * An invite with the spec's fields (code, guild, channel, inviter, uses, max_uses, max_age, temporary, created_at),
@@ -22,7 +23,19 @@ export function inviteObject(doc: InviteView, guild: GuildDoc, channel: ChannelD
     code: doc.code,
     type: doc.pack_id ? 2 : 0,
     guild_id: doc.guild_id,
-    guild: { id: guild._id, name: guild.name, icon: guild.icon, splash: guild.splash ?? null, banner: guild.banner ?? null, description: guild.description, features: [], verification_level: guild.verification_level, vanity_url_code: guild.vanity_url_code, nsfw_level: 0, premium_subscription_count: 0 },
+    guild: {
+      id: guild._id,
+      name: guild.name,
+      icon: guild.icon,
+      splash: guild.splash ?? null,
+      banner: guild.banner ?? null,
+      description: guild.description,
+      features: [],
+      verification_level: guild.verification_level,
+      vanity_url_code: guild.vanity_url_code,
+      nsfw_level: 0,
+      premium_subscription_count: 0,
+    },
     channel_id: doc.channel_id,
     channel: channel ? { id: channel._id, name: channel.name, type: channel.type } : null,
     pack_id: doc.pack_id,

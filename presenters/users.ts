@@ -29,5 +29,13 @@ export type PartialUser = Pick<APIUser, 'id' | 'username' | 'discriminator' | 'g
 
 /** The partial user embedded in other objects. */
 export function partialUser(doc: UserDoc): PartialUser {
-  return { id: doc._id, username: doc.username, discriminator: doc.discriminator, global_name: null, avatar: doc.avatar, bot: doc.bot, public_flags: doc.public_flags };
+  return {
+    id: doc._id,
+    username: doc.username,
+    discriminator: doc.discriminator,
+    global_name: null,
+    avatar: doc.avatar,
+    bot: doc.bot,
+    public_flags: doc.public_flags,
+  };
 }

@@ -37,12 +37,16 @@ export class AttachmentRemover {
   async start(): Promise<void> {
     const from = await this.deps.readStore.getCheckpoint(CHECKPOINT);
     this.processed = from;
-    this.subscription = this.deps.store.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.follow(events), (error) => {
-      // Stopped: nobody may wait for it, and the next start resumes from the checkpoint.
-      this.subscription = null;
-      this.waits.releaseAll();
-      this.onError(error);
-    });
+    this.subscription = this.deps.store.subscribeToAll(
+      { fromPosition: from ?? undefined },
+      (events) => this.follow(events),
+      (error) => {
+        // Stopped: nobody may wait for it, and the next start resumes from the checkpoint.
+        this.subscription = null;
+        this.waits.releaseAll();
+        this.onError(error);
+      },
+    );
   }
 
   private async follow(events: RecordedEvent[]): Promise<void> {

@@ -68,7 +68,8 @@ export class DeliveryWorker {
     }
     for (const doc of await interactionsWithStatus(readStore, 'in_flight')) {
       const last = doc.attempts[doc.attempts.length - 1];
-      if (!this.timers.has(doc._id)) this.at(doc._id, Date.parse(last.started_at) + this.runtime.config.deliveryTimeoutMs + ORPHAN_GRACE_MS, () => this.failOrphan(doc._id, last.attempt));
+      if (!this.timers.has(doc._id))
+        this.at(doc._id, Date.parse(last.started_at) + this.runtime.config.deliveryTimeoutMs + ORPHAN_GRACE_MS, () => this.failOrphan(doc._id, last.attempt));
     }
   }
 
@@ -95,12 +96,15 @@ export class DeliveryWorker {
   private at(interactionId: string, dueAt: number, task: () => Promise<void>) {
     if (this.stopped) return;
     clearTimeout(this.timers.get(interactionId));
-    const timer = setTimeout(() => {
-      this.timers.delete(interactionId);
-      const run = task().catch((error) => this.runtime.log.error({ err: error, interactionId }, 'delivery attempt failed to run'));
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
-    }, Math.max(0, dueAt - this.runtime.clock.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(interactionId);
+        const run = task().catch((error) => this.runtime.log.error({ err: error, interactionId }, 'delivery attempt failed to run'));
+        this.running.add(run);
+        void run.finally(() => this.running.delete(run));
+      },
+      Math.max(0, dueAt - this.runtime.clock.now()),
+    );
     this.timers.set(interactionId, timer);
   }
 
@@ -126,7 +130,10 @@ export class DeliveryWorker {
       'X-Service-Signature': this.outbound.sign(secrets.open(webhook.credential!.sealedToken), timestamp, body),
     };
     try {
-      const { status } = await this.outbound.postJson(url, body, headers, { allowPrivate: config.interactionsAllowPrivate, timeoutMs: config.deliveryTimeoutMs });
+      const { status } = await this.outbound.postJson(url, body, headers, {
+        allowPrivate: config.interactionsAllowPrivate,
+        timeoutMs: config.deliveryTimeoutMs,
+      });
       return { status };
     } catch (error) {
       if (error instanceof OutboundUrlError) return { refused: error.message };
@@ -138,7 +145,11 @@ export class DeliveryWorker {
     const delay = backoffDelay(attempt, this.runtime.config.deliveryBackoffBaseMs, Math.random());
     const events = await recordAttempt(this.runtime, interactionId, attempt, result, delay);
     if (events?.[0]) this.runtime.metrics.delivery(events[0].type);
-    if (events) this.runtime.log.info({ interactionId, attempt, outcome: events[0]?.type, status: 'status' in result ? result.status : undefined }, 'interaction delivery attempt');
+    if (events)
+      this.runtime.log.info(
+        { interactionId, attempt, outcome: events[0]?.type, status: 'status' in result ? result.status : undefined },
+        'interaction delivery attempt',
+      );
   }
 
   private async failOrphan(interactionId: string, attempt: number) {

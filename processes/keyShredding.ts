@@ -31,11 +31,15 @@ export class KeyShredder {
   async start(): Promise<void> {
     const from = await this.keys.checkpoint();
     this.processed = from;
-    this.subscription = this.log.subscribeToAll({ fromPosition: from ?? undefined }, (events) => this.follow(events), (error) => {
-      this.subscription = null;
-      this.waits.releaseAll();
-      this.onError(error);
-    });
+    this.subscription = this.log.subscribeToAll(
+      { fromPosition: from ?? undefined },
+      (events) => this.follow(events),
+      (error) => {
+        this.subscription = null;
+        this.waits.releaseAll();
+        this.onError(error);
+      },
+    );
   }
 
   private async follow(events: RecordedEvent[]): Promise<void> {

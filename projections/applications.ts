@@ -42,7 +42,9 @@ export const applicationsProjection = projection({
         return [{ replaceOne: { collection: APPLICATIONS, filter: { _id: doc._id }, replacement: doc, upsert: true } }];
       }
       case 'ApplicationBotCreated':
-        return [{ updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } }];
+        return [
+          { updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } },
+        ];
       case 'ApplicationUpdated': {
         const { applicationId, ...changed } = event.data;
         return [{ updateOne: { collection: APPLICATIONS, filter: { _id: applicationId }, update: { $set: changed } } }];

@@ -50,8 +50,27 @@ export const AuditLogAction = {
 } as const;
 
 /** Actions whose target is a user: their users are embedded in the audit log response. */
-const { MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, MEMBER_MOVE, BOT_ADD, WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE } = AuditLogAction;
-export const USER_TARGETED_ACTIONS: readonly number[] = [MEMBER_KICK, MEMBER_BAN_ADD, MEMBER_BAN_REMOVE, MEMBER_UPDATE, MEMBER_DISCONNECT, MEMBER_MOVE, BOT_ADD];
+const {
+  MEMBER_KICK,
+  MEMBER_BAN_ADD,
+  MEMBER_BAN_REMOVE,
+  MEMBER_UPDATE,
+  MEMBER_DISCONNECT,
+  MEMBER_MOVE,
+  BOT_ADD,
+  WEBHOOK_CREATE,
+  WEBHOOK_UPDATE,
+  WEBHOOK_DELETE,
+} = AuditLogAction;
+export const USER_TARGETED_ACTIONS: readonly number[] = [
+  MEMBER_KICK,
+  MEMBER_BAN_ADD,
+  MEMBER_BAN_REMOVE,
+  MEMBER_UPDATE,
+  MEMBER_DISCONNECT,
+  MEMBER_MOVE,
+  BOT_ADD,
+];
 export const WEBHOOK_ACTIONS: readonly number[] = [WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE];
 
 export interface AuditEntryDoc {
@@ -88,7 +107,13 @@ const INVITE_SKIP: (keyof InviteData)[] = ['guild_id', 'created_at'];
 const IMAGE_KEYS = ['icon', 'avatar', 'banner', 'splash', 'discovery_splash'];
 const auditKey = (change: Change): Change => (IMAGE_KEYS.includes(change.key) ? { ...change, key: `${change.key}_hash` } : change);
 /** A webhook as the widely used API's audit entries describe it: type, channel, name and avatar hash. */
-const auditedWebhook = ({ channel_id, name, avatar, interaction_url }: WebhookData) => ({ type: WEBHOOK_TYPE_INCOMING, channel_id, name, avatar, interaction_url });
+const auditedWebhook = ({ channel_id, name, avatar, interaction_url }: WebhookData) => ({
+  type: WEBHOOK_TYPE_INCOMING,
+  channel_id,
+  name,
+  avatar,
+  interaction_url,
+});
 /**
  * The spec numbers emoji entries 72-74, which the widely used API gives to message deletes and pins: discord.js then
  * reads `options.channel_id` and fails when there are no options, so emoji entries carry empty ones (discord.py skips
@@ -120,9 +145,19 @@ const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent
     targetId: data.guildId,
     changes: [{ key: 'vanity_url_code', old_value: data.previousCode, new_value: data.code }],
   }),
-  ChannelCreated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_CREATE, targetId: data.channel.id, changes: created(data.channel) }),
+  ChannelCreated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.CHANNEL_CREATE,
+    targetId: data.channel.id,
+    changes: created(data.channel),
+  }),
   ChannelUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_UPDATE, targetId: data.channelId, changes: data.changes }),
-  ChannelDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_DELETE, targetId: data.channel.id, changes: deleted(data.channel) }),
+  ChannelDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.CHANNEL_DELETE,
+    targetId: data.channel.id,
+    changes: deleted(data.channel),
+  }),
   ChannelOverwriteSet: ({ data }) => ({
     guildId: data.guildId,
     actionType: AuditLogAction.CHANNEL_UPDATE,
@@ -146,31 +181,103 @@ const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent
     options: { delete_message_days: String(Math.floor(data.deleteMessageSeconds / 86400)), delete_message_seconds: String(data.deleteMessageSeconds) },
   }),
   MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_BAN_REMOVE, targetId: data.userId }),
-  MemberUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_UPDATE, targetId: data.userId, changes: data.changes.map(auditKey) }),
+  MemberUpdated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.MEMBER_UPDATE,
+    targetId: data.userId,
+    changes: data.changes.map(auditKey),
+  }),
   // As the widely used API: options name the channel moved to and how many members (here always one entry per member).
   VoiceChannelMoved: ({ data }) =>
-    data.movedBy ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_MOVE, targetId: data.userId, options: { channel_id: data.channelId, count: '1' } } : null,
+    data.movedBy
+      ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_MOVE, targetId: data.userId, options: { channel_id: data.channelId, count: '1' } }
+      : null,
   VoiceChannelLeft: ({ data }) =>
-    data.reason === 'disconnected' ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_DISCONNECT, targetId: data.userId, options: { count: '1' } } : null,
-  RoleCreated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_CREATE, targetId: data.role.id, changes: created(data.role, ['id', 'position', 'tags']) }),
+    data.reason === 'disconnected'
+      ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_DISCONNECT, targetId: data.userId, options: { count: '1' } }
+      : null,
+  RoleCreated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.ROLE_CREATE,
+    targetId: data.role.id,
+    changes: created(data.role, ['id', 'position', 'tags']),
+  }),
   RoleUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_UPDATE, targetId: data.roleId, changes: data.changes }),
-  RoleDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_DELETE, targetId: data.role.id, changes: deleted(data.role, ['id', 'position', 'tags']) }),
-  InviteCreated: ({ data }) => ({ guildId: data.invite.guild_id, actionType: AuditLogAction.INVITE_CREATE, targetId: null, changes: created(data.invite, INVITE_SKIP) }),
-  InviteDeleted: ({ data }) => ({ guildId: data.invite.guild_id, actionType: AuditLogAction.INVITE_DELETE, targetId: null, changes: deleted(data.invite, INVITE_SKIP) }),
-  WebhookCreated: ({ data }) => ({ guildId: data.webhook.guild_id, actionType: AuditLogAction.WEBHOOK_CREATE, targetId: data.webhook.id, changes: created(auditedWebhook(data.webhook), []).map(auditKey) }),
-  WebhookUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.WEBHOOK_UPDATE, targetId: data.webhookId, changes: data.changes.map(auditKey) }),
-  WebhookDeleted: ({ data }) => ({ guildId: data.webhook.guild_id, actionType: AuditLogAction.WEBHOOK_DELETE, targetId: data.webhook.id, changes: deleted(auditedWebhook(data.webhook), []).map(auditKey) }),
-  EmojiCreated: ({ data }) => ({ ...emojiEntry, guildId: data.guildId, actionType: AuditLogAction.EMOJI_CREATE, targetId: data.emoji.id, changes: created(auditedEmoji(data.emoji)) }),
-  EmojiUpdated: ({ data }) => ({ ...emojiEntry, guildId: data.guildId, actionType: AuditLogAction.EMOJI_UPDATE, targetId: data.emojiId, changes: data.changes }),
-  EmojiDeleted: ({ data }) => ({ ...emojiEntry, guildId: data.guildId, actionType: AuditLogAction.EMOJI_DELETE, targetId: data.emoji.id, changes: deleted(auditedEmoji(data.emoji)) }),
-  StickerCreated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.STICKER_CREATE, targetId: data.sticker.id, changes: created(auditedSticker(data.sticker)) }),
+  RoleDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.ROLE_DELETE,
+    targetId: data.role.id,
+    changes: deleted(data.role, ['id', 'position', 'tags']),
+  }),
+  InviteCreated: ({ data }) => ({
+    guildId: data.invite.guild_id,
+    actionType: AuditLogAction.INVITE_CREATE,
+    targetId: null,
+    changes: created(data.invite, INVITE_SKIP),
+  }),
+  InviteDeleted: ({ data }) => ({
+    guildId: data.invite.guild_id,
+    actionType: AuditLogAction.INVITE_DELETE,
+    targetId: null,
+    changes: deleted(data.invite, INVITE_SKIP),
+  }),
+  WebhookCreated: ({ data }) => ({
+    guildId: data.webhook.guild_id,
+    actionType: AuditLogAction.WEBHOOK_CREATE,
+    targetId: data.webhook.id,
+    changes: created(auditedWebhook(data.webhook), []).map(auditKey),
+  }),
+  WebhookUpdated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.WEBHOOK_UPDATE,
+    targetId: data.webhookId,
+    changes: data.changes.map(auditKey),
+  }),
+  WebhookDeleted: ({ data }) => ({
+    guildId: data.webhook.guild_id,
+    actionType: AuditLogAction.WEBHOOK_DELETE,
+    targetId: data.webhook.id,
+    changes: deleted(auditedWebhook(data.webhook), []).map(auditKey),
+  }),
+  EmojiCreated: ({ data }) => ({
+    ...emojiEntry,
+    guildId: data.guildId,
+    actionType: AuditLogAction.EMOJI_CREATE,
+    targetId: data.emoji.id,
+    changes: created(auditedEmoji(data.emoji)),
+  }),
+  EmojiUpdated: ({ data }) => ({
+    ...emojiEntry,
+    guildId: data.guildId,
+    actionType: AuditLogAction.EMOJI_UPDATE,
+    targetId: data.emojiId,
+    changes: data.changes,
+  }),
+  EmojiDeleted: ({ data }) => ({
+    ...emojiEntry,
+    guildId: data.guildId,
+    actionType: AuditLogAction.EMOJI_DELETE,
+    targetId: data.emoji.id,
+    changes: deleted(auditedEmoji(data.emoji)),
+  }),
+  StickerCreated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.STICKER_CREATE,
+    targetId: data.sticker.id,
+    changes: created(auditedSticker(data.sticker)),
+  }),
   StickerUpdated: ({ data }) => ({
     guildId: data.guildId,
     actionType: AuditLogAction.STICKER_UPDATE,
     targetId: data.stickerId,
     changes: auditedStickerChanges(data.changes),
   }),
-  StickerDeleted: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.STICKER_DELETE, targetId: data.sticker.id, changes: deleted(auditedSticker(data.sticker)) }),
+  StickerDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.STICKER_DELETE,
+    targetId: data.sticker.id,
+    changes: deleted(auditedSticker(data.sticker)),
+  }),
 };
 
 /** A snowflake of the event's time whose low 22 bits are its log position's (prepare positions are unique per event). */
@@ -200,7 +307,9 @@ export const auditLogProjection = projection({
       const memberUpdates = { action_type: AuditLogAction.MEMBER_UPDATE, target_id: userId };
       return [
         { updateMany: { collection: AUDIT_LOG_ENTRIES, filter: { user_id: userId }, update: { $set: { reason: null } } } },
-        ...MEMBER_PERSONAL_KEYS.map((key): WriteOp => ({ updateMany: { collection: AUDIT_LOG_ENTRIES, filter: memberUpdates, update: { $pull: { changes: { key } } } } })),
+        ...MEMBER_PERSONAL_KEYS.map((key): WriteOp => ({
+          updateMany: { collection: AUDIT_LOG_ENTRIES, filter: memberUpdates, update: { $pull: { changes: { key } } } },
+        })),
       ];
     }
     const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts | null) | undefined>)[event.type];

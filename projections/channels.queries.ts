@@ -13,7 +13,8 @@ export const channelById = (read: Pick<ReadStore, 'findOne'>, channelId: string)
 export const channelsByIds = (read: Pick<ReadStore, 'find'>, channelIds: string[]) => read.find<ChannelDoc>(CHANNELS, { _id: { $in: channelIds } });
 
 /** A guild's channels in position order. */
-export const channelsOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<ChannelDoc>(CHANNELS, { guild_id: guildId }, { sort: { position: 1 } });
+export const channelsOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) =>
+  read.find<ChannelDoc>(CHANNELS, { guild_id: guildId }, { sort: { position: 1 } });
 
 /** A guild's channels in the store's order, as the gateway's guild payloads have always listed them. */
 export const channelsOfGuildUnordered = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<ChannelDoc>(CHANNELS, { guild_id: guildId });

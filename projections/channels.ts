@@ -20,7 +20,16 @@ const pullOverwrite = (channelId: string, overwriteId: string): WriteOp => ({
 
 export const channelsProjection = projection({
   name: 'channels',
-  handles: ['GuildCreated', 'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelOverwriteSet', 'ChannelOverwriteDeleted', 'RoleDeleted', 'GuildDeleted'],
+  handles: [
+    'GuildCreated',
+    'ChannelCreated',
+    'ChannelUpdated',
+    'ChannelDeleted',
+    'ChannelOverwriteSet',
+    'ChannelOverwriteDeleted',
+    'RoleDeleted',
+    'GuildDeleted',
+  ],
   collections: [CHANNELS],
   indexes: [
     { collection: CHANNELS, keys: { guild_id: 1, position: 1 } },
@@ -44,13 +53,22 @@ export const channelsProjection = projection({
       case 'ChannelOverwriteSet': {
         const { channelId, overwrite } = e.data;
         // Two writes: within one update, $push would run before $pull and the new overwrite would be pulled out again.
-        return [pullOverwrite(channelId, overwrite.id), { updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: { $push: { permission_overwrites: overwrite } } } }];
+        return [
+          pullOverwrite(channelId, overwrite.id),
+          { updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: { $push: { permission_overwrites: overwrite } } } },
+        ];
       }
       case 'ChannelOverwriteDeleted':
         return [pullOverwrite(e.data.channelId, e.data.overwrite.id)];
       case 'RoleDeleted':
         return [
-          { updateMany: { collection: CHANNELS, filter: { guild_id: e.data.guildId }, update: { $pull: { permission_overwrites: { id: e.data.role.id, type: 0 } } } } },
+          {
+            updateMany: {
+              collection: CHANNELS,
+              filter: { guild_id: e.data.guildId },
+              update: { $pull: { permission_overwrites: { id: e.data.role.id, type: 0 } } },
+            },
+          },
         ];
       case 'GuildDeleted':
         return [{ deleteMany: { collection: CHANNELS, filter: { guild_id: e.data.guildId } } }];

@@ -7,7 +7,8 @@ import type { DmChannelDoc } from './dms.js';
 export const dmChannelById = (read: Pick<ReadStore, 'findOne'>, channelId: string) => read.findOne<DmChannelDoc>(CHANNELS, { _id: channelId });
 
 /** The DMs and group DMs a user takes part in. */
-export const dmChannelsOf = (read: Pick<ReadStore, 'find'>, userId: string) => read.find<DmChannelDoc>(CHANNELS, { recipient_ids: { $all: [userId] }, guild_id: null });
+export const dmChannelsOf = (read: Pick<ReadStore, 'find'>, userId: string) =>
+  read.find<DmChannelDoc>(CHANNELS, { recipient_ids: { $all: [userId] }, guild_id: null });
 
 /** The DMs and group DMs a user takes part in, by channel type (as READY lists them). */
 export const privateChannelDocsOf = (read: Pick<ReadStore, 'find'>, userId: string) =>

@@ -66,7 +66,9 @@ export const dmsProjection = projection({
         return [update(e.data.channelId, { $set: { name: e.data.name } })];
       // A new message brings a closed DM back into its recipients' lists, as in the widely used API.
       case 'MessageCreated':
-        return e.data.guildId === null ? [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }] : [];
+        return e.data.guildId === null
+          ? [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }]
+          : [];
       // The DMs a deleted account was in stay (it left its group DMs first): their other side is Deleted User from now on.
       case 'UserErased': {
         const { userId } = e.data;

@@ -7,7 +7,8 @@ import type { EmojiDoc, StickerDoc } from './expressions.js';
 export const emojisOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<EmojiDoc>(EMOJIS, { guild_id: guildId }, { sort: { _id: 1 } });
 
 /** An emoji of this guild (null for one of another guild). */
-export const emojiOfGuild = (read: Pick<ReadStore, 'findOne'>, guildId: string, emojiId: string) => read.findOne<EmojiDoc>(EMOJIS, { _id: emojiId, guild_id: guildId });
+export const emojiOfGuild = (read: Pick<ReadStore, 'findOne'>, guildId: string, emojiId: string) =>
+  read.findOne<EmojiDoc>(EMOJIS, { _id: emojiId, guild_id: guildId });
 
 /** A guild's stickers, oldest first. */
 export const stickersOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<StickerDoc>(STICKERS, { guild_id: guildId }, { sort: { _id: 1 } });
@@ -22,4 +23,5 @@ export async function stickersPage(read: Pick<ReadStore, 'find' | 'count'>, guil
 }
 
 /** A sticker of this guild (null for one of another guild). */
-export const stickerOfGuild = (read: Pick<ReadStore, 'findOne'>, guildId: string, stickerId: string) => read.findOne<StickerDoc>(STICKERS, { _id: stickerId, guild_id: guildId });
+export const stickerOfGuild = (read: Pick<ReadStore, 'findOne'>, guildId: string, stickerId: string) =>
+  read.findOne<StickerDoc>(STICKERS, { _id: stickerId, guild_id: guildId });

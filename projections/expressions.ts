@@ -22,7 +22,9 @@ export interface StickerDoc extends Omit<StickerData, 'id'> {
 const created = (collection: string, guildId: string, { id, ...fields }: EmojiData | StickerData): WriteOp => ({
   replaceOne: { collection, filter: { _id: id }, replacement: { _id: id, guild_id: guildId, ...fields }, upsert: true },
 });
-const updated = (collection: string, id: string, changes: Change[]): WriteOp => ({ updateOne: { collection, filter: { _id: id }, update: { $set: changeSet(changes) } } });
+const updated = (collection: string, id: string, changes: Change[]): WriteOp => ({
+  updateOne: { collection, filter: { _id: id }, update: { $set: changeSet(changes) } },
+});
 const deleted = (collection: string, id: string): WriteOp => ({ deleteOne: { collection, filter: { _id: id } } });
 
 export const expressionsProjection = projection({

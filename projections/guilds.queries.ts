@@ -19,4 +19,5 @@ export const rolesOfGuildUnordered = (read: Pick<ReadStore, 'find'>, guildId: st
 export const roleById = (read: Pick<ReadStore, 'findOne'>, roleId: string) => read.findOne<RoleDoc>(ROLES, { _id: roleId });
 
 /** A role of this guild (null for a role of another guild). */
-export const roleOfGuild = (read: Pick<ReadStore, 'findOne'>, guildId: string, roleId: string) => read.findOne<RoleDoc>(ROLES, { _id: roleId, guild_id: guildId });
+export const roleOfGuild = (read: Pick<ReadStore, 'findOne'>, guildId: string, roleId: string) =>
+  read.findOne<RoleDoc>(ROLES, { _id: roleId, guild_id: guildId });

@@ -23,11 +23,26 @@ export interface RoleDoc extends Omit<RoleData, 'id'> {
 }
 
 const roleDoc = (guildId: string, { id, ...role }: RoleData): RoleDoc => ({ _id: id, guild_id: guildId, ...role });
-const countMembers = (guildId: string, by: number): WriteOp => ({ updateOne: { collection: GUILDS, filter: { _id: guildId }, update: { $inc: { member_count: by } } } });
+const countMembers = (guildId: string, by: number): WriteOp => ({
+  updateOne: { collection: GUILDS, filter: { _id: guildId }, update: { $inc: { member_count: by } } },
+});
 
 export const guildsProjection = projection({
   name: 'guilds',
-  handles: ['GuildCreated', 'GuildUpdated', 'GuildDeleted', 'VanityCodeSet', 'MemberJoined', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'ChannelDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDeleted'],
+  handles: [
+    'GuildCreated',
+    'GuildUpdated',
+    'GuildDeleted',
+    'VanityCodeSet',
+    'MemberJoined',
+    'MemberLeft',
+    'MemberKicked',
+    'MemberBanned',
+    'ChannelDeleted',
+    'RoleCreated',
+    'RoleUpdated',
+    'RoleDeleted',
+  ],
   collections: [GUILDS, ROLES],
   indexes: [
     { collection: GUILDS, keys: { vanity_url_code: 1 } },
@@ -55,7 +70,9 @@ export const guildsProjection = projection({
       case 'MemberJoined': {
         const ops = [countMembers(e.data.guildId, 1)];
         if (e.data.vanity) {
-          ops.push({ updateOne: { collection: GUILDS, filter: { _id: e.data.guildId, vanity_url_code: e.data.inviteCode }, update: { $inc: { vanity_url_uses: 1 } } } });
+          ops.push({
+            updateOne: { collection: GUILDS, filter: { _id: e.data.guildId, vanity_url_code: e.data.inviteCode }, update: { $inc: { vanity_url_uses: 1 } } },
+          });
         }
         return ops;
       }

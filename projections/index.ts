@@ -18,4 +18,22 @@ import { voiceStatesProjection } from './voiceStates.js';
 import { webhooksProjection } from './webhooks.js';
 
 /** Every read model of the service, in the order their writes are applied within a batch. */
-export const allProjections: Projection[] = [usersProjection, oauth2Projection, applicationsProjection, gatewaySessionsProjection, guildsProjection, channelsProjection, membersProjection, invitesProjection, auditLogProjection, dmsProjection, messagesProjection, webhooksProjection, interactionsProjection, applicationCommandsProjection, expressionsProjection, voiceStatesProjection, callsProjection];
+export const allProjections: Projection[] = [
+  usersProjection,
+  oauth2Projection,
+  applicationsProjection,
+  gatewaySessionsProjection,
+  guildsProjection,
+  channelsProjection,
+  membersProjection,
+  invitesProjection,
+  auditLogProjection,
+  dmsProjection,
+  messagesProjection,
+  webhooksProjection,
+  interactionsProjection,
+  applicationCommandsProjection,
+  expressionsProjection,
+  voiceStatesProjection,
+  callsProjection,
+];

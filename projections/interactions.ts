@@ -40,7 +40,14 @@ const finish = (attempt: number, fields: Partial<DeliveryAttemptDoc>) =>
 
 export const interactionsProjection = projection({
   name: 'interactions',
-  handles: ['InteractionClicked', 'UserErased', 'InteractionDeliveryAttempted', 'InteractionDelivered', 'InteractionDeliveryDropped', 'InteractionDeliveryFailed'],
+  handles: [
+    'InteractionClicked',
+    'UserErased',
+    'InteractionDeliveryAttempted',
+    'InteractionDelivered',
+    'InteractionDeliveryDropped',
+    'InteractionDeliveryFailed',
+  ],
   collections: [INTERACTIONS],
   indexes: [
     { collection: INTERACTIONS, keys: { status: 1, next_attempt_at: 1 } },
@@ -75,7 +82,15 @@ export const interactionsProjection = projection({
       case 'InteractionDeliveryAttempted': {
         const { interactionId, attempt, startedAt } = e.data;
         const entry: DeliveryAttemptDoc = { attempt, started_at: startedAt, finished_at: null, status: null, error: null, outcome: null };
-        return [{ updateOne: { collection: INTERACTIONS, filter: { _id: interactionId }, update: { $set: { status: 'in_flight', next_attempt_at: null }, $push: { attempts: entry } } } }];
+        return [
+          {
+            updateOne: {
+              collection: INTERACTIONS,
+              filter: { _id: interactionId },
+              update: { $set: { status: 'in_flight', next_attempt_at: null }, $push: { attempts: entry } },
+            },
+          },
+        ];
       }
       case 'InteractionDelivered': {
         const { interactionId: id, attempt, status, finishedAt } = e.data;
@@ -87,7 +102,13 @@ export const interactionsProjection = projection({
       }
       case 'InteractionDeliveryFailed': {
         const { interactionId: id, attempt, status, error, retryAt, finishedAt } = e.data;
-        return [update(id, { status: retryAt ? 'queued' : 'failed', next_attempt_at: retryAt, ...finish(attempt, { finished_at: finishedAt, status, error, outcome: 'failed' }) })];
+        return [
+          update(id, {
+            status: retryAt ? 'queued' : 'failed',
+            next_attempt_at: retryAt,
+            ...finish(attempt, { finished_at: finishedAt, status, error, outcome: 'failed' }),
+          }),
+        ];
       }
     }
   },

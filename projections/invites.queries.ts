@@ -16,5 +16,4 @@ export const invitesWithTerms = (
 export type InviteScope = { channel_id: string } | { guild_id: string; pack_id: null } | { pack_id: string };
 
 /** The invites of a scope, oldest first. */
-export const invitesOf = (read: Pick<ReadStore, 'find'>, of: InviteScope) =>
-  read.find<InviteDoc>(INVITES, of, { sort: { created_at: 1 } });
+export const invitesOf = (read: Pick<ReadStore, 'find'>, of: InviteScope) => read.find<InviteDoc>(INVITES, of, { sort: { created_at: 1 } });

@@ -32,7 +32,9 @@ export const invitesProjection = projection({
       // A guild invite's uses are counted with the joins (domain/member.ts).
       case 'MemberJoined': {
         const { inviteCode, inviteUses } = e.data;
-        return inviteUses !== undefined && inviteCode ? [{ updateOne: { collection: INVITES, filter: { _id: inviteCode }, update: { $set: { uses: inviteUses } } } }] : [];
+        return inviteUses !== undefined && inviteCode
+          ? [{ updateOne: { collection: INVITES, filter: { _id: inviteCode }, update: { $set: { uses: inviteUses } } } }]
+          : [];
       }
       case 'InviteDeleted':
         return [{ deleteOne: { collection: INVITES, filter: { _id: e.data.invite.code } } }];

@@ -41,7 +41,17 @@ export const membersProjection = projection({
     switch (e.type) {
       case 'MemberJoined': {
         const { guildId, userId, joinedAt, temporary } = e.data;
-        const member: MemberDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, nick: null, roles: [], joined_at: joinedAt, deaf: false, mute: false, temporary };
+        const member: MemberDoc = {
+          _id: memberKey(guildId, userId),
+          guild_id: guildId,
+          user_id: userId,
+          nick: null,
+          roles: [],
+          joined_at: joinedAt,
+          deaf: false,
+          mute: false,
+          temporary,
+        };
         return [{ replaceOne: { collection: MEMBERS, filter: { _id: member._id }, replacement: member, upsert: true } }];
       }
       case 'MemberUpdated': {
@@ -59,7 +69,14 @@ export const membersProjection = projection({
       case 'MemberBanned': {
         const { guildId, userId, bannedAt } = e.data;
         // The ban's reason is the audit-log reason of the request that banned.
-        const ban: BanDoc = { _id: memberKey(guildId, userId), guild_id: guildId, user_id: userId, reason: e.metadata.reason ?? null, banned_by: e.metadata.actorId, created_at: bannedAt };
+        const ban: BanDoc = {
+          _id: memberKey(guildId, userId),
+          guild_id: guildId,
+          user_id: userId,
+          reason: e.metadata.reason ?? null,
+          banned_by: e.metadata.actorId,
+          created_at: bannedAt,
+        };
         return [deleteMember(guildId, userId), { replaceOne: { collection: BANS, filter: { _id: ban._id }, replacement: ban, upsert: true } }];
       }
       case 'MemberUnbanned':

@@ -26,7 +26,8 @@ export async function messagePage(
   // The messages everyone sees and the viewer's ephemeral ones, each the first `limit` of its kind, merged.
   const find = async (range: Filter[string], direction: 1 | -1, limit: number) => {
     if (limit <= 0) return [];
-    const page = (visibility: Filter) => read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ...visibility, _id: range }, { sort: { _id: direction }, limit });
+    const page = (visibility: Filter) =>
+      read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ...visibility, _id: range }, { sort: { _id: direction }, limit });
     const [shared, own] = await Promise.all([page({ ephemeral: { $exists: false } }), page({ ephemeral: true, visible_to: { $all: [viewerId] } })]);
     // Each query comes sorted; with no ephemeral message for the viewer (the usual case) there is nothing to merge.
     if (own.length === 0) return shared;

@@ -96,7 +96,19 @@ function pinChange(pin: PinEvent['data'], pinnedAt: string | null): WriteOp[] {
 
 export const messagesProjection = projection({
   name: 'messages',
-  handles: ['MessageCreated', 'MessageEdited', 'MessageDeleted', 'ReactionAdded', 'ReactionRemoved', 'ReactionsCleared', 'UserErased', 'ChannelDeleted', 'GuildDeleted', 'MessagePinned', 'MessageUnpinned'],
+  handles: [
+    'MessageCreated',
+    'MessageEdited',
+    'MessageDeleted',
+    'ReactionAdded',
+    'ReactionRemoved',
+    'ReactionsCleared',
+    'UserErased',
+    'ChannelDeleted',
+    'GuildDeleted',
+    'MessagePinned',
+    'MessageUnpinned',
+  ],
   collections: [MESSAGES, REACTIONS],
   indexes: [
     { collection: MESSAGES, keys: { channel_id: 1, _id: -1 } },
@@ -110,13 +122,20 @@ export const messagesProjection = projection({
     switch (e.type) {
       case 'MessageCreated': {
         const doc = messageDoc(e.data.message);
-        return [{ replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } }, lastMessage(e.data.channelId, e.data.messageId)];
+        return [
+          { replaceOne: { collection: MESSAGES, filter: { _id: doc._id }, replacement: doc, upsert: true } },
+          lastMessage(e.data.channelId, e.data.messageId),
+        ];
       }
       // An edit may change whom an ephemeral message mentions, and so who sees it.
       // The fields from the message after the edit, not from `changes`: the version an edit replaced is erased (its key
       // destroyed), so a rebuild must not lean on it for a field the edit left alone.
       case 'MessageEdited':
-        return [updateMessage(e.data.messageId, { $set: { ...editedFields(e.data.message), ...visibility(e.data.message), mention_ids: mentionIds(e.data.message) } })];
+        return [
+          updateMessage(e.data.messageId, {
+            $set: { ...editedFields(e.data.message), ...visibility(e.data.message), mention_ids: mentionIds(e.data.message) },
+          }),
+        ];
       case 'MessageDeleted':
         return [
           { deleteOne: { collection: MESSAGES, filter: { _id: e.data.messageId } } },
@@ -124,17 +143,33 @@ export const messagesProjection = projection({
         ];
       case 'ReactionAdded': {
         const { messageId, channelId, emoji, userId, count } = e.data;
-        const reaction: ReactionDoc = { _id: `${messageId}:${reactionField(emoji)}:${userId}`, message_id: messageId, channel_id: channelId, emoji_field: reactionField(emoji), user_id: userId };
-        return [reactionCount(messageId, emoji, count), { replaceOne: { collection: REACTIONS, filter: { _id: reaction._id }, replacement: reaction, upsert: true } }];
+        const reaction: ReactionDoc = {
+          _id: `${messageId}:${reactionField(emoji)}:${userId}`,
+          message_id: messageId,
+          channel_id: channelId,
+          emoji_field: reactionField(emoji),
+          user_id: userId,
+        };
+        return [
+          reactionCount(messageId, emoji, count),
+          { replaceOne: { collection: REACTIONS, filter: { _id: reaction._id }, replacement: reaction, upsert: true } },
+        ];
       }
       case 'ReactionRemoved': {
         const { messageId, emoji, userId, count } = e.data;
-        return [reactionCount(messageId, emoji, count), { deleteOne: { collection: REACTIONS, filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } }];
+        return [
+          reactionCount(messageId, emoji, count),
+          { deleteOne: { collection: REACTIONS, filter: { _id: `${messageId}:${reactionField(emoji)}:${userId}` } } },
+        ];
       }
       case 'ReactionsCleared': {
         const { messageId, emoji } = e.data;
-        if (!emoji) return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId } } }];
-        return [reactionCount(messageId, emoji, 0), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } }];
+        if (!emoji)
+          return [updateMessage(messageId, { $set: { reactions: {} } }), { deleteMany: { collection: REACTIONS, filter: { message_id: messageId } } }];
+        return [
+          reactionCount(messageId, emoji, 0),
+          { deleteMany: { collection: REACTIONS, filter: { message_id: messageId, emoji_field: reactionField(emoji) } } },
+        ];
       }
       // A deleted account's messages stay, authored by Deleted User with the same id, as on the widely used API.
       // Where its messages mention it or answer its interactions, too (those snapshots were sealed with its key).
@@ -142,7 +177,9 @@ export const messagesProjection = projection({
         const { userId } = e.data;
         const deleted = deletedMessageUser(userId);
         const mentioning = { mention_ids: { $all: [userId] } };
-        const set = (path: string): WriteOp => ({ updateMany: { collection: MESSAGES, filter: { [`${path}.id`]: userId }, update: { $set: { [path]: deleted } } } });
+        const set = (path: string): WriteOp => ({
+          updateMany: { collection: MESSAGES, filter: { [`${path}.id`]: userId }, update: { $set: { [path]: deleted } } },
+        });
         return [
           set('author'),
           { updateMany: { collection: MESSAGES, filter: mentioning, update: { $pull: { mentions: { id: userId } } } } },

@@ -22,7 +22,17 @@ const remove = (guildId: string, userId: string): WriteOp[] => [{ deleteOne: { c
 
 export const voiceStatesProjection = projection({
   name: 'voiceStates',
-  handles: ['VoiceChannelJoined', 'VoiceChannelMoved', 'VoiceSelfStateChanged', 'VoiceChannelLeft', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'ChannelDeleted', 'GuildDeleted'],
+  handles: [
+    'VoiceChannelJoined',
+    'VoiceChannelMoved',
+    'VoiceSelfStateChanged',
+    'VoiceChannelLeft',
+    'MemberLeft',
+    'MemberKicked',
+    'MemberBanned',
+    'ChannelDeleted',
+    'GuildDeleted',
+  ],
   collections: [VOICE_STATES],
   indexes: [
     { collection: VOICE_STATES, keys: { guild_id: 1, user_id: 1 } },

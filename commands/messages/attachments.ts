@@ -11,11 +11,16 @@ import { loadMessage } from './state.js';
 export const channelAttachmentsFolder = (channelId: string) => `attachments/${channelId}`;
 /** Where an attachment's file lies: its folder holds that one file. */
 export const attachmentFolder = (channelId: string, attachment: Pick<Attachment, 'id'>) => `${channelAttachmentsFolder(channelId)}/${attachment.id}`;
-export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) => `${attachmentFolder(channelId, attachment)}/${attachment.filename}`;
+export const attachmentKey = (channelId: string, attachment: Pick<Attachment, 'id' | 'filename'>) =>
+  `${attachmentFolder(channelId, attachment)}/${attachment.filename}`;
 
 /** Sanitized for storage keys and URLs: letters, digits, dot, dash and underscore, as the widely used API does. */
 function safeFilename(name: string): string {
-  const base = name.split(/[\\/]/).pop()!.replace(/\s+/g, '_').replace(/[^\w.-]/g, '');
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\s+/g, '_')
+    .replace(/[^\w.-]/g, '');
   return (base.replace(/^\.+$/, '') || 'file').slice(0, 128);
 }
 
@@ -40,9 +45,19 @@ function attachmentOf(deps: Uses<'ids'>, file: UploadedFile, entry: AttachmentEn
  * names; `added` are the new attachments, `uploads` pairs them with their files.
  */
 export function resolveAttachments(deps: Uses<'ids'>, entries: AttachmentEntry[] | undefined, files: UploadedFile[], existing: readonly Attachment[]) {
-  const errors = files.flatMap((file, i) => (files.findIndex((f) => f.index === file.index) !== i ? [{ path: `files[${file.index}]`, message: 'Duplicate file index' }] : []));
+  const errors = files.flatMap((file, i) =>
+    files.findIndex((f) => f.index === file.index) !== i ? [{ path: `files[${file.index}]`, message: 'Duplicate file index' }] : [],
+  );
   const uploads = new Map<UploadedFile, Attachment>();
-  for (const file of files) uploads.set(file, attachmentOf(deps, file, entries?.find((e) => String(e.id) === String(file.index))));
+  for (const file of files)
+    uploads.set(
+      file,
+      attachmentOf(
+        deps,
+        file,
+        entries?.find((e) => String(e.id) === String(file.index)),
+      ),
+    );
   const listed: (string | Attachment)[] = [];
   (entries ?? []).forEach((entry, i) => {
     const id = String(entry.id);
@@ -68,7 +83,9 @@ export async function appendWithFiles<T>(
   uploads: ReadonlyMap<UploadedFile, Attachment>,
   append: () => Promise<T>,
 ): Promise<T> {
-  await Promise.all([...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })));
+  await Promise.all(
+    [...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })),
+  );
   try {
     return await append();
   } catch (error) {

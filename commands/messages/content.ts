@@ -12,7 +12,13 @@ import { has } from './state.js';
 type Mentions = Pick<MessageFields, 'mentions' | 'mention_roles' | 'mention_everyone' | 'mention_channels'>;
 
 /** Whom `content` mentions, among the users, roles and channels that exist; @everyone only with MENTION_EVERYONE. */
-export async function mentionsOf(deps: Uses<'readStore'>, access: MessageChannelAccess, content: string, allowed: AllowedMentions | undefined, replied: MessageUser | null): Promise<Mentions> {
+export async function mentionsOf(
+  deps: Uses<'readStore'>,
+  access: MessageChannelAccess,
+  content: string,
+  allowed: AllowedMentions | undefined,
+  replied: MessageUser | null,
+): Promise<Mentions> {
   const parsed = allowMentions(parseMentions(content), allowed);
   const users = parsed.users.length ? await usersByIds(deps.readStore, parsed.users) : [];
   const mentions = parsed.users.flatMap((id) => users.filter((u) => u._id === id).map(toMessageUser));

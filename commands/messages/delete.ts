@@ -57,7 +57,14 @@ export async function purgeMessagesOf(deps: DeleteDeps, meta: ActorMeta, guild: 
   const doomed = await messagesByAuthorSince(deps.readStore, guild.id, userId, since);
   const positions = [];
   for (const message of doomed) {
-    const access: MessageChannelAccess = { channelId: message.channel_id, guildId: guild.id, type: 0, permissions: Permission.MANAGE_MESSAGES | Permission.VIEW_CHANNEL, guild, dm: null };
+    const access: MessageChannelAccess = {
+      channelId: message.channel_id,
+      guildId: guild.id,
+      type: 0,
+      permissions: Permission.MANAGE_MESSAGES | Permission.VIEW_CHANNEL,
+      guild,
+      dm: null,
+    };
     positions.push((await deleteIfExists(deps, meta, access, message._id, false)) ?? null);
   }
   await settleWithFiles(deps, lastPosition(...positions));
@@ -77,7 +84,13 @@ export async function bulkDeleteMessages(deps: DeleteDeps, meta: ActorMeta, chan
       return position ?? null;
     }),
   );
-  const command = { type: 'RecordBulkDelete' as const, channelId, guildId: access.guildId, messageIds: messageIds.filter((id) => deleted.includes(id)), actorId: meta.actorId };
+  const command = {
+    type: 'RecordBulkDelete' as const,
+    channelId,
+    guildId: access.guildId,
+    messageIds: messageIds.filter((id) => deleted.includes(id)),
+    actorId: meta.actorId,
+  };
   const recorded = await deps.commands.handle(bulkDeleteStream(channelId), bulkDeleteDecider, command, metadata(meta, deps.clock));
   await settleWithFiles(deps, lastPosition(...positions, recorded.position));
 }

@@ -13,7 +13,15 @@ import { loadMessage, managesMessages, messageDocOf } from './state.js';
 
 export type EditDeps = Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle' | 'settleFiles'>;
 
-export async function editMessage(deps: EditDeps, meta: ActorMeta, channelId: string, messageId: string, input: MessageInput, files: UploadedFile[], sender: Sender) {
+export async function editMessage(
+  deps: EditDeps,
+  meta: ActorMeta,
+  channelId: string,
+  messageId: string,
+  input: MessageInput,
+  files: UploadedFile[],
+  sender: Sender,
+) {
   return editInChannel(deps, meta, await messageChannelAccess(deps, channelId, sender.userId), messageId, input, files, sender);
 }
 
@@ -52,7 +60,14 @@ export async function editInChannel(
   if (input.attachments !== undefined) edit.attachments = listed;
   else if (files.length) edit.attachments = [...current.attachments.map((a) => a.id), ...added];
 
-  const command: MessageCommand = { type: 'EditMessage', actorId: sender.userId, channelId, manageMessages: managesMessages(access), edit, at: deps.clock.now() };
+  const command: MessageCommand = {
+    type: 'EditMessage',
+    actorId: sender.userId,
+    channelId,
+    manageMessages: managesMessages(access),
+    edit,
+    at: deps.clock.now(),
+  };
   messageDecider.decide(command, loaded);
   await beforeAppend?.();
   const { state, position } = await appendWithFiles(deps, channelId, messageId, uploads, () =>

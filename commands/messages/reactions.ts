@@ -16,7 +16,12 @@ export async function addReaction(deps: ReactionDeps, meta: ActorMeta, channelId
   const state = await loadMessage(deps, messageId);
   requireMessage(state, channelId);
   if (!state.reactions.has(emojiKey(emoji))) requirePermission(access.permissions, Permission.ADD_REACTIONS);
-  const { position } = await deps.commands.handle(messageStream(messageId), messageDecider, { type: 'AddReaction', userId: meta.actorId, channelId, emoji }, metadata(meta, deps.clock));
+  const { position } = await deps.commands.handle(
+    messageStream(messageId),
+    messageDecider,
+    { type: 'AddReaction', userId: meta.actorId, channelId, emoji },
+    metadata(meta, deps.clock),
+  );
   await deps.settle(position);
 }
 

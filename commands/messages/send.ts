@@ -23,7 +23,11 @@ const TEXT_CHANNEL_TYPES = [0, 1, 2, 3, 5, 10, 11, 12, 13];
 
 export type SendDeps = Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle'>;
 
-async function repliedMessage(deps: Uses<'commands'>, access: MessageChannelAccess, reference: NonNullable<SendInput['message_reference']>): Promise<MessageFields | null> {
+async function repliedMessage(
+  deps: Uses<'commands'>,
+  access: MessageChannelAccess,
+  reference: NonNullable<SendInput['message_reference']>,
+): Promise<MessageFields | null> {
   requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
   const state = await loadMessage(deps, reference.message_id);
   const sameChannel = (reference.channel_id ?? access.channelId) === access.channelId;
@@ -50,7 +54,14 @@ export interface Authorship {
  * Posts a message in a channel of `access`, whose permission checks for the author the caller has made. A nonce the
  * author already used in the channel within 5 minutes returns the first message instead.
  */
-export async function postMessage(deps: SendDeps, meta: ActorMeta, access: MessageChannelAccess, input: SendInput, files: UploadedFile[], by: Authorship): Promise<MessageDoc> {
+export async function postMessage(
+  deps: SendDeps,
+  meta: ActorMeta,
+  access: MessageChannelAccess,
+  input: SendInput,
+  files: UploadedFile[],
+  by: Authorship,
+): Promise<MessageDoc> {
   const { channelId } = access;
   if (!TEXT_CHANNEL_TYPES.includes(access.type)) throw badRequest('CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'Cannot send messages in a non-text channel');
   const components = componentsOf(by.components, input.components) ?? [];
@@ -87,7 +98,14 @@ export async function postMessage(deps: SendDeps, meta: ActorMeta, access: Messa
   });
 }
 
-async function appendMessage(deps: SendDeps, meta: ActorMeta, message: MessageFields, input: SendInput, uploads: ReturnType<typeof resolveAttachments>['uploads'], by: Authorship): Promise<MessageDoc> {
+async function appendMessage(
+  deps: SendDeps,
+  meta: ActorMeta,
+  message: MessageFields,
+  input: SendInput,
+  uploads: ReturnType<typeof resolveAttachments>['uploads'],
+  by: Authorship,
+): Promise<MessageDoc> {
   const channelId = message.channel_id;
   let messageId = message.id;
   await by.beforeAppend?.(message);
@@ -114,7 +132,14 @@ async function appendMessage(deps: SendDeps, meta: ActorMeta, message: MessageFi
 }
 
 /** A user's send: SEND_MESSAGES, and ATTACH_FILES for files. */
-export async function sendMessage(deps: SendDeps, meta: ActorMeta, channelId: string, input: SendInput, files: UploadedFile[], sender: Sender): Promise<MessageDoc> {
+export async function sendMessage(
+  deps: SendDeps,
+  meta: ActorMeta,
+  channelId: string,
+  input: SendInput,
+  files: UploadedFile[],
+  sender: Sender,
+): Promise<MessageDoc> {
   const access = await messageChannelAccess(deps, channelId, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);

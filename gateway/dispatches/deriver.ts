@@ -13,7 +13,10 @@ export interface DispatchDeriver {
 }
 
 /** A deriver whose `derive` sees only the events named in `handles`, typed: its `switch` over them is checked whole. */
-export function deriver<const T extends ParleyEventType>(spec: { handles: readonly T[]; derive(event: Recorded<T>, runtime: GatewayDeps): Promise<Dispatch[]> }): DispatchDeriver {
+export function deriver<const T extends ParleyEventType>(spec: {
+  handles: readonly T[];
+  derive(event: Recorded<T>, runtime: GatewayDeps): Promise<Dispatch[]>;
+}): DispatchDeriver {
   return spec;
 }
 

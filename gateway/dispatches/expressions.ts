@@ -16,11 +16,23 @@ export const expressionDispatches = deriver({
       case 'EmojiCreated':
       case 'EmojiUpdated':
       case 'EmojiDeleted':
-        return [dispatch('GUILD_EMOJIS_UPDATE', { guild_id: guildId, emojis: (await emojisOfGuild(runtime.readStore, guildId)).map((doc) => emojiObject(doc, origin)) }, routing)];
+        return [
+          dispatch(
+            'GUILD_EMOJIS_UPDATE',
+            { guild_id: guildId, emojis: (await emojisOfGuild(runtime.readStore, guildId)).map((doc) => emojiObject(doc, origin)) },
+            routing,
+          ),
+        ];
       case 'StickerCreated':
       case 'StickerUpdated':
       case 'StickerDeleted':
-        return [dispatch('GUILD_STICKERS_UPDATE', { guild_id: guildId, stickers: (await stickersOfGuild(runtime.readStore, guildId)).map((doc) => stickerObject(doc, origin)) }, routing)];
+        return [
+          dispatch(
+            'GUILD_STICKERS_UPDATE',
+            { guild_id: guildId, stickers: (await stickersOfGuild(runtime.readStore, guildId)).map((doc) => stickerObject(doc, origin)) },
+            routing,
+          ),
+        ];
     }
   },
 });

@@ -24,20 +24,54 @@ function deletedChannel(guildId: string, channel: ChannelDeleted['data']['channe
 }
 
 export const guildDispatches = deriver({
-  handles: ['GuildCreated', 'GuildUpdated', 'GuildDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDeleted', 'ChannelCreated', 'ChannelUpdated', 'ChannelOverwriteSet', 'ChannelOverwriteDeleted', 'ChannelDeleted', 'MemberJoined', 'MemberUpdated', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'MemberUnbanned', 'InviteCreated', 'InviteDeleted'],
+  handles: [
+    'GuildCreated',
+    'GuildUpdated',
+    'GuildDeleted',
+    'RoleCreated',
+    'RoleUpdated',
+    'RoleDeleted',
+    'ChannelCreated',
+    'ChannelUpdated',
+    'ChannelOverwriteSet',
+    'ChannelOverwriteDeleted',
+    'ChannelDeleted',
+    'MemberJoined',
+    'MemberUpdated',
+    'MemberLeft',
+    'MemberKicked',
+    'MemberBanned',
+    'MemberUnbanned',
+    'InviteCreated',
+    'InviteDeleted',
+  ],
   async derive(event, runtime) {
     switch (event.type) {
       case 'GuildCreated': {
         const ownerId = event.data.settings.owner_id;
         const payload = await guildCreatePayload(runtime, event.data.guildId, ownerId);
-        return payload ? [dispatch('GUILD_CREATE', payload, { intent: Intent.GUILDS, audience: { users: [ownerId] }, join: { guildId: event.data.guildId, userId: ownerId } })] : [];
+        return payload
+          ? [
+              dispatch('GUILD_CREATE', payload, {
+                intent: Intent.GUILDS,
+                audience: { users: [ownerId] },
+                join: { guildId: event.data.guildId, userId: ownerId },
+              }),
+            ]
+          : [];
       }
       case 'GuildUpdated': {
         const guild = await guildPayload(runtime, event.data.guildId);
         return guild ? [dispatch('GUILD_UPDATE', guild, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
       }
       case 'GuildDeleted':
-        return [dispatch('GUILD_DELETE', { id: event.data.guildId }, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId }, dissolve: event.data.guildId })];
+        return [
+          dispatch(
+            'GUILD_DELETE',
+            { id: event.data.guildId },
+            { intent: Intent.GUILDS, audience: { guildId: event.data.guildId }, dissolve: event.data.guildId },
+          ),
+        ];
       case 'RoleCreated':
       case 'RoleUpdated': {
         const roleId = event.type === 'RoleCreated' ? event.data.role.id : event.data.roleId;
@@ -46,10 +80,18 @@ export const guildDispatches = deriver({
         return role ? [dispatch(t, { guild_id: event.data.guildId, role }, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
       }
       case 'RoleDeleted':
-        return [dispatch('GUILD_ROLE_DELETE', { guild_id: event.data.guildId, role_id: event.data.role.id }, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })];
+        return [
+          dispatch(
+            'GUILD_ROLE_DELETE',
+            { guild_id: event.data.guildId, role_id: event.data.role.id },
+            { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } },
+          ),
+        ];
       case 'ChannelCreated': {
         const channel = await channelPayload(runtime, event.data.channel.id);
-        return channel ? [dispatch('CHANNEL_CREATE', channel, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId, channelId: event.data.channel.id } })] : [];
+        return channel
+          ? [dispatch('CHANNEL_CREATE', channel, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId, channelId: event.data.channel.id } })]
+          : [];
       }
       case 'ChannelUpdated':
       case 'ChannelOverwriteSet':
@@ -59,7 +101,12 @@ export const guildDispatches = deriver({
         return channel ? [dispatch('CHANNEL_UPDATE', channel, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
       }
       case 'ChannelDeleted':
-        return [dispatch('CHANNEL_DELETE', deletedChannel(event.data.guildId, event.data.channel), { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })];
+        return [
+          dispatch('CHANNEL_DELETE', deletedChannel(event.data.guildId, event.data.channel), {
+            intent: Intent.GUILDS,
+            audience: { guildId: event.data.guildId },
+          }),
+        ];
       case 'MemberJoined': {
         const { guildId, userId } = event.data;
         if (event.data.inviteCode === null) return []; // the owner, announced by the guild's own GUILD_CREATE
@@ -80,12 +127,20 @@ export const guildDispatches = deriver({
         return departure(runtime, event.data.guildId, event.data.userId);
       case 'MemberBanned': {
         const { guildId, userId } = event.data;
-        const ban = dispatch('GUILD_BAN_ADD', { guild_id: guildId, user: await userPartial(runtime, userId) }, { intent: Intent.GUILD_MODERATION, audience: { guildId } });
+        const ban = dispatch(
+          'GUILD_BAN_ADD',
+          { guild_id: guildId, user: await userPartial(runtime, userId) },
+          { intent: Intent.GUILD_MODERATION, audience: { guildId } },
+        );
         return event.data.removedMember ? [ban, ...(await departure(runtime, guildId, userId))] : [ban];
       }
       case 'MemberUnbanned':
         return [
-          dispatch('GUILD_BAN_REMOVE', { guild_id: event.data.guildId, user: await userPartial(runtime, event.data.userId) }, { intent: Intent.GUILD_MODERATION, audience: { guildId: event.data.guildId } }),
+          dispatch(
+            'GUILD_BAN_REMOVE',
+            { guild_id: event.data.guildId, user: await userPartial(runtime, event.data.userId) },
+            { intent: Intent.GUILD_MODERATION, audience: { guildId: event.data.guildId } },
+          ),
         ];
       case 'InviteCreated': {
         const invite = event.data.invite;
@@ -108,7 +163,11 @@ export const guildDispatches = deriver({
         const invite = event.data.invite;
         if (!invite.channel_id) return [];
         return [
-          dispatch('INVITE_DELETE', { channel_id: invite.channel_id, guild_id: invite.guild_id, code: invite.code }, { intent: Intent.GUILD_INVITES, audience: { guildId: invite.guild_id, channelId: invite.channel_id } }),
+          dispatch(
+            'INVITE_DELETE',
+            { channel_id: invite.channel_id, guild_id: invite.guild_id, code: invite.code },
+            { intent: Intent.GUILD_INVITES, audience: { guildId: invite.guild_id, channelId: invite.channel_id } },
+          ),
         ];
       }
     }

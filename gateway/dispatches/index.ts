@@ -12,7 +12,16 @@ import { voiceDispatches } from './voice.js';
 import { webhookDispatches } from './webhooks.js';
 
 /** In the order clients should see an event's dispatches. */
-export const dispatchDerivers = [userDispatches, guildDispatches, expressionDispatches, messageDispatches, webhookDispatches, interactionDispatches, voiceDispatches, callDispatches];
+export const dispatchDerivers = [
+  userDispatches,
+  guildDispatches,
+  expressionDispatches,
+  messageDispatches,
+  webhookDispatches,
+  interactionDispatches,
+  voiceDispatches,
+  callDispatches,
+];
 
 /** The derivers each event type goes to, built once: an event no deriver takes costs one lookup. */
 const derivers = byEventType(dispatchDerivers, (deriver) => deriver.handles);

@@ -37,7 +37,15 @@ function messageDispatch(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', place: Place, d
     intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES,
     audience: messageAudience(place, doc),
     // In DMs content needs no intent; in guilds it needs MESSAGE_CONTENT unless the reader wrote it or is mentioned.
-    ...(place.dm ? {} : { withoutContent: { d: { ...d, content: '', embeds: [], attachments: [], components: [] }, authorId: doc.author.id, mentionIds: doc.mentions.map((u) => u.id) } }),
+    ...(place.dm
+      ? {}
+      : {
+          withoutContent: {
+            d: { ...d, content: '', embeds: [], attachments: [], components: [] },
+            authorId: doc.author.id,
+            mentionIds: doc.mentions.map((u) => u.id),
+          },
+        }),
   });
 }
 
@@ -46,7 +54,23 @@ function dmChannelDispatches(t: 'CHANNEL_CREATE' | 'CHANNEL_UPDATE' | 'CHANNEL_D
 }
 
 export const messageDispatches = deriver({
-  handles: ['MessageCreated', 'MessageEdited', 'MessageDeleted', 'MessagesBulkDeleted', 'ReactionAdded', 'ReactionRemoved', 'ReactionsCleared', 'MessagePinned', 'MessageUnpinned', 'DmChannelOpened', 'DmChannelReopened', 'DmChannelClosed', 'RecipientAdded', 'RecipientRemoved', 'GroupDmRenamed'],
+  handles: [
+    'MessageCreated',
+    'MessageEdited',
+    'MessageDeleted',
+    'MessagesBulkDeleted',
+    'ReactionAdded',
+    'ReactionRemoved',
+    'ReactionsCleared',
+    'MessagePinned',
+    'MessageUnpinned',
+    'DmChannelOpened',
+    'DmChannelReopened',
+    'DmChannelClosed',
+    'RecipientAdded',
+    'RecipientRemoved',
+    'GroupDmRenamed',
+  ],
   async derive(event, runtime) {
     const channelDoc = (channelId: string) => dmChannelById(runtime.readStore, channelId);
     switch (event.type) {
@@ -60,12 +84,20 @@ export const messageDispatches = deriver({
       case 'MessageDeleted': {
         if (event.data.bulk) return [];
         const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
-        const d: DispatchData['MESSAGE_DELETE'] = { id: event.data.messageId, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
+        const d: DispatchData['MESSAGE_DELETE'] = {
+          id: event.data.messageId,
+          channel_id: event.data.channelId,
+          ...(event.data.guildId ? { guild_id: event.data.guildId } : {}),
+        };
         return [dispatch('MESSAGE_DELETE', d, { intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES, audience: place.audience })];
       }
       case 'MessagesBulkDeleted': {
         const place = await placeOf(runtime, event.data.channelId, event.data.guildId);
-        const d: DispatchData['MESSAGE_DELETE_BULK'] = { ids: event.data.messageIds, channel_id: event.data.channelId, ...(event.data.guildId ? { guild_id: event.data.guildId } : {}) };
+        const d: DispatchData['MESSAGE_DELETE_BULK'] = {
+          ids: event.data.messageIds,
+          channel_id: event.data.channelId,
+          ...(event.data.guildId ? { guild_id: event.data.guildId } : {}),
+        };
         return [dispatch('MESSAGE_DELETE_BULK', d, { intent: Intent.GUILD_MESSAGES, audience: place.audience })];
       }
       case 'ReactionAdded':
@@ -76,10 +108,24 @@ export const messageDispatches = deriver({
         const ids: DispatchData['MESSAGE_REACTION_REMOVE_ALL'] = { channel_id: channelId, message_id: messageId, ...(guildId ? { guild_id: guildId } : {}) };
         const intent = place.dm ? Intent.DIRECT_MESSAGE_REACTIONS : Intent.GUILD_MESSAGE_REACTIONS;
         if (event.type === 'ReactionAdded') {
-          const d: DispatchData['MESSAGE_REACTION_ADD'] = { ...ids, user_id: event.data.userId, emoji: event.data.emoji, message_author_id: event.data.messageAuthorId, burst: false, type: 0 };
+          const d: DispatchData['MESSAGE_REACTION_ADD'] = {
+            ...ids,
+            user_id: event.data.userId,
+            emoji: event.data.emoji,
+            message_author_id: event.data.messageAuthorId,
+            burst: false,
+            type: 0,
+          };
           return [dispatch('MESSAGE_REACTION_ADD', d, { intent, audience: place.audience })];
         }
-        if (event.type === 'ReactionRemoved') return [dispatch('MESSAGE_REACTION_REMOVE', { ...ids, user_id: event.data.userId, emoji: event.data.emoji, burst: false, type: 0 }, { intent, audience: place.audience })];
+        if (event.type === 'ReactionRemoved')
+          return [
+            dispatch(
+              'MESSAGE_REACTION_REMOVE',
+              { ...ids, user_id: event.data.userId, emoji: event.data.emoji, burst: false, type: 0 },
+              { intent, audience: place.audience },
+            ),
+          ];
         return emoji
           ? [dispatch('MESSAGE_REACTION_REMOVE_EMOJI', { ...ids, emoji }, { intent, audience: place.audience })]
           : [dispatch('MESSAGE_REACTION_REMOVE_ALL', ids, { intent, audience: place.audience })];
@@ -88,12 +134,22 @@ export const messageDispatches = deriver({
       case 'MessageUnpinned': {
         const { channelId, guildId, lastPinTimestamp } = event.data;
         const place = await placeOf(runtime, channelId, guildId);
-        const d: DispatchData['CHANNEL_PINS_UPDATE'] = { channel_id: channelId, last_pin_timestamp: apiTimestamp(lastPinTimestamp), ...(guildId ? { guild_id: guildId } : {}) };
+        const d: DispatchData['CHANNEL_PINS_UPDATE'] = {
+          channel_id: channelId,
+          last_pin_timestamp: apiTimestamp(lastPinTimestamp),
+          ...(guildId ? { guild_id: guildId } : {}),
+        };
         return [dispatch('CHANNEL_PINS_UPDATE', d, { intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience })];
       }
       case 'DmChannelOpened': {
         const doc = await channelDoc(event.data.channelId);
-        return doc ? dmChannelDispatches('CHANNEL_CREATE', doc, event.data.recipients.map((u) => u.id)) : [];
+        return doc
+          ? dmChannelDispatches(
+              'CHANNEL_CREATE',
+              doc,
+              event.data.recipients.map((u) => u.id),
+            )
+          : [];
       }
       case 'DmChannelReopened': {
         const doc = await channelDoc(event.data.channelId);

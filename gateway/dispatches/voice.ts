@@ -40,7 +40,17 @@ async function endedBy(runtime: GatewayDeps, guildId: string, ended: (state: Voi
 }
 
 export const voiceDispatches = deriver({
-  handles: ['VoiceChannelJoined', 'VoiceChannelMoved', 'VoiceSelfStateChanged', 'VoiceChannelLeft', 'MemberUpdated', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'ChannelDeleted'],
+  handles: [
+    'VoiceChannelJoined',
+    'VoiceChannelMoved',
+    'VoiceSelfStateChanged',
+    'VoiceChannelLeft',
+    'MemberUpdated',
+    'MemberLeft',
+    'MemberKicked',
+    'MemberBanned',
+    'ChannelDeleted',
+  ],
   async derive(event, runtime) {
     switch (event.type) {
       case 'VoiceChannelJoined': {
@@ -58,7 +68,16 @@ export const voiceDispatches = deriver({
       case 'VoiceChannelLeft': {
         const { guildId, userId, sessionId } = event.data;
         // The flags it had are gone with it; a leave carries none.
-        return [await stateUpdate(runtime, guildId, { user_id: userId, session_id: sessionId, channel_id: null, self_mute: false, self_deaf: false, self_video: false })];
+        return [
+          await stateUpdate(runtime, guildId, {
+            user_id: userId,
+            session_id: sessionId,
+            channel_id: null,
+            self_mute: false,
+            self_deaf: false,
+            self_video: false,
+          }),
+        ];
       }
       case 'MemberUpdated': {
         const { guildId, userId, changes } = event.data;

@@ -21,7 +21,15 @@ function object(description: string, required: Record<string, Schema>, optional:
   return { type: 'object', description, properties: { ...required, ...optional }, required: Object.keys(required) };
 }
 
-const partialUserFields = { id, username: string, discriminator: string, global_name: { type: 'null' }, avatar: nullable(string), bot: boolean, public_flags: integer };
+const partialUserFields = {
+  id,
+  username: string,
+  discriminator: string,
+  global_name: { type: 'null' },
+  avatar: nullable(string),
+  bot: boolean,
+  public_flags: integer,
+};
 const PartialUser = object('A user as other objects embed it.', partialUserFields);
 const Role = object('A role (presenters/roles.ts).', {
   id,
@@ -48,7 +56,8 @@ export const COMPONENTS = {
   Timestamp: {
     type: 'string',
     format: 'date-time',
-    description: 'An RFC 3339 timestamp with seconds and an offset (`Z`, or `+hh:mm`): `2026-01-01T00:00:00.000000+00:00`. A leap second (`23:59:60`) or an offset of hours alone is refused.',
+    description:
+      'An RFC 3339 timestamp with seconds and an offset (`Z`, or `+hh:mm`): `2026-01-01T00:00:00.000000+00:00`. A leap second (`23:59:60`) or an offset of hours alone is refused.',
   },
   Error: object(
     'The spec’s error body. `errors` comes with INVALID_FORM_BODY, one entry per problem at its path in dot/index notation (`_root` for the body itself).',
@@ -64,18 +73,50 @@ export const COMPONENTS = {
   Session: object('A session token for the `Bearer` scheme.', { token: string, user_id: id }),
   User: object(
     'A user (presenters/users.ts); the caller’s own adds email and verified.',
-    { ...partialUserFields, system: boolean, mfa_enabled: boolean, locale: string, flags: integer, premium_type: integer, banner: { type: 'null' }, accent_color: { type: 'null' } },
+    {
+      ...partialUserFields,
+      system: boolean,
+      mfa_enabled: boolean,
+      locale: string,
+      flags: integer,
+      premium_type: integer,
+      banner: { type: 'null' },
+      accent_color: { type: 'null' },
+    },
     { email: nullable(string), verified: boolean },
   ),
   PartialUser,
   Application: object(
     'An application in the widely used API’s shape; `verify_key` is empty (deliveries are signed with the webhook token’s HMAC).',
-    { id, name: string, icon: nullable(string), description: string, owner_id: id, client_id: id, verify_key: string, flags: integer, approximate_guild_count: integer, bot_public: boolean },
+    {
+      id,
+      name: string,
+      icon: nullable(string),
+      description: string,
+      owner_id: id,
+      client_id: id,
+      verify_key: string,
+      flags: integer,
+      approximate_guild_count: integer,
+      bot_public: boolean,
+    },
     { bot: PartialUser, owner: PartialUser },
   ),
   ApplicationWithSecret: object('A new application, with its client secret (shown once).', { id, name: string, client_secret: string }),
-  BotUser: object('The application’s new bot user with its token (shown once).', { id, username: string, discriminator: string, bot: { const: true }, token: string }),
-  OAuth2Token: object('OAuth2 tokens (RFC 6749 §5.1).', { access_token: string, token_type: { const: 'Bearer' }, expires_in: integer, refresh_token: string, scope: string }),
+  BotUser: object('The application’s new bot user with its token (shown once).', {
+    id,
+    username: string,
+    discriminator: string,
+    bot: { const: true },
+    token: string,
+  }),
+  OAuth2Token: object('OAuth2 tokens (RFC 6749 §5.1).', {
+    access_token: string,
+    token_type: { const: 'Bearer' },
+    expires_in: integer,
+    refresh_token: string,
+    scope: string,
+  }),
   OAuth2Error: object('A refusal of the token endpoints (RFC 6749 §5.2), which OAuth2 libraries read.', {
     error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type'] },
     error_description: string,
@@ -117,15 +158,42 @@ export const COMPONENTS = {
   Role,
   Emoji: object(
     'A custom emoji (presenters/emojis.ts); `user` is its uploader.',
-    { id, name: string, roles: ids, require_colons: boolean, managed: boolean, animated: boolean, available: boolean, guild_id: id, image: string, created_at: timestamp },
+    {
+      id,
+      name: string,
+      roles: ids,
+      require_colons: boolean,
+      managed: boolean,
+      animated: boolean,
+      available: boolean,
+      guild_id: id,
+      image: string,
+      created_at: timestamp,
+    },
     { user: PartialUser },
   ),
   Sticker: object(
     'A guild sticker (presenters/stickers.ts); `user` is its uploader.',
-    { id, name: string, description: string, tags: string, type: integer, format_type: integer, available: boolean, guild_id: id, image_url: string, created_at: timestamp },
+    {
+      id,
+      name: string,
+      description: string,
+      tags: string,
+      type: integer,
+      format_type: integer,
+      available: boolean,
+      guild_id: id,
+      image_url: string,
+      created_at: timestamp,
+    },
     { updated_at: timestamp, user: PartialUser },
   ),
-  StickerPage: object('A page of a guild’s stickers, with their total.', { stickers: list({ $ref: '#/components/schemas/Sticker' }), total: integer, limit: integer, offset: integer }),
+  StickerPage: object('A page of a guild’s stickers, with their total.', {
+    stickers: list({ $ref: '#/components/schemas/Sticker' }),
+    total: integer,
+    limit: integer,
+    offset: integer,
+  }),
   Channel: object(
     'A channel: a guild channel (presenters/channels.ts) has the fields of its type; a DM (type 1) or group DM (type 3) its recipients.',
     { id, type: integer, flags: integer },
@@ -169,14 +237,27 @@ export const COMPONENTS = {
       mention_everyone: boolean,
       mentions: list(PartialUser),
       mention_roles: ids,
-      attachments: list(object('A file of the message.', { id, filename: string, size: integer, url: string, proxy_url: string }, { content_type: string, width: integer, height: integer })),
+      attachments: list(
+        object(
+          'A file of the message.',
+          { id, filename: string, size: integer, url: string, proxy_url: string },
+          { content_type: string, width: integer, height: integer },
+        ),
+      ),
       embeds: list({ type: 'object' }),
       reactions: list(object('A reaction’s count.', { emoji: { type: 'object' }, count: integer, me: boolean })),
       pinned: boolean,
       flags: integer,
       components: list({ type: 'object' }),
     },
-    { guild_id: id, webhook_id: id, nonce: { type: ['string', 'integer'] }, message_reference: { type: 'object' }, referenced_message: { type: ['object', 'null'] }, application_id: id },
+    {
+      guild_id: id,
+      webhook_id: id,
+      nonce: { type: ['string', 'integer'] },
+      message_reference: { type: 'object' },
+      referenced_message: { type: ['object', 'null'] },
+      application_id: id,
+    },
   ),
   PinnedMessages: object('A page of pins, most recently pinned first.', {
     items: list(object('A pin.', { pinned_at: timestamp, message: { $ref: '#/components/schemas/Message' } })),
@@ -205,14 +286,31 @@ export const COMPONENTS = {
   InviteAccepted: object('What accepting did: joined, already a member, or added the sticker pack.', { message: string, guild_id: id }),
   VanityUrl: object('A guild’s vanity code and its uses.', { code: nullable(string), uses: integer, guild_id: id }),
   AuditLog: object('A page of the guild’s audit log, newest first, with the users and webhooks it names.', {
-    entries: list(object('An audit log entry.', { id, action_type: integer, target_id: nullable(string), user_id: nullable(id), timestamp }, { changes: list({ type: 'object' }), options: { type: 'object' }, reason: string })),
+    entries: list(
+      object(
+        'An audit log entry.',
+        { id, action_type: integer, target_id: nullable(string), user_id: nullable(id), timestamp },
+        { changes: list({ type: 'object' }), options: { type: 'object' }, reason: string },
+      ),
+    ),
     audit_log_entries: { description: 'The same entries, under the widely used API’s name.', type: 'array', items: { type: 'object' } },
     users: list(PartialUser),
     webhooks: list({ type: 'object' }),
   }),
   Webhook: object(
     'A webhook with its token and execute URL (only managers and token holders see it); `user` is its creator.',
-    { id, type: { const: 1 }, guild_id: id, channel_id: id, name: string, avatar: nullable(string), token: string, application_id: { type: 'null' }, interaction_url: nullable(string), url: string },
+    {
+      id,
+      type: { const: 1 },
+      guild_id: id,
+      channel_id: id,
+      name: string,
+      avatar: nullable(string),
+      token: string,
+      application_id: { type: 'null' },
+      interaction_url: nullable(string),
+      url: string,
+    },
     { user: PartialUser },
   ),
   InteractionRecord: object('A component click on a webhook’s message, with its delivery attempts.', {
@@ -240,7 +338,13 @@ export const COMPONENTS = {
     version: id,
   }),
   InteractionCallback: object('The answer of a response made with ?with_response=true: the callback and the message it made or updated.', {
-    interaction: object('The interaction answered.', { id, type: integer, response_message_id: id, response_message_loading: boolean, response_message_ephemeral: boolean }),
+    interaction: object('The interaction answered.', {
+      id,
+      type: integer,
+      response_message_id: id,
+      response_message_loading: boolean,
+      response_message_ephemeral: boolean,
+    }),
     resource: object('What the response made.', { type: integer, message: { $ref: '#/components/schemas/Message' } }),
   }),
 } satisfies Record<string, Schema>;

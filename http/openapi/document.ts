@@ -63,7 +63,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...referenceDocs,
 ];
 
-const CLEAN_NAME = 'Stored NFC-normalized and trimmed; refused with control characters, lone surrogates or nothing visible; its length is counted once cleaned.';
+const CLEAN_NAME =
+  'Stored NFC-normalized and trimmed; refused with control characters, lone surrogates or nothing visible; its length is counted once cleaned.';
 
 /** Patterns too long to read, each said once by a component (ajv keeps checking the exact pattern). */
 const NAMED_PATTERNS = new Map<unknown, ComponentName>([
@@ -72,10 +73,14 @@ const NAMED_PATTERNS = new Map<unknown, ComponentName>([
 ]);
 
 /** A string schema as a reference to the component `name`, with its other types (null, a bounded integer) beside it. */
-function asComponent(name: ComponentName, { type, pattern: _pattern, format: _format, minimum, maximum, ...rest }: Record<string, unknown>): Record<string, unknown> {
+function asComponent(
+  name: ComponentName,
+  { type, pattern: _pattern, format: _format, minimum, maximum, ...rest }: Record<string, unknown>,
+): Record<string, unknown> {
   const others = [type].flat().filter((t) => t !== 'string');
   if (others.length === 0) return { ...ref(name), ...rest };
-  const alternative = (t: unknown) => (t === 'integer' ? { type: t, ...(minimum === undefined ? {} : { minimum }), ...(maximum === undefined ? {} : { maximum }) } : { type: t });
+  const alternative = (t: unknown) =>
+    t === 'integer' ? { type: t, ...(minimum === undefined ? {} : { minimum }), ...(maximum === undefined ? {} : { maximum }) } : { type: t };
   return { anyOf: [ref(name), ...others.map(alternative)], ...rest };
 }
 
@@ -134,7 +139,9 @@ function requestBody(entry: RouteDoc) {
       schema: {
         type: 'object',
         properties: { payload_json: { type: 'string', contentMediaType: 'application/json', contentSchema: schema, description: 'The JSON body.' } },
-        patternProperties: { '^files\\[[0-9]+\\]$': { type: 'string', contentMediaType: 'application/octet-stream', description: 'A file, at most 25 MiB; at most 10 files.' } },
+        patternProperties: {
+          '^files\\[[0-9]+\\]$': { type: 'string', contentMediaType: 'application/octet-stream', description: 'A file, at most 25 MiB; at most 10 files.' },
+        },
       },
       encoding: { payload_json: { contentType: 'application/json' } },
     };
@@ -142,7 +149,11 @@ function requestBody(entry: RouteDoc) {
   if (entry.formFields) return { required: true, content: { 'application/x-www-form-urlencoded': { schema } } };
   if (entry.form) {
     content['application/x-www-form-urlencoded'] = {
-      schema: { type: 'object', properties: { payload: { type: 'string', contentMediaType: 'application/json', contentSchema: schema } }, required: ['payload'] },
+      schema: {
+        type: 'object',
+        properties: { payload: { type: 'string', contentMediaType: 'application/json', contentSchema: schema } },
+        required: ['payload'],
+      },
     };
   }
   // A missing body counts as {}: only a list, or an object with required fields, must be sent.
@@ -174,7 +185,10 @@ const HEADERS = {
   'X-RateLimit-Reset-After': header('Seconds until the bucket is full again.', { type: 'number' }),
   'X-RateLimit-Bucket': header('The bucket’s id, a hash of its name.', { type: 'string' }),
   'Retry-After': header('Seconds to wait before trying again.', { type: 'integer' }),
-  'X-RateLimit-Scope': header('Whose limit: `user` for the route’s bucket, `shared` when the image queue is full.', { type: 'string', enum: ['user', 'shared'] }),
+  'X-RateLimit-Scope': header('Whose limit: `user` for the route’s bucket, `shared` when the image queue is full.', {
+    type: 'string',
+    enum: ['user', 'shared'],
+  }),
   Via: header('Always sent on a 429: discord.py retries a 429 only with one.', { type: 'string' }),
 };
 const headerRefs = (names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
@@ -205,9 +219,7 @@ function failures(codes: ErrorCode[]) {
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => {
       const limited = status === 429;
-      const examples = Object.fromEntries(
-        group.map((code) => [code, { summary: code, value: { code, message: ERRORS[code][1], ...EXAMPLE_EXTRAS[code] } }]),
-      );
+      const examples = Object.fromEntries(group.map((code) => [code, { summary: code, value: { code, message: ERRORS[code][1], ...EXAMPLE_EXTRAS[code] } }]));
       return [
         String(status),
         {
@@ -302,7 +314,9 @@ export function openApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
         OAuth2: {
           type: 'oauth2',
           description: 'An access token a person granted an application, for the routes its scopes name.',
-          flows: { authorizationCode: { authorizationUrl: '/oauth2/authorize', tokenUrl: '/api/v1/oauth2/token', refreshUrl: '/api/v1/oauth2/token', scopes: SCOPES } },
+          flows: {
+            authorizationCode: { authorizationUrl: '/oauth2/authorize', tokenUrl: '/api/v1/oauth2/token', refreshUrl: '/api/v1/oauth2/token', scopes: SCOPES },
+          },
         },
       },
     },

@@ -90,7 +90,11 @@ export interface RouteDoc {
 /** A path parameter schema of several route schemas' properties (a route that checks its parameters in parts). */
 export const paramsOf = (...schemas: (Schema | undefined)[]): Schema | undefined =>
   schemas.every((s): s is Schema => s !== undefined)
-    ? { type: 'object', properties: Object.assign({}, ...schemas.map((s) => s.properties)), required: schemas.flatMap((s) => (s.required as string[] | undefined) ?? []) }
+    ? {
+        type: 'object',
+        properties: Object.assign({}, ...schemas.map((s) => s.properties)),
+        required: schemas.flatMap((s) => (s.required as string[] | undefined) ?? []),
+      }
     : undefined;
 
 /** A path of the router with its parameter names erased: two layers of one shape answer the same requests. */

@@ -1,7 +1,10 @@
 // The operator's endpoints (http/operations.ts), answered at the origin's root before authentication and routing.
 import type { RouteDoc } from './entry.js';
 
-const status = (description: string, fields: Record<string, unknown>) => ({ description, schema: { type: 'object', properties: fields, required: Object.keys(fields) } });
+const status = (description: string, fields: Record<string, unknown>) => ({
+  description,
+  schema: { type: 'object', properties: fields, required: Object.keys(fields) },
+});
 
 export const operationDocs: RouteDoc[] = [
   {
@@ -30,7 +33,8 @@ export const operationDocs: RouteDoc[] = [
     method: 'GET',
     path: '/metrics',
     summary: 'Prometheus metrics',
-    description: 'Behind METRICS_TOKEN (`Authorization: Bearer <METRICS_TOKEN>`): requests by route template and status, group commits, projection lag, gateway sessions, deliveries and the process’s own figures.',
+    description:
+      'Behind METRICS_TOKEN (`Authorization: Bearer <METRICS_TOKEN>`): requests by route template and status, group commits, projection lag, gateway sessions, deliveries and the process’s own figures.',
     tag: 'Operations',
     auth: 'none',
     responses: { 200: { description: 'Prometheus’s text format.', type: 'text/plain', schema: { type: 'string' } } },

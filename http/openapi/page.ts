@@ -32,9 +32,14 @@ const ASSETS = {
 
 export type AssetName = keyof typeof ASSETS;
 
-export const assetParams = { type: 'object', properties: { asset: { type: 'string', enum: Object.keys(ASSETS) as AssetName[] } }, required: ['asset'] } as const;
+export const assetParams = {
+  type: 'object',
+  properties: { asset: { type: 'string', enum: Object.keys(ASSETS) as AssetName[] } },
+  required: ['asset'],
+} as const;
 
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const loaded = new Map<AssetName, Promise<Buffer>>();
 

@@ -9,14 +9,19 @@ export const referenceDocs: RouteDoc[] = [
     method: 'GET',
     path: '/',
     summary: 'Find the reference',
-    description: 'Where the reference is: a browser (`Accept: text/html`) is redirected to the page, any other client answered where the page and this document are.',
+    description:
+      'Where the reference is: a browser (`Accept: text/html`) is redirected to the page, any other client answered where the page and this document are.',
     tag: 'Reference',
     auth: 'none',
     root: 'also',
     responses: {
       200: {
         description: 'Where the reference is.',
-        schema: { type: 'object', properties: { message: { type: 'string' }, docs: { const: '/api/v1/docs' }, openapi: { const: '/api/v1/openapi.json' } }, required: ['message', 'docs', 'openapi'] },
+        schema: {
+          type: 'object',
+          properties: { message: { type: 'string' }, docs: { const: '/api/v1/docs' }, openapi: { const: '/api/v1/openapi.json' } },
+          required: ['message', 'docs', 'openapi'],
+        },
       },
       302: { description: 'To the page (`Location: /api/v1/docs`), for a browser.' },
     },
@@ -29,7 +34,16 @@ export const referenceDocs: RouteDoc[] = [
     description: 'The OpenAPI 3.1 document of the API, built from the schemas the routes validate with.',
     tag: 'Reference',
     auth: 'none',
-    responses: { 200: { description: 'The document.', schema: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } }, required: ['openapi', 'info', 'paths'] } } },
+    responses: {
+      200: {
+        description: 'The document.',
+        schema: {
+          type: 'object',
+          properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+          required: ['openapi', 'info', 'paths'],
+        },
+      },
+    },
     errors: [],
   },
   {
@@ -49,7 +63,12 @@ export const referenceDocs: RouteDoc[] = [
     tag: 'Reference',
     auth: 'none',
     params: assetParams,
-    responses: { 200: { description: 'The file.', content: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' }, 'image/png': { type: 'string', contentMediaType: 'image/png' } } } },
+    responses: {
+      200: {
+        description: 'The file.',
+        content: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' }, 'image/png': { type: 'string', contentMediaType: 'image/png' } },
+      },
+    },
     errors: [],
   },
 ];

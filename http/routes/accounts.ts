@@ -69,7 +69,8 @@ export const loginRoute = route({
   method: 'POST',
   path: '/auth/login',
   summary: 'Log in',
-  description: '`login` is a username (username#discriminator when several share it) or an email. A wrong login or password answers INVALID_FORM_BODY on both fields.',
+  description:
+    '`login` is a username (username#discriminator when several share it) or an email. A wrong login or password answers INVALID_FORM_BODY on both fields.',
   tag: 'Accounts',
   auth: 'none',
   body: loginSchema,
@@ -160,4 +161,12 @@ export const resetClientSecretRoute = route({
   },
 });
 
-export const accountRoutes = [registerRoute, loginRoute, createApplicationRoute, getApplicationRoute, createBotRoute, resetBotTokenRoute, resetClientSecretRoute];
+export const accountRoutes = [
+  registerRoute,
+  loginRoute,
+  createApplicationRoute,
+  getApplicationRoute,
+  createBotRoute,
+  resetBotTokenRoute,
+  resetClientSecretRoute,
+];

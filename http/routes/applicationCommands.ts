@@ -70,8 +70,18 @@ const optionRequired = ['type', 'name', 'description'] as const;
  */
 const leafOption = { type: 'object', properties: optionProperties, required: optionRequired, additionalProperties: false } as const;
 const optionsOf = <const T>(items: T) => ({ type: 'array', maxItems: MAX_OPTIONS, items }) as const;
-const subcommandOption = { type: 'object', properties: { ...optionProperties, options: optionsOf(leafOption) }, required: optionRequired, additionalProperties: false } as const;
-const topOption = { type: 'object', properties: { ...optionProperties, options: optionsOf(subcommandOption) }, required: optionRequired, additionalProperties: false } as const;
+const subcommandOption = {
+  type: 'object',
+  properties: { ...optionProperties, options: optionsOf(leafOption) },
+  required: optionRequired,
+  additionalProperties: false,
+} as const;
+const topOption = {
+  type: 'object',
+  properties: { ...optionProperties, options: optionsOf(subcommandOption) },
+  required: optionRequired,
+  additionalProperties: false,
+} as const;
 
 /** The fields of a command a client defines; the type-dependent rules (names, descriptions, option kinds) are the decider's. */
 const commandProperties = {
@@ -156,7 +166,8 @@ function scopeRoutes(path: string, params: Schema, where: string, errors: readon
       limits: [listLimit],
       responses: { 200: { description: 'The commands.', schema: listOf('ApplicationCommand') } },
       errors: known,
-      handle: async (ctx, _input, deps) => (await applicationCommandsOf(deps.readStore, scopeOf(ctx).applicationId, scopeOf(ctx).guildId)).map(applicationCommandObject),
+      handle: async (ctx, _input, deps) =>
+        (await applicationCommandsOf(deps.readStore, scopeOf(ctx).applicationId, scopeOf(ctx).guildId)).map(applicationCommandObject),
     }),
     route({
       ...base,

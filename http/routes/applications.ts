@@ -39,10 +39,11 @@ export const applicationIdParam = { type: 'object', properties: { id: snowflakeS
 
 /** Application objects for read-model documents, with their owners, bots and the bots' guild counts. */
 async function presentApplications(deps: HttpDeps, applications: ApplicationDoc[]) {
-  const users = await usersById(deps.readStore, applications.flatMap((a) => [a.owner_id, a.bot_user_id]));
-  return Promise.all(
-    applications.map(async (a) => applicationObject(a, users, a.bot_user_id ? await membershipCount(deps.readStore, a.bot_user_id) : 0)),
+  const users = await usersById(
+    deps.readStore,
+    applications.flatMap((a) => [a.owner_id, a.bot_user_id]),
   );
+  return Promise.all(applications.map(async (a) => applicationObject(a, users, a.bot_user_id ? await membershipCount(deps.readStore, a.bot_user_id) : 0)));
 }
 
 export async function fetchApplicationObject(deps: HttpDeps, applicationId: string) {

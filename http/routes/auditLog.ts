@@ -29,10 +29,24 @@ export const auditQuery = {
 } as const;
 
 /** A webhook as the audit log embeds it: never its token. */
-const auditWebhook = (doc: Doc) => ({ id: doc._id, type: 1, guild_id: doc.guild_id ?? null, channel_id: doc.channel_id ?? null, name: doc.name ?? null, avatar: doc.avatar ?? null, application_id: null });
+const auditWebhook = (doc: Doc) => ({
+  id: doc._id,
+  type: 1,
+  guild_id: doc.guild_id ?? null,
+  channel_id: doc.channel_id ?? null,
+  name: doc.name ?? null,
+  avatar: doc.avatar ?? null,
+  application_id: null,
+});
 
 /** The spec: 5 per 10 seconds per guild with a burst of 10, enforced per IP and per token. */
-const perGuild = (bucket: string, key: (ctx: Context) => string): LimitSpec => ({ bucket, points: 5, durationSeconds: 10, burst: 5, key: (ctx) => `${ctx.params.guildId}:${key(ctx)}` });
+const perGuild = (bucket: string, key: (ctx: Context) => string): LimitSpec => ({
+  bucket,
+  points: 5,
+  durationSeconds: 10,
+  burst: 5,
+  key: (ctx) => `${ctx.params.guildId}:${key(ctx)}`,
+});
 
 export const auditLogRoute = route({
   method: 'GET',
@@ -55,10 +69,7 @@ export const auditLogRoute = route({
 
     const userIds = entries.flatMap((e) => [e.user_id, USER_TARGETED_ACTIONS.includes(e.action_type) ? e.target_id : null]);
     const webhookIds = entries.flatMap((e) => (WEBHOOK_ACTIONS.includes(e.action_type) && e.target_id ? [e.target_id] : []));
-    const [users, webhooks] = await Promise.all([
-      usersById(deps.readStore, userIds),
-      webhookIds.length ? webhooksByIds(deps.readStore, webhookIds) : [],
-    ]);
+    const [users, webhooks] = await Promise.all([usersById(deps.readStore, userIds), webhookIds.length ? webhooksByIds(deps.readStore, webhookIds) : []]);
     const objects = entries.map(auditEntryObject);
     // `entries` is the spec's name; clients of the widely used API read `audit_log_entries` and the empty lists.
     return {

@@ -12,7 +12,9 @@ import { snowflakeSchema } from '../validation.js';
 
 export const callRegionSchema = {
   type: 'object',
-  properties: { region: { type: ['string', 'null'], maxLength: 32, description: 'A region id of GET /channels/:id/rtc-regions; null picks none (automatic).' } },
+  properties: {
+    region: { type: ['string', 'null'], maxLength: 32, description: 'A region id of GET /channels/:id/rtc-regions; null picks none (automatic).' },
+  },
   required: ['region'],
   additionalProperties: false,
 } as const;
@@ -28,7 +30,12 @@ export const callRecipientsSchema = {
 const personMeta = (ctx: Context): ActorMeta => ({ ...requestMeta(ctx), actorId: requireSession(ctx).userId });
 
 const string = { type: 'string' } as const;
-const rtcRegion = { type: 'object', description: 'A voice region (RTC_REGIONS).', properties: { id: string, name: string, emoji: string }, required: ['id', 'name', 'emoji'] } as const;
+const rtcRegion = {
+  type: 'object',
+  description: 'A voice region (RTC_REGIONS).',
+  properties: { id: string, name: string, emoji: string },
+  required: ['id', 'name', 'emoji'],
+} as const;
 const callsAreForPeople = 'Bots take no part in DM calls: they cannot join a DM’s voice, so they neither ring nor are rung.';
 /** What every call route shares: a person's session, a DM or group DM they take part in. */
 const inDm = { tag: 'DMs', auth: 'session', params: channelParams } as const;
@@ -54,7 +61,10 @@ export const callStatusRoute = route({
   description: `\`ringable\`: someone else in the channel could answer (another participant who is a person; Parley has no blocking). \`silent\`: a call is going on (someone is in its voice), so joining it rings nobody. ${callsAreForPeople}`,
   ...inDm,
   responses: {
-    200: { description: 'The call status.', schema: { type: 'object', properties: { ringable: { type: 'boolean' }, silent: { type: 'boolean' } }, required: ['ringable', 'silent'] } },
+    200: {
+      description: 'The call status.',
+      schema: { type: 'object', properties: { ringable: { type: 'boolean' }, silent: { type: 'boolean' } }, required: ['ringable', 'silent'] },
+    },
   },
   errors: refusals,
   handle: (ctx, { params }, deps) => callStatus(deps, personMeta(ctx).actorId, params.channelId),
@@ -90,7 +100,8 @@ export const stopRingingRoute = route({
   method: 'POST',
   path: '/channels/:channelId/call/stop-ringing',
   summary: 'Stop ringing participants of a DM',
-  description: 'Declines for oneself, or stops ringing others. Without `recipients`, everyone rung. CALL_UPDATE follows, or CALL_DELETE when that ends the call.',
+  description:
+    'Declines for oneself, or stops ringing others. Without `recipients`, everyone rung. CALL_UPDATE follows, or CALL_DELETE when that ends the call.',
   ...inDm,
   body: callRecipientsSchema,
   responses: { 204: { description: 'Stopped.' } },

@@ -16,7 +16,9 @@ import type { ErrorCode } from '../openapi/errors.js';
 import { type Route, route } from '../route.js';
 import { type FromSchema, type JSONSchema, snowflakeSchema } from '../validation.js';
 
-const SIZES = [16, 20, 22, 24, 28, 32, 40, 44, 48, 56, 60, 64, 80, 96, 100, 128, 160, 240, 256, 300, 320, 480, 512, 600, 640, 1024, 1280, 1536, 2048, 3072, 4096];
+const SIZES = [
+  16, 20, 22, 24, 28, 32, 40, 44, 48, 56, 60, 64, 80, 96, 100, 128, 160, 240, 256, 300, 320, 480, 512, 600, 640, 1024, 1280, 1536, 2048, 3072, 4096,
+];
 
 /** The spec's query for avatar, icon, banner, splash and emoji paths: `size` is the width, the height follows. */
 export const imageQuery = {
@@ -159,7 +161,13 @@ type ImageQuery = FromSchema<typeof imageQuery>;
 async function serveImage(ctx: Context, deps: HttpDeps, query: ImageQuery, data: Buffer | undefined, ext: string, cacheControl: string, unknown: () => Error) {
   if (!data) throw unknown();
   const format = formatOf(ext);
-  const rendered = await deps.images.render(data, { format, width: query.size, height: query.size, quality: query.quality, animated: format === 'gif' || query.animated });
+  const rendered = await deps.images.render(data, {
+    format,
+    width: query.size,
+    height: query.size,
+    quality: query.quality,
+    animated: format === 'gif' || query.animated,
+  });
   answer(ctx, rendered, cacheControl);
 }
 
@@ -241,7 +249,8 @@ const attachmentRoute = route({
   ...cdnRoute,
   path: '/attachments/:channelId/:attachmentId/:filename',
   summary: 'Get an attachment',
-  description: 'The file as uploaded; an image resized or converted when the query asks for it. Only PNG, JPEG, WebP and GIF are shown inline: anything else downloads.',
+  description:
+    'The file as uploaded; an image resized or converted when the query asks for it. Only PNG, JPEG, WebP and GIF are shown inline: anything else downloads.',
   params: attachmentParams,
   query: attachmentQuery,
   responses: { 200: { description: 'The file.', content: { '*/*': binary('application/octet-stream') } }, 304: notModified },
@@ -258,7 +267,13 @@ const attachmentRoute = route({
     }
     if (!image) throw badRequest('NOT_AN_IMAGE', 'Only image attachments can be resized or converted');
     const format = query.format === undefined ? undefined : formatOf(query.format);
-    const rendered = await deps.images.render(blob.data, { format, width: query.width, height: query.height, quality: query.quality, animated: query.animated });
+    const rendered = await deps.images.render(blob.data, {
+      format,
+      width: query.width,
+      height: query.height,
+      quality: query.quality,
+      animated: query.animated,
+    });
     answer(ctx, rendered, CACHE.hashed);
   },
 });
@@ -266,18 +281,82 @@ const attachmentRoute = route({
 /** The CDN's routes, at the origin's root (no authentication). */
 export const cdnRoutes = [
   // Users' and webhooks' avatars share the folder: ids never collide.
-  image('/avatars/:userId/:file', 'Get an avatar', avatarParams, hashed((ids) => `avatars/${ids.userId}`), unknownAvatar, `A user’s or a webhook’s. ${HASHED}`),
-  image('/icons/:guildId/:file', 'Get a guild icon', iconParams, hashed((ids) => `icons/${ids.guildId}`), unknownIcon),
-  image('/app-icons/:applicationId/:file', 'Get an application icon', appIconParams, hashed((ids) => `app-icons/${ids.applicationId}`), unknownIcon),
-  image('/banners/:guildId/:file', 'Get a guild banner', iconParams, hashed((ids) => `banners/${ids.guildId}`), unknownBanner),
-  image('/splashes/:guildId/:file', 'Get a guild’s invite splash', iconParams, hashed((ids) => `splashes/${ids.guildId}`), unknownSplash),
+  image(
+    '/avatars/:userId/:file',
+    'Get an avatar',
+    avatarParams,
+    hashed((ids) => `avatars/${ids.userId}`),
+    unknownAvatar,
+    `A user’s or a webhook’s. ${HASHED}`,
+  ),
+  image(
+    '/icons/:guildId/:file',
+    'Get a guild icon',
+    iconParams,
+    hashed((ids) => `icons/${ids.guildId}`),
+    unknownIcon,
+  ),
+  image(
+    '/app-icons/:applicationId/:file',
+    'Get an application icon',
+    appIconParams,
+    hashed((ids) => `app-icons/${ids.applicationId}`),
+    unknownIcon,
+  ),
+  image(
+    '/banners/:guildId/:file',
+    'Get a guild banner',
+    iconParams,
+    hashed((ids) => `banners/${ids.guildId}`),
+    unknownBanner,
+  ),
+  image(
+    '/splashes/:guildId/:file',
+    'Get a guild’s invite splash',
+    iconParams,
+    hashed((ids) => `splashes/${ids.guildId}`),
+    unknownSplash,
+  ),
   // The guild's discovery splash, at the widely used API's path and at the spec's "embed splash" one.
-  image('/discovery-splashes/:guildId/:file', 'Get a guild’s discovery splash', splashParams, hashed((ids) => `discovery-splashes/${ids.guildId}`), unknownSplash, STILL),
-  image('/embed-splashes/:guildId/:file', 'Get a guild’s discovery splash (the spec’s path)', splashParams, hashed((ids) => `discovery-splashes/${ids.guildId}`), unknownSplash, STILL),
-  image('/guilds/:guildId/users/:userId/avatars/:file', 'Get a member’s guild avatar', memberImageParams, hashed((ids) => `guilds/${ids.guildId}/users/${ids.userId}/avatars`), unknownAvatar),
-  image('/guilds/:guildId/users/:userId/banners/:file', 'Get a member’s guild banner', memberImageParams, hashed((ids) => `guilds/${ids.guildId}/users/${ids.userId}/banners`), unknownBanner),
+  image(
+    '/discovery-splashes/:guildId/:file',
+    'Get a guild’s discovery splash',
+    splashParams,
+    hashed((ids) => `discovery-splashes/${ids.guildId}`),
+    unknownSplash,
+    STILL,
+  ),
+  image(
+    '/embed-splashes/:guildId/:file',
+    'Get a guild’s discovery splash (the spec’s path)',
+    splashParams,
+    hashed((ids) => `discovery-splashes/${ids.guildId}`),
+    unknownSplash,
+    STILL,
+  ),
+  image(
+    '/guilds/:guildId/users/:userId/avatars/:file',
+    'Get a member’s guild avatar',
+    memberImageParams,
+    hashed((ids) => `guilds/${ids.guildId}/users/${ids.userId}/avatars`),
+    unknownAvatar,
+  ),
+  image(
+    '/guilds/:guildId/users/:userId/banners/:file',
+    'Get a member’s guild banner',
+    memberImageParams,
+    hashed((ids) => `guilds/${ids.guildId}/users/${ids.userId}/banners`),
+    unknownBanner,
+  ),
   image('/emojis/:file', 'Get a custom emoji', emojiFileParams, byId(emojiImageKey, CACHE.emoji), ['UNKNOWN_EMOJI', 'Unknown Emoji'], '`{emoji_id}.{ext}`.'),
-  image('/stickers/:file', 'Get a sticker', stickerFileParams, byId(stickerImageKey, CACHE.sticker), ['UNKNOWN_STICKER', 'Unknown Sticker'], '`{sticker_id}.{png|webp|gif}`.'),
+  image(
+    '/stickers/:file',
+    'Get a sticker',
+    stickerFileParams,
+    byId(stickerImageKey, CACHE.sticker),
+    ['UNKNOWN_STICKER', 'Unknown Sticker'],
+    '`{sticker_id}.{png|webp|gif}`.',
+  ),
   defaultAvatarRoute('/embed/avatars/:file', 'Get a default avatar', '`{index}.png`, index 0 to 5 (a user’s is its id mod 6), PNG only.'),
   defaultAvatarRoute('/avatars/:file', 'Get a default avatar (the spec’s path)', '`{index}.png`, index 0 to 5, PNG only.'),
   attachmentRoute,

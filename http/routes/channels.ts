@@ -45,7 +45,12 @@ export const moveChannelsSchema = {
   type: 'array',
   items: {
     type: 'object',
-    properties: { id: snowflakeSchema, position: { type: ['integer', 'null'], minimum: 0, maximum: MAX_INT32 }, parent_id: nullableSnowflakeSchema, lock_permissions: { type: ['boolean', 'null'] } },
+    properties: {
+      id: snowflakeSchema,
+      position: { type: ['integer', 'null'], minimum: 0, maximum: MAX_INT32 },
+      parent_id: nullableSnowflakeSchema,
+      lock_permissions: { type: ['boolean', 'null'] },
+    },
     required: ['id'],
     additionalProperties: false,
   },
@@ -55,7 +60,11 @@ export const moveChannelsSchema = {
 /** Group DMs may be renamed (null clears the name); other fields of a DM do not change (http/routes/dms.ts). */
 export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
 
-export const overwriteParams = { type: 'object', properties: { channelId: snowflakeSchema, overwriteId: snowflakeSchema }, required: ['channelId', 'overwriteId'] } as const;
+export const overwriteParams = {
+  type: 'object',
+  properties: { channelId: snowflakeSchema, overwriteId: snowflakeSchema },
+  required: ['channelId', 'overwriteId'],
+} as const;
 /** The widely used API's clients repeat the target's id in the body; the path names it. */
 export const putOverwriteSchema = { ...overwriteSchema, required: ['type'] } as const;
 
@@ -161,7 +170,12 @@ export const updateChannelRoute = route({
   summary: 'Change a channel',
   description: 'A guild channel’s fields (MANAGE_CHANNELS), or a group DM’s name (the first schema for guild channels, the second for group DMs).',
   params: channelParams,
-  body: { anyOf: [{ title: 'Guild channel', ...updateChannelSchema }, { title: 'Group DM', ...renameSchema }] },
+  body: {
+    anyOf: [
+      { title: 'Guild channel', ...updateChannelSchema },
+      { title: 'Group DM', ...renameSchema },
+    ],
+  },
   // Read with the schema of the channel's kind, once the channel is known to be a guild's.
   readsItself: ['body'],
   responses: { 200: channel },
@@ -210,7 +224,12 @@ export const setOverwriteRoute = route({
     const meta = actorMeta(ctx);
     if (body.id !== undefined && body.id !== overwriteId) throw invalidForm([{ path: 'id', message: 'Must be the overwrite id of the path' }]);
     const { guildId } = await channelAccess(deps, channelId, meta.actorId);
-    await runGuildCommand(deps, meta, guildId, { type: 'SetChannelOverwrite', actorId: meta.actorId, channelId, overwrite: overwriteInput({ ...body, id: overwriteId }) });
+    await runGuildCommand(deps, meta, guildId, {
+      type: 'SetChannelOverwrite',
+      actorId: meta.actorId,
+      channelId,
+      overwrite: overwriteInput({ ...body, id: overwriteId }),
+    });
   },
 });
 

@@ -15,11 +15,20 @@ import { deleteChannelRoute, getChannelRoute, renameSchema, updateChannelRoute }
 export const openSchema = {
   oneOf: [
     { type: 'object', properties: { recipient_id: snowflakeSchema }, required: ['recipient_id'], additionalProperties: false },
-    { type: 'object', properties: { recipients: { type: 'array', items: snowflakeSchema, minItems: 1, maxItems: 9 } }, required: ['recipients'], additionalProperties: false },
+    {
+      type: 'object',
+      properties: { recipients: { type: 'array', items: snowflakeSchema, minItems: 1, maxItems: 9 } },
+      required: ['recipients'],
+      additionalProperties: false,
+    },
   ],
 } as const;
 
-export const recipientParams = { type: 'object', properties: { channelId: snowflakeSchema, userId: snowflakeSchema }, required: ['channelId', 'userId'] } as const;
+export const recipientParams = {
+  type: 'object',
+  properties: { channelId: snowflakeSchema, userId: snowflakeSchema },
+  required: ['channelId', 'userId'],
+} as const;
 
 const base = { tag: 'DMs', auth: 'any' } as const;
 

@@ -36,7 +36,8 @@ export const createEmojiSchema = {
 export const updateEmojiSchema = { type: 'object', properties: { name: emojiName, roles: emojiRoles }, additionalProperties: false } as const;
 
 /** Emoji objects with their uploaders. */
-const present = (deps: HttpDeps, docs: EmojiDoc[]) => withUploaders(deps.readStore, docs, (doc, uploader) => emojiObject(doc, deps.config.publicBaseUrl, uploader));
+const present = (deps: HttpDeps, docs: EmojiDoc[]) =>
+  withUploaders(deps.readStore, docs, (doc, uploader) => emojiObject(doc, deps.config.publicBaseUrl, uploader));
 
 async function presentOne(deps: HttpDeps, guildId: string, emojiId: string) {
   const doc = await emojiOfGuild(deps.readStore, guildId, emojiId);

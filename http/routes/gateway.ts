@@ -24,7 +24,11 @@ export const gatewayBotRoute = route({
   auth: 'any',
   responses: { 200: { description: 'The URL, one shard, and the session starts left.', schema: ref('GatewayBot') } },
   errors: [],
-  handle: async (ctx, _input, deps) => ({ url: gatewayUrl(deps.config), shards: 1, session_start_limit: await sessionStartLimitOf(deps, requireAuth(ctx).userId) }),
+  handle: async (ctx, _input, deps) => ({
+    url: gatewayUrl(deps.config),
+    shards: 1,
+    session_start_limit: await sessionStartLimitOf(deps, requireAuth(ctx).userId),
+  }),
 });
 
 export const gatewayRoutes = [gatewayRoute, gatewayBotRoute];

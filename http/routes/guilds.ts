@@ -120,7 +120,8 @@ export const updateGuildRoute = route({
   async handle(ctx, { params: { guildId }, body: { icon, banner, splash, discovery_splash, ...settings } }, deps) {
     const given = Object.entries({ icon, banner, splash, discovery_splash }).filter(([, value]) => value !== undefined) as [GuildImageField, string | null][];
     // The discovery (embed) splash is a still image, as the spec's CDN table lists its formats.
-    const read = (field: GuildImageField, value: string) => deps.images.parseDataUri(value, field, field === 'discovery_splash' ? ['png', 'jpeg', 'webp'] : undefined);
+    const read = (field: GuildImageField, value: string) =>
+      deps.images.parseDataUri(value, field, field === 'discovery_splash' ? ['png', 'jpeg', 'webp'] : undefined);
     const images = Object.fromEntries(await Promise.all(given.map(async ([field, value]) => [field, value === null ? null : await read(field, value)])));
     await updateGuild(deps, actorMeta(ctx), guildId, settings, images);
     return fetchGuildObject(deps, guildId);
@@ -162,10 +163,15 @@ export const myGuildsRoute = route({
   async handle(ctx, { query }, deps) {
     const userId = requireAuth(ctx).userId;
     const memberships = await membershipsPage(deps.readStore, userId, query);
-    const guilds = await guildsByIds(deps.readStore, memberships.map((m) => m.guild_id));
+    const guilds = await guildsByIds(
+      deps.readStore,
+      memberships.map((m) => m.guild_id),
+    );
     // Presences are not tracked yet (GUILD_CREATE's presences are empty too), so no member counts as present.
     const counts = (guild: GuildDoc) => (query.with_counts ? { approximate_member_count: guild.member_count, approximate_presence_count: 0 } : {});
-    return Promise.all(guilds.map(async (guild) => ({ ...partialGuild(guild, userId, guildPermissions(await loadGuild(deps, guild._id), userId)), ...counts(guild) })));
+    return Promise.all(
+      guilds.map(async (guild) => ({ ...partialGuild(guild, userId, guildPermissions(await loadGuild(deps, guild._id), userId)), ...counts(guild) })),
+    );
   },
 });
 

@@ -83,7 +83,8 @@ const base = {
   tag: 'Interactions',
   auth: 'webhook-token',
   params: messageParams,
-  description: 'With the application’s id and the interaction’s token, for 15 minutes: `@original` names the response, an id a follow-up. A webhook’s own messages are not reachable here.',
+  description:
+    'With the application’s id and the interaction’s token, for 15 minutes: `@original` names the response, an id a follow-up. A webhook’s own messages are not reachable here.',
 } as const;
 const errors = ['UNKNOWN_MESSAGE', 'UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'] as const;
 const message = { description: 'The message.', schema: ref('Message') };

@@ -42,7 +42,12 @@ const optionFields = {
 } as const;
 /** An option holding `items` under it: a subcommand its options, a group its subcommands. */
 const holding = <const Items>(items: Items) =>
-  ({ type: 'object', properties: { ...optionFields, options: { type: 'array', maxItems: 25, items } }, required: ['name'], additionalProperties: false }) as const;
+  ({
+    type: 'object',
+    properties: { ...optionFields, options: { type: 'array', maxItems: 25, items } },
+    required: ['name'],
+    additionalProperties: false,
+  }) as const;
 const valueOption = { type: 'object', properties: optionFields, required: ['name'], additionalProperties: false } as const;
 const groupOption = holding(holding(valueOption));
 
@@ -119,7 +124,12 @@ function responseData(type: InteractionCallbackType, data: unknown): MessageInpu
   }
 }
 
-const perUser = (bucket: string): LimitSpec => ({ bucket, points: 60, durationSeconds: 60, key: (ctx) => `${bucket}::${ctx.state.auth?.userId ?? `ip:${ctx.ip}`}` });
+const perUser = (bucket: string): LimitSpec => ({
+  bucket,
+  points: 60,
+  durationSeconds: 60,
+  key: (ctx) => `${bucket}::${ctx.state.auth?.userId ?? `ip:${ctx.ip}`}`,
+});
 /** The session is checked before the limit, so that the bucket is the user's. */
 const session = () => (ctx: Context, next: Next) => (requireSession(ctx), next());
 const recorded = { 204: { description: 'Checked and recorded; delivered asynchronously.' } };
@@ -173,7 +183,10 @@ export const callbackRoute = route({
   multipart: true,
   // JSON or multipart, read once the token is known to be the interaction's.
   readsItself: ['body'],
-  responses: { 200: { description: 'With ?with_response=true: the callback and its message.', schema: ref('InteractionCallback') }, 204: { description: 'Responded.' } },
+  responses: {
+    200: { description: 'With ?with_response=true: the callback and its message.', schema: ref('InteractionCallback') },
+    204: { description: 'Responded.' },
+  },
   errors: ['UNKNOWN_INTERACTION', 'INVALID_WEBHOOK_TOKEN', 'INTERACTION_ALREADY_ACKNOWLEDGED', 'CANNOT_SEND_EMPTY_MESSAGE'],
   async handle(ctx, { params: { interactionId, token }, query: { with_response } }, deps) {
     await checkCallbackToken(deps, interactionId, token);

@@ -50,8 +50,14 @@ const ACCEPTED_MESSAGES = { joined: 'Joined the guild', already_member: 'Already
 async function present(deps: HttpDeps, docs: InviteView[]) {
   const [guilds, channels, inviters] = await Promise.all([
     guildsByIds(deps.readStore, [...new Set(docs.map((d) => d.guild_id))]),
-    channelsByIds(deps.readStore, docs.flatMap((d) => (d.channel_id ? [d.channel_id] : []))),
-    usersById(deps.readStore, docs.map((d) => d.inviter_id)),
+    channelsByIds(
+      deps.readStore,
+      docs.flatMap((d) => (d.channel_id ? [d.channel_id] : [])),
+    ),
+    usersById(
+      deps.readStore,
+      docs.map((d) => d.inviter_id),
+    ),
   ]);
   return docs.flatMap((doc) => {
     const guild = guilds.find((g) => g._id === doc.guild_id);
@@ -63,7 +69,10 @@ async function present(deps: HttpDeps, docs: InviteView[]) {
 
 async function liveInvites(deps: HttpDeps, of: InviteScope) {
   const now = Date.now();
-  return present(deps, (await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now)));
+  return present(
+    deps,
+    (await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now)),
+  );
 }
 
 async function presentCode(deps: HttpDeps, code: string) {
@@ -164,7 +173,8 @@ export const createChannelInviteRoute = route({
   limits: endpoint('channel-invites:create'),
   responses: { 200: invite },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-  handle: async (ctx, { params: { channelId }, body }, deps) => presentCode(deps, await createChannelInvite(deps, actorMeta(ctx), channelId, withDefaults(body))),
+  handle: async (ctx, { params: { channelId }, body }, deps) =>
+    presentCode(deps, await createChannelInvite(deps, actorMeta(ctx), channelId, withDefaults(body))),
 });
 
 export const listChannelInvitesRoute = route({

@@ -47,7 +47,11 @@ export const updateMemberSchema = {
 
 export const addMemberSchema = {
   type: 'object',
-  properties: { access_token: { type: 'string', minLength: 1, maxLength: 512 }, nick: updateMemberSchema.properties.nick, roles: updateMemberSchema.properties.roles },
+  properties: {
+    access_token: { type: 'string', minLength: 1, maxLength: 512 },
+    nick: updateMemberSchema.properties.nick,
+    roles: updateMemberSchema.properties.roles,
+  },
   required: ['access_token'],
   additionalProperties: false,
 } as const;
@@ -93,7 +97,10 @@ export const listMembersRoute = route({
     await guildAccess(deps, guildId, requireAuth(ctx).userId);
     const query = parseQuery(membersQuery, ctx.query);
     const members = await membersPage(deps.readStore, guildId, { after: query.after ?? '0', limit: query.limit });
-    const users = await usersById(deps.readStore, members.map((m) => m.user_id));
+    const users = await usersById(
+      deps.readStore,
+      members.map((m) => m.user_id),
+    );
     return members.flatMap((m) => (users.has(m.user_id) ? [memberObject(m, users.get(m.user_id)!)] : []));
   },
 });
@@ -119,7 +126,8 @@ export const addMemberRoute = route({
   method: 'PUT',
   path: '/guilds/:guildId/members/:userId',
   summary: 'Add a member with an OAuth2 access token',
-  description: 'A bot adds the user with the access token they gave its application with the guilds.join scope. Needs CREATE_INSTANT_INVITE, and MANAGE_NICKNAMES or MANAGE_ROLES to give a nick or roles.',
+  description:
+    'A bot adds the user with the access token they gave its application with the guilds.join scope. Needs CREATE_INSTANT_INVITE, and MANAGE_NICKNAMES or MANAGE_ROLES to give a nick or roles.',
   tag: 'Members',
   auth: 'bot',
   params: memberParams,
@@ -127,7 +135,8 @@ export const addMemberRoute = route({
   responses: { 201: { description: 'Added: the member.', schema: ref('Member') }, 204: { description: 'A member already: nothing changed.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'INVALID_OAUTH2_ACCESS_TOKEN', 'USER_BANNED', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId }, body: { access_token, nick, roles } }, deps) {
-    if (await addMemberWithAccessToken(deps, actorMeta(ctx), { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined })) return fetchMember(deps, guildId, userId);
+    if (await addMemberWithAccessToken(deps, actorMeta(ctx), { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined }))
+      return fetchMember(deps, guildId, userId);
     noContent(ctx);
   },
 });
@@ -152,7 +161,10 @@ export const updateMemberRoute = route({
     const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
     const { avatar, banner, channel_id: channelId, mute, deaf, ...body } = parseBody(updateMemberSchema, ctx.request.body);
     const read = (value: string | null | undefined, path: string) => (typeof value === 'string' ? deps.images.parseDataUri(value, path) : value);
-    const images = { ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}), ...(banner !== undefined ? { banner: await read(banner, 'banner') } : {}) };
+    const images = {
+      ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}),
+      ...(banner !== undefined ? { banner: await read(banner, 'banner') } : {}),
+    };
     // The voice move is on the guild's voice stream: decided before the member's changes are appended, appended after.
     if (mute !== undefined || deaf !== undefined) await requireInVoice(deps, guildId, userId);
     if (channelId !== undefined) await assertVoiceMove(deps, meta, guildId, userId, channelId);
@@ -227,7 +239,10 @@ export const listBansRoute = route({
   async handle(ctx, { params: { guildId } }, deps) {
     await requireBanViewer(deps, guildId, requireAuth(ctx).userId);
     const bans = await bansPage(deps.readStore, guildId, parseQuery(bansQuery, ctx.query));
-    const users = await usersById(deps.readStore, bans.map((b) => b.user_id));
+    const users = await usersById(
+      deps.readStore,
+      bans.map((b) => b.user_id),
+    );
     return bans.flatMap((b) => (users.has(b.user_id) ? [banObject(b, users.get(b.user_id)!)] : []));
   },
 });

@@ -17,7 +17,14 @@ import { unknownMessage } from '../../domain/message.js';
 import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
 import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
-import { messageInChannel, messagePage, reactionsByUserOn, messagesByIds, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
+import {
+  messageInChannel,
+  messagePage,
+  reactionsByUserOn,
+  messagesByIds,
+  pinnedMessages as pinnedMessageDocs,
+  reactorsOf,
+} from '../../projections/messages.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
@@ -58,7 +65,11 @@ export const embedSchema = {
       maxItems: 25,
       items: {
         type: 'object',
-        properties: { name: { type: 'string', minLength: 1, maxLength: 256 }, value: { type: 'string', minLength: 1, maxLength: 1024 }, inline: { type: 'boolean' } },
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 256 },
+          value: { type: 'string', minLength: 1, maxLength: 1024 },
+          inline: { type: 'boolean' },
+        },
         required: ['name', 'value'],
         additionalProperties: false,
       },
@@ -107,7 +118,13 @@ export const sendSchema = {
     attachments: attachmentsSchema,
     message_reference: {
       type: 'object',
-      properties: { message_id: snowflakeSchema, channel_id: snowflakeSchema, guild_id: snowflakeSchema, fail_if_not_exists: { type: 'boolean' }, type: { type: 'integer', enum: [0] } },
+      properties: {
+        message_id: snowflakeSchema,
+        channel_id: snowflakeSchema,
+        guild_id: snowflakeSchema,
+        fail_if_not_exists: { type: 'boolean' },
+        type: { type: 'integer', enum: [0] },
+      },
       required: ['message_id'],
     },
   },
@@ -150,13 +167,21 @@ export const reactorsQuery = {
 export const pinsQuery = { type: 'object', properties: { limit: pageLimit(50, 50), before: timestampSchema } } as const;
 export const bulkDeleteSchema = { type: 'object', properties: { messages: { type: 'array', items: snowflakeSchema } }, required: ['messages'] } as const;
 
-export const messageParams = { type: 'object', properties: { channelId: snowflakeSchema, messageId: snowflakeSchema }, required: ['channelId', 'messageId'] } as const;
+export const messageParams = {
+  type: 'object',
+  properties: { channelId: snowflakeSchema, messageId: snowflakeSchema },
+  required: ['channelId', 'messageId'],
+} as const;
 export const reactionParams = {
   type: 'object',
   properties: { ...messageParams.properties, emoji: { type: 'string', minLength: 1, maxLength: 100 } },
   required: ['channelId', 'messageId', 'emoji'],
 } as const;
-export const reactorParams = { type: 'object', properties: { ...reactionParams.properties, userId: snowflakeSchema }, required: [...reactionParams.required, 'userId'] } as const;
+export const reactorParams = {
+  type: 'object',
+  properties: { ...reactionParams.properties, userId: snowflakeSchema },
+  required: [...reactionParams.required, 'userId'],
+} as const;
 
 const senderOf = (ctx: Context): Sender => {
   const auth = requireAuth(ctx);
@@ -376,7 +401,8 @@ export const editMessageRoute = route({
   method: 'PATCH',
   path: '/channels/:channelId/messages/:messageId',
   summary: 'Edit a message',
-  description: 'Only its author may (MANAGE_MESSAGES may change its flags); null clears a field. `attachments` lists the files to keep, new ones by their index.',
+  description:
+    'Only its author may (MANAGE_MESSAGES may change its flags); null clears a field. `attachments` lists the files to keep, new ones by their index.',
   params: messageParams,
   body: editSchema,
   // JSON or multipart, read once the caller is authenticated.
@@ -420,7 +446,10 @@ export const reactorsRoute = route({
     await readableMessage(deps, channelId, messageId, requireAuth(ctx).userId);
     // Every reaction here is a normal one; super (burst) reactions do not exist in this service.
     const reactors = query.type === 1 ? [] : await reactorsOf(deps.readStore, messageId, parsed, query.after, query.limit);
-    const users = await usersById(deps.readStore, reactors.map((r) => r.user_id));
+    const users = await usersById(
+      deps.readStore,
+      reactors.map((r) => r.user_id),
+    );
     return reactors.flatMap((r) => (users.has(r.user_id) ? [userObject(users.get(r.user_id)!)] : []));
   },
 });
@@ -437,7 +466,12 @@ export const reactRoute = route({
   handle: (ctx, { params: { channelId, messageId, emoji } }, deps) => addReaction(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji)),
 });
 
-const removal = { ...base, method: 'DELETE', responses: { 204: { description: 'Removed.' } }, errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS'] } as const;
+const removal = {
+  ...base,
+  method: 'DELETE',
+  responses: { 204: { description: 'Removed.' } },
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS'],
+} as const;
 
 export const unreactRoute = route({
   ...removal,
@@ -458,7 +492,8 @@ export const removeReactionRoute = route({
   summary: 'Remove a user’s reaction',
   description: `${EMOJI} Needs MANAGE_MESSAGES for another user’s.`,
   params: reactorParams,
-  handle: (ctx, { params: { channelId, messageId, emoji, userId } }, deps) => removeReaction(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji), userId),
+  handle: (ctx, { params: { channelId, messageId, emoji, userId } }, deps) =>
+    removeReaction(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji), userId),
 });
 
 export const clearEmojiReactionsRoute = route({

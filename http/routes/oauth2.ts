@@ -118,7 +118,8 @@ export const tokenRoute = route({
   method: 'POST',
   path: '/oauth2/token',
   summary: 'Exchange an authorization code, or refresh a token',
-  description: '`grant_type=authorization_code` with `code` and the `redirect_uri` it was issued for; a code used twice revokes what it gave. `grant_type=refresh_token` with `refresh_token` (and optionally fewer `scope`s): a new pair, the old one stops working.',
+  description:
+    '`grant_type=authorization_code` with `code` and the `redirect_uri` it was issued for; a code used twice revokes what it gave. `grant_type=refresh_token` with `refresh_token` (and optionally fewer `scope`s): a new pair, the old one stops working.',
   body: tokenForm,
   responses: { 200: { description: 'The tokens (never cached).', schema: ref('OAuth2Token') }, ...refusals },
   async handle(ctx, _input, deps) {
@@ -127,7 +128,11 @@ export const tokenRoute = route({
     const accessTokenTtl = deps.config.oauth2AccessTokenTtl;
     switch (fields.grant_type) {
       case 'authorization_code':
-        return exchangeCode(deps, requestMeta(ctx), authenticated, { code: required(fields, 'code'), redirectUri: required(fields, 'redirect_uri'), accessTokenTtl });
+        return exchangeCode(deps, requestMeta(ctx), authenticated, {
+          code: required(fields, 'code'),
+          redirectUri: required(fields, 'redirect_uri'),
+          accessTokenTtl,
+        });
       case 'refresh_token': {
         const scopes = fields.scope ? parseScopes(fields.scope) : null;
         return refreshGrant(deps, requestMeta(ctx), authenticated, { refreshToken: required(fields, 'refresh_token'), scopes, accessTokenTtl });

@@ -70,7 +70,8 @@ async function authorizeRequest(deps: HttpDeps, query: ParsedUrlQuery): Promise<
   if (responseType === null ? needsCode : responseType !== 'code') throw invalidRequest('response_type must be code');
   const redirectUri = single(query, 'redirect_uri');
   if (needsCode && !redirectUri) throw invalidRequest('redirect_uri is required');
-  if (redirectUri !== null && !client.redirect_uris.includes(redirectUri)) throw invalidRequest('redirect_uri is not one of the redirect URIs the application registered');
+  if (redirectUri !== null && !client.redirect_uris.includes(redirectUri))
+    throw invalidRequest('redirect_uri is not one of the redirect URIs the application registered');
   const state = single(query, 'state');
   if (state !== null && state.length > MAX_STATE_LENGTH) throw invalidRequest(`state is longer than ${MAX_STATE_LENGTH} characters`);
   if (bot && !client.botUserId) throw invalidRequest('This application has no bot to add');
@@ -108,7 +109,8 @@ function csrfToken(ctx: Context): string {
 /** The fields of the page's form, once its CSRF token matches the cookie's. */
 function checkedForm(ctx: Context): Readonly<Record<string, string>> {
   const body = ctx.request.body;
-  if (!(body instanceof NonJsonBody && body.type === 'application/x-www-form-urlencoded')) throw invalidRequest('The page posts an application/x-www-form-urlencoded form');
+  if (!(body instanceof NonJsonBody && body.type === 'application/x-www-form-urlencoded'))
+    throw invalidRequest('The page posts an application/x-www-form-urlencoded form');
   const expected = cookie(ctx, CSRF_COOKIE);
   if (!expected || !body.fields.csrf || !sameText(expected, body.fields.csrf)) {
     throw forbidden('INVALID_CSRF_TOKEN', 'This form has expired or did not come from this page: reload the page and try again');
@@ -171,8 +173,18 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
     const guilds = await manageableGuilds(deps, user.userId);
     const fixed = request.guildId !== null;
     const offered = fixed ? guilds.filter((guild) => guild.id === request.guildId) : guilds;
-    if (fixed && offered.length === 0) throw forbidden('MISSING_PERMISSIONS', 'You cannot add a bot to the server this link names: that takes the Manage Server permission there');
-    const view = botConsentView({ form, appName: request.client.name, username: user.username, guilds: offered, fixed, permissions: request.permissions, userScopes: request.userScopes, error });
+    if (fixed && offered.length === 0)
+      throw forbidden('MISSING_PERMISSIONS', 'You cannot add a bot to the server this link names: that takes the Manage Server permission there');
+    const view = botConsentView({
+      form,
+      appName: request.client.name,
+      username: user.username,
+      guilds: offered,
+      fixed,
+      permissions: request.permissions,
+      userScopes: request.userScopes,
+      error,
+    });
     sendPage(ctx, error ? 400 : 200, `Add ${request.client.name} to a server`, view, { formTargets });
   }
 
@@ -204,13 +216,20 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
     ctx.status = 303;
   }
 
-  async function authorize(ctx: Context, request: AuthorizeRequest, fields: Readonly<Record<string, string>>, user: { userId: string; username: string }, csrf: string) {
+  async function authorize(
+    ctx: Context,
+    request: AuthorizeRequest,
+    fields: Readonly<Record<string, string>>,
+    user: { userId: string; username: string },
+    csrf: string,
+  ) {
     const meta = { ...requestMeta(ctx), actorId: user.userId };
     const back: Record<string, string> = {};
     let added: { added: boolean; guildName: string } | null = null;
     if (request.bot) {
       const guildId = request.guildId ?? fields.guild_id;
-      if (request.guildId !== null && fields.guild_id !== undefined && fields.guild_id !== request.guildId) throw invalidRequest('guild_id differs from the link’s');
+      if (request.guildId !== null && fields.guild_id !== undefined && fields.guild_id !== request.guildId)
+        throw invalidRequest('guild_id differs from the link’s');
       if (!guildId || !SNOWFLAKE.test(guildId)) return showConsent(ctx, request, csrf, user, 'Choose a server first.');
       // The decider checks MANAGE_GUILD again: a forged guild_id the person cannot manage adds nothing (403).
       added = await addBotToGuild(deps, meta, { client: request.client, guildId, permissions: request.permissions });
@@ -222,7 +241,12 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
     }
     if (request.redirectUri) return redirectBack(ctx, request, back);
     const title = added!.added ? `${request.client.name} was added to ${added!.guildName}` : `${request.client.name} is already in ${added!.guildName}`;
-    sendPage(ctx, 200, title, messageView({ title, text: added!.added ? 'The bot is now a member of the server, with the permissions shown.' : 'Nothing changed.' }));
+    sendPage(
+      ctx,
+      200,
+      title,
+      messageView({ title, text: added!.added ? 'The bot is now a member of the server, with the permissions shown.' : 'Nothing changed.' }),
+    );
   }
 
   function cancel(ctx: Context, request: AuthorizeRequest) {
@@ -293,7 +317,15 @@ const answers = {
   403: htmlPage('The form did not come from this page (CSRF), or the person cannot add a bot to the guild the link names.'),
   429: htmlPage('Too many bot authorizations for this application (10 a minute), or sign-ins from this address; with Retry-After.'),
 };
-const base = { tag: 'OAuth2', auth: 'none', guards: [() => answerAsPage], query: authorizeQuery, readsItself: ['query', 'body'], errors: [], root: 'also' } as const;
+const base = {
+  tag: 'OAuth2',
+  auth: 'none',
+  guards: [() => answerAsPage],
+  query: authorizeQuery,
+  readsItself: ['query', 'body'],
+  errors: [],
+  root: 'also',
+} as const;
 
 export const showAuthorizePageRoute = route({
   ...base,
@@ -310,10 +342,15 @@ export const submitAuthorizePageRoute = route({
   method: 'POST',
   path: '/oauth2/authorize',
   summary: 'Sign in, authorize or cancel',
-  description: 'The page’s forms post back to the same URL. Authorizing redirects (303) to the redirect URI with `code` (and `guild_id`, `permissions` for the bot flow) and `state`; cancelling with `error=access_denied`.',
+  description:
+    'The page’s forms post back to the same URL. Authorizing redirects (303) to the redirect URI with `code` (and `guild_id`, `permissions` for the bot flow) and `state`; cancelling with `error=access_denied`.',
   body: authorizeForm,
   formFields: true,
-  responses: { ...answers, 303: { description: 'To the redirect URI with the outcome, or back to the page after signing in.' }, 401: htmlPage('The page’s session has ended: sign in again.') },
+  responses: {
+    ...answers,
+    303: { description: 'To the redirect URI with the outcome, or back to the page after signing in.' },
+    401: htmlPage('The page’s session has ended: sign in again.'),
+  },
   handle: (ctx, _input, deps) => authorizePage(deps).submit(ctx),
 });
 

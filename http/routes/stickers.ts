@@ -36,7 +36,11 @@ const stickerFields = {
 } as const;
 const stickerImage = { type: 'string', minLength: 1 } as const;
 
-export const stickerParams = { type: 'object', properties: { guildId: snowflakeSchema, stickerId: snowflakeSchema }, required: ['guildId', 'stickerId'] } as const;
+export const stickerParams = {
+  type: 'object',
+  properties: { guildId: snowflakeSchema, stickerId: snowflakeSchema },
+  required: ['guildId', 'stickerId'],
+} as const;
 
 export const createStickerSchema = {
   type: 'object',
@@ -80,7 +84,8 @@ function entryFailure(error: unknown, index: number): EntryFailure {
 }
 
 /** Sticker objects with their uploaders. */
-const present = (deps: HttpDeps, docs: StickerDoc[]) => withUploaders(deps.readStore, docs, (doc, uploader) => stickerObject(doc, deps.config.publicBaseUrl, uploader));
+const present = (deps: HttpDeps, docs: StickerDoc[]) =>
+  withUploaders(deps.readStore, docs, (doc, uploader) => stickerObject(doc, deps.config.publicBaseUrl, uploader));
 
 async function presentOne(deps: HttpDeps, guildId: string, stickerId: string) {
   const doc = await stickerOfGuild(deps.readStore, guildId, stickerId);
@@ -122,7 +127,8 @@ export const listStickersRoute = route({
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
     // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
-    if (versionOf(ctx).stickerList === 'array') return present(deps, (await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
+    if (versionOf(ctx).stickerList === 'array')
+      return present(deps, (await stickersPage(deps.readStore, guildId, { limit: MAX_STICKERS, offset: 0 })).stickers);
     const { limit, offset } = parseQuery(stickersQuery, ctx.query);
     const page = await stickersPage(deps.readStore, guildId, { limit, offset });
     return { stickers: await present(deps, page.stickers), total: page.total, limit, offset };
@@ -172,7 +178,12 @@ export const createStickersRoute = route({
   body: bulkStickersSchema,
   limits: [perGuildLimit('guild-stickers:bulk', 3, 60)],
   audit: 'STICKER_CREATE',
-  responses: { 201: { description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).', schema: { type: 'array', items: { anyOf: [ref('Sticker'), ref('Error')] } } } },
+  responses: {
+    201: {
+      description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).',
+      schema: { type: 'array', items: { anyOf: [ref('Sticker'), ref('Error')] } },
+    },
+  },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body: { stickers: entries } }, deps) {
     const read = await Promise.all(
@@ -187,7 +198,10 @@ export const createStickersRoute = route({
     const valid = read.filter((entry): entry is StickerInput => 'image' in entry);
     if (!valid.length) throw invalidForm(read.flatMap((entry) => ('errors' in entry ? (entry.errors ?? []) : [])));
     const created = await createStickers(deps, actorMeta(ctx), guildId, valid);
-    const docs = await present(deps, (await Promise.all(created.map((s) => stickerOfGuild(deps.readStore, guildId, s.id)))).filter((d): d is StickerDoc => d !== null));
+    const docs = await present(
+      deps,
+      (await Promise.all(created.map((s) => stickerOfGuild(deps.readStore, guildId, s.id)))).filter((d): d is StickerDoc => d !== null),
+    );
     let next = 0;
     const noRoom = maxStickersReached();
     return read.map((entry) => {
@@ -211,7 +225,10 @@ export const updateStickerRoute = route({
   responses: { 200: sticker },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_STICKER', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, stickerId }, body: { image, reason: _reason, ...fields } }, deps) {
-    await updateSticker(deps, actorMeta(ctx), guildId, stickerId, { ...fields, image: image === undefined ? undefined : await readImage(deps, image, 'image', STICKER_IMAGE) });
+    await updateSticker(deps, actorMeta(ctx), guildId, stickerId, {
+      ...fields,
+      image: image === undefined ? undefined : await readImage(deps, image, 'image', STICKER_IMAGE),
+    });
     return presentOne(deps, guildId, stickerId);
   },
 });

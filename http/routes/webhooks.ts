@@ -55,7 +55,11 @@ export const updateSchema = {
   additionalProperties: false,
 } as const;
 /** The token routes cannot move a webhook. */
-export const tokenUpdateSchema = { type: 'object', properties: { name: webhookName, avatar, interaction_url: interactionUrl }, additionalProperties: false } as const;
+export const tokenUpdateSchema = {
+  type: 'object',
+  properties: { name: webhookName, avatar, interaction_url: interactionUrl },
+  additionalProperties: false,
+} as const;
 
 const { nonce: _nonce, message_reference: _reference, ...sendFields } = sendSchema.properties;
 /** A send's fields (replies and nonces aside, as in the widely used API) plus the webhook's name and avatar overrides. */
@@ -93,7 +97,12 @@ const policyOf = (deps: HttpDeps): OutboundPolicy => ({ allowPrivate: deps.confi
 
 /** Webhook objects of the widely used API, token and execute URL included (only managers and token holders see them). */
 async function present(deps: HttpDeps, docs: WebhookDoc[], withCreator: boolean) {
-  const creators = withCreator ? await usersById(deps.readStore, docs.map((d) => d.creator_id)) : new Map();
+  const creators = withCreator
+    ? await usersById(
+        deps.readStore,
+        docs.map((d) => d.creator_id),
+      )
+    : new Map();
   return docs.map((doc) => {
     const token = openToken(deps, doc);
     const creator = creators.get(doc.creator_id);
@@ -121,7 +130,10 @@ async function presentOne(deps: HttpDeps, webhookId: string, withCreator: boolea
 }
 
 const avatarOf = async (deps: HttpDeps, value: string | null | undefined) => (value ? deps.images.parseDataUri(value, 'avatar') : (value as null | undefined));
-const inputOf = async (deps: HttpDeps, body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null }): Promise<WebhookInput> => ({
+const inputOf = async (
+  deps: HttpDeps,
+  body: { name?: string; avatar?: string | null; channel_id?: string; interaction_url?: string | null },
+): Promise<WebhookInput> => ({
   ...body,
   avatar: await avatarOf(deps, body.avatar),
 });
@@ -143,7 +155,14 @@ const byToken = (ctx: Context, deps: HttpDeps) => {
 const tokenMeta = (ctx: Context) => ({ ...requestMeta(ctx), actorId: null });
 
 /** Posts the message as the webhook the path's token opened; 204, or 200 with the message when ?wait=true. */
-async function execute(ctx: Context, deps: HttpDeps, opened: Awaited<ReturnType<typeof byToken>>, input: ExecuteInput, files: Parameters<typeof executeWebhook>[4], options?: ExecuteOptions) {
+async function execute(
+  ctx: Context,
+  deps: HttpDeps,
+  opened: Awaited<ReturnType<typeof byToken>>,
+  input: ExecuteInput,
+  files: Parameters<typeof executeWebhook>[4],
+  options?: ExecuteOptions,
+) {
   const { wait, thread_id } = parseQuery(executeQuery, ctx.query);
   if (thread_id) throw invalidThread();
   const doc = await executeWebhook(deps, tokenMeta(ctx), opened, input, files, options);
@@ -169,7 +188,8 @@ export const createWebhookRoute = route({
   method: 'POST',
   path: '/channels/:channelId/webhooks',
   summary: 'Create a webhook',
-  description: 'Needs MANAGE_WEBHOOKS; text and announcement channels only. `avatar` is a data URI; `interaction_url` (https) receives the clicks on its messages’ components.',
+  description:
+    'Needs MANAGE_WEBHOOKS; text and announcement channels only. `avatar` is a data URI; `interaction_url` (https) receives the clicks on its messages’ components.',
   params: channelParams,
   body: createSchema,
   responses: { 200: webhook },
@@ -361,11 +381,15 @@ export const slackRoute = route({
   method: 'POST',
   path: '/webhooks/:webhookId/:token/slack',
   summary: 'Post a chat-service message',
-  description: 'Takes the chat service’s incoming-webhook message (`text`, `attachments`, `username`, `icon_url`…) as JSON, or a form whose `payload` holds it.',
+  description:
+    'Takes the chat service’s incoming-webhook message (`text`, `attachments`, `username`, `icon_url`…) as JSON, or a form whose `payload` holds it.',
   body: adapterPayload,
   form: true,
   responses: {
-    200: { description: '`ok` as plain text (what the chat service answers), or with ?wait=true the message posted.', content: { 'text/plain': { const: 'ok' }, 'application/json': ref('Message') } },
+    200: {
+      description: '`ok` as plain text (what the chat service answers), or with ?wait=true the message posted.',
+      content: { 'text/plain': { const: 'ok' }, 'application/json': ref('Message') },
+    },
   },
   errors: postErrors,
   async handle(ctx, _input, deps) {

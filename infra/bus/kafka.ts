@@ -89,7 +89,13 @@ export class PartitionProgress {
   }
 }
 
-const pinoLevel = { [logLevel.ERROR]: 'error', [logLevel.WARN]: 'warn', [logLevel.INFO]: 'debug', [logLevel.DEBUG]: 'trace', [logLevel.NOTHING]: 'trace' } as const;
+const pinoLevel = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'debug',
+  [logLevel.DEBUG]: 'trace',
+  [logLevel.NOTHING]: 'trace',
+} as const;
 
 export class KafkaEventBus implements EventBus {
   private readonly closers = new Set<() => Promise<void>>();

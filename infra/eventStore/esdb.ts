@@ -167,7 +167,12 @@ export class EsdbEventStore implements EventStore {
   }
 
   /** Reads $all until `maxCount` user events were found, skipping system records on the way. */
-  private async scanAll(direction: 'forwards' | 'backwards', fromPosition: Position | undefined, maxCount: number, skipType?: string): Promise<RecordedEvent[]> {
+  private async scanAll(
+    direction: 'forwards' | 'backwards',
+    fromPosition: Position | undefined,
+    maxCount: number,
+    skipType?: string,
+  ): Promise<RecordedEvent[]> {
     const found: RecordedEvent[] = [];
     if (maxCount <= 0) return found;
     const read = this.client.readAll({

@@ -137,7 +137,8 @@ export class SealingEventStore implements EventStore {
   async open(events: RecordedEvent[], erasedAs: ErasedAs = 'domain'): Promise<RecordedEvent[]> {
     const cache = erasedAs === 'domain' ? this.opened : null;
     const needed = new Set<string>();
-    for (const event of events) if (!cache?.has(event) && !this.appended.has(event.data as object)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
+    for (const event of events)
+      if (!cache?.has(event) && !this.appended.has(event.data as object)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
     const keys = needed.size > 0 ? await this.keys.load([...needed]) : new Map<string, Buffer>();
     return events.map((event) => {
       const known = cache?.get(event);
@@ -163,9 +164,12 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: Map<string
     if (!values) erased = true;
     envelope.p.forEach((path, i) => entries.push([path, values ? values[i] : erasedAs === 'null' ? null : erasedValue(path)]));
   }
-  const root = withValues({ data, metadata: event.metadata }, entries.filter(([, value]) => value !== undefined));
+  const root = withValues(
+    { data, metadata: event.metadata },
+    entries.filter(([, value]) => value !== undefined),
+  );
   const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
-  return erased && erasedAs === 'null' ? { ...opened, erased: true } as RecordedEvent : opened;
+  return erased && erasedAs === 'null' ? ({ ...opened, erased: true } as RecordedEvent) : opened;
 }
 
 function encrypt(key: Buffer, plain: string): { iv: string; d: string; t: string } {

@@ -78,9 +78,7 @@ export class SqliteEventStore implements EventStore {
     openLog(this.db);
     this.writer = file === ':memory:' ? inPlaceLogWriter(this.db) : threadLogWriter(file);
     this.statements = {
-      forwards: this.db.prepare<[string, number, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
-      ),
+      forwards: this.db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
       backwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
       ),
@@ -112,7 +110,11 @@ export class SqliteEventStore implements EventStore {
     const started = performance.now();
     this.committing = this.writer.commit(batch.map(({ streamId, expected, rows }) => ({ streamId, expected, rows }))).then(
       (outcomes) => {
-        this.metrics.commit(batch.length, batch.reduce((sum, pending) => sum + pending.rows.length, 0), (performance.now() - started) / 1000);
+        this.metrics.commit(
+          batch.length,
+          batch.reduce((sum, pending) => sum + pending.rows.length, 0),
+          (performance.now() - started) / 1000,
+        );
         this.settle(batch, outcomes);
       },
       (error: unknown) => batch.forEach((pending) => pending.reject(error)),
@@ -164,7 +166,16 @@ export class SqliteEventStore implements EventStore {
         const position = BigInt(outcome.positions[r]);
         const { data, metadata } = pending.events[r];
         const revision = BigInt(outcome.revision - pending.rows.length + 1 + r);
-        recorded.push({ id: row.id, streamId: pending.streamId, revision, position: { commit: position, prepare: position }, type: row.type, data, metadata, schemaVersion: row.schemaVersion });
+        recorded.push({
+          id: row.id,
+          streamId: pending.streamId,
+          revision,
+          position: { commit: position, prepare: position },
+          type: row.type,
+          data,
+          metadata,
+          schemaVersion: row.schemaVersion,
+        });
       });
       this.ends.set(pending.streamId, outcome.revision);
       const position = BigInt(outcome.positions[outcome.positions.length - 1]);
@@ -197,7 +208,9 @@ export class SqliteEventStore implements EventStore {
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (options.direction === 'backwards') {
-      return this.statements.backwards.all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount).map(toRecorded);
+      return this.statements.backwards
+        .all(streamId, options.fromRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.fromRevision), maxCount)
+        .map(toRecorded);
     }
     const from = Number(options.fromRevision ?? 0n);
     if (from > (this.ends.get(streamId) ?? Infinity)) return [];

@@ -64,7 +64,9 @@ export function groupCommitter(db: Database.Database): (batch: AppendToCommit[])
       (typeof expected === 'bigint' && current !== null && BigInt(current) === expected);
     if (!ok) return { wrongExpected: current };
     let revision = current ?? -1;
-    const positions = rows.map((row) => Number(insert.run(streamId, (revision += 1), row.id, row.type, row.data, row.metadata, row.schemaVersion).lastInsertRowid));
+    const positions = rows.map((row) =>
+      Number(insert.run(streamId, (revision += 1), row.id, row.type, row.data, row.metadata, row.schemaVersion).lastInsertRowid),
+    );
     return { positions, revision };
   };
   const all = db.transaction((batch: AppendToCommit[]) => batch.map(appendOne));

@@ -25,7 +25,9 @@ export function keyStatements(db: Database.Database) {
     owned: db.prepare<[string], { key_id: string }>('SELECT key_id FROM owners WHERE subject = ?'),
     destroyKey: db.prepare<[string]>('DELETE FROM keys WHERE id = ?'),
     disown: db.prepare<[string]>('DELETE FROM owners WHERE key_id = ?'),
-    setCheckpoint: db.prepare<[string]>("INSERT INTO progress (name, position) VALUES ('shredder', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position"),
+    setCheckpoint: db.prepare<[string]>(
+      "INSERT INTO progress (name, position) VALUES ('shredder', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position",
+    ),
   };
 }
 export type KeyStatements = ReturnType<typeof keyStatements>;
@@ -83,7 +85,8 @@ export function threadWork(db: Database.Database, seal: (plain: string) => strin
   };
 }
 
-const threadEntry = (): URL => new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './keyWriterThread.dev.mjs' : './keyWriterThread.js', import.meta.url);
+const threadEntry = (): URL =>
+  new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './keyWriterThread.dev.mjs' : './keyWriterThread.js', import.meta.url);
 
 export type ToKeyWriter = { id: number; count: number } | { id: number; changes: KeyChanges; checkpoint: string };
 export type FromKeyWriter = { id: number; made: { id: string; key: Uint8Array }[] } | { id: number; destroyed: string[] } | { id: number; error: string };

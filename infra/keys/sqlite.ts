@@ -61,7 +61,8 @@ export class SqliteKeyStore implements KeyStore {
     };
     // The writer thread's connection may hold the write lock for a batch's fsync; this one waits for it rather than fail.
     this.db.pragma('busy_timeout = 5000');
-    this.writer = writerThread && file !== ':memory:' ? threadKeyWriter(file, writerThread) : inPlaceKeyWriter(this.db, this.statements, (plain) => secrets.seal(plain));
+    this.writer =
+      writerThread && file !== ':memory:' ? threadKeyWriter(file, writerThread) : inPlaceKeyWriter(this.db, this.statements, (plain) => secrets.seal(plain));
     // A killed process's WAL may still hold the wrapped form of keys it destroyed last.
     this.scheduleScrub();
   }
@@ -123,7 +124,10 @@ export class SqliteKeyStore implements KeyStore {
     }
     for (let i = 0; i < missing.length; i += CHUNK) {
       const chunk = missing.slice(i, i + CHUNK);
-      const rows = this.db.prepare(`SELECT id, wrapped FROM keys WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as { id: string; wrapped: string }[];
+      const rows = this.db.prepare(`SELECT id, wrapped FROM keys WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as {
+        id: string;
+        wrapped: string;
+      }[];
       for (const row of rows) {
         const key = Buffer.from(this.secrets.open(row.wrapped), 'base64');
         this.cache.set(row.id, key);

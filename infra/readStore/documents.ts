@@ -126,7 +126,12 @@ export function applyUpdate<T extends Doc>(original: T, update: Update, insertin
   }
   for (const [path, condition] of Object.entries(update.$pull ?? {})) {
     const current = getPath(doc, path);
-    if (Array.isArray(current)) setPath(doc, path, current.filter((e) => !pullMatches(e, condition)));
+    if (Array.isArray(current))
+      setPath(
+        doc,
+        path,
+        current.filter((e) => !pullMatches(e, condition)),
+      );
   }
   return doc as T;
 }

@@ -42,8 +42,11 @@ export function planBulkWrite(ops: WriteOp[], checkpoints: Checkpoint[], newId: 
       add(collection, { replaceOne: { filter: filterOf(filter), replacement, upsert: upsert ?? false } });
     } else if ('updateOne' in op) {
       const { collection, filter, update, upsert } = op.updateOne;
-      add(collection, { updateOne: { filter: filterOf(filter), update: updateOf(upsert ? withStringId(filter, update, newId) : update), upsert: upsert ?? false } });
-    } else if ('updateMany' in op) add(op.updateMany.collection, { updateMany: { filter: filterOf(op.updateMany.filter), update: updateOf(op.updateMany.update) } });
+      add(collection, {
+        updateOne: { filter: filterOf(filter), update: updateOf(upsert ? withStringId(filter, update, newId) : update), upsert: upsert ?? false },
+      });
+    } else if ('updateMany' in op)
+      add(op.updateMany.collection, { updateMany: { filter: filterOf(op.updateMany.filter), update: updateOf(op.updateMany.update) } });
     else if ('deleteOne' in op) add(op.deleteOne.collection, { deleteOne: { filter: filterOf(op.deleteOne.filter) } });
     else add(op.deleteMany.collection, { deleteMany: { filter: filterOf(op.deleteMany.filter) } });
   }
@@ -75,7 +78,12 @@ export class MongoReadStore implements ReadStore {
       throw new EngineUnreachableError('MongoDB', url, error);
     }
     try {
-      const hello = await withDeadline(client.connect().then((c) => c.db('admin').command({ hello: 1 })), timeoutMs + 1000, 'MongoDB', url);
+      const hello = await withDeadline(
+        client.connect().then((c) => c.db('admin').command({ hello: 1 })),
+        timeoutMs + 1000,
+        'MongoDB',
+        url,
+      );
       if (!hello.setName && hello.msg !== 'isdbgrid') {
         throw new Error(`MongoDB at ${url} is a standalone server; read-model writes need transactions: run it as a replica set (--replSet)`);
       }
@@ -120,7 +128,10 @@ export class MongoReadStore implements ReadStore {
   }
 
   async getCheckpoints(projections: readonly string[]): Promise<Map<string, Position | null>> {
-    const docs = await this.db.collection<{ _id: string; position: string }>(CHECKPOINTS).find({ _id: { $in: [...projections] } }).toArray();
+    const docs = await this.db
+      .collection<{ _id: string; position: string }>(CHECKPOINTS)
+      .find({ _id: { $in: [...projections] } })
+      .toArray();
     const found = new Map(docs.map((doc) => [doc._id, decodePosition(doc.position)]));
     return new Map(projections.map((name) => [name, found.get(name) ?? null]));
   }

@@ -297,7 +297,10 @@ export class SqliteReadStore implements ReadStore {
 
   /** Runs a statement ending in RETURNING id, and forgets the parsed documents of the rows it returns. */
   private runForgetting(name: string, sql: string, params: Param[]): void {
-    this.forgetParsed(name, (this.statement(sql).all(...params) as { id: string }[]).map((row) => row.id));
+    this.forgetParsed(
+      name,
+      (this.statement(sql).all(...params) as { id: string }[]).map((row) => row.id),
+    );
   }
 
   /** The row's document: the one parsed before while the row still holds the same text. */

@@ -22,9 +22,22 @@ describe('npm run bench -- --quick', () => {
     child.stderr.on('data', (chunk) => (output += chunk));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code, output).toBe(0);
-    for (const row of ['koa echo', 'durable sends', 'message pages', 'POST → MESSAGE_CREATE', 'idle sessions', 'erasure: 100 messages deleted', 'read the log alone', 'rebuild every read model', 'cold start']) expect(output).toContain(row);
+    for (const row of [
+      'koa echo',
+      'durable sends',
+      'message pages',
+      'POST → MESSAGE_CREATE',
+      'idle sessions',
+      'erasure: 100 messages deleted',
+      'read the log alone',
+      'rebuild every read model',
+      'cold start',
+    ])
+      expect(output).toContain(row);
     const json = JSON.parse(await readFile(results, 'utf8'));
-    expect(Object.keys(json)).toEqual(expect.arrayContaining(['echoCeiling', 'sends', 'pageCeiling', 'pages', 'singleSend', 'delivery', 'idleSessions', 'sendsMemory', 'erasure', 'log']));
+    expect(Object.keys(json)).toEqual(
+      expect.arrayContaining(['echoCeiling', 'sends', 'pageCeiling', 'pages', 'singleSend', 'delivery', 'idleSessions', 'sendsMemory', 'erasure', 'log']),
+    );
     expect(json.sends.non2xx + json.pages.non2xx).toBe(0);
     expect(json.delivery.count).toBe(json.delivery.expected);
     expect(json.log.events).toBe(20_000);

@@ -19,7 +19,8 @@ const callbacks: URL[] = [];
 const clientSite = createServer((request, response) => {
   const url = new URL(request.url!, 'http://127.0.0.1');
   if (url.pathname === '/callback') callbacks.push(url);
-  const body = url.pathname === '/frame' ? `<iframe src="${server.origin}/oauth2/authorize?${url.searchParams.get('query')}"></iframe>` : '<p>Back at the client.</p>';
+  const body =
+    url.pathname === '/frame' ? `<iframe src="${server.origin}/oauth2/authorize?${url.searchParams.get('query')}"></iframe>` : '<p>Back at the client.</p>';
   response.writeHead(200, { 'content-type': 'text/html' }).end(body);
 });
 await new Promise<void>((resolve) => clientSite.listen(0, '127.0.0.1', resolve));
@@ -73,7 +74,13 @@ describe('the authorization page in a browser', () => {
       expect(await page.innerText('body')).toBe('Back at the client.');
       const [back] = received();
       expect(back.searchParams.get('state')).toBe('xyz 123');
-      const exchanged = await tokenRequest(server, '/oauth2/token', { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: app.id, client_secret: app.secret });
+      const exchanged = await tokenRequest(server, '/oauth2/token', {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        client_id: app.id,
+        client_secret: app.secret,
+      });
       expect(exchanged.body.scope).toBe('identify guilds');
       expect((await server.api('GET', '/users/@me', { token: exchanged.body.access_token })).body.id).toBe(user.id);
 
@@ -96,7 +103,11 @@ describe('the authorization page in a browser', () => {
       const before = await server.runtime.store.headPosition();
       await page.getByRole('button', { name: 'Cancel' }).click();
       expect(await page.innerText('body')).toBe('Back at the client.');
-      expect(Object.fromEntries(received()[0].searchParams)).toEqual({ error: 'access_denied', error_description: 'The person declined the authorization', state: 'st4te' });
+      expect(Object.fromEntries(received()[0].searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: 'The person declined the authorization',
+        state: 'st4te',
+      });
       expect(await server.runtime.store.headPosition()).toEqual(before);
     } finally {
       await context.close();

@@ -32,7 +32,10 @@ interface World {
 
 async function setUp(server: ServerProcess): Promise<World> {
   const account = async (name: string) => {
-    const { user_id, token } = await okFromProcess(server, 'POST', '/auth/register', undefined, { username: `${name}${process.pid}`, password: 'correct horse battery' });
+    const { user_id, token } = await okFromProcess(server, 'POST', '/auth/register', undefined, {
+      username: `${name}${process.pid}`,
+      password: 'correct horse battery',
+    });
     return { id: user_id as string, token: token as string };
   };
   const [owner, member] = await Promise.all([account('owner'), account('member')]);
@@ -101,7 +104,8 @@ async function hostile(server: ServerProcess, world: World, until: number): Prom
   ];
   // A body cut short either says so (its declared length is what was sent: a whole request of a broken multipart
   // body) or not (the connection ends before the declared length).
-  const head = (round: number, length: number) => `${heads[round % heads.length]}Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${length}\r\n\r\n`;
+  const head = (round: number, length: number) =>
+    `${heads[round % heads.length]}Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${length}\r\n\r\n`;
   const json = Buffer.from(JSON.stringify({ content: 'never finished' }));
   const jsonHead = `POST /api/v1/channels/${world.channelId}/messages HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${world.member.token}\r\nContent-Type: application/json\r\nContent-Length: ${json.length + 100}\r\n\r\n`;
   const frames = ['not json', '{"op":2,"d":null}', '{"op":99}', JSON.stringify({ op: 2, d: { token: 'x'.repeat(5000) } }), '[]', '{"op":1,"d":"seq"}'];
@@ -172,7 +176,15 @@ async function load(server: ServerProcess, world: World, until: number, statuses
       await gateway.closed;
     }
   };
-  await Promise.all([sender(world.owner, 1), sender(world.member, 2), sender(world.member, 3), reactor(), guildEditor(), sessions(world.owner), sessions(world.member)]);
+  await Promise.all([
+    sender(world.owner, 1),
+    sender(world.member, 2),
+    sender(world.member, 3),
+    reactor(),
+    guildEditor(),
+    sessions(world.owner),
+    sessions(world.member),
+  ]);
 }
 
 async function expectAcknowledgedReadable(server: ServerProcess, world: World, acked: Acknowledged): Promise<void> {
@@ -186,7 +198,12 @@ async function expectAcknowledgedReadable(server: ServerProcess, world: World, a
   if (acked.guildNames.length) expect((await okFromProcess(server, 'GET', `/guilds/${world.guildId}`, token)).name).toBe(acked.guildNames.at(-1));
   for (const key of acked.reactors) {
     const [emoji, userId] = key.split(':');
-    const users = (await okFromProcess(server, 'GET', `/channels/${world.channelId}/messages/${world.target}/reactions/${encodeURIComponent(emoji)}`, token)) as { id: string }[];
+    const users = (await okFromProcess(
+      server,
+      'GET',
+      `/channels/${world.channelId}/messages/${world.target}/reactions/${encodeURIComponent(emoji)}`,
+      token,
+    )) as { id: string }[];
     expect(users.map((u) => u.id)).toContain(userId);
   }
 }

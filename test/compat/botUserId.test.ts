@@ -44,7 +44,11 @@ async function legacyBot(): Promise<TestBot> {
   const id = server.runtime.ids.next();
   const token = newToken(id);
   const metadata = { actorId: owner.id, createdAt: new Date().toISOString() };
-  await server.runtime.store.appendToStream(`application-${applicationId}`, [{ type: 'ApplicationBotCreated', data: { applicationId, botUserId: id }, metadata }], { expectedRevision: 'any' });
+  await server.runtime.store.appendToStream(
+    `application-${applicationId}`,
+    [{ type: 'ApplicationBotCreated', data: { applicationId, botUserId: id }, metadata }],
+    { expectedRevision: 'any' },
+  );
   const registered = await server.runtime.store.appendToStream(
     `user-${id}`,
     [
@@ -122,7 +126,13 @@ describe('a bot made before its user took its application’s id', () => {
     const botSession = await clients.session(bot.token, Intent.GUILDS);
     const command = registered.body[0];
     // The member's client invokes the command under the application_id the command carries.
-    const body = { type: 2, application_id: command.application_id, guild_id: guild.id, channel_id: guild.channelId, data: { id: command.id, name: 'ping', type: 1 } };
+    const body = {
+      type: 2,
+      application_id: command.application_id,
+      guild_id: guild.id,
+      channel_id: guild.channelId,
+      data: { id: command.id, name: 'ping', type: 1 },
+    };
     expect((await server.api('POST', '/interactions', { token: member.token, body })).status).toBe(204);
     const interaction = (await botSession.dispatch('INTERACTION_CREATE')).d;
     expect(interaction.application_id).toBe(bot.applicationId);

@@ -6,7 +6,13 @@ import { ActivityType, Client, Collection, GatewayIntentBits, type GuildMember, 
 import { report, run } from './botSide.js';
 
 const client = new Client({
-  intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildPresences],
+  intents: [
+    GatewayIntentBits.Guilds,
+    GatewayIntentBits.GuildMessages,
+    GatewayIntentBits.MessageContent,
+    GatewayIntentBits.GuildMembers,
+    GatewayIntentBits.GuildPresences,
+  ],
   rest: { api: `${process.env.PARLEY_ORIGIN}/api`, version: '1' },
 });
 

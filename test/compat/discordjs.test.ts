@@ -116,11 +116,14 @@ describe('discord.js compatibility', () => {
       expect(session.connection).toBeNull();
 
       const [kept, gone, old, now] = ['kept', 'gone', 'old', 'now'].map((label) => `SECRET-${randomBytes(6).toString('hex')}-${label}`);
-      const post = async (content: string) => (await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content } })).body.id as string;
+      const post = async (content: string) =>
+        (await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content } })).body.id as string;
       const keptId = await post(kept);
       const goneId = await post(gone);
       const editedId = await post(old);
-      expect((await server.api('PATCH', `/channels/${guild.channelId}/messages/${editedId}`, { token: guild.owner.token, body: { content: now } })).status).toBe(200);
+      expect(
+        (await server.api('PATCH', `/channels/${guild.channelId}/messages/${editedId}`, { token: guild.owner.token, body: { content: now } })).status,
+      ).toBe(200);
       expect((await server.api('DELETE', `/channels/${guild.channelId}/messages/${goneId}`, { token: guild.owner.token })).status).toBe(204);
       await sentinel.next((p) => p.t === 'MESSAGE_DELETE' && p.d.id === goneId);
       release();

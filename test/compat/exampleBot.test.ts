@@ -55,7 +55,13 @@ describe('examples/bot.mjs', () => {
     expect(commands.map((c) => c.name).sort()).toEqual(['button', 'ping', 'slow']);
     const invoke = async (name: string, options?: object[]) => {
       const command = commands.find((c) => c.name === name)!;
-      const body = { type: 2, application_id: app.applicationId, guild_id: guild.id, channel_id: guild.channelId, data: { id: command.id, name, type: 1, ...(options ? { options } : {}) } };
+      const body = {
+        type: 2,
+        application_id: app.applicationId,
+        guild_id: guild.id,
+        channel_id: guild.channelId,
+        data: { id: command.id, name, type: 1, ...(options ? { options } : {}) },
+      };
       expect((await server.api('POST', '/interactions', { token: owner.token, body })).status).toBe(204);
     };
 
@@ -71,7 +77,10 @@ describe('examples/bot.mjs', () => {
     await invoke('button', [{ name: 'label', type: 3, value: 'Go' }]);
     const posted = await find((m) => m.content === 'Nobody pressed it yet');
     expect(posted.components[0].components[0]).toMatchObject({ type: 2, label: 'Go', custom_id: 'press' });
-    const click = await server.api('POST', '/interactions/click', { token: owner.token, body: { channel_id: guild.channelId, message_id: posted.id, custom_id: 'press' } });
+    const click = await server.api('POST', '/interactions/click', {
+      token: owner.token,
+      body: { channel_id: guild.channelId, message_id: posted.id, custom_id: 'press' },
+    });
     expect(click.status).toBe(204);
     const pressed = await find((m) => m.id === posted.id && m.content === `Pressed by ${owner.username}`);
     expect(pressed.components).toEqual([]);

@@ -51,9 +51,15 @@ afterAll(async () => {
 
 describe('@discordjs/rest against the message routes', () => {
   it('sends with a file, edits, reacts, pins, pages through and deletes', async () => {
-    const image = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#00aa55' } }).png().toBuffer();
+    const image = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#00aa55' } })
+      .png()
+      .toBuffer();
     const sent = (await rest.post(`/channels/${channelId}/messages`, {
-      body: { content: 'with a file', attachments: [{ id: 0, description: 'green' }], embeds: [{ title: 'picture', image: { url: 'attachment://green.png' } }] },
+      body: {
+        content: 'with a file',
+        attachments: [{ id: 0, description: 'green' }],
+        embeds: [{ title: 'picture', image: { url: 'attachment://green.png' } }],
+      },
       files: [{ name: 'green.png', data: image, contentType: 'image/png' }],
     })) as Message;
     expect(sent.content).toBe('with a file');
@@ -116,7 +122,12 @@ describe('discord.js WebhookClient against the webhook routes', () => {
         username: 'Override',
         components: [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: ButtonStyle.Primary, label: 'Go', custom_id: 'go' }] }],
       });
-      expect(sent).toMatchObject({ content: 'from a webhook', webhook_id: created.id, author: { id: created.id, username: 'Override' }, components: [{ type: 1 }] });
+      expect(sent).toMatchObject({
+        content: 'from a webhook',
+        webhook_id: created.id,
+        author: { id: created.id, username: 'Override' },
+        components: [{ type: 1 }],
+      });
       const stored = (await rest.get(`/channels/${channelId}/messages/${sent.id}`)) as Message & { webhook_id: string };
       expect(stored.webhook_id).toBe(created.id);
       const renamed = await hook.edit({ name: 'Renamed hook' });

@@ -55,7 +55,13 @@ afterAll(async () => {
 
 /** The member's client invoking a command in #general, as the widely used API's clients send it. */
 async function invoke(name: string, options?: unknown[]) {
-  const body = { type: 2, application_id: app.applicationId, guild_id: guild.id, channel_id: guild.channelId, data: { id: commandIds[name], name, type: 1, ...(options ? { options } : {}) } };
+  const body = {
+    type: 2,
+    application_id: app.applicationId,
+    guild_id: guild.id,
+    channel_id: guild.channelId,
+    data: { id: commandIds[name], name, type: 1, ...(options ? { options } : {}) },
+  };
   const response = await server.api('POST', '/interactions', { token: member.token, body });
   expect(response.status).toBe(204);
 }
@@ -67,7 +73,10 @@ async function history(user: TestUser) {
 }
 
 const click = (messageId: string, customId: string, values?: string[]) =>
-  server.api('POST', '/interactions/click', { token: member.token, body: { channel_id: guild.channelId, message_id: messageId, custom_id: customId, ...(values ? { values } : {}) } });
+  server.api('POST', '/interactions/click', {
+    token: member.token,
+    body: { channel_id: guild.channelId, message_id: messageId, custom_id: customId, ...(values ? { values } : {}) },
+  });
 
 describe('slash commands and components with discord.js', () => {
   it('registers its commands with client.application.commands.set() as global commands', async () => {
@@ -134,7 +143,10 @@ describe('slash commands and components with discord.js', () => {
     await memberSession.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === data.followUpId);
     const messages = await history(member);
     expect(messages.find((m) => m.id === data.editedId)).toMatchObject({ content: 'Thought about it', flags: 0, type: 20 });
-    expect(messages.find((m) => m.id === data.followUpId)).toMatchObject({ content: 'And one more thing', interaction_metadata: { id: data.id, original_response_message_id: data.editedId } });
+    expect(messages.find((m) => m.id === data.followUpId)).toMatchObject({
+      content: 'And one more thing',
+      interaction_metadata: { id: data.id, original_response_message_id: data.editedId },
+    });
   });
 
   it('deleteReply() takes the reply back', async () => {
@@ -149,14 +161,28 @@ describe('slash commands and components with discord.js', () => {
     await invoke('menu');
     const menu = (await bot.next('menu')).data;
     const posted = (await history(other)).find((m) => m.id === menu.messageId)!;
-    expect(posted).toMatchObject({ content: 'Choose', author: { id: app.id }, components: [{ type: 1, components: [{ type: 2, custom_id: 'press' }] }, { type: 1 }] });
+    expect(posted).toMatchObject({
+      content: 'Choose',
+      author: { id: app.id },
+      components: [{ type: 1, components: [{ type: 2, custom_id: 'press' }] }, { type: 1 }],
+    });
 
     expect((await click(menu.messageId, 'press')).status).toBe(204);
     const pressed = (await bot.next('press')).data;
-    expect(pressed).toMatchObject({ customId: 'press', button: true, messageId: menu.messageId, messageContent: 'Choose', userId: member.id, memberId: member.id });
+    expect(pressed).toMatchObject({
+      customId: 'press',
+      button: true,
+      messageId: menu.messageId,
+      messageContent: 'Choose',
+      userId: member.id,
+      memberId: member.id,
+    });
     const updated = await memberSession.next((p) => p.t === 'MESSAGE_UPDATE' && p.d.id === menu.messageId && p.d.content.startsWith('Pressed'));
     expect(updated.d.content).toBe(`Pressed by ${member.username}`);
-    expect((await history(other)).find((m) => m.id === menu.messageId)).toMatchObject({ content: `Pressed by ${member.username}`, components: [{ components: [{ type: 3, custom_id: 'flavour' }] }] });
+    expect((await history(other)).find((m) => m.id === menu.messageId)).toMatchObject({
+      content: `Pressed by ${member.username}`,
+      components: [{ components: [{ type: 3, custom_id: 'flavour' }] }],
+    });
   });
 
   it('a select menu: deferUpdate() then editReply() edits the message the menu is on', async () => {

@@ -48,7 +48,13 @@ const origin = (interaction: BaseInteraction) => ({
 });
 
 async function command(interaction: ChatInputCommandInteraction) {
-  const about = { ...origin(interaction), command: interaction.commandName, commandId: interaction.commandId, commandGuildId: interaction.commandGuildId, chatInput: interaction.isChatInputCommand() };
+  const about = {
+    ...origin(interaction),
+    command: interaction.commandName,
+    commandId: interaction.commandId,
+    commandGuildId: interaction.commandGuildId,
+    chatInput: interaction.isChatInputCommand(),
+  };
   switch (interaction.commandName) {
     case 'ping': {
       const response = await interaction.reply({ content: 'Pong!', withResponse: true });
@@ -75,7 +81,9 @@ async function command(interaction: ChatInputCommandInteraction) {
       await interaction.deleteReply();
       return report('temp', about);
     case 'menu': {
-      const buttons = new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId('press').setLabel('Press').setStyle(ButtonStyle.Primary));
+      const buttons = new ActionRowBuilder<ButtonBuilder>().addComponents(
+        new ButtonBuilder().setCustomId('press').setLabel('Press').setStyle(ButtonStyle.Primary),
+      );
       const select = new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
         new StringSelectMenuBuilder().setCustomId('flavour').addOptions({ label: 'Vanilla', value: 'vanilla' }, { label: 'Mint', value: 'mint' }),
       );
@@ -88,7 +96,13 @@ async function command(interaction: ChatInputCommandInteraction) {
 }
 
 async function component(interaction: MessageComponentInteraction) {
-  const about = { ...origin(interaction), customId: interaction.customId, messageId: interaction.message.id, messageContent: interaction.message.content, button: interaction.isButton() };
+  const about = {
+    ...origin(interaction),
+    customId: interaction.customId,
+    messageId: interaction.message.id,
+    messageContent: interaction.message.content,
+    button: interaction.isButton(),
+  };
   if (interaction.isButton()) {
     await interaction.update({ content: `Pressed by ${interaction.user.username}`, components: interaction.message.components.slice(1) });
     return report('press', about);

@@ -20,7 +20,8 @@ afterAll(() => {
 describe('discord.js and guild voice state', () => {
   it('sees members join, move and leave, and moves and disconnects them itself', async () => {
     const guild = await createGuild(server, undefined, 'Voice Compat');
-    const channel = async (name: string) => (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name, type: 2 } })).body.id as string;
+    const channel = async (name: string) =>
+      (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name, type: 2 } })).body.id as string;
     const [lobby, from, to] = [await channel('Lobby'), await channel('Waiting room'), await channel('Room')];
     const app = await joinGuild(server, guild, await createBot(server), 'Bot');
     await grantRole(server, guild, app, Permission.MOVE_MEMBERS | Permission.VIEW_AUDIT_LOG, 'voice moderators');
@@ -53,7 +54,12 @@ describe('discord.js and guild voice state', () => {
     expect((await bot.next('voiceStateUpdate', (d) => d.from === from && d.to === to)).data.inGuild).toEqual([{ userId: member.id, channelId: to }]);
     expect((await bot.next('disconnected')).data.userId).toBe(member.id);
     await bot.next('voiceStateUpdate', (d) => d.from === to && d.to === null);
-    await session.next((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.channel_id === null && session.received.filter((q) => q.t === 'VOICE_STATE_UPDATE' && q.d.channel_id === null).length === 2);
+    await session.next(
+      (p) =>
+        p.t === 'VOICE_STATE_UPDATE' &&
+        p.d.channel_id === null &&
+        session.received.filter((q) => q.t === 'VOICE_STATE_UPDATE' && q.d.channel_id === null).length === 2,
+    );
 
     const log = await server.api('GET', `/guilds/${guild.id}/audit-logs?user_id=${app.id}`, { token: guild.owner.token });
     expect(log.body.audit_log_entries.map((e: { action_type: number; reason: string; target_id: string }) => [e.action_type, e.reason, e.target_id])).toEqual([

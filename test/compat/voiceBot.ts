@@ -10,25 +10,27 @@ const client = new Client({
 });
 
 client.once('clientReady', (ready) => {
-  report('ready', { guilds: ready.guilds.cache.map((g) => ({ id: g.id, voiceStates: g.voiceStates.cache.map((v) => ({ userId: v.id, channelId: v.channelId })) })) });
+  report('ready', {
+    guilds: ready.guilds.cache.map((g) => ({ id: g.id, voiceStates: g.voiceStates.cache.map((v) => ({ userId: v.id, channelId: v.channelId })) })),
+  });
 });
 
 client.on(
   'voiceStateUpdate',
   listener(async (before, after) => {
-  report('voiceStateUpdate', {
-    userId: after.id,
-    from: before.channelId,
-    to: after.channelId,
-    selfMute: after.selfMute,
-    member: after.member?.user.username ?? null,
-    inGuild: after.guild.voiceStates.cache.filter((v) => v.channelId !== null).map((v) => ({ userId: v.id, channelId: v.channelId })),
-    memberVoice: after.member?.voice.channelId ?? null,
-  });
-  if (after.id === client.user!.id || !after.member) return;
-  // The member each call resolves with is patched from the PATCH answer; their voice state follows on the gateway.
-  if (after.channelId === process.env.MOVE_FROM) report('moved', { userId: (await after.member.voice.setChannel(process.env.MOVE_TO!, 'tidying up')).id });
-  else if (after.channelId === process.env.MOVE_TO) report('disconnected', { userId: (await after.member.voice.disconnect('closing time')).id });
+    report('voiceStateUpdate', {
+      userId: after.id,
+      from: before.channelId,
+      to: after.channelId,
+      selfMute: after.selfMute,
+      member: after.member?.user.username ?? null,
+      inGuild: after.guild.voiceStates.cache.filter((v) => v.channelId !== null).map((v) => ({ userId: v.id, channelId: v.channelId })),
+      memberVoice: after.member?.voice.channelId ?? null,
+    });
+    if (after.id === client.user!.id || !after.member) return;
+    // The member each call resolves with is patched from the PATCH answer; their voice state follows on the gateway.
+    if (after.channelId === process.env.MOVE_FROM) report('moved', { userId: (await after.member.voice.setChannel(process.env.MOVE_TO!, 'tidying up')).id });
+    else if (after.channelId === process.env.MOVE_TO) report('disconnected', { userId: (await after.member.voice.disconnect('closing time')).id });
   }),
 );
 await run(client);

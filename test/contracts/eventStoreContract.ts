@@ -21,7 +21,13 @@ export interface EventStoreContractOptions {
   startsEmpty?: boolean;
 }
 
-const metadata: EventMetadata = { actorId: '1234', reason: 'tidying up', correlationId: 'corr-1', causationId: 'cause-1', createdAt: '2024-05-01T12:00:00.000Z' };
+const metadata: EventMetadata = {
+  actorId: '1234',
+  reason: 'tidying up',
+  correlationId: 'corr-1',
+  causationId: 'cause-1',
+  createdAt: '2024-05-01T12:00:00.000Z',
+};
 
 function events(count: number, type = 'Noted', from = 0): NewEvent[] {
   return Array.from({ length: count }, (_, i) => ({ type, data: { n: from + i }, metadata }));
@@ -116,7 +122,15 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
           { type: 'Noted', data: {}, metadata: { actorId: null, createdAt: metadata.createdAt } },
         ]);
         const [first, second] = await store.readStream(stream('g'));
-        expect(first).toMatchObject({ id, streamId: stream('g'), revision: 0n, type: 'Renamed', data: { name: 'ünïcode ✓', nested: { list: [1, 2] } }, metadata, schemaVersion: 3 });
+        expect(first).toMatchObject({
+          id,
+          streamId: stream('g'),
+          revision: 0n,
+          type: 'Renamed',
+          data: { name: 'ünïcode ✓', nested: { list: [1, 2] } },
+          metadata,
+          schemaVersion: 3,
+        });
         expect(second.schemaVersion).toBe(1);
         expect(second.metadata).toEqual({ actorId: null, createdAt: metadata.createdAt });
         expect(second.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -239,7 +253,7 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
       });
 
       it('caughtUp() resolves once everything in the log when it was called has been handled', async () => {
-                await store.appendToStream(stream('a'), events(30));
+        await store.appendToStream(stream('a'), events(30));
         const seen: RecordedEvent[] = [];
         const subscription = store.subscribeToAll({ fromPosition: mark ?? undefined }, async (batch) => {
           await new Promise((resolve) => setTimeout(resolve, 5));
@@ -251,7 +265,7 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
       });
 
       it('skips event types with the excluded prefix', async () => {
-                await store.appendToStream(stream('a'), [...events(1, 'Kept'), ...events(2, 'Hidden.Thing'), ...events(1, 'Kept')]);
+        await store.appendToStream(stream('a'), [...events(1, 'Kept'), ...events(2, 'Hidden.Thing'), ...events(1, 'Kept')]);
         const { seen, handler } = collector();
         const subscription = store.subscribeToAll({ fromPosition: mark ?? undefined, excludeTypePrefix: 'Hidden.' }, handler);
         await subscription.caughtUp();
@@ -260,7 +274,7 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
       });
 
       it('delivers nothing after stop()', async () => {
-                const { seen, handler } = collector();
+        const { seen, handler } = collector();
         const subscription = store.subscribeToAll({ fromPosition: mark ?? undefined }, handler);
         await store.appendToStream(stream('a'), events(1));
         await eventually(() => expect(seen).toHaveLength(1));
@@ -271,7 +285,7 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
       });
 
       it('a handler that throws stops the subscription and is reported', async () => {
-                const failure = new Error('projector broke');
+        const failure = new Error('projector broke');
         const errors: unknown[] = [];
         let calls = 0;
         const subscription = store.subscribeToAll(

@@ -167,7 +167,16 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
       it('forgets what it cached of destroyed keys: load() no longer finds them, current() no longer answers them', async () => {
         const [used, learnt, kept] = await Promise.all([keys.create(), keys.create(), keys.create()]);
         keys.use('user:1', used);
-        await keys.apply({ owned: [{ keyId: learnt.id, subject: 'user:2' }, { keyId: kept.id, subject: 'user:3' }], erased: [] }, at(1n));
+        await keys.apply(
+          {
+            owned: [
+              { keyId: learnt.id, subject: 'user:2' },
+              { keyId: kept.id, subject: 'user:3' },
+            ],
+            erased: [],
+          },
+          at(1n),
+        );
         expect(await found(keys, used, learnt, kept)).toEqual(ids(used, learnt, kept));
         expect(await keys.current('user:2')).toEqual(learnt);
 
@@ -193,7 +202,16 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
         keys.onDestroyed(() => calls.push('first'));
         keys.onDestroyed(() => calls.push('second'));
         const [a, b] = await Promise.all([keys.create(), keys.create()]);
-        await keys.apply({ owned: [{ keyId: a.id, subject: 'message:1' }, { keyId: b.id, subject: 'message:1' }], erased: [{ subject: 'message:2' }] }, at(1n));
+        await keys.apply(
+          {
+            owned: [
+              { keyId: a.id, subject: 'message:1' },
+              { keyId: b.id, subject: 'message:1' },
+            ],
+            erased: [{ subject: 'message:2' }],
+          },
+          at(1n),
+        );
         expect(calls).toEqual([]);
         await keys.apply({ owned: [], erased: [{ subject: 'message:1' }] }, at(2n));
         expect(calls).toEqual(['first', 'second']);

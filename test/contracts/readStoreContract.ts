@@ -38,7 +38,14 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
       });
 
       it('findOne by _id or field, null when nothing matches', async () => {
-        expect(await store.findOne(own('people'), { _id: 'bob' })).toEqual({ _id: 'bob', name: 'Bob', age: 25, admin: false, tags: ['b'], address: { city: 'Bergen' } });
+        expect(await store.findOne(own('people'), { _id: 'bob' })).toEqual({
+          _id: 'bob',
+          name: 'Bob',
+          age: 25,
+          admin: false,
+          tags: ['b'],
+          address: { city: 'Bergen' },
+        });
         expect((await store.findOne(own('people'), { name: 'Cid' }))?._id).toBe('cid');
         expect(await store.findOne(own('people'), { _id: 'zed' })).toBeNull();
         expect(await store.findOne(own('nothing_here'), {})).toBeNull();
@@ -94,7 +101,16 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
       const update = (filter: Filter, change: Update, upsert = false) => ({ updateOne: { collection: own('things'), filter, update: change, upsert } });
 
       beforeEach(async () => {
-        await insert('things', { _id: 't1', count: 1, list: [1, 2, 3, 2], members: [{ id: 'a', role: 'x' }, { id: 'b', role: 'y' }], nested: { keep: 1, drop: 2 } });
+        await insert('things', {
+          _id: 't1',
+          count: 1,
+          list: [1, 2, 3, 2],
+          members: [
+            { id: 'a', role: 'x' },
+            { id: 'b', role: 'y' },
+          ],
+          nested: { keep: 1, drop: 2 },
+        });
       });
 
       it('$set (dotted, creating parents) and $unset', async () => {
@@ -123,7 +139,18 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         const fields = { missing: undefined, nul: null, num: 7, less: '099', more: '101', same: '100', flag: true, obj: { a: 1 }, utf8: '\uffff' };
         await insert('maxed', { _id: 'm', ...fields });
         const raise = (path: string, value: string) => ({ updateOne: { collection: own('maxed'), filter: { _id: 'm' }, update: { $max: { [path]: value } } } });
-        const expected = { _id: 'm', missing: '100', nul: '100', num: '100', less: '100', more: '101', same: '100', flag: true, obj: { a: 1 }, utf8: '\u{1F600}' };
+        const expected = {
+          _id: 'm',
+          missing: '100',
+          nul: '100',
+          num: '100',
+          less: '100',
+          more: '101',
+          same: '100',
+          flag: true,
+          obj: { a: 1 },
+          utf8: '\u{1F600}',
+        };
         // One write per field, and all in one write.
         for (const path of Object.keys(fields)) await store.bulkWrite([raise(path, '100')]);
         await store.bulkWrite([raise('utf8', '\u{1F600}')]);
@@ -131,10 +158,20 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         await store.bulkWrite([{ replaceOne: { collection: own('maxed'), filter: { _id: 'm' }, replacement: { _id: 'm', ...fields } } }]);
         await store.bulkWrite([...Object.keys(fields).map((path) => raise(path, '100')), raise('utf8', '\u{1F600}')]);
         expect(await store.findOne(own('maxed'), { _id: 'm' })).toEqual(expected);
-        await store.bulkWrite([raise('seq', '2'), raise('seq', '3'), raise('seq', '1'), { ...raise('seq', '0'), updateOne: { ...raise('seq', '0').updateOne, filter: { _id: 'nobody' } } }]);
+        await store.bulkWrite([
+          raise('seq', '2'),
+          raise('seq', '3'),
+          raise('seq', '1'),
+          { ...raise('seq', '0'), updateOne: { ...raise('seq', '0').updateOne, filter: { _id: 'nobody' } } },
+        ]);
         expect((await store.findOne(own('maxed'), { _id: 'm' }))!.seq).toBe('3');
         // A write between two raises of the document comes between them.
-        await store.bulkWrite([raise('seq', '9'), { deleteOne: { collection: own('maxed'), filter: { _id: 'm' } } }, { insertOne: { collection: own('maxed'), document: { _id: 'm', seq: '1' } } }, raise('seq', '5')]);
+        await store.bulkWrite([
+          raise('seq', '9'),
+          { deleteOne: { collection: own('maxed'), filter: { _id: 'm' } } },
+          { insertOne: { collection: own('maxed'), document: { _id: 'm', seq: '1' } } },
+          raise('seq', '5'),
+        ]);
         expect(await store.findOne(own('maxed'), { _id: 'm' })).toEqual({ _id: 'm', seq: '5' });
       });
 
@@ -205,7 +242,9 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
 
       it('updates of one document by id within a bulk write each see the one before, conditions included', async () => {
         await insert('last', { _id: 'c', last: null, n: 0 });
-        const seen = (id: string) => ({ updateOne: { collection: own('last'), filter: { _id: 'c', last: { $lt: id } }, update: { $set: { last: id }, $inc: { n: 1 } } } });
+        const seen = (id: string) => ({
+          updateOne: { collection: own('last'), filter: { _id: 'c', last: { $lt: id } }, update: { $set: { last: id }, $inc: { n: 1 } } },
+        });
         await store.bulkWrite([
           { updateOne: { collection: own('last'), filter: { _id: 'c', last: null }, update: { $set: { last: '105' }, $inc: { n: 1 } } } },
           seen('103'),
@@ -230,7 +269,9 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
 
       it('an upsert by id whose other conditions do not match an existing document is refused, as a duplicate id', async () => {
         await insert('dup', { _id: 'd', last: '9' });
-        const upsert = store.bulkWrite([{ updateOne: { collection: own('dup'), filter: { _id: 'd', last: { $lt: '5' } }, update: { $set: { last: '5' } }, upsert: true } }]);
+        const upsert = store.bulkWrite([
+          { updateOne: { collection: own('dup'), filter: { _id: 'd', last: { $lt: '5' } }, update: { $set: { last: '5' } }, upsert: true } },
+        ]);
         await expect(upsert).rejects.toThrow();
         expect(await store.findOne(own('dup'), { _id: 'd' })).toEqual({ _id: 'd', last: '9' });
       });
@@ -242,7 +283,13 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         const far = { commit: 2n ** 60n + 7n, prepare: 2n ** 60n + 3n };
         await store.bulkWrite([{ insertOne: { collection: own('docs'), document: { _id: 'd1' } } }], [{ projection: own('proj'), position: far }]);
         expect(await store.getCheckpoint(own('proj'))).toEqual(far);
-        await store.bulkWrite([], [{ projection: own('proj'), position: at(9n) }, { projection: own('other'), position: at(4n) }]);
+        await store.bulkWrite(
+          [],
+          [
+            { projection: own('proj'), position: at(9n) },
+            { projection: own('other'), position: at(4n) },
+          ],
+        );
         expect(await store.getCheckpoint(own('proj'))).toEqual(at(9n));
         expect(await store.getCheckpoint(own('other'))).toEqual(at(4n));
         expect(await store.getCheckpoints([own('proj'), own('none'), own('other')])).toEqual(
@@ -323,11 +370,11 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
     describe('reset', () => {
       it('empties the projection collections and forgets its checkpoint, leaving the others be', async () => {
         await store.bulkWrite(
+          [{ insertOne: { collection: own('mine'), document: { _id: 'a' } } }, { insertOne: { collection: own('theirs'), document: { _id: 'b' } } }],
           [
-            { insertOne: { collection: own('mine'), document: { _id: 'a' } } },
-            { insertOne: { collection: own('theirs'), document: { _id: 'b' } } },
+            { projection: own('me'), position: at(5n) },
+            { projection: own('them'), position: at(5n) },
           ],
-          [{ projection: own('me'), position: at(5n) }, { projection: own('them'), position: at(5n) }],
         );
         await store.reset(own('me'), [own('mine')]);
         expect(await store.count(own('mine'), {})).toBe(0);

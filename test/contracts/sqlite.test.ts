@@ -111,7 +111,11 @@ describe('SQLite event store: group commit', () => {
 });
 
 describe('SQLite event store: the writer thread', () => {
-  const append = (id: string): AppendToCommit => ({ streamId: 'thread', expected: 'any', rows: [{ id, type: 'Noted', data: '{}', metadata: '{}', schemaVersion: 1 }] });
+  const append = (id: string): AppendToCommit => ({
+    streamId: 'thread',
+    expected: 'any',
+    rows: [{ id, type: 'Noted', data: '{}', metadata: '{}', schemaVersion: 1 }],
+  });
 
   it('a thread that dies fails the batch it held, and the next batch starts another', async () => {
     const thread = new WriterThread();
@@ -160,7 +164,10 @@ describe('SQLite read store: top-level $set in place', () => {
     const store = new SqliteReadStore(file('set'));
     const text = (id: string) => store['db'].prepare('SELECT doc FROM c_things WHERE id = ?').pluck().get(id);
     const original = { _id: 'a', n: 1, s: 'x', nested: { k: 1 }, last: '5' };
-    await store.bulkWrite([{ insertOne: { collection: 'things', document: original } }, { insertOne: { collection: 'things', document: { ...original, _id: 'b' } } }]);
+    await store.bulkWrite([
+      { insertOne: { collection: 'things', document: original } },
+      { insertOne: { collection: 'things', document: { ...original, _id: 'b' } } },
+    ]);
     const set = { s: 'é\u2028\ud800', n: 1.5, nested: { k: 2 }, list: [1, { b: null }, 1e21], t: true, z: null };
     await store.bulkWrite([
       { updateOne: { collection: 'things', filter: { _id: 'a', last: { $lt: '6' } }, update: { $set: set } } },
@@ -216,7 +223,9 @@ describe('SQLite read store: bulk load', () => {
     });
     expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     const loaded = statSync(path).size;
-    await store.bulkWrite(Array.from({ length: 2000 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: `after${i}`, text: 'y'.repeat(1000) } } })));
+    await store.bulkWrite(
+      Array.from({ length: 2000 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: `after${i}`, text: 'y'.repeat(1000) } } })),
+    );
     await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(loaded + 2_000_000), { timeout: 5000 });
     expect(await store.count('things', {})).toBe(4001);
     await store.close();
@@ -279,7 +288,12 @@ describe('SQLite read store: query results', () => {
       { deleteOne: { collection: 'things', filter: { _id: 'c' } } },
       { insertOne: { collection: 'others', document: { _id: 'z', kind: 'k' } } },
     ];
-    const expected = [['d', 'c'], ['c', 'b'], ['b', 'a'], ['b', 'a']];
+    const expected = [
+      ['d', 'c'],
+      ['c', 'b'],
+      ['b', 'a'],
+      ['b', 'a'],
+    ];
     for (const [i, op] of writes.entries()) {
       await store.bulkWrite([op]);
       expect(await ids(), JSON.stringify(op)).toEqual(expected[i]);
@@ -337,7 +351,11 @@ describe('SQLite read store: what a write removed or replaced', () => {
 });
 
 describe('SQLite event store: the events it committed last', () => {
-  const event = (n: number): NewEvent => ({ type: 'Noted', data: { n, nested: { list: [n] } }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
+  const event = (n: number): NewEvent => ({
+    type: 'Noted',
+    data: { n, nested: { list: [n] } },
+    metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' },
+  });
 
   it('are handed to subscribers from memory, parsed once for all and frozen, equal to what the log reads; older events come from the log', async () => {
     const path = file('tail');

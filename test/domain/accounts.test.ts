@@ -52,15 +52,25 @@ describe('account deletion', () => {
 
   it('erases with the right password, or for an operator without one, recording ids and time only', () => {
     given(userDecider, [registered]).when(erase()).then([erased]);
-    given(userDecider, [registered]).when(erase({ passwordMatches: null })).then([erased]);
+    given(userDecider, [registered])
+      .when(erase({ passwordMatches: null }))
+      .then([erased]);
   });
 
   it('refuses a wrong password, an owner of a guild or an application, a bot, an unknown or already deleted account', () => {
-    given(userDecider, [registered]).when(erase({ passwordMatches: false })).thenRefuses('INVALID_FORM_BODY');
-    given(userDecider, [registered]).when(erase({ ownedGuildIds: ['5'] })).thenRefuses('GUILD_OWNERSHIP');
-    given(userDecider, [registered]).when(erase({ ownedApplicationIds: ['9'] })).thenRefuses('APPLICATION_OWNERSHIP');
+    given(userDecider, [registered])
+      .when(erase({ passwordMatches: false }))
+      .thenRefuses('INVALID_FORM_BODY');
+    given(userDecider, [registered])
+      .when(erase({ ownedGuildIds: ['5'] }))
+      .thenRefuses('GUILD_OWNERSHIP');
+    given(userDecider, [registered])
+      .when(erase({ ownedApplicationIds: ['9'] }))
+      .thenRefuses('APPLICATION_OWNERSHIP');
     const bot = { ...registered, data: { ...registered.data, bot: true, passwordHash: null, applicationId: '9' } };
-    given(userDecider, [bot]).when(erase({ passwordMatches: null })).thenRefuses('BOT_CANNOT_BE_DELETED');
+    given(userDecider, [bot])
+      .when(erase({ passwordMatches: null }))
+      .thenRefuses('BOT_CANNOT_BE_DELETED');
     given(userDecider, []).when(erase()).thenRefuses('UNKNOWN_USER');
     given(userDecider, [registered, erased]).when(erase()).thenRefuses('ALREADY_DELETED');
   });
@@ -81,7 +91,9 @@ describe('username claims', () => {
   });
 
   it('keeps a preferred discriminator when it is free (renames keep their tag)', () => {
-    given(usernameClaimDecider, []).when({ type: 'ClaimDiscriminator', username: 'ada', userId: 'b', start: 1, preferred: '4242' }).then([claimed('4242', 'b')]);
+    given(usernameClaimDecider, [])
+      .when({ type: 'ClaimDiscriminator', username: 'ada', userId: 'b', start: 1, preferred: '4242' })
+      .then([claimed('4242', 'b')]);
   });
 
   it('wraps around and refuses when all 9999 are taken', () => {
@@ -102,7 +114,9 @@ describe('username claims', () => {
   });
 
   it('releases only what the user holds', () => {
-    given(usernameClaimDecider, [claimed('0001', 'a')]).when({ type: 'ReleaseDiscriminator', username: 'ada', userId: 'b', discriminator: '0001' }).then([]);
+    given(usernameClaimDecider, [claimed('0001', 'a')])
+      .when({ type: 'ReleaseDiscriminator', username: 'ada', userId: 'b', discriminator: '0001' })
+      .then([]);
   });
 });
 

@@ -24,13 +24,20 @@ const created = (fields: ApplicationCommandFields): ApplicationCommandEvent => (
 const updated = (fields: ApplicationCommandFields): ApplicationCommandEvent => ({ type: 'ApplicationCommandUpdated', data: { command: fields } });
 const deleted = (fields: ApplicationCommandFields): ApplicationCommandEvent => ({ type: 'ApplicationCommandDeleted', data: { command: fields } });
 
-const upsert = (id: string, over: Partial<ApplicationCommandDefinition> = {}) => ({ type: 'UpsertApplicationCommand' as const, scope, id, definition: definition(over) });
+const upsert = (id: string, over: Partial<ApplicationCommandDefinition> = {}) => ({
+  type: 'UpsertApplicationCommand' as const,
+  scope,
+  id,
+  definition: definition(over),
+});
 /** The error paths of a refused definition. */
 const pathsOf = (error: DomainError) => error.errors?.map((e) => e.path);
 
 describe('create (POST)', () => {
   it('creates a command at version 1 in the scope', () =>
-    given(applicationCommandsDecider, []).when(upsert('100')).then([created(command('100'))]));
+    given(applicationCommandsDecider, [])
+      .when(upsert('100'))
+      .then([created(command('100'))]));
 
   it('overwrites the command of the same name and type instead, keeping its id and counting the version up', () =>
     given(applicationCommandsDecider, [created(command('100', { version: '4' }))])
@@ -38,7 +45,9 @@ describe('create (POST)', () => {
       .then([updated(command('100', { description: 'Changed', version: '5' }))]));
 
   it('records nothing when the overwrite changes nothing', () =>
-    given(applicationCommandsDecider, [created(command('100'))]).when(upsert('101')).then([]));
+    given(applicationCommandsDecider, [created(command('100'))])
+      .when(upsert('101'))
+      .then([]));
 
   it('creates a command of the same name but another type', () =>
     given(applicationCommandsDecider, [created(command('100', { name: 'Ping' }))])
@@ -47,7 +56,9 @@ describe('create (POST)', () => {
 
   it('refuses a sixth USER command, but not an overwrite of one of the five', () => {
     const five = ['a', 'b', 'c', 'd', 'e'].map((name, i) => created(command(String(200 + i), { name, type: 2, description: '' })));
-    given(applicationCommandsDecider, five).when(upsert('300', { name: 'f', type: 2, description: '' })).thenRefuses('MAX_APPLICATION_COMMANDS');
+    given(applicationCommandsDecider, five)
+      .when(upsert('300', { name: 'f', type: 2, description: '' }))
+      .thenRefuses('MAX_APPLICATION_COMMANDS');
     given(applicationCommandsDecider, five)
       .when(upsert('300', { name: 'e', type: 2, description: '', nsfw: true }))
       .then([updated(command('204', { name: 'e', type: 2, description: '', nsfw: true, version: '2' }))]);
@@ -55,12 +66,19 @@ describe('create (POST)', () => {
 
   it('refuses a 101st slash command', () => {
     const hundred = Array.from({ length: 100 }, (_, i) => created(command(String(1000 + i), { name: `c${i}` })));
-    given(applicationCommandsDecider, hundred).when(upsert('2000', { name: 'one-more' })).thenRefuses('MAX_APPLICATION_COMMANDS');
+    given(applicationCommandsDecider, hundred)
+      .when(upsert('2000', { name: 'one-more' }))
+      .thenRefuses('MAX_APPLICATION_COMMANDS');
   });
 });
 
 describe('change (PATCH) and delete', () => {
-  const patch = (commandId: string, changes: Partial<ApplicationCommandDefinition>) => ({ type: 'UpdateApplicationCommand' as const, scope, commandId, changes });
+  const patch = (commandId: string, changes: Partial<ApplicationCommandDefinition>) => ({
+    type: 'UpdateApplicationCommand' as const,
+    scope,
+    commandId,
+    changes,
+  });
 
   it('changes only the fields given', () =>
     given(applicationCommandsDecider, [created(command('100', { nsfw: true, default_member_permissions: '8' }))])
@@ -68,24 +86,50 @@ describe('change (PATCH) and delete', () => {
       .then([updated(command('100', { name: 'pong', nsfw: true, default_member_permissions: '8', version: '2' }))]));
 
   it('records nothing when nothing changes, and refuses an unknown or deleted command', () => {
-    given(applicationCommandsDecider, [created(command('100'))]).when(patch('100', { description: 'Pong' })).then([]);
-    given(applicationCommandsDecider, [created(command('100'))]).when(patch('999', { name: 'x' })).thenRefuses('UNKNOWN_APPLICATION_COMMAND');
-    given(applicationCommandsDecider, [created(command('100')), deleted(command('100'))]).when(patch('100', { name: 'x' })).thenRefuses('UNKNOWN_APPLICATION_COMMAND');
+    given(applicationCommandsDecider, [created(command('100'))])
+      .when(patch('100', { description: 'Pong' }))
+      .then([]);
+    given(applicationCommandsDecider, [created(command('100'))])
+      .when(patch('999', { name: 'x' }))
+      .thenRefuses('UNKNOWN_APPLICATION_COMMAND');
+    given(applicationCommandsDecider, [created(command('100')), deleted(command('100'))])
+      .when(patch('100', { name: 'x' }))
+      .thenRefuses('UNKNOWN_APPLICATION_COMMAND');
   });
 
   it('refuses the name of another command of the type, and a change of type', () => {
     const history = [created(command('100')), created(command('101', { name: 'echo' }))];
-    expect(pathsOf(given(applicationCommandsDecider, history).when(patch('101', { name: 'ping' })).thenRefuses('INVALID_FORM_BODY'))).toEqual(['name']);
-    expect(pathsOf(given(applicationCommandsDecider, history).when(patch('101', { type: 2 })).thenRefuses('INVALID_FORM_BODY'))).toEqual(['type']);
+    expect(
+      pathsOf(
+        given(applicationCommandsDecider, history)
+          .when(patch('101', { name: 'ping' }))
+          .thenRefuses('INVALID_FORM_BODY'),
+      ),
+    ).toEqual(['name']);
+    expect(
+      pathsOf(
+        given(applicationCommandsDecider, history)
+          .when(patch('101', { type: 2 }))
+          .thenRefuses('INVALID_FORM_BODY'),
+      ),
+    ).toEqual(['type']);
   });
 
   it('checks the command as it would become', () => {
     const user = created(command('100', { name: 'Report', type: 2, description: '' }));
-    expect(pathsOf(given(applicationCommandsDecider, [user]).when(patch('100', { description: 'no' })).thenRefuses('INVALID_FORM_BODY'))).toEqual(['description']);
+    expect(
+      pathsOf(
+        given(applicationCommandsDecider, [user])
+          .when(patch('100', { description: 'no' }))
+          .thenRefuses('INVALID_FORM_BODY'),
+      ),
+    ).toEqual(['description']);
   });
 
   it('deletes a command of the scope, once', () => {
-    given(applicationCommandsDecider, [created(command('100'))]).when({ type: 'DeleteApplicationCommand', scope, commandId: '100' }).then([deleted(command('100'))]);
+    given(applicationCommandsDecider, [created(command('100'))])
+      .when({ type: 'DeleteApplicationCommand', scope, commandId: '100' })
+      .then([deleted(command('100'))]);
     given(applicationCommandsDecider, [created(command('100')), deleted(command('100'))])
       .when({ type: 'DeleteApplicationCommand', scope, commandId: '100' })
       .thenRefuses('UNKNOWN_APPLICATION_COMMAND');
@@ -121,19 +165,21 @@ describe('bulk overwrite (PUT)', () => {
       .then([deleted(command('101', { name: 'echo' })), updated(command('100', { name: 'echo', version: '2' }))]));
 
   it('empties the scope with an empty list', () =>
-    given(applicationCommandsDecider, history.slice(0, 2)).when(overwrite([])).then([deleted(command('100')), deleted(command('101', { name: 'echo' }))]));
+    given(applicationCommandsDecider, history.slice(0, 2))
+      .when(overwrite([]))
+      .then([deleted(command('100')), deleted(command('101', { name: 'echo' }))]));
 
   it('refuses names repeated per type, unknown ids and type changes at the entry’s path', () => {
-    const refused = (definitions: Parameters<typeof overwrite>[0]) => pathsOf(given(applicationCommandsDecider, history).when(overwrite(definitions)).thenRefuses('INVALID_FORM_BODY'));
+    const refused = (definitions: Parameters<typeof overwrite>[0]) =>
+      pathsOf(given(applicationCommandsDecider, history).when(overwrite(definitions)).thenRefuses('INVALID_FORM_BODY'));
     expect(refused([definition(), definition({ name: 'echo' }), definition()])).toEqual(['2.name']);
     expect(refused([{ ...definition(), id: '555' }])).toEqual(['0.id']);
     expect(refused([{ ...definition({ name: 'x', type: 2, description: '' }), id: '100' }])).toEqual(['0.type']);
     expect(refused([definition(), definition({ name: 'Bad Name' })])).toEqual(['1.name']);
     // The same name in two types is two commands.
-    given(applicationCommandsDecider, []).when(overwrite([definition({ name: 'Ping' , type: 2, description: '' }), definition({ name: 'Ping', type: 3, description: '' })])).then([
-      created(command('900', { name: 'Ping', type: 2, description: '' })),
-      created(command('901', { name: 'Ping', type: 3, description: '' })),
-    ]);
+    given(applicationCommandsDecider, [])
+      .when(overwrite([definition({ name: 'Ping', type: 2, description: '' }), definition({ name: 'Ping', type: 3, description: '' })]))
+      .then([created(command('900', { name: 'Ping', type: 2, description: '' })), created(command('901', { name: 'Ping', type: 3, description: '' }))]);
   });
 
   it('refuses more commands of a type than the limit', () =>
@@ -179,8 +225,32 @@ describe('the spec’s rules for a definition', () => {
 
   it('allows choices, bounds and channel types only on the option types they belong to, with values of that type', () => {
     expect(errorsOf({ options: [opt({ type: 5, choices: [{ name: 'a', value: 'a' }] })] })).toEqual(['options.0.choices']);
-    expect(errorsOf({ options: [opt({ type: 4, choices: [{ name: 'a', value: 2 }, { name: 'b', value: 2.5 }] })] })).toEqual(['options.0.choices.1.value']);
-    expect(errorsOf({ options: [opt({ type: 10, choices: [{ name: 'a', value: 2.5 }, { name: 'b', value: '1' }] })] })).toEqual(['options.0.choices.1.value']);
+    expect(
+      errorsOf({
+        options: [
+          opt({
+            type: 4,
+            choices: [
+              { name: 'a', value: 2 },
+              { name: 'b', value: 2.5 },
+            ],
+          }),
+        ],
+      }),
+    ).toEqual(['options.0.choices.1.value']);
+    expect(
+      errorsOf({
+        options: [
+          opt({
+            type: 10,
+            choices: [
+              { name: 'a', value: 2.5 },
+              { name: 'b', value: '1' },
+            ],
+          }),
+        ],
+      }),
+    ).toEqual(['options.0.choices.1.value']);
     expect(errorsOf({ options: [opt({ choices: [{ name: 'a', value: 1 }] })] })).toEqual(['options.0.choices.0.value']);
     expect(errorsOf({ options: [opt({ choices: [{ name: 'a', value: 'a' }], autocomplete: true })] })).toEqual(['options.0.autocomplete']);
     expect(errorsOf({ options: [opt({ type: 5, autocomplete: true })] })).toEqual(['options.0.autocomplete']);
@@ -203,10 +273,20 @@ describe('definitions from requests', () => {
         default_member_permissions: String(2n ** 60n + 8n),
         options: [{ type: 3, name: 'a', description: 'b', required: false, choices: [{ value: 'x', name: 'X' }] }],
       }),
-    ).toEqual(definition({ description: 'd', default_member_permissions: '8', options: [{ type: 3, name: 'a', description: 'b', choices: [{ name: 'X', value: 'x' }] }] })));
+    ).toEqual(
+      definition({
+        description: 'd',
+        default_member_permissions: '8',
+        options: [{ type: 3, name: 'a', description: 'b', choices: [{ name: 'X', value: 'x' }] }],
+      }),
+    ));
 
   it('take only the fields a PATCH sent; a null dm_permission is the default', () =>
-    expect(commandChanges({ description: 'x', dm_permission: null, default_member_permissions: null })).toEqual({ description: 'x', dm_permission: true, default_member_permissions: null }));
+    expect(commandChanges({ description: 'x', dm_permission: null, default_member_permissions: null })).toEqual({
+      description: 'x',
+      dm_permission: true,
+      default_member_permissions: null,
+    }));
 });
 
 describe('any definition the request schemas let through', () => {
@@ -229,7 +309,11 @@ describe('any definition the request schemas let through', () => {
     { requiredKeys: ['type', 'name', 'description'] },
   );
   const option: fc.Arbitrary<ApplicationCommandOption> = fc.letrec<{ option: ApplicationCommandOption }>((tie) => ({
-    option: fc.oneof({ depthSize: 'small' }, leaf, fc.tuple(leaf, fc.array(tie('option'), { maxLength: 3 })).map(([o, options]) => ({ ...o, options }))),
+    option: fc.oneof(
+      { depthSize: 'small' },
+      leaf,
+      fc.tuple(leaf, fc.array(tie('option'), { maxLength: 3 })).map(([o, options]) => ({ ...o, options })),
+    ),
   })).option;
   const anyDefinition = fc.record({
     name,
@@ -244,7 +328,10 @@ describe('any definition the request schemas let through', () => {
         const definitions = inputs.map((input) => commandDefinition(input));
         let events: ApplicationCommandEvent[];
         try {
-          events = applicationCommandsDecider.decide({ type: 'OverwriteApplicationCommands', scope, definitions, newIds: definitions.map((_, i) => String(900 + i)) }, { commands: [] });
+          events = applicationCommandsDecider.decide(
+            { type: 'OverwriteApplicationCommands', scope, definitions, newIds: definitions.map((_, i) => String(900 + i)) },
+            { commands: [] },
+          );
         } catch (error) {
           expect(error).toBeInstanceOf(DomainError);
           return;

@@ -27,32 +27,64 @@ const rung = (userIds: string[], after: CallData, started = false, until = UNTIL
   type: 'CallRung',
   data: { channelId: C, ringingBy: ada.id, userIds, until, started, call: after },
 });
-const joined = (state: CallVoiceStateData, after: CallData, started = false): CallEvent => ({ type: 'CallJoined', data: { channelId: C, state, started, call: after } });
+const joined = (state: CallVoiceStateData, after: CallData, started = false): CallEvent => ({
+  type: 'CallJoined',
+  data: { channelId: C, state, started, call: after },
+});
 const ring = (userIds: string[] | null, actorId = ada.id, until = UNTIL) => ({ type: 'RingCall' as const, channelId: C, actorId, recipients, userIds, until });
 
 describe('ringing', () => {
   it('rings everyone else who can answer (not the ringer, not bots), starting the call', () =>
     given(callDecider, [])
       .when(ring(null))
-      .then([rung([bob.id, cy.id], call({ ringing: [{ user_id: bob.id, until: UNTIL }, { user_id: cy.id, until: UNTIL }] }), true)]));
+      .then([
+        rung(
+          [bob.id, cy.id],
+          call({
+            ringing: [
+              { user_id: bob.id, until: UNTIL },
+              { user_id: cy.id, until: UNTIL },
+            ],
+          }),
+          true,
+        ),
+      ]));
 
   it('rings the named recipients; ringing again pushes their deadline back without starting a new call', () => {
     const first = rung([bob.id], call({ ringing: [{ user_id: bob.id, until: UNTIL }] }), true);
     given(callDecider, [first])
       .when(ring([bob.id, cy.id, bob.id], ada.id, LATER))
-      .then([rung([bob.id, cy.id], call({ ringing: [{ user_id: bob.id, until: LATER }, { user_id: cy.id, until: LATER }] }), false, LATER)]);
+      .then([
+        rung(
+          [bob.id, cy.id],
+          call({
+            ringing: [
+              { user_id: bob.id, until: LATER },
+              { user_id: cy.id, until: LATER },
+            ],
+          }),
+          false,
+          LATER,
+        ),
+      ]);
   });
 
   it('refuses a non-recipient, the ringer, or a bot at their index, and a channel where nobody could answer', () => {
-    const refused = given(callDecider, []).when(ring([bob.id, '99', ada.id, robot.id])).thenRefuses('INVALID_FORM_BODY');
+    const refused = given(callDecider, [])
+      .when(ring([bob.id, '99', ada.id, robot.id]))
+      .thenRefuses('INVALID_FORM_BODY');
     expect(refused.errors).toEqual([
       { path: 'recipients.1', message: 'Not a recipient of this channel' },
       { path: 'recipients.2', message: 'You cannot ring yourself' },
       { path: 'recipients.3', message: 'Bots cannot be rung' },
     ]);
-    const alone = given(callDecider, []).when({ ...ring(null), recipients: [ada, robot] }).thenRefuses('INVALID_FORM_BODY');
+    const alone = given(callDecider, [])
+      .when({ ...ring(null), recipients: [ada, robot] })
+      .thenRefuses('INVALID_FORM_BODY');
     expect(alone.errors).toEqual([{ path: 'recipients', message: 'Nobody else in this channel can answer a call' }]);
-    given(callDecider, []).when(ring([bob.id], '99')).thenRefuses('UNKNOWN_CHANNEL');
+    given(callDecider, [])
+      .when(ring([bob.id], '99'))
+      .thenRefuses('UNKNOWN_CHANNEL');
   });
 
   it('does not ring someone already in the call’s voice', () =>
@@ -61,27 +93,60 @@ describe('ringing', () => {
       .then([]));
 
   it('stops ringing the named (or everyone rung), ending the call when nobody is left', () => {
-    const both = rung([bob.id, cy.id], call({ ringing: [{ user_id: bob.id, until: UNTIL }, { user_id: cy.id, until: UNTIL }] }), true);
+    const both = rung(
+      [bob.id, cy.id],
+      call({
+        ringing: [
+          { user_id: bob.id, until: UNTIL },
+          { user_id: cy.id, until: UNTIL },
+        ],
+      }),
+      true,
+    );
     const stop = (userIds: string[] | null, actorId: string) => ({ type: 'StopRinging' as const, channelId: C, actorId, recipients, userIds });
     given(callDecider, [both])
       .when(stop([bob.id], bob.id))
-      .then([{ type: 'CallRingingStopped', data: { channelId: C, userIds: [bob.id], stoppedBy: bob.id, call: call({ ringing: [{ user_id: cy.id, until: UNTIL }] }) } }]);
+      .then([
+        {
+          type: 'CallRingingStopped',
+          data: { channelId: C, userIds: [bob.id], stoppedBy: bob.id, call: call({ ringing: [{ user_id: cy.id, until: UNTIL }] }) },
+        },
+      ]);
     given(callDecider, [both])
       .when(stop(null, ada.id))
       .then([{ type: 'CallRingingStopped', data: { channelId: C, userIds: [bob.id, cy.id], stoppedBy: ada.id, call: call() } }]);
-    given(callDecider, [both]).when(stop([robot.id], ada.id)).then([]);
-    given(callDecider, [both]).when(stop(['99'], ada.id)).thenRefuses('INVALID_FORM_BODY');
+    given(callDecider, [both])
+      .when(stop([robot.id], ada.id))
+      .then([]);
+    given(callDecider, [both])
+      .when(stop(['99'], ada.id))
+      .thenRefuses('INVALID_FORM_BODY');
   });
 
   it('times out only the ringing that is due, once', () => {
     const early = rung([bob.id], call({ ringing: [{ user_id: bob.id, until: UNTIL }] }), true);
-    const late = rung([cy.id], call({ ringing: [{ user_id: bob.id, until: UNTIL }, { user_id: cy.id, until: LATER }] }), false, LATER);
+    const late = rung(
+      [cy.id],
+      call({
+        ringing: [
+          { user_id: bob.id, until: UNTIL },
+          { user_id: cy.id, until: LATER },
+        ],
+      }),
+      false,
+      LATER,
+    );
     const timeOut = (now: string) => ({ type: 'TimeOutRinging' as const, channelId: C, now });
     given(callDecider, [early, late]).when(timeOut('2025-01-01T00:00:59.999Z')).then([]);
     given(callDecider, [early, late])
       .when(timeOut(UNTIL))
-      .then([{ type: 'CallRingingStopped', data: { channelId: C, userIds: [bob.id], stoppedBy: null, call: call({ ringing: [{ user_id: cy.id, until: LATER }] }) } }]);
-    const stopped: CallEvent = { type: 'CallRingingStopped', data: { channelId: C, userIds: [bob.id], stoppedBy: null, call: call({ ringing: [{ user_id: cy.id, until: LATER }] }) } };
+      .then([
+        { type: 'CallRingingStopped', data: { channelId: C, userIds: [bob.id], stoppedBy: null, call: call({ ringing: [{ user_id: cy.id, until: LATER }] }) } },
+      ]);
+    const stopped: CallEvent = {
+      type: 'CallRingingStopped',
+      data: { channelId: C, userIds: [bob.id], stoppedBy: null, call: call({ ringing: [{ user_id: cy.id, until: LATER }] }) },
+    };
     given(callDecider, [early, late, stopped]).when(timeOut(UNTIL)).then([]);
   });
 });
@@ -96,8 +161,12 @@ describe('voice', () => {
 
   it('a join with nobody rung starts the call; the same session again changes only its flags, or nothing', () => {
     const inCall = joined(voice(ada.id), call({ voice_states: [voice(ada.id)] }), true);
-    given(callDecider, []).when({ type: 'JoinCall', channelId: C, state: voice(ada.id) }).then([inCall]);
-    given(callDecider, [inCall]).when({ type: 'JoinCall', channelId: C, state: voice(ada.id) }).then([]);
+    given(callDecider, [])
+      .when({ type: 'JoinCall', channelId: C, state: voice(ada.id) })
+      .then([inCall]);
+    given(callDecider, [inCall])
+      .when({ type: 'JoinCall', channelId: C, state: voice(ada.id) })
+      .then([]);
     const muted = voice(ada.id, { self_mute: true });
     given(callDecider, [inCall])
       .when({ type: 'JoinCall', channelId: C, state: muted })
@@ -107,14 +176,18 @@ describe('voice', () => {
   it('another session of the same user takes the voice state over', () => {
     const inCall = joined(voice(ada.id), call({ voice_states: [voice(ada.id)] }), true);
     const moved = voice(ada.id, { session_id: 'other', node: 'n2' });
-    given(callDecider, [inCall]).when({ type: 'JoinCall', channelId: C, state: moved }).then([joined(moved, call({ voice_states: [moved] }))]);
+    given(callDecider, [inCall])
+      .when({ type: 'JoinCall', channelId: C, state: moved })
+      .then([joined(moved, call({ voice_states: [moved] }))]);
   });
 
   it('leaves: by any session of the user, or only by the session that holds it; the last one out ends the call', () => {
     const inCall = joined(voice(ada.id), call({ voice_states: [voice(ada.id)] }), true);
     const left: CallEvent = { type: 'CallLeft', data: { channelId: C, state: voice(ada.id), call: call() } };
     given(callDecider, [inCall]).when({ type: 'LeaveCall', channelId: C, userId: ada.id, sessionId: null }).then([left]);
-    given(callDecider, [inCall]).when({ type: 'LeaveCall', channelId: C, userId: ada.id, sessionId: `s${ada.id}` }).then([left]);
+    given(callDecider, [inCall])
+      .when({ type: 'LeaveCall', channelId: C, userId: ada.id, sessionId: `s${ada.id}` })
+      .then([left]);
     given(callDecider, [inCall]).when({ type: 'LeaveCall', channelId: C, userId: ada.id, sessionId: 'ended-elsewhere' }).then([]);
     given(callDecider, []).when({ type: 'LeaveCall', channelId: C, userId: ada.id, sessionId: null }).then([]);
   });
@@ -132,9 +205,14 @@ describe('voice', () => {
 
 describe('region', () => {
   it('is kept from one call to the next; the same region again is no change', () => {
-    const changed: CallEvent = { type: 'CallRegionChanged', data: { channelId: C, region: 'rotterdam', changedBy: ada.id, call: call({ region: 'rotterdam' }) } };
+    const changed: CallEvent = {
+      type: 'CallRegionChanged',
+      data: { channelId: C, region: 'rotterdam', changedBy: ada.id, call: call({ region: 'rotterdam' }) },
+    };
     given(callDecider, []).when({ type: 'SetCallRegion', channelId: C, actorId: ada.id, region: 'rotterdam' }).then([changed]);
     given(callDecider, [changed]).when({ type: 'SetCallRegion', channelId: C, actorId: bob.id, region: 'rotterdam' }).then([]);
-    given(callDecider, [changed]).when(ring([bob.id])).then([rung([bob.id], call({ region: 'rotterdam', ringing: [{ user_id: bob.id, until: UNTIL }] }), true)]);
+    given(callDecider, [changed])
+      .when(ring([bob.id]))
+      .then([rung([bob.id], call({ region: 'rotterdam', ringing: [{ user_id: bob.id, until: UNTIL }] }), true)]);
   });
 });

@@ -1,15 +1,7 @@
 // The code host adapter on trimmed webhook payloads of the code host: which events and actions post, what the embed
 // says, and that untrusted payloads (odd fields, huge strings, bad links) still give embeds within the bounds.
 import { describe, expect, it } from 'vitest';
-import {
-  COLOR_CLOSED,
-  COLOR_COMMENT,
-  COLOR_MERGED,
-  COLOR_OPENED,
-  COLOR_PUSH,
-  COLOR_RELEASE,
-  renderCodehostEvent,
-} from '../../domain/codehost.js';
+import { COLOR_CLOSED, COLOR_COMMENT, COLOR_MERGED, COLOR_OPENED, COLOR_PUSH, COLOR_RELEASE, renderCodehostEvent } from '../../domain/codehost.js';
 import type { Embed } from '../../domain/embeds.js';
 import { DomainError } from '../../domain/errors.js';
 import { expectWithinBounds, points } from '../support/embeds.js';
@@ -73,7 +65,10 @@ function commit(id: string, message: string, name = 'Mona Lisa') {
 }
 
 function pushPayload(overrides: Record<string, unknown> = {}) {
-  const commits = [commit('6dcb09b5b57875f334f61aebed695e2e4193db5e', 'Fix the greeting'), commit('9049f1265b7d61be4a8904a9a27120d2064dab3b', 'Add a README', 'Hubot')];
+  const commits = [
+    commit('6dcb09b5b57875f334f61aebed695e2e4193db5e', 'Fix the greeting'),
+    commit('9049f1265b7d61be4a8904a9a27120d2064dab3b', 'Add a README', 'Hubot'),
+  ];
   return {
     ref: 'refs/heads/main',
     before: '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c',
@@ -243,7 +238,9 @@ describe('code host adapter: push', () => {
     const noRef = refusal('push', { ...pushPayload(), ref: 5 });
     expect(noRef.code).toBe('INVALID_FORM_BODY');
     expect(noRef.errors).toEqual([{ path: 'ref', message: 'This field is required' }]);
-    expect(refusal('push', { ...pushPayload(), repository: 'octo-org/hello-world' }).errors).toEqual([{ path: 'repository.full_name', message: 'This field is required' }]);
+    expect(refusal('push', { ...pushPayload(), repository: 'octo-org/hello-world' }).errors).toEqual([
+      { path: 'repository.full_name', message: 'This field is required' },
+    ]);
   });
 });
 
@@ -262,8 +259,14 @@ describe('code host adapter: pull requests', () => {
     const merged = render('pull_request', pullRequestPayload('closed', { merged: true }));
     expect(merged).toMatchObject({ title: '[octo-org/hello-world] Pull request merged: #12 Add dark mode', url: prUrl, color: COLOR_MERGED });
     expect(merged.description).toBeUndefined();
-    expect(render('pull_request', pullRequestPayload('closed'))).toMatchObject({ title: '[octo-org/hello-world] Pull request closed: #12 Add dark mode', color: COLOR_CLOSED });
-    expect(render('pull_request', pullRequestPayload('reopened'))).toMatchObject({ title: '[octo-org/hello-world] Pull request reopened: #12 Add dark mode', color: COLOR_OPENED });
+    expect(render('pull_request', pullRequestPayload('closed'))).toMatchObject({
+      title: '[octo-org/hello-world] Pull request closed: #12 Add dark mode',
+      color: COLOR_CLOSED,
+    });
+    expect(render('pull_request', pullRequestPayload('reopened'))).toMatchObject({
+      title: '[octo-org/hello-world] Pull request reopened: #12 Add dark mode',
+      color: COLOR_OPENED,
+    });
   });
 
   it('ignores the noisy actions', () => {
@@ -295,8 +298,16 @@ describe('code host adapter: issues and comments', () => {
       color: COLOR_OPENED,
       author,
     });
-    expect(render('issues', issuePayload('closed'))).toEqual({ title: '[octo-org/hello-world] Issue closed: #3 Greeting is misspelled', url: issueUrl, color: COLOR_CLOSED, author });
-    expect(render('issues', issuePayload('reopened'))).toMatchObject({ title: '[octo-org/hello-world] Issue reopened: #3 Greeting is misspelled', color: COLOR_OPENED });
+    expect(render('issues', issuePayload('closed'))).toEqual({
+      title: '[octo-org/hello-world] Issue closed: #3 Greeting is misspelled',
+      url: issueUrl,
+      color: COLOR_CLOSED,
+      author,
+    });
+    expect(render('issues', issuePayload('reopened'))).toMatchObject({
+      title: '[octo-org/hello-world] Issue reopened: #3 Greeting is misspelled',
+      color: COLOR_OPENED,
+    });
     expect(renderCodehostEvent('issues', issuePayload('labeled'))).toBeNull();
   });
 
@@ -335,7 +346,9 @@ describe('code host adapter: releases and other events', () => {
       author,
     });
     expect(renderCodehostEvent('release', releasePayload('created'))).toBeNull();
-    expect(refusal('release', releasePayload('published', { tag_name: '', name: null })).errors).toEqual([{ path: 'release.tag_name', message: 'This field is required' }]);
+    expect(refusal('release', releasePayload('published', { tag_name: '', name: null })).errors).toEqual([
+      { path: 'release.tag_name', message: 'This field is required' },
+    ]);
   });
 
   it('renders nothing for ping and for events it does not know, whatever their body', () => {
@@ -359,12 +372,20 @@ describe('code host adapter: releases and other events', () => {
     const longUrl = `https://github.com/${'x'.repeat(3000)}`;
     const bigSender = { login: huge, avatar_url: longUrl, html_url: 'https://github.com/octocat' };
     const bigRepository = { full_name: huge };
-    const commits = Array.from({ length: 20 }, (_, i) => ({ id: `${i}`.padStart(40, 'a'), url: `https://github.com/${'c'.repeat(2000)}`, message: huge, author: { name: huge } }));
+    const commits = Array.from({ length: 20 }, (_, i) => ({
+      id: `${i}`.padStart(40, 'a'),
+      url: `https://github.com/${'c'.repeat(2000)}`,
+      message: huge,
+      author: { name: huge },
+    }));
     const payloads: [string, unknown][] = [
       ['push', { ...pushPayload({ commits, compare: longUrl }), repository: bigRepository, sender: bigSender, ref: `refs/heads/${huge}` }],
       ['pull_request', { ...pullRequestPayload('opened', { title: huge, body: huge }), repository: bigRepository, sender: bigSender }],
       ['issues', { ...issuePayload('opened', { title: huge, body: huge }), repository: bigRepository, sender: bigSender }],
-      ['issue_comment', { ...commentPayload('created', { title: huge }), comment: { body: huge, html_url: longUrl }, repository: bigRepository, sender: bigSender }],
+      [
+        'issue_comment',
+        { ...commentPayload('created', { title: huge }), comment: { body: huge, html_url: longUrl }, repository: bigRepository, sender: bigSender },
+      ],
       ['release', { ...releasePayload('published', { tag_name: huge, body: huge }), repository: bigRepository, sender: bigSender }],
     ];
     for (const [event, payload] of payloads) {

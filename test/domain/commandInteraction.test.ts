@@ -36,7 +36,14 @@ const commandInteraction: BotInteraction = {
   guildId: '1',
   channelId: '2',
   userId: '7',
-  command: { id: '60', name: 'config', type: 1, guild_id: '1', options: [{ name: 'set', type: 1, options: [{ name: 'key', type: 3, value: 'x' }] }], resolved: { users: [], roles: [], channels: [] } },
+  command: {
+    id: '60',
+    name: 'config',
+    type: 1,
+    guild_id: '1',
+    options: [{ name: 'set', type: 1, options: [{ name: 'key', type: 3, value: 'x' }] }],
+    resolved: { users: [], roles: [], channels: [] },
+  },
   component: null,
   memberPermissions: '2048',
   appPermissions: '3072',
@@ -46,10 +53,24 @@ const commandInteraction: BotInteraction = {
   expiresAt: EXPIRES_AT,
 };
 const buttonMessage = messageFields({ id: '300', channel_id: '2', guild_id: '1', author: botUser, components: [] });
-const componentInteraction: BotInteraction = { ...commandInteraction, id: '901', type: 3, command: null, component: { custom_id: 'go', component_type: 2, message: buttonMessage } };
+const componentInteraction: BotInteraction = {
+  ...commandInteraction,
+  id: '901',
+  type: 3,
+  command: null,
+  component: { custom_id: 'go', component_type: 2, message: buttonMessage },
+};
 
-const created = (interaction: BotInteraction): InteractionCreated => ({ type: 'InteractionCreated', data: { interaction, tokenHash: TOKEN, sealedToken: 'sealed' } });
-const responded = (interaction: BotInteraction, responseType: InteractionResponded['data']['responseType'], messageId: string, respondedAt = '2025-06-01T12:00:01.000Z'): InteractionResponded => ({
+const created = (interaction: BotInteraction): InteractionCreated => ({
+  type: 'InteractionCreated',
+  data: { interaction, tokenHash: TOKEN, sealedToken: 'sealed' },
+});
+const responded = (
+  interaction: BotInteraction,
+  responseType: InteractionResponded['data']['responseType'],
+  messageId: string,
+  respondedAt = '2025-06-01T12:00:01.000Z',
+): InteractionResponded => ({
   type: 'InteractionResponded',
   data: { interactionId: interaction.id, applicationId: '50', guildId: '1', channelId: '2', responseType, messageId, respondedAt },
 });
@@ -58,30 +79,52 @@ const respond = (responseType: 4 | 5 | 6 | 7, messageId: string | null, when = '
 
 describe('the interaction of a bot', () => {
   it('is created once', () => {
-    given(botInteractionDecider, []).when({ type: 'CreateInteraction', interaction: commandInteraction, tokenHash: TOKEN, sealedToken: 'sealed' }).then([created(commandInteraction)]);
+    given(botInteractionDecider, [])
+      .when({ type: 'CreateInteraction', interaction: commandInteraction, tokenHash: TOKEN, sealedToken: 'sealed' })
+      .then([created(commandInteraction)]);
     given(botInteractionDecider, [created(commandInteraction)])
       .when({ type: 'CreateInteraction', interaction: commandInteraction, tokenHash: TOKEN, sealedToken: 'sealed' })
       .thenRefuses('INTERACTION_EXISTS');
   });
 
   it('takes one initial response, with the message it names', () => {
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(4, '400')).then([responded(commandInteraction, 4, '400')]);
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(5, '401')).then([responded(commandInteraction, 5, '401')]);
-    given(botInteractionDecider, [created(commandInteraction), responded(commandInteraction, 5, '401')]).when(respond(4, '402')).thenRefuses('INTERACTION_ALREADY_ACKNOWLEDGED');
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(4, '400'))
+      .then([responded(commandInteraction, 4, '400')]);
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(5, '401'))
+      .then([responded(commandInteraction, 5, '401')]);
+    given(botInteractionDecider, [created(commandInteraction), responded(commandInteraction, 5, '401')])
+      .when(respond(4, '402'))
+      .thenRefuses('INTERACTION_ALREADY_ACKNOWLEDGED');
   });
 
   it('answers an update with the component’s message; a command has no message to update', () => {
-    given(botInteractionDecider, [created(componentInteraction)]).when(respond(7, null)).then([responded(componentInteraction, 7, '300')]);
-    given(botInteractionDecider, [created(componentInteraction)]).when(respond(6, null)).then([responded(componentInteraction, 6, '300')]);
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(6, null)).thenRefuses('INVALID_FORM_BODY');
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(4, null)).thenRefuses('INVALID_FORM_BODY');
+    given(botInteractionDecider, [created(componentInteraction)])
+      .when(respond(7, null))
+      .then([responded(componentInteraction, 7, '300')]);
+    given(botInteractionDecider, [created(componentInteraction)])
+      .when(respond(6, null))
+      .then([responded(componentInteraction, 6, '300')]);
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(6, null))
+      .thenRefuses('INVALID_FORM_BODY');
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(4, null))
+      .thenRefuses('INVALID_FORM_BODY');
   });
 
   it('refuses another token, an unknown interaction, and one past its 15 minutes', () => {
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(4, '400', undefined, WRONG)).thenRefuses('INVALID_WEBHOOK_TOKEN');
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(4, '400', undefined, WRONG))
+      .thenRefuses('INVALID_WEBHOOK_TOKEN');
     given(botInteractionDecider, []).when(respond(4, '400')).thenRefuses('UNKNOWN_INTERACTION');
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(4, '400', '2025-06-01T12:15:00.001Z')).thenRefuses('UNKNOWN_INTERACTION');
-    given(botInteractionDecider, [created(commandInteraction)]).when(respond(4, '400', EXPIRES_AT)).then([responded(commandInteraction, 4, '400', EXPIRES_AT)]);
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(4, '400', '2025-06-01T12:15:00.001Z'))
+      .thenRefuses('UNKNOWN_INTERACTION');
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(respond(4, '400', EXPIRES_AT))
+      .then([responded(commandInteraction, 4, '400', EXPIRES_AT)]);
   });
 
   it('opens the webhook routes for its application’s id and token, for 15 minutes', () => {
@@ -187,20 +230,40 @@ describe('the options of an invocation', () => {
     expect(paths([])).toEqual(['data.options.text']);
     expect(paths([{ name: 'text', value: 'a' }])).toEqual(['data.options.0.value']);
     expect(paths([{ name: 'text', value: 'abcde' }])).toEqual(['data.options.0.value']);
-    expect(paths([{ name: 'text', value: 'ab' }, { name: 'count', value: 0 }, { name: 'ratio', value: 0.25 }, { name: 'flag', value: 1 }])).toEqual([
-      'data.options.1.value',
-      'data.options.2.value',
-      'data.options.3.value',
-    ]);
-    expect(paths([{ name: 'text', value: 'ab' }, { name: 'count', value: 2.5 }, { name: 'who', value: 'bob' }])).toEqual(['data.options.1.value', 'data.options.2.value']);
-    expect(paths([{ name: 'text', value: 'ab' }, { name: 'text', value: 'cd' }, { name: 'other', value: 1 }])).toEqual(['data.options.1.name', 'data.options.2.name']);
+    expect(
+      paths([
+        { name: 'text', value: 'ab' },
+        { name: 'count', value: 0 },
+        { name: 'ratio', value: 0.25 },
+        { name: 'flag', value: 1 },
+      ]),
+    ).toEqual(['data.options.1.value', 'data.options.2.value', 'data.options.3.value']);
+    expect(
+      paths([
+        { name: 'text', value: 'ab' },
+        { name: 'count', value: 2.5 },
+        { name: 'who', value: 'bob' },
+      ]),
+    ).toEqual(['data.options.1.value', 'data.options.2.value']);
+    expect(
+      paths([
+        { name: 'text', value: 'ab' },
+        { name: 'text', value: 'cd' },
+        { name: 'other', value: 1 },
+      ]),
+    ).toEqual(['data.options.1.name', 'data.options.2.name']);
     expect(paths([{ name: 'text', type: 4, value: 'ab' }])).toEqual(['data.options.0.type']);
     expect(paths([{ name: 'text', value: 'ab', options: [] }])).toEqual(['data.options.0.options']);
   });
 
   it('takes exactly one subcommand, in a group if the command has groups', () => {
     const tree: ApplicationCommandOption[] = [
-      { type: 2, name: 'set', description: 'd', options: [{ type: 1, name: 'key', description: 'd', options: [{ type: 3, name: 'value', description: 'd', required: true }] }] },
+      {
+        type: 2,
+        name: 'set',
+        description: 'd',
+        options: [{ type: 1, name: 'key', description: 'd', options: [{ type: 3, name: 'value', description: 'd', required: true }] }],
+      },
       { type: 1, name: 'show', description: 'd' },
     ];
     expect(checkCommandOptions(tree, [{ name: 'set', options: [{ name: 'key', options: [{ name: 'value', value: 'v' }] }] }]).options).toEqual([

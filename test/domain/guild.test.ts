@@ -16,8 +16,14 @@ const MOD_PERMISSIONS = (
   Permission.MANAGE_GUILD
 ).toString();
 
-const created = guildDecider.decide({ type: 'CreateGuild', guildId: 'g', ownerId: 'owner', name: 'Guild', icon: null, channelId: 'general', createdAt: T }, initialGuildState());
-const joined = (userId: string): GuildEvent => ({ type: 'MemberJoined', data: { guildId: 'g', userId, joinedAt: T, inviteCode: 'abc', vanity: false, temporary: false } });
+const created = guildDecider.decide(
+  { type: 'CreateGuild', guildId: 'g', ownerId: 'owner', name: 'Guild', icon: null, channelId: 'general', createdAt: T },
+  initialGuildState(),
+);
+const joined = (userId: string): GuildEvent => ({
+  type: 'MemberJoined',
+  data: { guildId: 'g', userId, joinedAt: T, inviteCode: 'abc', vanity: false, temporary: false },
+});
 /** New roles enter at position 1 and push the others up: create them from the top down. */
 const roleCreated = (id: string, permissions: string): GuildEvent => ({
   type: 'RoleCreated',
@@ -29,7 +35,10 @@ const assigned = (userId: string, roleId: string): GuildEvent => ({
 });
 const voice: GuildEvent = {
   type: 'ChannelCreated',
-  data: { guildId: 'g', channel: { id: 'voice', type: 2, name: 'Voice', position: 1, parent_id: null, permission_overwrites: [], bitrate: 64000, user_limit: 0 } },
+  data: {
+    guildId: 'g',
+    channel: { id: 'voice', type: 2, name: 'Voice', position: 1, parent_id: null, permission_overwrites: [], bitrate: 64000, user_limit: 0 },
+  },
 };
 /** owner; mod (role "mod", position 2); alice (role "member", position 1); bob (no role). */
 const guild: GuildEvent[] = [
@@ -60,20 +69,30 @@ describe('guild settings', () => {
     given(guildDecider, guild)
       .when({ type: 'UpdateGuild', actorId: 'mod', settings: { name: 'Renamed', afk_timeout: 300 } })
       .then([{ type: 'GuildUpdated', data: { guildId: 'g', changes: [{ key: 'name', old_value: 'Guild', new_value: 'Renamed' }] } }]);
-    given(guildDecider, guild).when({ type: 'UpdateGuild', actorId: 'alice', settings: { name: 'Mine' } }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildDecider, guild).when({ type: 'UpdateGuild', actorId: 'stranger', settings: { name: 'Mine' } }).thenRefuses('UNKNOWN_GUILD');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateGuild', actorId: 'alice', settings: { name: 'Mine' } })
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateGuild', actorId: 'stranger', settings: { name: 'Mine' } })
+      .thenRefuses('UNKNOWN_GUILD');
   });
 
   it('lets only the owner transfer ownership, to a member', () => {
-    given(guildDecider, guild).when({ type: 'UpdateGuild', actorId: 'mod', settings: { owner_id: 'mod' } }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildDecider, guild).when({ type: 'UpdateGuild', actorId: 'owner', settings: { owner_id: 'stranger' } }).thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateGuild', actorId: 'mod', settings: { owner_id: 'mod' } })
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateGuild', actorId: 'owner', settings: { owner_id: 'stranger' } })
+      .thenRefuses('INVALID_FORM_BODY');
     given(guildDecider, guild)
       .when({ type: 'UpdateGuild', actorId: 'owner', settings: { owner_id: 'alice' } })
       .then([{ type: 'GuildUpdated', data: { guildId: 'g', changes: [{ key: 'owner_id', old_value: 'owner', new_value: 'alice' }] } }]);
   });
 
   it('accepts only a voice channel of the guild as AFK channel', () => {
-    given(guildDecider, guild).when({ type: 'UpdateGuild', actorId: 'owner', settings: { afk_channel_id: 'general' } }).thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateGuild', actorId: 'owner', settings: { afk_channel_id: 'general' } })
+      .thenRefuses('INVALID_FORM_BODY');
     given(guildDecider, [...guild, voice])
       .when({ type: 'UpdateGuild', actorId: 'owner', settings: { afk_channel_id: 'voice' } })
       .then([{ type: 'GuildUpdated', data: { guildId: 'g', changes: [{ key: 'afk_channel_id', old_value: null, new_value: 'voice' }] } }]);
@@ -81,10 +100,16 @@ describe('guild settings', () => {
 
   it('lets only the owner delete, and a deleted guild is unknown', () => {
     given(guildDecider, guild).when({ type: 'DeleteGuild', actorId: 'mod' }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildDecider, guild).when({ type: 'DeleteGuild', actorId: 'owner' }).then([{ type: 'GuildDeleted', data: { guildId: 'g', vanityCode: null } }]);
+    given(guildDecider, guild)
+      .when({ type: 'DeleteGuild', actorId: 'owner' })
+      .then([{ type: 'GuildDeleted', data: { guildId: 'g', vanityCode: null } }]);
     const deleted: GuildEvent = { type: 'GuildDeleted', data: { guildId: 'g', vanityCode: null } };
-    given(guildDecider, [...guild, deleted]).when({ type: 'UpdateGuild', actorId: 'owner', settings: { name: 'x' } }).thenRefuses('UNKNOWN_GUILD');
-    given(guildDecider, [...guild, deleted]).when({ type: 'JoinGuild', userId: 'x', joinedAt: T, inviteCode: 'a', vanity: false, temporary: false }).thenRefuses('UNKNOWN_GUILD');
+    given(guildDecider, [...guild, deleted])
+      .when({ type: 'UpdateGuild', actorId: 'owner', settings: { name: 'x' } })
+      .thenRefuses('UNKNOWN_GUILD');
+    given(guildDecider, [...guild, deleted])
+      .when({ type: 'JoinGuild', userId: 'x', joinedAt: T, inviteCode: 'a', vanity: false, temporary: false })
+      .thenRefuses('UNKNOWN_GUILD');
   });
 
   it('sets and removes the vanity code with MANAGE_GUILD', () => {
@@ -92,7 +117,9 @@ describe('guild settings', () => {
       .when({ type: 'SetVanityCode', actorId: 'mod', code: 'cool' })
       .then([{ type: 'VanityCodeSet', data: { guildId: 'g', code: 'cool', previousCode: null } }]);
     const set: GuildEvent = { type: 'VanityCodeSet', data: { guildId: 'g', code: 'cool', previousCode: null } };
-    given(guildDecider, [...guild, set]).when({ type: 'SetVanityCode', actorId: 'mod', code: 'cool' }).then([]);
+    given(guildDecider, [...guild, set])
+      .when({ type: 'SetVanityCode', actorId: 'mod', code: 'cool' })
+      .then([]);
     given(guildDecider, [...guild, set])
       .when({ type: 'SetVanityCode', actorId: 'owner', code: null })
       .then([{ type: 'VanityCodeSet', data: { guildId: 'g', code: null, previousCode: 'cool' } }]);
@@ -110,7 +137,10 @@ describe('roles', () => {
       .then([
         {
           type: 'RoleCreated',
-          data: { guildId: 'g', role: { id: 'new', name: 'Helpers', color: 0, hoist: false, mentionable: false, permissions: DEFAULT_EVERYONE_PERMISSIONS.toString(), position: 1 } },
+          data: {
+            guildId: 'g',
+            role: { id: 'new', name: 'Helpers', color: 0, hoist: false, mentionable: false, permissions: DEFAULT_EVERYONE_PERMISSIONS.toString(), position: 1 },
+          },
         },
       ]);
   });
@@ -125,7 +155,9 @@ describe('roles', () => {
   });
 
   it('enforces the hierarchy: only roles below your highest', () => {
-    given(guildDecider, guild).when({ type: 'UpdateRole', actorId: 'mod', roleId: 'mod', fields: { name: 'boss' } }).thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateRole', actorId: 'mod', roleId: 'mod', fields: { name: 'boss' } })
+      .thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild)
       .when({ type: 'UpdateRole', actorId: 'mod', roleId: 'member', fields: { name: 'members', color: 0 } })
       .then([{ type: 'RoleUpdated', data: { guildId: 'g', roleId: 'member', changes: [{ key: 'name', old_value: 'member', new_value: 'members' }] } }]);
@@ -141,8 +173,12 @@ describe('roles', () => {
         { type: 'RoleUpdated', data: { guildId: 'g', roleId: 'mod', changes: [{ key: 'position', old_value: 2, new_value: 1 }] } },
         { type: 'RoleUpdated', data: { guildId: 'g', roleId: 'member', changes: [{ key: 'position', old_value: 1, new_value: 2 }] } },
       ]);
-    given(guildDecider, guild).when({ type: 'MoveRoles', actorId: 'mod', positions: [{ id: 'member', position: 2 }] }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildDecider, guild).when({ type: 'MoveRoles', actorId: 'owner', positions: [{ id: 'g', position: 2 }] }).thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'MoveRoles', actorId: 'mod', positions: [{ id: 'member', position: 2 }] })
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'MoveRoles', actorId: 'owner', positions: [{ id: 'g', position: 2 }] })
+      .thenRefuses('INVALID_FORM_BODY');
   });
 
   it('takes a deleted role off members and overwrites, and closes up positions', () => {
@@ -161,21 +197,48 @@ describe('roles', () => {
 describe('members and bans', () => {
   it('joins once, and never when banned', () => {
     const join = { type: 'JoinGuild', userId: 'carol', joinedAt: T, inviteCode: 'abc', vanity: false, temporary: true } as const;
-    given(guildDecider, guild).when(join).then([{ type: 'MemberJoined', data: { guildId: 'g', userId: 'carol', joinedAt: T, inviteCode: 'abc', vanity: false, temporary: true } }]);
-    given(guildDecider, guild).when({ ...join, userId: 'alice' }).then([]);
+    given(guildDecider, guild)
+      .when(join)
+      .then([{ type: 'MemberJoined', data: { guildId: 'g', userId: 'carol', joinedAt: T, inviteCode: 'abc', vanity: false, temporary: true } }]);
+    given(guildDecider, guild)
+      .when({ ...join, userId: 'alice' })
+      .then([]);
     const banned: GuildEvent = { type: 'MemberBanned', data: { guildId: 'g', userId: 'carol', deleteMessageSeconds: 0, removedMember: false, bannedAt: T } };
-    given(guildDecider, [...guild, banned]).when(join).thenRefuses('USER_BANNED');
+    given(guildDecider, [...guild, banned])
+      .when(join)
+      .thenRefuses('USER_BANNED');
   });
 
   it("counts an invite's use with the join it makes, up to max_uses, including the uses its own stream counted before", () => {
-    const join = { type: 'JoinGuild', userId: 'carol', joinedAt: T, inviteCode: 'lim', vanity: false, temporary: false, invite: { maxUses: 3, usedBefore: 1 } } as const;
-    const counted = (userId: string, inviteUses: number): GuildEvent => ({ type: 'MemberJoined', data: { guildId: 'g', userId, joinedAt: T, inviteCode: 'lim', vanity: false, temporary: false, inviteUses } });
-    given(guildDecider, guild).when(join).then([counted('carol', 2)]);
-    given(guildDecider, [...guild, counted('dave', 2)]).when(join).then([counted('carol', 3)]);
-    given(guildDecider, [...guild, counted('dave', 2), counted('erin', 3)]).when(join).thenRefuses('UNKNOWN_INVITE');
+    const join = {
+      type: 'JoinGuild',
+      userId: 'carol',
+      joinedAt: T,
+      inviteCode: 'lim',
+      vanity: false,
+      temporary: false,
+      invite: { maxUses: 3, usedBefore: 1 },
+    } as const;
+    const counted = (userId: string, inviteUses: number): GuildEvent => ({
+      type: 'MemberJoined',
+      data: { guildId: 'g', userId, joinedAt: T, inviteCode: 'lim', vanity: false, temporary: false, inviteUses },
+    });
+    given(guildDecider, guild)
+      .when(join)
+      .then([counted('carol', 2)]);
+    given(guildDecider, [...guild, counted('dave', 2)])
+      .when(join)
+      .then([counted('carol', 3)]);
+    given(guildDecider, [...guild, counted('dave', 2), counted('erin', 3)])
+      .when(join)
+      .thenRefuses('UNKNOWN_INVITE');
     // A member already in uses nothing, even at the limit; an unlimited invite counts on.
-    given(guildDecider, [...guild, counted('carol', 2), counted('erin', 3)]).when(join).then([]);
-    given(guildDecider, [...guild, counted('dave', 2), counted('erin', 3)]).when({ ...join, invite: { maxUses: 0, usedBefore: 1 } }).then([counted('carol', 4)]);
+    given(guildDecider, [...guild, counted('carol', 2), counted('erin', 3)])
+      .when(join)
+      .then([]);
+    given(guildDecider, [...guild, counted('dave', 2), counted('erin', 3)])
+      .when({ ...join, invite: { maxUses: 0, usedBefore: 1 } })
+      .then([counted('carol', 4)]);
   });
 
   it('records role changes as $add and $remove, within the hierarchy', () => {
@@ -188,7 +251,9 @@ describe('members and bans', () => {
     given(guildDecider, guild).when({ type: 'AddMemberRole', actorId: 'mod', userId: 'bob', roleId: 'mod' }).thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild).when({ type: 'AddMemberRole', actorId: 'alice', userId: 'bob', roleId: 'member' }).thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild).when({ type: 'AddMemberRole', actorId: 'mod', userId: 'bob', roleId: 'g' }).thenRefuses('UNKNOWN_ROLE');
-    given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'bob', roles: ['nope'] }).thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateMember', actorId: 'mod', userId: 'bob', roles: ['nope'] })
+      .thenRefuses('INVALID_FORM_BODY');
     given(guildDecider, guild).when({ type: 'AddMemberRole', actorId: 'mod', userId: 'nobody', roleId: 'member' }).thenRefuses('UNKNOWN_MEMBER');
   });
 
@@ -197,9 +262,14 @@ describe('members and bans', () => {
       .when({ type: 'UpdateMember', actorId: 'bob', userId: 'bob', nick: 'Bobby' })
       .then([{ type: 'MemberUpdated', data: { guildId: 'g', userId: 'bob', changes: [{ key: 'nick', old_value: null, new_value: 'Bobby' }] } }]);
     given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'bob', userId: 'alice', nick: 'Al' }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'alice', nick: 'Al' }).then([expect.objectContaining({ type: 'MemberUpdated' }) as never]);
+    given(guildDecider, guild)
+      .when({ type: 'UpdateMember', actorId: 'mod', userId: 'alice', nick: 'Al' })
+      .then([expect.objectContaining({ type: 'MemberUpdated' }) as never]);
     given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'owner', nick: 'Boss' }).thenRefuses('MISSING_PERMISSIONS');
-    const renamed: GuildEvent = { type: 'MemberUpdated', data: { guildId: 'g', userId: 'alice', changes: [{ key: 'nick', old_value: null, new_value: 'Al' }] } };
+    const renamed: GuildEvent = {
+      type: 'MemberUpdated',
+      data: { guildId: 'g', userId: 'alice', changes: [{ key: 'nick', old_value: null, new_value: 'Al' }] },
+    };
     expect(fold(guildDecider, [...guild, renamed]).members.get('alice')).toMatchObject({ nick: 'Al', roles: ['member'] });
   });
 
@@ -209,18 +279,27 @@ describe('members and bans', () => {
       .when({ type: 'UpdateMember', actorId: 'bob', userId: 'bob', avatar: hash, banner: null })
       .then([{ type: 'MemberUpdated', data: { guildId: 'g', userId: 'bob', changes: [{ key: 'avatar', old_value: null, new_value: hash }] } }]);
     given(guildDecider, guild).when({ type: 'UpdateMember', actorId: 'mod', userId: 'bob', avatar: null }).thenRefuses('MISSING_PERMISSIONS');
-    const pictured: GuildEvent = { type: 'MemberUpdated', data: { guildId: 'g', userId: 'bob', changes: [{ key: 'banner', old_value: null, new_value: hash }] } };
+    const pictured: GuildEvent = {
+      type: 'MemberUpdated',
+      data: { guildId: 'g', userId: 'bob', changes: [{ key: 'banner', old_value: null, new_value: hash }] },
+    };
     expect(fold(guildDecider, [...guild, pictured]).members.get('bob')).toMatchObject({ banner: hash });
   });
 
   it('kicks and bans only below the actor, never the owner', () => {
-    given(guildDecider, guild).when({ type: 'KickMember', actorId: 'mod', userId: 'alice' }).then([{ type: 'MemberKicked', data: { guildId: 'g', userId: 'alice' } }]);
+    given(guildDecider, guild)
+      .when({ type: 'KickMember', actorId: 'mod', userId: 'alice' })
+      .then([{ type: 'MemberKicked', data: { guildId: 'g', userId: 'alice' } }]);
     given(guildDecider, guild).when({ type: 'KickMember', actorId: 'mod', userId: 'owner' }).thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild).when({ type: 'KickMember', actorId: 'mod', userId: 'mod' }).thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild).when({ type: 'KickMember', actorId: 'alice', userId: 'bob' }).thenRefuses('MISSING_PERMISSIONS');
     given(guildDecider, guild).when({ type: 'KickMember', actorId: 'mod', userId: 'nobody' }).thenRefuses('UNKNOWN_MEMBER');
-    given(guildDecider, guild).when({ type: 'BanMember', actorId: 'alice', userId: 'bob', deleteMessageSeconds: 0, bannedAt: T }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildDecider, guild).when({ type: 'BanMember', actorId: 'mod', userId: 'owner', deleteMessageSeconds: 0, bannedAt: T }).thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'BanMember', actorId: 'alice', userId: 'bob', deleteMessageSeconds: 0, bannedAt: T })
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'BanMember', actorId: 'mod', userId: 'owner', deleteMessageSeconds: 0, bannedAt: T })
+      .thenRefuses('MISSING_PERMISSIONS');
   });
 
   it('bans members (removing them) and outsiders; unbans only bans', () => {
@@ -232,29 +311,46 @@ describe('members and bans', () => {
       .then([{ type: 'MemberBanned', data: { guildId: 'g', userId: 'outsider', deleteMessageSeconds: 0, removedMember: false, bannedAt: T } }]);
     const banned: GuildEvent = { type: 'MemberBanned', data: { guildId: 'g', userId: 'alice', deleteMessageSeconds: 0, removedMember: true, bannedAt: T } };
     expect(fold(guildDecider, [...guild, banned]).members.has('alice')).toBe(false);
-    given(guildDecider, [...guild, banned]).when({ type: 'UnbanMember', actorId: 'mod', userId: 'alice' }).then([{ type: 'MemberUnbanned', data: { guildId: 'g', userId: 'alice' } }]);
+    given(guildDecider, [...guild, banned])
+      .when({ type: 'UnbanMember', actorId: 'mod', userId: 'alice' })
+      .then([{ type: 'MemberUnbanned', data: { guildId: 'g', userId: 'alice' } }]);
     given(guildDecider, guild).when({ type: 'UnbanMember', actorId: 'mod', userId: 'alice' }).thenRefuses('UNKNOWN_BAN');
   });
 
   it('ends a temporary membership on disconnect, unless a role was given', () => {
-    const temporary: GuildEvent = { type: 'MemberJoined', data: { guildId: 'g', userId: 'guest', joinedAt: T, inviteCode: 'tmp', vanity: false, temporary: true } };
-    given(guildDecider, [...guild, temporary]).when({ type: 'EndTemporaryMembership', userId: 'guest' }).then([{ type: 'MemberLeft', data: { guildId: 'g', userId: 'guest' } }]);
-    given(guildDecider, [...guild, temporary, assigned('guest', 'member')]).when({ type: 'EndTemporaryMembership', userId: 'guest' }).then([]);
+    const temporary: GuildEvent = {
+      type: 'MemberJoined',
+      data: { guildId: 'g', userId: 'guest', joinedAt: T, inviteCode: 'tmp', vanity: false, temporary: true },
+    };
+    given(guildDecider, [...guild, temporary])
+      .when({ type: 'EndTemporaryMembership', userId: 'guest' })
+      .then([{ type: 'MemberLeft', data: { guildId: 'g', userId: 'guest' } }]);
+    given(guildDecider, [...guild, temporary, assigned('guest', 'member')])
+      .when({ type: 'EndTemporaryMembership', userId: 'guest' })
+      .then([]);
     given(guildDecider, guild).when({ type: 'EndTemporaryMembership', userId: 'alice' }).then([]);
   });
 
   it('lets members leave, but not the owner', () => {
-    given(guildDecider, guild).when({ type: 'LeaveGuild', userId: 'bob' }).then([{ type: 'MemberLeft', data: { guildId: 'g', userId: 'bob' } }]);
+    given(guildDecider, guild)
+      .when({ type: 'LeaveGuild', userId: 'bob' })
+      .then([{ type: 'MemberLeft', data: { guildId: 'g', userId: 'bob' } }]);
     given(guildDecider, guild).when({ type: 'LeaveGuild', userId: 'owner' }).thenRefuses('OWNER_CANNOT_LEAVE');
     given(guildDecider, guild).when({ type: 'LeaveGuild', userId: 'stranger' }).thenRefuses('UNKNOWN_GUILD');
   });
 });
 
 describe('channels', () => {
-  const category: GuildEvent = { type: 'ChannelCreated', data: { guildId: 'g', channel: { id: 'cat', type: 4, name: 'Cat', position: 2, parent_id: null, permission_overwrites: [] } } };
+  const category: GuildEvent = {
+    type: 'ChannelCreated',
+    data: { guildId: 'g', channel: { id: 'cat', type: 4, name: 'Cat', position: 2, parent_id: null, permission_overwrites: [] } },
+  };
   const hidden: GuildEvent = {
     type: 'ChannelCreated',
-    data: { guildId: 'g', channel: { id: 'secret', type: 0, name: 'secret', position: 3, parent_id: null, permission_overwrites: [{ id: 'g', type: 0, allow: '0', deny: '1024' }] } },
+    data: {
+      guildId: 'g',
+      channel: { id: 'secret', type: 0, name: 'secret', position: 3, parent_id: null, permission_overwrites: [{ id: 'g', type: 0, allow: '0', deny: '1024' }] },
+    },
   };
 
   it('creates a channel with its type defaults, after the last position', () => {
@@ -263,39 +359,78 @@ describe('channels', () => {
       .then([
         {
           type: 'ChannelCreated',
-          data: { guildId: 'g', channel: { id: 'new', type: 0, name: 'talk', position: 1, parent_id: null, permission_overwrites: [], topic: 'hi', nsfw: false, rate_limit_per_user: 0 } },
+          data: {
+            guildId: 'g',
+            channel: {
+              id: 'new',
+              type: 0,
+              name: 'talk',
+              position: 1,
+              parent_id: null,
+              permission_overwrites: [],
+              topic: 'hi',
+              nsfw: false,
+              rate_limit_per_user: 0,
+            },
+          },
         },
       ]);
-    given(guildDecider, guild).when({ type: 'CreateChannel', actorId: 'alice', channelId: 'new', fields: { name: 'x', type: 0 } }).thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, guild)
+      .when({ type: 'CreateChannel', actorId: 'alice', channelId: 'new', fields: { name: 'x', type: 0 } })
+      .thenRefuses('MISSING_PERMISSIONS');
   });
 
-  it("refuses fields of another channel type, and parents that are not categories", () => {
-    const error = given(guildDecider, guild).when({ type: 'CreateChannel', actorId: 'mod', channelId: 'new', fields: { name: 'x', type: 4, topic: 'no' } }).thenRefuses('INVALID_FORM_BODY');
+  it('refuses fields of another channel type, and parents that are not categories', () => {
+    const error = given(guildDecider, guild)
+      .when({ type: 'CreateChannel', actorId: 'mod', channelId: 'new', fields: { name: 'x', type: 4, topic: 'no' } })
+      .thenRefuses('INVALID_FORM_BODY');
     expect(error.errors).toEqual([{ path: 'topic', message: 'Not a field of channels of type 4' }]);
-    given(guildDecider, guild).when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { bitrate: 64000 } }).thenRefuses('INVALID_FORM_BODY');
-    given(guildDecider, guild).when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { type: 2 } }).thenRefuses('INVALID_FORM_BODY');
-    given(guildDecider, guild).when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { parent_id: 'general' } }).thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { bitrate: 64000 } })
+      .thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { type: 2 } })
+      .thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { parent_id: 'general' } })
+      .thenRefuses('INVALID_FORM_BODY');
     given(guildDecider, [...guild, category])
       .when({ type: 'UpdateChannel', actorId: 'mod', channelId: 'general', fields: { parent_id: 'cat', type: 5 } })
       .then([
         {
           type: 'ChannelUpdated',
-          data: { guildId: 'g', channelId: 'general', changes: [{ key: 'parent_id', old_value: null, new_value: 'cat' }, { key: 'type', old_value: 0, new_value: 5 }] },
+          data: {
+            guildId: 'g',
+            channelId: 'general',
+            changes: [
+              { key: 'parent_id', old_value: null, new_value: 'cat' },
+              { key: 'type', old_value: 0, new_value: 5 },
+            ],
+          },
         },
       ]);
   });
 
   it('hides channels without VIEW_CHANNEL: they are unknown, not forbidden', () => {
-    given(guildDecider, [...guild, hidden]).when({ type: 'UpdateChannel', actorId: 'alice', channelId: 'secret', fields: { name: 'x' } }).thenRefuses('UNKNOWN_CHANNEL');
-    given(guildDecider, [...guild, hidden]).when({ type: 'DeleteChannel', actorId: 'alice', channelId: 'secret' }).thenRefuses('UNKNOWN_CHANNEL');
-    given(guildDecider, [...guild, hidden]).when({ type: 'UpdateChannel', actorId: 'alice', channelId: 'general', fields: { name: 'x' } }).thenRefuses('MISSING_PERMISSIONS');
+    given(guildDecider, [...guild, hidden])
+      .when({ type: 'UpdateChannel', actorId: 'alice', channelId: 'secret', fields: { name: 'x' } })
+      .thenRefuses('UNKNOWN_CHANNEL');
+    given(guildDecider, [...guild, hidden])
+      .when({ type: 'DeleteChannel', actorId: 'alice', channelId: 'secret' })
+      .thenRefuses('UNKNOWN_CHANNEL');
+    given(guildDecider, [...guild, hidden])
+      .when({ type: 'UpdateChannel', actorId: 'alice', channelId: 'general', fields: { name: 'x' } })
+      .thenRefuses('MISSING_PERMISSIONS');
   });
 
   it('sets overwrites with MANAGE_ROLES, only with bits the actor holds, for roles and members that exist', () => {
     const set = (actorId: string, overwrite: { id: string; type: 0 | 1; allow?: string; deny?: string }) =>
       given(guildDecider, guild).when({ type: 'SetChannelOverwrite', actorId, channelId: 'general', overwrite });
     set('mod', { id: 'member', type: 0, deny: '2048' }).then([
-      { type: 'ChannelOverwriteSet', data: { guildId: 'g', channelId: 'general', overwrite: { id: 'member', type: 0, allow: '0', deny: '2048' }, previous: null } },
+      {
+        type: 'ChannelOverwriteSet',
+        data: { guildId: 'g', channelId: 'general', overwrite: { id: 'member', type: 0, allow: '0', deny: '2048' }, previous: null },
+      },
     ]);
     set('mod', { id: 'bob', type: 1, allow: Permission.ADMINISTRATOR.toString() }).thenRefuses('MISSING_PERMISSIONS');
     set('alice', { id: 'bob', type: 1, deny: '2048' }).thenRefuses('MISSING_PERMISSIONS');
@@ -304,7 +439,10 @@ describe('channels', () => {
   });
 
   it('moves channels and syncs overwrites with the parent on request', () => {
-    const locked: GuildEvent = { type: 'ChannelOverwriteSet', data: { guildId: 'g', channelId: 'cat', overwrite: { id: 'g', type: 0, allow: '0', deny: '2048' }, previous: null } };
+    const locked: GuildEvent = {
+      type: 'ChannelOverwriteSet',
+      data: { guildId: 'g', channelId: 'cat', overwrite: { id: 'g', type: 0, allow: '0', deny: '2048' }, previous: null },
+    };
     given(guildDecider, [...guild, category, locked])
       .when({ type: 'MoveChannels', actorId: 'mod', moves: [{ id: 'general', position: 5, parent_id: 'cat', lock_permissions: true }] })
       .then([
@@ -321,11 +459,16 @@ describe('channels', () => {
           },
         },
       ]);
-    given(guildDecider, guild).when({ type: 'MoveChannels', actorId: 'mod', moves: [{ id: 'nope', position: 1 }] }).thenRefuses('INVALID_FORM_BODY');
+    given(guildDecider, guild)
+      .when({ type: 'MoveChannels', actorId: 'mod', moves: [{ id: 'nope', position: 1 }] })
+      .thenRefuses('INVALID_FORM_BODY');
   });
 
   it("clears children's parent and settings naming a deleted channel", () => {
-    const child: GuildEvent = { type: 'ChannelUpdated', data: { guildId: 'g', channelId: 'general', changes: [{ key: 'parent_id', old_value: null, new_value: 'cat' }] } };
+    const child: GuildEvent = {
+      type: 'ChannelUpdated',
+      data: { guildId: 'g', channelId: 'general', changes: [{ key: 'parent_id', old_value: null, new_value: 'cat' }] },
+    };
     const state = fold(guildDecider, [...guild, category, child]);
     const deleted: GuildEvent = { type: 'ChannelDeleted', data: { guildId: 'g', channel: state.channels.get('cat')! } };
     expect(fold(guildDecider, [...guild, category, child, deleted]).channels.get('general')!.parent_id).toBeNull();

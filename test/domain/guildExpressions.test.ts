@@ -22,7 +22,15 @@ const creator: ExpressionActor = { id: '2', manageAll: false, create: true };
 /** Neither. */
 const member: ExpressionActor = { id: '3', manageAll: false, create: false };
 
-const emoji = (id: string, over: Partial<EmojiData> = {}): EmojiData => ({ id, name: `e${id}`, roles: [], user_id: manager.id, animated: false, created_at: T0, ...over });
+const emoji = (id: string, over: Partial<EmojiData> = {}): EmojiData => ({
+  id,
+  name: `e${id}`,
+  roles: [],
+  user_id: manager.id,
+  animated: false,
+  created_at: T0,
+  ...over,
+});
 const sticker = (id: string, over: Partial<StickerData> = {}): StickerData => ({
   id,
   name: `s${id}`,
@@ -51,17 +59,25 @@ describe('expressionActor', () => {
 
 describe('emojis', () => {
   it('creates an emoji', () =>
-    given(guildExpressionsDecider, []).when({ type: 'CreateEmoji', guildId: G, actor: creator, emoji: emoji('10', { user_id: creator.id }) }).then([emojiCreated(emoji('10', { user_id: creator.id }))]));
+    given(guildExpressionsDecider, [])
+      .when({ type: 'CreateEmoji', guildId: G, actor: creator, emoji: emoji('10', { user_id: creator.id }) })
+      .then([emojiCreated(emoji('10', { user_id: creator.id }))]));
 
   it('refuses a member who may not create', () =>
-    given(guildExpressionsDecider, []).when({ type: 'CreateEmoji', guildId: G, actor: member, emoji: emoji('10') }).thenRefuses('MISSING_PERMISSIONS'));
+    given(guildExpressionsDecider, [])
+      .when({ type: 'CreateEmoji', guildId: G, actor: member, emoji: emoji('10') })
+      .thenRefuses('MISSING_PERMISSIONS'));
 
   it('refuses a 51st static emoji but takes an animated one beside 50 static ones, and the other way round', () => {
-    given(guildExpressionsDecider, emojis(50, false)).when({ type: 'CreateEmoji', guildId: G, actor: manager, emoji: emoji('10') }).thenRefuses('MAXIMUM_EMOJIS_REACHED');
+    given(guildExpressionsDecider, emojis(50, false))
+      .when({ type: 'CreateEmoji', guildId: G, actor: manager, emoji: emoji('10') })
+      .thenRefuses('MAXIMUM_EMOJIS_REACHED');
     given(guildExpressionsDecider, emojis(50, false))
       .when({ type: 'CreateEmoji', guildId: G, actor: manager, emoji: emoji('10', { animated: true }) })
       .then([emojiCreated(emoji('10', { animated: true }))]);
-    given(guildExpressionsDecider, emojis(50, true)).when({ type: 'CreateEmoji', guildId: G, actor: manager, emoji: emoji('10', { animated: true }) }).thenRefuses('MAXIMUM_EMOJIS_REACHED');
+    given(guildExpressionsDecider, emojis(50, true))
+      .when({ type: 'CreateEmoji', guildId: G, actor: manager, emoji: emoji('10', { animated: true }) })
+      .thenRefuses('MAXIMUM_EMOJIS_REACHED');
   });
 
   it('counts deleted emojis out of the limit', () =>
@@ -75,7 +91,9 @@ describe('emojis', () => {
       .then([{ type: 'EmojiUpdated', data: { guildId: G, emojiId: '10', changes: [{ key: 'roles', old_value: [], new_value: ['7'] }] } }]));
 
   it('records nothing for a change to the same values', () =>
-    given(guildExpressionsDecider, [emojiCreated(emoji('10'))]).when({ type: 'UpdateEmoji', guildId: G, actor: manager, emojiId: '10', name: 'e10' }).then([]));
+    given(guildExpressionsDecider, [emojiCreated(emoji('10'))])
+      .when({ type: 'UpdateEmoji', guildId: G, actor: manager, emojiId: '10', name: 'e10' })
+      .then([]));
 
   it('answers UNKNOWN_EMOJI for an emoji that is not (or no longer) there', () => {
     given(guildExpressionsDecider, []).when({ type: 'UpdateEmoji', guildId: G, actor: manager, emojiId: '10', name: 'x' }).thenRefuses('UNKNOWN_EMOJI');
@@ -89,8 +107,12 @@ describe('emojis', () => {
     given(guildExpressionsDecider, [emojiCreated(own)])
       .when({ type: 'DeleteEmoji', guildId: G, actor: creator, emojiId: '10', purge: true })
       .then([emojiDeleted(own, true)]);
-    given(guildExpressionsDecider, [emojiCreated(emoji('11'))]).when({ type: 'UpdateEmoji', guildId: G, actor: creator, emojiId: '11', name: 'mine' }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildExpressionsDecider, [emojiCreated(own)]).when({ type: 'UpdateEmoji', guildId: G, actor: member, emojiId: '10', name: 'x' }).thenRefuses('MISSING_PERMISSIONS');
+    given(guildExpressionsDecider, [emojiCreated(emoji('11'))])
+      .when({ type: 'UpdateEmoji', guildId: G, actor: creator, emojiId: '11', name: 'mine' })
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(guildExpressionsDecider, [emojiCreated(own)])
+      .when({ type: 'UpdateEmoji', guildId: G, actor: member, emojiId: '10', name: 'x' })
+      .thenRefuses('MISSING_PERMISSIONS');
   });
 });
 
@@ -102,7 +124,9 @@ describe('stickers', () => {
 
   it('creates only as many as fit under 60, and refuses when none does', () => {
     const full = Array.from({ length: 59 }, (_, i) => stickerCreated(sticker(String(2000 + i))));
-    given(guildExpressionsDecider, full).when({ type: 'CreateStickers', guildId: G, actor: manager, stickers: [sticker('20'), sticker('21')] }).then([stickerCreated(sticker('20'))]);
+    given(guildExpressionsDecider, full)
+      .when({ type: 'CreateStickers', guildId: G, actor: manager, stickers: [sticker('20'), sticker('21')] })
+      .then([stickerCreated(sticker('20'))]);
     given(guildExpressionsDecider, [...full, stickerCreated(sticker('20'))])
       .when({ type: 'CreateStickers', guildId: G, actor: manager, stickers: [sticker('21')] })
       .thenRefuses('MAXIMUM_STICKERS_REACHED');
@@ -110,7 +134,14 @@ describe('stickers', () => {
 
   it('records the changes with the time of the update', () =>
     given(guildExpressionsDecider, [stickerCreated(sticker('20'))])
-      .when({ type: 'UpdateSticker', guildId: G, actor: manager, stickerId: '20', changes: { name: 's20', tags: ['new'], description: undefined }, updatedAt: T1 })
+      .when({
+        type: 'UpdateSticker',
+        guildId: G,
+        actor: manager,
+        stickerId: '20',
+        changes: { name: 's20', tags: ['new'], description: undefined },
+        updatedAt: T1,
+      })
       .then([
         {
           type: 'StickerUpdated',
@@ -126,10 +157,16 @@ describe('stickers', () => {
       ]));
 
   it('records nothing, not even the time, when nothing changes', () =>
-    given(guildExpressionsDecider, [stickerCreated(sticker('20'))]).when({ type: 'UpdateSticker', guildId: G, actor: manager, stickerId: '20', changes: { name: 's20' }, updatedAt: T1 }).then([]));
+    given(guildExpressionsDecider, [stickerCreated(sticker('20'))])
+      .when({ type: 'UpdateSticker', guildId: G, actor: manager, stickerId: '20', changes: { name: 's20' }, updatedAt: T1 })
+      .then([]));
 
   it('refuses to delete another’s sticker without MANAGE_EMOJIS_AND_STICKERS, and an unknown one', () => {
-    given(guildExpressionsDecider, [stickerCreated(sticker('20'))]).when({ type: 'DeleteSticker', guildId: G, actor: creator, stickerId: '20', purge: false }).thenRefuses('MISSING_PERMISSIONS');
-    given(guildExpressionsDecider, []).when({ type: 'DeleteSticker', guildId: G, actor: manager, stickerId: '20', purge: false }).thenRefuses('UNKNOWN_STICKER');
+    given(guildExpressionsDecider, [stickerCreated(sticker('20'))])
+      .when({ type: 'DeleteSticker', guildId: G, actor: creator, stickerId: '20', purge: false })
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(guildExpressionsDecider, [])
+      .when({ type: 'DeleteSticker', guildId: G, actor: manager, stickerId: '20', purge: false })
+      .thenRefuses('UNKNOWN_STICKER');
   });
 });

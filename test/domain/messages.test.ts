@@ -14,7 +14,15 @@ import { snowflakeAt } from '../../domain/snowflake.js';
 import { given } from '../support/given.js';
 import { messageFields } from '../support/messageFields.js';
 
-const user = (id: string, username = `user${id}`): MessageUser => ({ id, username, discriminator: '0001', global_name: null, avatar: null, bot: false, public_flags: 0 });
+const user = (id: string, username = `user${id}`): MessageUser => ({
+  id,
+  username,
+  discriminator: '0001',
+  global_name: null,
+  avatar: null,
+  bot: false,
+  public_flags: 0,
+});
 const ada = user('1', 'ada');
 const bob = user('2', 'bob');
 
@@ -37,14 +45,18 @@ describe('message: create', () => {
   });
 
   it('refuses a message with no content, embed, attachment or component', () => {
-    given(messageDecider, []).when({ type: 'CreateMessage', message: fields({ content: '' }) }).thenRefuses('CANNOT_SEND_EMPTY_MESSAGE');
+    given(messageDecider, [])
+      .when({ type: 'CreateMessage', message: fields({ content: '' }) })
+      .thenRefuses('CANNOT_SEND_EMPTY_MESSAGE');
     given(messageDecider, [])
       .when({ type: 'CreateMessage', message: fields({ content: '', embeds: [{ title: 't' }] }) })
       .then([created({ content: '', embeds: [{ title: 't' }] })]);
   });
 
   it('limits content to 2000 characters, counted as code points', () => {
-    const error = given(messageDecider, []).when({ type: 'CreateMessage', message: fields({ content: 'x'.repeat(2001) }) }).thenRefuses('INVALID_FORM_BODY');
+    const error = given(messageDecider, [])
+      .when({ type: 'CreateMessage', message: fields({ content: 'x'.repeat(2001) }) })
+      .thenRefuses('INVALID_FORM_BODY');
     expect(error.errors).toEqual([{ path: 'content', message: 'Must be 2000 or fewer in length.', code: 'BASE_TYPE_MAX_LENGTH' }]);
     given(messageDecider, [])
       .when({ type: 'CreateMessage', message: fields({ content: '😀'.repeat(2000) }) })
@@ -56,21 +68,33 @@ describe('message: create', () => {
     given(messageDecider, [])
       .when({ type: 'CreateMessage', message: fields({ embeds: [embed], attachments: [png] }) })
       .then([created({ embeds: [embed], attachments: [png] })]);
-    const missing = given(messageDecider, []).when({ type: 'CreateMessage', message: fields({ embeds: [embed] }) }).thenRefuses('INVALID_FORM_BODY');
+    const missing = given(messageDecider, [])
+      .when({ type: 'CreateMessage', message: fields({ embeds: [embed] }) })
+      .thenRefuses('INVALID_FORM_BODY');
     expect(missing.errors![0].path).toBe('embeds.0.image.url');
     const text = { ...png, filename: 'cat.png', content_type: 'text/plain' };
-    given(messageDecider, []).when({ type: 'CreateMessage', message: fields({ embeds: [embed], attachments: [text] }) }).thenRefuses('INVALID_FORM_BODY');
+    given(messageDecider, [])
+      .when({ type: 'CreateMessage', message: fields({ embeds: [embed], attachments: [text] }) })
+      .thenRefuses('INVALID_FORM_BODY');
   });
 
   it('limits embed text to 6000 characters in total', () => {
     const big = { description: 'x'.repeat(4000) };
-    given(messageDecider, []).when({ type: 'CreateMessage', message: fields({ embeds: [big, big] }) }).thenRefuses('INVALID_FORM_BODY');
+    given(messageDecider, [])
+      .when({ type: 'CreateMessage', message: fields({ embeds: [big, big] }) })
+      .thenRefuses('INVALID_FORM_BODY');
   });
 
   it('treats a retried send of the same nonce and author as done, and refuses any other second create', () => {
-    given(messageDecider, [created({ nonce: 'n1' })]).when({ type: 'CreateMessage', message: fields({ nonce: 'n1', content: 'again' }) }).then([]);
-    given(messageDecider, [created({ nonce: 7 })]).when({ type: 'CreateMessage', message: fields({ nonce: '7' }) }).then([]);
-    given(messageDecider, [created({ nonce: 'n1' })]).when({ type: 'CreateMessage', message: fields({ nonce: 'n2' }) }).thenRefuses('MESSAGE_EXISTS');
+    given(messageDecider, [created({ nonce: 'n1' })])
+      .when({ type: 'CreateMessage', message: fields({ nonce: 'n1', content: 'again' }) })
+      .then([]);
+    given(messageDecider, [created({ nonce: 7 })])
+      .when({ type: 'CreateMessage', message: fields({ nonce: '7' }) })
+      .then([]);
+    given(messageDecider, [created({ nonce: 'n1' })])
+      .when({ type: 'CreateMessage', message: fields({ nonce: 'n2' }) })
+      .thenRefuses('MESSAGE_EXISTS');
     given(messageDecider, [created()]).when({ type: 'CreateMessage', message: fields() }).thenRefuses('MESSAGE_EXISTS');
   });
 
@@ -83,8 +107,12 @@ describe('message: create', () => {
       [{ embeds: [{ image: { url: 'attachment://cat.png' } }] }, 'INVALID_FORM_BODY'],
     ];
     for (const [over, code] of refused) {
-      const decided = given(messageDecider, []).when({ type: 'CreateMessage', message: fields(over) }).thenRefuses(code);
-      expect(() => assertNewMessage(fields(over))).toThrow(expect.objectContaining({ kind: decided.kind, code, message: decided.message, errors: decided.errors }));
+      const decided = given(messageDecider, [])
+        .when({ type: 'CreateMessage', message: fields(over) })
+        .thenRefuses(code);
+      expect(() => assertNewMessage(fields(over))).toThrow(
+        expect.objectContaining({ kind: decided.kind, code, message: decided.message, errors: decided.errors }),
+      );
     }
     expect(() => assertNewMessage(fields())).not.toThrow();
   });
@@ -112,12 +140,18 @@ describe('message: edit', () => {
   });
 
   it('appends nothing when nothing changes', () => {
-    given(messageDecider, [created()]).when(edit('1', { content: 'hello' })).then([]);
+    given(messageDecider, [created()])
+      .when(edit('1', { content: 'hello' }))
+      .then([]);
   });
 
   it("refuses another user's content edit, even with MANAGE_MESSAGES, but lets MANAGE_MESSAGES suppress embeds", () => {
-    given(messageDecider, [created()]).when(edit('2', { content: 'mine now' }, true)).thenRefuses('CANNOT_EDIT_MESSAGE_BY_OTHER');
-    given(messageDecider, [created()]).when(edit('2', { flags: 4 })).thenRefuses('CANNOT_EDIT_MESSAGE_BY_OTHER');
+    given(messageDecider, [created()])
+      .when(edit('2', { content: 'mine now' }, true))
+      .thenRefuses('CANNOT_EDIT_MESSAGE_BY_OTHER');
+    given(messageDecider, [created()])
+      .when(edit('2', { flags: 4 }))
+      .thenRefuses('CANNOT_EDIT_MESSAGE_BY_OTHER');
     given(messageDecider, [created({ flags: 1 << 20 })])
       .when(edit('2', { flags: 4 }, true))
       .then([edited({ flags: (1 << 20) | 4 }, [], '2', { flags: 1 << 20 })]);
@@ -129,20 +163,28 @@ describe('message: edit', () => {
     given(messageDecider, [created({ attachments: [png, other] })])
       .when(edit('1', { attachments: ['8', added] }))
       .then([edited({ attachments: [other, added], edited_timestamp: '2024-01-02T00:00:00.000Z' }, [png])]);
-    given(messageDecider, [created({ attachments: [png] })]).when(edit('1', { content: 'text' })).then([
-      edited({ content: 'text', edited_timestamp: '2024-01-02T00:00:00.000Z' }, [], '1', { attachments: [png] }),
-    ]);
-    const unknown = given(messageDecider, [created({ attachments: [png] })]).when(edit('1', { attachments: ['7', '999'] })).thenRefuses('INVALID_FORM_BODY');
+    given(messageDecider, [created({ attachments: [png] })])
+      .when(edit('1', { content: 'text' }))
+      .then([edited({ content: 'text', edited_timestamp: '2024-01-02T00:00:00.000Z' }, [], '1', { attachments: [png] })]);
+    const unknown = given(messageDecider, [created({ attachments: [png] })])
+      .when(edit('1', { attachments: ['7', '999'] }))
+      .thenRefuses('INVALID_FORM_BODY');
     expect(unknown.errors).toEqual([{ path: 'attachments.1.id', message: 'Unknown attachment' }]);
   });
 
   it('refuses an edit that would leave the message empty', () => {
-    given(messageDecider, [created({ attachments: [png], content: '' })]).when(edit('1', { attachments: [] })).thenRefuses('CANNOT_SEND_EMPTY_MESSAGE');
+    given(messageDecider, [created({ attachments: [png], content: '' })])
+      .when(edit('1', { attachments: [] }))
+      .thenRefuses('CANNOT_SEND_EMPTY_MESSAGE');
   });
 
   it('answers UNKNOWN_MESSAGE for a message of another channel or a deleted one', () => {
-    given(messageDecider, [created()]).when({ ...edit('1', { content: 'x' }), channelId: '11' }).thenRefuses('UNKNOWN_MESSAGE');
-    given(messageDecider, []).when(edit('1', { content: 'x' })).thenRefuses('UNKNOWN_MESSAGE');
+    given(messageDecider, [created()])
+      .when({ ...edit('1', { content: 'x' }), channelId: '11' })
+      .thenRefuses('UNKNOWN_MESSAGE');
+    given(messageDecider, [])
+      .when(edit('1', { content: 'x' }))
+      .thenRefuses('UNKNOWN_MESSAGE');
   });
 });
 
@@ -151,10 +193,16 @@ describe('message: delete', () => {
 
   it('lets the author or a MANAGE_MESSAGES holder delete, once', () => {
     const deleted = (by: string): MessageEvent => ({ type: 'MessageDeleted', data: { ...ids, deletedBy: by, bulk: false, attachments: [png] } });
-    given(messageDecider, [created({ attachments: [png] })]).when(deleteBy('1')).then([deleted('1')]);
-    given(messageDecider, [created({ attachments: [png] })]).when(deleteBy('2', true)).then([deleted('2')]);
+    given(messageDecider, [created({ attachments: [png] })])
+      .when(deleteBy('1'))
+      .then([deleted('1')]);
+    given(messageDecider, [created({ attachments: [png] })])
+      .when(deleteBy('2', true))
+      .then([deleted('2')]);
     given(messageDecider, [created()]).when(deleteBy('2')).thenRefuses('MISSING_PERMISSIONS');
-    given(messageDecider, [created({ attachments: [png] }), deleted('1')]).when(deleteBy('1')).thenRefuses('UNKNOWN_MESSAGE');
+    given(messageDecider, [created({ attachments: [png] }), deleted('1')])
+      .when(deleteBy('1'))
+      .thenRefuses('UNKNOWN_MESSAGE');
   });
 });
 
@@ -162,16 +210,24 @@ describe('message: reactions', () => {
   const add = (userId: string, emoji = thumbsUp) => ({ type: 'AddReaction' as const, userId, channelId: '10', emoji });
 
   it('adds a reaction once per user and emoji, carrying the count after it', () => {
-    given(messageDecider, [created()]).when(add('2')).then([reacted('2', 1)]);
-    given(messageDecider, [created(), reacted('2', 1)]).when(add('3')).then([reacted('3', 2)]);
-    given(messageDecider, [created(), reacted('2', 1)]).when(add('2')).then([]);
+    given(messageDecider, [created()])
+      .when(add('2'))
+      .then([reacted('2', 1)]);
+    given(messageDecider, [created(), reacted('2', 1)])
+      .when(add('3'))
+      .then([reacted('3', 2)]);
+    given(messageDecider, [created(), reacted('2', 1)])
+      .when(add('2'))
+      .then([]);
   });
 
   it('allows at most 20 distinct emojis on a message', () => {
     const emojis = Array.from({ length: 20 }, (_, i) => ({ id: String(500 + i), name: `e${i}`, animated: false }));
     const full = [created(), ...emojis.map((emoji) => reacted('2', 1, emoji))];
     given(messageDecider, full).when(add('3')).thenRefuses('MAX_REACTIONS');
-    given(messageDecider, full).when(add('3', emojis[0])).then([reacted('3', 2, emojis[0])]);
+    given(messageDecider, full)
+      .when(add('3', emojis[0]))
+      .then([reacted('3', 2, emojis[0])]);
   });
 
   it("removes one's own reaction, and someone else's only with MANAGE_MESSAGES", () => {
@@ -188,25 +244,43 @@ describe('message: reactions', () => {
       data: { messageId: '100', channelId: '10', guildId: '5', messageAuthorId: '1', emoji: thumbsUp, userId, removedBy: by, count },
     });
     const state = [created(), reacted('2', 1), reacted('3', 2)];
-    given(messageDecider, state).when(remove('2', '2')).then([removed('2', '2', 1)]);
+    given(messageDecider, state)
+      .when(remove('2', '2'))
+      .then([removed('2', '2', 1)]);
     given(messageDecider, state).when(remove('2', '3')).thenRefuses('MISSING_PERMISSIONS');
-    given(messageDecider, state).when(remove('1', '3', true)).then([removed('3', '1', 1)]);
+    given(messageDecider, state)
+      .when(remove('1', '3', true))
+      .then([removed('3', '1', 1)]);
     given(messageDecider, state).when(remove('4', '4')).then([]);
   });
 
   it('clears all reactions or those of one emoji, with MANAGE_MESSAGES', () => {
     const heart = { id: null, name: '❤️', animated: false };
     const state = [created(), reacted('2', 1), reacted('2', 1, heart)];
-    const clear = (emoji: ReactionEmoji | null, manageMessages = true) => ({ type: 'ClearReactions' as const, actorId: '9', channelId: '10', emoji, manageMessages });
+    const clear = (emoji: ReactionEmoji | null, manageMessages = true) => ({
+      type: 'ClearReactions' as const,
+      actorId: '9',
+      channelId: '10',
+      emoji,
+      manageMessages,
+    });
     const cleared = (emoji: ReactionEmoji | null): MessageEvent => ({
       type: 'ReactionsCleared',
       data: { messageId: '100', channelId: '10', guildId: '5', messageAuthorId: '1', emoji, clearedBy: '9' },
     });
-    given(messageDecider, state).when(clear(null)).then([cleared(null)]);
-    given(messageDecider, state).when(clear(heart)).then([cleared(heart)]);
+    given(messageDecider, state)
+      .when(clear(null))
+      .then([cleared(null)]);
+    given(messageDecider, state)
+      .when(clear(heart))
+      .then([cleared(heart)]);
     given(messageDecider, state).when(clear(null, false)).thenRefuses('MISSING_PERMISSIONS');
-    given(messageDecider, [...state, cleared(heart)]).when(clear(heart)).then([]);
-    given(messageDecider, [...state, cleared(null)]).when(add('2')).then([reacted('2', 1)]);
+    given(messageDecider, [...state, cleared(heart)])
+      .when(clear(heart))
+      .then([]);
+    given(messageDecider, [...state, cleared(null)])
+      .when(add('2'))
+      .then([reacted('2', 1)]);
   });
 
   it('reads route emojis: unicode (with modifiers, flags, keycaps) and name:id customs; anything else is an unknown emoji', () => {
@@ -227,8 +301,12 @@ describe('pins', () => {
   });
 
   it('pins once, and unpins with the latest remaining pin time', () => {
-    given(pinDecider, []).when(pin('a', T1)).then([pinned('a', T1)]);
-    given(pinDecider, [pinned('a', T1)]).when(pin('a', T2)).then([]);
+    given(pinDecider, [])
+      .when(pin('a', T1))
+      .then([pinned('a', T1)]);
+    given(pinDecider, [pinned('a', T1)])
+      .when(pin('a', T2))
+      .then([]);
     given(pinDecider, [pinned('a', T1), pinned('b', T2)])
       .when({ type: 'UnpinMessage', channelId: '10', guildId: '5', messageId: 'b', actorId: '1' })
       .then([{ type: 'MessageUnpinned', data: { channelId: '10', guildId: '5', messageId: 'b', unpinnedBy: '1', lastPinTimestamp: T1 } }]);
@@ -243,12 +321,21 @@ describe('pins', () => {
 
 describe('nonce claims', () => {
   const claim = (messageId: string, at: number) => ({ type: 'ClaimNonce' as const, channelId: '10', authorId: '1', nonce: 'n', messageId, at });
-  const claimed = (messageId: string, at: number) => ({ type: 'MessageNonceClaimed' as const, data: { channelId: '10', authorId: '1', nonce: 'n', messageId, claimedAt: at } });
+  const claimed = (messageId: string, at: number) => ({
+    type: 'MessageNonceClaimed' as const,
+    data: { channelId: '10', authorId: '1', nonce: 'n', messageId, claimedAt: at },
+  });
 
   it('hands the first message id to every send of the nonce within 5 minutes, and a new one after', () => {
-    given(nonceDecider, []).when(claim('a', 0)).then([claimed('a', 0)]);
-    given(nonceDecider, [claimed('a', 0)]).when(claim('b', NONCE_WINDOW_MS - 1)).then([]);
-    given(nonceDecider, [claimed('a', 0)]).when(claim('b', NONCE_WINDOW_MS)).then([claimed('b', NONCE_WINDOW_MS)]);
+    given(nonceDecider, [])
+      .when(claim('a', 0))
+      .then([claimed('a', 0)]);
+    given(nonceDecider, [claimed('a', 0)])
+      .when(claim('b', NONCE_WINDOW_MS - 1))
+      .then([]);
+    given(nonceDecider, [claimed('a', 0)])
+      .when(claim('b', NONCE_WINDOW_MS))
+      .then([claimed('b', NONCE_WINDOW_MS)]);
   });
 });
 
@@ -259,29 +346,45 @@ describe('bulk delete', () => {
   it('takes 2-100 distinct ids of messages under 14 days old', () => {
     expect(() => assertBulkDeletable([fresh(1), fresh(2)], now)).not.toThrow();
     expect(() => assertBulkDeletable([fresh(1)], now)).toThrow(expect.objectContaining({ code: 'INVALID_FORM_BODY' }));
-    expect(() => assertBulkDeletable(Array.from({ length: 101 }, (_, i) => fresh(i)), now)).toThrow(DomainError);
+    expect(() =>
+      assertBulkDeletable(
+        Array.from({ length: 101 }, (_, i) => fresh(i)),
+        now,
+      ),
+    ).toThrow(DomainError);
     const old = fresh(15 * 24 * 3600 * 1000);
     expect(() => assertBulkDeletable([fresh(1), old], now)).toThrow(
       expect.objectContaining({ errors: [{ path: 'messages.1', message: 'Messages older than 14 days cannot be bulk deleted' }] }),
     );
-    expect(() => assertBulkDeletable([fresh(1), fresh(1)], now)).toThrow(expect.objectContaining({ errors: [{ path: 'messages.1', message: 'Duplicate message id' }] }));
+    expect(() => assertBulkDeletable([fresh(1), fresh(1)], now)).toThrow(
+      expect.objectContaining({ errors: [{ path: 'messages.1', message: 'Duplicate message id' }] }),
+    );
   });
 
   it('records the deleted ids once, and nothing when none was deleted', () => {
     const command = { type: 'RecordBulkDelete' as const, channelId: '10', guildId: '5', messageIds: ['a', 'b'], actorId: '1' };
-    given(bulkDeleteDecider, []).when(command).then([{ type: 'MessagesBulkDeleted', data: { channelId: '10', guildId: '5', messageIds: ['a', 'b'], deletedBy: '1' } }]);
-    given(bulkDeleteDecider, []).when({ ...command, messageIds: [] }).then([]);
+    given(bulkDeleteDecider, [])
+      .when(command)
+      .then([{ type: 'MessagesBulkDeleted', data: { channelId: '10', guildId: '5', messageIds: ['a', 'b'], deletedBy: '1' } }]);
+    given(bulkDeleteDecider, [])
+      .when({ ...command, messageIds: [] })
+      .then([]);
   });
 });
 
 describe('DM channels', () => {
-  const opened = { type: 'DmChannelOpened' as const, data: { channelId: 'c', type: 1 as const, ownerId: null, name: null, recipients: [ada, bob], openedBy: '1' } };
+  const opened = {
+    type: 'DmChannelOpened' as const,
+    data: { channelId: 'c', type: 1 as const, ownerId: null, name: null, recipients: [ada, bob], openedBy: '1' },
+  };
   const open = (opener: MessageUser, recipient: MessageUser, channelId = 'c') => ({ type: 'OpenDm' as const, channelId, opener, recipient });
 
   it('opens one channel per pair of users, whoever opens it, and reuses it', () => {
     expect(dmPairStream('2', '10')).toBe(dmPairStream('10', '2'));
     given(dmChannelDecider, []).when(open(ada, bob)).then([opened]);
-    given(dmChannelDecider, [opened]).when(open(bob, ada, 'other')).then([]);
+    given(dmChannelDecider, [opened])
+      .when(open(bob, ada, 'other'))
+      .then([]);
     given(dmChannelDecider, []).when(open(ada, ada)).thenRefuses('INVALID_FORM_BODY');
   });
 
@@ -298,10 +401,15 @@ describe('DM channels', () => {
 
 describe('group DMs', () => {
   const carol = user('3', 'carol');
-  const opened = { type: 'DmChannelOpened' as const, data: { channelId: 'g', type: 3 as const, ownerId: '1', name: null, recipients: [ada, bob], openedBy: '1' } };
+  const opened = {
+    type: 'DmChannelOpened' as const,
+    data: { channelId: 'g', type: 3 as const, ownerId: '1', name: null, recipients: [ada, bob], openedBy: '1' },
+  };
 
   it('creates with the creator as owner and each recipient once, at most 10 participants', () => {
-    given(groupDmDecider, []).when({ type: 'CreateGroupDm', channelId: 'g', owner: ada, recipients: [bob, bob, ada] }).then([opened]);
+    given(groupDmDecider, [])
+      .when({ type: 'CreateGroupDm', channelId: 'g', owner: ada, recipients: [bob, bob, ada] })
+      .then([opened]);
     const many = Array.from({ length: 10 }, (_, i) => user(String(100 + i)));
     given(groupDmDecider, []).when({ type: 'CreateGroupDm', channelId: 'g', owner: ada, recipients: many }).thenRefuses('INVALID_FORM_BODY');
   });
@@ -313,7 +421,9 @@ describe('group DMs', () => {
     given(groupDmDecider, [opened]).when({ type: 'AddRecipient', actorId: '2', user: ada }).then([]);
     given(groupDmDecider, [opened]).when({ type: 'AddRecipient', actorId: '3', user: carol }).thenRefuses('UNKNOWN_CHANNEL');
     const full = { ...opened, data: { ...opened.data, recipients: Array.from({ length: 10 }, (_, i) => user(String(i + 1))) } };
-    given(groupDmDecider, [full]).when({ type: 'AddRecipient', actorId: '1', user: user('99') }).thenRefuses('MAX_RECIPIENTS');
+    given(groupDmDecider, [full])
+      .when({ type: 'AddRecipient', actorId: '1', user: user('99') })
+      .thenRefuses('MAX_RECIPIENTS');
   });
 
   it('lets any participant rename it', () => {
@@ -349,7 +459,13 @@ describe('components', () => {
 
   it('accepts rows of buttons or one select, normalized, and passes types 4-8 through untouched', () => {
     const opaque = { type: 6, custom_id: 'users', whatever: { kept: true } };
-    expect(validateComponents([{ type: 1, components: [button({ extra: 'dropped' }), button({ style: 5, url: 'https://x.test', custom_id: undefined })] }, { type: 1, components: [select] }, { type: 1, components: [opaque] }])).toEqual([
+    expect(
+      validateComponents([
+        { type: 1, components: [button({ extra: 'dropped' }), button({ style: 5, url: 'https://x.test', custom_id: undefined })] },
+        { type: 1, components: [select] },
+        { type: 1, components: [opaque] },
+      ]),
+    ).toEqual([
       { type: 1, components: [button(), { type: 2, style: 5, label: 'Go', url: 'https://x.test' }] },
       { type: 1, components: [select] },
       { type: 1, components: [opaque] },
@@ -380,7 +496,9 @@ describe('components', () => {
     const row = { type: 1, components: [button()] };
     expect(errorsOf(Array.from({ length: 6 }, () => row))).toEqual([{ path: 'components', message: 'Must have at most 5 action rows' }]);
     expect(errorsOf([{ type: 1, components: Array.from({ length: 6 }, (_, i) => button({ custom_id: `b${i}` })) }])![0].path).toBe('components.0.components');
-    expect(errorsOf([{ type: 1, components: [select, button()] }])).toEqual([{ path: 'components.0.components', message: 'A string select must be alone in its action row' }]);
+    expect(errorsOf([{ type: 1, components: [select, button()] }])).toEqual([
+      { path: 'components.0.components', message: 'A string select must be alone in its action row' },
+    ]);
     expect(errorsOf([{ type: 1, components: [{ type: 5, custom_id: 'u' }, button()] }])).toEqual([
       { path: 'components.0.components', message: 'An action row holding a select menu cannot also hold buttons' },
     ]);
@@ -396,7 +514,16 @@ describe('components', () => {
       { path: 'components.0.components.0.options.0.label', message: 'Must be between 1 and 100 in length.' },
       { path: 'components.0.components.0.options.0.value', message: 'Must be between 1 and 100 in length.' },
     ]);
-    expect(errorsOf(withSelect({ options: [{ label: 'a', value: 'v' }, { label: 'b', value: 'v' }] }))![0].path).toBe('components.0.components.0.options.1.value');
+    expect(
+      errorsOf(
+        withSelect({
+          options: [
+            { label: 'a', value: 'v' },
+            { label: 'b', value: 'v' },
+          ],
+        }),
+      )![0].path,
+    ).toBe('components.0.components.0.options.1.value');
     expect(errorsOf(withSelect({ options: options(2), min_values: 2, max_values: 1 }))![0].path).toBe('components.0.components.0.min_values');
     expect(errorsOf(withSelect({ options: options(2), max_values: 3 }))![0].path).toBe('components.0.components.0.max_values');
   });

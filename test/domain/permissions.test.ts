@@ -48,7 +48,10 @@ describe('computePermissions', () => {
   });
 
   it('takes away mentioning @everyone, files and embeds without SEND_MESSAGES', () => {
-    const generous = { ...guild, roles: new Map([['g', { permissions: VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | ATTACH_FILES | MENTION_EVERYONE | ADD_REACTIONS }]]) };
+    const generous = {
+      ...guild,
+      roles: new Map([['g', { permissions: VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | ATTACH_FILES | MENTION_EVERYONE | ADD_REACTIONS }]]),
+    };
     expect(computePermissions(generous, member(), [{ id: 'g', type: 0, allow: 0n, deny: SEND_MESSAGES }])).toBe(VIEW_CHANNEL | ADD_REACTIONS);
     // At guild level (no channel), nothing is implied away.
     expect(computePermissions(generous, member())).toBe(VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | ATTACH_FILES | MENTION_EVERYONE | ADD_REACTIONS);

@@ -94,8 +94,12 @@ describe('slack adapter: rendering', () => {
   });
 
   it('never pings: special mentions, user refs and escaped mention syntax all stay inert', () => {
-    const { content } = render({ text: '<!here> <!channel> <!everyone> @everyone @here <@U1|bob> <@123456789012345678> &lt;@123456789012345678&gt; &lt;@&amp;42&gt;' });
-    expect(content).toBe(`@${ZWSP}here @${ZWSP}channel @${ZWSP}everyone @${ZWSP}everyone @${ZWSP}here @bob @123456789012345678 <${ZWSP}@123456789012345678> <${ZWSP}@&42>`);
+    const { content } = render({
+      text: '<!here> <!channel> <!everyone> @everyone @here <@U1|bob> <@123456789012345678> &lt;@123456789012345678&gt; &lt;@&amp;42&gt;',
+    });
+    expect(content).toBe(
+      `@${ZWSP}here @${ZWSP}channel @${ZWSP}everyone @${ZWSP}everyone @${ZWSP}here @bob @123456789012345678 <${ZWSP}@123456789012345678> <${ZWSP}@&42>`,
+    );
     expect(parseMentions(content!)).toEqual({ users: [], roles: [], channels: [], everyone: false });
   });
 
@@ -111,7 +115,13 @@ describe('slack adapter: rendering', () => {
   });
 
   it('keeps the first 10 renderable attachments; one with only a color or a link is skipped; the fallback shows when nothing else does', () => {
-    const attachments = [null, 'text', { color: 'good', title_link: 'https://example.com' }, { fallback: 'Only a fallback' }, ...Array.from({ length: 12 }, (_, i) => ({ title: `#${i}` }))];
+    const attachments = [
+      null,
+      'text',
+      { color: 'good', title_link: 'https://example.com' },
+      { fallback: 'Only a fallback' },
+      ...Array.from({ length: 12 }, (_, i) => ({ title: `#${i}` })),
+    ];
     const { embeds } = render({ attachments });
     expect(embeds).toHaveLength(10);
     expect(embeds[0]).toEqual({ description: 'Only a fallback' });
@@ -119,7 +129,13 @@ describe('slack adapter: rendering', () => {
   });
 
   it('gives a field a blank name or value when only one is set, skips empty ones, and keeps 25', () => {
-    const fields = [{ value: 'no title' }, { title: 'no value' }, { title: '', value: ' ' }, 'odd', ...Array.from({ length: 30 }, (_, i) => ({ title: `f${i}`, value: `${i}`, short: 'yes' }))];
+    const fields = [
+      { value: 'no title' },
+      { title: 'no value' },
+      { title: '', value: ' ' },
+      'odd',
+      ...Array.from({ length: 30 }, (_, i) => ({ title: `f${i}`, value: `${i}`, short: 'yes' })),
+    ];
     const [embed] = render({ attachments: [{ fields }] }).embeds;
     expect(embed.fields).toHaveLength(25);
     expect(embed.fields!.slice(0, 3)).toEqual([
@@ -186,7 +202,13 @@ describe('slack adapter: bounds and refusals', () => {
   });
 
   it('refuses a body with no text and no renderable attachment as an empty message', () => {
-    for (const body of [{}, { text: '   ' }, { attachments: [{ color: 'good' }, null] }, { attachments: 'x' }, { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] }]) {
+    for (const body of [
+      {},
+      { text: '   ' },
+      { attachments: [{ color: 'good' }, null] },
+      { attachments: 'x' },
+      { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] },
+    ]) {
       expect(refusal(body).code).toBe('CANNOT_SEND_EMPTY_MESSAGE');
     }
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { SERVICE_EPOCH, SnowflakeGenerator, compareSnowflakes, isSnowflake, parseJsonKeepingIds, snowflakeAt, snowflakeSortKey, snowflakeTimestamp } from '../../domain/snowflake.js';
+import {
+  SERVICE_EPOCH,
+  SnowflakeGenerator,
+  compareSnowflakes,
+  isSnowflake,
+  parseJsonKeepingIds,
+  snowflakeAt,
+  snowflakeSortKey,
+  snowflakeTimestamp,
+} from '../../domain/snowflake.js';
 
 describe('snowflakes', () => {
   it('packs time, worker, process and sequence as the spec table', () => {

@@ -8,12 +8,14 @@ describe('cleanName', () => {
   });
 
   it('refuses NUL and other control characters, and lone surrogates', () => {
-    for (const raw of ['a\u0000b', 'tab\there', 'bell\u0007', 'c1\u0085x', 'del\u007f']) expect(cleanName(raw)).toMatchObject({ ok: false, message: expect.stringContaining('control') });
+    for (const raw of ['a\u0000b', 'tab\there', 'bell\u0007', 'c1\u0085x', 'del\u007f'])
+      expect(cleanName(raw)).toMatchObject({ ok: false, message: expect.stringContaining('control') });
     expect(cleanName('half\uD83Dpair')).toMatchObject({ ok: false, message: expect.stringContaining('surrogate') });
   });
 
   it('refuses names that show nothing: whitespace, zero-width characters, Hangul fillers', () => {
-    for (const raw of ['   ', '\u200B\u200B', ' \u200D\uFEFF ', '\u3164', '\u2060']) expect(cleanName(raw)).toMatchObject({ ok: false, message: 'Must contain visible characters' });
+    for (const raw of ['   ', '\u200B\u200B', ' \u200D\uFEFF ', '\u3164', '\u2060'])
+      expect(cleanName(raw)).toMatchObject({ ok: false, message: 'Must contain visible characters' });
   });
 });
 

@@ -18,9 +18,26 @@ const LOCKED = '23';
 const MOVERS = '602';
 const voice = (id: string, type: number, over: object = {}): ChannelCreated => ({
   type: 'ChannelCreated',
-  data: { guildId: G, channel: { id, type, name: `voice-${id}`, position: 2, parent_id: null, permission_overwrites: [], bitrate: 64000, user_limit: 0, rtc_region: null, ...over } },
+  data: {
+    guildId: G,
+    channel: {
+      id,
+      type,
+      name: `voice-${id}`,
+      position: 2,
+      parent_id: null,
+      permission_overwrites: [],
+      bitrate: 64000,
+      user_limit: 0,
+      rtc_region: null,
+      ...over,
+    },
+  },
 });
-const connectAll: GuildEvent = { type: 'RoleUpdated', data: { guildId: G, roleId: G, changes: [{ key: 'permissions', old_value: '0', new_value: String(Permission.VIEW_CHANNEL | Permission.CONNECT) }] } };
+const connectAll: GuildEvent = {
+  type: 'RoleUpdated',
+  data: { guildId: G, roleId: G, changes: [{ key: 'permissions', old_value: '0', new_value: String(Permission.VIEW_CHANNEL | Permission.CONNECT) }] },
+};
 
 const history: GuildEvent[] = [
   ...guildHistory,
@@ -62,18 +79,34 @@ const own = (person: { id: string }, channelId: string | null, over: object = {}
 
 describe('a member’s own voice state', () => {
   it('joins a voice or stage channel with its session, node and self flags', () => {
-    given(voiceDecider, []).when(own(bob, LOUNGE, { selfMute: true })).then([joinedVoice(state(bob, LOUNGE, { self_mute: true }))]);
-    given(voiceDecider, []).when(own(bob, STAGE)).then([joinedVoice(state(bob, STAGE))]);
+    given(voiceDecider, [])
+      .when(own(bob, LOUNGE, { selfMute: true }))
+      .then([joinedVoice(state(bob, LOUNGE, { self_mute: true }))]);
+    given(voiceDecider, [])
+      .when(own(bob, STAGE))
+      .then([joinedVoice(state(bob, STAGE))]);
   });
 
   it('moves to another channel (one channel at a time), then changes only what differs', () => {
     given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
       .when(own(bob, STAGE))
-      .then([{ type: 'VoiceChannelMoved', data: { guildId: G, userId: bob.id, fromChannelId: LOUNGE, channelId: STAGE, sessionId: `s-${bob.id}`, node: 'n1', movedBy: null } }]);
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when(own(bob, LOUNGE)).then([]);
+      .then([
+        {
+          type: 'VoiceChannelMoved',
+          data: { guildId: G, userId: bob.id, fromChannelId: LOUNGE, channelId: STAGE, sessionId: `s-${bob.id}`, node: 'n1', movedBy: null },
+        },
+      ]);
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when(own(bob, LOUNGE))
+      .then([]);
     given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
       .when(own(bob, LOUNGE, { selfDeaf: true, sessionId: 'other' }))
-      .then([{ type: 'VoiceSelfStateChanged', data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: 'other', node: 'n1', self_mute: false, self_deaf: true, self_video: false } }]);
+      .then([
+        {
+          type: 'VoiceSelfStateChanged',
+          data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: 'other', node: 'n1', self_mute: false, self_deaf: true, self_video: false },
+        },
+      ]);
   });
 
   it('leaves with a null channel; leaving when not in voice changes nothing', () => {
@@ -87,9 +120,13 @@ describe('a member’s own voice state', () => {
     given(voiceDecider, []).when(own(bob, GENERAL)).thenRefuses('NOT_A_VOICE_CHANNEL');
     given(voiceDecider, []).when(own(bob, '999')).thenRefuses('UNKNOWN_CHANNEL');
     given(voiceDecider, []).when(own(bob, LOCKED)).thenRefuses('MISSING_PERMISSIONS');
-    given(voiceDecider, [joinedVoice(state(ada, SMALL))]).when(own(bob, SMALL)).thenRefuses('VOICE_CHANNEL_FULL');
+    given(voiceDecider, [joinedVoice(state(ada, SMALL))])
+      .when(own(bob, SMALL))
+      .thenRefuses('VOICE_CHANNEL_FULL');
     // MOVE_MEMBERS lets a moderator into a full channel, as in the widely used API.
-    given(voiceDecider, [joinedVoice(state(ada, SMALL))]).when(own(cy, SMALL)).then([joinedVoice(state(cy, SMALL))]);
+    given(voiceDecider, [joinedVoice(state(ada, SMALL))])
+      .when(own(cy, SMALL))
+      .then([joinedVoice(state(cy, SMALL))]);
     expect(() => voiceDecider.decide(own({ id: '77' }, LOUNGE), voiceDecider.initialState())).toThrow('Unknown Channel');
   });
 });
@@ -100,17 +137,28 @@ describe('moderation', () => {
   it('moves a member in voice with MOVE_MEMBERS, keeping their session, and disconnects them', () => {
     given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
       .when(move(cy, STAGE))
-      .then([{ type: 'VoiceChannelMoved', data: { guildId: G, userId: bob.id, fromChannelId: LOUNGE, channelId: STAGE, sessionId: `s-${bob.id}`, node: 'n1', movedBy: cy.id } }]);
+      .then([
+        {
+          type: 'VoiceChannelMoved',
+          data: { guildId: G, userId: bob.id, fromChannelId: LOUNGE, channelId: STAGE, sessionId: `s-${bob.id}`, node: 'n1', movedBy: cy.id },
+        },
+      ]);
     given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
       .when(move(cy, null))
       .then([{ type: 'VoiceChannelLeft', data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: `s-${bob.id}`, reason: 'disconnected' } }]);
   });
 
   it('refuses a moderator without MOVE_MEMBERS, a member not in voice, and a target the moderator cannot connect to', () => {
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when(move(eve, STAGE)).thenRefuses('MISSING_PERMISSIONS');
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when(move(eve, STAGE))
+      .thenRefuses('MISSING_PERMISSIONS');
     given(voiceDecider, []).when(move(cy, STAGE)).thenRefuses('TARGET_NOT_IN_VOICE');
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when(move(cy, LOCKED)).thenRefuses('MISSING_PERMISSIONS');
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when(move(cy, GENERAL)).thenRefuses('NOT_A_VOICE_CHANNEL');
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when(move(cy, LOCKED))
+      .thenRefuses('MISSING_PERMISSIONS');
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when(move(cy, GENERAL))
+      .thenRefuses('NOT_A_VOICE_CHANNEL');
   });
 });
 
@@ -120,13 +168,19 @@ describe('sessions and the guild’s own changes', () => {
     given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
       .when(end(`s-${bob.id}`))
       .then([{ type: 'VoiceChannelLeft', data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: `s-${bob.id}`, reason: 'session_ended' } }]);
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when(end('an-older-session')).then([]);
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when(end('an-older-session'))
+      .then([]);
   });
 
   it('counts a state in a deleted channel, or of a member who left and came back, as absent', () => {
     const deleted = guildOf([...history, { type: 'ChannelDeleted', data: { guildId: G, channel: guild.channels.get(LOUNGE)! } }]);
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when({ ...own(bob, STAGE), guild: deleted }).then([joinedVoice(state(bob, STAGE))]);
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when({ ...own(bob, STAGE), guild: deleted })
+      .then([joinedVoice(state(bob, STAGE))]);
     const rejoined = guildOf([...history, { type: 'MemberLeft', data: { guildId: G, userId: bob.id } }, joined(bob, { joinedAt: '2030-01-01T00:00:00.000Z' })]);
-    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))]).when({ ...own(bob, null), guild: rejoined }).then([]);
+    given(voiceDecider, [joinedVoice(state(bob, LOUNGE))])
+      .when({ ...own(bob, null), guild: rejoined })
+      .then([]);
   });
 });

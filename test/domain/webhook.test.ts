@@ -10,12 +10,18 @@ const created = { type: 'WebhookCreated' as const, data: { webhook, sealedToken:
 
 describe('webhook', () => {
   it('is created once', () => {
-    given(webhookDecider, []).when({ type: 'CreateWebhook', webhook, credential: { sealedToken: 's1.a.b.c', tokenHash: 'h' } }).then([created]);
-    given(webhookDecider, [created]).when({ type: 'CreateWebhook', webhook, credential: { sealedToken: 'x', tokenHash: 'y' } }).thenRefuses('WEBHOOK_EXISTS');
+    given(webhookDecider, [])
+      .when({ type: 'CreateWebhook', webhook, credential: { sealedToken: 's1.a.b.c', tokenHash: 'h' } })
+      .then([created]);
+    given(webhookDecider, [created])
+      .when({ type: 'CreateWebhook', webhook, credential: { sealedToken: 'x', tokenHash: 'y' } })
+      .thenRefuses('WEBHOOK_EXISTS');
   });
 
   it('records only changed settings, and a move with the channel it left', () => {
-    given(webhookDecider, [created]).when({ type: 'UpdateWebhook', settings: { name: 'Hook' } }).then([]);
+    given(webhookDecider, [created])
+      .when({ type: 'UpdateWebhook', settings: { name: 'Hook' } })
+      .then([]);
     given(webhookDecider, [created])
       .when({ type: 'UpdateWebhook', settings: { name: 'New', channel_id: '5', interaction_url: 'https://bot.example/i' } })
       .then([
@@ -41,7 +47,9 @@ describe('webhook', () => {
     const deleted = { type: 'WebhookDeleted' as const, data: { webhook } };
     given(webhookDecider, [created]).when({ type: 'DeleteWebhook' }).then([deleted]);
     given(webhookDecider, [created, deleted]).when({ type: 'DeleteWebhook' }).thenRefuses('UNKNOWN_WEBHOOK');
-    given(webhookDecider, []).when({ type: 'UpdateWebhook', settings: { name: 'x' } }).thenRefuses('UNKNOWN_WEBHOOK');
+    given(webhookDecider, [])
+      .when({ type: 'UpdateWebhook', settings: { name: 'x' } })
+      .thenRefuses('UNKNOWN_WEBHOOK');
   });
 });
 
@@ -57,29 +65,49 @@ const payload = {
   data: { custom_id: 'go', component_type: 2 },
 };
 const at = Date.parse('2026-01-01T00:00:00Z');
-const clicked: InteractionEvent = { type: 'InteractionClicked', data: { interaction: payload, webhookId: '9', deliveryUrl: 'https://bot.example/i', clickedAt: new Date(at).toISOString() } };
-const attempted = (attempt: number): InteractionEvent => ({ type: 'InteractionDeliveryAttempted', data: { interactionId: '100', webhookId: '9', attempt, startedAt: new Date(at).toISOString() } });
+const clicked: InteractionEvent = {
+  type: 'InteractionClicked',
+  data: { interaction: payload, webhookId: '9', deliveryUrl: 'https://bot.example/i', clickedAt: new Date(at).toISOString() },
+};
+const attempted = (attempt: number): InteractionEvent => ({
+  type: 'InteractionDeliveryAttempted',
+  data: { interactionId: '100', webhookId: '9', attempt, startedAt: new Date(at).toISOString() },
+});
 const ids = (attempt: number) => ({ interactionId: '100', webhookId: '9', attempt });
 const finishedAt = new Date(at + 10).toISOString();
 
 describe('interaction delivery', () => {
   it('claims each attempt once, in order', () => {
-    given(interactionDecider, [clicked]).when({ type: 'StartAttempt', attempt: 1, at }).then([attempted(1)]);
-    given(interactionDecider, [clicked, attempted(1)]).when({ type: 'StartAttempt', attempt: 1, at }).thenRefuses('DELIVERY_ATTEMPT_STALE');
+    given(interactionDecider, [clicked])
+      .when({ type: 'StartAttempt', attempt: 1, at })
+      .then([attempted(1)]);
+    given(interactionDecider, [clicked, attempted(1)])
+      .when({ type: 'StartAttempt', attempt: 1, at })
+      .thenRefuses('DELIVERY_ATTEMPT_STALE');
     given(interactionDecider, [clicked]).when({ type: 'StartAttempt', attempt: 2, at }).thenRefuses('DELIVERY_ATTEMPT_STALE');
     const undeliverable: InteractionEvent = { type: 'InteractionClicked', data: { ...clicked.data, deliveryUrl: null } as never };
     given(interactionDecider, [undeliverable]).when({ type: 'StartAttempt', attempt: 1, at }).thenRefuses('DELIVERY_ATTEMPT_STALE');
   });
 
   it('follows the spec’s response rules', () => {
-    const record = (result: { status: number } | { error: string } | { refused: string }, attempt = 1) => ({ type: 'RecordAttempt' as const, attempt, result, retryDelayMs: 1000, at: at + 10 });
-    given(interactionDecider, [clicked, attempted(1)]).when(record({ status: 204 })).then([{ type: 'InteractionDelivered', data: { ...ids(1), status: 204, finishedAt } }]);
+    const record = (result: { status: number } | { error: string } | { refused: string }, attempt = 1) => ({
+      type: 'RecordAttempt' as const,
+      attempt,
+      result,
+      retryDelayMs: 1000,
+      at: at + 10,
+    });
+    given(interactionDecider, [clicked, attempted(1)])
+      .when(record({ status: 204 }))
+      .then([{ type: 'InteractionDelivered', data: { ...ids(1), status: 204, finishedAt } }]);
     given(interactionDecider, [clicked, attempted(1)])
       .when(record({ status: 404 }))
       .then([{ type: 'InteractionDeliveryDropped', data: { ...ids(1), status: 404, reason: 'the endpoint answered 404', finishedAt } }]);
     const retryAt = new Date(at + 1010).toISOString();
     for (const status of [429, 500, 503]) {
-      given(interactionDecider, [clicked, attempted(1)]).when(record({ status })).then([{ type: 'InteractionDeliveryFailed', data: { ...ids(1), status, error: null, retryAt, finishedAt } }]);
+      given(interactionDecider, [clicked, attempted(1)])
+        .when(record({ status }))
+        .then([{ type: 'InteractionDeliveryFailed', data: { ...ids(1), status, error: null, retryAt, finishedAt } }]);
     }
     given(interactionDecider, [clicked, attempted(1)])
       .when(record({ error: 'ECONNREFUSED' }))
@@ -92,7 +120,10 @@ describe('interaction delivery', () => {
   it('gives up after the fifth failed attempt', () => {
     const history: InteractionEvent[] = [clicked];
     for (let attempt = 1; attempt <= 4; attempt++) {
-      history.push(attempted(attempt), { type: 'InteractionDeliveryFailed', data: { ...ids(attempt), status: 500, error: null, retryAt: finishedAt, finishedAt } });
+      history.push(attempted(attempt), {
+        type: 'InteractionDeliveryFailed',
+        data: { ...ids(attempt), status: 500, error: null, retryAt: finishedAt, finishedAt },
+      });
     }
     history.push(attempted(5));
     given(interactionDecider, history)
@@ -111,8 +142,28 @@ describe('interaction delivery', () => {
 
 describe('clicks', () => {
   const components: Component[] = [
-    { type: 1, components: [{ type: 2, style: 1, custom_id: 'go' }, { type: 2, style: 4, custom_id: 'off', disabled: true }, { type: 2, style: 5, url: 'https://x.example' }] },
-    { type: 1, components: [{ type: 3, custom_id: 'pick', options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }], max_values: 2 }] },
+    {
+      type: 1,
+      components: [
+        { type: 2, style: 1, custom_id: 'go' },
+        { type: 2, style: 4, custom_id: 'off', disabled: true },
+        { type: 2, style: 5, url: 'https://x.example' },
+      ],
+    },
+    {
+      type: 1,
+      components: [
+        {
+          type: 3,
+          custom_id: 'pick',
+          options: [
+            { label: 'A', value: 'a' },
+            { label: 'B', value: 'b' },
+          ],
+          max_values: 2,
+        },
+      ],
+    },
     { type: 1, components: [{ type: 5, custom_id: 'users' }] },
   ];
   const refusal = (click: { custom_id: string; values?: string[] }) => {

@@ -43,7 +43,10 @@ async function sessionOf(user: TestUser) {
 const nextOf = (client: GatewayClient, t: string, channelId: string, from: number, matches: (d: any) => boolean = () => true): Promise<Payload> =>
   client.next((p) => client.received.indexOf(p) >= from && p.t === t && p.d.channel_id === channelId && matches(p.d));
 
-const voiceOp = (channelId: string | null, flags: object = {}) => ({ op: 4, d: { guild_id: null, channel_id: channelId, self_mute: false, self_deaf: false, ...flags } });
+const voiceOp = (channelId: string | null, flags: object = {}) => ({
+  op: 4,
+  d: { guild_id: null, channel_id: channelId, self_mute: false, self_deaf: false, ...flags },
+});
 
 const ids = (states: { user_id: string }[]) => states.map((s) => s.user_id);
 
@@ -90,7 +93,18 @@ describe('voice in a call', () => {
 
     a.client.send(voiceOp(channel, { self_video: true }));
     const own = await nextOf(a.client, 'VOICE_STATE_UPDATE', channel, 0);
-    const adaState = { channel_id: channel, user_id: ada.id, session_id: a.id, self_mute: false, self_deaf: false, self_video: true, mute: false, deaf: false, suppress: false, request_to_speak_timestamp: null };
+    const adaState = {
+      channel_id: channel,
+      user_id: ada.id,
+      session_id: a.id,
+      self_mute: false,
+      self_deaf: false,
+      self_video: true,
+      mute: false,
+      deaf: false,
+      suppress: false,
+      request_to_speak_timestamp: null,
+    };
     expect(own.d).toMatchObject(adaState);
     expect(own.d.guild_id).toBeUndefined();
     const server1 = await a.client.dispatch('VOICE_SERVER_UPDATE');
@@ -117,7 +131,9 @@ describe('voice in a call', () => {
     a.client.send(voiceOp(null));
     const left = await b.client.next((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === ada.id && p.d.channel_id === null);
     expect(left.d).toMatchObject({ user_id: ada.id, session_id: a.id });
-    expect(ids((await nextOf(c.client, 'CALL_UPDATE', channel, 0, (d) => d.voice_states.length === 1 && d.voice_states[0].user_id === bob.id)).d.voice_states)).toEqual([bob.id]);
+    expect(
+      ids((await nextOf(c.client, 'CALL_UPDATE', channel, 0, (d) => d.voice_states.length === 1 && d.voice_states[0].user_id === bob.id)).d.voice_states),
+    ).toEqual([bob.id]);
     await api(cy, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [cy.id] });
     b.client.send(voiceOp(null));
     for (const { client } of [a, b, c]) await nextOf(client, 'CALL_DELETE', channel, 0);
@@ -190,9 +206,23 @@ describe('a restart', () => {
       // What a run that stopped abruptly leaves: a voice state of a node that is gone, and someone still rung.
       const events: CallEvent[] = [
         { type: 'CallJoined', data: { channelId: channel, state: leftover, started: true, call: { region: null, ringing: [], voice_states: [leftover] } } },
-        { type: 'CallRung', data: { channelId: channel, ringingBy: ada.id, userIds: [bob.id], until, started: false, call: { region: null, ringing: [{ user_id: bob.id, until }], voice_states: [leftover] } } },
+        {
+          type: 'CallRung',
+          data: {
+            channelId: channel,
+            ringingBy: ada.id,
+            userIds: [bob.id],
+            until,
+            started: false,
+            call: { region: null, ringing: [{ user_id: bob.id, until }], voice_states: [leftover] },
+          },
+        },
       ];
-      await first.runtime.store.appendToStream(`call-${channel}`, events.map((e) => ({ ...e, metadata: { actorId: ada.id, createdAt: new Date().toISOString() } })), { expectedRevision: 'any' });
+      await first.runtime.store.appendToStream(
+        `call-${channel}`,
+        events.map((e) => ({ ...e, metadata: { actorId: ada.id, createdAt: new Date().toISOString() } })),
+        { expectedRevision: 'any' },
+      );
       await first.close();
 
       const restartedAt = new Date().toISOString();

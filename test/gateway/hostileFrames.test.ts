@@ -80,7 +80,11 @@ const hostile: [string, () => Buffer, number][] = [
   ['invalid UTF-8 in a text frame', () => maskedFrame(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 1007],
   // 127 announces a 64-bit length: a gigabyte, of which nothing follows.
   ['a frame that declares a gigabyte', () => Buffer.concat([Buffer.from([0x82, 0xff]), bigLength(2 ** 30), randomBytes(4)]), 1009],
-  ['a text frame over the inbound limit', () => Buffer.concat([Buffer.from([0x81, 0xff]), bigLength(16 * 1024 * 1024), randomBytes(4), Buffer.alloc(70_000)]), 1009],
+  [
+    'a text frame over the inbound limit',
+    () => Buffer.concat([Buffer.from([0x81, 0xff]), bigLength(16 * 1024 * 1024), randomBytes(4), Buffer.alloc(70_000)]),
+    1009,
+  ],
 ];
 
 function bigLength(n: number): Buffer {

@@ -15,10 +15,15 @@ const GUILD_MEMBERS = 1 << 1;
 const GUILD_PRESENCES = 1 << 8;
 
 const member = (id: string) =>
-  memberObject(
-    { user_id: id, nick: null, roles: [], joined_at: '2026-01-01T00:00:00.000Z', deaf: false, mute: false, temporary: false },
-    { _id: id, username: `user${id}`, discriminator: '0', avatar: null, bot: false, system: false, public_flags: 0 } as UserDoc,
-  );
+  memberObject({ user_id: id, nick: null, roles: [], joined_at: '2026-01-01T00:00:00.000Z', deaf: false, mute: false, temporary: false }, {
+    _id: id,
+    username: `user${id}`,
+    discriminator: '0',
+    avatar: null,
+    bot: false,
+    system: false,
+    public_flags: 0,
+  } as UserDoc);
 const members = (count: number) => Array.from({ length: count }, (_, i) => member(String(1000 + i)));
 
 describe('chunking an answer', () => {
@@ -44,7 +49,10 @@ describe('chunking an answer', () => {
 
   it('given presences asked for, when chunked, then each chunk carries the presences of its own members only', () => {
     const asked: string[][] = [];
-    const chunks = memberChunks('7', members(3), { size: 2, presences: (ids) => (asked.push(ids), ids.map((id) => presenceObject(id, { status: 'online', activities: [] }))) });
+    const chunks = memberChunks('7', members(3), {
+      size: 2,
+      presences: (ids) => (asked.push(ids), ids.map((id) => presenceObject(id, { status: 'online', activities: [] }))),
+    });
     expect(asked).toEqual([['1000', '1001'], ['1002']]);
     expect(chunks.map((c) => c.presences?.map((p) => p.user.id))).toEqual([['1000', '1001'], ['1002']]);
   });

@@ -75,7 +75,12 @@ describe('a user’s presence across gateway nodes', () => {
     let clock = now;
     const node = () => {
       const announced: [string, Shown][] = [];
-      const presences = new Presences(bus, async (userId, presence) => void announced.push([userId, presence]), log, () => clock);
+      const presences = new Presences(
+        bus,
+        async (userId, presence) => void announced.push([userId, presence]),
+        log,
+        () => clock,
+      );
       presences.start();
       started.push(presences);
       return { presences, announced };
@@ -163,7 +168,8 @@ describe('a user’s presence across gateway nodes', () => {
     const presences = new Presences(bus, async () => {}, log);
     presences.start();
     started.push(presences);
-    const announce = (status: 'online' | 'offline') => bus.publish({ type: 'PRESENCE_UPDATE', node: 'older', userId: 'u', status, activities: [], setAt: now, timestamp: now });
+    const announce = (status: 'online' | 'offline') =>
+      bus.publish({ type: 'PRESENCE_UPDATE', node: 'older', userId: 'u', status, activities: [], setAt: now, timestamp: now });
     announce('online');
     expect(presences.connectedElsewhere('u')).toBe(true);
     announce('offline');
@@ -268,7 +274,12 @@ describe('presences over the wire', () => {
     const seeing = await session(bot.token, GUILDS | GUILD_PRESENCES);
     const blind = await session(bot.token, GUILDS);
     const listed = (await seeing.dispatch('GUILD_CREATE')).d.presences;
-    expect(listed).toContainEqual({ user: { id: member.id }, status: 'dnd', activities: [{ name: 'chess', type: 0, created_at: expect.any(Number) }], client_status: { web: 'dnd' } });
+    expect(listed).toContainEqual({
+      user: { id: member.id },
+      status: 'dnd',
+      activities: [{ name: 'chess', type: 0, created_at: expect.any(Number) }],
+      client_status: { web: 'dnd' },
+    });
     expect(listed.map((p: { status: string }) => p.status)).not.toContain('offline');
     expect((await blind.dispatch('GUILD_CREATE')).d.presences).toEqual([]);
   });

@@ -77,9 +77,13 @@ describe('RESUME after erasures', () => {
     const goneId = await send(owner, guild.channelId, gone);
     expect((await server.api('DELETE', `/channels/${guild.channelId}/messages/${goneId}`, { token: owner.token })).status).toBe(204);
     const editedId = await send(owner, guild.channelId, old);
-    expect((await server.api('PATCH', `/channels/${guild.channelId}/messages/${editedId}`, { token: owner.token, body: { content: replacement } })).status).toBe(200);
+    expect(
+      (await server.api('PATCH', `/channels/${guild.channelId}/messages/${editedId}`, { token: owner.token, body: { content: replacement } })).status,
+    ).toBe(200);
     const bulkIds = [await send(owner, guild.channelId, `${bulk}-1`), await send(owner, guild.channelId, `${bulk}-2`)];
-    expect((await server.api('POST', `/channels/${guild.channelId}/messages/bulk-delete`, { token: owner.token, body: { messages: bulkIds } })).status).toBe(204);
+    expect((await server.api('POST', `/channels/${guild.channelId}/messages/bulk-delete`, { token: owner.token, body: { messages: bulkIds } })).status).toBe(
+      204,
+    );
     await send(owner, doomedChannel, inChannel);
     expect((await server.api('DELETE', `/channels/${doomedChannel}`, { token: owner.token })).status).toBe(200);
     await send(owner, doomedGuild.channelId, inGuild);
@@ -120,7 +124,7 @@ describe('RESUME after erasures', () => {
     expect(replayed.filter((p) => p.t === 'MESSAGE_UPDATE').map((p) => p.d.content)).toEqual(['', third]);
   });
 
-  it("shows a deleted account as Deleted User in what it replays: the author of messages that stay, mentions, members", async () => {
+  it('shows a deleted account as Deleted User in what it replays: the author of messages that stay, mentions, members', async () => {
     const guild = await createGuild(server);
     const watcher = await newMember(server, guild);
     const sentinel = await gateway.session(guild.owner.token, INTENTS);

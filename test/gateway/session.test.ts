@@ -35,7 +35,15 @@ describe('erasures while a session is away', () => {
   it('blank in a replay only what was buffered before them, and are forgotten once no buffer predates them', () => {
     const erasures = new ErasedSubjects();
     const away = new Session({ id: 's', userId: 'u', bot: true, intents: 0, shard: [0, 1] }, erasures);
-    const message = (id: string, content: string) => ({ id, channel_id: 'c', content, author: { id: 'a', username: 'ada' }, embeds: [], attachments: [], components: [] });
+    const message = (id: string, content: string) => ({
+      id,
+      channel_id: 'c',
+      content,
+      author: { id: 'a', username: 'ada' },
+      embeds: [],
+      attachments: [],
+      components: [],
+    });
     const dispatch = (d: object) => away.dispatch('MESSAGE_CREATE', JSON.stringify(d), subjectsOf(d));
     dispatch(message('m1', 'before'));
     erasures.erase('message:m1');

@@ -26,7 +26,8 @@ async function helloed(): Promise<GatewayClient> {
   return client;
 }
 
-const identify = (client: GatewayClient, token: string) => client.send({ op: 2, d: { token, intents: 1, properties: { os: 'linux', browser: 'test', device: 'test' } } });
+const identify = (client: GatewayClient, token: string) =>
+  client.send({ op: 2, d: { token, intents: 1, properties: { os: 'linux', browser: 'test', device: 'test' } } });
 
 function outcome(client: GatewayClient): Promise<Outcome> {
   return Promise.race([

@@ -92,7 +92,16 @@ describe('temporary memberships', () => {
     const guest = await temporaryMember();
     // What another node announces of its sessions (an invisible one shows as offline, but is there).
     const announce = (connected: boolean) =>
-      server.runtime.hints.publish({ type: 'PRESENCE_UPDATE', node: 'another-node', userId: guest.id, status: 'offline', activities: [], setAt: Date.now(), connected, timestamp: Date.now() });
+      server.runtime.hints.publish({
+        type: 'PRESENCE_UPDATE',
+        node: 'another-node',
+        userId: guest.id,
+        status: 'offline',
+        activities: [],
+        setAt: Date.now(),
+        connected,
+        timestamp: Date.now(),
+      });
     announce(true);
     const here = await gateway.session(guest.token, GUILDS);
     here.close();

@@ -25,11 +25,16 @@ async function voiceChannel(guild: TestGuild, body: object = {}) {
   return response.body.id as string;
 }
 
-const voiceOp = (guildId: string, channelId: string | null, flags: object = {}) => ({ op: 4, d: { guild_id: guildId, channel_id: channelId, self_mute: false, self_deaf: false, ...flags } });
+const voiceOp = (guildId: string, channelId: string | null, flags: object = {}) => ({
+  op: 4,
+  d: { guild_id: guildId, channel_id: channelId, self_mute: false, self_deaf: false, ...flags },
+});
 
 /** The next VOICE_STATE_UPDATE of `userId` after the client's `after`-th payload. */
 function voiceUpdate(client: GatewayClient, userId: string, channelId: string | null, after = 0): Promise<Payload> {
-  return client.next((p, i = client.received.indexOf(p)) => i >= after && p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === userId && p.d.channel_id === channelId);
+  return client.next(
+    (p, i = client.received.indexOf(p)) => i >= after && p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === userId && p.d.channel_id === channelId,
+  );
 }
 
 async function joined(client: GatewayClient, guildId: string, user: TestUser, channelId: string) {
@@ -40,10 +45,12 @@ async function joined(client: GatewayClient, guildId: string, user: TestUser, ch
 
 /** Waits until the read side says the member's voice channel is `channelId` (null: not in voice). */
 async function settledVoice(guildId: string, userId: string, channelId: string | null) {
-  await expect.poll(async () => {
-    const { state } = await server.runtime.commands.load(`guild-voice-${guildId}`, voiceDecider);
-    return state.states.get(userId)?.channel_id ?? null;
-  }).toBe(channelId);
+  await expect
+    .poll(async () => {
+      const { state } = await server.runtime.commands.load(`guild-voice-${guildId}`, voiceDecider);
+      return state.states.get(userId)?.channel_id ?? null;
+    })
+    .toBe(channelId);
 }
 
 describe('joining, moving and leaving over op 4', () => {
@@ -97,7 +104,10 @@ describe('joining, moving and leaving over op 4', () => {
     await joiner.next(() => joiner.received.filter((q) => q.t === 'VOICE_SERVER_UPDATE').length === 2);
     mark = watcher.received.length;
     joiner.send(voiceOp(guild.id, b, { self_deaf: true }));
-    expect((await watcher.next((p) => watcher.received.indexOf(p) >= mark && p.t === 'VOICE_STATE_UPDATE')).d).toMatchObject({ channel_id: b, self_deaf: true });
+    expect((await watcher.next((p) => watcher.received.indexOf(p) >= mark && p.t === 'VOICE_STATE_UPDATE')).d).toMatchObject({
+      channel_id: b,
+      self_deaf: true,
+    });
     mark = watcher.received.length;
     joiner.send(voiceOp(guild.id, null));
     expect((await voiceUpdate(watcher, member.id, null, mark)).d).toMatchObject({ guild_id: guild.id, channel_id: null, user_id: member.id });
@@ -115,14 +125,27 @@ describe('joining, moving and leaving over op 4', () => {
     const first = await newMember(server, guild);
     await joined(await clients.session(first.token, GUILDS | GUILD_VOICE_STATES), guild.id, first, full);
     const client = await clients.session(member.token, GUILDS | GUILD_VOICE_STATES);
-    for (const [guildId, channelId] of [[guild.id, guild.channelId], [guild.id, denied], [guild.id, hidden], [guild.id, full], [other.id, otherLounge], [guild.id, '999999']]) {
+    for (const [guildId, channelId] of [
+      [guild.id, guild.channelId],
+      [guild.id, denied],
+      [guild.id, hidden],
+      [guild.id, full],
+      [other.id, otherLounge],
+      [guild.id, '999999'],
+    ]) {
       client.send(voiceOp(guildId, channelId));
     }
     // A join that works afterwards shows the refused ones were handled (in order) and appended nothing.
     const open = await voiceChannel(guild);
     await joined(client, guild.id, member, open);
     expect(client.received.filter((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === member.id).map((p) => p.d.channel_id)).toEqual([open]);
-    expect((await server.runtime.store.readStream(`guild-voice-${guild.id}`)).map((e) => [e.type, (e.data as VoiceChannelJoined['data']).state.user_id, (e.data as VoiceChannelJoined['data']).state.channel_id])).toEqual([
+    expect(
+      (await server.runtime.store.readStream(`guild-voice-${guild.id}`)).map((e) => [
+        e.type,
+        (e.data as VoiceChannelJoined['data']).state.user_id,
+        (e.data as VoiceChannelJoined['data']).state.channel_id,
+      ]),
+    ).toEqual([
       ['VoiceChannelJoined', first.id, full],
       ['VoiceChannelJoined', member.id, open],
     ]);

@@ -94,7 +94,12 @@ describe('POST /users/@me/delete', () => {
     const clientAuth = { client_id: client.id, client_secret: client.secret };
     const refreshed = await tokenRequest(server, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: oauth2.refresh_token, ...clientAuth });
     expect({ status: refreshed.status, error: refreshed.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
-    const exchanged = await tokenRequest(server, '/oauth2/token', { grant_type: 'authorization_code', code: pendingCode, redirect_uri: REDIRECT_URI, ...clientAuth });
+    const exchanged = await tokenRequest(server, '/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: pendingCode,
+      redirect_uri: REDIRECT_URI,
+      ...clientAuth,
+    });
     expect({ status: exchanged.status, error: exchanged.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
     const login = await server.api('POST', '/auth/login', { body: { login: email, password: PASSWORD } });
     expect(login.status).toBe(400);

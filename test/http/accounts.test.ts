@@ -75,7 +75,7 @@ describe('accounts', () => {
     expect((await server.api('GET', '/users/@me', { token: again.body.token, scheme: 'Bot' })).status).toBe(200);
   });
 
-  it("keeps applications to their owner and bots off session routes", async () => {
+  it('keeps applications to their owner and bots off session routes', async () => {
     const bot = await createBot(server);
     const stranger = await registerUser(server);
     expect((await server.api('GET', `/applications/${bot.applicationId}`, { token: stranger.token })).status).toBe(404);

@@ -109,7 +109,11 @@ describe('a refused form', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(DiscordAPIError);
-    expect(error).toMatchObject({ status: 400, code: 'INVALID_FORM_BODY', message: 'Invalid Form Body\nembeds[0].title[BASE_TYPE_MAX_LENGTH]: Must be 256 or fewer in length.' });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'INVALID_FORM_BODY',
+      message: 'Invalid Form Body\nembeds[0].title[BASE_TYPE_MAX_LENGTH]: Must be 256 or fewer in length.',
+    });
   });
 });
 
@@ -126,7 +130,13 @@ describe.skipIf(!discordPy && !process.env.CI)('a refused form, read by discord.
   async function raised(prefix: string) {
     const { stdout } = await run(PYTHON, [join(import.meta.dirname, '..', 'compat', 'discordpy', 'form_errors.py')], {
       timeout: 30_000,
-      env: { ...process.env, PARLEY_API: `${server.origin}${prefix}`, BOT_TOKEN: bot.token, CHANNEL_ID: guild.channelId, SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt') },
+      env: {
+        ...process.env,
+        PARLEY_API: `${server.origin}${prefix}`,
+        BOT_TOKEN: bot.token,
+        CHANNEL_ID: guild.channelId,
+        SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
+      },
     });
     return JSON.parse(stdout.trim().split('\n').at(-1)!);
   }
@@ -150,7 +160,10 @@ describe('a guild’s sticker list', () => {
     const image = dataUri(await stillImage(320, 320, 'png'));
     const ids: string[] = [];
     for (const name of ['wave', 'nod']) {
-      const created = await server.api('POST', `/guilds/${guild.id}/stickers`, { token: guild.owner.token, body: { name, description: '', tags: 'hi', image } });
+      const created = await server.api('POST', `/guilds/${guild.id}/stickers`, {
+        token: guild.owner.token,
+        body: { name, description: '', tags: 'hi', image },
+      });
       expect(created.status, created.text).toBe(201);
       ids.push(created.body.id);
     }

@@ -120,7 +120,9 @@ describe('discord.js command managers', () => {
         .setDefaultMemberPermissions(PermissionFlagsBits.ManageMessages)
         .setContexts(InteractionContextType.Guild)
         .addStringOption((o) => o.setName('text').setDescription('What to echo').setRequired(true).setMaxLength(50))
-        .addIntegerOption((o) => o.setName('times').setDescription('How often').setMinValue(1).setMaxValue(3).addChoices({ name: 'once', value: 1 }, { name: 'twice', value: 2 }));
+        .addIntegerOption((o) =>
+          o.setName('times').setDescription('How often').setMinValue(1).setMaxValue(3).addChoices({ name: 'once', value: 1 }, { name: 'twice', value: 2 }),
+        );
       const report = new ContextMenuCommandBuilder().setName('Report User').setType(ApplicationCommandType.User);
 
       const set = await client.application.commands.set([echo, report]);
@@ -136,7 +138,16 @@ describe('discord.js command managers', () => {
       expect(echoed.equals(JSON.parse(JSON.stringify(echo.toJSON())), true)).toBe(true);
       expect(echoed.defaultMemberPermissions?.has(PermissionFlagsBits.ManageMessages)).toBe(true);
       expect(echoed.options[0]).toMatchObject({ type: ApplicationCommandOptionType.String, name: 'text', required: true, maxLength: 50 });
-      expect(echoed.options[1]).toMatchObject({ type: ApplicationCommandOptionType.Integer, required: false, minValue: 1, maxValue: 3, choices: [{ name: 'once', value: 1 }, { name: 'twice', value: 2 }] });
+      expect(echoed.options[1]).toMatchObject({
+        type: ApplicationCommandOptionType.Integer,
+        required: false,
+        minValue: 1,
+        maxValue: 3,
+        choices: [
+          { name: 'once', value: 1 },
+          { name: 'twice', value: 2 },
+        ],
+      });
       expect(echoed.version).toBe('1');
 
       const edited = await echoed.edit({ description: 'Echoes, edited' });

@@ -30,7 +30,10 @@ describe('global commands', () => {
   it('creates a command with the widely used API’s fields and appends ApplicationCommandCreated on the scope’s stream', async () => {
     const bot = await newApp();
     const { response, appended } = await withAppended(() =>
-      server.api('POST', globalPath(bot), { ...asBot(bot), body: { ...ping, options: [{ type: 3, name: 'text', description: 'What to echo', required: true, max_length: 50 }] } }),
+      server.api('POST', globalPath(bot), {
+        ...asBot(bot),
+        body: { ...ping, options: [{ type: 3, name: 'text', description: 'What to echo', required: true, max_length: 50 }] },
+      }),
     );
     expect(response.status).toBe(201);
     const command = {
@@ -52,7 +55,9 @@ describe('global commands', () => {
     };
     expect(response.body).toEqual(command);
     const { id, ...stored } = response.body;
-    expect(appended).toEqual([{ stream: `application-commands-${bot.applicationId}-global`, type: 'ApplicationCommandCreated', data: { command: { id, ...stored } } }]);
+    expect(appended).toEqual([
+      { stream: `application-commands-${bot.applicationId}-global`, type: 'ApplicationCommandCreated', data: { command: { id, ...stored } } },
+    ]);
 
     expect((await server.api('GET', globalPath(bot), asBot(bot))).body).toEqual([response.body]);
     expect((await server.api('GET', `${globalPath(bot)}/${id}`, asBot(bot))).body).toEqual(response.body);
@@ -60,12 +65,15 @@ describe('global commands', () => {
 
   it('changes only the fields a PATCH sends, counting the version up only when something changed', async () => {
     const bot = await newApp();
-    const created = (await server.api('POST', globalPath(bot), { ...asBot(bot), body: { ...ping, default_member_permissions: '8', dm_permission: false } })).body;
+    const created = (await server.api('POST', globalPath(bot), { ...asBot(bot), body: { ...ping, default_member_permissions: '8', dm_permission: false } }))
+      .body;
     const patched = await server.api('PATCH', `${globalPath(bot)}/${created.id}`, { ...asBot(bot), body: { description: 'New words' } });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...created, description: 'New words', version: '2' });
 
-    const { response: again, appended } = await withAppended(() => server.api('PATCH', `${globalPath(bot)}/${created.id}`, { ...asBot(bot), body: { description: 'New words' } }));
+    const { response: again, appended } = await withAppended(() =>
+      server.api('PATCH', `${globalPath(bot)}/${created.id}`, { ...asBot(bot), body: { description: 'New words' } }),
+    );
     expect(again.body.version).toBe('2');
     expect(appended).toEqual([]);
     expect((await server.api('GET', `${globalPath(bot)}/${created.id}`, asBot(bot))).body).toEqual(patched.body);
@@ -79,7 +87,12 @@ describe('global commands', () => {
     expect(appended).toMatchObject([{ type: 'ApplicationCommandDeleted', data: { command: { id: created.id } } }]);
     expectError(await server.api('GET', `${globalPath(bot)}/${created.id}`, asBot(bot)), 404, 'UNKNOWN_APPLICATION_COMMAND');
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', `${globalPath(bot)}/${created.id}`, asBot(bot)), 404, 'UNKNOWN_APPLICATION_COMMAND');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `${globalPath(bot)}/${created.id}`, { ...asBot(bot), body: { description: 'x' } }), 404, 'UNKNOWN_APPLICATION_COMMAND');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `${globalPath(bot)}/${created.id}`, { ...asBot(bot), body: { description: 'x' } }),
+      404,
+      'UNKNOWN_APPLICATION_COMMAND',
+    );
     expect((await server.api('GET', globalPath(bot), asBot(bot))).body).toEqual([]);
   });
 
@@ -98,14 +111,24 @@ describe('global commands', () => {
 
   it('bulk overwrites: a command of the same name and type keeps its id, the others are deleted, new ones created', async () => {
     const bot = await newApp();
-    const [keep, drop] = (
-      await server.api('PUT', globalPath(bot), { ...asBot(bot), body: [ping, { name: 'Report user', type: 2 }] })
-    ).body as { id: string; version: string }[];
+    const [keep, drop] = (await server.api('PUT', globalPath(bot), { ...asBot(bot), body: [ping, { name: 'Report user', type: 2 }] })).body as {
+      id: string;
+      version: string;
+    }[];
     const { response, appended } = await withAppended(() =>
-      server.api('PUT', globalPath(bot), { ...asBot(bot), body: [{ name: 'echo', description: 'Echoes' }, { ...ping, description: 'Pong, changed' }] }),
+      server.api('PUT', globalPath(bot), {
+        ...asBot(bot),
+        body: [
+          { name: 'echo', description: 'Echoes' },
+          { ...ping, description: 'Pong, changed' },
+        ],
+      }),
     );
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject([{ name: 'echo', version: '1' }, { id: keep.id, name: 'ping', description: 'Pong, changed', version: '2' }]);
+    expect(response.body).toMatchObject([
+      { name: 'echo', version: '1' },
+      { id: keep.id, name: 'ping', description: 'Pong, changed', version: '2' },
+    ]);
     expect(appended.map((e) => [e.type, (e.data as { command: { name: string } }).command.name])).toEqual([
       ['ApplicationCommandDeleted', 'Report user'],
       ['ApplicationCommandCreated', 'echo'],
@@ -142,7 +165,12 @@ describe('guild commands', () => {
     expect((await server.api('GET', guildPath(bot, guild.id), asBot(bot))).body).toEqual([response.body]);
     expectError(await server.api('GET', `${globalPath(bot)}/${response.body.id}`, asBot(bot)), 404, 'UNKNOWN_APPLICATION_COMMAND');
     expectError(await server.api('GET', `${guildPath(bot, guild.id)}/${global.body.id}`, asBot(bot)), 404, 'UNKNOWN_APPLICATION_COMMAND');
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `${globalPath(bot)}/${response.body.id}`, asBot(bot)), 404, 'UNKNOWN_APPLICATION_COMMAND');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `${globalPath(bot)}/${response.body.id}`, asBot(bot)),
+      404,
+      'UNKNOWN_APPLICATION_COMMAND',
+    );
 
     const patched = await server.api('PATCH', `${guildPath(bot, guild.id)}/${response.body.id}`, { ...asBot(bot), body: { name: 'pong' } });
     expect(patched.body).toEqual({ ...response.body, name: 'pong', version: '2' });
@@ -230,7 +258,11 @@ describe('validation', () => {
     await create({ name: 'Report User', type: 3, description: 'no' }, ['description']);
     await create({ name: 'Report User', type: 2, options: [{ type: 3, name: 'a', description: 'b' }] }, ['options']);
     const bot = await newApp();
-    for (const body of [{ name: 'Report User', type: 2 }, { name: 'Quote This', type: 3, description: '' }, { name: 'écho-δ_1', description: 'Unicode letters' }]) {
+    for (const body of [
+      { name: 'Report User', type: 2 },
+      { name: 'Quote This', type: 3, description: '' },
+      { name: 'écho-δ_1', description: 'Unicode letters' },
+    ]) {
       expect((await server.api('POST', globalPath(bot), { ...asBot(bot), body })).status).toBe(201);
     }
   });
@@ -242,15 +274,53 @@ describe('validation', () => {
     await create(option({ min_length: 6001 }), ['options.0.min_length']);
     await create(option({ max_length: 0 }), ['options.0.max_length']);
     await create(option({ type: 5, choices: [{ name: 'a', value: 'a' }] }), ['options.0.choices']);
-    await create(option({ type: 4, choices: [{ name: 'a', value: 'a' }, { name: 'b', value: 1.5 }] }), ['options.0.choices.0.value', 'options.0.choices.1.value']);
+    await create(
+      option({
+        type: 4,
+        choices: [
+          { name: 'a', value: 'a' },
+          { name: 'b', value: 1.5 },
+        ],
+      }),
+      ['options.0.choices.0.value', 'options.0.choices.1.value'],
+    );
     await create(option({ min_value: 1 }), ['options.0.min_value']);
     await create(option({ name: 'Text' }), ['options.0.name']);
     await create(option({ type: 11 }), ['options.0.type']);
     await create(option({ options: [{ type: 3, name: 'inner', description: 'd' }] }), ['options.0.options']);
-    await create({ ...ping, options: [{ type: 3, name: 'a', description: 'd' }, { type: 3, name: 'b', description: 'd', required: true }] }, ['options.1.required']);
-    await create({ ...ping, options: [{ type: 3, name: 'a', description: 'd' }, { type: 4, name: 'a', description: 'd' }] }, ['options.1.name']);
-    await create({ ...ping, options: [{ type: 2, name: 'g', description: 'd', options: [{ type: 2, name: 'h', description: 'd' }] }] }, ['options.0.options.0.type']);
-    await create({ ...ping, options: [{ type: 1, name: 's', description: 'd' }, { type: 3, name: 't', description: 'd' }] }, ['options.1.type']);
+    await create(
+      {
+        ...ping,
+        options: [
+          { type: 3, name: 'a', description: 'd' },
+          { type: 3, name: 'b', description: 'd', required: true },
+        ],
+      },
+      ['options.1.required'],
+    );
+    await create(
+      {
+        ...ping,
+        options: [
+          { type: 3, name: 'a', description: 'd' },
+          { type: 4, name: 'a', description: 'd' },
+        ],
+      },
+      ['options.1.name'],
+    );
+    await create({ ...ping, options: [{ type: 2, name: 'g', description: 'd', options: [{ type: 2, name: 'h', description: 'd' }] }] }, [
+      'options.0.options.0.type',
+    ]);
+    await create(
+      {
+        ...ping,
+        options: [
+          { type: 1, name: 's', description: 'd' },
+          { type: 3, name: 't', description: 'd' },
+        ],
+      },
+      ['options.1.type'],
+    );
   });
 
   it('accepts a command with a subcommand group, subcommands and every option kind', async () => {
@@ -291,15 +361,30 @@ describe('validation', () => {
   it('refuses a PATCH that would give a command the name of another of its type', async () => {
     const bot = await newApp();
     const [, echo] = (await server.api('PUT', globalPath(bot), { ...asBot(bot), body: [ping, { name: 'echo', description: 'x' }] })).body;
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `${globalPath(bot)}/${echo.id}`, { ...asBot(bot), body: { name: 'ping' } }), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `${globalPath(bot)}/${echo.id}`, { ...asBot(bot), body: { type: 2 } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `${globalPath(bot)}/${echo.id}`, { ...asBot(bot), body: { name: 'ping' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `${globalPath(bot)}/${echo.id}`, { ...asBot(bot), body: { type: 2 } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 
   it('holds at most 5 USER and 5 MESSAGE commands per scope (and 100 slash commands)', async () => {
     const bot = await newApp();
     const users = Array.from({ length: 5 }, (_, i) => ({ name: `User ${i}`, type: 2 }));
     expect((await server.api('PUT', globalPath(bot), { ...asBot(bot), body: users })).status).toBe(200);
-    await expectRefusedWithoutEvents(server, () => server.api('POST', globalPath(bot), { ...asBot(bot), body: { name: 'User 5', type: 2 } }), 400, 'MAX_APPLICATION_COMMANDS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', globalPath(bot), { ...asBot(bot), body: { name: 'User 5', type: 2 } }),
+      400,
+      'MAX_APPLICATION_COMMANDS',
+    );
     // Overwriting one of the five is not a sixth.
     expect((await server.api('POST', globalPath(bot), { ...asBot(bot), body: { name: 'User 4', type: 2, nsfw: true } })).status).toBe(200);
     const messages = Array.from({ length: 6 }, (_, i) => ({ name: `Message ${i}`, type: 3 }));

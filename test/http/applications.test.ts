@@ -40,7 +40,9 @@ describe('the bot’s own application', () => {
 
   it('changes description, flags and icon with PATCH /applications/@me, seen by the owner and in READY', async () => {
     const bot = await createBot(server);
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })
+      .png()
+      .toBuffer();
     const flags = GATEWAY_MESSAGE_CONTENT_LIMITED | GATEWAY_GUILD_MEMBERS_LIMITED;
     const patched = await server.api('PATCH', '/applications/@me', {
       token: bot.token,
@@ -87,8 +89,17 @@ describe('applications seen from a session', () => {
     const owner = await registerUser(server);
     const first = await createBot(server, owner);
     const second = await server.api('POST', '/applications', { token: owner.token, body: { name: 'Second' } });
-    for (const [method, path] of [['GET', '/applications/@me'], ['GET', '/oauth2/applications/@me'], ['PATCH', '/applications/@me']]) {
-      await expectRefusedWithoutEvents(server, () => server.api(method, path, { token: owner.token, body: method === 'PATCH' ? { description: 'x' } : undefined }), 403, 'BOTS_ONLY');
+    for (const [method, path] of [
+      ['GET', '/applications/@me'],
+      ['GET', '/oauth2/applications/@me'],
+      ['PATCH', '/applications/@me'],
+    ]) {
+      await expectRefusedWithoutEvents(
+        server,
+        () => server.api(method, path, { token: owner.token, body: method === 'PATCH' ? { description: 'x' } : undefined }),
+        403,
+        'BOTS_ONLY',
+      );
     }
     expectError(await server.api('GET', '/applications/@me'), 401, 'UNAUTHORIZED');
 

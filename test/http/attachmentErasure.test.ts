@@ -77,7 +77,10 @@ describe('a deleted message’s files leave the blob store', () => {
   it('on a bulk delete', async () => {
     const guild = await createGuild(server);
     const sent = [await sendFiles(server, guild.owner, guild.channelId, 'bulk-a'), await sendFiles(server, guild.owner, guild.channelId, 'bulk-b', 'bulk-c')];
-    const response = await server.api('POST', `/channels/${guild.channelId}/messages/bulk-delete`, { token: guild.owner.token, body: { messages: sent.map((m) => m.id) } });
+    const response = await server.api('POST', `/channels/${guild.channelId}/messages/bulk-delete`, {
+      token: guild.owner.token,
+      body: { messages: sent.map((m) => m.id) },
+    });
     expect(response.status).toBe(204);
     for (const file of sent.flatMap((m) => m.files)) await expectErased(server, file);
   });
@@ -119,7 +122,10 @@ describe('a deleted message’s files leave the blob store', () => {
     const guild = await createGuild(server);
     const { id, files } = await sendFiles(server, guild.owner, guild.channelId, 'edit-a', 'edit-b', 'edit-c');
     const keptId = new URL(files[1].url).pathname.split('/')[3];
-    const edited = await server.api('PATCH', `/channels/${guild.channelId}/messages/${id}`, { token: guild.owner.token, body: { attachments: [{ id: keptId }] } });
+    const edited = await server.api('PATCH', `/channels/${guild.channelId}/messages/${id}`, {
+      token: guild.owner.token,
+      body: { attachments: [{ id: keptId }] },
+    });
     expect(edited.status).toBe(200);
     expect(edited.body.attachments.map((a: { id: string }) => a.id)).toEqual([keptId]);
     await expectErased(server, files[0]);

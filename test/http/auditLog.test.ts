@@ -62,11 +62,27 @@ describe('audit log', () => {
     expect(ids).toEqual([...ids].sort((a, b) => (a > b ? -1 : 1)));
 
     const byType = (type: number) => entries.filter((e) => e.action_type === type);
-    expect(byType(1)[1]).toMatchObject({ target_id: guild.id, reason: 'new name', changes: [{ key: 'name', old_value: 'Audited', new_value: 'Audited Guild' }] });
+    expect(byType(1)[1]).toMatchObject({
+      target_id: guild.id,
+      reason: 'new name',
+      changes: [{ key: 'name', old_value: 'Audited', new_value: 'Audited Guild' }],
+    });
     expect(byType(1)[0].changes).toEqual([{ key: 'vanity_url_code', old_value: null, new_value: `audit-${guild.id}` }]);
-    expect(byType(10)[0]).toMatchObject({ target_id: channel.id, changes: expect.arrayContaining([{ key: 'name', new_value: 'logs' }, { key: 'type', new_value: 0 }]) });
+    expect(byType(10)[0]).toMatchObject({
+      target_id: channel.id,
+      changes: expect.arrayContaining([
+        { key: 'name', new_value: 'logs' },
+        { key: 'type', new_value: 0 },
+      ]),
+    });
     expect(byType(11)[1].changes).toEqual([{ key: 'topic', old_value: null, new_value: 'All of it' }]);
-    expect(byType(11)[0]).toMatchObject({ options: { id: guild.id, type: '0' }, changes: [{ key: 'allow', new_value: '0' }, { key: 'deny', new_value: '2048' }] });
+    expect(byType(11)[0]).toMatchObject({
+      options: { id: guild.id, type: '0' },
+      changes: [
+        { key: 'allow', new_value: '0' },
+        { key: 'deny', new_value: '2048' },
+      ],
+    });
     expect(byType(12)[0]).toMatchObject({ target_id: channel.id, reason: 'tidy up', changes: expect.arrayContaining([{ key: 'name', old_value: 'logs' }]) });
     expect(byType(30)[0]).toMatchObject({ target_id: role.id, changes: expect.arrayContaining([{ key: 'name', new_value: 'Crew' }]) });
     expect(byType(31)[0].changes).toEqual([{ key: 'name', old_value: 'Crew', new_value: 'Deck crew' }]);
@@ -75,7 +91,12 @@ describe('audit log', () => {
     expect(byType(20)[0]).toMatchObject({ target_id: kicked.id, reason: 'ünïcödé & spaces' });
     expect(byType(22)[0]).toMatchObject({ target_id: banned.id, options: { delete_message_days: '1', delete_message_seconds: '86400' } });
     expect(byType(23)[0].target_id).toBe(banned.id);
-    expect(byType(40)[0].changes).toEqual(expect.arrayContaining([{ key: 'code', new_value: invite.code }, { key: 'max_uses', new_value: 2 }]));
+    expect(byType(40)[0].changes).toEqual(
+      expect.arrayContaining([
+        { key: 'code', new_value: invite.code },
+        { key: 'max_uses', new_value: 2 },
+      ]),
+    );
     expect(byType(42)[0].changes).toEqual(expect.arrayContaining([{ key: 'code', old_value: invite.code }]));
     expect(byType(23)[0].reason).toBeUndefined();
 

@@ -19,14 +19,18 @@ async function dm(a: TestUser, b: TestUser): Promise<string> {
   expect(opened.status).toBe(200);
   return opened.body.id;
 }
-const groupDm = async (owner: TestUser, others: TestUser[]) => (await call(owner, 'POST', '/users/@me/channels', { recipients: others.map((u) => u.id) })).body.id as string;
+const groupDm = async (owner: TestUser, others: TestUser[]) =>
+  (await call(owner, 'POST', '/users/@me/channels', { recipients: others.map((u) => u.id) })).body.id as string;
 
 /** The answer, and the (stream, type, data) of each event the request appended. */
 async function appendedBy(request: () => Promise<ApiResponse>) {
   const head = await server.runtime.store.headPosition();
   const response = await request();
   const events = await server.runtime.store.readAll(head ? { fromPosition: head } : {});
-  return { response, appended: events.filter((e) => !head || comparePositions(e.position, head) > 0).map((e) => ({ stream: e.streamId, type: e.type, data: e.data })) };
+  return {
+    response,
+    appended: events.filter((e) => !head || comparePositions(e.position, head) > 0).map((e) => ({ stream: e.streamId, type: e.type, data: e.data })),
+  };
 }
 
 describe('GET /channels/:id/rtc-regions', () => {
@@ -45,7 +49,10 @@ describe('GET /channels/:id/rtc-regions', () => {
   it('refuses a text channel (400), a channel the caller cannot see (404), and no token (401)', async () => {
     const guild = await createGuild(server, ada);
     const text = await call(ada, 'GET', `/channels/${guild.channelId}/rtc-regions`);
-    expect({ status: text.status, body: text.body }).toEqual({ status: 400, body: { code: 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', message: 'Cannot execute action on this channel type' } });
+    expect({ status: text.status, body: text.body }).toEqual({
+      status: 400,
+      body: { code: 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', message: 'Cannot execute action on this channel type' },
+    });
     const voice = await call(ada, 'POST', `/guilds/${guild.id}/channels`, { name: 'voice', type: 2 });
     expectError(await call(outsider, 'GET', `/channels/${voice.body.id}/rtc-regions`), 404, 'UNKNOWN_CHANNEL');
     expectError(await call(outsider, 'GET', `/channels/${await dm(ada, bob)}/rtc-regions`), 404, 'UNKNOWN_CHANNEL');
@@ -82,7 +89,11 @@ describe('PATCH /channels/:id/call', () => {
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
     expect(appended).toEqual([
-      { stream: `call-${channel}`, type: 'CallRegionChanged', data: { channelId: channel, region: 'attic', changedBy: bob.id, call: { region: 'attic', ringing: [], voice_states: [] } } },
+      {
+        stream: `call-${channel}`,
+        type: 'CallRegionChanged',
+        data: { channelId: channel, region: 'attic', changedBy: bob.id, call: { region: 'attic', ringing: [], voice_states: [] } },
+      },
     ]);
     expect((await appendedBy(() => call(ada, 'PATCH', `/channels/${channel}/call`, { region: 'attic' }))).appended).toEqual([]);
     const cleared = await appendedBy(() => call(ada, 'PATCH', `/channels/${channel}/call`, { region: null }));
@@ -97,7 +108,12 @@ describe('PATCH /channels/:id/call', () => {
     await expectRefusedWithoutEvents(server, () => call(ada, 'PATCH', `/channels/${channel}/call`, {}), 400, 'INVALID_FORM_BODY');
     await expectRefusedWithoutEvents(server, () => call(outsider, 'PATCH', `/channels/${channel}/call`, { region: 'lab' }), 404, 'UNKNOWN_CHANNEL');
     const bot = await createBot(server);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/channels/${channel}/call`, { token: bot.token, scheme: 'Bot', body: { region: 'lab' } }), 403, 'BOTS_NOT_ALLOWED');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/channels/${channel}/call`, { token: bot.token, scheme: 'Bot', body: { region: 'lab' } }),
+      403,
+      'BOTS_NOT_ALLOWED',
+    );
   });
 });
 
@@ -123,7 +139,11 @@ describe('POST /channels/:id/call/ring and stop-ringing', () => {
     const declined = await appendedBy(() => call(bob, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [bob.id] }));
     expect(declined.response.status).toBe(204);
     expect(declined.appended).toEqual([
-      { stream: `call-${channel}`, type: 'CallRingingStopped', data: { channelId: channel, userIds: [bob.id], stoppedBy: bob.id, call: { region: null, ringing: [ringing[1]], voice_states: [] } } },
+      {
+        stream: `call-${channel}`,
+        type: 'CallRingingStopped',
+        data: { channelId: channel, userIds: [bob.id], stoppedBy: bob.id, call: { region: null, ringing: [ringing[1]], voice_states: [] } },
+      },
     ]);
     const rest = await appendedBy(() => call(ada, 'POST', `/channels/${channel}/call/stop-ringing`, {}));
     expect(rest.appended.map((e) => e.data)).toMatchObject([{ userIds: [cy.id], stoppedBy: ada.id, call: { ringing: [] } }]);
@@ -148,8 +168,15 @@ describe('POST /channels/:id/call/ring and stop-ringing', () => {
     });
     await expectRefusedWithoutEvents(server, ring([]), 400, 'INVALID_FORM_BODY');
     await expectRefusedWithoutEvents(server, ring(['not an id']), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, () => call(owner, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [outsider.id] }), 400, 'INVALID_FORM_BODY');
-    expect((await call(owner, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [outsider.id] })).body.errors).toEqual([{ path: 'recipients.0', message: 'Not a recipient of this channel' }]);
+    await expectRefusedWithoutEvents(
+      server,
+      () => call(owner, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [outsider.id] }),
+      400,
+      'INVALID_FORM_BODY',
+    );
+    expect((await call(owner, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [outsider.id] })).body.errors).toEqual([
+      { path: 'recipients.0', message: 'Not a recipient of this channel' },
+    ]);
     // A DM with only a bot on the other side has nobody to ring.
     const withBot = await server.api('POST', '/users/@me/channels', { token: bot.token, scheme: 'Bot', body: { recipient_id: cy.id } });
     await expectRefusedWithoutEvents(server, () => call(cy, 'POST', `/channels/${withBot.body.id}/call/ring`), 400, 'INVALID_FORM_BODY');
@@ -161,7 +188,12 @@ describe('POST /channels/:id/call/ring and stop-ringing', () => {
     await expectRefusedWithoutEvents(server, () => call(outsider, 'POST', `/channels/${channel}/call/stop-ringing`), 404, 'UNKNOWN_CHANNEL');
     const guild = await createGuild(server, ada);
     await join(server, guild, bob);
-    await expectRefusedWithoutEvents(server, () => call(bob, 'POST', `/channels/${guild.channelId}/call/ring`, { recipients: [ada.id] }), 400, 'CANNOT_EXECUTE_ON_CHANNEL_TYPE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => call(bob, 'POST', `/channels/${guild.channelId}/call/ring`, { recipients: [ada.id] }),
+      400,
+      'CANNOT_EXECUTE_ON_CHANNEL_TYPE',
+    );
     await expectRefusedWithoutEvents(server, () => server.api('POST', `/channels/${channel}/call/ring`), 401, 'UNAUTHORIZED');
   });
 

@@ -55,11 +55,19 @@ describe('guild images', () => {
     expect((await served(server, `/banners/${guild.id}/${updated.banner}.png?size=64`)).image).toEqual({ format: 'png', width: 64, height: 32, pages: 1 });
     expect((await served(server, `/splashes/${guild.id}/${updated.splash}.webp?size=100`)).image).toEqual({ format: 'webp', width: 100, height: 50, pages: 1 });
     for (const path of ['discovery-splashes', 'embed-splashes']) {
-      expect((await served(server, `/${path}/${guild.id}/${updated.discovery_splash}.jpg?size=48`)).image).toEqual({ format: 'jpeg', width: 48, height: 24, pages: 1 });
+      expect((await served(server, `/${path}/${guild.id}/${updated.discovery_splash}.jpg?size=48`)).image).toEqual({
+        format: 'jpeg',
+        width: 48,
+        height: 24,
+        pages: 1,
+      });
     }
     // The embed splash is a still image: no GIF to ask for, none to upload.
     expectError(await server.call('GET', `/embed-splashes/${guild.id}/${updated.discovery_splash}.gif`), 400, 'INVALID_FORM_BODY');
-    const gif = await server.api('PATCH', `/guilds/${guild.id}`, { token: owner.token, body: { discovery_splash: dataUri(await animatedImage(16, 16), 'image/gif') } });
+    const gif = await server.api('PATCH', `/guilds/${guild.id}`, {
+      token: owner.token,
+      body: { discovery_splash: dataUri(await animatedImage(16, 16), 'image/gif') },
+    });
     expectError(gif, 400, 'INVALID_FORM_BODY');
     expect(gif.body.errors).toEqual([{ path: 'discovery_splash', message: expect.stringContaining('gif') }]);
     expect((await served(server, `/banners/${guild.id}/${'0'.repeat(32)}.png`)).status).toBe(404);
@@ -72,7 +80,12 @@ describe('guild images', () => {
     const updated = await patchGuild({ banner: dataUri(await animatedImage(64, 16, 4), 'image/gif') });
     expect(updated.banner).toMatch(/^a_[0-9a-f]{32}$/);
     expect((await served(server, `/banners/${guild.id}/${updated.banner}.gif?size=32`)).image).toEqual({ format: 'gif', width: 32, height: 8, pages: 4 });
-    expect((await served(server, `/banners/${guild.id}/${updated.banner}.webp?size=32&animated=true`)).image).toEqual({ format: 'webp', width: 32, height: 8, pages: 4 });
+    expect((await served(server, `/banners/${guild.id}/${updated.banner}.webp?size=32&animated=true`)).image).toEqual({
+      format: 'webp',
+      width: 32,
+      height: 8,
+      pages: 4,
+    });
     expect((await served(server, `/banners/${guild.id}/${updated.banner}.webp?size=32`)).image).toEqual({ format: 'webp', width: 32, height: 8, pages: 1 });
   });
 });
@@ -90,7 +103,11 @@ describe('avatars', () => {
     const banner = dataUri(await stillImage(60, 20, 'png'));
     const patched = await server.api('PATCH', `/guilds/${guild.id}/members/@me`, { token: member.token, body: { avatar, banner, nick: 'Pictured' } });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body).toMatchObject({ nick: 'Pictured', avatar: expect.stringMatching(/^a_[0-9a-f]{32}$/), banner: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(patched.body).toMatchObject({
+      nick: 'Pictured',
+      avatar: expect.stringMatching(/^a_[0-9a-f]{32}$/),
+      banner: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     const base = `/guilds/${guild.id}/users/${member.id}`;
     expect((await served(server, `${base}/avatars/${patched.body.avatar}.gif`)).image).toEqual({ format: 'gif', width: 128, height: 128, pages: 2 });
     expect((await served(server, `${base}/avatars/${patched.body.avatar}.png?size=16`)).image).toEqual({ format: 'png', width: 16, height: 16, pages: 1 });
@@ -167,7 +184,8 @@ describe('attachments', () => {
     expect((await served(server, `${path}?height=50&format=png`)).image).toEqual({ format: 'png', width: 100, height: 50, pages: 1 });
     expect((await served(server, `${path}?width=40&height=40&format=webp`)).image).toEqual({ format: 'webp', width: 40, height: 20, pages: 1 });
     expect((await served(server, `${path}?format=jpg&quality=low`)).image).toMatchObject({ format: 'jpeg', width: 400 });
-    for (const query of ['width=0', 'height=4097', 'format=bmp', 'quality=medium']) expectError(await server.call('GET', `${path}?${query}`), 400, 'INVALID_FORM_BODY');
+    for (const query of ['width=0', 'height=4097', 'format=bmp', 'quality=medium'])
+      expectError(await server.call('GET', `${path}?${query}`), 400, 'INVALID_FORM_BODY');
   });
 
   it('keeps GIF and WebP animation only when animated=true', async () => {

@@ -41,7 +41,10 @@ function blackPng(width: number, height: number): Buffer {
 }
 
 const dataUri = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
-const smallPng = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } }).png().toBuffer();
+const smallPng = () =>
+  sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
+    .png()
+    .toBuffer();
 
 const BOMB = blackPng(16000, 16000);
 const SLIVER = blackPng(1, 16000);
@@ -85,9 +88,17 @@ async function servedSize(path: string) {
 describe('files that are not images', () => {
   it('serves SVG, HTML and XML as sandboxed downloads, never inline, and refuses to resize them', async () => {
     const files = [
-      { name: 'drawing.svg', type: 'image/svg+xml', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.domain)</script></svg>') },
+      {
+        name: 'drawing.svg',
+        type: 'image/svg+xml',
+        data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.domain)</script></svg>'),
+      },
       { name: 'page.html', type: 'text/html', data: Buffer.from('<html><script>alert(document.cookie)</script></html>') },
-      { name: 'feed.xml', type: 'application/xml', data: Buffer.from('<?xml version="1.0"?><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>') },
+      {
+        name: 'feed.xml',
+        type: 'application/xml',
+        data: Buffer.from('<?xml version="1.0"?><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>'),
+      },
     ];
     for (const file of files) {
       const attachment = await attached(file);
@@ -138,7 +149,11 @@ describe('files that are not images', () => {
       ].join('\r\n'),
       'latin1',
     );
-    const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, rawBody: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, {
+      token: guild.owner.token,
+      rawBody: body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     expect(sent.status).toBe(200);
     const served = await server.call('GET', new URL(sent.body.attachments[0].url).pathname);
     expect(served.status).toBe(200);
@@ -165,7 +180,11 @@ describe('files that are not images', () => {
       expect(served.status).toBe(200);
       expectSandboxed(served);
     }
-    const missing = [`/avatars/${user.id}/${'0'.repeat(32)}.png`, `/icons/${iconic.body.id}/${'0'.repeat(32)}.png`, `/attachments/${guild.channelId}/1234567890123456789/none.svg`];
+    const missing = [
+      `/avatars/${user.id}/${'0'.repeat(32)}.png`,
+      `/icons/${iconic.body.id}/${'0'.repeat(32)}.png`,
+      `/attachments/${guild.channelId}/1234567890123456789/none.svg`,
+    ];
     for (const path of missing) {
       const response = await server.call('GET', path);
       expect(response.status).toBe(404);
@@ -186,7 +205,10 @@ describe('decompression bombs', () => {
       { field: 'avatar', request: () => server.api('PATCH', '/users/@me', { token: user.token, body: { avatar: dataUri(BOMB) } }) },
       { field: 'icon', request: () => server.api('POST', '/guilds', { token: user.token, body: { name: 'Bomb', icon: dataUri(BOMB) } }) },
       { field: 'icon', request: () => server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { icon: dataUri(BOMB) } }) },
-      { field: 'avatar', request: () => server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'Hook', avatar: dataUri(BOMB) } }) },
+      {
+        field: 'avatar',
+        request: () => server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'Hook', avatar: dataUri(BOMB) } }),
+      },
     ];
     for (const { field, request } of refusals) {
       const response = await refusedForm(request);
@@ -219,7 +241,10 @@ describe('decompression bombs', () => {
   });
 
   it('six at once leave the rest of the server answering', async () => {
-    const [bomb, users] = await Promise.all([attached({ name: 'bomb.png', type: 'image/png', data: BOMB }), Promise.all([registerUser(server), registerUser(server)])]);
+    const [bomb, users] = await Promise.all([
+      attached({ name: 'bomb.png', type: 'image/png', data: BOMB }),
+      Promise.all([registerUser(server), registerUser(server)]),
+    ]);
     const [bystander, uploader] = users;
     const [me, ...bombs] = await Promise.all([
       server.api('GET', '/users/@me', { token: bystander.token }),
@@ -242,7 +267,13 @@ describe('decompression bombs', () => {
 describe('bounded image work', () => {
   it('renders a large image within the limits, and refuses renders past the queue with 429 IMAGE_QUEUE_FULL while the API answers', async () => {
     // 7000×7000 is 49 MP, just within the pixel limit: a PNG has no shrink-on-load, so every render decodes it all.
-    const large = await attached({ name: 'large.png', type: 'image/png', data: await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#123456' } }).png().toBuffer() });
+    const large = await attached({
+      name: 'large.png',
+      type: 'image/png',
+      data: await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#123456' } })
+        .png()
+        .toBuffer(),
+    });
     const started = Date.now();
     const one = await server.call('GET', `${large.path}?width=16`);
     expect(one.status).toBe(200);
@@ -269,7 +300,13 @@ describe('bounded image work', () => {
   });
 
   it('makes one render for many identical requests at once: all answered with the same entity, none refused', async () => {
-    const large = await attached({ name: 'same.png', type: 'image/png', data: await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#654321' } }).png().toBuffer() });
+    const large = await attached({
+      name: 'same.png',
+      type: 'image/png',
+      data: await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#654321' } })
+        .png()
+        .toBuffer(),
+    });
     const answers = await Promise.all(Array.from({ length: availableParallelism() + 24 }, () => server.call('GET', `${large.path}?width=20`)));
     expect(answers.map((response) => response.status)).toEqual(answers.map(() => 200));
     expect(new Set(answers.map((response) => response.headers.etag)).size).toBe(1);

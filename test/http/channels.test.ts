@@ -15,9 +15,29 @@ describe('guild channels', () => {
     const token = guild.owner.token;
     const category = await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'Text Channels', type: 4 } });
     expect(category.status).toBe(201);
-    expect(category.body).toEqual({ id: expect.any(String), type: 4, guild_id: guild.id, name: 'Text Channels', position: 1, parent_id: null, permission_overwrites: [], flags: 0 });
-    const text = await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'rules', topic: 'Read me', parent_id: category.body.id, rate_limit_per_user: 5 } });
-    expect(text.body).toMatchObject({ type: 0, name: 'rules', topic: 'Read me', nsfw: false, rate_limit_per_user: 5, parent_id: category.body.id, position: 2 });
+    expect(category.body).toEqual({
+      id: expect.any(String),
+      type: 4,
+      guild_id: guild.id,
+      name: 'Text Channels',
+      position: 1,
+      parent_id: null,
+      permission_overwrites: [],
+      flags: 0,
+    });
+    const text = await server.api('POST', `/guilds/${guild.id}/channels`, {
+      token,
+      body: { name: 'rules', topic: 'Read me', parent_id: category.body.id, rate_limit_per_user: 5 },
+    });
+    expect(text.body).toMatchObject({
+      type: 0,
+      name: 'rules',
+      topic: 'Read me',
+      nsfw: false,
+      rate_limit_per_user: 5,
+      parent_id: category.body.id,
+      position: 2,
+    });
     const voice = await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'Lounge', type: 2, user_limit: 10, position: 7 } });
     expect(voice.body).toMatchObject({ type: 2, bitrate: 64000, user_limit: 10, rtc_region: null, position: 7 });
     expect(voice.body.topic).toBeUndefined();
@@ -42,7 +62,12 @@ describe('guild channels', () => {
     expect(updated.body).toMatchObject({ id: guild.channelId, name: 'lobby', topic: 'Welcome', nsfw: true });
     expect((await server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { type: 5 } })).body.type).toBe(5);
     await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { type: 2 } }), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { bitrate: 96000 } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { bitrate: 96000 } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     expectError(await server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { name: '' } }), 400, 'INVALID_FORM_BODY');
     expectError(await server.api('PATCH', '/channels/123456789012345678', { token, body: { name: 'x' } }), 404, 'UNKNOWN_CHANNEL');
   });
@@ -66,11 +91,31 @@ describe('guild channels', () => {
     const member = await newMember(server, guild);
     const stranger = await registerUser(server);
     const token = member.token;
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'mine' } }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { name: 'mine' } }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'mine' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/channels/${guild.channelId}`, { token, body: { name: 'mine' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/channels/${guild.channelId}`, { token }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/guilds/${guild.id}/channels`, { token, body: [{ id: guild.channelId, position: 3 }] }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/guilds/${guild.id}/channels`, { token: stranger.token, body: { name: 'mine' } }), 404, 'UNKNOWN_GUILD');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/guilds/${guild.id}/channels`, { token, body: [{ id: guild.channelId, position: 3 }] }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/guilds/${guild.id}/channels`, { token: stranger.token, body: { name: 'mine' } }),
+      404,
+      'UNKNOWN_GUILD',
+    );
     expectError(await server.api('GET', `/channels/${guild.channelId}`, { token: stranger.token }), 404, 'UNKNOWN_CHANNEL');
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/channels/${guild.channelId}`, { token: stranger.token }), 404, 'UNKNOWN_CHANNEL');
 
@@ -81,7 +126,12 @@ describe('guild channels', () => {
   it('reorders and reparents channels in bulk, syncing overwrites on request', async () => {
     const guild = await createGuild(server);
     const token = guild.owner.token;
-    const category = (await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'Cat', type: 4, permission_overwrites: [{ id: guild.id, type: 0, deny: SEND }] } })).body;
+    const category = (
+      await server.api('POST', `/guilds/${guild.id}/channels`, {
+        token,
+        body: { name: 'Cat', type: 4, permission_overwrites: [{ id: guild.id, type: 0, deny: SEND }] },
+      })
+    ).body;
     const other = (await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'other' } })).body;
     const moved = await server.api('PATCH', `/guilds/${guild.id}/channels`, {
       token,
@@ -105,12 +155,21 @@ describe('permission overwrites', () => {
     const guild = await createGuild(server);
     const [member, insider] = [await newMember(server, guild), await newMember(server, guild)];
     const secret = (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'secret' } })).body;
-    expect((await server.api('PUT', `/channels/${secret.id}/permissions/${guild.id}`, { token: guild.owner.token, body: { type: 0, deny: VIEW } })).status).toBe(204);
-    expect((await server.api('PUT', `/channels/${secret.id}/permissions/${insider.id}`, { token: guild.owner.token, body: { type: 1, allow: VIEW } })).status).toBe(204);
+    expect(
+      (await server.api('PUT', `/channels/${secret.id}/permissions/${guild.id}`, { token: guild.owner.token, body: { type: 0, deny: VIEW } })).status,
+    ).toBe(204);
+    expect(
+      (await server.api('PUT', `/channels/${secret.id}/permissions/${insider.id}`, { token: guild.owner.token, body: { type: 1, allow: VIEW } })).status,
+    ).toBe(204);
 
     expectError(await server.api('GET', `/channels/${secret.id}`, { token: member.token }), 404, 'UNKNOWN_CHANNEL');
     expect((await server.api('GET', `/guilds/${guild.id}/channels`, { token: member.token })).body.map((c: { id: string }) => c.id)).toEqual([guild.channelId]);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/channels/${secret.id}`, { token: member.token, body: { name: 'found' } }), 404, 'UNKNOWN_CHANNEL');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/channels/${secret.id}`, { token: member.token, body: { name: 'found' } }),
+      404,
+      'UNKNOWN_CHANNEL',
+    );
     const seen = await server.api('GET', `/channels/${secret.id}`, { token: insider.token });
     expect(seen.status).toBe(200);
     expect(seen.body.permission_overwrites).toEqual([
@@ -119,7 +178,10 @@ describe('permission overwrites', () => {
     ]);
 
     // Replacing keeps one overwrite per target; deleting removes it.
-    await server.api('PUT', `/channels/${secret.id}/permissions/${insider.id}`, { token: guild.owner.token, body: { type: 1, allow: (Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES).toString() } });
+    await server.api('PUT', `/channels/${secret.id}/permissions/${insider.id}`, {
+      token: guild.owner.token,
+      body: { type: 1, allow: (Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES).toString() },
+    });
     expect((await server.api('GET', `/channels/${secret.id}`, { token: insider.token })).body.permission_overwrites).toHaveLength(2);
     expect((await server.api('DELETE', `/channels/${secret.id}/permissions/${insider.id}`, { token: guild.owner.token })).status).toBe(204);
     expectError(await server.api('GET', `/channels/${secret.id}`, { token: insider.token }), 404, 'UNKNOWN_CHANNEL');
@@ -129,7 +191,12 @@ describe('permission overwrites', () => {
     const guild = await createGuild(server);
     const [manager, member] = [await newMember(server, guild), await newMember(server, guild)];
     const path = `/channels/${guild.channelId}/permissions/${member.id}`;
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', path, { token: manager.token, body: { type: 1, deny: SEND } }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', path, { token: manager.token, body: { type: 1, deny: SEND } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', path, { token: manager.token }), 403, 'MISSING_PERMISSIONS');
     await grantRole(server, guild, manager, Permission.MANAGE_ROLES);
     expect((await server.api('PUT', path, { token: manager.token, body: { type: 1, deny: SEND } })).status).toBe(204);

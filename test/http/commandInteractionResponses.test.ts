@@ -27,9 +27,16 @@ const BUTTON_ROW = [{ type: 1, components: [{ type: 2, style: 1, label: 'Go', cu
 
 /** The bot's message with a button, and the member's click on it; resolves with the bot's INTERACTION_CREATE (type 3). */
 async function clicked(w: InteractionWorld, components: unknown[] = BUTTON_ROW, click: object = { custom_id: 'go' }) {
-  const sent = await server.api('POST', `/channels/${w.guild.channelId}/messages`, { token: w.bot.token, scheme: 'Bot', body: { content: 'choose', components } });
+  const sent = await server.api('POST', `/channels/${w.guild.channelId}/messages`, {
+    token: w.bot.token,
+    scheme: 'Bot',
+    body: { content: 'choose', components },
+  });
   expect(sent.status).toBe(200);
-  const response = await server.api('POST', '/interactions/click', { token: w.member.token, body: { channel_id: w.guild.channelId, message_id: sent.body.id, ...click } });
+  const response = await server.api('POST', '/interactions/click', {
+    token: w.member.token,
+    body: { channel_id: w.guild.channelId, message_id: sent.body.id, ...click },
+  });
   expect(response.status).toBe(204);
   const d = (await w.botSession.next((p) => p.t === 'INTERACTION_CREATE' && p.d.type === 3 && p.d.message.id === sent.body.id)).d;
   return { message: sent.body, d };
@@ -51,7 +58,14 @@ describe('POST /interactions/:id/:token/callback', () => {
       author: { id: w.bot.id, bot: true },
       webhook_id: w.bot.applicationId,
       application_id: w.bot.applicationId,
-      interaction_metadata: { id: d.id, type: 2, user: { id: w.member.id }, name: 'ping', command_type: 1, authorizing_integration_owners: { '0': w.guild.id } },
+      interaction_metadata: {
+        id: d.id,
+        type: 2,
+        user: { id: w.member.id },
+        name: 'ping',
+        command_type: 1,
+        authorizing_integration_owners: { '0': w.guild.id },
+      },
       interaction: { id: d.id, type: 2, name: 'ping', user: { id: w.member.id } },
     });
     expect(events[0].data).toMatchObject({ interactionId: d.id, responseType: 4, messageId: reply.id });
@@ -61,11 +75,26 @@ describe('POST /interactions/:id/:token/callback', () => {
   it('refuses a second response, a wrong token, an unknown interaction and a bad body, appending nothing', async () => {
     const w = await world();
     const d = await invoked(server, w, 'ping');
-    await expectRefusedWithoutEvents(server, () => callback(server, { id: d.id, token: `${d.token}x` }, { type: 4, data: { content: 'x' } }), 401, 'INVALID_WEBHOOK_TOKEN');
-    await expectRefusedWithoutEvents(server, () => callback(server, { id: '123456789012345678', token: d.token }, { type: 4, data: { content: 'x' } }), 404, 'UNKNOWN_INTERACTION');
+    await expectRefusedWithoutEvents(
+      server,
+      () => callback(server, { id: d.id, token: `${d.token}x` }, { type: 4, data: { content: 'x' } }),
+      401,
+      'INVALID_WEBHOOK_TOKEN',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => callback(server, { id: '123456789012345678', token: d.token }, { type: 4, data: { content: 'x' } }),
+      404,
+      'UNKNOWN_INTERACTION',
+    );
     await expectRefusedWithoutEvents(server, () => callback(server, d, { type: 4, data: { content: 'x'.repeat(2001) } }), 400, 'INVALID_FORM_BODY');
     await expectRefusedWithoutEvents(server, () => callback(server, d, { type: 4, data: { content: '' } }), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
-    await expectRefusedWithoutEvents(server, () => callback(server, d, { type: 9, data: { custom_id: 'm', title: 'Modal', components: [] } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => callback(server, d, { type: 9, data: { custom_id: 'm', title: 'Modal', components: [] } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     // Updates are for component interactions.
     await expectRefusedWithoutEvents(server, () => callback(server, d, { type: 7, data: { content: 'x' } }), 400, 'INVALID_FORM_BODY');
     const bad = await callback(server, d, { type: 4, data: { embeds: [{ title: 'x'.repeat(300) }] } });
@@ -123,7 +152,12 @@ describe('POST /interactions/:id/:token/callback', () => {
 
     const followUp = await server.api('POST', webhook(w, d.token, '?wait=true'), { body: { content: 'one more thing' } });
     expect(followUp.status).toBe(200);
-    expect(followUp.body).toMatchObject({ content: 'one more thing', type: 20, webhook_id: w.bot.applicationId, interaction_metadata: { id: d.id, original_response_message_id: original.id } });
+    expect(followUp.body).toMatchObject({
+      content: 'one more thing',
+      type: 20,
+      webhook_id: w.bot.applicationId,
+      interaction_metadata: { id: d.id, original_response_message_id: original.id },
+    });
     expect((await server.api('PATCH', webhook(w, d.token, `/messages/${followUp.body.id}`), { body: { content: 'changed' } })).body.content).toBe('changed');
     expect((await server.api('POST', webhook(w, d.token), { body: { content: 'no wait' } })).status).toBe(204);
     expect((await server.api('DELETE', webhook(w, d.token, `/messages/${followUp.body.id}`))).status).toBe(204);
@@ -134,7 +168,12 @@ describe('POST /interactions/:id/:token/callback', () => {
     const unrelated = await server.api('POST', `/channels/${w.guild.channelId}/messages`, { token: w.bot.token, scheme: 'Bot', body: { content: 'plain' } });
     expectError(await server.api('GET', webhook(w, d.token, `/messages/${unrelated.body.id}`)), 404, 'UNKNOWN_MESSAGE');
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', webhook(w, d.token, `/messages/${unrelated.body.id}`)), 404, 'UNKNOWN_MESSAGE');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', webhook(w, d.token, '/messages/@original'), { body: { content: '' } }), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', webhook(w, d.token, '/messages/@original'), { body: { content: '' } }),
+      400,
+      'CANNOT_SEND_EMPTY_MESSAGE',
+    );
   });
 
   it('the first follow-up of a deferred response fills it, keeping it ephemeral', async () => {
@@ -168,13 +207,28 @@ describe('POST /interactions/:id/:token/callback', () => {
   it('follow-ups need a response first; after 15 minutes the token answers nothing more', async () => {
     const w = await world();
     const d = await invoked(server, w, 'ping');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', webhook(w, d.token, '?wait=true'), { body: { content: 'early' } }), 404, 'UNKNOWN_WEBHOOK');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', webhook(w, d.token, '?wait=true'), { body: { content: 'early' } }),
+      404,
+      'UNKNOWN_WEBHOOK',
+    );
     expectError(await server.api('GET', webhook(w, d.token, '/messages/@original')), 404, 'UNKNOWN_MESSAGE');
     expect((await callback(server, d, { type: 4, data: { content: 'in time' } })).status).toBe(204);
     const late = vi.spyOn(server.runtime.clock, 'now').mockReturnValue(Date.now() + 15 * 60 * 1000 + 1000);
     try {
-      await expectRefusedWithoutEvents(server, () => server.api('POST', webhook(w, d.token, '?wait=true'), { body: { content: 'late' } }), 401, 'INVALID_WEBHOOK_TOKEN');
-      await expectRefusedWithoutEvents(server, () => server.api('PATCH', webhook(w, d.token, '/messages/@original'), { body: { content: 'late' } }), 401, 'INVALID_WEBHOOK_TOKEN');
+      await expectRefusedWithoutEvents(
+        server,
+        () => server.api('POST', webhook(w, d.token, '?wait=true'), { body: { content: 'late' } }),
+        401,
+        'INVALID_WEBHOOK_TOKEN',
+      );
+      await expectRefusedWithoutEvents(
+        server,
+        () => server.api('PATCH', webhook(w, d.token, '/messages/@original'), { body: { content: 'late' } }),
+        401,
+        'INVALID_WEBHOOK_TOKEN',
+      );
       const other = await invoked(server, w, 'ping');
       expect((await callback(server, other, { type: 4, data: { content: 'still fresh' } })).status).toBe(204);
     } finally {
@@ -215,10 +269,28 @@ describe('components of a bot’s messages', () => {
 
   it('6 acknowledges; @original is then the component’s message, which the bot edits', async () => {
     const w = await world();
-    const { message, d } = await clicked(w, [{ type: 1, components: [{ type: 3, custom_id: 'pick', options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }] }] }], {
-      custom_id: 'pick',
-      values: ['b'],
-    });
+    const { message, d } = await clicked(
+      w,
+      [
+        {
+          type: 1,
+          components: [
+            {
+              type: 3,
+              custom_id: 'pick',
+              options: [
+                { label: 'A', value: 'a' },
+                { label: 'B', value: 'b' },
+              ],
+            },
+          ],
+        },
+      ],
+      {
+        custom_id: 'pick',
+        values: ['b'],
+      },
+    );
     expect(d.data).toEqual({ custom_id: 'pick', component_type: 3, values: ['b'] });
     const events = await appendedBy(async () => expect((await callback(server, d, { type: 6 })).status).toBe(204));
     expect(events.map((e) => e.type)).toEqual(['InteractionResponded']);
@@ -241,7 +313,14 @@ describe('components of a bot’s messages', () => {
     // A button on the bot's reply reaches the bot too.
     const withButton = await callback(server, (await clicked(w)).d, { type: 4, data: { content: 'again?', components: BUTTON_ROW } }, '?with_response=true');
     const replyId = withButton.body.resource.message.id;
-    expect((await server.api('POST', '/interactions/click', { token: w.member.token, body: { channel_id: w.guild.channelId, message_id: replyId, custom_id: 'go' } })).status).toBe(204);
+    expect(
+      (
+        await server.api('POST', '/interactions/click', {
+          token: w.member.token,
+          body: { channel_id: w.guild.channelId, message_id: replyId, custom_id: 'go' },
+        })
+      ).status,
+    ).toBe(204);
     await w.botSession.next((p) => p.t === 'INTERACTION_CREATE' && p.d.message?.id === replyId);
   });
 
@@ -250,7 +329,10 @@ describe('components of a bot’s messages', () => {
     const hook = await server.api('POST', `/channels/${w.guild.channelId}/webhooks`, { token: w.guild.owner.token, body: { name: 'Hook' } });
     const posted = await server.api('POST', `/webhooks/${hook.body.id}/${hook.body.token}?wait=true`, { body: { content: 'hooked', components: BUTTON_ROW } });
     const events = await appendedBy(async () => {
-      const click = await server.api('POST', '/interactions/click', { token: w.member.token, body: { channel_id: w.guild.channelId, message_id: posted.body.id, custom_id: 'go' } });
+      const click = await server.api('POST', '/interactions/click', {
+        token: w.member.token,
+        body: { channel_id: w.guild.channelId, message_id: posted.body.id, custom_id: 'go' },
+      });
       expect(click.status).toBe(204);
     });
     expect(events.map((e) => e.type)).toEqual(['InteractionClicked']);
@@ -269,7 +351,11 @@ describe('the webhook routes they share', () => {
     expect(executed.body).toMatchObject({ content: 'from the hook', webhook_id: hook.body.id });
     expectError(await server.api('GET', `/webhooks/${hook.body.id}/${hook.body.token}/messages/${executed.body.id}`), 404, 'UNKNOWN_MESSAGE');
     expectError(await server.api('GET', `/webhooks/${hook.body.id}/wrong/messages/@original`), 401, 'INVALID_WEBHOOK_TOKEN');
-    expectError(await server.api('PATCH', `/webhooks/${w.bot.applicationId}/not-a-token/messages/@original`, { body: { content: 'x' } }), 404, 'UNKNOWN_WEBHOOK');
+    expectError(
+      await server.api('PATCH', `/webhooks/${w.bot.applicationId}/not-a-token/messages/@original`, { body: { content: 'x' } }),
+      404,
+      'UNKNOWN_WEBHOOK',
+    );
     // An interaction token under another application's id opens nothing.
     const d = await invoked(server, w, 'ping');
     expectError(await server.api('POST', `/webhooks/${hook.body.id}/${d.token}`, { body: { content: 'x' } }), 401, 'INVALID_WEBHOOK_TOKEN');

@@ -24,11 +24,19 @@ const BOT_INTENTS = Intent.GUILDS | Intent.GUILD_MESSAGES | Intent.MESSAGE_CONTE
 const MEMBER_INTENTS = Intent.GUILDS | Intent.GUILD_MESSAGES | Intent.MESSAGE_CONTENT;
 
 /** A guild where the member and the bot are, the bot's application's commands registered in it (guild commands). */
-export async function interactionWorld(server: Pick<TestServer, 'api'>, clients: ReturnType<typeof gatewayClients>, commands: object[]): Promise<InteractionWorld> {
+export async function interactionWorld(
+  server: Pick<TestServer, 'api'>,
+  clients: ReturnType<typeof gatewayClients>,
+  commands: object[],
+): Promise<InteractionWorld> {
   const guild = await createGuild(server);
   const [member, other] = [await newMember(server, guild), await newMember(server, guild)];
   const bot = (await join(server, guild, await createBot(server), 'Bot')) as TestBot;
-  const registered = await server.api('PUT', `/applications/${bot.applicationId}/guilds/${guild.id}/commands`, { token: bot.token, scheme: 'Bot', body: commands });
+  const registered = await server.api('PUT', `/applications/${bot.applicationId}/guilds/${guild.id}/commands`, {
+    token: bot.token,
+    scheme: 'Bot',
+    body: commands,
+  });
   if (registered.status !== 200) throw new Error(`commands failed: ${registered.status} ${registered.text}`);
   return {
     guild,
@@ -43,7 +51,13 @@ export async function interactionWorld(server: Pick<TestServer, 'api'>, clients:
 }
 
 /** The member's client invoking a command, in the guild's #general unless told otherwise. */
-export function invoke(server: Pick<TestServer, 'api'>, world: InteractionWorld, name: string, options?: unknown[], over: { token?: string; channelId?: string; scheme?: 'Bot' | 'Bearer'; data?: object } = {}): Promise<ApiResponse> {
+export function invoke(
+  server: Pick<TestServer, 'api'>,
+  world: InteractionWorld,
+  name: string,
+  options?: unknown[],
+  over: { token?: string; channelId?: string; scheme?: 'Bot' | 'Bearer'; data?: object } = {},
+): Promise<ApiResponse> {
   const command = world.commands[name];
   const body = {
     type: 2,

@@ -20,7 +20,15 @@ const COMMANDS = [
       { type: 3, name: 'text', description: 'What to say', required: true, min_length: 2, max_length: 10 },
       { type: 4, name: 'times', description: 'How often', min_value: 1, max_value: 3 },
       { type: 5, name: 'loud', description: 'Shout it' },
-      { type: 3, name: 'color', description: 'A colour', choices: [{ name: 'Red', value: 'red' }, { name: 'Blue', value: 'blue' }] },
+      {
+        type: 3,
+        name: 'color',
+        description: 'A colour',
+        choices: [
+          { name: 'Red', value: 'red' },
+          { name: 'Blue', value: 'blue' },
+        ],
+      },
       { type: 10, name: 'ratio', description: 'A number', min_value: 0, max_value: 1 },
     ],
   },
@@ -89,7 +97,10 @@ describe('POST /interactions', () => {
     expect(appended.map((e) => e.type)).toEqual(['InteractionCreated']);
     // The token is in the log only sealed and as its digest.
     expect(JSON.stringify(appended[0].data)).not.toContain(d.token);
-    expect(appended[0].data).toMatchObject({ interaction: { id: d.id, userId: w.member.id, botUserId: w.bot.id }, tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(appended[0].data).toMatchObject({
+      interaction: { id: d.id, userId: w.member.id, botUserId: w.bot.id },
+      tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(appended[0].metadata.actorId).toBe(w.member.id);
 
     // Nobody else's session hears of it.
@@ -136,20 +147,84 @@ describe('POST /interactions', () => {
     await refused('echo', [], [{ path: 'data.options.text' }]);
     await refused('echo', [{ type: 3, name: 'text', value: 'x' }], [{ path: 'data.options.0.value' }]);
     await refused('echo', [{ type: 3, name: 'text', value: 'far too long' }], [{ path: 'data.options.0.value' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 4, name: 'times', value: 4 }], [{ path: 'data.options.1.value' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 4, name: 'times', value: 1.5 }], [{ path: 'data.options.1.value' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 5, name: 'loud', value: 'yes' }], [{ path: 'data.options.1.value' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 3, name: 'color', value: 'green' }], [{ path: 'data.options.1.value' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 10, name: 'ratio', value: 2 }], [{ path: 'data.options.1.value' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 3, name: 'nope', value: 'x' }], [{ path: 'data.options.1.name' }]);
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 4, name: 'times', value: 4 },
+      ],
+      [{ path: 'data.options.1.value' }],
+    );
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 4, name: 'times', value: 1.5 },
+      ],
+      [{ path: 'data.options.1.value' }],
+    );
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 5, name: 'loud', value: 'yes' },
+      ],
+      [{ path: 'data.options.1.value' }],
+    );
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 3, name: 'color', value: 'green' },
+      ],
+      [{ path: 'data.options.1.value' }],
+    );
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 10, name: 'ratio', value: 2 },
+      ],
+      [{ path: 'data.options.1.value' }],
+    );
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 3, name: 'nope', value: 'x' },
+      ],
+      [{ path: 'data.options.1.name' }],
+    );
     await refused('echo', [{ type: 4, name: 'text', value: 5 }], [{ path: 'data.options.0.type' }]);
-    await refused('echo', [{ type: 3, name: 'text', value: 'ok' }, { type: 3, name: 'text', value: 'ok' }], [{ path: 'data.options.1.name' }]);
-    await refused('pick', [{ type: 6, name: 'who', value: '123456789012345678' }, { type: 8, name: 'role', value: w.member.id }], [
-      { path: 'data.options.0.value' },
-      { path: 'data.options.1.value' },
-    ]);
-    await refused('config', [{ type: 1, name: 'show' }, { type: 1, name: 'show' }], [{ path: 'data.options' }]);
-    await refused('config', [{ type: 2, name: 'set', options: [{ type: 1, name: 'name', options: [] }] }], [{ path: 'data.options.0.options.0.options.value' }]);
+    await refused(
+      'echo',
+      [
+        { type: 3, name: 'text', value: 'ok' },
+        { type: 3, name: 'text', value: 'ok' },
+      ],
+      [{ path: 'data.options.1.name' }],
+    );
+    await refused(
+      'pick',
+      [
+        { type: 6, name: 'who', value: '123456789012345678' },
+        { type: 8, name: 'role', value: w.member.id },
+      ],
+      [{ path: 'data.options.0.value' }, { path: 'data.options.1.value' }],
+    );
+    await refused(
+      'config',
+      [
+        { type: 1, name: 'show' },
+        { type: 1, name: 'show' },
+      ],
+      [{ path: 'data.options' }],
+    );
+    await refused(
+      'config',
+      [{ type: 2, name: 'set', options: [{ type: 1, name: 'name', options: [] }] }],
+      [{ path: 'data.options.0.options.0.options.value' }],
+    );
     await refused('config', [{ type: 1, name: 'hide' }], [{ path: 'data.options.0.name' }]);
   });
 
@@ -169,9 +244,24 @@ describe('POST /interactions', () => {
     const w = await world();
     const elsewhere = await world();
     await expectRefusedWithoutEvents(server, () => invoke(server, w, 'echo', [], { token: w.bot.token, scheme: 'Bot' }), 403, 'BOTS_NOT_ALLOWED');
-    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'echo', undefined, { data: { id: '123456789012345678' } }), 404, 'UNKNOWN_APPLICATION_COMMAND');
-    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'echo', undefined, { data: { id: elsewhere.commands.echo.id } }), 404, 'UNKNOWN_APPLICATION_COMMAND');
-    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'echo', [{ type: 3, name: 'text', value: 'hi' }], { data: { name: 'other' } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => invoke(server, w, 'echo', undefined, { data: { id: '123456789012345678' } }),
+      404,
+      'UNKNOWN_APPLICATION_COMMAND',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => invoke(server, w, 'echo', undefined, { data: { id: elsewhere.commands.echo.id } }),
+      404,
+      'UNKNOWN_APPLICATION_COMMAND',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => invoke(server, w, 'echo', [{ type: 3, name: 'text', value: 'hi' }], { data: { name: 'other' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     const wrongApp = () =>
       server.api('POST', '/interactions', {
         token: w.member.token,
@@ -212,7 +302,12 @@ describe('POST /interactions', () => {
       body: { type: 0, allow: '0', deny: String(Permission.USE_APPLICATION_COMMANDS) },
     });
     expect(everyone.status).toBe(204);
-    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'echo', [{ type: 3, name: 'text', value: 'hi' }], { token: w.other.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => invoke(server, w, 'echo', [{ type: 3, name: 'text', value: 'hi' }], { token: w.other.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
   });
 
   it('takes global commands in a DM with the bot only when dm_permission allows', async () => {
@@ -232,29 +327,49 @@ describe('POST /interactions', () => {
     const dm = await server.api('POST', '/users/@me/channels', { token: member.token, body: { recipient_id: app.id } });
     expect(dm.status).toBe(200);
     const call = (command: { id: string; name: string }) =>
-      server.api('POST', '/interactions', { token: member.token, body: { type: 2, application_id: app.applicationId, channel_id: dm.body.id, data: { id: command.id, name: command.name, type: 1 } } });
+      server.api('POST', '/interactions', {
+        token: member.token,
+        body: { type: 2, application_id: app.applicationId, channel_id: dm.body.id, data: { id: command.id, name: command.name, type: 1 } },
+      });
     expect((await call(hello)).status).toBe(204);
     const d = (await botSession.next((p) => p.t === 'INTERACTION_CREATE')).d;
-    expect(d).toMatchObject({ channel_id: dm.body.id, channel: { id: dm.body.id, type: 1 }, user: { id: member.id }, context: 1, authorizing_integration_owners: { '0': '0' } });
+    expect(d).toMatchObject({
+      channel_id: dm.body.id,
+      channel: { id: dm.body.id, type: 1 },
+      user: { id: member.id },
+      context: 1,
+      authorizing_integration_owners: { '0': '0' },
+    });
     expect(d.member).toBeUndefined();
     expect(d.guild_id).toBeUndefined();
     // The bot answers in the DM.
     expect((await server.api('POST', `/interactions/${d.id}/${d.token}/callback`, { body: { type: 4, data: { content: 'hi in DM' } } })).status).toBe(204);
     const dmHistory = await server.api('GET', `/channels/${dm.body.id}/messages`, { token: member.token });
-    expect(dmHistory.body[0]).toMatchObject({ content: 'hi in DM', author: { id: app.id }, interaction_metadata: { id: d.id, authorizing_integration_owners: { '0': '0' } } });
+    expect(dmHistory.body[0]).toMatchObject({
+      content: 'hi in DM',
+      author: { id: app.id },
+      interaction_metadata: { id: d.id, authorizing_integration_owners: { '0': '0' } },
+    });
     await expectRefusedWithoutEvents(server, () => call(guildOnly), 404, 'UNKNOWN_APPLICATION_COMMAND');
 
     // A DM between two people is no place for the bot's commands.
     const friend = await registerUser(server);
     const people = await server.api('POST', '/users/@me/channels', { token: member.token, body: { recipient_id: friend.id } });
     const elsewhere = () =>
-      server.api('POST', '/interactions', { token: member.token, body: { type: 2, application_id: app.applicationId, channel_id: people.body.id, data: { id: hello.id, name: 'hello' } } });
+      server.api('POST', '/interactions', {
+        token: member.token,
+        body: { type: 2, application_id: app.applicationId, channel_id: people.body.id, data: { id: hello.id, name: 'hello' } },
+      });
     await expectRefusedWithoutEvents(server, elsewhere, 403, 'MISSING_ACCESS');
   });
 
   it('a global command works in every guild the bot is in', async () => {
     const w = await world();
-    const put = await server.api('PUT', `/applications/${w.bot.applicationId}/commands`, { token: w.bot.token, scheme: 'Bot', body: [{ name: 'global', description: 'Everywhere' }] });
+    const put = await server.api('PUT', `/applications/${w.bot.applicationId}/commands`, {
+      token: w.bot.token,
+      scheme: 'Bot',
+      body: [{ name: 'global', description: 'Everywhere' }],
+    });
     expect(put.status).toBe(200);
     w.commands.global = put.body[0];
     const d = await invoked(server, w, 'global');
@@ -262,7 +377,11 @@ describe('POST /interactions', () => {
     expect(d.data.id).toBe(put.body[0].id);
     // An application whose bot is not in the guild: its global commands cannot be used there.
     const outsider = await createBot(server);
-    const global = await server.api('PUT', `/applications/${outsider.applicationId}/commands`, { token: outsider.token, scheme: 'Bot', body: [{ name: 'global', description: 'Everywhere' }] });
+    const global = await server.api('PUT', `/applications/${outsider.applicationId}/commands`, {
+      token: outsider.token,
+      scheme: 'Bot',
+      body: [{ name: 'global', description: 'Everywhere' }],
+    });
     const call = () =>
       server.api('POST', '/interactions', {
         token: w.member.token,

@@ -54,7 +54,9 @@ describe('100 concurrent writers on one aggregate', () => {
     const guild = await createGuild(server);
     const member = await newMember(server, guild);
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => server.api('PATCH', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token, body: { nick: `nick ${i}` } })),
+      Array.from({ length: 100 }, (_, i) =>
+        server.api('PATCH', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token, body: { nick: `nick ${i}` } }),
+      ),
     );
     expectNoServerErrors(responses);
     const nick = (await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token })).body.nick;
@@ -94,9 +96,18 @@ describe('sends racing the deletion of their channel', () => {
       for (const answer of answers) expect(answer.status === 200 || (answer.status === 404 && answer.body.code === 'UNKNOWN_CHANNEL'), answer.text).toBe(true);
       const log = await server.runtime.store.readAll();
       const deletedAt = log.findIndex((e) => e.type === 'ChannelDeleted' && (e.data as { channel: { id: string } }).channel.id === channel.id);
-      const created = log.flatMap((e, i) => (e.type === 'MessageCreated' && (e.data as { channelId: string }).channelId === channel.id ? [{ i, id: (e.data as { messageId: string }).messageId }] : []));
+      const created = log.flatMap((e, i) =>
+        e.type === 'MessageCreated' && (e.data as { channelId: string }).channelId === channel.id
+          ? [{ i, id: (e.data as { messageId: string }).messageId }]
+          : [],
+      );
       expect(created.filter(({ i }) => i > deletedAt)).toEqual([]);
-      expect(created.map(({ id }) => id).sort()).toEqual(answers.filter((a) => a.status === 200).map((a) => a.body.id as string).sort());
+      expect(created.map(({ id }) => id).sort()).toEqual(
+        answers
+          .filter((a) => a.status === 200)
+          .map((a) => a.body.id as string)
+          .sort(),
+      );
     }
   });
 });
@@ -111,13 +122,19 @@ describe('writers in other processes', () => {
     let interfering = true;
     store.appendToStream = async (streamId, events, options) => {
       if (interfering && streamId === `guild-${guild.id}`) {
-        await append(streamId, [{ type: 'GuildUpdated', data: { guildId: guild.id, changes: [] }, metadata: { actorId: null, createdAt: new Date().toISOString() } }]);
+        await append(streamId, [
+          { type: 'GuildUpdated', data: { guildId: guild.id, changes: [] }, metadata: { actorId: null, createdAt: new Date().toISOString() } },
+        ]);
       }
       return append(streamId, events, options);
     };
     try {
       const response = await server.api('POST', `/guilds/${guild.id}/roles`, { token: user.token, body: { name: 'contended' } });
-      expect({ status: response.status, code: response.body.code, retryAfter: response.headers['retry-after'] }).toEqual({ status: 409, code: 'WRITE_CONFLICT', retryAfter: '1' });
+      expect({ status: response.status, code: response.body.code, retryAfter: response.headers['retry-after'] }).toEqual({
+        status: 409,
+        code: 'WRITE_CONFLICT',
+        retryAfter: '1',
+      });
     } finally {
       interfering = false;
       store.appendToStream = append;

@@ -7,15 +7,7 @@
 // field a read model left undefined vanishes from it), snowflakes are decimal strings, and timestamps have the form that
 // API sends and discord.py's datetime.fromisoformat reads on every Python it supports: microseconds and +00:00. Fields
 // beyond the lists are allowed: its clients ignore what they do not know.
-import type {
-  APIAttachment,
-  APIEmbed,
-  APIEmoji,
-  APIInvite,
-  APIOverwrite,
-  APIReaction,
-  APIWebhook,
-} from 'discord-api-types/v10';
+import type { APIAttachment, APIEmbed, APIEmoji, APIInvite, APIOverwrite, APIReaction, APIWebhook } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_INTENTS, type DispatchData } from '../../gateway/protocol.js';
 import type { ParleyReady } from '../../presenters/differences.js';
@@ -66,9 +58,12 @@ type Words<Optional extends boolean, Nullable extends boolean, B> = B extends st
     ? B
     : never;
 /** What a field list may say of T's field K: its JSON type, `optional` exactly when T's field is, `nullable` exactly when it may be null. */
-type FieldSpec<T, K extends keyof T, Optional extends boolean = K extends OptionalKeys<T> ? true : false, Nullable extends boolean = null extends T[K] ? true : false> =
-  | Words<Optional, Nullable, BaseOf<NonNullable<T[K]>>>
-  | (NonNullable<T[K]> extends object ? Modified<Optional, Nullable> : never);
+type FieldSpec<
+  T,
+  K extends keyof T,
+  Optional extends boolean = K extends OptionalKeys<T> ? true : false,
+  Nullable extends boolean = null extends T[K] ? true : false,
+> = Words<Optional, Nullable, BaseOf<NonNullable<T[K]>>> | (NonNullable<T[K]> extends object ? Modified<Optional, Nullable> : never);
 /** A field list of T: every required field, optional ones as wanted, nothing T lacks (with `satisfies`). */
 type FieldsOf<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: FieldSpec<T, K> } & { [K in OptionalKeys<T>]?: FieldSpec<T, K> };
 /** What a presenter answers. */
@@ -310,7 +305,14 @@ const CHANNEL: Shape = {
 };
 // Per type, the fields the same page's example of that type shows, required (last_message_id and
 // default_auto_archive_duration aside: its examples show values a new channel does not have yet).
-const GUILD_CHANNEL: Shape = { ...CHANNEL, guild_id: 'snowflake', name: 'string', position: 'integer', permission_overwrites: [OVERWRITE], parent_id: 'nullable snowflake' };
+const GUILD_CHANNEL: Shape = {
+  ...CHANNEL,
+  guild_id: 'snowflake',
+  name: 'string',
+  position: 'integer',
+  permission_overwrites: [OVERWRITE],
+  parent_id: 'nullable snowflake',
+};
 const CHANNEL_BY_TYPE: Record<number, Shape> = {
   0: { ...GUILD_CHANNEL, topic: 'nullable string', nsfw: 'boolean', rate_limit_per_user: 'integer' }, // Example Guild Text Channel
   2: { ...GUILD_CHANNEL, bitrate: 'integer', user_limit: 'integer', rtc_region: 'nullable string', rate_limit_per_user: 'integer', nsfw: 'boolean' }, // Example Guild Voice Channel
@@ -321,7 +323,14 @@ const CHANNEL_BY_TYPE: Record<number, Shape> = {
 const expectChannel = (channel: { type: number }) => expectShape(channel, CHANNEL_BY_TYPE[channel.type]);
 
 // developers/resources/message.mdx, "Reaction Structure" and "Reaction Count Details Structure".
-const REACTION: Shape = { count: 'integer', count_details: { burst: 'integer', normal: 'integer' }, me: 'boolean', me_burst: 'boolean', emoji: EMOJI, burst_colors: 'array' } satisfies FieldsOf<APIReaction>;
+const REACTION: Shape = {
+  count: 'integer',
+  count_details: { burst: 'integer', normal: 'integer' },
+  me: 'boolean',
+  me_burst: 'boolean',
+  emoji: EMOJI,
+  burst_colors: 'array',
+} satisfies FieldsOf<APIReaction>;
 
 // developers/resources/message.mdx, "Attachment Structure".
 const ATTACHMENT: Shape = {
@@ -547,7 +556,11 @@ describe('object shapes of the widely used API', () => {
 
   it('Channel, per type: text, voice and category, DM and group DM, over HTTP and in dispatches', async () => {
     const made = [];
-    for (const [type, name] of [[2, 'voice'], [4, 'category']] as const) made.push(await ok(guild.owner, 'POST', `/guilds/${guild.id}/channels`, { name, type }));
+    for (const [type, name] of [
+      [2, 'voice'],
+      [4, 'category'],
+    ] as const)
+      made.push(await ok(guild.owner, 'POST', `/guilds/${guild.id}/channels`, { name, type }));
     for (const channel of made) expectChannel(await owner.next((p) => p.t === 'CHANNEL_CREATE' && p.d.id === channel.id).then((p) => p.d));
 
     // A pin gives the text channel its last_pin_timestamp, announced by CHANNEL_PINS_UPDATE.
@@ -555,7 +568,9 @@ describe('object shapes of the widely used API', () => {
     await ok(guild.owner, 'PUT', `/channels/${guild.channelId}/pins/${message.id}`);
     const pins = await owner.next((p) => p.t === 'CHANNEL_PINS_UPDATE' && p.d.channel_id === guild.channelId);
     // developers/events/gateway-events.mdx, "Channel Pins Update Event Fields".
-    expectShape(pins.d, { guild_id: 'optional snowflake', channel_id: 'snowflake', last_pin_timestamp: 'optional nullable timestamp' } satisfies FieldsOf<DispatchData['CHANNEL_PINS_UPDATE']>);
+    expectShape(pins.d, { guild_id: 'optional snowflake', channel_id: 'snowflake', last_pin_timestamp: 'optional nullable timestamp' } satisfies FieldsOf<
+      DispatchData['CHANNEL_PINS_UPDATE']
+    >);
     const text = await ok(guild.owner, 'GET', `/channels/${guild.channelId}`);
     expect(text.last_pin_timestamp).toBe(pins.d.last_pin_timestamp);
 

@@ -31,7 +31,13 @@ const secret = (label: string) => `SECRET-${randomBytes(8).toString('hex')}-${la
 async function exported(): Promise<{ text: string; events: { type: string; erased?: boolean; data: any }[] }> {
   const { code, stdout, stderr } = await replayIn(dataDir, 'export');
   expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
-  return { text: stdout, events: stdout.trim().split('\n').map((line) => JSON.parse(line)) };
+  return {
+    text: stdout,
+    events: stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+  };
 }
 
 async function dm(from: { token: string }, to: { id: string }): Promise<string> {
@@ -69,7 +75,11 @@ describe('a direct message sent, edited and deleted', () => {
     const afterDelete = await exported();
     expect(afterDelete.text).not.toContain(replacement);
     const edited = afterDelete.events.find((e) => e.type === 'MessageEdited' && e.data.messageId === sent.body.id)!;
-    expect({ erased: edited.erased, content: edited.data.message.content, changed: edited.data.changes.content }).toEqual({ erased: true, content: null, changed: null });
+    expect({ erased: edited.erased, content: edited.data.message.content, changed: edited.data.changes.content }).toEqual({
+      erased: true,
+      content: null,
+      changed: null,
+    });
     // Ids and times stay, for ordering and auditing.
     expect(edited.data.message.id).toBe(sent.body.id);
   });
@@ -80,7 +90,8 @@ describe('a direct message sent, edited and deleted', () => {
     const [kept, bulk, gone] = [secret('kept'), secret('bulk'), secret('channel')];
     const general = guild.channels?.[0]?.id ?? (await server.api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body[0].id;
     const other = (await server.api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'other' } })).body.id;
-    const send = async (channelId: string, content: string) => (await server.api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content } })).body.id as string;
+    const send = async (channelId: string, content: string) =>
+      (await server.api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content } })).body.id as string;
     await send(general, kept);
     const bulkIds = [await send(general, `${bulk}-1`), await send(general, `${bulk}-2`)];
     await send(other, gone);
@@ -113,7 +124,10 @@ describe('an account deleted with POST /users/@me/delete', () => {
     const { text, events } = await exported();
     expect(text).not.toContain(email);
     expect(text).not.toContain(username);
-    expect(events.find((e) => e.type === 'UserRegistered' && e.data.userId === registered.body.user_id)).toMatchObject({ erased: true, data: { email: null, username: null } });
+    expect(events.find((e) => e.type === 'UserRegistered' && e.data.userId === registered.body.user_id)).toMatchObject({
+      erased: true,
+      data: { email: null, username: null },
+    });
     // Their messages stay, by Deleted User, as on the widely used API.
     const messages = await server.api('GET', `/channels/${channel}/messages`, { token: friend.token });
     expect(messages.body.map((m: any) => [m.content, m.author.username])).toEqual([[words, 'Deleted User']]);
@@ -124,7 +138,8 @@ describe('an account deleted with POST /users/@me/delete', () => {
 describe('after erasures', () => {
   it('a rebuild gives the read models incremental processing built', async () => {
     const collections = server.runtime.projections['projections'].flatMap((p: { collections: string[] }) => p.collections) as string[];
-    const snapshot = async () => Object.fromEntries(await Promise.all(collections.map(async (c) => [c, await server.runtime.readStore.find(c, {}, { sort: { _id: 1 } })])));
+    const snapshot = async () =>
+      Object.fromEntries(await Promise.all(collections.map(async (c) => [c, await server.runtime.readStore.find(c, {}, { sort: { _id: 1 } })])));
     const before = await snapshot();
     await server.runtime.projections.rebuild();
     expect(await snapshot()).toEqual(before);

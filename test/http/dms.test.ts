@@ -15,7 +15,8 @@ afterAll(async () => {
   await server.close();
 });
 
-const call = (user: TestUser, method: string, path: string, body?: unknown, scheme: 'Bot' | 'Bearer' = 'Bearer') => server.api(method, path, { token: user.token, body, scheme });
+const call = (user: TestUser, method: string, path: string, body?: unknown, scheme: 'Bot' | 'Bearer' = 'Bearer') =>
+  server.api(method, path, { token: user.token, body, scheme });
 const open = (user: TestUser, body: unknown) => call(user, 'POST', '/users/@me/channels', body);
 const listed = async (user: TestUser) => (await call(user, 'GET', '/users/@me/channels')).body.map((c: { id: string }) => c.id);
 
@@ -60,7 +61,11 @@ describe('DMs', () => {
     unsubscribe();
     expect(hints).toMatchObject([{ channelId: channel, guildId: null, userId: bob.id, recipientIds: [ada.id, bob.id] }]);
     expectError(await call(bob, 'DELETE', `/channels/${channel}/messages/${message.body.id}`), 403, 'MISSING_PERMISSIONS');
-    expectError(await call(ada, 'POST', `/channels/${channel}/messages/bulk-delete`, { messages: [message.body.id, message.body.id] }), 400, 'CANNOT_BULK_DELETE_IN_DM');
+    expectError(
+      await call(ada, 'POST', `/channels/${channel}/messages/bulk-delete`, { messages: [message.body.id, message.body.id] }),
+      400,
+      'CANNOT_BULK_DELETE_IN_DM',
+    );
     const outsider = await registerUser(server);
     expectError(await call(outsider, 'POST', `/channels/${channel}/messages`, { content: 'x' }), 404, 'UNKNOWN_CHANNEL');
     expectError(await call(outsider, 'GET', `/channels/${channel}/messages`), 404, 'UNKNOWN_CHANNEL');

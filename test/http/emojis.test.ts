@@ -49,7 +49,10 @@ describe('creating an emoji', () => {
     expect(await streamEvents(server, `guild-expressions-${guild.id}`)).toEqual([
       expect.objectContaining({
         type: 'EmojiCreated',
-        data: { guildId: guild.id, emoji: { id: emoji.id, name: 'party_blob', roles: [], user_id: guild.owner.id, animated: false, created_at: expect.any(String) } },
+        data: {
+          guildId: guild.id,
+          emoji: { id: emoji.id, name: 'party_blob', roles: [], user_id: guild.owner.id, animated: false, created_at: expect.any(String) },
+        },
         metadata: expect.objectContaining({ actorId: guild.owner.id }),
       }),
     ]);
@@ -104,7 +107,10 @@ describe('creating an emoji', () => {
       // Refused requests count too: a fresh guild for every five.
       if (i % 5 === 0 && i > 0) guild = await createGuild(server);
       const response = await expectRefusedWithoutFiles(server, 'emojis', () => createEmoji(guild, body), 400, 'INVALID_FORM_BODY');
-      expect(response.body.errors.map((e: { path: string }) => e.path), JSON.stringify(body).slice(0, 80)).toEqual([path]);
+      expect(
+        response.body.errors.map((e: { path: string }) => e.path),
+        JSON.stringify(body).slice(0, 80),
+      ).toEqual([path]);
     }
   });
 });
@@ -128,9 +134,27 @@ describe('who may manage emojis', () => {
     const guild = await createGuild(server);
     const emoji = await created(guild, 'owned');
     const member = await newMember(server, guild);
-    await expectRefusedWithoutFiles(server, 'emojis', () => createEmoji(guild, { name: 'mine', image: dataUri(png) }, member.token), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutFiles(server, 'emojis', () => server.api('PATCH', `/guilds/${guild.id}/emojis/${emoji.id}`, { token: member.token, body: { name: 'taken' } }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutFiles(server, 'emojis', () => server.api('DELETE', `/guilds/${guild.id}/emojis/${emoji.id}`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutFiles(
+      server,
+      'emojis',
+      () => createEmoji(guild, { name: 'mine', image: dataUri(png) }, member.token),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutFiles(
+      server,
+      'emojis',
+      () => server.api('PATCH', `/guilds/${guild.id}/emojis/${emoji.id}`, { token: member.token, body: { name: 'taken' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutFiles(
+      server,
+      'emojis',
+      () => server.api('DELETE', `/guilds/${guild.id}/emojis/${emoji.id}`, { token: member.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     await grantRole(server, guild, member, Permission.MANAGE_EMOJIS_AND_STICKERS, 'emoji admins');
     await created(guild, 'now_allowed', dataUri(png), member.token);
     const renamed = await server.api('PATCH', `/guilds/${guild.id}/emojis/${emoji.id}`, { token: member.token, body: { name: 'renamed' } });
@@ -144,7 +168,13 @@ describe('who may manage emojis', () => {
     await grantRole(server, guild, creator, Permission.CREATE_GUILD_EXPRESSIONS, 'creators');
     const own = await created(guild, 'own', dataUri(png), creator.token);
     expect((await server.api('PATCH', `/guilds/${guild.id}/emojis/${own.id}`, { token: creator.token, body: { name: 'own_renamed' } })).status).toBe(200);
-    await expectRefusedWithoutFiles(server, 'emojis', () => server.api('PATCH', `/guilds/${guild.id}/emojis/${owners.id}`, { token: creator.token, body: { name: 'stolen' } }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutFiles(
+      server,
+      'emojis',
+      () => server.api('PATCH', `/guilds/${guild.id}/emojis/${owners.id}`, { token: creator.token, body: { name: 'stolen' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     expect((await server.api('DELETE', `/guilds/${guild.id}/emojis/${own.id}`, { token: creator.token })).status).toBe(204);
   });
 });
@@ -160,15 +190,29 @@ describe('changing and deleting an emoji', () => {
     expect(restricted.body).toMatchObject({ name: 'before', roles: [roleId] });
     const renamed = await server.api('PATCH', path, { token: guild.owner.token, body: { name: 'after' } });
     expect(renamed.body).toMatchObject({ name: 'after', roles: [roleId], image: emoji.image, created_at: emoji.created_at });
-    const refused = await expectRefusedWithoutFiles(server, 'emojis', () => server.api('PATCH', path, { token: guild.owner.token, body: { roles: [roleId, '42'] } }), 400, 'INVALID_FORM_BODY');
+    const refused = await expectRefusedWithoutFiles(
+      server,
+      'emojis',
+      () => server.api('PATCH', path, { token: guild.owner.token, body: { roles: [roleId, '42'] } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     expect(refused.body.errors).toEqual([{ path: 'roles.1', message: 'Unknown role' }]);
     const opened = await server.api('PATCH', path, { token: guild.owner.token, body: { roles: null } });
     expect(opened.body.roles).toEqual([]);
     // Five updates a minute per guild: the rest in another one.
     const other = await createGuild(server);
     expectError(await server.api('PATCH', `/guilds/${other.id}/emojis/42`, { token: other.owner.token, body: { name: 'ghost' } }), 404, 'UNKNOWN_EMOJI');
-    expectError(await server.api('PATCH', `/guilds/${other.id}/emojis/${emoji.id}`, { token: other.owner.token, body: { name: 'elsewhere' } }), 404, 'UNKNOWN_EMOJI');
-    expectError(await server.api('PATCH', `/guilds/${other.id}/emojis/42`, { token: other.owner.token, body: { image: dataUri(png) } }), 400, 'INVALID_FORM_BODY');
+    expectError(
+      await server.api('PATCH', `/guilds/${other.id}/emojis/${emoji.id}`, { token: other.owner.token, body: { name: 'elsewhere' } }),
+      404,
+      'UNKNOWN_EMOJI',
+    );
+    expectError(
+      await server.api('PATCH', `/guilds/${other.id}/emojis/42`, { token: other.owner.token, body: { image: dataUri(png) } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 
   it('deletes with 204, keeping the image on the CDN unless purge=true, which removes it (404)', async () => {
@@ -199,7 +243,12 @@ describe('changing and deleting an emoji', () => {
     const entries = log.body.audit_log_entries.filter((e: { action_type: number }) => e.action_type >= 72 && e.action_type <= 74);
     expect(entries).toEqual([
       expect.objectContaining({ action_type: 74, target_id: emoji.id, user_id: guild.owner.id, changes: [{ key: 'name', old_value: 'audited_too' }] }),
-      expect.objectContaining({ action_type: 73, target_id: emoji.id, reason: 'tidying up', changes: [{ key: 'name', old_value: 'audited', new_value: 'audited_too' }] }),
+      expect.objectContaining({
+        action_type: 73,
+        target_id: emoji.id,
+        reason: 'tidying up',
+        changes: [{ key: 'name', old_value: 'audited', new_value: 'audited_too' }],
+      }),
       expect.objectContaining({ action_type: 72, target_id: emoji.id, changes: [{ key: 'name', new_value: 'audited' }] }),
     ]);
   });
@@ -212,7 +261,10 @@ describe('per-guild limits', () => {
     const stream = `guild-expressions-${guild.id}`;
     const emojis = Array.from({ length: 50 }, (_, i) => ({
       type: 'EmojiCreated',
-      data: { guildId: guild.id, emoji: { id: String(9_000_000 + i), name: `e${i}`, roles: [], user_id: guild.owner.id, animated: false, created_at: new Date().toISOString() } },
+      data: {
+        guildId: guild.id,
+        emoji: { id: String(9_000_000 + i), name: `e${i}`, roles: [], user_id: guild.owner.id, animated: false, created_at: new Date().toISOString() },
+      },
       metadata: { actorId: guild.owner.id, createdAt: new Date().toISOString() },
     }));
     const appended = await server.runtime.store.appendToStream(stream, emojis, { expectedRevision: 'no_stream' });

@@ -41,7 +41,10 @@ async function filesHolding(text: string): Promise<string[]> {
     if (error.code === 1) return { stdout: '' };
     throw error;
   });
-  return found.stdout.split('\n').filter(Boolean).map((path) => path.slice(dataDir.length + 1));
+  return found.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.slice(dataDir.length + 1));
 }
 
 /** The response, after checking it is no 5xx and holds none of the texts. */
@@ -69,7 +72,8 @@ describe('after messages are deleted and edited', () => {
     const [gone, kept] = [erasedSecret('pinned-gone'), secret('pinned-kept')];
     const goneMessage = await send(guild.owner, guild.channelId, { content: gone });
     const keptMessage = await send(guild.owner, guild.channelId, { content: kept });
-    for (const id of [goneMessage.id, keptMessage.id]) expect((await server.api('PUT', `/channels/${guild.channelId}/pins/${id}`, { token: guild.owner.token })).status).toBe(204);
+    for (const id of [goneMessage.id, keptMessage.id])
+      expect((await server.api('PUT', `/channels/${guild.channelId}/pins/${id}`, { token: guild.owner.token })).status).toBe(204);
     await deleteMessage(guild.owner, guild.channelId, goneMessage.id);
     const pins = readable(await server.api('GET', `/channels/${guild.channelId}/pins`, { token: guild.owner.token }));
     expect(pins.body.map((m: any) => [m.id, m.content])).toEqual([[keptMessage.id, kept]]);
@@ -88,7 +92,9 @@ describe('after messages are deleted and edited', () => {
     const replyToGone = await send(member, guild.channelId, { content: 'replying', message_reference: { message_id: quoted.id } });
     const replyToEdited = await send(member, guild.channelId, { content: 'replying too', message_reference: { message_id: edited.id } });
     await deleteMessage(guild.owner, guild.channelId, quoted.id);
-    expect((await server.api('PATCH', `/channels/${guild.channelId}/messages/${edited.id}`, { token: guild.owner.token, body: { content: now } })).status).toBe(200);
+    expect((await server.api('PATCH', `/channels/${guild.channelId}/messages/${edited.id}`, { token: guild.owner.token, body: { content: now } })).status).toBe(
+      200,
+    );
 
     const page = readable(await server.api('GET', `/channels/${guild.channelId}/messages`, { token: member.token }));
     const byId = new Map(page.body.map((m: any) => [m.id, m]));
@@ -97,15 +103,22 @@ describe('after messages are deleted and edited', () => {
     readable(await server.api('GET', `/channels/${guild.channelId}/messages/${replyToGone.id}`, { token: member.token }));
     expect(readable(await server.api('GET', `/channels/${guild.channelId}/messages/${quoted.id}`, { token: member.token })).status).toBe(404);
     // A new reply to the deleted message is refused as one to an unknown message, without failing.
-    const late = readable(await server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content: 'late', message_reference: { message_id: quoted.id } } }));
+    const late = readable(
+      await server.api('POST', `/channels/${guild.channelId}/messages`, {
+        token: member.token,
+        body: { content: 'late', message_reference: { message_id: quoted.id } },
+      }),
+    );
     expect(late.status).toBe(400);
   });
 
-  it("webhook messages, sent under a name and avatar of their own, leave neither once deleted", async () => {
+  it('webhook messages, sent under a name and avatar of their own, leave neither once deleted', async () => {
     const guild = await createGuild(server);
     const hook = (await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'Relay' } })).body;
     const [name, avatar, words] = [erasedSecret('hook-name'), erasedSecret('hook-avatar'), erasedSecret('hook-words')];
-    const executed = await server.api('POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, { body: { content: words, username: name, avatar_url: `https://example.com/${avatar}.png` } });
+    const executed = await server.api('POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, {
+      body: { content: words, username: name, avatar_url: `https://example.com/${avatar}.png` },
+    });
     expect(executed.status, executed.text).toBe(200);
     expect(executed.body.author).toMatchObject({ id: hook.id, username: name });
     await deleteMessage(guild.owner, guild.channelId, executed.body.id);
@@ -119,8 +132,17 @@ describe('after messages are deleted and edited', () => {
     const world = await interactionWorld(server, gateway, [{ name: 'ping', description: 'Ping', type: 1 }]);
     const label = erasedSecret('button-label');
     const words = erasedSecret('component-words');
-    const message = await send(world.bot, world.guild.channelId, { content: words, components: [{ type: 1, components: [{ type: 2, style: 1, label, custom_id: 'go' }] }] }, 'Bot');
-    const click = () => server.api('POST', '/interactions/click', { token: world.member.token, body: { channel_id: world.guild.channelId, message_id: message.id, custom_id: 'go' } });
+    const message = await send(
+      world.bot,
+      world.guild.channelId,
+      { content: words, components: [{ type: 1, components: [{ type: 2, style: 1, label, custom_id: 'go' }] }] },
+      'Bot',
+    );
+    const click = () =>
+      server.api('POST', '/interactions/click', {
+        token: world.member.token,
+        body: { channel_id: world.guild.channelId, message_id: message.id, custom_id: 'go' },
+      });
     expect((await click()).status).toBe(204);
     const d = (await world.botSession.next((p) => p.t === 'INTERACTION_CREATE' && p.d.type === 3 && p.d.message.id === message.id)).d;
     await deleteMessage(world.guild.owner, world.guild.channelId, message.id);
@@ -146,10 +168,14 @@ describe('after accounts are deleted', () => {
     const ownerReason = secret('owner-reason');
     const token = moderator.token;
     expect((await server.api('DELETE', `/guilds/${guild.id}/members/${kicked.id}`, { token, headers: reason(kickReason) })).status).toBe(204);
-    expect((await server.api('PUT', `/guilds/${guild.id}/bans/${banned.id}`, { token, body: { delete_message_seconds: 3600 }, headers: reason(banReason) })).status).toBe(204);
+    expect(
+      (await server.api('PUT', `/guilds/${guild.id}/bans/${banned.id}`, { token, body: { delete_message_seconds: 3600 }, headers: reason(banReason) })).status,
+    ).toBe(204);
     const channel = await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'temporary' }, headers: reason(channelReason) });
     expect(channel.status).toBe(201);
-    expect((await server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { name: 'Renamed' }, headers: reason(ownerReason) })).status).toBe(200);
+    expect(
+      (await server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { name: 'Renamed' }, headers: reason(ownerReason) })).status,
+    ).toBe(200);
     const before = (await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token: guild.owner.token })).body.audit_log_entries;
     expect(before.filter((e: any) => e.user_id === moderator.id).map((e: any) => e.reason)).toEqual([channelReason, banReason, kickReason]);
 
@@ -157,7 +183,9 @@ describe('after accounts are deleted', () => {
     const after = readable(await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token: guild.owner.token }));
     const entries = after.body.audit_log_entries;
     // Same entries, same actors, targets and times; only the erased writer's reasons are gone.
-    expect(entries.map((e: any) => [e.id, e.action_type, e.user_id, e.target_id, e.timestamp])).toEqual(before.map((e: any) => [e.id, e.action_type, e.user_id, e.target_id, e.timestamp]));
+    expect(entries.map((e: any) => [e.id, e.action_type, e.user_id, e.target_id, e.timestamp])).toEqual(
+      before.map((e: any) => [e.id, e.action_type, e.user_id, e.target_id, e.timestamp]),
+    );
     expect(entries.filter((e: any) => e.user_id === moderator.id).map((e: any) => e.reason ?? null)).toEqual([null, null, null]);
     expect(entries.find((e: any) => e.action_type === 1).reason).toBe(ownerReason);
     // The searches of the audit log: by actor and by action.
@@ -181,11 +209,29 @@ describe('after accounts are deleted', () => {
     const mention = await send(guild.owner, guild.channelId, { content: `hello <@${leaving.id}>` });
     const reply = await send(guild.owner, guild.channelId, { content: 'answering', message_reference: { message_id: theirs.id } });
     const hook = (await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'Menu' } })).body;
-    const menu = [{ type: 1, components: [{ type: 3, custom_id: 'flavour', options: [{ label: 'Vanilla', value: 'vanilla' }, { label: 'Mint', value: 'mint' }] }] }];
+    const menu = [
+      {
+        type: 1,
+        components: [
+          {
+            type: 3,
+            custom_id: 'flavour',
+            options: [
+              { label: 'Vanilla', value: 'vanilla' },
+              { label: 'Mint', value: 'mint' },
+            ],
+          },
+        ],
+      },
+    ];
     const menuMessage = (await server.api('POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, { body: { content: 'Choose', components: menu } })).body;
-    const clicked = await server.api('POST', '/interactions/click', { token: leaving.token, body: { channel_id: guild.channelId, message_id: menuMessage.id, custom_id: 'flavour', values: ['mint'] } });
+    const clicked = await server.api('POST', '/interactions/click', {
+      token: leaving.token,
+      body: { channel_id: guild.channelId, message_id: menuMessage.id, custom_id: 'flavour', values: ['mint'] },
+    });
     expect(clicked.status).toBe(204);
-    const clicks = async () => readable(await server.api('GET', `/webhooks/${hook.id}/interactions`, { token: guild.owner.token })).body.map((c: any) => [c.user_id, c.values]);
+    const clicks = async () =>
+      readable(await server.api('GET', `/webhooks/${hook.id}/interactions`, { token: guild.owner.token })).body.map((c: any) => [c.user_id, c.values]);
     expect(await clicks()).toEqual([[leaving.id, ['mint']]]);
     await deleteAccount(leaving);
 
@@ -210,7 +256,8 @@ describe('after all of that', () => {
 
   it('a rebuild gives the read models incremental processing built', async () => {
     const collections = server.runtime.projections['projections'].flatMap((p: { collections: string[] }) => p.collections) as string[];
-    const snapshot = async () => Object.fromEntries(await Promise.all(collections.map(async (c) => [c, await server.runtime.readStore.find(c, {}, { sort: { _id: 1 } })])));
+    const snapshot = async () =>
+      Object.fromEntries(await Promise.all(collections.map(async (c) => [c, await server.runtime.readStore.find(c, {}, { sort: { _id: 1 } })])));
     const before = await snapshot();
     await server.runtime.projections.rebuild();
     expect(await snapshot()).toEqual(before);

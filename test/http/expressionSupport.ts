@@ -13,7 +13,9 @@ export const dataUri = (data: Buffer, type = 'image/png') => `data:${type};base6
 
 /** A still image of one colour. */
 export const stillImage = (width: number, height: number, format: 'png' | 'webp' | 'jpeg' | 'gif' = 'png', background = '#3366ff') =>
-  sharp({ create: { width, height, channels: 4, background } }).toFormat(format).toBuffer();
+  sharp({ create: { width, height, channels: 4, background } })
+    .toFormat(format)
+    .toBuffer();
 
 /** An animated image of `frames` frames of different colours. */
 export async function animatedImage(width: number, height: number, frames = 3, format: 'gif' | 'webp' = 'gif'): Promise<Buffer> {
@@ -62,7 +64,10 @@ export async function served(server: TestServer, url: string, headers: Record<st
 export async function storedFiles(server: TestServer, folder: string): Promise<string[]> {
   try {
     const entries = await readdir(join(server.dataDir, 'blobs', folder), { recursive: true, withFileTypes: true });
-    return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -70,7 +75,13 @@ export async function storedFiles(server: TestServer, folder: string): Promise<s
 }
 
 /** The request is refused as expected, appends nothing and leaves no new file in `folder`; answers its response. */
-export async function expectRefusedWithoutFiles(server: TestServer, folder: string, request: () => Promise<ApiResponse>, status: number, code: string): Promise<ApiResponse> {
+export async function expectRefusedWithoutFiles(
+  server: TestServer,
+  folder: string,
+  request: () => Promise<ApiResponse>,
+  status: number,
+  code: string,
+): Promise<ApiResponse> {
   const before = await storedFiles(server, folder);
   let response: ApiResponse | undefined;
   await expectRefusedWithoutEvents(server, async () => (response = await request()), status, code);

@@ -50,7 +50,12 @@ describe('discord.js against the emoji and sticker routes', () => {
   });
 
   it('creates, renames and deletes a sticker with guild.stickers', async () => {
-    const sticker = await guild.stickers.create({ file: await stillImage(320, 320, 'png'), name: 'djs_sticker', tags: 'robot', description: 'made by discord.js' });
+    const sticker = await guild.stickers.create({
+      file: await stillImage(320, 320, 'png'),
+      name: 'djs_sticker',
+      tags: 'robot',
+      description: 'made by discord.js',
+    });
     expect(sticker.name).toBe('djs_sticker');
     expect(sticker.description).toBe('made by discord.js');
     expect(sticker.guildId).toBe(testGuild.id);

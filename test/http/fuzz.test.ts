@@ -82,7 +82,8 @@ async function currentFixtures(): Promise<Fixtures> {
     ]);
     // A deleted message or webhook in a channel still standing is made again alone: most deletes hit only those.
     if (channel && member) {
-      if (!message) ids.messageId = (await patient.api('POST', `/channels/${ids.channelId}/messages`, { token: owner.token, body: { content: 'fuzz target' } })).body.id;
+      if (!message)
+        ids.messageId = (await patient.api('POST', `/channels/${ids.channelId}/messages`, { token: owner.token, body: { content: 'fuzz target' } })).body.id;
       if (!webhook) Object.assign(ids, await newWebhook(owner, ids.channelId));
       return fixtures;
     }
@@ -148,15 +149,86 @@ const scalar = fc.oneof(
 
 /** Field names the routes read, so that generated bodies reach past "this field is not allowed". */
 const FIELDS = [
-  'name', 'content', 'permissions', 'allow', 'deny', 'type', 'id', 'position', 'color', 'flags', 'max_age', 'max_uses',
-  'delete_message_seconds', 'delete_message_days', 'limit', 'embeds', 'components', 'nonce', 'avatar', 'icon', 'topic',
-  'nick', 'roles', 'channel_id', 'message_id', 'custom_id', 'values', 'recipient_id', 'recipients', 'access_tokens',
-  'username', 'password', 'email', 'login', 'interaction_url', 'parent_id', 'permission_overwrites', 'owner_id', 'code',
-  'messages', 'hoist', 'mentionable', 'communication_disabled_until', 'temporary', 'unique', 'afk_timeout', 'tts',
-  'allowed_mentions', 'message_reference', 'attachments', 'nsfw', 'rate_limit_per_user', 'bitrate', 'user_limit',
-  'description', 'system_channel_id', 'text', 'blocks', 'wait', 'deaf', 'mute', 'lock_permissions',
+  'name',
+  'content',
+  'permissions',
+  'allow',
+  'deny',
+  'type',
+  'id',
+  'position',
+  'color',
+  'flags',
+  'max_age',
+  'max_uses',
+  'delete_message_seconds',
+  'delete_message_days',
+  'limit',
+  'embeds',
+  'components',
+  'nonce',
+  'avatar',
+  'icon',
+  'topic',
+  'nick',
+  'roles',
+  'channel_id',
+  'message_id',
+  'custom_id',
+  'values',
+  'recipient_id',
+  'recipients',
+  'access_tokens',
+  'username',
+  'password',
+  'email',
+  'login',
+  'interaction_url',
+  'parent_id',
+  'permission_overwrites',
+  'owner_id',
+  'code',
+  'messages',
+  'hoist',
+  'mentionable',
+  'communication_disabled_until',
+  'temporary',
+  'unique',
+  'afk_timeout',
+  'tts',
+  'allowed_mentions',
+  'message_reference',
+  'attachments',
+  'nsfw',
+  'rate_limit_per_user',
+  'bitrate',
+  'user_limit',
+  'description',
+  'system_channel_id',
+  'text',
+  'blocks',
+  'wait',
+  'deaf',
+  'mute',
+  'lock_permissions',
 ] as const;
-const QUERY = ['limit', 'before', 'after', 'around', 'user_id', 'action_type', 'wait', 'with_counts', 'size', 'quality', 'animated', 'width', 'height', 'format', 'delete_message_days'] as const;
+const QUERY = [
+  'limit',
+  'before',
+  'after',
+  'around',
+  'user_id',
+  'action_type',
+  'wait',
+  'with_counts',
+  'size',
+  'quality',
+  'animated',
+  'width',
+  'height',
+  'format',
+  'delete_message_days',
+] as const;
 
 const value: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
@@ -167,12 +239,7 @@ const value: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   ),
 })).value;
 
-const body = fc.oneof(
-  fc.constant(undefined),
-  fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 6 }),
-  value,
-  fc.jsonValue({ maxDepth: 3 }),
-);
+const body = fc.oneof(fc.constant(undefined), fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 6 }), value, fc.jsonValue({ maxDepth: 3 }));
 
 const query = fc.dictionary(fc.constantFrom(...QUERY), fc.oneof(edgeStrings, fc.string({ maxLength: 20 }), fc.integer().map(String)), { maxKeys: 3 });
 /** A path parameter: null (half the time) stands for the fixture's valid id, so that requests reach past the lookups. */
@@ -184,29 +251,38 @@ describe('fuzzed requests on every route', () => {
     expect(routes.length).toBeGreaterThan(90);
   });
 
-  it.each(routes)('%s %s: never a 5xx; a refusal appends nothing', async (method, pattern) => {
-    const names = [...pattern.matchAll(/:(\w+)/g)].map((m) => m[1]);
-    await fc.assert(
-      fc.asyncProperty(fc.tuple(...names.map(() => param)), query, body, credential, async (picks, q, b, who) => {
-        const { owner, bot, ids } = await currentFixtures();
-        const path = names.reduce((path, name, i) => path.replace(`:${name}`, picks[i] ?? ids[name] ?? name), pattern);
-        const search = new URLSearchParams(q as Record<string, string>).toString();
-        const token = who === 'owner' ? owner.token : who === 'bot' ? bot.token : who === 'garbage' ? 'not-a-token' : undefined;
-        const before = await server.runtime.store.headPosition();
-        const response = await server.call(method, `${path}${search ? `?${search}` : ''}`, {
-          token,
-          scheme: who === 'bot' ? 'Bot' : 'Bearer',
-          ...(b === undefined || method === 'GET' ? {} : { rawBody: JSON.stringify(b), headers: { 'content-type': 'application/json' } }),
-        });
-        expect(response.status, `${method} ${path}?${search} ${JSON.stringify(b)?.slice(0, 300)} → ${response.text.slice(0, 300)}`).toBeLessThan(500);
-        if (response.status < 400 && method !== 'GET') dirty = true;
-        if (response.status >= 400) {
-          const appended = (await server.runtime.store.readAll({ fromPosition: before ?? undefined, maxCount: 10 })).filter((e) => !before || e.position.commit > before.commit);
-          expect(appended.map((e) => `${e.streamId} ${e.type} ${JSON.stringify(e.data).slice(0, 200)}`), `${method} ${path} ${response.status} appended`).toEqual([]);
-        }
-      }),
-      { numRuns: RUNS_PER_ROUTE },
-    );
-    // Fixture set-up may wait out a rate limit the fuzzed requests ran into.
-  }, 90_000);
+  it.each(routes)(
+    '%s %s: never a 5xx; a refusal appends nothing',
+    async (method, pattern) => {
+      const names = [...pattern.matchAll(/:(\w+)/g)].map((m) => m[1]);
+      await fc.assert(
+        fc.asyncProperty(fc.tuple(...names.map(() => param)), query, body, credential, async (picks, q, b, who) => {
+          const { owner, bot, ids } = await currentFixtures();
+          const path = names.reduce((path, name, i) => path.replace(`:${name}`, picks[i] ?? ids[name] ?? name), pattern);
+          const search = new URLSearchParams(q as Record<string, string>).toString();
+          const token = who === 'owner' ? owner.token : who === 'bot' ? bot.token : who === 'garbage' ? 'not-a-token' : undefined;
+          const before = await server.runtime.store.headPosition();
+          const response = await server.call(method, `${path}${search ? `?${search}` : ''}`, {
+            token,
+            scheme: who === 'bot' ? 'Bot' : 'Bearer',
+            ...(b === undefined || method === 'GET' ? {} : { rawBody: JSON.stringify(b), headers: { 'content-type': 'application/json' } }),
+          });
+          expect(response.status, `${method} ${path}?${search} ${JSON.stringify(b)?.slice(0, 300)} → ${response.text.slice(0, 300)}`).toBeLessThan(500);
+          if (response.status < 400 && method !== 'GET') dirty = true;
+          if (response.status >= 400) {
+            const appended = (await server.runtime.store.readAll({ fromPosition: before ?? undefined, maxCount: 10 })).filter(
+              (e) => !before || e.position.commit > before.commit,
+            );
+            expect(
+              appended.map((e) => `${e.streamId} ${e.type} ${JSON.stringify(e.data).slice(0, 200)}`),
+              `${method} ${path} ${response.status} appended`,
+            ).toEqual([]);
+          }
+        }),
+        { numRuns: RUNS_PER_ROUTE },
+      );
+      // Fixture set-up may wait out a rate limit the fuzzed requests ran into.
+    },
+    90_000,
+  );
 });

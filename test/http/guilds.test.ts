@@ -15,7 +15,9 @@ describe('guilds', () => {
     const guild = created.body;
     expect(guild).toMatchObject({ name: 'Parley HQ', icon: null, owner_id: owner.id, member_count: 1, features: [], emojis: [], verification_level: 0 });
     expect(guild.id).toMatch(/^\d{17,19}$/);
-    expect(guild.roles).toEqual([expect.objectContaining({ id: guild.id, name: '@everyone', position: 0, managed: false, permissions: expect.stringMatching(/^\d+$/) })]);
+    expect(guild.roles).toEqual([
+      expect.objectContaining({ id: guild.id, name: '@everyone', position: 0, managed: false, permissions: expect.stringMatching(/^\d+$/) }),
+    ]);
 
     const fetched = await server.api('GET', `/guilds/${guild.id}`, { token: owner.token });
     expect(fetched.status).toBe(200);
@@ -23,23 +25,42 @@ describe('guilds', () => {
 
     const channels = await server.api('GET', `/guilds/${guild.id}/channels`, { token: owner.token });
     expect(channels.body).toEqual([
-      expect.objectContaining({ id: guild.system_channel_id, type: 0, name: 'general', guild_id: guild.id, position: 0, parent_id: null, permission_overwrites: [] }),
+      expect.objectContaining({
+        id: guild.system_channel_id,
+        type: 0,
+        name: 'general',
+        guild_id: guild.id,
+        position: 0,
+        parent_id: null,
+        permission_overwrites: [],
+      }),
     ]);
     const members = await server.api('GET', `/guilds/${guild.id}/members?limit=10`, { token: owner.token });
-    expect(members.body).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: owner.id }), roles: [], nick: null, deaf: false, mute: false, pending: false })]);
+    expect(members.body).toEqual([
+      expect.objectContaining({ user: expect.objectContaining({ id: owner.id }), roles: [], nick: null, deaf: false, mute: false, pending: false }),
+    ]);
   });
 
   it('stores an icon and serves it from the CDN', async () => {
     const owner = await registerUser(server);
-    const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#336699' } }).png().toBuffer();
-    const created = await server.api('POST', '/guilds', { token: owner.token, body: { name: 'Iconic', icon: `data:image/png;base64,${png.toString('base64')}` } });
+    const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const created = await server.api('POST', '/guilds', {
+      token: owner.token,
+      body: { name: 'Iconic', icon: `data:image/png;base64,${png.toString('base64')}` },
+    });
     expect(created.status).toBe(201);
     expect(created.body.icon).toMatch(/^[0-9a-f]{32}$/);
     const icon = await server.call('GET', `/icons/${created.body.id}/${created.body.icon}.webp?size=16`);
     expect(icon.status).toBe(200);
     expect(icon.headers['content-type']).toBe('image/webp');
     expectError(await server.call('GET', `/icons/${created.body.id}/${'0'.repeat(32)}.png`), 404, 'UNKNOWN_ICON');
-    expectError(await server.api('POST', '/guilds', { token: owner.token, body: { name: 'Bad', icon: 'data:image/png;base64,AAAA' } }), 400, 'INVALID_FORM_BODY');
+    expectError(
+      await server.api('POST', '/guilds', { token: owner.token, body: { name: 'Bad', icon: 'data:image/png;base64,AAAA' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 
   it('refuses invalid bodies with paths, and anonymous callers with 401', async () => {
@@ -61,9 +82,19 @@ describe('guilds', () => {
   it('updates settings with MANAGE_GUILD, validating channel settings', async () => {
     const guild = await createGuild(server);
     const member = await newMember(server, guild);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/guilds/${guild.id}`, { token: member.token, body: { name: 'Mine now' } }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/guilds/${guild.id}`, { token: member.token, body: { name: 'Mine now' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     const stranger = await registerUser(server);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/guilds/${guild.id}`, { token: stranger.token, body: { name: 'Mine now' } }), 404, 'UNKNOWN_GUILD');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/guilds/${guild.id}`, { token: stranger.token, body: { name: 'Mine now' } }),
+      404,
+      'UNKNOWN_GUILD',
+    );
     await expectRefusedWithoutEvents(
       server,
       () => server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { afk_channel_id: guild.channelId } }),
@@ -73,7 +104,10 @@ describe('guilds', () => {
     expectError(await server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { verification_level: 9 } }), 400, 'INVALID_FORM_BODY');
 
     await grantRole(server, guild, member, Permission.MANAGE_GUILD);
-    const updated = await server.api('PATCH', `/guilds/${guild.id}`, { token: member.token, body: { name: 'Renamed', description: 'About us', system_channel_id: null } });
+    const updated = await server.api('PATCH', `/guilds/${guild.id}`, {
+      token: member.token,
+      body: { name: 'Renamed', description: 'About us', system_channel_id: null },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'Renamed', description: 'About us', system_channel_id: null, owner_id: guild.owner.id });
     expectError(await server.api('PATCH', `/guilds/${guild.id}`, { token: member.token, body: { owner_id: member.id } }), 403, 'MISSING_PERMISSIONS');
@@ -112,7 +146,9 @@ describe('the caller’s guilds', () => {
       expect.objectContaining({ id: second.id, name: 'Second', owner: true }),
     ]);
     expect((await server.api('GET', `/users/@me/guilds?after=${first.id}`, { token: owner.token })).body.map((g: { id: string }) => g.id)).toEqual([second.id]);
-    expect((await server.api('GET', `/users/@me/guilds?before=${second.id}`, { token: owner.token })).body.map((g: { id: string }) => g.id)).toEqual([first.id]);
+    expect((await server.api('GET', `/users/@me/guilds?before=${second.id}`, { token: owner.token })).body.map((g: { id: string }) => g.id)).toEqual([
+      first.id,
+    ]);
     expect((await server.api('GET', '/users/@me/guilds?limit=1', { token: owner.token })).body).toHaveLength(1);
     const theirs = await server.api('GET', '/users/@me/guilds', { token: member.token });
     expect(theirs.body).toEqual([expect.objectContaining({ id: first.id, owner: false })]);
@@ -144,6 +180,11 @@ describe('the caller’s guilds', () => {
     expect((await server.api('GET', '/users/@me/guilds', { token: member.token })).body).toEqual([]);
     expect((await server.api('GET', `/guilds/${guild.id}`, { token: guild.owner.token })).body.member_count).toBe(1);
     expectError(await server.api('DELETE', `/users/@me/guilds/${guild.id}`, { token: member.token }), 404, 'UNKNOWN_GUILD');
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/users/@me/guilds/${guild.id}`, { token: guild.owner.token }), 400, 'OWNER_CANNOT_LEAVE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/users/@me/guilds/${guild.id}`, { token: guild.owner.token }),
+      400,
+      'OWNER_CANNOT_LEAVE',
+    );
   });
 });

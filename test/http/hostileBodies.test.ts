@@ -44,9 +44,15 @@ const rawJson = (method: string, path: string, text: string, token = guild.owner
 
 function multipart(payloadJson: string, files: { name: string; data: Buffer }[] = []) {
   const boundary = 'hostileboundary';
-  const parts: Buffer[] = [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\nContent-Type: application/json\r\n\r\n${payloadJson}\r\n`)];
+  const parts: Buffer[] = [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\nContent-Type: application/json\r\n\r\n${payloadJson}\r\n`),
+  ];
   files.forEach((file, i) => {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files[${i}]"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="files[${i}]"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+    );
     parts.push(file.data, Buffer.from('\r\n'));
   });
   parts.push(Buffer.from(`--${boundary}--\r\n`));
@@ -81,9 +87,25 @@ describe('deeply nested JSON', () => {
     for (const [method, path] of routes) {
       await expectRefusedWithoutEvents(server, () => rawJson(method, path, `{"name":"x","extra":${nestedObject(3000)}}`), 400, 'INVALID_FORM_BODY');
     }
-    await expectRefusedWithoutEvents(server, () => server.api('POST', webhookUrl, { rawBody: deepEmbed, headers: { 'content-type': 'application/json' } }), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `${webhookUrl}/github`, { rawBody: nestedArray(5000), headers: { 'content-type': 'application/json', 'x-codehost-event': 'push' } }), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', messages(), { token: guild.owner.token, ...multipart(deepEmbed) }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', webhookUrl, { rawBody: deepEmbed, headers: { 'content-type': 'application/json' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () =>
+        server.api('POST', `${webhookUrl}/github`, { rawBody: nestedArray(5000), headers: { 'content-type': 'application/json', 'x-codehost-event': 'push' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', messages(), { token: guild.owner.token, ...multipart(deepEmbed) }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 
   it('stores and serves nesting within the limit, and a deep send in the same instant as good ones fails alone', async () => {
@@ -111,7 +133,9 @@ describe('bodies over the limits', () => {
     socket.on('data', (chunk) => (answer += chunk));
     const closed = new Promise((resolve) => socket.on('close', resolve));
     await new Promise((resolve) => socket.once('secureConnect', resolve));
-    socket.write(`POST /api/v1${messages()} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${guild.owner.token}\r\nContent-Type: application/json\r\nContent-Length: ${2 ** 30}\r\n\r\n{"content":"`);
+    socket.write(
+      `POST /api/v1${messages()} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${guild.owner.token}\r\nContent-Type: application/json\r\nContent-Length: ${2 ** 30}\r\n\r\n{"content":"`,
+    );
     await closed; // the server answers and ends the connection though a gigabyte was announced
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).code).toBe('REQUEST_ENTITY_TOO_LARGE');
@@ -140,9 +164,19 @@ describe('bodies over the limits', () => {
 
   it('refuses a payload_json over the limit and a file over 25 MiB, and keeps serving', async () => {
     const bigPayload = JSON.stringify({ content: 'x', nonce: 'n'.repeat(JSON_LIMIT) });
-    await expectRefusedWithoutEvents(server, () => server.api('POST', messages(), { token: guild.owner.token, ...multipart(bigPayload) }), 413, 'REQUEST_ENTITY_TOO_LARGE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', messages(), { token: guild.owner.token, ...multipart(bigPayload) }),
+      413,
+      'REQUEST_ENTITY_TOO_LARGE',
+    );
     const bigFile = { name: 'big.bin', data: Buffer.alloc(25 * 1024 * 1024 + 1) };
-    await expectRefusedWithoutEvents(server, () => server.api('POST', messages(), { token: guild.owner.token, ...multipart('{"content":"file"}', [bigFile]) }), 413, 'FILE_TOO_LARGE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', messages(), { token: guild.owner.token, ...multipart('{"content":"file"}', [bigFile]) }),
+      413,
+      'FILE_TOO_LARGE',
+    );
     const after = await server.api('POST', messages(), { token: guild.owner.token, body: { content: 'still here' } });
     expect(after.status).toBe(200);
   });
@@ -173,7 +207,9 @@ describe('slow clients', () => {
 
 describe('restart', () => {
   it('starts again on the same data directory and serves every acknowledged message', async () => {
-    const acknowledged = await Promise.all(Array.from({ length: 20 }, (_, i) => server.api('POST', messages(), { token: guild.owner.token, body: { content: `kept ${i}` } })));
+    const acknowledged = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => server.api('POST', messages(), { token: guild.owner.token, body: { content: `kept ${i}` } })),
+    );
     expect(acknowledged.every((r) => r.status === 200)).toBe(true);
     await server.close();
     server = await startTestServer({ JSON_BODY_LIMIT: String(JSON_LIMIT) }, dataDir);

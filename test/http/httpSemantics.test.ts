@@ -47,7 +47,12 @@ describe('body types', () => {
   it('a form body on a JSON route answers 415 and sends nothing (curl -d without -H content-type)', async () => {
     await expectRefusedWithoutEvents(
       server,
-      () => server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, rawBody: '{"content":"hello"}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      () =>
+        server.api('POST', `/channels/${guild.channelId}/messages`, {
+          token: guild.owner.token,
+          rawBody: '{"content":"hello"}',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
       415,
       'UNSUPPORTED_MEDIA_TYPE',
     );
@@ -58,8 +63,18 @@ describe('body types', () => {
     form.append('payload_json', JSON.stringify({ name: 'x' }));
     const multipart = new Response(form);
     const rawBody = Buffer.from(await multipart.arrayBuffer());
-    await expectRefusedWithoutEvents(server, () => server.api('POST', '/guilds', { token: guild.owner.token, rawBody, headers: { 'content-type': multipart.headers.get('content-type')! } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', '/guilds', { token: guild.owner.token, rawBody: '<guild/>', headers: { 'content-type': 'application/xml' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', '/guilds', { token: guild.owner.token, rawBody, headers: { 'content-type': multipart.headers.get('content-type')! } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', '/guilds', { token: guild.owner.token, rawBody: '<guild/>', headers: { 'content-type': 'application/xml' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     // The routes that take multipart still do.
     const sendForm = new FormData();
     sendForm.append('payload_json', JSON.stringify({ content: 'multipart still works' }));

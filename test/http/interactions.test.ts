@@ -83,8 +83,30 @@ class BotEndpoint {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const components = [
-  { type: 1, components: [{ type: 2, style: 1, label: 'Accept', custom_id: 'accept' }, { type: 2, style: 2, label: 'Off', custom_id: 'off', disabled: true }, { type: 2, style: 5, label: 'Docs', url: 'https://example.com/docs' }] },
-  { type: 1, components: [{ type: 3, custom_id: 'flavour', min_values: 1, max_values: 2, options: [{ label: 'Vanilla', value: 'vanilla' }, { label: 'Mint', value: 'mint' }, { label: 'Lemon', value: 'lemon' }] }] },
+  {
+    type: 1,
+    components: [
+      { type: 2, style: 1, label: 'Accept', custom_id: 'accept' },
+      { type: 2, style: 2, label: 'Off', custom_id: 'off', disabled: true },
+      { type: 2, style: 5, label: 'Docs', url: 'https://example.com/docs' },
+    ],
+  },
+  {
+    type: 1,
+    components: [
+      {
+        type: 3,
+        custom_id: 'flavour',
+        min_values: 1,
+        max_values: 2,
+        options: [
+          { label: 'Vanilla', value: 'vanilla' },
+          { label: 'Mint', value: 'mint' },
+          { label: 'Lemon', value: 'lemon' },
+        ],
+      },
+    ],
+  },
 ];
 
 let server: TestServer;
@@ -109,7 +131,10 @@ interface Setup {
 /** A guild, a webhook with the bot's interaction_url (or none), and a message of the webhook with components. */
 async function setup(target: TestServer = server, interactionUrl: string | null = botUrl): Promise<Setup> {
   const guild = await createGuild(target);
-  const created = await target.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'Bot hook', interaction_url: interactionUrl } });
+  const created = await target.api('POST', `/channels/${guild.channelId}/webhooks`, {
+    token: guild.owner.token,
+    body: { name: 'Bot hook', interaction_url: interactionUrl },
+  });
   if (created.status !== 200) throw new Error(`webhook failed: ${created.status} ${created.text}`);
   const hook = { id: created.body.id, token: created.body.token };
   const message = await target.api('POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, { body: { content: 'Choose', components } });
@@ -146,7 +171,11 @@ describe('delivery', () => {
     expect(response.status).toBe(204);
     const [delivery] = await bot.waitFor(1);
     expect(delivery.verified).toBe(true);
-    expect(delivery.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'Service-Interactions/1.0', 'x-service-timestamp': expect.stringMatching(/^\d+$/) });
+    expect(delivery.headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'Service-Interactions/1.0',
+      'x-service-timestamp': expect.stringMatching(/^\d+$/),
+    });
     expect(delivery.headers['x-service-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
     const payload = JSON.parse(delivery.body);
     expect(payload).toEqual({
@@ -167,7 +196,9 @@ describe('delivery', () => {
     expect(delivered.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, outcome: 'delivered', started_at: time, finished_at: time })]);
 
     // The bot answers through its webhook: ephemeral, mentioning the clicker.
-    const reply = await server.api('POST', `/webhooks/${s.hook.id}/${s.hook.token}?wait=true`, { body: { content: `<@${payload.user.id}> you chose mint and lemon`, flags: 64 } });
+    const reply = await server.api('POST', `/webhooks/${s.hook.id}/${s.hook.token}?wait=true`, {
+      body: { content: `<@${payload.user.id}> you chose mint and lemon`, flags: 64 },
+    });
     expect(reply.status).toBe(200);
     const after = await server.api('POST', `/channels/${s.guild.channelId}/messages`, { token: s.guild.owner.token, body: { content: 'public' } });
     const seen = await clickerGateway.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === reply.body.id);
@@ -279,7 +310,9 @@ describe('delivery', () => {
 
     const withUrl = await setup();
     bot.reset([200], withUrl.hook.token);
-    expect((await server.api('PATCH', `/webhooks/${withUrl.hook.id}`, { token: withUrl.guild.owner.token, body: { interaction_url: null } })).body.interaction_url).toBeNull();
+    expect(
+      (await server.api('PATCH', `/webhooks/${withUrl.hook.id}`, { token: withUrl.guild.owner.token, body: { interaction_url: null } })).body.interaction_url,
+    ).toBeNull();
     await click(withUrl, withUrl.guild.owner.token, { custom_id: 'accept' });
     await sleep(300);
     expect(bot.deliveries).toHaveLength(0);
@@ -292,7 +325,8 @@ describe('click validation', () => {
     const s = await setup(server, null);
     const member = await newMember(server, s.guild);
     const outsider = await registerUser(server);
-    const refuse = (token: string, body: Record<string, unknown>, status: number, code: string) => expectRefusedWithoutEvents(server, () => click(s, token, body), status, code);
+    const refuse = (token: string, body: Record<string, unknown>, status: number, code: string) =>
+      expectRefusedWithoutEvents(server, () => click(s, token, body), status, code);
     await refuse(outsider.token, { custom_id: 'accept' }, 404, 'UNKNOWN_CHANNEL');
     await refuse(member.token, { custom_id: 'accept', message_id: '1' }, 404, 'UNKNOWN_MESSAGE');
     await refuse(member.token, { custom_id: 'nope' }, 400, 'UNKNOWN_COMPONENT');
@@ -305,8 +339,23 @@ describe('click validation', () => {
     await refuse(member.token, { custom_id: '' }, 400, 'INVALID_FORM_BODY');
     await refuse(member.token, { custom_id: 'accept', channel_id: 'abc' }, 400, 'INVALID_FORM_BODY');
     const robot = await createBot(server);
-    await expectRefusedWithoutEvents(server, () => server.api('POST', '/interactions/click', { token: robot.token, scheme: 'Bot', body: { channel_id: s.guild.channelId, message_id: s.messageId, custom_id: 'accept' } }), 403, 'BOTS_NOT_ALLOWED');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', '/interactions/click', { body: { channel_id: s.guild.channelId, message_id: s.messageId, custom_id: 'accept' } }), 401, 'UNAUTHORIZED');
+    await expectRefusedWithoutEvents(
+      server,
+      () =>
+        server.api('POST', '/interactions/click', {
+          token: robot.token,
+          scheme: 'Bot',
+          body: { channel_id: s.guild.channelId, message_id: s.messageId, custom_id: 'accept' },
+        }),
+      403,
+      'BOTS_NOT_ALLOWED',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', '/interactions/click', { body: { channel_id: s.guild.channelId, message_id: s.messageId, custom_id: 'accept' } }),
+      401,
+      'UNAUTHORIZED',
+    );
 
     const values = await click(s, member.token, { custom_id: 'flavour', values: ['vanilla'] });
     expect(values.status).toBe(204);
@@ -317,7 +366,9 @@ describe('click validation', () => {
   it('an ephemeral message can be clicked only by those who see it', async () => {
     const s = await setup(server, null);
     const [mentioned, other] = [await newMember(server, s.guild), await newMember(server, s.guild)];
-    const secret = await server.api('POST', `/webhooks/${s.hook.id}/${s.hook.token}?wait=true`, { body: { content: `<@${mentioned.id}>`, flags: 64, components } });
+    const secret = await server.api('POST', `/webhooks/${s.hook.id}/${s.hook.token}?wait=true`, {
+      body: { content: `<@${mentioned.id}>`, flags: 64, components },
+    });
     const onSecret = { ...s, messageId: secret.body.id };
     expect((await click(onSecret, mentioned.token, { custom_id: 'accept' })).status).toBe(204);
     expectError(await click(onSecret, other.token, { custom_id: 'accept' }), 404, 'UNKNOWN_MESSAGE');

@@ -49,7 +49,12 @@ describe('channel invites', () => {
     expect(unique.body.code).not.toBe(first.body.code);
     const list = await server.api('GET', `/channels/${guild.channelId}/invites`, { token });
     expect(list.body.map((i: { code: string }) => i.code).sort()).toEqual([guild.code, first.body.code, unique.body.code].sort());
-    expect(list.body.find((i: { code: string }) => i.code === first.body.code)).toMatchObject({ channel_id: guild.channelId, inviter_id: guild.owner.id, uses: 0, max_uses: 3 });
+    expect(list.body.find((i: { code: string }) => i.code === first.body.code)).toMatchObject({
+      channel_id: guild.channelId,
+      inviter_id: guild.owner.id,
+      uses: 0,
+      max_uses: 3,
+    });
   });
 
   it('needs CREATE_INSTANT_INVITE to create, MANAGE_CHANNELS to list, and a visible channel', async () => {
@@ -58,13 +63,27 @@ describe('channel invites', () => {
     const stranger = await registerUser(server);
     expectError(await server.api('GET', `/channels/${guild.channelId}/invites`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
     expectError(await server.api('GET', `/channels/${guild.channelId}/invites`, { token: stranger.token }), 404, 'UNKNOWN_CHANNEL');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/channels/${guild.channelId}/invites`, { token: stranger.token, body: {} }), 404, 'UNKNOWN_CHANNEL');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/channels/${guild.channelId}/invites`, { token: stranger.token, body: {} }),
+      404,
+      'UNKNOWN_CHANNEL',
+    );
     await server.api('PUT', `/channels/${guild.channelId}/permissions/${member.id}`, {
       token: guild.owner.token,
       body: { type: 1, deny: Permission.CREATE_INSTANT_INVITE.toString() },
     });
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/channels/${guild.channelId}/invites`, { token: member.token, body: {} }), 403, 'MISSING_PERMISSIONS');
-    expectError(await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_uses: 101 } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/channels/${guild.channelId}/invites`, { token: member.token, body: {} }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    expectError(
+      await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_uses: 101 } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 });
 
@@ -109,7 +128,9 @@ describe('accepting invites', () => {
     const guild = await createGuild(server);
     const thrice = await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { max_uses: 3, unique: true } });
     const eager = await registerUser(server);
-    const statuses = await Promise.all([1, 2, 3, 4, 5].map(async () => (await server.api('POST', `/invites/${thrice.body.code}`, { token: eager.token })).status));
+    const statuses = await Promise.all(
+      [1, 2, 3, 4, 5].map(async () => (await server.api('POST', `/invites/${thrice.body.code}`, { token: eager.token })).status),
+    );
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     expect((await server.api('GET', `/invites/${thrice.body.code}`, { token: eager.token })).body.uses).toBe(1);
     const [second, third, fourth] = await Promise.all([1, 2, 3].map(() => registerUser(server)));
@@ -126,7 +147,9 @@ describe('accepting invites', () => {
     const late = await registerUser(server);
     await expectRefusedWithoutEvents(server, () => server.api('POST', `/invites/${brief.body.code}`, { token: late.token }), 404, 'UNKNOWN_INVITE');
     expectError(await server.api('GET', `/invites/${brief.body.code}`, { token: late.token }), 404, 'UNKNOWN_INVITE');
-    expect((await server.api('GET', `/channels/${guild.channelId}/invites`, { token: guild.owner.token })).body.map((i: { code: string }) => i.code)).not.toContain(brief.body.code);
+    expect(
+      (await server.api('GET', `/channels/${guild.channelId}/invites`, { token: guild.owner.token })).body.map((i: { code: string }) => i.code),
+    ).not.toContain(brief.body.code);
   });
 
   it('records temporary membership from a temporary invite, ended on disconnect', async () => {
@@ -150,7 +173,12 @@ describe('revoking invites', () => {
     const other = (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'other' } })).body;
     const invite = (await server.api('POST', `/channels/${guild.channelId}/invites`, { token: guild.owner.token, body: { unique: true } })).body;
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/invites/${invite.code}`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/channels/${other.id}/invites/${invite.code}`, { token: guild.owner.token }), 404, 'UNKNOWN_INVITE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/channels/${other.id}/invites/${invite.code}`, { token: guild.owner.token }),
+      404,
+      'UNKNOWN_INVITE',
+    );
     expect((await server.api('DELETE', `/channels/${guild.channelId}/invites/${invite.code}`, { token: guild.owner.token })).status).toBe(204);
     expectError(await server.api('GET', `/invites/${invite.code}`, { token: member.token }), 404, 'UNKNOWN_INVITE');
     expectError(await server.api('DELETE', `/invites/${invite.code}`, { token: guild.owner.token }), 404, 'UNKNOWN_INVITE');
@@ -184,7 +212,11 @@ describe('guild and pack invites', () => {
     expectError(await server.api('GET', `/guilds/${guild.id}/invites`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
     const list = await server.api('GET', `/guilds/${guild.id}/invites`, { token: guild.owner.token });
     expect(list.body.map((i: { code: string }) => i.code).sort()).toEqual([guild.code, chosen.body.code, first.body.code].sort());
-    expectError(await server.api('POST', `/guilds/${guild.id}/invites`, { token: member.token, body: { channel_id: '123456789012345678' } }), 404, 'UNKNOWN_CHANNEL');
+    expectError(
+      await server.api('POST', `/guilds/${guild.id}/invites`, { token: member.token, body: { channel_id: '123456789012345678' } }),
+      404,
+      'UNKNOWN_CHANNEL',
+    );
   });
 
   it('shares a guild’s sticker pack through pack invites, without membership', async () => {
@@ -199,7 +231,9 @@ describe('guild and pack invites', () => {
     expectError(await server.api('GET', `/guilds/${guild.id}`, { token: fan.token }), 404, 'UNKNOWN_GUILD');
     const list = await server.api('GET', `/packs/${guild.id}/invites`, { token: guild.owner.token });
     expect(list.body).toEqual([expect.objectContaining({ code: created.body.code, uses: 1 })]);
-    expect((await server.api('GET', `/guilds/${guild.id}/invites`, { token: guild.owner.token })).body.map((i: { code: string }) => i.code)).not.toContain(created.body.code);
+    expect((await server.api('GET', `/guilds/${guild.id}/invites`, { token: guild.owner.token })).body.map((i: { code: string }) => i.code)).not.toContain(
+      created.body.code,
+    );
     expectError(await server.api('GET', `/packs/${guild.id}/invites`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
     expectError(await server.api('POST', `/packs/${guild.id}/invites`, { token: fan.token, body: {} }), 404, 'UNKNOWN_GUILD');
   });
@@ -215,7 +249,12 @@ describe('vanity URLs', () => {
     expect((await server.api('GET', `/guilds/${guild.id}`, { token: guild.owner.token })).body.vanity_url_code).toBe(code);
 
     const rival = await createGuild(server);
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/guilds/${rival.id}/vanity-url`, { token: rival.owner.token, body: { code } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/guilds/${rival.id}/vanity-url`, { token: rival.owner.token, body: { code } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
 
     const visitor = await registerUser(server);
     const fetched = await server.api('GET', `/invites/${code}`, { token: visitor.token });
@@ -251,7 +290,12 @@ describe('vanity URLs', () => {
     const stranger = await registerUser(server);
     expectError(await server.api('GET', `/guilds/${guild.id}/vanity-url`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
     expectError(await server.api('GET', `/guilds/${guild.id}/vanity-url`, { token: stranger.token }), 404, 'UNKNOWN_GUILD');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/guilds/${guild.id}/vanity-url`, { token: member.token, body: { code: 'mine-now' } }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/guilds/${guild.id}/vanity-url`, { token: member.token, body: { code: 'mine-now' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/guilds/${guild.id}/vanity-url`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
     const invalid = await server.api('POST', `/guilds/${guild.id}/vanity-url`, { token: guild.owner.token, body: { code: 'Not Valid!' } });
     expectError(invalid, 400, 'INVALID_FORM_BODY');

@@ -18,7 +18,9 @@ describe('ids as JSON numbers', () => {
     let first = (await send('{"content": "first"}')).body;
     for (let tries = 0; String(Number(first.id)) === first.id && tries < 5; tries++) first = (await send('{"content": "first"}')).body;
     expect(Number(first.id)).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
-    const reply = await send(`{"content": "reply", "message_reference": {"message_id": ${first.id}, "channel_id": ${guild.channelId}, "guild_id": ${guild.id}}}`);
+    const reply = await send(
+      `{"content": "reply", "message_reference": {"message_id": ${first.id}, "channel_id": ${guild.channelId}, "guild_id": ${guild.id}}}`,
+    );
     expect(reply.status).toBe(200);
     expect(reply.body.message_reference).toMatchObject({ message_id: first.id, channel_id: guild.channelId, guild_id: guild.id });
     // Spelled as a double prints, an integer may have been rounded by its sender: refused, never read as another id.

@@ -32,10 +32,19 @@ describe('an account registered before claims were named by a keyed hash', async
   const discriminator = await discriminatorOf(carol.token);
   // The earlier account has carol's discriminator, so that carol renaming to its name would prefer what it holds.
   const old = { id: server.runtime.ids.next(), username: random('legacy'), email: `${random('legacy')}@example.com` };
-  const append = (stream: string, type: string, data: object) => server.runtime.store.appendToStream(stream, [{ type, data, metadata }], { expectedRevision: 'any' });
+  const append = (stream: string, type: string, data: object) =>
+    server.runtime.store.appendToStream(stream, [{ type, data, metadata }], { expectedRevision: 'any' });
   await append(`email-${sha256(old.email)}`, 'EmailClaimed', { emailHash: sha256(old.email), userId: old.id });
   await append(`username-${sha256(old.username)}`, 'DiscriminatorClaimed', { username: old.username, discriminator, userId: old.id });
-  const registered = { userId: old.id, username: old.username, discriminator, email: old.email, passwordHash: await hashPassword(PASSWORD), bot: false, applicationId: null };
+  const registered = {
+    userId: old.id,
+    username: old.username,
+    discriminator,
+    email: old.email,
+    passwordHash: await hashPassword(PASSWORD),
+    bot: false,
+    applicationId: null,
+  };
   await server.runtime.settle((await append(`user-${old.id}`, 'UserRegistered', registered)).position);
 
   it('keeps its email: registering it again is refused, in any case, appending nothing', async () => {

@@ -31,11 +31,24 @@ describe('members', () => {
     const own = await server.api('PATCH', `/guilds/${guild.id}/members/@me`, { token: alice.token, body: { nick: 'Ally' } });
     expect(own.status).toBe(200);
     expect(own.body.nick).toBe('Ally');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: bob.token, body: { nick: 'Bobbed' } }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: bob.token, body: { nick: 'Bobbed' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     const reset = await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { nick: null } });
     expect(reset.body.nick).toBeNull();
-    expectError(await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { nick: 'x'.repeat(33) } }), 400, 'INVALID_FORM_BODY');
-    expectError(await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { mute: 'yes' } }), 400, 'INVALID_FORM_BODY');
+    expectError(
+      await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { nick: 'x'.repeat(33) } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
+    expectError(
+      await server.api('PATCH', `/guilds/${guild.id}/members/${alice.id}`, { token: guild.owner.token, body: { mute: 'yes' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 
   it('adds and removes roles with MANAGE_ROLES, below the actor’s highest role', async () => {
@@ -44,14 +57,37 @@ describe('members', () => {
     const managerRole = await grantRole(server, guild, manager, 0n, 'managers');
     // New roles enter at position 1: helpers sits below managers.
     const helpers = (await server.api('POST', `/guilds/${guild.id}/roles`, { token: guild.owner.token, body: { name: 'helpers' } })).body.id;
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${helpers}`, { token: manager.token }), 403, 'MISSING_PERMISSIONS');
-    await server.api('PATCH', `/guilds/${guild.id}/roles/${managerRole}`, { token: guild.owner.token, body: { permissions: Permission.MANAGE_ROLES.toString() } });
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${helpers}`, { token: manager.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await server.api('PATCH', `/guilds/${guild.id}/roles/${managerRole}`, {
+      token: guild.owner.token,
+      body: { permissions: Permission.MANAGE_ROLES.toString() },
+    });
 
     expect((await server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${helpers}`, { token: manager.token })).status).toBe(204);
     expect((await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: manager.token })).body.roles).toEqual([helpers]);
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${managerRole}`, { token: manager.token }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/123456789012345678`, { token: manager.token }), 404, 'UNKNOWN_ROLE');
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/members/123456789012345678/roles/${helpers}`, { token: manager.token }), 404, 'UNKNOWN_MEMBER');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${managerRole}`, { token: manager.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/123456789012345678`, { token: manager.token }),
+      404,
+      'UNKNOWN_ROLE',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/members/123456789012345678/roles/${helpers}`, { token: manager.token }),
+      404,
+      'UNKNOWN_MEMBER',
+    );
     expect((await server.api('DELETE', `/guilds/${guild.id}/members/${member.id}/roles/${helpers}`, { token: manager.token })).status).toBe(204);
 
     const patched = await server.api('PATCH', `/guilds/${guild.id}/members/${member.id}`, { token: manager.token, body: { roles: [helpers] } });
@@ -67,13 +103,30 @@ describe('members', () => {
   it('kicks with KICK_MEMBERS, only members below the actor, never the owner', async () => {
     const guild = await createGuild(server);
     const [moderator, target, peer] = [await newMember(server, guild), await newMember(server, guild), await newMember(server, guild)];
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/guilds/${guild.id}/members/${target.id}`, { token: moderator.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/guilds/${guild.id}/members/${target.id}`, { token: moderator.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     // New roles enter at position 1: the peer's role, made first, ends above the kickers'.
     await grantRole(server, guild, peer, 0n, 'above the kickers');
     await grantRole(server, guild, moderator, Permission.KICK_MEMBERS, 'kickers');
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/guilds/${guild.id}/members/${guild.owner.id}`, { token: moderator.token }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/guilds/${guild.id}/members/${peer.id}`, { token: moderator.token }), 403, 'MISSING_PERMISSIONS');
-    expect((await server.api('DELETE', `/guilds/${guild.id}/members/${target.id}`, { token: moderator.token, headers: { 'X-Audit-Log-Reason': 'spam' } })).status).toBe(204);
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/guilds/${guild.id}/members/${guild.owner.id}`, { token: moderator.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/guilds/${guild.id}/members/${peer.id}`, { token: moderator.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    expect(
+      (await server.api('DELETE', `/guilds/${guild.id}/members/${target.id}`, { token: moderator.token, headers: { 'X-Audit-Log-Reason': 'spam' } })).status,
+    ).toBe(204);
     expectError(await server.api('GET', `/guilds/${guild.id}/members/${target.id}`, { token: moderator.token }), 404, 'UNKNOWN_MEMBER');
     expectError(await server.api('DELETE', `/guilds/${guild.id}/members/${target.id}`, { token: moderator.token }), 404, 'UNKNOWN_MEMBER');
     // A kicked member may come back through an invite.
@@ -85,7 +138,12 @@ describe('bans', () => {
   it('bans a member (removing them), keeps them out, lists and unbans', async () => {
     const guild = await createGuild(server);
     const [moderator, target] = [await newMember(server, guild), await newMember(server, guild)];
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/bans/${target.id}`, { token: moderator.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/bans/${target.id}`, { token: moderator.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     await expectRefusedWithoutEvents(server, () => server.api('GET', `/guilds/${guild.id}/bans`, { token: moderator.token }), 403, 'MISSING_PERMISSIONS');
     await grantRole(server, guild, moderator, Permission.BAN_MEMBERS, 'banners');
 
@@ -105,18 +163,35 @@ describe('bans', () => {
 
     expect((await server.api('DELETE', `/guilds/${guild.id}/bans/${target.id}`, { token: moderator.token })).status).toBe(204);
     expectError(await server.api('GET', `/guilds/${guild.id}/bans/${target.id}`, { token: moderator.token }), 404, 'UNKNOWN_BAN');
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/guilds/${guild.id}/bans/${target.id}`, { token: moderator.token }), 404, 'UNKNOWN_BAN');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/guilds/${guild.id}/bans/${target.id}`, { token: moderator.token }),
+      404,
+      'UNKNOWN_BAN',
+    );
     await join(server, guild, target);
   });
 
   it('bans users who are not members, refuses unknown users, the owner and bad windows', async () => {
     const guild = await createGuild(server);
     const outsider = await registerUser(server);
-    expect((await server.api('PUT', `/guilds/${guild.id}/bans/${outsider.id}`, { token: guild.owner.token, body: { delete_message_seconds: 3600 } })).status).toBe(204);
+    expect(
+      (await server.api('PUT', `/guilds/${guild.id}/bans/${outsider.id}`, { token: guild.owner.token, body: { delete_message_seconds: 3600 } })).status,
+    ).toBe(204);
     await expectRefusedWithoutEvents(server, () => server.api('POST', `/invites/${guild.code}`, { token: outsider.token }), 403, 'USER_BANNED');
     expect((await server.api('GET', `/guilds/${guild.id}`, { token: guild.owner.token })).body.member_count).toBe(1);
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/bans/123456789012345678`, { token: guild.owner.token }), 404, 'UNKNOWN_USER');
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/bans/${guild.owner.id}`, { token: guild.owner.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/bans/123456789012345678`, { token: guild.owner.token }),
+      404,
+      'UNKNOWN_USER',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/bans/${guild.owner.id}`, { token: guild.owner.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     const window = await server.api('PUT', `/guilds/${guild.id}/bans/${outsider.id}`, { token: guild.owner.token, body: { delete_message_days: 8 } });
     expectError(window, 400, 'INVALID_FORM_BODY');
     expect(window.body.errors).toEqual([{ path: 'delete_message_days', message: expect.any(String) }]);

@@ -36,7 +36,10 @@ async function sent(user: TestUser, body: unknown, channelId = guild.channelId) 
 
 /** A new text channel where `user` is denied `deny` by a member overwrite. */
 async function channelDenying(user: TestUser, deny: bigint) {
-  const channel = await call(owner, 'POST', `/guilds/${guild.id}/channels`, { name: 'restricted', permission_overwrites: [{ id: user.id, type: 1, deny: deny.toString() }] });
+  const channel = await call(owner, 'POST', `/guilds/${guild.id}/channels`, {
+    name: 'restricted',
+    permission_overwrites: [{ id: user.id, type: 1, deny: deny.toString() }],
+  });
   expect(channel.status).toBe(201);
   return channel.body.id as string;
 }
@@ -53,7 +56,10 @@ async function multipart(payload: unknown, files: { name: string; data: Buffer; 
 const sendFiles = async (user: TestUser, payload: unknown, files: { name: string; data: Buffer; type?: string }[], channelId = guild.channelId) =>
   server.api('POST', `/channels/${channelId}/messages`, { token: user.token, scheme: scheme(user), ...(await multipart(payload, files)) });
 
-const png = (width = 8, height = 6) => sharp({ create: { width, height, channels: 3, background: '#3366ff' } }).png().toBuffer();
+const png = (width = 8, height = 6) =>
+  sharp({ create: { width, height, channels: 3, background: '#3366ff' } })
+    .png()
+    .toBuffer();
 
 describe('send', () => {
   it('answers the full message object', async () => {
@@ -96,7 +102,14 @@ describe('send', () => {
   });
 
   it('takes embeds as received ones come back from clients, extra fields included', async () => {
-    const embed = { type: 'rich', title: 'T', color: 0xff0000, footer: { text: 'f', proxy_icon_url: 'https://x.test/i.png' }, image: { url: 'https://x.test/a.png', proxy_url: 'https://x.test/p.png', width: 2 }, content_scan_version: 0 };
+    const embed = {
+      type: 'rich',
+      title: 'T',
+      color: 0xff0000,
+      footer: { text: 'f', proxy_icon_url: 'https://x.test/i.png' },
+      image: { url: 'https://x.test/a.png', proxy_url: 'https://x.test/p.png', width: 2 },
+      content_scan_version: 0,
+    };
     expect((await sent(bot, { embeds: [embed] })).embeds).toEqual([embed]);
   });
 
@@ -106,10 +119,28 @@ describe('send', () => {
   });
 
   it('keeps components from bots, validated, and ignores them from a person', async () => {
-    const components = [{ type: 1, components: [{ type: 2, style: 1, label: 'Click', custom_id: 'click' }, { type: 2, style: 5, label: 'Docs', url: 'https://example.com' }] }];
+    const components = [
+      {
+        type: 1,
+        components: [
+          { type: 2, style: 1, label: 'Click', custom_id: 'click' },
+          { type: 2, style: 5, label: 'Docs', url: 'https://example.com' },
+        ],
+      },
+    ];
     expect((await sent(bot, { content: 'buttons', components })).components).toEqual(components);
     expect((await sent(member, { content: 'buttons', components })).components).toEqual([]);
-    const bad = await send(bot, { components: [{ type: 1, components: [{ type: 2, style: 1, label: 'x' }, { type: 2, style: 5, url: 'http://insecure', custom_id: 'y' }] }] });
+    const bad = await send(bot, {
+      components: [
+        {
+          type: 1,
+          components: [
+            { type: 2, style: 1, label: 'x' },
+            { type: 2, style: 5, url: 'http://insecure', custom_id: 'y' },
+          ],
+        },
+      ],
+    });
     expectError(bad, 400, 'INVALID_FORM_BODY');
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual([
       'components.0.components.0.custom_id',
@@ -194,7 +225,16 @@ describe('send', () => {
     const original = await sent(owner, { content: 'first' });
     const bodies: { user: TestUser; body: unknown; files?: { name: string; data: Buffer; type?: string }[] }[] = [
       { user: member, body: { content: `plain <@${owner.id}> @everyone <#${guild.channelId}>`, nonce: 'bytes-1', tts: true } },
-      { user: bot, body: { content: 'rich', flags: 4, embeds: [{ title: 'T', timestamp: '2024-05-01T10:00:00+02:00', image: { url: 'attachment://a.png' } }], components: [{ type: 1, components: [{ type: 2, style: 1, label: 'B', custom_id: 'b' }] }] }, files: [{ name: 'a.png', data: await png(), type: 'image/png' }] },
+      {
+        user: bot,
+        body: {
+          content: 'rich',
+          flags: 4,
+          embeds: [{ title: 'T', timestamp: '2024-05-01T10:00:00+02:00', image: { url: 'attachment://a.png' } }],
+          components: [{ type: 1, components: [{ type: 2, style: 1, label: 'B', custom_id: 'b' }] }],
+        },
+        files: [{ name: 'a.png', data: await png(), type: 'image/png' }],
+      },
       { user: member, body: { content: 'reply', message_reference: { message_id: original.id } } },
     ];
     for (const { user, body, files } of bodies) {
@@ -220,7 +260,14 @@ describe('attachments', () => {
     const text = Buffer.from('plain notes');
     const response = await sendFiles(
       member,
-      { content: 'files', attachments: [{ id: 0, description: 'a blue box' }, { id: 1, filename: 'notes v1.txt' }], embeds: [{ title: 'pic', image: { url: 'attachment://box.png' } }] },
+      {
+        content: 'files',
+        attachments: [
+          { id: 0, description: 'a blue box' },
+          { id: 1, filename: 'notes v1.txt' },
+        ],
+        embeds: [{ title: 'pic', image: { url: 'attachment://box.png' } }],
+      },
       [
         { name: 'box.png', data: image, type: 'image/png' },
         { name: 'notes.txt', data: text, type: 'text/plain' },
@@ -258,7 +305,17 @@ describe('attachments', () => {
     const file = { name: 'a.txt', data: Buffer.from('a') };
     await expectRefusedWithoutEvents(server, () => sendFiles(member, { content: 'x' }, [file], noFiles), 403, 'MISSING_PERMISSIONS');
     expect((await sendFiles(member, { content: 'no files is fine' }, [], noFiles)).status).toBe(200);
-    await expectRefusedWithoutEvents(server, () => sendFiles(member, {}, Array.from({ length: 11 }, () => file)), 400, 'TOO_MANY_ATTACHMENTS');
+    await expectRefusedWithoutEvents(
+      server,
+      () =>
+        sendFiles(
+          member,
+          {},
+          Array.from({ length: 11 }, () => file),
+        ),
+      400,
+      'TOO_MANY_ATTACHMENTS',
+    );
     const big = { name: 'big.bin', data: Buffer.alloc(25 * 1024 * 1024 + 1) };
     await expectRefusedWithoutEvents(server, () => sendFiles(member, {}, [big]), 413, 'FILE_TOO_LARGE');
     const unknown = await sendFiles(member, { attachments: [{ id: 3 }] }, [file]);
@@ -345,7 +402,12 @@ describe('edit', () => {
       403,
       'CANNOT_EDIT_MESSAGE_BY_OTHER',
     );
-    await expectRefusedWithoutEvents(server, () => call(member, 'PATCH', `/channels/${guild.channelId}/messages/${message.id}`, { content: '' }), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => call(member, 'PATCH', `/channels/${guild.channelId}/messages/${message.id}`, { content: '' }),
+      400,
+      'CANNOT_SEND_EMPTY_MESSAGE',
+    );
     expectError(await call(member, 'PATCH', `/channels/${guild.channelId}/messages/1234567890123456789`, { content: 'x' }), 404, 'UNKNOWN_MESSAGE');
   });
 
@@ -367,7 +429,10 @@ describe('edit', () => {
     const kept = await call(member, 'PATCH', path, { attachments: [{ id: c.id }, { id: a.id }] });
     expect(kept.body.attachments.map((x: { id: string }) => x.id)).toEqual([c.id, a.id]);
     expectError(await server.call('GET', new URL(b.url).pathname), 404, 'UNKNOWN_ATTACHMENT');
-    const added = await server.api('PATCH', path, { token: member.token, ...(await multipart({ attachments: [{ id: a.id }, { id: 0 }] }, [{ name: 'd.txt', data: Buffer.from('d') }])) });
+    const added = await server.api('PATCH', path, {
+      token: member.token,
+      ...(await multipart({ attachments: [{ id: a.id }, { id: 0 }] }, [{ name: 'd.txt', data: Buffer.from('d') }])),
+    });
     expect(added.body.attachments.map((x: { filename: string }) => x.filename)).toEqual(['a.txt', 'd.txt']);
   });
 });
@@ -466,7 +531,14 @@ describe('reactions', () => {
     const seen = (await call(member, 'GET', `/channels/${guild.channelId}/messages/${message.id}`)).body.reactions;
     expect(seen).toEqual([
       { emoji: { id: null, name: '👍', animated: false }, count: 2, count_details: { burst: 0, normal: 2 }, me: true, me_burst: false, burst_colors: [] },
-      { emoji: { id: '1234567890', name: 'party', animated: false }, count: 1, count_details: { burst: 0, normal: 1 }, me: false, me_burst: false, burst_colors: [] },
+      {
+        emoji: { id: '1234567890', name: 'party', animated: false },
+        count: 1,
+        count_details: { burst: 0, normal: 1 },
+        me: false,
+        me_burst: false,
+        burst_colors: [],
+      },
     ]);
     const reactors = await call(owner, 'GET', `${reactions(message.id)}/${thumbs}`);
     expect(reactors.body.map((u: { id: string }) => u.id).sort()).toEqual([member.id, bot.id].sort());
@@ -508,7 +580,12 @@ describe('reactions', () => {
     expect((await call(member, 'PUT', path)).status).toBe(204);
     const noHistory = await channelDenying(member, Permission.READ_MESSAGE_HISTORY);
     const hidden = await sent(owner, { content: 'x' }, noHistory);
-    await expectRefusedWithoutEvents(server, () => call(member, 'PUT', `/channels/${noHistory}/messages/${hidden.id}/reactions/${thumbs}/@me`), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => call(member, 'PUT', `/channels/${noHistory}/messages/${hidden.id}/reactions/${thumbs}/@me`),
+      403,
+      'MISSING_PERMISSIONS',
+    );
   });
 
   it('takes many concurrent reactions on one message, each counted once', async () => {
@@ -535,7 +612,8 @@ describe('a busy channel', () => {
 
 describe('read models', () => {
   it('rebuild from the log into identical messages, reactions and channel documents', async () => {
-    const snapshot = () => Promise.all(['messages', 'reactions', 'channels'].map((collection) => server.runtime.readStore.find(collection, {}, { sort: { _id: 1 } })));
+    const snapshot = () =>
+      Promise.all(['messages', 'reactions', 'channels'].map((collection) => server.runtime.readStore.find(collection, {}, { sort: { _id: 1 } })));
     const before = await snapshot();
     expect(before[0].length).toBeGreaterThan(100);
     expect(before[1].length).toBeGreaterThan(10);

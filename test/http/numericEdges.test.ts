@@ -37,7 +37,16 @@ beforeAll(async () => {
   const role = await server.api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'crew' } });
   const webhook = await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: owner.token, body: { name: 'hook' } });
   expect([message.status, role.status, webhook.status]).toEqual([200, 200, 200]);
-  f = { guild, owner, member, channelId: guild.channelId, messageId: message.body.id, roleId: role.body.id, webhookId: webhook.body.id, webhookToken: webhook.body.token };
+  f = {
+    guild,
+    owner,
+    member,
+    channelId: guild.channelId,
+    messageId: message.body.id,
+    roleId: role.body.id,
+    webhookId: webhook.body.id,
+    webhookToken: webhook.body.token,
+  };
 });
 
 type Call = [method: string, path: string, options?: CallOptions];
@@ -52,8 +61,16 @@ const query = (values: Record<string, string>) => `?${new URLSearchParams(values
 const owner = (method: string, path: string, body?: unknown): Call => [method, path, { token: f.owner.token, body }];
 
 const bitfieldCases: Case[] = BAD_BITFIELDS.flatMap((value) => [
-  { name: `role create permissions ${value}`, call: () => owner('POST', `/guilds/${f.guild.id}/roles`, { name: 'r', permissions: value }), field: 'permissions' },
-  { name: `role update permissions ${value}`, call: () => owner('PATCH', `/guilds/${f.guild.id}/roles/${f.roleId}`, { permissions: value }), field: 'permissions' },
+  {
+    name: `role create permissions ${value}`,
+    call: () => owner('POST', `/guilds/${f.guild.id}/roles`, { name: 'r', permissions: value }),
+    field: 'permissions',
+  },
+  {
+    name: `role update permissions ${value}`,
+    call: () => owner('PATCH', `/guilds/${f.guild.id}/roles/${f.roleId}`, { permissions: value }),
+    field: 'permissions',
+  },
   { name: `overwrite allow ${value}`, call: () => owner('PUT', `/channels/${f.channelId}/permissions/${f.roleId}`, { type: 0, allow: value }), field: 'allow' },
   { name: `overwrite deny ${value}`, call: () => owner('PUT', `/channels/${f.channelId}/permissions/${f.roleId}`, { type: 0, deny: value }), field: 'deny' },
   {
@@ -103,10 +120,18 @@ const pathCases: Case[] = [
 ];
 
 const queryCases: Case[] = [
-  ...['before', 'after', 'around'].map((key) => ({ name: `messages ${key}`, call: () => owner('GET', `/channels/${f.channelId}/messages${query({ [key]: S30 })}`), field: key })),
+  ...['before', 'after', 'around'].map((key) => ({
+    name: `messages ${key}`,
+    call: () => owner('GET', `/channels/${f.channelId}/messages${query({ [key]: S30 })}`),
+    field: key,
+  })),
   { name: 'members after', call: () => owner('GET', `/guilds/${f.guild.id}/members${query({ after: S30 })}`), field: 'after' },
   ...['before', 'after'].map((key) => ({ name: `bans ${key}`, call: () => owner('GET', `/guilds/${f.guild.id}/bans${query({ [key]: S30 })}`), field: key })),
-  ...['before', 'after', 'user_id'].map((key) => ({ name: `audit log ${key}`, call: () => owner('GET', `/guilds/${f.guild.id}/audit-logs${query({ [key]: S30 })}`), field: key })),
+  ...['before', 'after', 'user_id'].map((key) => ({
+    name: `audit log ${key}`,
+    call: () => owner('GET', `/guilds/${f.guild.id}/audit-logs${query({ [key]: S30 })}`),
+    field: key,
+  })),
   { name: 'audit log action_type', call: () => owner('GET', `/guilds/${f.guild.id}/audit-logs${query({ action_type: '1e21' })}`), field: 'action_type' },
   ...['before', 'after'].map((key) => ({ name: `own guilds ${key}`, call: () => owner('GET', `/users/@me/guilds${query({ [key]: S30 })}`), field: key })),
   {
@@ -115,7 +140,11 @@ const queryCases: Case[] = [
     field: 'after',
   },
   { name: 'webhook interactions before', call: () => owner('GET', `/webhooks/${f.webhookId}/interactions${query({ before: S30 })}`), field: 'before' },
-  { name: 'execute thread_id', call: () => ['POST', `/webhooks/${f.webhookId}/${f.webhookToken}${query({ thread_id: S30 })}`, { body: { content: 'x' } }], field: 'thread_id' },
+  {
+    name: 'execute thread_id',
+    call: () => ['POST', `/webhooks/${f.webhookId}/${f.webhookToken}${query({ thread_id: S30 })}`, { body: { content: 'x' } }],
+    field: 'thread_id',
+  },
   { name: 'pins before a leap second', call: () => owner('GET', `/channels/${f.channelId}/messages/pins${query({ before: LEAP_SECOND })}`), field: 'before' },
 ];
 
@@ -128,7 +157,11 @@ const bodySnowflakeCases: Case[] = [
   { name: 'bulk delete', call: () => owner('POST', `/channels/${f.channelId}/messages/bulk-delete`, { messages: [f.messageId, S30] }), field: 'messages.1' },
   { name: 'member roles', call: () => owner('PATCH', `/guilds/${f.guild.id}/members/${f.member.id}`, { roles: [S30] }), field: 'roles.0' },
   { name: 'channel parent_id', call: () => owner('POST', `/guilds/${f.guild.id}/channels`, { name: 'c', parent_id: S30 }), field: 'parent_id' },
-  { name: 'overwrite target', call: () => owner('PATCH', `/channels/${f.channelId}`, { permission_overwrites: [{ id: S30, type: 0 }] }), field: 'permission_overwrites.0.id' },
+  {
+    name: 'overwrite target',
+    call: () => owner('PATCH', `/channels/${f.channelId}`, { permission_overwrites: [{ id: S30, type: 0 }] }),
+    field: 'permission_overwrites.0.id',
+  },
   { name: 'overwrite id in body', call: () => owner('PUT', `/channels/${f.channelId}/permissions/${f.roleId}`, { id: S30, type: 0 }), field: 'id' },
   { name: 'channel move', call: () => owner('PATCH', `/guilds/${f.guild.id}/channels`, [{ id: S30, position: 1 }]), field: '0.id' },
   { name: 'channel move parent', call: () => owner('PATCH', `/guilds/${f.guild.id}/channels`, [{ id: f.channelId, parent_id: S30 }]), field: '0.parent_id' },
@@ -138,18 +171,30 @@ const bodySnowflakeCases: Case[] = [
   { name: 'guild invite channel_id', call: () => owner('POST', `/guilds/${f.guild.id}/invites`, { channel_id: S30 }), field: 'channel_id' },
   { name: 'dm recipient_id', call: () => owner('POST', '/users/@me/channels', { recipient_id: S30 }), field: 'recipient_id' },
   { name: 'webhook channel_id', call: () => owner('PATCH', `/webhooks/${f.webhookId}`, { channel_id: S30 }), field: 'channel_id' },
-  { name: 'click channel_id', call: () => owner('POST', '/interactions/click', { channel_id: S30, message_id: f.messageId, custom_id: 'x' }), field: 'channel_id' },
+  {
+    name: 'click channel_id',
+    call: () => owner('POST', '/interactions/click', { channel_id: S30, message_id: f.messageId, custom_id: 'x' }),
+    field: 'channel_id',
+  },
 ];
 
 const HUGE = 1e21;
 const bodyNumberCases: Case[] = [
   { name: 'message flags', call: () => send({ flags: HUGE }), field: 'flags' },
   { name: 'edit flags', call: () => owner('PATCH', `/channels/${f.channelId}/messages/${f.messageId}`, { flags: HUGE }), field: 'flags' },
-  { name: 'webhook execute flags', call: () => ['POST', `/webhooks/${f.webhookId}/${f.webhookToken}`, { body: { content: 'x', flags: HUGE } }], field: 'flags' },
+  {
+    name: 'webhook execute flags',
+    call: () => ['POST', `/webhooks/${f.webhookId}/${f.webhookToken}`, { body: { content: 'x', flags: HUGE } }],
+    field: 'flags',
+  },
   { name: 'embed color', call: () => send({ embeds: [{ title: 't', color: HUGE }] }), field: 'embeds.0.color' },
   { name: 'embed leap second', call: () => send({ embeds: [{ title: 't', timestamp: LEAP_SECOND }] }), field: 'embeds.0.timestamp' },
   { name: 'role color', call: () => owner('POST', `/guilds/${f.guild.id}/roles`, { name: 'r', color: HUGE }), field: 'color' },
-  { name: 'role colors', call: () => owner('PATCH', `/guilds/${f.guild.id}/roles/${f.roleId}`, { colors: { primary_color: HUGE } }), field: 'colors.primary_color' },
+  {
+    name: 'role colors',
+    call: () => owner('PATCH', `/guilds/${f.guild.id}/roles/${f.roleId}`, { colors: { primary_color: HUGE } }),
+    field: 'colors.primary_color',
+  },
   { name: 'role position', call: () => owner('PATCH', `/guilds/${f.guild.id}/roles`, [{ id: f.roleId, position: HUGE }]), field: '0.position' },
   { name: 'channel create position', call: () => owner('POST', `/guilds/${f.guild.id}/channels`, { name: 'c', position: HUGE }), field: 'position' },
   { name: 'channel update position', call: () => owner('PATCH', `/channels/${f.channelId}`, { position: HUGE }), field: 'position' },
@@ -157,8 +202,16 @@ const bodyNumberCases: Case[] = [
   { name: 'channel rate_limit_per_user', call: () => owner('PATCH', `/channels/${f.channelId}`, { rate_limit_per_user: HUGE }), field: 'rate_limit_per_user' },
   { name: 'invite max_age', call: () => owner('POST', `/guilds/${f.guild.id}/invites`, { max_age: HUGE }), field: 'max_age' },
   { name: 'invite max_uses', call: () => owner('POST', `/guilds/${f.guild.id}/invites`, { max_uses: HUGE }), field: 'max_uses' },
-  { name: 'ban delete_message_seconds', call: () => owner('PUT', `/guilds/${f.guild.id}/bans/${f.member.id}`, { delete_message_seconds: HUGE }), field: 'delete_message_seconds' },
-  { name: 'ban delete_message_days', call: () => owner('PUT', `/guilds/${f.guild.id}/bans/${f.member.id}`, { delete_message_days: HUGE }), field: 'delete_message_days' },
+  {
+    name: 'ban delete_message_seconds',
+    call: () => owner('PUT', `/guilds/${f.guild.id}/bans/${f.member.id}`, { delete_message_seconds: HUGE }),
+    field: 'delete_message_seconds',
+  },
+  {
+    name: 'ban delete_message_days',
+    call: () => owner('PUT', `/guilds/${f.guild.id}/bans/${f.member.id}`, { delete_message_days: HUGE }),
+    field: 'delete_message_days',
+  },
   { name: 'guild system_channel_flags', call: () => owner('PATCH', `/guilds/${f.guild.id}`, { system_channel_flags: HUGE }), field: 'system_channel_flags' },
   // Timeouts are not part of this service: the field is refused by name, leap second or not.
   {
@@ -211,18 +264,30 @@ describe('values at the edges that are well formed', () => {
     expect(role.body.permissions).toBe(ALL_PERMISSIONS.toString());
     const numeric = await server.api('PATCH', `/guilds/${guild.id}/roles/${role.body.id}`, { token, body: { permissions: Number(Permission.KICK_MEMBERS) } });
     expect(numeric.body.permissions).toBe(Permission.KICK_MEMBERS.toString());
-    const put = await server.api('PUT', `/channels/${guild.channelId}/permissions/${role.body.id}`, { token, body: { type: 0, allow: Number.MAX_SAFE_INTEGER, deny: MAX_U64 } });
+    const put = await server.api('PUT', `/channels/${guild.channelId}/permissions/${role.body.id}`, {
+      token,
+      body: { type: 0, allow: Number.MAX_SAFE_INTEGER, deny: MAX_U64 },
+    });
     expect(put.status).toBe(204);
     const channel = await server.api('GET', `/channels/${guild.channelId}`, { token });
-    expect(channel.body.permission_overwrites).toContainEqual({ id: role.body.id, type: 0, allow: (BigInt(Number.MAX_SAFE_INTEGER) & ALL_PERMISSIONS).toString(), deny: ALL_PERMISSIONS.toString() });
+    expect(channel.body.permission_overwrites).toContainEqual({
+      id: role.body.id,
+      type: 0,
+      allow: (BigInt(Number.MAX_SAFE_INTEGER) & ALL_PERMISSIONS).toString(),
+      deny: ALL_PERMISSIONS.toString(),
+    });
   });
 
   it('bounds webhook interactions by snowflake value, not by string order', async () => {
     const button = [{ type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] }];
     const posted = await server.api('POST', `/webhooks/${f.webhookId}/${f.webhookToken}?wait=true`, { body: { content: 'pick', components: button } });
-    const clicked = await server.api('POST', '/interactions/click', { token: f.owner.token, body: { channel_id: f.channelId, message_id: posted.body.id, custom_id: 'go' } });
+    const clicked = await server.api('POST', '/interactions/click', {
+      token: f.owner.token,
+      body: { channel_id: f.channelId, message_id: posted.body.id, custom_id: 'go' },
+    });
     expect(clicked.status).toBe(204);
-    const page = async (before: string) => (await server.api('GET', `/webhooks/${f.webhookId}/interactions${query({ before })}`, { token: f.owner.token })).body.length;
+    const page = async (before: string) =>
+      (await server.api('GET', `/webhooks/${f.webhookId}/interactions${query({ before })}`, { token: f.owner.token })).body.length;
     expect([await page('5'), await page(MAX_U64)]).toEqual([0, 1]);
   });
 
@@ -246,23 +311,46 @@ describe('snowflakeSchema', () => {
   const valid = (value: string) => accepts(snowflakeSchema, value);
 
   it('takes decimal strings of 64-bit unsigned integers', () => {
-    for (const value of ['0', '1', '9'.repeat(19), '10000000000000000000', '18446744073709551609', '18446744073709551599', MAX_U64, '0'.repeat(20)]) expect(valid(value), value).toBe(true);
+    for (const value of ['0', '1', '9'.repeat(19), '10000000000000000000', '18446744073709551609', '18446744073709551599', MAX_U64, '0'.repeat(20)])
+      expect(valid(value), value).toBe(true);
   });
 
   it('refuses anything past 2^64 - 1, signed, empty or not decimal', () => {
-    for (const value of [...BEYOND_U64, '18446744073709551620', '18446744073709552000', '19000000000000000000', '0'.repeat(21), '', '-1', '+1', '1e3', ' 1', '1 ', '١٢']) expect(valid(value), value).toBe(false);
+    for (const value of [
+      ...BEYOND_U64,
+      '18446744073709551620',
+      '18446744073709552000',
+      '19000000000000000000',
+      '0'.repeat(21),
+      '',
+      '-1',
+      '+1',
+      '1e3',
+      ' 1',
+      '1 ',
+      '١٢',
+    ])
+      expect(valid(value), value).toBe(false);
   });
 });
 
 describe('timestampSchema', () => {
   it('takes RFC 3339 timestamps, each one Date can read', () => {
-    for (const value of ['2016-12-31T23:59:59Z', '2016-12-31T23:59:59.123456789Z', '2016-12-31 23:59:59z', '2016-12-31T23:59:59+01:00', '2016-12-31t23:59:59-0130', '0000-01-01T00:00:00Z']) {
+    for (const value of [
+      '2016-12-31T23:59:59Z',
+      '2016-12-31T23:59:59.123456789Z',
+      '2016-12-31 23:59:59z',
+      '2016-12-31T23:59:59+01:00',
+      '2016-12-31t23:59:59-0130',
+      '0000-01-01T00:00:00Z',
+    ]) {
       expect(accepts(timestampSchema, value), value).toBe(true);
       expect(Number.isFinite(Date.parse(value)), value).toBe(true);
     }
   });
 
   it('refuses a leap second, an offset of hours alone, and impossible dates', () => {
-    for (const value of [LEAP_SECOND, '2016-12-31T22:59:60-01:00', '2016-12-31T23:59:59+01', '2016-02-30T00:00:00Z', '2016-12-31T23:59:59', 'yesterday']) expect(accepts(timestampSchema, value), value).toBe(false);
+    for (const value of [LEAP_SECOND, '2016-12-31T22:59:60-01:00', '2016-12-31T23:59:59+01', '2016-02-30T00:00:00Z', '2016-12-31T23:59:59', 'yesterday'])
+      expect(accepts(timestampSchema, value), value).toBe(false);
   });
 });

@@ -8,25 +8,29 @@ import { describe, expect, it } from 'vitest';
 import { connectGateway } from '../support/gateway.js';
 import { type TestServer, fileServer, registerUser } from '../support/server.js';
 import { createGuild, expectRefusedWithoutEvents, grantRole, join } from './guildSupport.js';
-import {
-  PASSWORD,
-  REDIRECT_URI,
-  type TestClient,
-  addBotUser,
-  authorizedCode,
-  basic,
-  grantedTokens,
-  registerClient,
-  tokenRequest,
-} from './oauth2Support.js';
+import { PASSWORD, REDIRECT_URI, type TestClient, addBotUser, authorizedCode, basic, grantedTokens, registerClient, tokenRequest } from './oauth2Support.js';
 
 const server = await fileServer();
 
 const exchange = (client: TestClient, code: string, over: Record<string, string> = {}) =>
-  tokenRequest(server, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: client.id, client_secret: client.secret, ...over });
+  tokenRequest(server, '/oauth2/token', {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: client.id,
+    client_secret: client.secret,
+    ...over,
+  });
 const refresh = (client: TestClient, refreshToken: string, over: Record<string, string> = {}) =>
-  tokenRequest(server, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.id, client_secret: client.secret, ...over });
-const revoke = (client: TestClient, token: string) => tokenRequest(server, '/oauth2/token/revoke', { token, client_id: client.id, client_secret: client.secret });
+  tokenRequest(server, '/oauth2/token', {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: client.id,
+    client_secret: client.secret,
+    ...over,
+  });
+const revoke = (client: TestClient, token: string) =>
+  tokenRequest(server, '/oauth2/token/revoke', { token, client_id: client.id, client_secret: client.secret });
 
 /** The answer is an RFC 6749 §5.2 refusal and nothing was appended. */
 async function expectOAuth2Refusal(request: () => Promise<{ status: number; body: any; headers: Record<string, unknown> }>, status: number, error: string) {
@@ -46,18 +50,29 @@ describe('applications as OAuth2 clients', () => {
     expect(shown.body).toMatchObject({ id: client.id, client_id: client.id, redirect_uris: [REDIRECT_URI, 'http://127.0.0.1:8765/callback'] });
     expect(shown.body.client_secret).toBeUndefined();
 
-    const patched = await server.api('PATCH', `/applications/${client.id}`, { token: client.owner.token, body: { redirect_uris: ['http://localhost:3000/cb'], description: 'd' } });
+    const patched = await server.api('PATCH', `/applications/${client.id}`, {
+      token: client.owner.token,
+      body: { redirect_uris: ['http://localhost:3000/cb'], description: 'd' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ redirect_uris: ['http://localhost:3000/cb'], description: 'd' });
 
     const stranger = await registerUser(server);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/applications/${client.id}`, { token: stranger.token, body: { redirect_uris: [] } }), 403, 'MISSING_ACCESS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/applications/${client.id}`, { token: stranger.token, body: { redirect_uris: [] } }),
+      403,
+      'MISSING_ACCESS',
+    );
   });
 
   it('refuses redirect URIs that are not https (http only on loopback), have a fragment, or are more than 10', async () => {
     const owner = await registerUser(server);
     const create = (redirect_uris: unknown) => () => server.api('POST', '/applications', { token: owner.token, body: { name: 'app', redirect_uris } });
-    const refused = await server.api('POST', '/applications', { token: owner.token, body: { name: 'app', redirect_uris: ['http://client.example/cb', 'https://ok.example/#frag'] } });
+    const refused = await server.api('POST', '/applications', {
+      token: owner.token,
+      body: { name: 'app', redirect_uris: ['http://client.example/cb', 'https://ok.example/#frag'] },
+    });
     expect(refused.body.errors).toEqual([
       { path: 'redirect_uris.0', message: 'Must be an https URL (http only on localhost, 127.0.0.1 or [::1])' },
       { path: 'redirect_uris.1', message: 'A redirect URI has no fragment' },
@@ -92,7 +107,13 @@ describe('POST /oauth2/token with grant_type=authorization_code', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(answer.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 604800, refresh_token: expect.any(String), scope: 'identify email' });
+    expect(answer.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 604800,
+      refresh_token: expect.any(String),
+      scope: 'identify email',
+    });
     expect(answer.body.access_token).not.toBe(answer.body.refresh_token);
     expect((await server.api('GET', '/users/@me', { token: answer.body.access_token })).body).toMatchObject({ id: user.id, username: user.username });
   });
@@ -101,7 +122,11 @@ describe('POST /oauth2/token with grant_type=authorization_code', () => {
     const client = await registerClient(server);
     const code = await authorizedCode(server, client, await registerUser(server));
     const fields = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI };
-    await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { ...fields, client_secret: client.secret }, basic(client.id, client.secret)), 400, 'invalid_request');
+    await expectOAuth2Refusal(
+      () => tokenRequest(server, '/oauth2/token', { ...fields, client_secret: client.secret }, basic(client.id, client.secret)),
+      400,
+      'invalid_request',
+    );
     const wrong = await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', fields, basic(client.id, 'wrong')), 401, 'invalid_client');
     expect(wrong.headers['www-authenticate']).toMatch(/^Basic/);
     expect((await tokenRequest(server, '/oauth2/token', fields, basic(client.id, client.secret))).status).toBe(200);
@@ -133,14 +158,30 @@ describe('POST /oauth2/token with grant_type=authorization_code', () => {
     const client = await registerClient(server);
     const auth = { client_id: client.id, client_secret: client.secret };
     await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', auth), 400, 'invalid_request');
-    await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { ...auth, grant_type: 'authorization_code', redirect_uri: REDIRECT_URI }), 400, 'invalid_request');
+    await expectOAuth2Refusal(
+      () => tokenRequest(server, '/oauth2/token', { ...auth, grant_type: 'authorization_code', redirect_uri: REDIRECT_URI }),
+      400,
+      'invalid_request',
+    );
     await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { ...auth, grant_type: 'authorization_code', code: 'x' }), 400, 'invalid_request');
     await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { ...auth, grant_type: 'password' }), 400, 'unsupported_grant_type');
     await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: 'x' }), 401, 'invalid_client');
-    await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { ...auth, client_id: 'not-an-id', grant_type: 'refresh_token' }), 401, 'invalid_client');
+    await expectOAuth2Refusal(
+      () => tokenRequest(server, '/oauth2/token', { ...auth, client_id: 'not-an-id', grant_type: 'refresh_token' }),
+      401,
+      'invalid_client',
+    );
     await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { ...auth, client_id: '1', grant_type: 'refresh_token' }), 401, 'invalid_client');
-    await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token', { grant_type: 'refresh_token' }, { authorization: 'Bearer abc' }), 401, 'invalid_client');
-    await expectOAuth2Refusal(() => server.api('POST', '/oauth2/token', { body: { ...auth, grant_type: 'refresh_token', refresh_token: 'x' } }), 400, 'invalid_request');
+    await expectOAuth2Refusal(
+      () => tokenRequest(server, '/oauth2/token', { grant_type: 'refresh_token' }, { authorization: 'Bearer abc' }),
+      401,
+      'invalid_client',
+    );
+    await expectOAuth2Refusal(
+      () => server.api('POST', '/oauth2/token', { body: { ...auth, grant_type: 'refresh_token', refresh_token: 'x' } }),
+      400,
+      'invalid_request',
+    );
   });
 });
 
@@ -210,8 +251,16 @@ describe('POST /oauth2/token/revoke', () => {
     expect((await revoke(client, tokens.refresh_token)).status).toBe(200);
     expect((await revoke(client, 'never-issued')).status).toBe(200);
     expect(await server.runtime.store.headPosition()).toEqual(before);
-    await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token/revoke', { token: tokens.access_token, client_id: client.id, client_secret: 'wrong' }), 401, 'invalid_client');
-    await expectOAuth2Refusal(() => tokenRequest(server, '/oauth2/token/revoke', { client_id: client.id, client_secret: client.secret }), 400, 'invalid_request');
+    await expectOAuth2Refusal(
+      () => tokenRequest(server, '/oauth2/token/revoke', { token: tokens.access_token, client_id: client.id, client_secret: 'wrong' }),
+      401,
+      'invalid_client',
+    );
+    await expectOAuth2Refusal(
+      () => tokenRequest(server, '/oauth2/token/revoke', { client_id: client.id, client_secret: client.secret }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('refuses to revoke another client’s token, which keeps working', async () => {
@@ -263,7 +312,12 @@ describe('what an access token may do', () => {
 
     const identify = await grantedTokens(server, client, user, 'identify');
     await expectRefusedWithoutEvents(server, () => server.api('GET', '/users/@me/guilds', { token: identify.access_token }), 403, 'MISSING_OAUTH2_SCOPE');
-    await expectRefusedWithoutEvents(server, () => server.api('GET', `/channels/${guild.channelId}/messages`, { token: identify.access_token }), 403, 'MISSING_OAUTH2_SCOPE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('GET', `/channels/${guild.channelId}/messages`, { token: identify.access_token }),
+      403,
+      'MISSING_OAUTH2_SCOPE',
+    );
   });
 
   it('can do nothing else: no guild creation, no sends, no leaving, no edits, no applications, appending nothing', async () => {
@@ -295,7 +349,9 @@ describe('what an access token may do', () => {
     const client = await registerClient(server);
     const bot = await addBotUser(server, client);
     await join(server, guild, bot, 'Bot');
-    expect((await server.api('POST', `/channels/${guild.channelId}/messages`, { token: bot.token, scheme: 'Bot', body: { content: 'bot here' } })).status).toBe(200);
+    expect((await server.api('POST', `/channels/${guild.channelId}/messages`, { token: bot.token, scheme: 'Bot', body: { content: 'bot here' } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -326,7 +382,12 @@ describe('PUT /guilds/:guild_id/members/:user_id with guilds.join', () => {
   it('sets a nick and roles the bot may give, or refuses the whole join when it may not', async () => {
     const { client, bot, guild, user } = await setting();
     const tokens = await grantedTokens(server, client, user, 'guilds.join');
-    await expectRefusedWithoutEvents(server, put(guild.id, user.id, bot.token, { access_token: tokens.access_token, nick: 'Newbie' }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      put(guild.id, user.id, bot.token, { access_token: tokens.access_token, nick: 'Newbie' }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     // MANAGE_ROLES and MANAGE_NICKNAMES, on a role that "newcomer" (a new role enters at the bottom) stays below.
     await grantRole(server, guild, bot, (1n << 28n) | (1n << 27n), 'helper');
     const role = await server.api('POST', `/guilds/${guild.id}/roles`, { token: guild.owner.token, body: { name: 'newcomer' } });
@@ -347,9 +408,19 @@ describe('PUT /guilds/:guild_id/members/:user_id with guilds.join', () => {
     await expectRefusedWithoutEvents(server, put(guild.id, user.id, bot.token, { access_token: foreign.access_token }), 403, 'INVALID_OAUTH2_ACCESS_TOKEN');
     await expectRefusedWithoutEvents(server, put(guild.id, user.id, bot.token, { access_token: 'nonsense' }), 403, 'INVALID_OAUTH2_ACCESS_TOKEN');
     await expectRefusedWithoutEvents(server, put(guild.id, user.id, bot.token, {}), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/members/${user.id}`, { token: guild.owner.token, body: { access_token: joinable.access_token } }), 403, 'BOTS_ONLY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/members/${user.id}`, { token: guild.owner.token, body: { access_token: joinable.access_token } }),
+      403,
+      'BOTS_ONLY',
+    );
     // The access token itself cannot call the route.
-    await expectRefusedWithoutEvents(server, () => server.api('PUT', `/guilds/${guild.id}/members/${user.id}`, { token: joinable.access_token, body: { access_token: joinable.access_token } }), 403, 'OAUTH2_ROUTE_NOT_ALLOWED');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PUT', `/guilds/${guild.id}/members/${user.id}`, { token: joinable.access_token, body: { access_token: joinable.access_token } }),
+      403,
+      'OAUTH2_ROUTE_NOT_ALLOWED',
+    );
     const revoked = await revoke(client, joinable.refresh_token);
     expect(revoked.status).toBe(200);
     await expectRefusedWithoutEvents(server, put(guild.id, user.id, bot.token, { access_token: joinable.access_token }), 403, 'INVALID_OAUTH2_ACCESS_TOKEN');
@@ -371,7 +442,19 @@ describe('secrets at rest', () => {
     const second = (await refresh(client, first.refresh_token)).body;
     const reset = (await server.api('POST', `/applications/${client.id}/reset`, { token: client.owner.token })).body.client_secret;
     await revoke({ ...client, secret: reset }, second.access_token);
-    const secrets = { code, ...Object.fromEntries(['access_token', 'refresh_token'].flatMap((k) => [[`first ${k}`, first[k]], [`second ${k}`, second[k]]])), secret: client.secret, reset, password: PASSWORD, session: user.token };
+    const secrets = {
+      code,
+      ...Object.fromEntries(
+        ['access_token', 'refresh_token'].flatMap((k) => [
+          [`first ${k}`, first[k]],
+          [`second ${k}`, second[k]],
+        ]),
+      ),
+      secret: client.secret,
+      reset,
+      password: PASSWORD,
+      session: user.token,
+    };
     // The secret parts: a token's prefix is only its grant's id.
     const parts = Object.entries(secrets).map(([name, value]) => [name, String(value).split('.').pop()!] as const);
     expect(parts.every(([, part]) => part.length >= 20)).toBe(true);
@@ -398,7 +481,12 @@ describe('expiry', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const expired = await shortLived.api('GET', '/users/@me', { token: tokens.access_token });
     expect({ status: expired.status, code: expired.body.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' });
-    const refreshed = await tokenRequest(shortLived, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.id, client_secret: client.secret });
+    const refreshed = await tokenRequest(shortLived, '/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.id,
+      client_secret: client.secret,
+    });
     expect(refreshed.status).toBe(200);
     expect((await shortLived.api('GET', '/users/@me', { token: refreshed.body.access_token })).body.id).toBe(user.id);
   });

@@ -55,7 +55,9 @@ describe('the page', () => {
     expect(cookies.map((c) => c.split('=')[0]).sort()).toEqual(['__Host-parley_csrf', '__Host-parley_session']);
     for (const cookie of cookies) expect(cookie).toMatch(/; Path=\/; Secure; HttpOnly; SameSite=Lax$/);
     // The cookie opens the page, never the API.
-    expect((await server.api('GET', '/users/@me', { headers: { cookie: `__Host-parley_session=${visitor.cookie('__Host-parley_session')}` } })).status).toBe(401);
+    expect((await server.api('GET', '/users/@me', { headers: { cookie: `__Host-parley_session=${visitor.cookie('__Host-parley_session')}` } })).status).toBe(
+      401,
+    );
   });
 
   it('shows a wrong password as an error and does not sign in', async () => {
@@ -63,7 +65,11 @@ describe('the page', () => {
     const user = await registerUser(server);
     const visitor = new PageVisitor(server);
     const page = await visitor.get(codeQuery(client));
-    const wrong = await expectPageWithoutEvents(() => visitor.post(codeQuery(client), { action: 'signin', login: user.username, password: 'not the password' }, page), 400, 'Login or password is invalid.');
+    const wrong = await expectPageWithoutEvents(
+      () => visitor.post(codeQuery(client), { action: 'signin', login: user.username, password: 'not the password' }, page),
+      400,
+      'Login or password is invalid.',
+    );
     expect(wrong.headers['set-cookie']).toBeUndefined();
     expect(wrong.text).toContain(`value="${user.username}"`);
     expect((await visitor.get(codeQuery(client))).text).toContain('Sign in to continue');
@@ -80,8 +86,11 @@ describe('the page', () => {
     const consent = await visitor.get(query);
     expect(consent.text).toContain(`${client.name} wants to access your account`);
     expect(consent.text).toContain(`Signed in as <strong>${username}</strong>`);
-    for (const words of ['Know your username, avatar and discriminator', 'Know your email address', 'Know which servers you are in']) expect(consent.text).toContain(`<li>${words}</li>`);
-    expect(consent.text).toMatch(/<button type="submit" name="action" value="cancel">Cancel<\/button>\s*<button type="submit" name="action" value="authorize" class="primary">Authorize<\/button>/);
+    for (const words of ['Know your username, avatar and discriminator', 'Know your email address', 'Know which servers you are in'])
+      expect(consent.text).toContain(`<li>${words}</li>`);
+    expect(consent.text).toMatch(
+      /<button type="submit" name="action" value="cancel">Cancel<\/button>\s*<button type="submit" name="action" value="authorize" class="primary">Authorize<\/button>/,
+    );
     // A form that ends at the client's redirect URI: the policy allows that origin as a form target.
     expect(consent.headers['content-security-policy']).toContain("form-action 'self' https://client.example;");
   });
@@ -98,7 +107,13 @@ describe('the page', () => {
     expect(back.searchParams.get('state')).toBe(state);
     const code = back.searchParams.get('code')!;
     expect(code).toMatch(/^[\w-]+\.[\w-]{43}$/);
-    const exchanged = await tokenRequest(server, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: client.id, client_secret: client.secret });
+    const exchanged = await tokenRequest(server, '/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: client.id,
+      client_secret: client.secret,
+    });
     expect(exchanged.status).toBe(200);
   });
 
@@ -110,7 +125,11 @@ describe('the page', () => {
     await visitor.signIn(query, user);
     const before = await server.runtime.store.headPosition();
     const back = redirectedTo(await visitor.post(query, { action: 'cancel' }));
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: 'The person declined the authorization', state: 'st4te' });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The person declined the authorization',
+      state: 'st4te',
+    });
     expect(await server.runtime.store.headPosition()).toEqual(before);
   });
 
@@ -167,7 +186,8 @@ describe('the bot flow', () => {
     const bot = await addBotUser(server, client);
     return { client, bot };
   }
-  const botQuery = (clientId: string, over: Record<string, string> = {}) => new URLSearchParams({ client_id: clientId, scope: 'bot', permissions: SEND_MESSAGES.toString(), ...over }).toString();
+  const botQuery = (clientId: string, over: Record<string, string> = {}) =>
+    new URLSearchParams({ client_id: clientId, scope: 'bot', permissions: SEND_MESSAGES.toString(), ...over }).toString();
 
   it('offers only the guilds where the person has MANAGE_GUILD, and Authorize adds the bot with its managed role, audited', async () => {
     const { client, bot } = await botApplication();
@@ -223,7 +243,11 @@ describe('the bot flow', () => {
     expect(fixed.text).not.toContain('<select');
     expect(fixed.text).toContain('no permissions beyond those of everyone');
     await expectPageWithoutEvents(() => visitor.get(botQuery(client.id, { guild_id: other.id })), 403, 'Manage Server');
-    await expectPageWithoutEvents(() => visitor.post(botQuery(client.id, { guild_id: owned.id }), { action: 'authorize', guild_id: other.id }), 400, 'guild_id differs');
+    await expectPageWithoutEvents(
+      () => visitor.post(botQuery(client.id, { guild_id: owned.id }), { action: 'authorize', guild_id: other.id }),
+      400,
+      'guild_id differs',
+    );
     expect((await visitor.post(botQuery(client.id, { guild_id: owned.id, permissions: '0' }), { action: 'authorize' })).status).toBe(200);
     expect((await server.api('GET', `/guilds/${owned.id}/members/${bot.id}`, { token: person.token })).body.roles).toEqual([]);
   });
@@ -254,7 +278,13 @@ describe('the bot flow', () => {
     expect(back.searchParams.get('guild_id')).toBe(owned.id);
     expect(back.searchParams.get('permissions')).toBe(SEND_MESSAGES.toString());
     expect(back.searchParams.get('state')).toBe('s');
-    const tokens = await tokenRequest(server, '/oauth2/token', { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: client.id, client_secret: client.secret });
+    const tokens = await tokenRequest(server, '/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT_URI,
+      client_id: client.id,
+      client_secret: client.secret,
+    });
     expect(tokens.body.scope).toBe('bot identify');
     expect((await server.api('GET', `/guilds/${owned.id}/members/${bot.id}`, { token: person.token })).status).toBe(200);
   });

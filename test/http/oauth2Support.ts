@@ -31,15 +31,32 @@ export async function addBotUser(server: TestServer, client: TestClient): Promis
 }
 
 /** POSTs a form to an OAuth2 token endpoint (under /api/v1). */
-export function tokenRequest(server: TestServer, path: '/oauth2/token' | '/oauth2/token/revoke', fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return server.api('POST', path, { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+export function tokenRequest(
+  server: TestServer,
+  path: '/oauth2/token' | '/oauth2/token/revoke',
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return server.api('POST', path, {
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
 }
 
-export const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+export const basic = (id: string, secret: string) => ({
+  authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+});
 
 /** The authorization URL's query for the code flow. */
 export function codeQuery(client: TestClient, over: Record<string, string> = {}): string {
-  return new URLSearchParams({ client_id: client.id, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'identify', state: 'st4te', ...over }).toString();
+  return new URLSearchParams({
+    client_id: client.id,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: 'identify',
+    state: 'st4te',
+    ...over,
+  }).toString();
 }
 
 /** One visitor of the page: cookies as a browser keeps them, forms as a browser posts them. */
@@ -119,7 +136,13 @@ export async function authorizedCode(server: TestServer, client: TestClient, use
 /** The tokens for `user` through the whole code flow. */
 export async function grantedTokens(server: TestServer, client: TestClient, user: TestUser, scope = 'identify') {
   const code = await authorizedCode(server, client, user, { scope });
-  const answer = await tokenRequest(server, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: client.id, client_secret: client.secret });
+  const answer = await tokenRequest(server, '/oauth2/token', {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: client.id,
+    client_secret: client.secret,
+  });
   if (answer.status !== 200) throw new Error(`token exchange failed: ${answer.status} ${answer.text}`);
   return answer.body as { access_token: string; refresh_token: string; expires_in: number; scope: string; token_type: string };
 }

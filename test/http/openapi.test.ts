@@ -93,11 +93,19 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents the route schemas themselves: a body, a query and a path parameter', async () => {
     const { body: document } = await server.api('GET', '/openapi.json');
     const createGuild = document.paths['/guilds'].post;
-    expect(createGuild.requestBody.content['application/json'].schema).toMatchObject({ required: ['name'], additionalProperties: false, properties: { name: { minLength: 2, maxLength: 100 } } });
+    expect(createGuild.requestBody.content['application/json'].schema).toMatchObject({
+      required: ['name'],
+      additionalProperties: false,
+      properties: { name: { minLength: 2, maxLength: 100 } },
+    });
     expect(createGuild.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Guild' });
     const listMessages = document.paths['/channels/{channelId}/messages'].get;
-    expect(listMessages.parameters).toContainEqual(expect.objectContaining({ name: 'channelId', in: 'path', required: true, schema: { $ref: '#/components/schemas/Snowflake' } }));
-    expect(listMessages.parameters).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ minimum: 1, maximum: 100, default: 50 }) }));
+    expect(listMessages.parameters).toContainEqual(
+      expect.objectContaining({ name: 'channelId', in: 'path', required: true, schema: { $ref: '#/components/schemas/Snowflake' } }),
+    );
+    expect(listMessages.parameters).toContainEqual(
+      expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ minimum: 1, maximum: 100, default: 50 }) }),
+    );
     const send = document.paths['/channels/{channelId}/messages'].post;
     expect(Object.keys(send.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
     expect(send.responses['404'].content['application/json'].examples).toHaveProperty('UNKNOWN_CHANNEL');
@@ -111,7 +119,11 @@ describe('GET /api/v1/openapi.json', () => {
 describe('ids and timestamps', () => {
   it('are named schemas, referenced wherever a route takes one: no long pattern is left inline', async () => {
     const { body: document } = await server.api('GET', '/openapi.json');
-    expect(document.components.schemas.Snowflake).toMatchObject({ type: 'string', pattern: '^[0-9]{1,20}$', description: expect.stringContaining('18446744073709551615') });
+    expect(document.components.schemas.Snowflake).toMatchObject({
+      type: 'string',
+      pattern: '^[0-9]{1,20}$',
+      description: expect.stringContaining('18446744073709551615'),
+    });
     expect(document.components.schemas.Timestamp).toMatchObject({ type: 'string', format: 'date-time', description: expect.stringContaining('RFC 3339') });
     const patterns: string[] = [];
     const collect = (node: unknown) => {
@@ -124,7 +136,9 @@ describe('ids and timestamps', () => {
     collect(document);
     expect(patterns.filter((pattern) => pattern.length > 60)).toEqual([]);
     const createRole = document.paths['/guilds/{guildId}/roles'].post.requestBody.content['application/json'].schema;
-    expect(createRole.properties.permissions).toEqual({ anyOf: [{ $ref: '#/components/schemas/Snowflake' }, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }] });
+    expect(createRole.properties.permissions).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/Snowflake' }, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }],
+    });
     const editGuild = document.paths['/guilds/{guildId}'].patch.requestBody.content['application/json'].schema;
     expect(editGuild.properties.afk_channel_id).toEqual({ anyOf: [{ $ref: '#/components/schemas/Snowflake' }, { type: 'null' }] });
   });
@@ -142,7 +156,9 @@ describe('ids and timestamps', () => {
 describe('the entries', () => {
   it('cover every route of the API router and of the origin’s root', () => {
     const documented = (router: typeof api) => new Set(ROUTE_DOCS.filter((entry) => servedAt(entry).includes(router)).map(entryKey));
-    const missing = [api, root].flatMap((router) => [...router].filter(([key]) => !documented(router).has(key)).map(([, { route }]) => `${router === root ? 'at the root: ' : ''}${route}`));
+    const missing = [api, root].flatMap((router) =>
+      [...router].filter(([key]) => !documented(router).has(key)).map(([, { route }]) => `${router === root ? 'at the root: ' : ''}${route}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -158,7 +174,9 @@ describe('the entries', () => {
   });
 
   it('say a route is rate limited (429, X-RateLimit-*) exactly where the router limits it', () => {
-    const limitedByEntry = ROUTE_DOCS.filter((entry) => entry.errors.includes('RATE_LIMITED')).map(entryKey).sort();
+    const limitedByEntry = ROUTE_DOCS.filter((entry) => entry.errors.includes('RATE_LIMITED'))
+      .map(entryKey)
+      .sort();
     const limitedByRouter = [...new Set([...api, ...root].filter(([, { limited }]) => limited).map(([key]) => key))].sort();
     expect(limitedByEntry).toEqual(limitedByRouter);
   });
@@ -166,7 +184,9 @@ describe('the entries', () => {
   it('name only error codes the code base gives', async () => {
     const files = await Promise.all(
       ['domain', 'commands', 'http', 'infra'].flatMap(async (dir) =>
-        (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.ts') && !`${dir}/${f}`.startsWith('http/openapi/')).map((f) => readFile(`${dir}/${f}`, 'utf8')),
+        (await readdir(dir, { recursive: true }))
+          .filter((f) => f.endsWith('.ts') && !`${dir}/${f}`.startsWith('http/openapi/'))
+          .map((f) => readFile(`${dir}/${f}`, 'utf8')),
       ),
     );
     // The route entries' own lists of the refusals they document are no evidence that anything gives them.
@@ -199,7 +219,12 @@ describe('GET /api/v1/docs', () => {
     const browser = await playwright.launch({
       executablePath: await chromium.executablePath(),
       // Same-origin rules on (the point is what the policy allows), and no background connections to the outside.
-      args: [...chromium.args.filter((arg) => arg !== '--disable-web-security'), '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        ...chromium.args.filter((arg) => arg !== '--disable-web-security'),
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const context = await browser.newContext({ ignoreHTTPSErrors: true });
@@ -210,7 +235,8 @@ describe('GET /api/v1/docs', () => {
       });
       // Scripts as strings: they run in the page, whose DOM this project's types do not describe.
       await page.addInitScript({
-        content: "window.violations = []; document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));",
+        content:
+          "window.violations = []; document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));",
       });
       const violations = () => page.evaluate('window.violations');
       await page.goto(`${server.origin}/api/v1/docs`);

@@ -35,7 +35,8 @@ describe('/metrics', () => {
     await gateway.identify(guild.owner.token, (1 << 0) | (1 << 9));
     const series = 'parley_http_request_duration_seconds_count{method="POST",route="/channels/:channelId/messages",status="200"}';
     const before = await scrape();
-    for (let i = 0; i < 5; i++) expect((await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content: `m${i}` } })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content: `m${i}` } })).status).toBe(200);
     await gateway.next((p) => p.t === 'MESSAGE_CREATE' && p.d.content === 'm4');
     const after = await scrape();
     expect(sample(after, series) - (sample(before, series) || 0)).toBe(5);
@@ -55,7 +56,11 @@ describe('/metrics', () => {
 describe('request ids', () => {
   it("a client's sane X-Request-Id is answered back and becomes the events' correlation id; anything else is replaced", async () => {
     const id = 'trace-0123456789abcdef';
-    const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content: 'traced' }, headers: { 'x-request-id': id } });
+    const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, {
+      token: guild.owner.token,
+      body: { content: 'traced' },
+      headers: { 'x-request-id': id },
+    });
     expect(sent.headers['x-request-id']).toBe(id);
     const head = await server.runtime.store.headPosition();
     const [last] = await server.runtime.store.readAll({ fromPosition: head!, maxCount: 1 });

@@ -34,9 +34,15 @@ describe('roles', () => {
     expect(list.body.map((r: { id: string }) => r.id)).toEqual([guild.id, roleId]);
     expect((await server.api('GET', `/guilds/${guild.id}/roles/${roleId}`, { token: guild.owner.token })).body.name).toBe('Moderators');
 
-    const updated = await server.api('PATCH', `/guilds/${guild.id}/roles/${roleId}`, { token: guild.owner.token, body: { colors: { primary_color: 0xff0000 }, mentionable: true } });
+    const updated = await server.api('PATCH', `/guilds/${guild.id}/roles/${roleId}`, {
+      token: guild.owner.token,
+      body: { colors: { primary_color: 0xff0000 }, mentionable: true },
+    });
     expect(updated.body).toMatchObject({ color: 0xff0000, mentionable: true, name: 'Moderators' });
-    const everyone = await server.api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: guild.owner.token, body: { permissions: Permission.VIEW_CHANNEL.toString() } });
+    const everyone = await server.api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, {
+      token: guild.owner.token,
+      body: { permissions: Permission.VIEW_CHANNEL.toString() },
+    });
     expect(everyone.body.permissions).toBe(Permission.VIEW_CHANNEL.toString());
 
     expect((await server.api('DELETE', `/guilds/${guild.id}/roles/${roleId}`, { token: guild.owner.token })).status).toBe(204);
@@ -49,8 +55,18 @@ describe('roles', () => {
     const guild = await createGuild(server);
     const member = await newMember(server, guild);
     const stranger = await registerUser(server);
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/guilds/${guild.id}/roles`, { token: member.token, body: { name: 'mine' } }), 403, 'MISSING_PERMISSIONS');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/guilds/${guild.id}/roles`, { token: stranger.token, body: { name: 'mine' } }), 404, 'UNKNOWN_GUILD');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/guilds/${guild.id}/roles`, { token: member.token, body: { name: 'mine' } }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/guilds/${guild.id}/roles`, { token: stranger.token, body: { name: 'mine' } }),
+      404,
+      'UNKNOWN_GUILD',
+    );
     expectError(await server.api('GET', `/guilds/${guild.id}/roles`, { token: stranger.token }), 404, 'UNKNOWN_GUILD');
     const invalid = await server.api('POST', `/guilds/${guild.id}/roles`, { token: guild.owner.token, body: { color: -1, permissions: 'all' } });
     expectError(invalid, 400, 'INVALID_FORM_BODY');
@@ -77,7 +93,12 @@ describe('roles', () => {
       403,
       'MISSING_PERMISSIONS',
     );
-    await expectRefusedWithoutEvents(server, () => server.api('DELETE', `/guilds/${guild.id}/roles/${managerRole}`, { token: manager.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('DELETE', `/guilds/${guild.id}/roles/${managerRole}`, { token: manager.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
     await expectRefusedWithoutEvents(
       server,
       () => server.api('POST', `/guilds/${guild.id}/roles`, { token: manager.token, body: { permissions: Permission.ADMINISTRATOR.toString() } }),

@@ -55,7 +55,12 @@ describe('npm start', () => {
 
   it('says where the reference is in the line that says where it listens', async () => {
     const started = await startServerProcess(dataDir);
-    const line = JSON.parse(started.output().split('\n').find((l) => l.includes('"listening"'))!);
+    const line = JSON.parse(
+      started
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"listening"'))!,
+    );
     expect(line.listening).toBe(started.origin);
     expect(line.docs).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api\/v1\/docs$/);
     expect(line.msg).toBe(`Parley is listening: the API reference is at ${line.docs}`);

@@ -18,7 +18,9 @@ const template = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 /** The entries the document describes: not those a route of the same path passes requests on to (DMs' channels). */
 const documented = API_ROUTES.filter((entry) => !entry.documentedBy);
 
-const served = apiRouter(server.runtime).stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path), layer })));
+const served = apiRouter(server.runtime).stack.flatMap((layer) =>
+  layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path), layer })),
+);
 
 describe('the API router and the document', () => {
   it('document every route the router serves, and the document validates as OpenAPI 3.1', async () => {
@@ -39,7 +41,10 @@ describe('the API router and the document', () => {
       if (entry.body) expect(operation.requestBody.content[bodyType].schema, where).toEqual(openApiSchema(entry.body));
       else expect(operation.requestBody, where).toBeUndefined();
       const query = Object.keys((entry.query?.properties ?? {}) as object);
-      expect(operation.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name), where).toEqual(query);
+      expect(
+        operation.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name),
+        where,
+      ).toEqual(query);
     }
   });
 
@@ -57,7 +62,12 @@ describe('the API router and the document', () => {
 
   it('serve both entries of a path where one passes requests on to the other, and document them once', () => {
     const passedTo = API_ROUTES.filter((entry) => entry.documentedBy);
-    expect(passedTo.map((entry) => `${entry.method} ${entry.path}`).sort()).toEqual(['DELETE /channels/:channelId', 'GET /channels/:channelId', 'PATCH /channels/:channelId', 'POST /webhooks/:webhookId/:token']);
+    expect(passedTo.map((entry) => `${entry.method} ${entry.path}`).sort()).toEqual([
+      'DELETE /channels/:channelId',
+      'GET /channels/:channelId',
+      'PATCH /channels/:channelId',
+      'POST /webhooks/:webhookId/:token',
+    ]);
     for (const entry of passedTo) {
       const by = entry.documentedBy!;
       expect([by.method, by.path]).toEqual([entry.method, entry.path]);
@@ -68,7 +78,8 @@ describe('the API router and the document', () => {
   });
 
   it('spend one bucket for every route that names it: the users routes share the group’s `users` bucket', () => {
-    const buckets = (method: string, path: string) => served.find((r) => r.method === method && r.path === path)!.layer.stack.filter((m) => m.name === 'limitRate');
+    const buckets = (method: string, path: string) =>
+      served.find((r) => r.method === method && r.path === path)!.layer.stack.filter((m) => m.name === 'limitRate');
     const [meGroup, meRead] = buckets('GET', '/users/@me');
     const [userGroup, userRead] = buckets('GET', '/users/:userId');
     const [relationshipsGroup, relationships] = buckets('GET', '/users/@me/relationships');
@@ -92,12 +103,34 @@ describe('the tables read from the entries', () => {
     expect(scopeOf('/channels/1/messages/2/')).toBe('messages.read');
     expect(scopeOf('/channels/1/messages/pins')).toBeUndefined();
     expect(scopeOf('/channels/1/messages/2/reactions/x')).toBeUndefined();
-    const scoped = route({ method: 'GET', path: '/channels/:channelId/things', summary: 's', tag: 'Channels', auth: 'any', params: { type: 'object', properties: { channelId: { type: 'string' } } }, scope: 'messages.read', responses: { 200: { description: 'd' } }, errors: [], handle: () => [] });
+    const scoped = route({
+      method: 'GET',
+      path: '/channels/:channelId/things',
+      summary: 's',
+      tag: 'Channels',
+      auth: 'any',
+      params: { type: 'object', properties: { channelId: { type: 'string' } } },
+      scope: 'messages.read',
+      responses: { 200: { description: 'd' } },
+      errors: [],
+      handle: () => [],
+    });
     expect(scopes([scoped])[0].path.test('/channels/abc/things')).toBe(true);
   });
 
   it('refuse a scope on a route that writes, and one bucket name with two limits', () => {
-    const entry = (over: Partial<Route>): Route => route({ method: 'GET', path: '/x', summary: 's', tag: 'Users', auth: 'any', responses: { 200: { description: 'd' } }, errors: [], handle: () => [], ...over });
+    const entry = (over: Partial<Route>): Route =>
+      route({
+        method: 'GET',
+        path: '/x',
+        summary: 's',
+        tag: 'Users',
+        auth: 'any',
+        responses: { 200: { description: 'd' } },
+        errors: [],
+        handle: () => [],
+        ...over,
+      });
     expect(() => scopes([entry({ method: 'POST', scope: 'identify' })])).toThrow(/OAuth2 tokens read only/);
     const one = { bucket: 'b', points: 1, durationSeconds: 1 };
     expect(limits([entry({ limits: [one] }), entry({ limits: [one] })]).get('b')).toBe(one);

@@ -82,7 +82,10 @@ describe('interaction_url (SSRF)', () => {
     try {
       const devGuild = await createGuild(dev);
       for (const url of ['https://[::127.0.0.1]/', 'https://127.1/', 'https://169.254.169.254/']) {
-        const response = await dev.api('POST', `/channels/${devGuild.channelId}/webhooks`, { token: devGuild.owner.token, body: { name: 'dev', interaction_url: url } });
+        const response = await dev.api('POST', `/channels/${devGuild.channelId}/webhooks`, {
+          token: devGuild.owner.token,
+          body: { name: 'dev', interaction_url: url },
+        });
         expect(response.status, url).toBe(200);
         expect(response.body.interaction_url).toBe(url);
       }

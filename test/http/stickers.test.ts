@@ -40,7 +40,18 @@ async function seedStickers(guild: TestGuild, count: number) {
     type: 'StickerCreated',
     data: {
       guildId: guild.id,
-      sticker: { id: String(8_000_000 + i), name: `s${i}`, description: '', tags: ['x'], format: 'png', animated: false, image_hash: '0'.repeat(32), user_id: guild.owner.id, created_at: now, updated_at: null },
+      sticker: {
+        id: String(8_000_000 + i),
+        name: `s${i}`,
+        description: '',
+        tags: ['x'],
+        format: 'png',
+        animated: false,
+        image_hash: '0'.repeat(32),
+        user_id: guild.owner.id,
+        created_at: now,
+        updated_at: null,
+      },
     },
     metadata: { actorId: guild.owner.id, createdAt: now },
   }));
@@ -65,7 +76,10 @@ describe('creating a sticker', () => {
     expect(Date.parse(body.created_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(body.updated_at).toBeUndefined();
     const [event] = await streamEvents(server, `guild-expressions-${guild.id}`);
-    expect(event).toMatchObject({ type: 'StickerCreated', data: { guildId: guild.id, sticker: { id: body.id, tags: ['wave', 'hello', 'hi'], format: 'png', animated: false } } });
+    expect(event).toMatchObject({
+      type: 'StickerCreated',
+      data: { guildId: guild.id, sticker: { id: body.id, tags: ['wave', 'hello', 'hi'], format: 'png', animated: false } },
+    });
     const image = await served(server, body.image_url);
     expect(image.headers['content-type']).toBe('image/png');
     expect(String(image.headers['cache-control'])).toMatch(/max-age=\d+/);
@@ -133,7 +147,13 @@ describe('creating a sticker', () => {
     const own = await created(guild, {}, member.token);
     const owners = await created(guild);
     expect((await server.api('PATCH', `/guilds/${guild.id}/stickers/${own.id}`, { token: member.token, body: { name: 'mine' } })).status).toBe(200);
-    await expectRefusedWithoutFiles(server, 'stickers', () => server.api('DELETE', `/guilds/${guild.id}/stickers/${owners.id}`, { token: member.token }), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutFiles(
+      server,
+      'stickers',
+      () => server.api('DELETE', `/guilds/${guild.id}/stickers/${owners.id}`, { token: member.token }),
+      403,
+      'MISSING_PERMISSIONS',
+    );
   });
 });
 
@@ -142,7 +162,15 @@ describe('bulk create', () => {
     const guild = await createGuild(server);
     const response = await server.api('POST', `/guilds/${guild.id}/stickers/bulk`, {
       token: guild.owner.token,
-      body: { stickers: [sticker({ name: 'one' }), sticker({ name: 'x'.repeat(31) }), sticker({ name: 'three', image: dataUri(webp, 'image/webp') }), sticker({ image: 'data:image/png;base64,AAAA' }), 'not a sticker'] },
+      body: {
+        stickers: [
+          sticker({ name: 'one' }),
+          sticker({ name: 'x'.repeat(31) }),
+          sticker({ name: 'three', image: dataUri(webp, 'image/webp') }),
+          sticker({ image: 'data:image/png;base64,AAAA' }),
+          'not a sticker',
+        ],
+      },
     });
     expect(response.status, response.text).toBe(201);
     expect(response.body).toEqual([
@@ -167,7 +195,10 @@ describe('bulk create', () => {
   it('creates as many as the guild has room for (60) and reports the rest; a full guild refuses with 403', async () => {
     const guild = await createGuild(server);
     await seedStickers(guild, 59);
-    const response = await server.api('POST', `/guilds/${guild.id}/stickers/bulk`, { token: guild.owner.token, body: { stickers: [sticker({ name: 'last' }), sticker({ name: 'no_room' })] } });
+    const response = await server.api('POST', `/guilds/${guild.id}/stickers/bulk`, {
+      token: guild.owner.token,
+      body: { stickers: [sticker({ name: 'last' }), sticker({ name: 'no_room' })] },
+    });
     expect(response.status).toBe(201);
     expect(response.body).toEqual([expect.objectContaining({ name: 'last' }), { code: 'MAXIMUM_STICKERS_REACHED', message: expect.any(String) }]);
     await expectRefusedWithoutFiles(server, 'stickers', () => post(guild, sticker()), 403, 'MAXIMUM_STICKERS_REACHED');
@@ -199,7 +230,10 @@ describe('listing, changing and deleting', () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'wave', description: 'Waving hello', tags: ['bye', 'later'], created_at: body.created_at });
     expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(body.created_at));
-    const replaced = await server.api('PATCH', path, { token: guild.owner.token, body: { image: dataUri(await stillImage(64, 32, 'webp', '#00ff00'), 'image/webp') } });
+    const replaced = await server.api('PATCH', path, {
+      token: guild.owner.token,
+      body: { image: dataUri(await stillImage(64, 32, 'webp', '#00ff00'), 'image/webp') },
+    });
     expect(replaced.body).toMatchObject({ name: 'wave', image_url: `${server.origin}/stickers/${body.id}.webp` });
     const after = await served(server, replaced.body.image_url);
     expect(after.image).toEqual({ format: 'webp', width: 128, height: 64, pages: 1 });

@@ -58,7 +58,12 @@ describe('guild, channel and role names and nicknames', () => {
 describe('message content', () => {
   it('made only of whitespace and zero-width characters is an empty message', async () => {
     for (const content of ['   ', '\u200B\u200B', ' \n\t\uFEFF ']) {
-      await expectRefusedWithoutEvents(server, () => server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content } }), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
+      await expectRefusedWithoutEvents(
+        server,
+        () => server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content } }),
+        400,
+        'CANNOT_SEND_EMPTY_MESSAGE',
+      );
     }
     const kept = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content: '  spaced  ' } });
     expect([kept.status, kept.body.content]).toEqual([200, '  spaced  ']);

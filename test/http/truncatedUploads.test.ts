@@ -37,7 +37,9 @@ interface Part {
 
 function multipart(parts: Part[]): Buffer {
   const encoded = parts.flatMap(({ name, value, filename }) => [
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: application/octet-stream` : ''}\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: application/octet-stream` : ''}\r\n\r\n`,
+    ),
     Buffer.from(value),
     Buffer.from('\r\n'),
   ]);
@@ -140,7 +142,9 @@ async function sendEveryCut(upload: Upload) {
 async function finishedOn(upload: Upload): Promise<number> {
   const metrics = await server.call('GET', '/metrics', { token: METRICS_TOKEN });
   const counts = [...metrics.text.matchAll(/^parley_http_request_duration_seconds_count\{(.*)\} (\d+)$/gm)];
-  return counts.filter(([, labels]) => labels.includes(`method="${upload.method}"`) && labels.includes(`route="${upload.route}"`)).reduce((sum, [, , count]) => sum + Number(count), 0);
+  return counts
+    .filter(([, labels]) => labels.includes(`method="${upload.method}"`) && labels.includes(`route="${upload.route}"`))
+    .reduce((sum, [, , count]) => sum + Number(count), 0);
 }
 
 /** Cuts the upload everywhere, checks that nothing changed and the process is up, then sends it whole. */
@@ -151,28 +155,59 @@ async function survivesCuts(upload: Upload) {
   await expect.poll(() => finishedOn(upload), { timeout: 5000 }).toBe(finished + sent);
   expect((await server.call('GET', '/healthz')).status).toBe(200);
   expect(await upload.observe()).toEqual(before);
-  const whole = await server.api(upload.method, upload.path(), { rawBody: upload.body, headers: { 'content-type': MULTIPART, ...(upload.authorization ? { authorization: upload.authorization } : {}) } });
+  const whole = await server.api(upload.method, upload.path(), {
+    rawBody: upload.body,
+    headers: { 'content-type': MULTIPART, ...(upload.authorization ? { authorization: upload.authorization } : {}) },
+  });
   expect(whole.status, whole.text).toBeLessThan(300);
   return whole;
 }
 
 const owner = await registerUser(server);
 const guild = await createGuild(server, owner);
-const history = (channelId: string, token = owner.token) => async () => (await server.api('GET', `/channels/${channelId}/messages`, { token })).body;
+const history =
+  (channelId: string, token = owner.token) =>
+  async () =>
+    (await server.api('GET', `/channels/${channelId}/messages`, { token })).body;
 const twoFiles = (content: string) => [payload({ content, attachments: [{ id: 0 }, { id: 1 }] }), file(0, 1500), file(1, 700)];
 
 describe('multipart uploads cut off at every point', () => {
   it('a message send and edit', async () => {
-    const send: Upload = { method: 'POST', route: '/channels/:channelId/messages', path: () => `/channels/${guild.channelId}/messages`, authorization: `Bearer ${owner.token}`, body: multipart(twoFiles('sent whole')), observe: history(guild.channelId) };
+    const send: Upload = {
+      method: 'POST',
+      route: '/channels/:channelId/messages',
+      path: () => `/channels/${guild.channelId}/messages`,
+      authorization: `Bearer ${owner.token}`,
+      body: multipart(twoFiles('sent whole')),
+      observe: history(guild.channelId),
+    };
     const sent = await survivesCuts(send);
-    expect(sent.body).toMatchObject({ content: 'sent whole', attachments: [{ filename: 'f0.txt', size: 1500 }, { filename: 'f1.txt', size: 700 }] });
-    const edit: Upload = { ...send, method: 'PATCH', route: '/channels/:channelId/messages/:messageId', path: () => `/channels/${guild.channelId}/messages/${sent.body.id}`, body: multipart([payload({ content: 'edited whole', attachments: [{ id: 0 }] }), file(0, 2000)]) };
+    expect(sent.body).toMatchObject({
+      content: 'sent whole',
+      attachments: [
+        { filename: 'f0.txt', size: 1500 },
+        { filename: 'f1.txt', size: 700 },
+      ],
+    });
+    const edit: Upload = {
+      ...send,
+      method: 'PATCH',
+      route: '/channels/:channelId/messages/:messageId',
+      path: () => `/channels/${guild.channelId}/messages/${sent.body.id}`,
+      body: multipart([payload({ content: 'edited whole', attachments: [{ id: 0 }] }), file(0, 2000)]),
+    };
     expect((await survivesCuts(edit)).body).toMatchObject({ content: 'edited whole', attachments: [{ filename: 'f0.txt', size: 2000 }] });
   });
 
   it('a webhook execution', async () => {
     const webhook = await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: owner.token, body: { name: 'hook' } });
-    const execute: Upload = { method: 'POST', route: '/webhooks/:webhookId/:token', path: () => `/webhooks/${webhook.body.id}/${webhook.body.token}?wait=true`, body: multipart(twoFiles('executed whole')), observe: history(guild.channelId) };
+    const execute: Upload = {
+      method: 'POST',
+      route: '/webhooks/:webhookId/:token',
+      path: () => `/webhooks/${webhook.body.id}/${webhook.body.token}?wait=true`,
+      body: multipart(twoFiles('executed whole')),
+      observe: history(guild.channelId),
+    };
     expect((await survivesCuts(execute)).body).toMatchObject({ content: 'executed whole', webhook_id: webhook.body.id });
   });
 
@@ -180,12 +215,30 @@ describe('multipart uploads cut off at every point', () => {
     const world = await interactionWorld(server, clients, [{ name: 'ping', description: 'Pong' }]);
     const d = await invoked(server, world, 'ping');
     const observe = history(world.guild.channelId, world.member.token);
-    const respond: Upload = { method: 'POST', route: '/interactions/:interactionId/:token/callback', path: () => `/interactions/${d.id}/${d.token}/callback`, body: multipart([payload({ type: 4, data: { content: 'responded whole', attachments: [{ id: 0 }] } }), file(0, 1200)]), observe };
+    const respond: Upload = {
+      method: 'POST',
+      route: '/interactions/:interactionId/:token/callback',
+      path: () => `/interactions/${d.id}/${d.token}/callback`,
+      body: multipart([payload({ type: 4, data: { content: 'responded whole', attachments: [{ id: 0 }] } }), file(0, 1200)]),
+      observe,
+    };
     expect((await survivesCuts(respond)).status).toBe(204);
     const webhookPath = `/webhooks/${world.bot.applicationId}/${d.token}`;
-    const followUp: Upload = { method: 'POST', route: '/webhooks/:webhookId/:token', path: () => `${webhookPath}?wait=true`, body: multipart(twoFiles('followed up whole')), observe };
+    const followUp: Upload = {
+      method: 'POST',
+      route: '/webhooks/:webhookId/:token',
+      path: () => `${webhookPath}?wait=true`,
+      body: multipart(twoFiles('followed up whole')),
+      observe,
+    };
     expect((await survivesCuts(followUp)).body).toMatchObject({ content: 'followed up whole' });
-    const edit: Upload = { method: 'PATCH', route: '/webhooks/:applicationId/:token/messages/:message', path: () => `${webhookPath}/messages/@original`, body: multipart([payload({ content: 'response edited whole', attachments: [{ id: 0 }] }), file(0, 900)]), observe };
+    const edit: Upload = {
+      method: 'PATCH',
+      route: '/webhooks/:applicationId/:token/messages/:message',
+      path: () => `${webhookPath}/messages/@original`,
+      body: multipart([payload({ content: 'response edited whole', attachments: [{ id: 0 }] }), file(0, 900)]),
+      observe,
+    };
     expect((await survivesCuts(edit)).body).toMatchObject({ content: 'response edited whole' });
   });
 
@@ -222,7 +275,9 @@ describe("the issue's upload, cut inside a file part, sent without credentials",
       ['POST', `/guilds/${guild.id}/stickers`, 401],
     ];
     const headers = { 'content-type': 'multipart/form-data; boundary=x' };
-    const answers = await Promise.all(routes.map(async ([method, path]) => [method, path, (await server.api(method, path, { rawBody: reported, headers })).status]));
+    const answers = await Promise.all(
+      routes.map(async ([method, path]) => [method, path, (await server.api(method, path, { rawBody: reported, headers })).status]),
+    );
     // Each is refused for its missing or wrong credentials, before its body is read: not 400 for the body.
     expect(answers).toEqual(routes);
     expect((await server.call('GET', '/healthz')).status).toBe(200);

@@ -12,7 +12,10 @@ afterAll(async () => {
   await server.close();
 });
 
-const png = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } }).png().toBuffer();
+const png = () =>
+  sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
+    .png()
+    .toBuffer();
 
 describe('users', () => {
   it('GET /users/@me answers the full user object, and 401 without a valid token', async () => {
@@ -114,7 +117,10 @@ describe('HTTP surface', () => {
     const malformed = await server.api('POST', '/auth/login', { rawBody: '{"login":', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('INVALID_JSON');
-    const large = await server.api('POST', '/auth/login', { rawBody: JSON.stringify({ login: 'x'.repeat(100_000), password: 'y' }), headers: { 'content-type': 'application/json' } });
+    const large = await server.api('POST', '/auth/login', {
+      rawBody: JSON.stringify({ login: 'x'.repeat(100_000), password: 'y' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(large.status).toBe(413);
     expect(large.body.code).toBe('REQUEST_ENTITY_TOO_LARGE');
   });

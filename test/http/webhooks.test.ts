@@ -17,7 +17,8 @@ async function createWebhook(guild: TestGuild, body: Record<string, unknown> = {
   return response.body as { id: string; token: string; url: string; channel_id: string; guild_id: string; name: string; avatar: string | null };
 }
 
-const latestMessage = async (guild: TestGuild) => (await server.api('GET', `/channels/${guild.channelId}/messages?limit=1`, { token: guild.owner.token })).body[0];
+const latestMessage = async (guild: TestGuild) =>
+  (await server.api('GET', `/channels/${guild.channelId}/messages?limit=1`, { token: guild.owner.token })).body[0];
 
 describe('webhook management', () => {
   it('creates a webhook with the widely used API’s fields, lists it per channel and guild, and fetches it', async () => {
@@ -76,17 +77,37 @@ describe('webhook management', () => {
   it('validates bodies with the spec’s error format', async () => {
     const guild = await createGuild(server);
     const create = (body: unknown) => () => server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body });
-    for (const body of [{}, { name: '' }, { name: 'x'.repeat(81) }, { name: 'ok', avatar: 'not-an-image' }, { name: 'ok', interaction_url: 'http://example.com/' }, { name: 'ok', extra: 1 }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x'.repeat(81) },
+      { name: 'ok', avatar: 'not-an-image' },
+      { name: 'ok', interaction_url: 'http://example.com/' },
+      { name: 'ok', extra: 1 },
+    ]) {
       await expectRefusedWithoutEvents(server, create(body), 400, 'INVALID_FORM_BODY');
     }
-    const invalid = await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'ok', interaction_url: 'http://example.com/' } });
+    const invalid = await server.api('POST', `/channels/${guild.channelId}/webhooks`, {
+      token: guild.owner.token,
+      body: { name: 'ok', interaction_url: 'http://example.com/' },
+    });
     expect(invalid.body.errors).toEqual([expect.objectContaining({ path: 'interaction_url' })]);
   });
 
   it('refuses interaction URLs on loopback, private and link-local addresses (SSRF)', async () => {
     const guild = await createGuild(server);
-    for (const url of ['https://127.0.0.1/hook', 'https://localhost:8443/', 'https://10.0.0.8/', 'https://169.254.169.254/latest', 'https://[::1]/', 'https://192.168.1.1/']) {
-      const response = await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'ssrf', interaction_url: url } });
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://localhost:8443/',
+      'https://10.0.0.8/',
+      'https://169.254.169.254/latest',
+      'https://[::1]/',
+      'https://192.168.1.1/',
+    ]) {
+      const response = await server.api('POST', `/channels/${guild.channelId}/webhooks`, {
+        token: guild.owner.token,
+        body: { name: 'ssrf', interaction_url: url },
+      });
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(response.body.errors[0].path).toBe('interaction_url');
     }
@@ -98,13 +119,26 @@ describe('webhook management', () => {
     const hook = await createWebhook(guild);
     const other = await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'other' } });
     const voice = await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'voice', type: 2 } });
-    const patched = await server.api('PATCH', `/webhooks/${hook.id}`, { token: guild.owner.token, body: { name: 'Renamed', avatar: PNG, channel_id: other.body.id } });
+    const patched = await server.api('PATCH', `/webhooks/${hook.id}`, {
+      token: guild.owner.token,
+      body: { name: 'Renamed', avatar: PNG, channel_id: other.body.id },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: hook.id, name: 'Renamed', channel_id: other.body.id, avatar: expect.any(String), token: hook.token });
     expect((await server.api('GET', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token })).body).toEqual([]);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/webhooks/${hook.id}`, { token: guild.owner.token, body: { channel_id: voice.body.id } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/webhooks/${hook.id}`, { token: guild.owner.token, body: { channel_id: voice.body.id } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     const elsewhere = await createGuild(server, guild.owner);
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/webhooks/${hook.id}`, { token: guild.owner.token, body: { channel_id: elsewhere.channelId } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/webhooks/${hook.id}`, { token: guild.owner.token, body: { channel_id: elsewhere.channelId } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     const removed = await server.api('PATCH', `/webhooks/${hook.id}`, { token: guild.owner.token, body: { avatar: null } });
     expect(removed.body.avatar).toBeNull();
   });
@@ -132,7 +166,13 @@ describe('webhook management', () => {
     const entries = log.body.audit_log_entries.filter((e: { target_id: string }) => e.target_id === hook.id);
     expect(entries.map((e: { action_type: number }) => e.action_type)).toEqual([52, 51, 50]);
     expect(entries[1]).toMatchObject({ user_id: guild.owner.id, reason: 'rename', changes: [{ key: 'name', old_value: 'Audited', new_value: 'Audited 2' }] });
-    expect(entries[2].changes).toEqual(expect.arrayContaining([{ key: 'name', new_value: 'Audited' }, { key: 'channel_id', new_value: guild.channelId }, { key: 'type', new_value: 1 }]));
+    expect(entries[2].changes).toEqual(
+      expect.arrayContaining([
+        { key: 'name', new_value: 'Audited' },
+        { key: 'channel_id', new_value: guild.channelId },
+        { key: 'type', new_value: 1 },
+      ]),
+    );
     expect(log.text).not.toContain(hook.token);
   });
 
@@ -172,8 +212,18 @@ describe('token routes', () => {
     expect(fetched.body).toMatchObject({ id: hook.id, name: hook.name, token: hook.token, channel_id: guild.channelId });
     expect(fetched.body.user).toBeUndefined();
     await expectRefusedWithoutEvents(server, () => server.api('GET', `/webhooks/${hook.id}/wrong-token`), 401, 'INVALID_WEBHOOK_TOKEN');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/webhooks/${hook.id}/wrong-token`, { body: { name: 'x' } }), 401, 'INVALID_WEBHOOK_TOKEN');
-    await expectRefusedWithoutEvents(server, () => server.api('PATCH', `/webhooks/${hook.id}/${hook.token}`, { body: { channel_id: guild.channelId } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/webhooks/${hook.id}/wrong-token`, { body: { name: 'x' } }),
+      401,
+      'INVALID_WEBHOOK_TOKEN',
+    );
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('PATCH', `/webhooks/${hook.id}/${hook.token}`, { body: { channel_id: guild.channelId } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     const renamed = await server.api('PATCH', `/webhooks/${hook.id}/${hook.token}`, { body: { name: 'By token' } });
     expect(renamed.body.name).toBe('By token');
     expect((await server.api('DELETE', `/webhooks/${hook.id}/${hook.token}`)).status).toBe(204);
@@ -191,7 +241,12 @@ describe('execute', () => {
     expect(await latestMessage(guild)).toMatchObject({ content: 'no wait', webhook_id: hook.id, author: { id: hook.id, username: 'Captain Hook', bot: true } });
 
     const waited = await server.api('POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, {
-      body: { content: 'hello <@' + guild.owner.id + '>', username: 'Override', avatar_url: 'https://example.com/a.png', embeds: [{ title: 'T', description: 'D' }] },
+      body: {
+        content: 'hello <@' + guild.owner.id + '>',
+        username: 'Override',
+        avatar_url: 'https://example.com/a.png',
+        embeds: [{ title: 'T', description: 'D' }],
+      },
     });
     expect(waited.status).toBe(200);
     expect(waited.body).toMatchObject({
@@ -217,19 +272,37 @@ describe('execute', () => {
       headers: { 'content-type': request.headers.get('content-type')! },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ content: 'with file', flags: 64, components, attachments: [expect.objectContaining({ filename: 'note.txt', size: 10 })] });
+    expect(response.body).toMatchObject({
+      content: 'with file',
+      flags: 64,
+      components,
+      attachments: [expect.objectContaining({ filename: 'note.txt', size: 10 })],
+    });
   });
 
   it('refuses bad bodies and wrong tokens without appending', async () => {
     const guild = await createGuild(server);
     const hook = await createWebhook(guild);
-    const execute = (body: unknown, token = hook.token) => () => server.api('POST', `/webhooks/${hook.id}/${token}`, { body });
+    const execute =
+      (body: unknown, token = hook.token) =>
+      () =>
+        server.api('POST', `/webhooks/${hook.id}/${token}`, { body });
     await expectRefusedWithoutEvents(server, execute({}), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
     await expectRefusedWithoutEvents(server, execute({ content: 'x'.repeat(2001) }), 400, 'INVALID_FORM_BODY');
     await expectRefusedWithoutEvents(server, execute({ content: 'x', username: '' }), 400, 'INVALID_FORM_BODY');
-    await expectRefusedWithoutEvents(server, execute({ components: [{ type: 1, components: [{ type: 2, style: 1, label: 'no id' }] }] }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      execute({ components: [{ type: 1, components: [{ type: 2, style: 1, label: 'no id' }] }] }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     await expectRefusedWithoutEvents(server, execute({ content: 'x' }, 'nope'), 401, 'INVALID_WEBHOOK_TOKEN');
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/webhooks/${hook.id}/${hook.token}?thread_id=1`, { body: { content: 'x' } }), 400, 'INVALID_FORM_BODY');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/webhooks/${hook.id}/${hook.token}?thread_id=1`, { body: { content: 'x' } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
   });
 });
 
@@ -240,8 +313,18 @@ describe('adapters', () => {
     repository: { full_name: 'acme/rocket', name: 'rocket', html_url: 'https://codehost.example/acme/rocket' },
     sender: { login: 'ada', avatar_url: 'https://codehost.example/ada.png', html_url: 'https://codehost.example/ada' },
     commits: [
-      { id: 'abcdef1234567890', message: 'Fix the launch sequence\n\nLong body', url: 'https://codehost.example/acme/rocket/commit/abcdef1', author: { name: 'Ada', username: 'ada' } },
-      { id: '1234567abcdef000', message: 'Add telemetry', url: 'https://codehost.example/acme/rocket/commit/1234567', author: { name: 'Grace', username: 'grace' } },
+      {
+        id: 'abcdef1234567890',
+        message: 'Fix the launch sequence\n\nLong body',
+        url: 'https://codehost.example/acme/rocket/commit/abcdef1',
+        author: { name: 'Ada', username: 'ada' },
+      },
+      {
+        id: '1234567abcdef000',
+        message: 'Add telemetry',
+        url: 'https://codehost.example/acme/rocket/commit/1234567',
+        author: { name: 'Grace', username: 'grace' },
+      },
     ],
   };
 
@@ -270,9 +353,18 @@ describe('adapters', () => {
       sender: push.sender,
     };
     expect((await send('pull_request', 'delivery-3', opened)).status).toBe(204);
-    expect((await latestMessage(guild)).embeds[0]).toMatchObject({ title: '[acme/rocket] Pull request opened: #7 Faster engines', url: opened.pull_request.html_url });
+    expect((await latestMessage(guild)).embeds[0]).toMatchObject({
+      title: '[acme/rocket] Pull request opened: #7 Faster engines',
+      url: opened.pull_request.html_url,
+    });
     expectError(await server.api('POST', `/webhooks/${hook.id}/${hook.token}/github`, { body: push }), 400, 'INVALID_FORM_BODY');
-    expectError(await send('push', 'delivery-4', push).then(() => server.api('POST', `/webhooks/${hook.id}/bad/github`, { body: push, headers: { 'X-Codehost-Event': 'push' } })), 401, 'INVALID_WEBHOOK_TOKEN');
+    expectError(
+      await send('push', 'delivery-4', push).then(() =>
+        server.api('POST', `/webhooks/${hook.id}/bad/github`, { body: push, headers: { 'X-Codehost-Event': 'push' } }),
+      ),
+      401,
+      'INVALID_WEBHOOK_TOKEN',
+    );
   });
 
   it('slack: text, username, icon and attachments become content and embeds; answers "ok"', async () => {
@@ -283,7 +375,15 @@ describe('adapters', () => {
         text: 'Deploy finished <https://ci.example/run/5|run 5>',
         username: 'CI',
         icon_url: 'https://ci.example/icon.png',
-        attachments: [{ color: '#36a64f', title: 'Build 5', title_link: 'https://ci.example/5', text: 'All green', fields: [{ title: 'Duration', value: '3m', short: true }] }],
+        attachments: [
+          {
+            color: '#36a64f',
+            title: 'Build 5',
+            title_link: 'https://ci.example/5',
+            text: 'All green',
+            fields: [{ title: 'Duration', value: '3m', short: true }],
+          },
+        ],
       },
     });
     expect(response.status).toBe(200);
@@ -292,9 +392,16 @@ describe('adapters', () => {
     expect(message).toMatchObject({
       content: 'Deploy finished [run 5](https://ci.example/run/5)',
       author: { id: hook.id, username: 'CI', avatar_url: 'https://ci.example/icon.png' },
-      embeds: [{ title: 'Build 5', url: 'https://ci.example/5', description: 'All green', color: 0x36a64f, fields: [{ name: 'Duration', value: '3m', inline: true }] }],
+      embeds: [
+        { title: 'Build 5', url: 'https://ci.example/5', description: 'All green', color: 0x36a64f, fields: [{ name: 'Duration', value: '3m', inline: true }] },
+      ],
     });
-    await expectRefusedWithoutEvents(server, () => server.api('POST', `/webhooks/${hook.id}/${hook.token}/slack`, { body: {} }), 400, 'CANNOT_SEND_EMPTY_MESSAGE');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/webhooks/${hook.id}/${hook.token}/slack`, { body: {} }),
+      400,
+      'CANNOT_SEND_EMPTY_MESSAGE',
+    );
 
     // The form-encoded variant: the JSON in a field named payload.
     const form = await server.api('POST', `/webhooks/${hook.id}/${hook.token}/slack`, {

@@ -65,7 +65,8 @@ describe('wire format', () => {
   it('reads query booleans as discord.py spells them (1/0, True/False) and as discord.js does (true/false)', async () => {
     const guild = await createGuild(server);
     const webhook = await server.api('POST', `/channels/${guild.channelId}/webhooks`, { token: guild.owner.token, body: { name: 'hook' } });
-    const execute = (wait: string) => server.api('POST', `/webhooks/${webhook.body.id}/${webhook.body.token}?wait=${wait}`, { body: { content: `wait=${wait}` } });
+    const execute = (wait: string) =>
+      server.api('POST', `/webhooks/${webhook.body.id}/${webhook.body.token}?wait=${wait}`, { body: { content: `wait=${wait}` } });
     for (const yes of ['1', 'True', 'true']) expect((await execute(yes)).body).toMatchObject({ content: `wait=${yes}` });
     for (const no of ['0', 'False', 'false']) expect((await execute(no)).status).toBe(204);
     expect((await execute('yes')).status).toBe(400);

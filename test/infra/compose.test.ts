@@ -19,7 +19,14 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 function configFor(env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'parley-compose-'));
   dirs.push(dir);
-  return loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), MASTER_KEY: Buffer.alloc(32, 8).toString('base64'), ...env });
+  return loadConfig({
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    MASTER_KEY: Buffer.alloc(32, 8).toString('base64'),
+    ...env,
+  });
 }
 
 const log = createLogger('silent');
@@ -46,11 +53,15 @@ describe('compose()', () => {
   });
 
   it('a distributed role without the shared SECRET_KEY is refused', async () => {
-    await expect(compose(configFor({ SECRET_KEY: '' }), { ...EMBEDDED, role: 'api' }, log)).rejects.toThrow('ROLE=api runs beside other processes: it needs the shared SECRET_KEY');
+    await expect(compose(configFor({ SECRET_KEY: '' }), { ...EMBEDDED, role: 'api' }, log)).rejects.toThrow(
+      'ROLE=api runs beside other processes: it needs the shared SECRET_KEY',
+    );
   });
 
   it('a distributed role without the shared MASTER_KEY is refused', async () => {
-    await expect(compose(configFor({ MASTER_KEY: '' }), { ...EMBEDDED, role: 'api' }, log)).rejects.toThrow('ROLE=api runs beside other processes: it needs the shared MASTER_KEY');
+    await expect(compose(configFor({ MASTER_KEY: '' }), { ...EMBEDDED, role: 'api' }, log)).rejects.toThrow(
+      'ROLE=api runs beside other processes: it needs the shared MASTER_KEY',
+    );
   });
 
   it('a failed start gives its error and stops what it had started, so the role starts again once the port is free', async () => {

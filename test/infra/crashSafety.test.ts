@@ -36,7 +36,8 @@ describe('crash safety', () => {
   it('serves every acknowledged message after a SIGKILL mid-stream, with read models equal to a rebuild from the log', async () => {
     const first = await start();
     const users: { user_id: string; token: string }[] = [];
-    for (let i = 0; i < CLIENTS; i++) users.push(await ok(first, 'POST', '/auth/register', undefined, { username: `crash${process.pid}n${i}`, password: 'a long password' }));
+    for (let i = 0; i < CLIENTS; i++)
+      users.push(await ok(first, 'POST', '/auth/register', undefined, { username: `crash${process.pid}n${i}`, password: 'a long password' }));
     const guild = await ok(first, 'POST', '/guilds', users[0].token, { name: 'crash' });
     const channelId: string = guild.system_channel_id;
     const invite = await ok(first, 'POST', `/guilds/${guild.id}/invites`, users[0].token, { max_age: 0 });
@@ -89,7 +90,8 @@ describe('crash safety', () => {
       await Promise.all(
         acknowledged.slice(i, i + 16).map(async ({ id, content }) => {
           const response = await call(second, 'GET', `/channels/${channelId}/messages/${id}`, users[0].token);
-          if (response.status !== 200 || response.body.content !== content) lost.push(`${id} "${content}": ${response.status} ${JSON.stringify(response.body)}`);
+          if (response.status !== 200 || response.body.content !== content)
+            lost.push(`${id} "${content}": ${response.status} ${JSON.stringify(response.body)}`);
         }),
       );
     }

@@ -17,7 +17,18 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const SERVICE_FILES = ['events.db', 'events.db-wal', 'events.db-shm', 'read-models.db', 'read-models.db-wal', 'read-models.db-shm', 'secret.key', 'tls', 'tls/self-signed.key', 'blobs'];
+const SERVICE_FILES = [
+  'events.db',
+  'events.db-wal',
+  'events.db-shm',
+  'read-models.db',
+  'read-models.db-wal',
+  'read-models.db-shm',
+  'secret.key',
+  'tls',
+  'tls/self-signed.key',
+  'blobs',
+];
 
 /** Every entry under `dir` (and `dir` itself as "."), as "d755" or "f644". */
 function modes(dir: string): Record<string, string> {
@@ -42,7 +53,9 @@ function expectPrivate(dir: string, { uploads }: { uploads: boolean }) {
 /** A user with an avatar, so that the log, the read models and the blobs all have something in them. */
 async function populate(server: TestServer) {
   const user = await registerUser(server);
-  const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } }).png().toBuffer();
+  const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } })
+    .png()
+    .toBuffer();
   const patched = await server.api('PATCH', '/users/@me', { token: user.token, body: { avatar: `data:image/png;base64,${image.toString('base64')}` } });
   expect(patched.status).toBe(200);
   return user;
@@ -70,7 +83,14 @@ describe('DATA_DIR at rest', () => {
     const leftBehind = ['events.db', 'read-models.db'].map((name) => new Database(join(dir, name)));
     try {
       for (const db of leftBehind) db.prepare('SELECT count(*) FROM sqlite_master').get();
-      expect(modes(dir)).toMatchObject({ '.': 'd755', 'events.db': 'f644', 'events.db-wal': 'f644', 'read-models.db-shm': 'f644', 'secret.key': 'f644', 'tls/self-signed.key': 'f644' });
+      expect(modes(dir)).toMatchObject({
+        '.': 'd755',
+        'events.db': 'f644',
+        'events.db-wal': 'f644',
+        'read-models.db-shm': 'f644',
+        'secret.key': 'f644',
+        'tls/self-signed.key': 'f644',
+      });
 
       const second = await startTestServer({}, dir);
       try {

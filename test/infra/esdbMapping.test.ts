@@ -89,7 +89,11 @@ describe('expected revisions and conflicts', () => {
     const atRevision = fromEsdbError(new EsdbWrongExpectedVersionError(undefined, { streamName: 'user-42', expected: 3n, current: 5n }), 'user-42', 3n);
     expect(atRevision).toBeInstanceOf(WrongExpectedVersionError);
     expect(atRevision).toMatchObject({ streamId: 'user-42', expected: 3n, actual: 5n });
-    const missing = fromEsdbError(new EsdbWrongExpectedVersionError(undefined, { streamName: 'user-9', expected: STREAM_EXISTS, current: NO_STREAM }), 'user-9', 'stream_exists');
+    const missing = fromEsdbError(
+      new EsdbWrongExpectedVersionError(undefined, { streamName: 'user-9', expected: STREAM_EXISTS, current: NO_STREAM }),
+      'user-9',
+      'stream_exists',
+    );
     expect(missing).toMatchObject({ streamId: 'user-9', expected: 'stream_exists', actual: 'no_stream' });
     const other = new Error('unavailable');
     expect(fromEsdbError(other, 'user-42', 'any')).toBe(other);

@@ -12,7 +12,17 @@ const at = (n: bigint): Position => ({ commit: n, prepare: n });
 function resolved(n: number, type = 'Noted'): AllStreamResolvedEvent {
   const record = toEsdbEvent({ type, data: { n }, metadata: { actorId: null, createdAt: '2024-01-01T00:00:00.000Z' } });
   return {
-    event: { streamId: `s-${n}`, id: record.id, isJson: true, revision: 0n, type, created: new Date(), data: record.data, metadata: record.metadata, position: at(BigInt(n)) },
+    event: {
+      streamId: `s-${n}`,
+      id: record.id,
+      isJson: true,
+      revision: 0n,
+      type,
+      created: new Date(),
+      data: record.data,
+      metadata: record.metadata,
+      position: at(BigInt(n)),
+    },
     commitPosition: BigInt(n),
   } as AllStreamResolvedEvent;
 }
@@ -60,7 +70,11 @@ describe('EventStoreDB subscription loop', () => {
   it('caughtUp() waits until the last deliverable position has been handled', async () => {
     const stream = source();
     let handled = 0;
-    const { subscription } = start(stream, () => void (handled += 1), async () => at(3n));
+    const { subscription } = start(
+      stream,
+      () => void (handled += 1),
+      async () => at(3n),
+    );
     const caughtUp = subscription.caughtUp();
     let done = false;
     void caughtUp.then(() => (done = true));
@@ -75,7 +89,11 @@ describe('EventStoreDB subscription loop', () => {
 
   it('an error of the stream stops the subscription, reports it once and fails caughtUp', async () => {
     const stream = source();
-    const { subscription, errors } = start(stream, () => {}, async () => at(10n));
+    const { subscription, errors } = start(
+      stream,
+      () => {},
+      async () => at(10n),
+    );
     const waiting = subscription.caughtUp();
     stream.destroy(new Error('connection lost'));
     await expect(waiting).rejects.toThrow('connection lost');
@@ -88,7 +106,11 @@ describe('EventStoreDB subscription loop', () => {
   it('stop() unsubscribes, and nothing is handled after it', async () => {
     const stream = source();
     const seen: RecordedEvent[] = [];
-    const { subscription, stopped } = start(stream, (events) => void seen.push(...events), async () => null);
+    const { subscription, stopped } = start(
+      stream,
+      (events) => void seen.push(...events),
+      async () => null,
+    );
     stream.write(resolved(1));
     await eventually(() => expect(seen).toHaveLength(1));
     await subscription.stop();

@@ -15,16 +15,37 @@ describe('hints between processes', () => {
 
   it('drops stale hints and anything that is not a hint', () => {
     expect(parseHint(JSON.stringify({ ...hint, timestamp: now - HINT_MAX_AGE_MS - 1 }), now)).toBeNull();
-    for (const text of ['not json', 'null', '{}', JSON.stringify({ ...hint, type: 'OTHER' }), JSON.stringify({ ...hint, userId: 3 }), JSON.stringify({ ...hint, recipientIds: [1] })]) {
+    for (const text of [
+      'not json',
+      'null',
+      '{}',
+      JSON.stringify({ ...hint, type: 'OTHER' }),
+      JSON.stringify({ ...hint, userId: 3 }),
+      JSON.stringify({ ...hint, recipientIds: [1] }),
+    ]) {
       expect(parseHint(text, now)).toBeNull();
     }
   });
 
   it('round-trips a presence hint, and drops one with an unknown status, activities that are not objects or a `connected` that is no boolean', () => {
-    const presence: Hint = { type: 'PRESENCE_UPDATE', node: 'n1', userId: '3', status: 'dnd', activities: [{ name: 'chess', type: 0 }], setAt: now - 5000, timestamp: now - 1000 };
+    const presence: Hint = {
+      type: 'PRESENCE_UPDATE',
+      node: 'n1',
+      userId: '3',
+      status: 'dnd',
+      activities: [{ name: 'chess', type: 0 }],
+      setAt: now - 5000,
+      timestamp: now - 1000,
+    };
     expect(parseHint(JSON.stringify(presence), now)).toEqual(presence);
     expect(parseHint(JSON.stringify({ ...presence, connected: true }), now)).toEqual({ ...presence, connected: true });
-    for (const bad of [{ ...presence, status: 'invisible' }, { ...presence, activities: ['chess'] }, { ...presence, node: 1 }, { ...presence, setAt: undefined }, { ...presence, connected: 'yes' }]) {
+    for (const bad of [
+      { ...presence, status: 'invisible' },
+      { ...presence, activities: ['chess'] },
+      { ...presence, node: 1 },
+      { ...presence, setAt: undefined },
+      { ...presence, connected: 'yes' },
+    ]) {
       expect(parseHint(JSON.stringify(bad), now)).toBeNull();
     }
   });

@@ -45,7 +45,9 @@ describe('verifyInteraction', () => {
     expect(verifyInteraction(token, { timestamp: future, signature: signInteraction(token, future, rawBody), rawBody }, now)).toBe(false);
     const edge = String(1700000000 - 300);
     expect(verifyInteraction(token, { timestamp: edge, signature: signInteraction(token, edge, rawBody), rawBody }, now)).toBe(true);
-    expect(verifyInteraction(token, { timestamp: old, signature: signInteraction(token, old, rawBody), rawBody }, { ...now, toleranceSeconds: 600 })).toBe(true);
+    expect(verifyInteraction(token, { timestamp: old, signature: signInteraction(token, old, rawBody), rawBody }, { ...now, toleranceSeconds: 600 })).toBe(
+      true,
+    );
   });
 
   it('uses the current clock by default', () => {

@@ -107,7 +107,9 @@ describe('MasterKeys', () => {
   });
 
   it('refuses a master key that is not 32 bytes, naming where it came from', () => {
-    expect(() => MasterKeys.load(settings(tempDir(), { masterKey: 'c2hvcnQ=' }), secretBox)).toThrow('MASTER_KEY must hold 32-byte master keys, base64 or hex encoded');
+    expect(() => MasterKeys.load(settings(tempDir(), { masterKey: 'c2hvcnQ=' }), secretBox)).toThrow(
+      'MASTER_KEY must hold 32-byte master keys, base64 or hex encoded',
+    );
     expect(() => MasterKeys.load(settings(tempDir(), { masterKeysRetired: ['abcd'] }), secretBox)).toThrow('MASTER_KEYS_RETIRED must hold 32-byte master keys');
   });
 });
@@ -125,7 +127,12 @@ describe('SqliteKeyStore.rewrap', () => {
     expect(await keys.rewrap(next)).toBe(before.length);
     expect(wrappings().every((wrapped) => next.wraps(wrapped))).toBe(true);
     db.close();
-    expect(await foundIn(dir, before.map((wrapped) => Buffer.from(wrapped)))).toEqual([]);
+    expect(
+      await foundIn(
+        dir,
+        before.map((wrapped) => Buffer.from(wrapped)),
+      ),
+    ).toEqual([]);
     expect(await keys.rewrap(next)).toBe(0);
     // What the store opens with now must open the new wrapping: a fresh store, whose cache is empty.
     await keys.close();

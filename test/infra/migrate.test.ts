@@ -12,7 +12,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { MESSAGES } from '../../projections/collections.js';
 import { FIXTURE } from '../fixtures/v1-data-dir/contents.js';
-import { type ServerProcess, callProcess, filesHolding, okFromProcess, replayIn, replayWith, startServerProcess, stopServerProcesses } from '../support/process.js';
+import {
+  type ServerProcess,
+  callProcess,
+  filesHolding,
+  okFromProcess,
+  replayIn,
+  replayWith,
+  startServerProcess,
+  stopServerProcesses,
+} from '../support/process.js';
 
 const fixture = join(import.meta.dirname, '../fixtures/v1-data-dir');
 const tokens = JSON.parse(readFileSync(join(fixture, 'tokens.json'), 'utf8')) as { ada: string; bob: string };
@@ -54,7 +63,8 @@ async function served(server: ServerProcess) {
 }
 
 async function logsIn(server: ServerProcess): Promise<void> {
-  for (const login of [ada.username, ada.email]) expect((await callProcess(server, 'POST', '/auth/login', undefined, { login, password: ada.password })).status).toBe(200);
+  for (const login of [ada.username, ada.email])
+    expect((await callProcess(server, 'POST', '/auth/login', undefined, { login, password: ada.password })).status).toBe(200);
   expect((await callProcess(server, 'POST', '/auth/login', undefined, { login: bob.username, password: bob.password })).status).toBe(200);
 }
 
@@ -78,7 +88,11 @@ interface ExportedEvent {
   schemaVersion: number;
   erased?: boolean;
 }
-const parsed = (log: string): ExportedEvent[] => log.trim().split('\n').map((line) => JSON.parse(line));
+const parsed = (log: string): ExportedEvent[] =>
+  log
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 /** An exported event but for its data and how it is stored: id, stream, revision, position, type, metadata. */
 const placeOf = ({ data: _, schemaVersion: __, erased: ___, ...place }: ExportedEvent) => place;
 
@@ -94,7 +108,8 @@ describe('replay migrate, on a data directory of the version before sealing', ()
     // Sealed events in the old log: what this version wrote before the migration is copied as it is, and edits of an
     // old message keep their last version through it.
     await okFromProcess(server, 'POST', `/channels/${old.dm[0].channel_id}/messages`, tokens.bob, { content: AFTER_UPGRADE });
-    for (const content of EDITED_AFTER_UPGRADE) await okFromProcess(server, 'PATCH', `/channels/${old.guild[0].channel_id}/messages/${old.guild[0].id}`, tokens.ada, { content });
+    for (const content of EDITED_AFTER_UPGRADE)
+      await okFromProcess(server, 'PATCH', `/channels/${old.guild[0].channel_id}/messages/${old.guild[0].id}`, tokens.ada, { content });
     before = await served(server);
     expect(before.dm.map((message: { content: string }) => message.content)).toEqual([AFTER_UPGRADE, texts.editedFinal, texts.kept]);
     expect(before.guild.map((message: { content: string }) => message.content)).toEqual([EDITED_AFTER_UPGRADE[1]]);
@@ -114,10 +129,15 @@ describe('replay migrate, on a data directory of the version before sealing', ()
     expect(sealed).toBeGreaterThan(10);
     expect(sealedAlready).toBeGreaterThanOrEqual(1);
     expect(events).toBeGreaterThan(sealed);
-    expect(stderr).toContain('every backup and copy of the old events.db (and events.db-wal) and of the old read-models.db, and every export (replay export) made before this migration');
+    expect(stderr).toContain(
+      'every backup and copy of the old events.db (and events.db-wal) and of the old read-models.db, and every export (replay export) made before this migration',
+    );
     expect(migrationFiles(dataDir)).toEqual([]);
     for (const text of [texts.kept, texts.editedFinal, AFTER_UPGRADE, EDITED_AFTER_UPGRADE[1], ada.username, ada.email, bob.username, bob.firstUsername]) {
-      expect((await filesHolding(text, dataDir)).filter((file) => file.startsWith('events.db')), text).toEqual([]);
+      expect(
+        (await filesHolding(text, dataDir)).filter((file) => file.startsWith('events.db')),
+        text,
+      ).toEqual([]);
     }
     // What was deleted or edited away before the upgrade: its keys are gone, and the read models were rebuilt.
     for (const text of [texts.deleted, texts.editedFirst, texts.editedSecond, texts.guild]) expect(await filesHolding(text, dataDir), text).toEqual([]);
@@ -166,7 +186,9 @@ describe('replay migrate refuses', () => {
   it('shared engines, in one line that says why', async () => {
     const { code, stderr } = await replayWith({ STORE: 'esdb', ESDB_URL: 'esdb://127.0.0.1:19101?tls=false', SECRET_KEY: 'x'.repeat(32) }, dataDir, 'migrate');
     expect(code).toBe(1);
-    expect(stderr.trim()).toMatch(/^replay: migrate rewrites only the embedded engines \(DATA_DIR\/events\.db and read-models\.db\): EventStoreDB and MongoDB are shared with running processes[^\n]*$/);
+    expect(stderr.trim()).toMatch(
+      /^replay: migrate rewrites only the embedded engines \(DATA_DIR\/events\.db and read-models\.db\): EventStoreDB and MongoDB are shared with running processes[^\n]*$/,
+    );
   }, 30_000);
 
   it('to replace anything when the read models rebuilt from the migrated log differ from the current ones', async () => {
@@ -187,7 +209,9 @@ describe('replay migrate refuses', () => {
     await reads.close();
     const { code, stderr } = await untouchedBy(dir, 'migrate');
     expect(code).toBe(1);
-    expect(stderr.trim()).toMatch(/^replay: the read models are behind the log \(messages at 3 of \d+\): start the server once so that they catch up, stop it, then migrate$/);
+    expect(stderr.trim()).toMatch(
+      /^replay: the read models are behind the log \(messages at 3 of \d+\): start the server once so that they catch up, stop it, then migrate$/,
+    );
   }, 120_000);
 });
 

@@ -16,7 +16,10 @@ describe('planBulkWrite', () => {
       { deleteMany: { collection: 'tokens', filter: { user_id: 'u1' } } },
       { updateMany: { collection: 'users', filter: { bot: true }, update: { $inc: { n: 1 } } } },
     ];
-    const plan = planBulkWrite(ops, [{ projection: 'users', position }, { projection: 'applications', position }]);
+    const plan = planBulkWrite(ops, [
+      { projection: 'users', position },
+      { projection: 'applications', position },
+    ]);
     expect(plan).toEqual([
       {
         collection: 'users',

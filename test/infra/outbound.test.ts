@@ -71,7 +71,13 @@ beforeAll(async () => {
     notAfterDate: new Date(Date.now() + 86_400_000),
     algorithm: 'sha256',
     extensions: [
-      { name: 'subjectAltName', altNames: [{ type: 2 as const, value: 'localhost' }, { type: 7 as const, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2 as const, value: 'localhost' },
+          { type: 7 as const, ip: '127.0.0.1' },
+        ],
+      },
     ],
   });
   tls = { cert: pems.cert, key: pems.private };

@@ -94,7 +94,9 @@ describe('replay rebuild', () => {
     const server = await startServerProcess(dataDir);
     const refused = await replay('rebuild');
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(`replay: a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory; a migration replaces its files)`);
+    expect(refused.stderr.trim()).toBe(
+      `replay: a server is running on ${dataDir}: stop it first (a rebuild empties the read models the server reads and projects into; an erasure changes what it keeps in memory; a migration replaces its files)`,
+    );
     const erase = await replay('erase', '--user', '1');
     expect({ code: erase.code, stderr: erase.stderr.trim() }).toEqual({ code: 1, stderr: refused.stderr.trim() });
     expect(await snapshot()).toEqual(incremental);
@@ -108,7 +110,9 @@ describe('replay rebuild', () => {
   it('keeps a server from starting on DATA_DIR while it rebuilds', async () => {
     const rebuilding = holdForRebuild(dataDir);
     try {
-      await expect(startServerProcess(dataDir)).rejects.toThrow(`the replay tool is rebuilding the read models in ${dataDir}: start the server once the rebuild is done`);
+      await expect(startServerProcess(dataDir)).rejects.toThrow(
+        `the replay tool is rebuilding the read models in ${dataDir}: start the server once the rebuild is done`,
+      );
     } finally {
       rebuilding.release();
     }
@@ -171,13 +175,30 @@ describe('replay export', () => {
 });
 
 describe('replay itself', () => {
-  it.each(['--help', '-h'])('%s prints the commands, options and environment, and exits 0', async (flag) => {
-    const { code, stdout, stderr } = await replay(flag);
-    expect(code).toBe(0);
-    expect(stderr).toBe('');
-    expect(stdout).toMatch(/^usage: replay rebuild/);
-    for (const word of ['Commands:', 'rebuild', 'export', 'Options:', '--projections', '--stream', '--from', '--out', 'Environment:', 'DATA_DIR', 'npm run -s replay']) expect(stdout).toContain(word);
-  }, 30_000);
+  it.each(['--help', '-h'])(
+    '%s prints the commands, options and environment, and exits 0',
+    async (flag) => {
+      const { code, stdout, stderr } = await replay(flag);
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+      expect(stdout).toMatch(/^usage: replay rebuild/);
+      for (const word of [
+        'Commands:',
+        'rebuild',
+        'export',
+        'Options:',
+        '--projections',
+        '--stream',
+        '--from',
+        '--out',
+        'Environment:',
+        'DATA_DIR',
+        'npm run -s replay',
+      ])
+        expect(stdout).toContain(word);
+    },
+    30_000,
+  );
 
   it('refuses an option it does not know, pointing at --help', async () => {
     const { code, stderr } = await replay('export', '--nope');
@@ -185,21 +206,25 @@ describe('replay itself', () => {
     expect(stderr.trim()).toBe("replay: Unknown option '--nope': --help lists the options");
   }, 30_000);
 
-  it.each(['export', 'rebuild'])('%s refuses a DATA_DIR that holds no event log, and creates nothing', async (command) => {
-    const empty = mkdtempSync(join(tmpdir(), 'parley-replay-empty-'));
-    const missing = join(empty, 'data');
-    try {
-      for (const directory of [empty, missing]) {
-        const { code, stdout, stderr } = await replayIn(directory, command);
-        expect(code).toBe(1);
-        expect(stdout).toBe('');
-        expect(stderr.trim()).toBe(`replay: ${directory} holds no event log (events.db): set DATA_DIR to the data directory of the server whose log to read`);
+  it.each(['export', 'rebuild'])(
+    '%s refuses a DATA_DIR that holds no event log, and creates nothing',
+    async (command) => {
+      const empty = mkdtempSync(join(tmpdir(), 'parley-replay-empty-'));
+      const missing = join(empty, 'data');
+      try {
+        for (const directory of [empty, missing]) {
+          const { code, stdout, stderr } = await replayIn(directory, command);
+          expect(code).toBe(1);
+          expect(stdout).toBe('');
+          expect(stderr.trim()).toBe(`replay: ${directory} holds no event log (events.db): set DATA_DIR to the data directory of the server whose log to read`);
+        }
+        expect(readdirSync(empty)).toEqual([]);
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
       }
-      expect(readdirSync(empty)).toEqual([]);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });
 
 describe('progress bar', () => {

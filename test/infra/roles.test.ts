@@ -47,7 +47,9 @@ describe('engine settings', () => {
     expect(() => loadEngineConfig({ READ_STORE: 'mongodb' })).toThrow('MONGO_URL is required when READ_STORE=mongodb');
     expect(() => loadEngineConfig({ BUS: 'kafka' })).toThrow('KAFKA_BROKERS is required when BUS=kafka');
     expect(() => loadEngineConfig({ ROLE: 'projector', STORE: 'esdb', ESDB_URL: 'esdb://x' })).toThrow(/needs shared read models/);
-    expect(() => loadEngineConfig({ ROLE: 'relay', STORE: 'esdb', ESDB_URL: 'esdb://x', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://x' })).toThrow(/needs BUS=kafka/);
+    expect(() => loadEngineConfig({ ROLE: 'relay', STORE: 'esdb', ESDB_URL: 'esdb://x', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://x' })).toThrow(
+      /needs BUS=kafka/,
+    );
     expect(() => loadEngineConfig({ SETTLE_TIMEOUT_MS: 'soon' })).toThrow(/SETTLE_TIMEOUT_MS/);
   });
 
@@ -161,7 +163,10 @@ describe('read-your-writes in an api process without projectors', () => {
     await projector.waitFor(position);
     const reads = failing(0);
     const others = ['a', 'b', 'c'].map((name) => ({ ...notes, name }));
-    await projectorReads.bulkWrite([], others.map((p) => ({ projection: p.name, position })));
+    await projectorReads.bulkWrite(
+      [],
+      others.map((p) => ({ projection: p.name, position })),
+    );
     const api = new RemoteProjections(store, reads.store, [notes, ...others], 5000, reads.log as never);
     await api.waitFor(position);
     expect(reads.reads).toEqual({ one: 0, many: 1 });

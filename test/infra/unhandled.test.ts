@@ -26,16 +26,23 @@ describe('a rejection nobody waited for', () => {
   it('is logged, and the single process keeps serving', async () => {
     const { code, output } = await rejectIn('all');
     expect(code).toBe(0);
-    expect(output.trim().split('\n').map((line) => JSON.parse(line))).toEqual([
-      { message: 'a failure nobody waited for', err: 'Error: the read store went away' },
-      { stillServing: true },
-    ]);
+    expect(
+      output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([{ message: 'a failure nobody waited for', err: 'Error: the read store went away' }, { stillServing: true }]);
   }, 20_000);
 
   it('is logged, and a distributed role ends through the graceful stop, for its supervisor to restart it', async () => {
     const { code, output } = await rejectIn('gateway');
     expect(code).toBe(1);
-    expect(output.trim().split('\n').map((line) => JSON.parse(line))).toEqual([
+    expect(
+      output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
       { message: 'a failure nobody waited for', err: 'Error: the read store went away' },
       { stopped: 'unhandledRejection', code: 1 },
     ]);

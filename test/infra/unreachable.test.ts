@@ -43,15 +43,19 @@ describe('an unreachable engine at start', () => {
     ['Kafka', (port) => ({ BUS: 'kafka', KAFKA_BROKERS: `127.0.0.1:${port}` })],
   ];
 
-  it.concurrent.each(cases)('%s: one line naming it, and a non-zero exit within 30 s', async (engine, env) => {
-    const outcome = await runService(env(await freePort()));
-    expect(outcome.code).not.toBe(0);
-    expect(outcome.code).not.toBeNull();
-    expect(outcome.seconds).toBeLessThan(30);
-    const lines = outcome.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^Parley failed to start: ${engine} is unreachable at .*127\\.0\\.0\\.1:\\d+`));
-  }, 40_000);
+  it.concurrent.each(cases)(
+    '%s: one line naming it, and a non-zero exit within 30 s',
+    async (engine, env) => {
+      const outcome = await runService(env(await freePort()));
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.code).not.toBeNull();
+      expect(outcome.seconds).toBeLessThan(30);
+      const lines = outcome.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^Parley failed to start: ${engine} is unreachable at .*127\\.0\\.0\\.1:\\d+`));
+    },
+    40_000,
+  );
 
   it('a role that needs shared engines refuses the embedded ones, in one line', async () => {
     const outcome = await runService({ ROLE: 'api' });

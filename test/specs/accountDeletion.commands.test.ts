@@ -21,8 +21,16 @@ const claims: [string, { type: string; data: Record<string, unknown> }[]][] = [
   [emailStream(specSecrets, EMAIL), [{ type: 'EmailClaimed', data: { emailHash: emailFingerprint(specSecrets, EMAIL), userId: bob.id } }]],
 ];
 const left = { stream: `guild-${G}`, type: 'MemberLeft', data: { guildId: G, userId: bob.id } };
-const nameReleased = { stream: usernameStream(specSecrets, 'bob'), type: 'DiscriminatorReleased', data: { username: 'bob', discriminator: '0001', userId: bob.id } };
-const emailReleased = { stream: emailStream(specSecrets, EMAIL), type: 'EmailReleased', data: { emailHash: emailFingerprint(specSecrets, EMAIL), userId: bob.id } };
+const nameReleased = {
+  stream: usernameStream(specSecrets, 'bob'),
+  type: 'DiscriminatorReleased',
+  data: { username: 'bob', discriminator: '0001', userId: bob.id },
+};
+const emailReleased = {
+  stream: emailStream(specSecrets, EMAIL),
+  type: 'EmailReleased',
+  data: { emailHash: emailFingerprint(specSecrets, EMAIL), userId: bob.id },
+};
 const erased = { stream: `user-${bob.id}`, type: 'UserErased', data: { userId: bob.id, erasedAt: NOW } };
 const operator = { actorId: bob.id };
 

@@ -47,8 +47,12 @@ describe('createApplicationCommand', () => {
       .then({ stream: GLOBAL, type: 'ApplicationCommandCreated', data: { command: fields(NEW_IDS[0]) }, metadata: { actorId: ada.id } }));
 
   it('refuses anyone else with MISSING_ACCESS, and an unknown application with UNKNOWN_APPLICATION, appending nothing', async () => {
-    await givenStreams(application).when((deps) => createApplicationCommand(deps, { actorId: bob.id }, global, ping)).thenRefuses('MISSING_ACCESS');
-    await givenStreams(application).when((deps) => createApplicationCommand(deps, { actorId: BOT }, { applicationId: '999', guildId: null }, ping)).thenRefuses('UNKNOWN_APPLICATION');
+    await givenStreams(application)
+      .when((deps) => createApplicationCommand(deps, { actorId: bob.id }, global, ping))
+      .thenRefuses('MISSING_ACCESS');
+    await givenStreams(application)
+      .when((deps) => createApplicationCommand(deps, { actorId: BOT }, { applicationId: '999', guildId: null }, ping))
+      .thenRefuses('UNKNOWN_APPLICATION');
   });
 
   it("appends on the guild's stream of the application when its bot is a member", () =>
@@ -57,8 +61,12 @@ describe('createApplicationCommand', () => {
       .then({ stream: IN_GUILD, type: 'ApplicationCommandCreated', data: { command: fields(NEW_IDS[0], { guild_id: G }) } }));
 
   it('refuses a guild the bot is not in (MISSING_ACCESS) and one that does not exist (UNKNOWN_GUILD)', async () => {
-    await givenStreams(application, guildStream).when((deps) => createApplicationCommand(deps, { actorId: BOT }, inGuild, ping)).thenRefuses('MISSING_ACCESS');
-    await givenStreams(application).when((deps) => createApplicationCommand(deps, { actorId: BOT }, inGuild, ping)).thenRefuses('UNKNOWN_GUILD');
+    await givenStreams(application, guildStream)
+      .when((deps) => createApplicationCommand(deps, { actorId: BOT }, inGuild, ping))
+      .thenRefuses('MISSING_ACCESS');
+    await givenStreams(application)
+      .when((deps) => createApplicationCommand(deps, { actorId: BOT }, inGuild, ping))
+      .thenRefuses('UNKNOWN_GUILD');
   });
 
   it('refuses a definition breaking the rules, appending nothing', () =>
@@ -73,7 +81,11 @@ describe('updateApplicationCommand and deleteApplicationCommand', () => {
   it('appends the command with the changed fields and the next version', () =>
     givenStreams(application, existing)
       .when((deps) => updateApplicationCommand(deps, { actorId: BOT }, global, '800', { description: 'New', dm_permission: false }))
-      .then({ stream: GLOBAL, type: 'ApplicationCommandUpdated', data: { command: fields('800', { description: 'New', dm_permission: false, version: '2' }) } }));
+      .then({
+        stream: GLOBAL,
+        type: 'ApplicationCommandUpdated',
+        data: { command: fields('800', { description: 'New', dm_permission: false, version: '2' }) },
+      }));
 
   it('does not find a global command in a guild scope', () =>
     givenStreams(application, guildWithBot, existing)
@@ -86,13 +98,21 @@ describe('updateApplicationCommand and deleteApplicationCommand', () => {
       .then({ stream: GLOBAL, type: 'ApplicationCommandDeleted', data: { command: fields('800') } }));
 
   it('refuses a delete by a stranger', () =>
-    givenStreams(application, existing).when((deps) => deleteApplicationCommand(deps, { actorId: bob.id }, global, '800')).thenRefuses('MISSING_ACCESS'));
+    givenStreams(application, existing)
+      .when((deps) => deleteApplicationCommand(deps, { actorId: bob.id }, global, '800'))
+      .thenRefuses('MISSING_ACCESS'));
 });
 
 describe('overwriteApplicationCommands', () => {
   it('appends the deletions, updates and creations of one overwrite together, a new command taking the id generated for its entry', () =>
     givenStreams(application, [GLOBAL, [created(fields('800')), created(fields('801', { name: 'old' }))]])
-      .when((deps) => overwriteApplicationCommands(deps, { actorId: BOT }, global, [{ name: 'new', description: 'Fresh' }, { ...ping, nsfw: true }, { name: 'Info', type: 2 }]))
+      .when((deps) =>
+        overwriteApplicationCommands(deps, { actorId: BOT }, global, [
+          { name: 'new', description: 'Fresh' },
+          { ...ping, nsfw: true },
+          { name: 'Info', type: 2 },
+        ]),
+      )
       .then(
         { stream: GLOBAL, type: 'ApplicationCommandDeleted', data: { command: fields('801', { name: 'old' }) } },
         { stream: GLOBAL, type: 'ApplicationCommandCreated', data: { command: fields(NEW_IDS[0], { name: 'new', description: 'Fresh' }) } },

@@ -19,7 +19,13 @@ describe('audit log projection: member moderation', () => {
 
   it('records a ban (22) with how many days and seconds of messages it deleted as options', () =>
     audit()
-      .when(by(cy.id, { type: 'MemberBanned', data: { guildId: G, userId: bob.id, deleteMessageSeconds: 90000, removedMember: true, bannedAt: EARLIER } }, { reason: 'spam' }))
+      .when(
+        by(
+          cy.id,
+          { type: 'MemberBanned', data: { guildId: G, userId: bob.id, deleteMessageSeconds: 90000, removedMember: true, bannedAt: EARLIER } },
+          { reason: 'spam' },
+        ),
+      )
       .thenFind(ENTRIES, { guild_id: G }, [
         { action_type: 22, target_id: bob.id, user_id: cy.id, reason: 'spam', options: { delete_message_days: '1', delete_message_seconds: '90000' } },
       ]));
@@ -32,11 +38,13 @@ describe('audit log projection: member moderation', () => {
   it('records a role grant as a member update (24) whose change names the roles added', () =>
     audit()
       .when(by(ada.id, rolesAdded(cy, mod)))
-      .thenFind(ENTRIES, { guild_id: G }, [{ action_type: 24, target_id: cy.id, user_id: ada.id, changes: [{ key: '$add', new_value: [{ id: MOD_ROLE, name: 'mod' }] }] }]));
+      .thenFind(ENTRIES, { guild_id: G }, [
+        { action_type: 24, target_id: cy.id, user_id: ada.id, changes: [{ key: '$add', new_value: [{ id: MOD_ROLE, name: 'mod' }] }] },
+      ]));
 });
 
 describe('audit log projection: guild, roles and channels', () => {
-  it("records a created role (30) with its fields as new values, but not its id or position", () =>
+  it('records a created role (30) with its fields as new values, but not its id or position', () =>
     audit()
       .when(by(ada.id, roleCreated(MOD_ROLE, 'mod', MOD_PERMISSIONS, 1)))
       .thenFind(ENTRIES, { guild_id: G }, [
@@ -55,7 +63,18 @@ describe('audit log projection: guild, roles and channels', () => {
 
   it('records a guild update (1) and names an icon change icon_hash, as the audit log does', () =>
     audit()
-      .when(by(ada.id, { type: 'GuildUpdated', data: { guildId: G, changes: [{ key: 'icon', old_value: null, new_value: 'abc123' }, { key: 'name', old_value: 'Spec Guild', new_value: 'Renamed' }] } }))
+      .when(
+        by(ada.id, {
+          type: 'GuildUpdated',
+          data: {
+            guildId: G,
+            changes: [
+              { key: 'icon', old_value: null, new_value: 'abc123' },
+              { key: 'name', old_value: 'Spec Guild', new_value: 'Renamed' },
+            ],
+          },
+        }),
+      )
       .thenFind(ENTRIES, { guild_id: G }, [
         {
           action_type: 1,
@@ -90,7 +109,9 @@ describe('audit log projection: guild, roles and channels', () => {
 
 describe('audit log projection: what it keeps', () => {
   it('makes no entry for events that are not audited: guild creation, joins, messages', () =>
-    audit().when(by(ada.id, guildCreated), by(bob.id, joined(bob)), by(ada.id, sent())).thenFind(ENTRIES, {}, []));
+    audit()
+      .when(by(ada.id, guildCreated), by(bob.id, joined(bob)), by(ada.id, sent()))
+      .thenFind(ENTRIES, {}, []));
 
   it("keys each entry by a snowflake of the event's time whose low bits are its log position, so a rebuild writes the same ids", () =>
     // EARLIER is 315619200000 ms after the service epoch; the kick is the third event of the log.

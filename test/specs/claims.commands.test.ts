@@ -64,7 +64,11 @@ describe('claims', () => {
       const cy = { ...bobRegistered.data, userId: '3', username: 'cy', email: null };
       const cyClaim = { ...nameClaimed.data, username: 'cy', userId: '3' };
       await world.deps.settle(
-        await appendStreams(world.eventStore, [...legacyAccount, ['user-3', [{ type: 'UserRegistered', data: cy }]], [`username-${keyed('username:cy')}`, [{ type: nameClaimed.type, data: cyClaim }]]]),
+        await appendStreams(world.eventStore, [
+          ...legacyAccount,
+          ['user-3', [{ type: 'UserRegistered', data: cy }]],
+          [`username-${keyed('username:cy')}`, [{ type: nameClaimed.type, data: cyClaim }]],
+        ]),
       );
       // cy#0042 would keep 0042, which bob holds on the old stream: cy gets another.
       await updateProfile(world.deps, { actorId: '3' }, { username: 'bob' });
@@ -80,7 +84,11 @@ describe('claims', () => {
       .when((deps) => updateProfile(deps, meta, { username: 'robert' }))
       .then(
         { stream: `username-${keyed('username:robert')}`, type: 'DiscriminatorClaimed', data: { username: 'robert', discriminator: '0042', userId: bob.id } },
-        { stream: `user-${bob.id}`, type: 'UserProfileUpdated', data: { userId: bob.id, changes: [{ key: 'username', old_value: 'bob', new_value: 'robert' }] } },
+        {
+          stream: `user-${bob.id}`,
+          type: 'UserProfileUpdated',
+          data: { userId: bob.id, changes: [{ key: 'username', old_value: 'bob', new_value: 'robert' }] },
+        },
         { stream: legacyName, type: 'DiscriminatorReleased', data: nameClaimed.data },
       );
   });

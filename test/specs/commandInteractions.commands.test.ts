@@ -12,7 +12,24 @@ import type { MessageUser } from '../../domain/message.js';
 import { Permission } from '../../domain/permissions.js';
 import type { UserRegistered } from '../../domain/user.js';
 import { sha256 } from '../../ports/secrets.js';
-import { ANNOUNCEMENTS, G, GENERAL, type Person, accounts, ada, bob, cy, finn, guildHistory, joined, messageFields, messageUser, roleCreated, rolesAdded, sent } from './events.js';
+import {
+  ANNOUNCEMENTS,
+  G,
+  GENERAL,
+  type Person,
+  accounts,
+  ada,
+  bob,
+  cy,
+  finn,
+  guildHistory,
+  joined,
+  messageFields,
+  messageUser,
+  roleCreated,
+  rolesAdded,
+  sent,
+} from './events.js';
 import { NEW_IDS, NOW, givenStreams } from './support.js';
 
 const APP = '700';
@@ -68,7 +85,14 @@ const interaction = (over: Partial<BotInteraction> = {}): BotInteraction => ({
   guildId: G,
   channelId: GENERAL,
   userId: bob.id,
-  command: { id: '800', name: 'greet', type: 1, guild_id: G, options: [{ name: 'who', type: 6, value: cy.id }], resolved: { users: [cy.id], roles: [], channels: [] } },
+  command: {
+    id: '800',
+    name: 'greet',
+    type: 1,
+    guild_id: G,
+    options: [{ name: 'who', type: 6, value: cy.id }],
+    resolved: { users: [cy.id], roles: [], channels: [] },
+  },
   component: null,
   memberPermissions: '0',
   appPermissions: '0',
@@ -79,7 +103,10 @@ const interaction = (over: Partial<BotInteraction> = {}): BotInteraction => ({
   ...over,
 });
 const TOKEN = 'the-token';
-const created = (i: BotInteraction): [string, InteractionCreated[]] => [`command-interaction-${i.id}`, [{ type: 'InteractionCreated', data: { interaction: i, tokenHash: sha256(TOKEN), sealedToken: 'sealed' } }]];
+const created = (i: BotInteraction): [string, InteractionCreated[]] => [
+  `command-interaction-${i.id}`,
+  [{ type: 'InteractionCreated', data: { interaction: i, tokenHash: sha256(TOKEN), sealedToken: 'sealed' } }],
+];
 
 const invocation = (over: { channel?: string; options?: unknown[]; id?: string } = {}) => ({
   application_id: APP,
@@ -190,7 +217,12 @@ describe('respondToInteraction', () => {
       ));
 
   it('7 on a component edits the component’s message, after recording the response', () => {
-    const button = messageFields({ id: '300', author: roboUser, content: 'choose', components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'go', label: 'Go' }] }] });
+    const button = messageFields({
+      id: '300',
+      author: roboUser,
+      content: 'choose',
+      components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'go', label: 'Go' }] }],
+    });
     const clickedOn = interaction({ type: 3, command: null, component: { custom_id: 'go', component_type: 2, message: button } });
     return givenStreams(...people, guildWithBot, ['message-300', [sent(button)]], created(clickedOn))
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 7, data: { content: 'chosen', components: [] } }, []))
@@ -207,7 +239,13 @@ describe('respondToInteraction', () => {
   it('refuses a second response, appending nothing', () =>
     givenStreams(...people, guildWithBot, [
       'interaction-900',
-      [...created(interaction())[1], { type: 'InteractionResponded', data: { interactionId: '900', applicationId: APP, guildId: G, channelId: GENERAL, responseType: 4, messageId: '1', respondedAt: NOW } }],
+      [
+        ...created(interaction())[1],
+        {
+          type: 'InteractionResponded',
+          data: { interactionId: '900', applicationId: APP, guildId: G, channelId: GENERAL, responseType: 4, messageId: '1', respondedAt: NOW },
+        },
+      ],
     ])
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'again' } }, []))
       .thenRefuses('INTERACTION_ALREADY_ACKNOWLEDGED'));
@@ -226,7 +264,10 @@ describe('respondToInteraction', () => {
       ));
 
   it('takes the id of a webhook click for no interaction', () =>
-    givenStreams(...people, guildWithBot, ['interaction-900', [{ type: 'InteractionClicked', data: { interaction: { id: '900' }, webhookId: '77', deliveryUrl: null, clickedAt: NOW } }]])
+    givenStreams(...people, guildWithBot, [
+      'interaction-900',
+      [{ type: 'InteractionClicked', data: { interaction: { id: '900' }, webhookId: '77', deliveryUrl: null, clickedAt: NOW } }],
+    ])
       .when((deps) => respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'x' } }, []))
       .thenRefuses('UNKNOWN_INTERACTION'));
 
@@ -241,7 +282,12 @@ describe('respondToInteraction', () => {
 });
 
 describe('clickComponent on a bot’s message', () => {
-  const button = messageFields({ id: '300', author: roboUser, content: 'choose', components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'go', label: 'Go' }] }] });
+  const button = messageFields({
+    id: '300',
+    author: roboUser,
+    content: 'choose',
+    components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'go', label: 'Go' }] }],
+  });
 
   it('is an interaction for the bot, carrying the message as clicked', () =>
     givenStreams(...people, guildWithBot, application, ['message-300', [sent(button)]])
@@ -250,7 +296,15 @@ describe('clickComponent on a bot’s message', () => {
         stream: `command-interaction-${NEW_IDS[0]}`,
         type: 'InteractionCreated',
         data: expect.objectContaining({
-          interaction: expect.objectContaining({ id: NEW_IDS[0], type: 3, applicationId: APP, botUserId: robo.id, userId: bob.id, command: null, component: { custom_id: 'go', component_type: 2, message: button } }),
+          interaction: expect.objectContaining({
+            id: NEW_IDS[0],
+            type: 3,
+            applicationId: APP,
+            botUserId: robo.id,
+            userId: bob.id,
+            command: null,
+            component: { custom_id: 'go', component_type: 2, message: button },
+          }),
         }),
         metadata: { actorId: bob.id },
       }));

@@ -15,10 +15,14 @@ const answerTo = (person: typeof bob) => ({
 
 describe('messages projection: who sees an ephemeral message', () => {
   it('keeps an ephemeral answer for its author and the invoker', () =>
-    messages().when(sent({ id: '100', flags: 64, ...answerTo(bob) })).then('messages', '100', { ephemeral: true, visible_to: [ada.id, bob.id] }));
+    messages()
+      .when(sent({ id: '100', flags: 64, ...answerTo(bob) }))
+      .then('messages', '100', { ephemeral: true, visible_to: [ada.id, bob.id] }));
 
   it('keeps nothing of the kind on a message everyone sees', () =>
-    messages().when(sent({ id: '100', ...answerTo(bob) })).then('messages', '100', { ephemeral: undefined, visible_to: undefined, interaction_metadata: answerTo(bob).interaction_metadata }));
+    messages()
+      .when(sent({ id: '100', ...answerTo(bob) }))
+      .then('messages', '100', { ephemeral: undefined, visible_to: undefined, interaction_metadata: answerTo(bob).interaction_metadata }));
 
   it('follows an edit that mentions someone new', () =>
     messages(sent({ id: '100', flags: 64, ...answerTo(bob) }))

@@ -14,22 +14,92 @@ import { appendStreams, recorded } from './support.js';
 
 /** Every event type a decider produces: the compiler holds this list to the deciders' union (domain/events.ts), both ways. */
 const PRODUCED = Object.keys({
-  ApplicationBotCreated: true, ApplicationCommandCreated: true, ApplicationCommandDeleted: true, ApplicationCommandUpdated: true,
-  ApplicationCreated: true, ApplicationSecretReset: true, ApplicationUpdated: true, BotTokenIssued: true, CallJoined: true, CallLeft: true,
-  CallRegionChanged: true, CallRingingStopped: true, CallRung: true, CallSelfStateChanged: true, ChannelCreated: true, ChannelDeleted: true,
-  ChannelOverwriteDeleted: true, ChannelOverwriteSet: true, ChannelUpdated: true, DiscriminatorClaimed: true, DiscriminatorReleased: true,
-  DmChannelClosed: true, DmChannelOpened: true, DmChannelReopened: true, EmailClaimed: true, EmailReleased: true, EmojiCreated: true,
-  EmojiDeleted: true, EmojiUpdated: true, GatewaySessionStarted: true, GroupDmRenamed: true, GuildCreated: true, GuildDeleted: true,
-  GuildUpdated: true, InteractionClicked: true, InteractionCreated: true, InteractionDelivered: true, InteractionDeliveryAttempted: true,
-  InteractionDeliveryDropped: true, InteractionDeliveryFailed: true, InteractionResponded: true, InviteAccepted: true, InviteCreated: true,
-  InviteDeleted: true, MemberBanned: true, MemberJoined: true, MemberKicked: true, MemberLeft: true, MemberUnbanned: true, MemberUpdated: true,
-  MessageCreated: true, MessageDeleted: true, MessageEdited: true, MessageNonceClaimed: true, MessagePinned: true, MessageUnpinned: true,
-  MessagesBulkDeleted: true, OAuth2CodeIssued: true, OAuth2GrantRevoked: true, OAuth2TokensIssued: true, OAuth2TokensRefreshed: true,
-  ReactionAdded: true, ReactionRemoved: true, ReactionsCleared: true, RecipientAdded: true, RecipientRemoved: true, RoleCreated: true,
-  RoleDeleted: true, RoleUpdated: true, SessionStarted: true, StickerCreated: true, StickerDeleted: true, StickerUpdated: true, UserErased: true,
-  UserProfileUpdated: true, UserRegistered: true, VanityCodeClaimed: true, VanityCodeReleased: true, VanityCodeSet: true,
-  VoiceChannelJoined: true, VoiceChannelLeft: true, VoiceChannelMoved: true, VoiceSelfStateChanged: true, WebhookCreated: true,
-  WebhookDeleted: true, WebhookUpdated: true,
+  ApplicationBotCreated: true,
+  ApplicationCommandCreated: true,
+  ApplicationCommandDeleted: true,
+  ApplicationCommandUpdated: true,
+  ApplicationCreated: true,
+  ApplicationSecretReset: true,
+  ApplicationUpdated: true,
+  BotTokenIssued: true,
+  CallJoined: true,
+  CallLeft: true,
+  CallRegionChanged: true,
+  CallRingingStopped: true,
+  CallRung: true,
+  CallSelfStateChanged: true,
+  ChannelCreated: true,
+  ChannelDeleted: true,
+  ChannelOverwriteDeleted: true,
+  ChannelOverwriteSet: true,
+  ChannelUpdated: true,
+  DiscriminatorClaimed: true,
+  DiscriminatorReleased: true,
+  DmChannelClosed: true,
+  DmChannelOpened: true,
+  DmChannelReopened: true,
+  EmailClaimed: true,
+  EmailReleased: true,
+  EmojiCreated: true,
+  EmojiDeleted: true,
+  EmojiUpdated: true,
+  GatewaySessionStarted: true,
+  GroupDmRenamed: true,
+  GuildCreated: true,
+  GuildDeleted: true,
+  GuildUpdated: true,
+  InteractionClicked: true,
+  InteractionCreated: true,
+  InteractionDelivered: true,
+  InteractionDeliveryAttempted: true,
+  InteractionDeliveryDropped: true,
+  InteractionDeliveryFailed: true,
+  InteractionResponded: true,
+  InviteAccepted: true,
+  InviteCreated: true,
+  InviteDeleted: true,
+  MemberBanned: true,
+  MemberJoined: true,
+  MemberKicked: true,
+  MemberLeft: true,
+  MemberUnbanned: true,
+  MemberUpdated: true,
+  MessageCreated: true,
+  MessageDeleted: true,
+  MessageEdited: true,
+  MessageNonceClaimed: true,
+  MessagePinned: true,
+  MessageUnpinned: true,
+  MessagesBulkDeleted: true,
+  OAuth2CodeIssued: true,
+  OAuth2GrantRevoked: true,
+  OAuth2TokensIssued: true,
+  OAuth2TokensRefreshed: true,
+  ReactionAdded: true,
+  ReactionRemoved: true,
+  ReactionsCleared: true,
+  RecipientAdded: true,
+  RecipientRemoved: true,
+  RoleCreated: true,
+  RoleDeleted: true,
+  RoleUpdated: true,
+  SessionStarted: true,
+  StickerCreated: true,
+  StickerDeleted: true,
+  StickerUpdated: true,
+  UserErased: true,
+  UserProfileUpdated: true,
+  UserRegistered: true,
+  VanityCodeClaimed: true,
+  VanityCodeReleased: true,
+  VanityCodeSet: true,
+  VoiceChannelJoined: true,
+  VoiceChannelLeft: true,
+  VoiceChannelMoved: true,
+  VoiceSelfStateChanged: true,
+  WebhookCreated: true,
+  WebhookDeleted: true,
+  WebhookUpdated: true,
 } satisfies Record<ParleyEventType, true>);
 
 /** The takers' declared types against the ones they were handed, as sorted lists by name. */
@@ -41,8 +111,13 @@ afterEach(() => {
 
 describe('event routing: declarations', () => {
   it('every type a projection or dispatch deriver declares is one a decider produces', () => {
-    const takers = [...allProjections.map((p) => ({ name: p.name, handles: p.handles })), ...dispatchDerivers.map((d, i) => ({ name: `deriver ${i}`, handles: d.handles }))];
-    expect(Object.fromEntries(takers.map((t) => [t.name, t.handles.filter((type) => !PRODUCED.includes(type))]))).toEqual(Object.fromEntries(takers.map((t) => [t.name, []])));
+    const takers = [
+      ...allProjections.map((p) => ({ name: p.name, handles: p.handles })),
+      ...dispatchDerivers.map((d, i) => ({ name: `deriver ${i}`, handles: d.handles })),
+    ];
+    expect(Object.fromEntries(takers.map((t) => [t.name, t.handles.filter((type) => !PRODUCED.includes(type))]))).toEqual(
+      Object.fromEntries(takers.map((t) => [t.name, []])),
+    );
   });
 });
 
@@ -73,6 +148,8 @@ describe('event routing: runners', () => {
       return types;
     });
     for (const [i, type] of PRODUCED.entries()) await deriveDispatches(recorded({ type, data: {} }, i), {} as GatewayDeps);
-    expect(Object.fromEntries(handed.map((types, i) => [`deriver ${i}`, types.sort()]))).toEqual(declared(dispatchDerivers.map((d, i) => ({ name: `deriver ${i}`, handles: d.handles }))));
+    expect(Object.fromEntries(handed.map((types, i) => [`deriver ${i}`, types.sort()]))).toEqual(
+      declared(dispatchDerivers.map((d, i) => ({ name: `deriver ${i}`, handles: d.handles }))),
+    );
   });
 });

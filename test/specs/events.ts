@@ -34,7 +34,8 @@ export const eve: Person = { id: '5', username: 'eve' };
 /** Has an account, never joined the guild. */
 export const finn: Person = { id: '6', username: 'finn' };
 
-export const EVERYONE_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY | Permission.ADD_REACTIONS | Permission.ATTACH_FILES;
+export const EVERYONE_PERMISSIONS =
+  Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY | Permission.ADD_REACTIONS | Permission.ATTACH_FILES;
 export const MOD_PERMISSIONS = Permission.KICK_MEMBERS | Permission.BAN_MEMBERS | Permission.MANAGE_ROLES | Permission.MANAGE_MESSAGES;
 
 export const registered = (person: Person): UserRegistered => ({

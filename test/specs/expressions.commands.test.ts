@@ -12,8 +12,23 @@ import { G, MEMBER_ROLE, ada, bob, cy, guildStream, roleCreated, rolesAdded } fr
 import { EARLIER, type MemoryBlobStore, NEW_IDS, NOW, givenStreams } from './support.js';
 
 const STREAM = `guild-expressions-${G}`;
-const image = (over: Partial<Image> = {}): Image => ({ data: Buffer.from('pixels'), format: 'png', contentType: 'image/png', animated: false, hash: 'c'.repeat(32), ...over });
-const emoji = (id: string, over: Partial<EmojiData> = {}): EmojiData => ({ id, name: 'blob', roles: [], user_id: ada.id, animated: false, created_at: EARLIER, ...over });
+const image = (over: Partial<Image> = {}): Image => ({
+  data: Buffer.from('pixels'),
+  format: 'png',
+  contentType: 'image/png',
+  animated: false,
+  hash: 'c'.repeat(32),
+  ...over,
+});
+const emoji = (id: string, over: Partial<EmojiData> = {}): EmojiData => ({
+  id,
+  name: 'blob',
+  roles: [],
+  user_id: ada.id,
+  animated: false,
+  created_at: EARLIER,
+  ...over,
+});
 const expressions = (...events: object[]): [string, never[]] => [STREAM, events as never[]];
 const blobsOf = (deps: CommandDeps) => (deps.blobs as MemoryBlobStore).blobs;
 
@@ -30,7 +45,12 @@ describe('createEmoji', () => {
         await createEmoji(deps, { actorId: ada.id }, G, { name: 'blob', image: async () => image(), roles: [MEMBER_ROLE] });
         expect([...blobsOf(deps).keys()]).toEqual([`emojis/${NEW_IDS[0]}`]);
       })
-      .then({ stream: STREAM, type: 'EmojiCreated', data: { guildId: G, emoji: emoji(NEW_IDS[0], { roles: [MEMBER_ROLE], created_at: NOW }) }, metadata: { actorId: ada.id, createdAt: NOW } }));
+      .then({
+        stream: STREAM,
+        type: 'EmojiCreated',
+        data: { guildId: G, emoji: emoji(NEW_IDS[0], { roles: [MEMBER_ROLE], created_at: NOW }) },
+        metadata: { actorId: ada.id, createdAt: NOW },
+      }));
 
   it('takes CREATE_GUILD_EXPRESSIONS from a role', () =>
     givenStreams(withCreator)
@@ -53,7 +73,10 @@ describe('createEmoji', () => {
   });
 
   it('refuses past the limit with MAXIMUM_EMOJIS_REACHED, storing no image', () =>
-    givenStreams(guildStream, expressions(...Array.from({ length: 50 }, (_, i) => ({ type: 'EmojiCreated', data: { guildId: G, emoji: emoji(String(100 + i)) } }))))
+    givenStreams(
+      guildStream,
+      expressions(...Array.from({ length: 50 }, (_, i) => ({ type: 'EmojiCreated', data: { guildId: G, emoji: emoji(String(100 + i)) } }))),
+    )
       .when(async (deps) => {
         try {
           await createEmoji(deps, { actorId: ada.id }, G, { name: 'blob', image: async () => image() });
@@ -68,7 +91,11 @@ describe('updateEmoji and deleteEmoji', () => {
   it('appends only the changes', () =>
     givenStreams(guildStream, expressions({ type: 'EmojiCreated', data: { guildId: G, emoji: emoji('10') } }))
       .when((deps) => updateEmoji(deps, { actorId: ada.id }, G, '10', { name: 'renamed' }))
-      .then({ stream: STREAM, type: 'EmojiUpdated', data: { guildId: G, emojiId: '10', changes: [{ key: 'name', old_value: 'blob', new_value: 'renamed' }] } }));
+      .then({
+        stream: STREAM,
+        type: 'EmojiUpdated',
+        data: { guildId: G, emojiId: '10', changes: [{ key: 'name', old_value: 'blob', new_value: 'renamed' }] },
+      }));
 
   it('deletes the image with purge, once EmojiDeleted is appended', () =>
     givenStreams(guildStream, expressions({ type: 'EmojiCreated', data: { guildId: G, emoji: emoji('10') } }))
@@ -113,7 +140,9 @@ describe('stickers', () => {
     await givenStreams(guildStream, created)
       .when(async (deps) => {
         await deps.blobs.put('stickers/20', old);
-        await updateSticker(deps, { actorId: ada.id }, G, '20', { image: image({ data: Buffer.from('new'), format: 'webp', contentType: 'image/webp', hash: 'd'.repeat(32) }) });
+        await updateSticker(deps, { actorId: ada.id }, G, '20', {
+          image: image({ data: Buffer.from('new'), format: 'webp', contentType: 'image/webp', hash: 'd'.repeat(32) }),
+        });
         expect((await deps.blobs.get('stickers/20'))?.data.toString()).toBe('new');
       })
       .then({

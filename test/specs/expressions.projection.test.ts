@@ -12,7 +12,15 @@ import { emojisOfGuild, stickersPage } from '../../projections/expressions.queri
 import { ada, G } from './events.js';
 import { EARLIER, NOW, by, givenProjections, recorded } from './support.js';
 
-const emoji = (id: string, over: Partial<EmojiData> = {}): EmojiData => ({ id, name: `e${id}`, roles: [], user_id: ada.id, animated: false, created_at: EARLIER, ...over });
+const emoji = (id: string, over: Partial<EmojiData> = {}): EmojiData => ({
+  id,
+  name: `e${id}`,
+  roles: [],
+  user_id: ada.id,
+  animated: false,
+  created_at: EARLIER,
+  ...over,
+});
 const sticker = (id: string, over: Partial<StickerData> = {}): StickerData => ({
   id,
   name: `s${id}`,
@@ -31,7 +39,11 @@ const stickerCreated = (data: StickerData, guildId = G): GuildExpressionEvent =>
 /** Sticker 20's tags a,b become c (with any other changes given), at NOW. */
 const retagged = (...more: Change[]): GuildExpressionEvent => ({
   type: 'StickerUpdated',
-  data: { guildId: G, stickerId: '20', changes: [{ key: 'tags', old_value: ['a', 'b'], new_value: ['c'] }, ...more, { key: 'updated_at', old_value: null, new_value: NOW }] },
+  data: {
+    guildId: G,
+    stickerId: '20',
+    changes: [{ key: 'tags', old_value: ['a', 'b'], new_value: ['c'] }, ...more, { key: 'updated_at', old_value: null, new_value: NOW }],
+  },
 });
 const guildDeleted: GuildDeleted = { type: 'GuildDeleted', data: { guildId: G, vanityCode: null } };
 
@@ -47,18 +59,26 @@ async function projected(...events: GuildExpressionEvent[]) {
 
 describe('emojis projection', () => {
   it('makes a created emoji a document of its guild', () =>
-    expressions().when(emojiCreated(emoji('10'))).then(EMOJIS, '10', { guild_id: G, name: 'e10', roles: [], user_id: ada.id, animated: false, created_at: EARLIER }));
+    expressions()
+      .when(emojiCreated(emoji('10')))
+      .then(EMOJIS, '10', { guild_id: G, name: 'e10', roles: [], user_id: ada.id, animated: false, created_at: EARLIER }));
 
   it('applies an update’s changes and removes a deleted emoji', async () => {
     await expressions(emojiCreated(emoji('10')))
       .when({ type: 'EmojiUpdated', data: { guildId: G, emojiId: '10', changes: [{ key: 'name', old_value: 'e10', new_value: 'renamed' }] } })
       .then(EMOJIS, '10', { name: 'renamed', roles: [] });
-    await expressions(emojiCreated(emoji('10'))).when({ type: 'EmojiDeleted', data: { guildId: G, emoji: emoji('10'), purged: false } }).then(EMOJIS, '10', null);
+    await expressions(emojiCreated(emoji('10')))
+      .when({ type: 'EmojiDeleted', data: { guildId: G, emoji: emoji('10'), purged: false } })
+      .then(EMOJIS, '10', null);
   });
 
   it('removes a guild’s emojis and stickers with the guild, and no other guild’s', async () => {
-    await expressions(emojiCreated(emoji('10')), stickerCreated(sticker('20'))).when(guildDeleted).thenFind(EMOJIS, {}, []);
-    await expressions(stickerCreated(sticker('20')), stickerCreated(sticker('21'), '501')).when(guildDeleted).thenFind(STICKERS, {}, [{ _id: '21' }]);
+    await expressions(emojiCreated(emoji('10')), stickerCreated(sticker('20')))
+      .when(guildDeleted)
+      .thenFind(EMOJIS, {}, []);
+    await expressions(stickerCreated(sticker('20')), stickerCreated(sticker('21'), '501'))
+      .when(guildDeleted)
+      .thenFind(STICKERS, {}, [{ _id: '21' }]);
   });
 
   it('lists a guild’s emojis oldest first', async () => {
@@ -87,7 +107,11 @@ describe('audit entries of expressions', () => {
     audit()
       .when(
         by(ada.id, emojiCreated(emoji('10'))),
-        by(ada.id, { type: 'EmojiUpdated', data: { guildId: G, emojiId: '10', changes: [{ key: 'name', old_value: 'e10', new_value: 'e11' }] } }, { reason: 'typo' }),
+        by(
+          ada.id,
+          { type: 'EmojiUpdated', data: { guildId: G, emojiId: '10', changes: [{ key: 'name', old_value: 'e10', new_value: 'e11' }] } },
+          { reason: 'typo' },
+        ),
         by(ada.id, { type: 'EmojiDeleted', data: { guildId: G, emoji: emoji('10', { name: 'e11' }), purged: true } }),
       )
       .thenFind(AUDIT_LOG_ENTRIES, { guild_id: G }, [
@@ -98,12 +122,16 @@ describe('audit entries of expressions', () => {
 
   it('records sticker entries 90-92 with tags as one string, leaving out what the service changed itself', () =>
     audit()
-      .when(
-        by(ada.id, stickerCreated(sticker('20'))),
-        by(ada.id, retagged({ key: 'image_hash', old_value: 'f'.repeat(32), new_value: 'e'.repeat(32) })),
-      )
+      .when(by(ada.id, stickerCreated(sticker('20'))), by(ada.id, retagged({ key: 'image_hash', old_value: 'f'.repeat(32), new_value: 'e'.repeat(32) })))
       .thenFind(AUDIT_LOG_ENTRIES, { guild_id: G }, [
-        { action_type: 90, changes: [{ key: 'name', new_value: 's20' }, { key: 'description', new_value: 'd' }, { key: 'tags', new_value: 'a,b' }] },
+        {
+          action_type: 90,
+          changes: [
+            { key: 'name', new_value: 's20' },
+            { key: 'description', new_value: 'd' },
+            { key: 'tags', new_value: 'a,b' },
+          ],
+        },
         { action_type: 91, changes: [{ key: 'tags', old_value: 'a,b', new_value: 'c' }] },
       ]));
 });

@@ -74,7 +74,12 @@ describe('banUser', () => {
     )
       .when((deps) => banUser(deps, { actorId: cy.id, reason: 'spam' }, G, bob.id, 3600))
       .then(
-        { stream: GUILD, type: 'MemberBanned', data: { guildId: G, userId: bob.id, deleteMessageSeconds: 3600, removedMember: true, bannedAt: NOW }, metadata: { reason: 'spam' } },
+        {
+          stream: GUILD,
+          type: 'MemberBanned',
+          data: { guildId: G, userId: bob.id, deleteMessageSeconds: 3600, removedMember: true, bannedAt: NOW },
+          metadata: { reason: 'spam' },
+        },
         {
           stream: 'message-200',
           type: 'MessageDeleted',

@@ -3,7 +3,24 @@ import { describe, it } from 'vitest';
 import { guildsProjection } from '../../projections/guilds.js';
 import { membersProjection } from '../../projections/members.js';
 import { EARLIER, by, givenProjections } from './support.js';
-import { EVERYONE_PERMISSIONS, G, GENERAL, MEMBER_ROLE, MOD_PERMISSIONS, MOD_ROLE, ada, bob, cy, finn, guildCreated, joined, memberRole, mod, roleCreated, rolesAdded } from './events.js';
+import {
+  EVERYONE_PERMISSIONS,
+  G,
+  GENERAL,
+  MEMBER_ROLE,
+  MOD_PERMISSIONS,
+  MOD_ROLE,
+  ada,
+  bob,
+  cy,
+  finn,
+  guildCreated,
+  joined,
+  memberRole,
+  mod,
+  roleCreated,
+  rolesAdded,
+} from './events.js';
 
 const guilds = givenProjections(guildsProjection);
 const members = givenProjections(membersProjection);
@@ -15,24 +32,20 @@ const ownerJoined = joined(ada, { inviteCode: null });
 
 describe('guilds projection', () => {
   it('makes a created guild a document of its settings, with no vanity code and no members yet', () =>
-    guilds()
-      .when(guildCreated)
-      .then('guilds', G, {
-        _id: G,
-        name: 'Spec Guild',
-        owner_id: ada.id,
-        system_channel_id: GENERAL,
-        afk_timeout: 300,
-        vanity_url_code: null,
-        vanity_url_uses: 0,
-        member_count: 0,
-        created_at: EARLIER,
-      }));
+    guilds().when(guildCreated).then('guilds', G, {
+      _id: G,
+      name: 'Spec Guild',
+      owner_id: ada.id,
+      system_channel_id: GENERAL,
+      afk_timeout: 300,
+      vanity_url_code: null,
+      vanity_url_uses: 0,
+      member_count: 0,
+      created_at: EARLIER,
+    }));
 
   it("makes the guild's @everyone role a role document with the guild's id", () =>
-    guilds()
-      .when(guildCreated)
-      .then('roles', G, { _id: G, guild_id: G, name: '@everyone', position: 0, permissions: EVERYONE_PERMISSIONS.toString() }));
+    guilds().when(guildCreated).then('roles', G, { _id: G, guild_id: G, name: '@everyone', position: 0, permissions: EVERYONE_PERMISSIONS.toString() }));
 
   it('counts a member in on joining and out on leaving or being kicked', async () => {
     await guilds(guildCreated).when(ownerJoined, joined(bob), joined(cy)).then('guilds', G, { member_count: 3 });
@@ -66,10 +79,22 @@ describe('members projection', () => {
   it('makes a joined member a document keyed guild:user, with no nick and no roles', () =>
     members(guildCreated)
       .when(joined(bob, { temporary: true }))
-      .then('members', `${G}:${bob.id}`, { _id: `${G}:${bob.id}`, guild_id: G, user_id: bob.id, nick: null, roles: [], joined_at: EARLIER, deaf: false, mute: false, temporary: true }));
+      .then('members', `${G}:${bob.id}`, {
+        _id: `${G}:${bob.id}`,
+        guild_id: G,
+        user_id: bob.id,
+        nick: null,
+        roles: [],
+        joined_at: EARLIER,
+        deaf: false,
+        mute: false,
+        temporary: true,
+      }));
 
   it('removes the member document when the member leaves', () =>
-    members(joined(bob)).when({ type: 'MemberLeft', data: { guildId: G, userId: bob.id } }).then('members', `${G}:${bob.id}`, null));
+    members(joined(bob))
+      .when({ type: 'MemberLeft', data: { guildId: G, userId: bob.id } })
+      .then('members', `${G}:${bob.id}`, null));
 
   it("adds granted roles to the member's roles once, and removes taken ones", () =>
     members(joined(cy), rolesAdded(cy, mod))
@@ -83,8 +108,14 @@ describe('members projection', () => {
 
   it("takes a deleted role out of every member's roles", () =>
     members(joined(bob), joined(cy), rolesAdded(bob, memberRole), rolesAdded(cy, mod, memberRole))
-      .when({ type: 'RoleDeleted', data: { guildId: G, role: { id: MEMBER_ROLE, name: 'member', color: 0, hoist: false, mentionable: false, permissions: '0', position: 1 } } })
-      .thenFind('members', { guild_id: G }, [{ user_id: bob.id, roles: [] }, { user_id: cy.id, roles: [MOD_ROLE] }]));
+      .when({
+        type: 'RoleDeleted',
+        data: { guildId: G, role: { id: MEMBER_ROLE, name: 'member', color: 0, hoist: false, mentionable: false, permissions: '0', position: 1 } },
+      })
+      .thenFind('members', { guild_id: G }, [
+        { user_id: bob.id, roles: [] },
+        { user_id: cy.id, roles: [MOD_ROLE] },
+      ]));
 
   it('removes a banned member and records the ban with the reason of the request that banned', async () => {
     const given = members(joined(bob)).when(by(cy.id, banned(bob.id, true), { reason: 'spam' }));
@@ -93,10 +124,14 @@ describe('members projection', () => {
   });
 
   it('records a ban without a reason as reason null', () =>
-    members().when(by(cy.id, banned(finn.id, false))).then('bans', `${G}:${finn.id}`, { user_id: finn.id, reason: null }));
+    members()
+      .when(by(cy.id, banned(finn.id, false)))
+      .then('bans', `${G}:${finn.id}`, { user_id: finn.id, reason: null }));
 
   it('removes the ban when the user is unbanned', () =>
-    members(banned(bob.id, true)).when({ type: 'MemberUnbanned', data: { guildId: G, userId: bob.id } }).then('bans', `${G}:${bob.id}`, null));
+    members(banned(bob.id, true))
+      .when({ type: 'MemberUnbanned', data: { guildId: G, userId: bob.id } })
+      .then('bans', `${G}:${bob.id}`, null));
 
   it("removes the guild's members and bans when the guild is deleted", async () => {
     const given = both(guildCreated, joined(bob), banned(finn.id, false)).when({ type: 'GuildDeleted', data: { guildId: G, vanityCode: null } });

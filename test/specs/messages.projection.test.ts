@@ -3,7 +3,24 @@ import { describe, it } from 'vitest';
 import { channelsProjection } from '../../projections/channels.js';
 import { messagesProjection } from '../../projections/messages.js';
 import { EARLIER, givenProjections } from './support.js';
-import { G, GENERAL, THUMBS_UP_FIELD, ada, bob, cy, deleted, guildCreated, messageFields, messageUser, pinned, reacted, sent, thumbsUp, unpinned, unreacted } from './events.js';
+import {
+  G,
+  GENERAL,
+  THUMBS_UP_FIELD,
+  ada,
+  bob,
+  cy,
+  deleted,
+  guildCreated,
+  messageFields,
+  messageUser,
+  pinned,
+  reacted,
+  sent,
+  thumbsUp,
+  unpinned,
+  unreacted,
+} from './events.js';
 
 const messages = givenProjections(messagesProjection);
 const withChannels = givenProjections(channelsProjection, messagesProjection);
@@ -14,14 +31,20 @@ const PIN_2 = '2025-01-04T00:00:00.000Z';
 describe('messages projection: sends, edits and deletes', () => {
   it('makes a sent message a document of its API fields, keyed by its id, unpinned and without reactions', () => {
     const { id: _, ...fields } = messageFields({ content: 'first!' });
-    return messages().when(sent({ content: 'first!' })).then('messages', '100', { ...fields, _id: '100', pinned: false, pinned_at: null, reactions: {} });
+    return messages()
+      .when(sent({ content: 'first!' }))
+      .then('messages', '100', { ...fields, _id: '100', pinned: false, pinned_at: null, reactions: {} });
   });
 
   it("sets the channel's last_message_id to the message sent", () =>
-    withChannels(guildCreated).when(sent({ id: '100' })).then('channels', GENERAL, { guild_id: G, last_message_id: '100' }));
+    withChannels(guildCreated)
+      .when(sent({ id: '100' }))
+      .then('channels', GENERAL, { guild_id: G, last_message_id: '100' }));
 
   it('keeps the newest id as last_message_id when an older send is projected later', () =>
-    withChannels(guildCreated, sent({ id: '101' })).when(sent({ id: '100' })).then('channels', GENERAL, { last_message_id: '101' }));
+    withChannels(guildCreated, sent({ id: '101' }))
+      .when(sent({ id: '100' }))
+      .then('channels', GENERAL, { last_message_id: '101' }));
 
   it('sets the changed fields of an edit and keeps the rest', () =>
     messages(sent({ content: 'helo', tts: true }))
@@ -43,7 +66,9 @@ describe('messages projection: sends, edits and deletes', () => {
   it('removes a deleted message', () => messages(sent()).when(deleted(messageFields(), ada.id)).then('messages', '100', null));
 
   it("removes a deleted message's reactions with it", () =>
-    messages(sent(), reacted('100', bob, 1)).when(deleted(messageFields(), ada.id)).thenFind('reactions', { message_id: '100' }, []));
+    messages(sent(), reacted('100', bob, 1))
+      .when(deleted(messageFields(), ada.id))
+      .thenFind('reactions', { message_id: '100' }, []));
 
   it('leaves the other messages of the channel alone when one is deleted', () =>
     messages(sent({ id: '100' }), sent({ id: '101', content: 'still here' }))
@@ -61,7 +86,7 @@ describe('messages projection: reactions', () => {
     ]);
   });
 
-  it("drops an emoji from the counts when its last reactor takes it back", async () => {
+  it('drops an emoji from the counts when its last reactor takes it back', async () => {
     const given = messages(sent(), reacted('100', bob, 1)).when(unreacted('100', bob, 0));
     await given.then('messages', '100', { reactions: {} });
     await given.thenFind('reactions', { message_id: '100' }, []);
@@ -99,7 +124,13 @@ describe('messages projection: replays', () => {
   it('gives the same documents when the same events are projected twice', async () => {
     const history = [sent(), reacted('100', bob, 1), reacted('100', cy, 2), pinned('100', PIN_1)];
     const given = messages(...history).when(...history);
-    await given.then('messages', '100', { _id: '100', content: 'hello', timestamp: EARLIER, pinned: true, reactions: { [THUMBS_UP_FIELD]: { emoji: thumbsUp, count: 2 } } });
+    await given.then('messages', '100', {
+      _id: '100',
+      content: 'hello',
+      timestamp: EARLIER,
+      pinned: true,
+      reactions: { [THUMBS_UP_FIELD]: { emoji: thumbsUp, count: 2 } },
+    });
     await given.thenFind('reactions', { message_id: '100' }, [{ user_id: bob.id }, { user_id: cy.id }]);
   });
 });

@@ -37,11 +37,27 @@ const bot: [string, { type: 'UserRegistered'; data: Record<string, unknown> }[]]
 ];
 const codeIssued: OAuth2GrantEvent = {
   type: 'OAuth2CodeIssued',
-  data: { grantId: GRANT, applicationId: APP, userId: ada.id, scopes: ['identify'], redirectUri: REDIRECT, codeHash: sha256(CODE), expiresAt: '2025-06-01T12:05:00.000Z' },
+  data: {
+    grantId: GRANT,
+    applicationId: APP,
+    userId: ada.id,
+    scopes: ['identify'],
+    redirectUri: REDIRECT,
+    codeHash: sha256(CODE),
+    expiresAt: '2025-06-01T12:05:00.000Z',
+  },
 };
 const tokensIssued: OAuth2GrantEvent = {
   type: 'OAuth2TokensIssued',
-  data: { grantId: GRANT, applicationId: APP, userId: ada.id, scopes: ['identify'], accessTokenHash: 'a1', refreshTokenHash: sha256(REFRESH), expiresAt: EARLIER },
+  data: {
+    grantId: GRANT,
+    applicationId: APP,
+    userId: ada.id,
+    scopes: ['identify'],
+    accessTokenHash: 'a1',
+    refreshTokenHash: sha256(REFRESH),
+    expiresAt: EARLIER,
+  },
 };
 const GRANT_STREAM = `oauth2-grant-${GRANT}`;
 const client = async (deps: CommandDeps) => (await oauth2Client(deps, APP))!;
@@ -93,25 +109,54 @@ describe('refreshGrant and revokeToken', () => {
   it('revokes the grant by its refresh token', () =>
     givenStreams(application, [GRANT_STREAM, [codeIssued, tokensIssued]])
       .when(async (deps) => revokeToken(deps, { actorId: null }, await client(deps), REFRESH))
-      .then({ stream: GRANT_STREAM, type: 'OAuth2GrantRevoked', data: { grantId: GRANT, applicationId: APP, userId: ada.id, accessTokenHash: 'a1', reason: 'revoked' } }));
+      .then({
+        stream: GRANT_STREAM,
+        type: 'OAuth2GrantRevoked',
+        data: { grantId: GRANT, applicationId: APP, userId: ada.id, accessTokenHash: 'a1', reason: 'revoked' },
+      }));
 });
 
 describe('addBotToGuild', () => {
   it('appends the bot’s join, its managed role and the role given, with the person who authorized as actor', () =>
     givenStreams(...accounts(ada, cy), bot, application, guildStream)
       .when(async (deps) => {
-        const outcome = await addBotToGuild(deps, { actorId: ada.id }, { client: await client(deps), guildId: G, permissions: Permission.SEND_MESSAGES | (1n << 62n) });
+        const outcome = await addBotToGuild(
+          deps,
+          { actorId: ada.id },
+          { client: await client(deps), guildId: G, permissions: Permission.SEND_MESSAGES | (1n << 62n) },
+        );
         expect(outcome).toEqual({ added: true, guildName: 'Spec Guild' });
       })
       .then(
-        { stream: `guild-${G}`, type: 'MemberJoined', data: { guildId: G, userId: BOT, joinedAt: NOW, inviteCode: null, vanity: false, temporary: false, botAdd: true }, metadata: { actorId: ada.id } },
+        {
+          stream: `guild-${G}`,
+          type: 'MemberJoined',
+          data: { guildId: G, userId: BOT, joinedAt: NOW, inviteCode: null, vanity: false, temporary: false, botAdd: true },
+          metadata: { actorId: ada.id },
+        },
         {
           stream: `guild-${G}`,
           type: 'RoleCreated',
           // The bit that names no permission (1 << 62) is dropped.
-          data: { guildId: G, role: { id: NEW_IDS[0], name: 'Robo', color: 0, hoist: false, mentionable: false, permissions: Permission.SEND_MESSAGES.toString(), position: 1, tags: { bot_id: BOT } } },
+          data: {
+            guildId: G,
+            role: {
+              id: NEW_IDS[0],
+              name: 'Robo',
+              color: 0,
+              hoist: false,
+              mentionable: false,
+              permissions: Permission.SEND_MESSAGES.toString(),
+              position: 1,
+              tags: { bot_id: BOT },
+            },
+          },
         },
-        { stream: `guild-${G}`, type: 'MemberUpdated', data: { guildId: G, userId: BOT, changes: [{ key: '$add', new_value: [{ id: NEW_IDS[0], name: 'Robo' }] }] } },
+        {
+          stream: `guild-${G}`,
+          type: 'MemberUpdated',
+          data: { guildId: G, userId: BOT, changes: [{ key: '$add', new_value: [{ id: NEW_IDS[0], name: 'Robo' }] }] },
+        },
       ));
 
   it('refuses someone without MANAGE_GUILD, appending nothing', () =>
@@ -124,22 +169,44 @@ describe('the access tokens read model', () => {
   const tokens = givenProjections(oauth2Projection);
   const refreshed: OAuth2GrantEvent = {
     type: 'OAuth2TokensRefreshed',
-    data: { grantId: GRANT, applicationId: APP, userId: ada.id, scopes: ['identify'], accessTokenHash: 'a2', refreshTokenHash: 'r2', expiresAt: NOW, previousAccessTokenHash: 'a1' },
+    data: {
+      grantId: GRANT,
+      applicationId: APP,
+      userId: ada.id,
+      scopes: ['identify'],
+      accessTokenHash: 'a2',
+      refreshTokenHash: 'r2',
+      expiresAt: NOW,
+      previousAccessTokenHash: 'a1',
+    },
   };
 
   it('keeps each live access token by hash with its user, client, scopes and expiry, and nothing of the refresh token', async () => {
-    await tokens(codeIssued).when(tokensIssued).thenFind(OAUTH2_TOKENS, {}, [{ _id: 'a1', user_id: ada.id, application_id: APP, grant_id: GRANT, scopes: ['identify'], expires_at: EARLIER }]);
+    await tokens(codeIssued)
+      .when(tokensIssued)
+      .thenFind(OAUTH2_TOKENS, {}, [{ _id: 'a1', user_id: ada.id, application_id: APP, grant_id: GRANT, scopes: ['identify'], expires_at: EARLIER }]);
   });
 
   it('drops the replaced access token on refresh, and the current one on revocation', async () => {
-    await tokens(codeIssued, tokensIssued).when(refreshed).thenFind(OAUTH2_TOKENS, {}, [{ _id: 'a2', expires_at: NOW }]);
-    const revoked: OAuth2GrantEvent = { type: 'OAuth2GrantRevoked', data: { grantId: GRANT, applicationId: APP, userId: ada.id, accessTokenHash: 'a2', reason: 'revoked' } };
+    await tokens(codeIssued, tokensIssued)
+      .when(refreshed)
+      .thenFind(OAUTH2_TOKENS, {}, [{ _id: 'a2', expires_at: NOW }]);
+    const revoked: OAuth2GrantEvent = {
+      type: 'OAuth2GrantRevoked',
+      data: { grantId: GRANT, applicationId: APP, userId: ada.id, accessTokenHash: 'a2', reason: 'revoked' },
+    };
     await tokens(codeIssued, tokensIssued, refreshed).when(revoked).thenFind(OAUTH2_TOKENS, {}, []);
   });
 
   it('writes a BOT_ADD audit entry (28) for a bot the flow added, none for a join by invite', async () => {
-    const join = (botAdd?: boolean) => ({ type: 'MemberJoined', data: { guildId: G, userId: BOT, joinedAt: NOW, inviteCode: null, vanity: false, temporary: false, ...(botAdd ? { botAdd } : {}) }, metadata: { actorId: ada.id } });
-    await givenProjections(auditLogProjection)().when(join(true)).thenFind(AUDIT_LOG_ENTRIES, {}, [{ action_type: 28, target_id: BOT, user_id: ada.id, guild_id: G }]);
+    const join = (botAdd?: boolean) => ({
+      type: 'MemberJoined',
+      data: { guildId: G, userId: BOT, joinedAt: NOW, inviteCode: null, vanity: false, temporary: false, ...(botAdd ? { botAdd } : {}) },
+      metadata: { actorId: ada.id },
+    });
+    await givenProjections(auditLogProjection)()
+      .when(join(true))
+      .thenFind(AUDIT_LOG_ENTRIES, {}, [{ action_type: 28, target_id: BOT, user_id: ada.id, guild_id: G }]);
     await givenProjections(auditLogProjection)().when(join()).thenFind(AUDIT_LOG_ENTRIES, {}, []);
   });
 });

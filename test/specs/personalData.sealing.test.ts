@@ -11,7 +11,15 @@ import type { NewEvent } from '../../ports/eventStore.js';
 
 const P = (label: string) => `PERSONAL-${label}`;
 const metadata = { actorId: '9', createdAt: '2026-01-01T00:00:00.000Z' };
-const user = (id: string, label: string) => ({ id, username: P(`${label}-name`), discriminator: '0001', global_name: P(`${label}-global`), avatar: P(`${label}-avatar`), bot: false, public_flags: 0 });
+const user = (id: string, label: string) => ({
+  id,
+  username: P(`${label}-name`),
+  discriminator: '0001',
+  global_name: P(`${label}-global`),
+  avatar: P(`${label}-avatar`),
+  bot: false,
+  public_flags: 0,
+});
 const message = {
   id: '1',
   channel_id: '2',
@@ -38,16 +46,91 @@ const ids = { messageId: '1', channelId: '2', guildId: '3', authorId: '9' };
 
 const EVENTS: NewEvent[] = [
   { type: 'MessageCreated', data: { ...ids, message }, metadata: { ...metadata, reason: null } },
-  { type: 'MessageCreated', data: { ...ids, message: { ...message, webhook_id: '7', author: { ...user('7', 'webhook'), avatar_url: P('avatar-url') } } }, metadata },
-  { type: 'MessageEdited', data: { ...ids, editorId: '9', changes: { content: P('content'), mentions: [user('10', 'mentioned')] }, message, removedAttachments: [{ id: '6', filename: P('gone.png'), content_type: 'image/png', size: 1 }] }, metadata },
-  { type: 'MessageDeleted', data: { ...ids, deletedBy: '9', bulk: false, attachments: [{ id: '5', filename: P('file.png'), content_type: 'image/png', size: 3 }] }, metadata },
-  { type: 'UserRegistered', data: { userId: '9', username: P('username'), discriminator: '0001', email: P('mail@example.org'), passwordHash: 'scrypt$x', bot: false, applicationId: null }, metadata },
+  {
+    type: 'MessageCreated',
+    data: { ...ids, message: { ...message, webhook_id: '7', author: { ...user('7', 'webhook'), avatar_url: P('avatar-url') } } },
+    metadata,
+  },
+  {
+    type: 'MessageEdited',
+    data: {
+      ...ids,
+      editorId: '9',
+      changes: { content: P('content'), mentions: [user('10', 'mentioned')] },
+      message,
+      removedAttachments: [{ id: '6', filename: P('gone.png'), content_type: 'image/png', size: 1 }],
+    },
+    metadata,
+  },
+  {
+    type: 'MessageDeleted',
+    data: { ...ids, deletedBy: '9', bulk: false, attachments: [{ id: '5', filename: P('file.png'), content_type: 'image/png', size: 3 }] },
+    metadata,
+  },
+  {
+    type: 'UserRegistered',
+    data: {
+      userId: '9',
+      username: P('username'),
+      discriminator: '0001',
+      email: P('mail@example.org'),
+      passwordHash: 'scrypt$x',
+      bot: false,
+      applicationId: null,
+    },
+    metadata,
+  },
   { type: 'UserProfileUpdated', data: { userId: '9', changes: [{ key: 'username', old_value: P('old-name'), new_value: P('new-name') }] }, metadata },
   { type: 'DiscriminatorClaimed', data: { username: P('claimed'), discriminator: '0001', userId: '9' }, metadata },
-  { type: 'MemberUpdated', data: { guildId: '3', userId: '9', changes: [{ key: 'nick', old_value: null, new_value: P('nick') }, { key: 'mute', old_value: false, new_value: true }] }, metadata },
-  { type: 'DmChannelOpened', data: { channelId: '2', type: 1, ownerId: null, name: null, recipients: [user('9', 'a'), user('10', 'b')], openedBy: '9' }, metadata },
-  { type: 'InteractionClicked', data: { interaction: { id: '11', type: 3, token: 't', version: 1, channel_id: '2', message_id: '1', user: user('9', 'clicker'), data: { custom_id: 'menu', component_type: 3, values: [P('choice')] } }, webhookId: null, deliveryUrl: null, clickedAt: metadata.createdAt }, metadata },
-  { type: 'OAuth2CodeIssued', data: { grantId: '12', applicationId: '13', userId: '9', scopes: ['identify'], redirectUri: P('https://example.org/cb'), codeHash: 'h', expiresAt: metadata.createdAt }, metadata },
+  {
+    type: 'MemberUpdated',
+    data: {
+      guildId: '3',
+      userId: '9',
+      changes: [
+        { key: 'nick', old_value: null, new_value: P('nick') },
+        { key: 'mute', old_value: false, new_value: true },
+      ],
+    },
+    metadata,
+  },
+  {
+    type: 'DmChannelOpened',
+    data: { channelId: '2', type: 1, ownerId: null, name: null, recipients: [user('9', 'a'), user('10', 'b')], openedBy: '9' },
+    metadata,
+  },
+  {
+    type: 'InteractionClicked',
+    data: {
+      interaction: {
+        id: '11',
+        type: 3,
+        token: 't',
+        version: 1,
+        channel_id: '2',
+        message_id: '1',
+        user: user('9', 'clicker'),
+        data: { custom_id: 'menu', component_type: 3, values: [P('choice')] },
+      },
+      webhookId: null,
+      deliveryUrl: null,
+      clickedAt: metadata.createdAt,
+    },
+    metadata,
+  },
+  {
+    type: 'OAuth2CodeIssued',
+    data: {
+      grantId: '12',
+      applicationId: '13',
+      userId: '9',
+      scopes: ['identify'],
+      redirectUri: P('https://example.org/cb'),
+      codeHash: 'h',
+      expiresAt: metadata.createdAt,
+    },
+    metadata,
+  },
   { type: 'MemberKicked', data: { guildId: '3', userId: '10' }, metadata: { ...metadata, reason: P('reason') } },
 ];
 
@@ -58,24 +141,30 @@ async function stores() {
 }
 
 describe('sealing personal data in the log', () => {
-  it.each(EVENTS.map((event) => [event.type, event] as const))('%s: the log holds none of its personal strings, and a reader gets it back exactly', async (_, event) => {
-    const { log, writer, reader } = await stores();
-    await writer.appendToStream('s', [event]);
-    const [stored] = await log.readAll();
-    expect(JSON.stringify({ data: stored.data, metadata: stored.metadata })).not.toContain('PERSONAL-');
-    // Ids and times stay readable for ordering and auditing.
-    expect(JSON.stringify({ data: stored.data, metadata: stored.metadata })).toContain('"9"');
-    const [read] = await reader().readAll();
-    expect(JSON.stringify({ data: read.data, metadata: read.metadata })).toBe(JSON.stringify({ data: event.data, metadata: event.metadata }));
-    await writer.close();
-  });
+  it.each(EVENTS.map((event) => [event.type, event] as const))(
+    '%s: the log holds none of its personal strings, and a reader gets it back exactly',
+    async (_, event) => {
+      const { log, writer, reader } = await stores();
+      await writer.appendToStream('s', [event]);
+      const [stored] = await log.readAll();
+      expect(JSON.stringify({ data: stored.data, metadata: stored.metadata })).not.toContain('PERSONAL-');
+      // Ids and times stay readable for ordering and auditing.
+      expect(JSON.stringify({ data: stored.data, metadata: stored.metadata })).toContain('"9"');
+      const [read] = await reader().readAll();
+      expect(JSON.stringify({ data: read.data, metadata: read.metadata })).toBe(JSON.stringify({ data: event.data, metadata: event.metadata }));
+      await writer.close();
+    },
+  );
 
   it('reads a message whose keys are destroyed with the domain’s erased values, its ids intact', async () => {
     const { keys, log, writer, reader } = await stores();
     await writer.appendToStream('s', [EVENTS[0]]);
     const [stored] = await log.readAll();
     const subjects = (stored.data as { $sealed: { s: string[] }[] }).$sealed.map((envelope) => ({ subject: envelope.s[0] }));
-    await keys.apply({ owned: (stored.data as { $sealed: { k: string; s: string[] }[] }).$sealed.map((e) => ({ keyId: e.k, subject: e.s[0] })), erased: subjects }, stored.position);
+    await keys.apply(
+      { owned: (stored.data as { $sealed: { k: string; s: string[] }[] }).$sealed.map((e) => ({ keyId: e.k, subject: e.s[0] })), erased: subjects },
+      stored.position,
+    );
     const [read] = await reader().readAll();
     const erased = (read.data as { message: typeof message }).message;
     expect({ content: erased.content, embeds: erased.embeds, file: erased.attachments[0].filename, author: erased.author.username, id: erased.id }).toEqual({

@@ -37,7 +37,11 @@ export const NEW_IDS = ['1378704634675200000', '1378704634675200001', '137870463
 export type HistoryEvent = DomainEvent & { metadata?: Partial<EventMetadata> };
 
 /** The event as caused by `actorId`'s request (with its X-Audit-Log-Reason, its time…). */
-export const by = <E extends DomainEvent>(actorId: string | null, event: E, meta: Partial<Omit<EventMetadata, 'actorId'>> = {}): E & { metadata: Partial<EventMetadata> } => ({
+export const by = <E extends DomainEvent>(
+  actorId: string | null,
+  event: E,
+  meta: Partial<Omit<EventMetadata, 'actorId'>> = {},
+): E & { metadata: Partial<EventMetadata> } => ({
   ...event,
   metadata: { actorId, ...meta },
 });
@@ -107,7 +111,15 @@ export const givenProjections =
 // Commands: a real in-memory log and read store, the read models fed by the projection runner as in production.
 
 /** The read models the command functions look things up in (users, channel → guild, members, messages, DMs, commands). */
-const COMMAND_READ_MODELS: Projection[] = [usersProjection, guildsProjection, channelsProjection, membersProjection, dmsProjection, messagesProjection, applicationCommandsProjection];
+const COMMAND_READ_MODELS: Projection[] = [
+  usersProjection,
+  guildsProjection,
+  channelsProjection,
+  membersProjection,
+  dmsProjection,
+  messagesProjection,
+  applicationCommandsProjection,
+];
 const SPEC_KEY = Buffer.alloc(32, 7);
 /** The service key of every spec's commands: specs name keyed streams with it (commands/streams.ts). */
 export const specSecrets = SecretBox.fromKey(SPEC_KEY);
@@ -185,7 +197,11 @@ export async function appendStreams(store: EventStore, streams: [string, History
   let last: Position | null = null;
   for (const [stream, events] of streams) {
     const metadata = events.map(metadataOf);
-    const result = await store.appendToStream(stream, events.map((e, i) => ({ type: e.type, data: e.data, metadata: metadata[i] })), { expectedRevision: 'any' });
+    const result = await store.appendToStream(
+      stream,
+      events.map((e, i) => ({ type: e.type, data: e.data, metadata: metadata[i] })),
+      { expectedRevision: 'any' },
+    );
     last = result.position;
   }
   return last;

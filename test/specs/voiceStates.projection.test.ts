@@ -21,12 +21,18 @@ const state = (userId: string, channelId = LOUNGE): VoiceStateData => ({
   self_video: false,
   member_joined_at: EARLIER,
 });
-const joined = (userId: string, channelId = LOUNGE, guildId = G): VoiceEvent => ({ type: 'VoiceChannelJoined', data: { guildId, state: state(userId, channelId) } });
+const joined = (userId: string, channelId = LOUNGE, guildId = G): VoiceEvent => ({
+  type: 'VoiceChannelJoined',
+  data: { guildId, state: state(userId, channelId) },
+});
 const moved = (movedBy: string | null): VoiceEvent => ({
   type: 'VoiceChannelMoved',
   data: { guildId: G, userId: bob.id, fromChannelId: LOUNGE, channelId: STAGE, sessionId: `s-${bob.id}`, node: 'n1', movedBy },
 });
-const left = (reason: 'left' | 'disconnected'): VoiceEvent => ({ type: 'VoiceChannelLeft', data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: `s-${bob.id}`, reason } });
+const left = (reason: 'left' | 'disconnected'): VoiceEvent => ({
+  type: 'VoiceChannelLeft',
+  data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: `s-${bob.id}`, reason },
+});
 const key = (userId: string, guildId = G) => `${guildId}:${userId}`;
 
 const voice = givenProjections(voiceStatesProjection);
@@ -34,17 +40,26 @@ const audit = givenProjections(auditLogProjection);
 
 describe('voice states projection', () => {
   it('makes a join a document, which moves and self changes update in place', async () => {
-    await voice().when(joined(bob.id)).then(VOICE_STATES, key(bob.id), { guild_id: G, user_id: bob.id, channel_id: LOUNGE, session_id: `s-${bob.id}`, node: 'n1', self_mute: false });
+    await voice()
+      .when(joined(bob.id))
+      .then(VOICE_STATES, key(bob.id), { guild_id: G, user_id: bob.id, channel_id: LOUNGE, session_id: `s-${bob.id}`, node: 'n1', self_mute: false });
     await voice(joined(bob.id)).when(moved(null)).then(VOICE_STATES, key(bob.id), { channel_id: STAGE, self_mute: false });
     await voice(joined(bob.id))
-      .when({ type: 'VoiceSelfStateChanged', data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: 'new', node: 'n2', self_mute: true, self_deaf: true, self_video: false } })
+      .when({
+        type: 'VoiceSelfStateChanged',
+        data: { guildId: G, userId: bob.id, channelId: LOUNGE, sessionId: 'new', node: 'n2', self_mute: true, self_deaf: true, self_video: false },
+      })
       .then(VOICE_STATES, key(bob.id), { session_id: 'new', node: 'n2', self_mute: true, self_deaf: true });
   });
 
   it('removes the state of a member who leaves voice, leaves the guild, is kicked or banned', async () => {
     await voice(joined(bob.id)).when(left('left')).then(VOICE_STATES, key(bob.id), null);
-    await voice(joined(bob.id)).when({ type: 'MemberLeft', data: { guildId: G, userId: bob.id } }).then(VOICE_STATES, key(bob.id), null);
-    await voice(joined(bob.id)).when({ type: 'MemberKicked', data: { guildId: G, userId: bob.id } }).then(VOICE_STATES, key(bob.id), null);
+    await voice(joined(bob.id))
+      .when({ type: 'MemberLeft', data: { guildId: G, userId: bob.id } })
+      .then(VOICE_STATES, key(bob.id), null);
+    await voice(joined(bob.id))
+      .when({ type: 'MemberKicked', data: { guildId: G, userId: bob.id } })
+      .then(VOICE_STATES, key(bob.id), null);
     await voice(joined(bob.id))
       .when({ type: 'MemberBanned', data: { guildId: G, userId: bob.id, deleteMessageSeconds: 0, removedMember: true, bannedAt: EARLIER } })
       .then(VOICE_STATES, key(bob.id), null);
@@ -64,7 +79,12 @@ describe('voice states projection', () => {
 describe('audit entries of voice moderation', () => {
   it('records a moderator’s move as 26 and disconnect as 25, with options and reason, and not a member’s own moves and leaves', () =>
     audit()
-      .when(by(bob.id, moved(null)), by(bob.id, left('left')), by(cy.id, moved(cy.id), { reason: 'make room' }), by(cy.id, left('disconnected'), { reason: 'too loud' }))
+      .when(
+        by(bob.id, moved(null)),
+        by(bob.id, left('left')),
+        by(cy.id, moved(cy.id), { reason: 'make room' }),
+        by(cy.id, left('disconnected'), { reason: 'too loud' }),
+      )
       .thenFind(AUDIT_LOG_ENTRIES, { guild_id: G }, [
         { action_type: 26, target_id: bob.id, user_id: cy.id, reason: 'make room', options: { channel_id: STAGE, count: '1' } },
         { action_type: 25, target_id: bob.id, user_id: cy.id, reason: 'too loud', options: { count: '1' } },

@@ -50,7 +50,10 @@ describe('read-model collections', () => {
   it('are named by string within projections/ only in collections.ts (the rest use its constants)', () => {
     const files = sources(PROJECTIONS).filter((path) => path !== DECLARATIONS);
     expect(files.length).toBeGreaterThan(0);
-    expect(offenders(files, [NAMED_COLLECTION, COLLECTION_FIELD, COLLECTIONS_LIST, PAGED_COLLECTION]), 'use a constant of projections/collections.ts instead').toEqual([]);
+    expect(
+      offenders(files, [NAMED_COLLECTION, COLLECTION_FIELD, COLLECTIONS_LIST, PAGED_COLLECTION]),
+      'use a constant of projections/collections.ts instead',
+    ).toEqual([]);
   });
 
   it('are declared in collections.ts exactly as the projections own and index them', () => {

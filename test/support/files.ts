@@ -11,5 +11,9 @@ export async function filesHolding(dir: string, text: string): Promise<string[]>
     if (error.code === 1) return { stdout: '' };
     throw error;
   });
-  return found.stdout.split('\n').filter(Boolean).map((path) => path.slice(dir.length + 1)).sort();
+  return found.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.slice(dir.length + 1))
+    .sort();
 }

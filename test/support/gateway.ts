@@ -81,7 +81,8 @@ export async function connectGateway(server: Pick<TestServer, 'origin' | 'cert'>
     send: (payload) => ws.send(JSON.stringify(payload)),
     sendRaw: (text) => ws.send(text),
     // ws writes each frame on its own; its socket (private, but the one the frames travel on) takes them all at once.
-    sendInOneWrite: (payloads) => (ws as unknown as { _socket: Duplex })._socket.write(Buffer.concat(payloads.map((p) => maskedFrame(Buffer.from(JSON.stringify(p)))))),
+    sendInOneWrite: (payloads) =>
+      (ws as unknown as { _socket: Duplex })._socket.write(Buffer.concat(payloads.map((p) => maskedFrame(Buffer.from(JSON.stringify(p)))))),
     next(predicate, timeoutMs = 5000) {
       const found = received.find(predicate);
       if (found) return Promise.resolve(found);
@@ -102,7 +103,10 @@ export async function connectGateway(server: Pick<TestServer, 'origin' | 'cert'>
     drop: () => ws.close(4000),
     async identify(token, intents, presence) {
       await client.next((p) => p.op === 10);
-      client.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1], ...(presence ? { presence } : {}) } });
+      client.send({
+        op: 2,
+        d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1], ...(presence ? { presence } : {}) },
+      });
       return client.dispatch('READY');
     },
     lastSeq: () => Math.max(0, ...received.map((p) => p.s ?? 0)),

@@ -69,7 +69,13 @@ export async function stopServerProcesses(): Promise<void> {
 }
 
 /** An API call to the process with a session token (or none); the answer's status and parsed body. */
-export async function callProcess(server: Pick<ServerProcess, 'origin' | 'dispatcher'>, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function callProcess(
+  server: Pick<ServerProcess, 'origin' | 'dispatcher'>,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await request(`${server.origin}/api/v1${path}`, {
     method: method as 'GET',
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -81,7 +87,13 @@ export async function callProcess(server: Pick<ServerProcess, 'origin' | 'dispat
 }
 
 /** callProcess, throwing unless it succeeded; the parsed body. */
-export async function okFromProcess(server: Pick<ServerProcess, 'origin' | 'dispatcher'>, method: string, path: string, token?: string, body?: unknown): Promise<any> {
+export async function okFromProcess(
+  server: Pick<ServerProcess, 'origin' | 'dispatcher'>,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<any> {
   const response = await callProcess(server, method, path, token, body);
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
@@ -114,5 +126,9 @@ export async function filesHolding(text: string, dir: string): Promise<string[]>
     if (error.code === 1) return { stdout: '' };
     throw error;
   });
-  return found.stdout.split('\n').filter(Boolean).map((path) => path.slice(dir.length + 1)).sort();
+  return found.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.slice(dir.length + 1))
+    .sort();
 }
