@@ -17,6 +17,7 @@ import type {
   APISticker,
   APIUser,
   APIVoiceState,
+  APIWebhook,
   GatewayGuildBanModifyDispatchData,
   GatewayGuildCreateDispatchData,
   GatewayGuildMembersChunkDispatchData,
@@ -285,3 +286,10 @@ export interface ParleyRecipientChange {
   channel_id: string;
   user: APIUser;
 }
+
+/**
+ * A webhook (presenters/webhooks.ts). Parley's own field: `interaction_url`, the https address that receives the
+ * clicks on the components of the messages a webhook sent (the spec plans interactions for webhooks; the widely used
+ * API sends them to applications, which a webhook here has none of: `application_id` is always null).
+ */
+export type ParleyWebhook = APIWebhook & { interaction_url?: string | null };

@@ -34,7 +34,7 @@ import { readMessageBody } from '../multipart.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { interactionObject } from '../../presenters/interactions.js';
-import { partialUser } from '../../presenters/users.js';
+import { webhookObject } from '../../presenters/webhooks.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { route } from '../route.js';
 import { sendSchema } from './messages.js';
@@ -103,23 +103,7 @@ async function present(deps: HttpDeps, docs: WebhookDoc[], withCreator: boolean)
         docs.map((d) => d.creator_id),
       )
     : new Map();
-  return docs.map((doc) => {
-    const token = openToken(deps, doc);
-    const creator = creators.get(doc.creator_id);
-    return {
-      id: doc._id,
-      type: 1,
-      guild_id: doc.guild_id,
-      channel_id: doc.channel_id,
-      ...(creator ? { user: partialUser(creator) } : {}),
-      name: doc.name,
-      avatar: doc.avatar,
-      token,
-      application_id: null,
-      interaction_url: doc.interaction_url,
-      url: `${deps.config.publicBaseUrl}/api/v1/webhooks/${doc._id}/${token}`,
-    };
-  });
+  return docs.map((doc) => webhookObject(doc, openToken(deps, doc), deps.config.publicBaseUrl, creators.get(doc.creator_id)));
 }
 
 /** One webhook as the read model has it after the request's own write. */

@@ -7,7 +7,7 @@
 // field a read model left undefined vanishes from it), snowflakes are decimal strings, and timestamps have the form that
 // API sends and discord.py's datetime.fromisoformat reads on every Python it supports: microseconds and +00:00. Fields
 // beyond the lists are allowed: its clients ignore what they do not know.
-import type { APIAttachment, APIEmbed, APIEmoji, APIInvite, APIOverwrite, APIReaction, APIWebhook } from 'discord-api-types/v10';
+import type { APIAttachment, APIEmbed, APIEmoji, APIInvite, APIOverwrite, APIReaction } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_INTENTS, type DispatchData } from '../../gateway/protocol.js';
 import type { ParleyReady } from '../../presenters/differences.js';
@@ -17,6 +17,7 @@ import type { messageObject } from '../../presenters/messages.js';
 import type { roleObject } from '../../presenters/roles.js';
 import type { stickerObject } from '../../presenters/stickers.js';
 import type { userObject } from '../../presenters/users.js';
+import type { webhookObject } from '../../presenters/webhooks.js';
 import { type GatewayClient, connectGateway } from '../support/gateway.js';
 import { type TestServer, type TestUser, createBot, registerUser, startTestServer } from '../support/server.js';
 import { type TestGuild, createGuild, join } from './guildSupport.js';
@@ -450,7 +451,8 @@ const WEBHOOK: Shape = {
   source_guild: 'optional object',
   source_channel: 'optional object',
   url: 'optional string',
-} satisfies FieldsOf<APIWebhook>;
+  interaction_url: 'optional nullable string',
+} satisfies FieldsOf<Presented<typeof webhookObject>>;
 
 let server: TestServer;
 let guild: TestGuild;
