@@ -332,7 +332,7 @@ export class Gateway {
     session.connection?.close(4000, 'Resumed elsewhere');
     session.attach(connection);
     for (const frame of frames) connection.send(frame);
-    session.dispatch('RESUMED', JSON.stringify({ _trace: this.trace }));
+    session.dispatchOwn('RESUMED', { _trace: this.trace });
     return session;
   }
 
@@ -345,7 +345,7 @@ export class Gateway {
       const wait = this.memberLists.wait(session.userId, request.guildId, Date.now());
       if (wait > 0) {
         const meta = { guild_id: request.guildId, ...(request.nonce !== undefined ? { nonce: request.nonce } : {}) };
-        session.dispatch('RATE_LIMITED', JSON.stringify({ opcode: Op.RequestGuildMembers, retry_after: wait / 1000, meta }));
+        session.dispatchOwn('RATE_LIMITED', { opcode: Op.RequestGuildMembers, retry_after: wait / 1000, meta });
         return;
       }
     }

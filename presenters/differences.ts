@@ -193,6 +193,8 @@ export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithR
 export interface ParleyDispatchData {
   /** A session's start (ParleyReady, above). */
   READY: ParleyReady;
+  /** A resumed session: the serving node in `_trace`, as READY carries it (discord-api-types gives RESUMED no data). */
+  RESUMED: { _trace: string[] };
   /** A guild as a member's session learns it: Parley's guild, channels and presences (ParleyGuildCreate). */
   GUILD_CREATE: ParleyGuildCreate;
   /** A guild changed: Parley's guild. */
