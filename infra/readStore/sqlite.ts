@@ -124,9 +124,6 @@ export class SqliteReadStore implements ReadStore {
 
   /** The pending scrub (scrub()), armed by the first write after the last one. */
   private scrubTimer: NodeJS.Timeout | null = null;
-  /** Checkpoints the WAL off this thread (null: in memory, or its thread failed and this one checkpoints again). */
-  private checkpointer: BackgroundCheckpointer | null = null;
-  private closed = false;
 
   /** `scrubAfterMs`: how long after a write its WAL frames may remain (the bound README's Privacy notes give). */
   constructor(
@@ -140,14 +137,6 @@ export class SqliteReadStore implements ReadStore {
     // Deleted rows, a document's text before an update, freed pages: overwritten with zeros, not left in free space.
     this.db.pragma('secure_delete = ON');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)');
-    if (file !== ':memory:') {
-      const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
-      this.checkpointer = new BackgroundCheckpointer(file, () => {
-        this.checkpointer = null;
-        if (!this.closed) this.db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
-      });
-      this.db.pragma('wal_autocheckpoint = 0');
-    }
     // The WAL a killed process left holds the old images of its last writes, and nothing here may write again soon.
     this.scheduleScrub();
   }
@@ -186,7 +175,7 @@ export class SqliteReadStore implements ReadStore {
   /**
    * Keeping secondary indexes up to date row by row costs about as much as writing the rows: the loaded tables' are
    * dropped, and built once at the end by a sort. Unique indexes stay, so a load refuses what a write would. WAL
-   * checkpoints are made by a thread of their own, as always (on another core), and the page cache is enlarged. A crash
+   * checkpoints are made by a thread of their own (on another core) and the page cache is enlarged meanwhile. A crash
    * before the end leaves the indexes missing and nothing else wrong: ensureIndexes at the next start creates them.
    */
   async bulkLoad<T>(collections: string[], load: () => Promise<T>): Promise<T> {
@@ -203,15 +192,21 @@ export class SqliteReadStore implements ReadStore {
       }
       this.loading.set(name, deferred);
     }
+    const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    // An in-memory database has no WAL to checkpoint.
+    const checkpointer = this.file === ':memory:' ? null : new BackgroundCheckpointer(this.file);
+    if (checkpointer) this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma(`cache_size = ${BULK_CACHE}`);
     try {
       return await load();
     } finally {
+      await checkpointer?.stop();
       for (const name of names) {
         for (const sql of this.loading.get(name)!.values()) this.db.exec(sql);
         this.loading.delete(name);
       }
+      this.db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
       this.db.pragma(`cache_size = ${cacheSize}`);
       this.scheduleScrub();
     }
@@ -221,7 +216,8 @@ export class SqliteReadStore implements ReadStore {
    * A write's old page images stay in the WAL until a checkpoint copies the pages and the WAL is written over, which a
    * quiet server may never do: the first write after a scrub arms one, so at most one runs per interval (measured:
    * about 15 ms with its fsync after a busy second, a second apart within noise; every 100 ms costs about 15% of
-   * write throughput) and none while idle. Not during a bulk load, whose writes it would hold up: its end arms one.
+   * write throughput) and none while idle. Not during a bulk load, whose own checkpointer thread would make the
+   * TRUNCATE wait: its end arms one.
    */
   private scheduleScrub(): void {
     if (this.scrubTimer || this.file === ':memory:' || this.loading.size > 0) return;
@@ -231,17 +227,11 @@ export class SqliteReadStore implements ReadStore {
 
   /**
    * Copies every page into the database file (where secure_delete already zeroed what was freed) and truncates the
-   * WAL to nothing, on the checkpointer's thread (here only if that thread failed). Never waits on another connection
-   * (this thread would stall): a busy WAL is tried again one interval later.
+   * WAL to nothing. Never waits on another connection's read (the main thread would stall): a busy WAL is tried again
+   * one interval later.
    */
   private scrub(): void {
     this.scrubTimer = null;
-    if (this.checkpointer) {
-      void this.checkpointer.truncate().then((done) => {
-        if (!done && !this.closed) this.scheduleScrub();
-      });
-      return;
-    }
     const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     this.db.pragma('busy_timeout = 0');
     try {
@@ -464,10 +454,8 @@ export class SqliteReadStore implements ReadStore {
 
   /** Closing the last connection checkpoints and removes the WAL: nothing for a pending scrub to do. */
   async close(): Promise<void> {
-    this.closed = true;
     if (this.scrubTimer) clearTimeout(this.scrubTimer);
     this.scrubTimer = null;
-    await this.checkpointer?.stop();
     this.db.close();
   }
 }

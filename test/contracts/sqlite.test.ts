@@ -206,10 +206,11 @@ describe('SQLite read store: bulk load', () => {
     expect(indexesOf(path)).toEqual(both);
     await expect(store.bulkLoad(['things'], async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     expect(indexesOf(path)).toEqual(both);
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     await store.close();
   });
 
-  it('has WAL checkpoints made by another thread, in a load as outside one: the database file grows with the writes while its writer checkpoints none', async () => {
+  it('has WAL checkpoints made by another thread during the load: the database file grows with the writes while its writer checkpoints none', async () => {
     const path = file('bulk');
     const store = new SqliteReadStore(path);
     await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'first' } } }]);
@@ -221,13 +222,8 @@ describe('SQLite read store: bulk load', () => {
       await store.bulkWrite(things);
       await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(empty + 2_000_000), { timeout: 5000 });
     });
-    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-    const loaded = statSync(path).size;
-    await store.bulkWrite(
-      Array.from({ length: 2000 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: `after${i}`, text: 'y'.repeat(1000) } } })),
-    );
-    await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(loaded + 2_000_000), { timeout: 5000 });
-    expect(await store.count('things', {})).toBe(4001);
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(await store.count('things', {})).toBe(2001);
     await store.close();
   });
 
