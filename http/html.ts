@@ -67,17 +67,18 @@ export function sendPage(ctx: Context, status: number, title: string, body: Html
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title}</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>${body}</main>
-      </body>
-    </html> `.text;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.text;
 }
