@@ -8,32 +8,12 @@ import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
 import { SecretBox } from '../../infra/secrets.js';
 import type { NewEvent } from '../../ports/eventStore.js';
 import { KeyShredder } from '../../processes/keyShredding.js';
+import { messageFields } from '../support/messageFields.js';
 
 const meta = { actorId: '9', createdAt: '2026-01-01T00:00:00.000Z' };
 const ids = { messageId: '1', channelId: '2', guildId: null, authorId: '9' };
 const author = { id: '9', username: 'ada', discriminator: '0001', global_name: null, avatar: null, bot: false, public_flags: 0 };
-const message = (content: string) => ({
-  id: '1',
-  channel_id: '2',
-  guild_id: null,
-  author,
-  webhook_id: null,
-  type: 0,
-  content,
-  tts: false,
-  embeds: [],
-  attachments: [],
-  components: [],
-  flags: 0,
-  nonce: null,
-  mentions: [],
-  mention_roles: [],
-  mention_everyone: false,
-  mention_channels: [],
-  message_reference: null,
-  timestamp: meta.createdAt,
-  edited_timestamp: null,
-});
+const message = (content: string) => messageFields({ id: '1', channel_id: '2', guild_id: null, author, content, timestamp: meta.createdAt });
 const created = (content: string): NewEvent => ({ type: 'MessageCreated', data: { ...ids, message: message(content) }, metadata: meta });
 const edited = (content: string): NewEvent => ({
   type: 'MessageEdited',
