@@ -2,7 +2,8 @@
 // private key: only the service's own user may read any of it. Whatever is created there gets 0700 (directories) or
 // 0600 (files) as its creation mode, which a umask can only narrow, never widen; secureDataDir narrows at start what
 // an earlier version, or another tool, left with looser modes.
-import { type Stats, chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { type Stats, chmodSync, closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export const PRIVATE_DIR = 0o700;
@@ -43,19 +44,27 @@ export function createPrivateDatabaseFile(file: string): void {
 }
 
 /**
- * Writes a private file and makes it durable, its name included (the file, then its directory, fsynced): a key file
- * must be on disk before anything is wrapped with it. `flag` 'wx' refuses to overwrite an existing file.
+ * Creates a private file holding `text`, whole or not at all, and makes it durable, its name included: a key file must
+ * be on disk before anything is wrapped with it. The text is written and fsynced under a name of this process's own,
+ * then linked to `file`, so another process starting beside this one (or this one after a crash) never reads a
+ * created but still empty file. Throws EEXIST when `file` exists already.
  */
-export function writePrivateFileDurably(file: string, text: string, flag: 'w' | 'wx' = 'w'): void {
+export function createPrivateFileDurably(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
-  const fd = openSync(file, flag, PRIVATE_FILE);
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.draft`;
+  const fd = openSync(draft, 'wx', PRIVATE_FILE);
   try {
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  syncDirectory(dirname(file));
+  try {
+    linkSync(draft, file);
+  } finally {
+    unlinkSync(draft);
+    syncDirectory(dirname(file));
+  }
 }
 
 /** Makes the names in `dir` durable: a file created, renamed or removed there survives a crash once this returns. */

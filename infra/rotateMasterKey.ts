@@ -13,7 +13,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Config } from '../ports/config.js';
 import type { KeyStore, Wrapping } from '../ports/keyStore.js';
-import { syncDirectory, writePrivateFileDurably } from './dataDir.js';
+import { syncDirectory, createPrivateFileDurably } from './dataDir.js';
 import { type MasterKeys, keyLines, masterKeyFiles, masterKeyId, parseMasterKey } from './masterKeys.js';
 
 type Settings = Pick<Config, 'dataDir' | 'masterKey' | 'masterKeysRetired'>;
@@ -49,7 +49,7 @@ export async function rotateMasterKey(
     // An interrupted run wrapped some keys with its master.key.next already: finish with that key.
     const [pending] = keyLines(files.next);
     const nextText = pending ?? randomBytes(32).toString('base64');
-    if (!pending) writePrivateFileDurably(files.next, nextText, 'wx');
+    if (!pending) createPrivateFileDurably(files.next, nextText);
     const next = masterKeys.rotatedTo(parseMasterKey(nextText, files.next));
     const rewrapped = await rewrap(next);
     out.write(`re-wrapped ${rewrapped} data keys with master key ${next.id}${pending ? ' (finishing an interrupted rotation)' : ''}\n`);

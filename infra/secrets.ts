@@ -4,7 +4,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { SecretBox as SecretBoxPort } from '../ports/secrets.js';
-import { writePrivateFileDurably } from './dataDir.js';
+import { createPrivateFileDurably } from './dataDir.js';
 
 const SEAL_PREFIX = 's1';
 
@@ -58,7 +58,7 @@ export function decodeKey(text: string): Buffer {
 export function keyFileText(file: string): string {
   if (!existsSync(file)) {
     try {
-      writePrivateFileDurably(file, randomBytes(32).toString('base64'), 'wx');
+      createPrivateFileDurably(file, randomBytes(32).toString('base64'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }

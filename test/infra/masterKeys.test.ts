@@ -2,7 +2,7 @@
 // (infra/rotateMasterKey.ts) on a DATA_DIR a real server wrote messages to.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -105,6 +105,25 @@ describe('MasterKeys', () => {
     expect(MasterKeys.of(randomBytes(32), [], secretBox).open(wrapped)).toBe('wrapped by SECRET_KEY');
     expect(() => MasterKeys.of(randomBytes(32), [], SecretBox.fromKey(randomBytes(32))).open(wrapped)).toThrow();
   });
+
+  it('is generated once when processes start side by side: every one reads the same whole key, and no draft is left', async () => {
+    const dataDir = tempDir();
+    const at = Date.now() + 1500;
+    // Each process waits for the same instant, so that they race for the file as the services of one DATA_DIR did.
+    const script = `import { keyFileText } from './infra/secrets.ts';
+      while (Date.now() < ${at});
+      process.stdout.write(keyFileText(process.argv[1]));`;
+    const file = masterKeyFiles(dataDir).current;
+    const keys = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { cwd: join(import.meta.dirname, '../..') }),
+      ),
+    );
+    const texts = new Set(keys.map(({ stdout }) => stdout));
+    expect(texts.size).toBe(1);
+    expect(parseMasterKey([...texts][0] ?? '', file)).toHaveLength(32);
+    expect(readdirSync(dataDir)).toEqual(['master.key']);
+  }, 30_000);
 
   it('refuses a master key that is not 32 bytes, naming where it came from', () => {
     expect(() => MasterKeys.load(settings(tempDir(), { masterKey: 'c2hvcnQ=' }), secretBox)).toThrow(
