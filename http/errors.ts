@@ -1,6 +1,7 @@
 // Every failure leaves as the spec's error body: {code, message}, plus errors[{path, message}] for form validation
 // (nested as the widely used API has them on its versions: http/apiVersions.ts) and {retry_after, global} on a 429.
-// Unexpected failures are logged and answered 500 without detail.
+// A dependency unavailable for now answers 503 with Retry-After; unexpected failures are logged and answered 500
+// without detail.
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
 import type { Logger } from '../ports/logger.js';
@@ -60,6 +61,16 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     // Errors thrown by koa itself or by body parsing libraries (e.g. raw-body's 413 and 400).
     ctx.status = status;
     ctx.body = { code: httpCode(status), message: (error as Error).message };
+    return;
+  }
+  if (status === 503) {
+    // A dependency that cannot be reached for now (the read models of a distributed deployment): the error says what
+    // the client may be told, and when to come back.
+    const { answer: message, retryAfter } = error as { answer?: string; retryAfter?: number };
+    log.warn({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed: a dependency is unavailable');
+    ctx.status = 503;
+    ctx.set('Retry-After', String(retryAfter ?? 1));
+    ctx.body = { code: 'SERVICE_UNAVAILABLE', message: message ?? 'Service Unavailable' };
     return;
   }
   log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');

@@ -14,12 +14,21 @@ const MAX_POLL_MS = 100;
 /** After a failed poll (the read store unreachable: an election, a restart), polls back off up to this. */
 const MAX_RETRY_MS = 2000;
 
-/** A read-your-writes wait that ran out while the read store could not be reached: the request fails with this. */
+/**
+ * A read-your-writes wait that ran out while the read store could not be reached: the request fails with this, as a
+ * 503 that says when to come back (http/errors.ts reads `status` and `retryAfter`), not as an unexplained 500. What
+ * the request appended stays appended: the message says so, since a client that sends it again writes it twice.
+ */
 export class ReadModelsUnreachableError extends Error {
+  readonly status = 503;
+  readonly retryAfter = Math.ceil(MAX_RETRY_MS / 1000);
   constructor(waitedMs: number, cause: unknown) {
     super(`the read models could not be reached for ${waitedMs} ms: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'ReadModelsUnreachableError';
   }
+
+  /** What the client is told: nothing of the engine's own error. */
+  readonly answer = 'The service cannot read its data right now; what this request changed, if anything, is recorded. Try the read again shortly.';
 }
 
 /** A ProjectionRunner in type (callers keep using runtime.projections), whose projectors run elsewhere. */

@@ -1,10 +1,15 @@
 // Role and engine settings, and read-your-writes across processes: an api process that does not project waits for
 // the checkpoint the projector process commits to the shared read store (two SQLite connections to the same files
 // stand for the two processes).
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { errorHandler } from '../../http/errors.js';
 import { loadEngineConfig } from '../../infra/engines.js';
 import type { NewEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
@@ -154,6 +159,36 @@ describe('read-your-writes in an api process without projectors', () => {
     expect(refusal).toBeInstanceOf(ReadModelsUnreachableError);
     expect((refusal as Error).message).toBe('the read models could not be reached for 300 ms: connection reset by peer');
     await api.stop();
+  });
+
+  it("answers the request whose wait ran out 503 with Retry-After and the spec's error body, not a 500", async () => {
+    const { position } = await store.appendToStream('note-1', [note('unreachable over HTTP')]);
+    const reads = failing(Infinity);
+    const api = new RemoteProjections(store, reads.store, [notes], 200, reads.log as never);
+    const logged: string[] = [];
+    const app = new Koa();
+    app.use(errorHandler({ ...reads.log, warn: (_: object, message?: string) => logged.push(`warn: ${message}`), error: () => logged.push('error') } as never));
+    app.use(async (ctx) => {
+      await api.waitFor(position);
+      ctx.body = { read: true };
+    });
+    const answer = app.callback();
+    const server = createServer((...request: Parameters<typeof answer>) => void answer(...request)).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('2');
+      expect(await response.json()).toEqual({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The service cannot read its data right now; what this request changed, if anything, is recorded. Try the read again shortly.',
+      });
+      expect(logged).toContain('warn: request failed: a dependency is unavailable');
+      expect(logged).not.toContain('error');
+    } finally {
+      server.close();
+      await api.stop();
+    }
   });
 
   it('reads every projection’s checkpoint in one query a poll', async () => {
