@@ -3,6 +3,9 @@
 // and live are the same read, so the switch can neither skip nor repeat an event.
 import { type BatchHandler, type Position, type RecordedEvent, type Subscription, comparePositions } from '../../ports/eventStore.js';
 
+/** A catch-up runs at most this long before it lets other work in. */
+const YIELD_AFTER_MS = 20;
+
 export interface CatchUpOptions {
   /** Exclusive start; null = from the beginning of the log. */
   from: Position | null;
@@ -23,6 +26,8 @@ export class CatchUpSubscription implements Subscription {
   private loop: Promise<void> | null = null;
   private waiters: { target: Position; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private failure: unknown = null;
+  /** When the loop last let the event loop run other work (a timer, a request). */
+  private ranSince = performance.now();
 
   constructor(private readonly options: CatchUpOptions) {
     this.last = options.from;
@@ -49,6 +54,7 @@ export class CatchUpSubscription implements Subscription {
         if (page.length === 0) {
           this.settleWaiters();
           if (this.wakeups === seen) await new Promise<void>((resolve) => (this.sleeper = resolve));
+          this.ranSince = performance.now();
           continue;
         }
         const prefix = this.options.excludeTypePrefix;
@@ -56,6 +62,12 @@ export class CatchUpSubscription implements Subscription {
         if (events.length > 0) await this.options.handler(events);
         this.last = page[page.length - 1].position;
         this.settleWaiters();
+        // The embedded log reads a page synchronously and most handlers finish in microtasks: a long catch-up would
+        // otherwise hold the event loop until it ends, and the server it runs in could not even start listening.
+        if (performance.now() - this.ranSince > YIELD_AFTER_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          this.ranSince = performance.now();
+        }
       }
     } catch (error) {
       this.failure = error;
