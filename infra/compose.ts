@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { CommandHandler } from '../commands/handle.js';
 import { Gateway } from '../gateway/server.js';
+import { READY_MAX_LAG } from '../http/operations.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { KeyShredder } from '../processes/keyShredding.js';
@@ -27,6 +28,9 @@ import { type Runtime, assembleRuntime } from './runtime.js';
 import { MasterKeys } from './masterKeys.js';
 import { SecretBox } from './secrets.js';
 import { loadTls } from './tls.js';
+
+/** The projection lag /metrics reports is counted up to this many events: a count reads them, and a scrape must stay cheap. */
+const METRICS_LAG_CAP = 10_000;
 
 /** What compose() started for this process's role (null where the role does not run it). */
 export interface Composition {
@@ -138,9 +142,12 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       gateway = ws;
       try {
         // The gateway takes the server's upgrades before it listens, and is closed first when the server closes.
-        const lag = async () => (runsProjectors(engines.role) ? projections.lag(await opened.store.headPosition()) : {});
-        metrics.watch({ projectionLag: lag, gateway: () => ws && { sessions: ws.registry.size, dispatches: ws.registry.dispatchesSent } });
-        const observed = { lag: async () => Math.max(0, ...Object.values(await lag())), metrics: () => metrics.render() };
+        // Every role that reads projections reports their lag: a projector its own, the others the shared checkpoints.
+        metrics.watch({
+          projectionLag: () => projections.lag(METRICS_LAG_CAP),
+          gateway: () => ws && { sessions: ws.registry.size, dispatches: ws.registry.dispatchesSent },
+        });
+        const observed = { lag: async () => Math.max(0, ...Object.values(await projections.lag(READY_MAX_LAG + 1))), metrics: () => metrics.render() };
         const server = await startHttpServer(runtime, tls, observed, {
           beforeListen: async (server) => ws?.start(server),
           beforeClose: async () => ws?.close(),

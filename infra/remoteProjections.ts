@@ -7,7 +7,7 @@ import { PositionWaiters } from './eventStore/waiters.js';
 import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Projection } from '../projections/projection.js';
-import { ProjectionRunner } from '../projections/runner.js';
+import { ProjectionRunner, lagsOf } from '../projections/runner.js';
 
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
@@ -102,6 +102,12 @@ export class RemoteProjections extends ProjectionRunner {
     } finally {
       this.polling = false;
     }
+  }
+
+  /** How far behind the log the projector processes are, from the checkpoints they committed to the shared read store. */
+  override async lag(cap: number): Promise<Record<string, number>> {
+    const names = this.projections.map((p) => p.name);
+    return lagsOf(this.eventLog, await this.shared.getCheckpoints(names), cap);
   }
 
   /** Waits, bounded, for the projector processes to have applied the log as it is now. */

@@ -61,10 +61,13 @@ export class ProjectionRunner {
     return this.waits.wait(position, timeoutMs);
   }
 
-  /** How many log positions each projection is behind `head` (events, in the embedded log). */
-  lag(head: Position | null): Record<string, number> {
-    const behind = (done: Position | null) => (head ? Math.max(0, Number(head.commit - (done?.commit ?? 0n))) : 0);
-    return Object.fromEntries(this.running.map(({ projection, done }) => [projection.name, behind(done)]));
+  /**
+   * How many events each projection has yet to apply, counted up to `cap`. They are counted by reading the log after
+   * each checkpoint, not by subtracting positions, which are byte offsets on EventStoreDB: the cost follows the lag
+   * (nothing to read when caught up) and stops at `cap`.
+   */
+  async lag(cap: number): Promise<Record<string, number>> {
+    return lagsOf(this.store, new Map(this.running.map(({ projection, done }) => [projection.name, done])), cap);
   }
 
   async caughtUp(): Promise<void> {
@@ -89,4 +92,22 @@ export class ProjectionRunner {
     const collections = chosen.flatMap((p) => p.collections);
     await (this.readStore.bulkLoad ? this.readStore.bulkLoad(collections, load) : load());
   }
+}
+
+/** The events after each checkpoint (null: the whole log), up to `cap`; projections at one checkpoint share a read. */
+export async function lagsOf(log: EventStore, checkpoints: ReadonlyMap<string, Position | null>, cap: number): Promise<Record<string, number>> {
+  const counts = new Map<string, Promise<number>>();
+  const count = async (from: Position | null) => {
+    // readAll starts at its position, inclusive: one more is read, and the checkpoint's own event left out.
+    const events = await log.readAll(from ? { fromPosition: from, maxCount: cap + 1 } : { maxCount: cap });
+    return Math.min(cap, from ? events.filter((event) => comparePositions(event.position, from) > 0).length : events.length);
+  };
+  const lags = await Promise.all(
+    [...checkpoints].map(async ([name, done]) => {
+      const key = done ? `${done.commit}/${done.prepare}` : 'start';
+      if (!counts.has(key)) counts.set(key, count(done));
+      return [name, await counts.get(key)!] as const;
+    }),
+  );
+  return Object.fromEntries(lags);
 }

@@ -11,13 +11,13 @@ import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorHandler } from '../../http/errors.js';
 import { loadEngineConfig } from '../../infra/engines.js';
-import type { NewEvent } from '../../ports/eventStore.js';
+import type { NewEvent, Position, ReadAllOptions } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { ReadModelsUnreachableError, RemoteProjections } from '../../infra/remoteProjections.js';
 import { EMBEDDED, selectProjections } from '../../infra/roles.js';
 import type { Projection } from '../../projections/projection.js';
-import { ProjectionRunner } from '../../projections/runner.js';
+import { ProjectionRunner, lagsOf } from '../../projections/runner.js';
 
 describe('engine settings', () => {
   it('default to the embedded single process', () => {
@@ -189,6 +189,42 @@ describe('read-your-writes in an api process without projectors', () => {
       server.close();
       await api.stop();
     }
+  });
+
+  it('reports the lag of the projector processes in events, from their shared checkpoints, up to the cap', async () => {
+    const projector = new ProjectionRunner(store, projectorReads, [notes]);
+    await projector.start();
+    const { position } = await store.appendToStream('note-1', [note('applied')]);
+    await projector.waitFor(position);
+    await projector.stop();
+    for (let i = 0; i < 5; i++) await store.appendToStream(`note-${i + 2}`, [note('not yet')]);
+    const api = new RemoteProjections(store, apiReads, [notes], 5000);
+    expect(await api.lag(1000)).toEqual({ notes: 5 });
+    expect(await api.lag(3)).toEqual({ notes: 3 });
+    await projector.start();
+    await projector.caughtUp();
+    expect(await api.lag(1000)).toEqual({ notes: 0 });
+    expect(await projector.lag(1000)).toEqual({ notes: 0 });
+    await projector.stop();
+    await api.stop();
+  });
+
+  it("counts the lag in events on a log whose positions are byte offsets, as EventStoreDB's are", async () => {
+    // The same log, its positions a thousand times larger: a lag found by subtracting positions would be 5000.
+    const scale = (p: Position, by: (n: bigint) => bigint): Position => ({ commit: by(p.commit), prepare: by(p.prepare) });
+    const bytes = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property !== 'readAll') return Reflect.get(target, property, receiver) as unknown;
+        return async (options: ReadAllOptions = {}) => {
+          const events = await target.readAll({ ...options, fromPosition: options.fromPosition && scale(options.fromPosition, (n) => n / 1000n) });
+          return events.map((event) => ({ ...event, position: scale(event.position, (n) => n * 1000n) }));
+        };
+      },
+    });
+    const { position } = await store.appendToStream('note-1', [note('applied')]);
+    for (let i = 0; i < 5; i++) await store.appendToStream(`note-${i + 2}`, [note('not yet')]);
+    expect(await lagsOf(bytes, new Map([['notes', scale(position, (n) => n * 1000n)]]), 1000)).toEqual({ notes: 5 });
+    expect(await lagsOf(bytes, new Map([['notes', null]]), 1000)).toEqual({ notes: 6 });
   });
 
   it('reads every projection’s checkpoint in one query a poll', async () => {
