@@ -3,8 +3,11 @@
 // the runtime, the delivery worker, the HTTP(S) API and the WebSocket gateway on its server — and gives back what it
 // started with one close() that stops it all in reverse order. openToolEngines() opens the same engines for the replay
 // tool. Only the entry points import this module: infra/main.ts, infra/replay.ts, and test/support/server.ts for tests.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CommandHandler } from '../commands/handle.js';
+import { systemClock } from '../ports/clock.js';
 import { Gateway } from '../gateway/server.js';
 import { READY_MAX_LAG } from '../http/operations.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
@@ -21,6 +24,7 @@ import { SqliteEventStore } from './eventStore/sqlite.js';
 import { signInteraction } from './interactionSignature.js';
 import type { Logger } from './logger.js';
 import { PrometheusMetrics } from './metrics.js';
+import { ProcessIdLease } from './processIds.js';
 import { postJson } from './outbound.js';
 import { RemoteProjections } from './remoteProjections.js';
 import { type Engines, openEngines, runsDelivery, runsGateway, runsProjectors, selectProjections, servesHttp } from './roles.js';
@@ -121,7 +125,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
 
     const metrics = new PrometheusMetrics();
     if (opened.store.sealedLog instanceof SqliteEventStore) opened.store.sealedLog.observe(metrics);
-    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder]);
+    const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
+    const lease = await ProcessIdLease.take(opened.leases, config, holder, systemClock, (error) => fatal(error, 'snowflake process id lost'));
+    started.push(() => lease.release());
+    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder], lease.processId);
 
     let delivery: DeliveryWorker | null = null;
     if (runsDelivery(engines.role)) {

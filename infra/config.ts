@@ -74,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: certFile && keyFile ? { certFile, keyFile } : null,
     plainHttp,
     workerId: integer(env, 'WORKER_ID', 0, 0, 31),
-    processId: integer(env, 'PROCESS_ID', 0, 0, 31),
+    processId: env.PROCESS_ID ? integer(env, 'PROCESS_ID', 0, 0, 31) : null,
     logLevel: env.LOG_LEVEL || 'info',
     jsonBodyLimit: integer(env, 'JSON_BODY_LIMIT', 8 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),

@@ -26,6 +26,9 @@ import { CachedReadStore } from './readStore/cached.js';
 import { MongoReadStore } from './readStore/mongo.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
+import { MongoLeases } from './leases/mongo.js';
+import { SqliteLeases } from './leases/sqlite.js';
+import type { Leases } from './processIds.js';
 
 /** The embedded default: ROLE=all on SQLite and files, what loadEngineConfig gives for an empty environment. */
 export const EMBEDDED: EngineConfig = {
@@ -60,6 +63,8 @@ export interface Engines {
   bus: EventBus;
   /** Present when this process publishes the log (relay role, or all with BUS=kafka). */
   relay: Relay | null;
+  /** Where the processes of the deployment hold their snowflake process ids (infra/processIds.ts). */
+  leases: Leases;
   close(): Promise<void>;
 }
 
@@ -97,15 +102,18 @@ export async function openEngines(
     let readStore: ReadStore;
     let blobs: BlobStore;
     let keys: KeyStore;
+    let leases: Leases;
     if (engines.readStore.kind === 'mongodb') {
       const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
       keys = keep(await MongoKeyStore.open(mongo.db, masterKeys));
+      leases = new MongoLeases(mongo.db);
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
       keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), masterKeys, config.readModelScrubMs, masterKeys.wrappingKey));
+      leases = keep(new SqliteLeases(join(config.dataDir, 'leases.db')));
     }
     const store = new SealingEventStore(sealedLog, keys);
     // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.
@@ -121,7 +129,7 @@ export async function openEngines(
     } else {
       bus = new LocalEventBus(store, readStore);
     }
-    return { store, keys, readStore, blobs, bus, relay, close };
+    return { store, keys, readStore, blobs, bus, relay, leases, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -53,6 +53,8 @@ export function assembleRuntime(
   metrics: Metrics,
   /** The followers erasing commands wait for (files and keys): null where another process runs them. */
   erasers: (Pick<AttachmentRemover, 'waitFor'> | null)[],
+  /** The snowflake process id this process holds (infra/processIds.ts). */
+  processId: number,
 ): Runtime {
   const { store, readStore, blobs, bus } = opened;
   return {
@@ -72,7 +74,7 @@ export function assembleRuntime(
     clock: systemClock,
     metrics,
     commands: new CommandHandler(store, new AggregateCache()),
-    ids: new SnowflakeGenerator({ workerId: config.workerId, processId: config.processId }),
+    ids: new SnowflakeGenerator({ workerId: config.workerId, processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),
     settleFiles: async (position) => {
       await Promise.all(erasers.map((eraser) => eraser?.waitFor(position, engines.settleTimeoutMs)));

@@ -16,7 +16,8 @@ export interface Config {
   /** Plain HTTP, only for running behind a TLS-terminating proxy (PLAIN_HTTP=1). */
   plainHttp: boolean;
   workerId: number;
-  processId: number;
+  /** PROCESS_ID; null: the first one of WORKER_ID no running process holds (infra/processIds.ts). */
+  processId: number | null;
   logLevel: string;
   jsonBodyLimit: number;
   /** How long a client may take to send its request headers (HEADERS_TIMEOUT_MS); a slower one is disconnected. */

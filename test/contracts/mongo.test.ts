@@ -1,4 +1,4 @@
-// The read store, blob store and key store contracts against a real MongoDB (a one-node replica set, for transactions),
+// The read store, blob store, key store and lease contracts against a real MongoDB (a one-node replica set, for transactions),
 // started by testcontainers when a Docker engine answers.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BSON, Collection } from 'mongodb';
@@ -6,11 +6,13 @@ import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, vi } from 'vitest';
 import { GridFsBlobStore } from '../../infra/blobs/gridfs.js';
 import { DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS, MongoKeyStore } from '../../infra/keys/mongo.js';
+import { MongoLeases } from '../../infra/leases/mongo.js';
 import { MongoReadStore } from '../../infra/readStore/mongo.js';
 import { SecretBox } from '../../infra/secrets.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
 import { describeKeyStoreContract } from './keyStoreContract.js';
+import { describeLeasesContract } from './leasesContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
 
 const docker = await probeDocker();
@@ -38,6 +40,19 @@ if (!docker.reachable) {
   describeBlobStoreContract('GridFS', async () => {
     const store = await connectWhenPrimary(url);
     return { blobs: new GridFsBlobStore(store.db), close: () => store.close() };
+  });
+  // Two clients stand for two processes of the deployment; a database of its own per test.
+  describeLeasesContract('MongoDB', async () => {
+    const database = `parley_leases_${randomUUID().slice(0, 8)}`;
+    const [one, two] = await Promise.all([connectWhenPrimary(url, database), connectWhenPrimary(url, database)]);
+    return {
+      first: new MongoLeases(one.db),
+      second: new MongoLeases(two.db),
+      close: async () => {
+        await one.close();
+        await two.close();
+      },
+    };
   });
   // A database of its own per test: the contract starts from a store without keys or checkpoint.
   describeKeyStoreContract('MongoDB', async () => {
