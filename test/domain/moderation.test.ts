@@ -56,6 +56,7 @@ const given_ = (userId: string, roleId: string): GuildEvent => ({
   type: 'MemberUpdated',
   data: { guildId: 'g', userId, changes: [{ key: '$add', new_value: [{ id: roleId, name: roleId }] }] },
 });
+const left = (userId: string): GuildEvent => ({ type: 'MemberLeft', data: { guildId: 'g', userId } });
 const banned = (userId: string): GuildEvent => ({
   type: 'MemberBanned',
   data: { guildId: 'g', userId, deleteMessageSeconds: 0, removedMember: false, bannedAt: EARLY },
@@ -106,12 +107,12 @@ describe('prune', () => {
   });
 
   it('never prunes the owner nor the actor, nor anyone who is no longer a member', () =>
-    given(guildDecider, [...guild, { type: 'MemberLeft', data: { guildId: 'g', userId: 'bob' } }])
+    given(guildDecider, [...guild, left('bob')])
       .when(prune({ inactive: ['owner', 'mod', 'bob', 'alice', 'stranger'] }))
       .then([pruned(['alice'])]));
 
   it('keeps a member who joined (or came back) after the cutoff: joining counts as activity', () =>
-    given(guildDecider, [...guild, { type: 'MemberLeft', data: { guildId: 'g', userId: 'bob' } }, joined('bob', LATE)])
+    given(guildDecider, [...guild, left('bob'), joined('bob', LATE)])
       .when(prune())
       .then([pruned(['alice'])]));
 
