@@ -2,7 +2,8 @@
 // channel commands, whose checks all live in the guild's decider.
 import { notFound } from '../domain/errors.js';
 import { type GuildCommand, guildDecider } from '../domain/guild.js';
-import type { GuildSettings } from '../domain/guildState.js';
+import type { GuildSettings, GuildState } from '../domain/guildState.js';
+import type { MemberBanned } from '../domain/member.js';
 import { isoNow } from '../ports/clock.js';
 import type { Image } from '../ports/images.js';
 import { temporaryMembershipsOf } from '../projections/members.queries.js';
@@ -137,10 +138,19 @@ export async function banUser(
   await assertGuildCommand(deps, guildId, command);
   if (!(await userById(deps.readStore, userId))) throw notFound('UNKNOWN_USER', 'Unknown User');
   const { state } = await runGuildCommand(deps, meta, guildId, command);
-  if (deleteMessageSeconds > 0) {
-    const since = new Date(Date.parse(command.bannedAt) - deleteMessageSeconds * 1000).toISOString();
-    await purgeMessagesOf(deps, meta, state, userId, since);
-  }
+  await purgeMessagesOfBan(deps, meta, state, { userId, bannedAt: command.bannedAt, deleteMessageSeconds });
+}
+
+/** Deletes the banned user's messages of the `deleteMessageSeconds` before the ban (none for 0). */
+export async function purgeMessagesOfBan(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>,
+  meta: ActorMeta,
+  guild: GuildState,
+  ban: Pick<MemberBanned['data'], 'userId' | 'bannedAt' | 'deleteMessageSeconds'>,
+) {
+  if (ban.deleteMessageSeconds === 0) return;
+  const since = new Date(Date.parse(ban.bannedAt) - ban.deleteMessageSeconds * 1000).toISOString();
+  await purgeMessagesOf(deps, meta, guild, ban.userId, since);
 }
 
 /** Sets (or with null removes) a guild's vanity code: the code is claimed first, the old one released last. */

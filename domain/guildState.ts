@@ -225,11 +225,13 @@ export function requireAboveRole(state: GuildState, actorId: string, position: n
 }
 
 /** Role hierarchy for kick and ban: never the owner, and only members whose highest role is below the actor's. */
+export function outranks(state: GuildState, actorId: string, targetId: string): boolean {
+  return !isOwner(state, targetId) && (!state.members.has(targetId) || highestPosition(state, actorId) > highestPosition(state, targetId));
+}
+
 export function requireAboveMember(state: GuildState, actorId: string, targetId: string): void {
   if (isOwner(state, targetId)) throw missingPermissions('Missing Permissions: the owner cannot be moderated');
-  if (state.members.has(targetId) && highestPosition(state, actorId) <= highestPosition(state, targetId)) {
-    throw missingPermissions("Missing Permissions: the member's highest role is not below yours");
-  }
+  if (!outranks(state, actorId, targetId)) throw missingPermissions("Missing Permissions: the member's highest role is not below yours");
 }
 
 /** An actor cannot hand out bits they do not hold themselves (administrators and the owner hold them all). */

@@ -28,6 +28,7 @@ import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
 import { inviteRoutes } from './routes/invites.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
+import { moderationRoutes } from './routes/moderation.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
 import { entryRoutes, referenceRoutes } from './routes/reference.js';
@@ -154,6 +155,7 @@ const API_MODULES: readonly (readonly Route[])[] = [
   stickerRoutes,
   roleRoutes,
   memberRoutes,
+  moderationRoutes,
   channelRoutes,
   inviteRoutes,
   vanityRoutes,

@@ -7,6 +7,7 @@ import type { GuildExpressionEvent, StickerData } from '../domain/guildExpressio
 import type { Change } from '../domain/guildState.js';
 import type { InviteData, InviteEvent } from '../domain/invite.js';
 import type { MemberEvent } from '../domain/member.js';
+import type { ModerationEvent } from '../domain/moderation.js';
 import type { RoleEvent } from '../domain/role.js';
 import type { VoiceEvent } from '../domain/voiceState.js';
 import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
@@ -137,7 +138,9 @@ type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
 type Audited<T extends { type: string }> = { [K in T['type']]?: (event: RecordedEvent<DataOf<T, K>>) => AuditFacts | null };
 
 /** The audited event types, and the entry each makes. Issues that add audited events add them here. */
-const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent | VoiceEvent> = {
+const auditedEvents: Audited<
+  GuildEvent | RoleEvent | MemberEvent | ModerationEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent | VoiceEvent
+> = {
   GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
     guildId: data.guildId,
@@ -174,6 +177,17 @@ const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent
   }),
   MemberJoined: ({ data }) => (data.botAdd ? { guildId: data.guildId, actionType: AuditLogAction.BOT_ADD, targetId: data.userId } : null),
   MemberKicked: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_KICK, targetId: data.userId }),
+  // One entry for the whole prune (its first event), with the spec's "prune day counts" and how many it removed, as
+  // strings, as the widely used API gives them.
+  MembersPruned: ({ data }) =>
+    data.part === 0
+      ? {
+          guildId: data.guildId,
+          actionType: AuditLogAction.MEMBER_PRUNE,
+          targetId: null,
+          options: { delete_member_days: String(data.days), members_removed: String(data.total) },
+        }
+      : null,
   MemberBanned: ({ data }) => ({
     guildId: data.guildId,
     actionType: AuditLogAction.MEMBER_BAN_ADD,

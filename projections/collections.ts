@@ -18,6 +18,8 @@ export const INTERACTIONS = 'interactions';
 export const INVITES = 'invites';
 export const LOGINS = 'logins';
 export const MEMBERS = 'members';
+/** When each member was last active in their guild (memberActivity.ts): what a prune reads. */
+export const MEMBER_ACTIVITY = 'member_activity';
 export const MESSAGES = 'messages';
 /** OAuth2 access tokens, apart from `tokens`: the gateway's IDENTIFY looks only there, so no access token opens a session. */
 export const OAUTH2_TOKENS = 'oauth2_tokens';

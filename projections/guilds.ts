@@ -37,6 +37,7 @@ export const guildsProjection = projection({
     'MemberJoined',
     'MemberLeft',
     'MemberKicked',
+    'MembersPruned',
     'MemberBanned',
     'ChannelDeleted',
     'RoleCreated',
@@ -79,6 +80,8 @@ export const guildsProjection = projection({
       case 'MemberLeft':
       case 'MemberKicked':
         return [countMembers(e.data.guildId, -1)];
+      case 'MembersPruned':
+        return [countMembers(e.data.guildId, -e.data.userIds.length)];
       case 'MemberBanned':
         return e.data.removedMember ? [countMembers(e.data.guildId, -1)] : [];
       case 'ChannelDeleted': {

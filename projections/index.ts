@@ -9,6 +9,7 @@ import { gatewaySessionsProjection } from './gatewaySessions.js';
 import { guildsProjection } from './guilds.js';
 import { interactionsProjection } from './interactions.js';
 import { invitesProjection } from './invites.js';
+import { memberActivityProjection } from './memberActivity.js';
 import { membersProjection } from './members.js';
 import { messagesProjection } from './messages.js';
 import { oauth2Projection } from './oauth2.js';
@@ -26,6 +27,7 @@ export const allProjections: Projection[] = [
   guildsProjection,
   channelsProjection,
   membersProjection,
+  memberActivityProjection,
   invitesProjection,
   auditLogProjection,
   dmsProjection,

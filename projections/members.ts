@@ -29,7 +29,18 @@ const deleteMember = (guildId: string, userId: string): WriteOp => ({ deleteOne:
 
 export const membersProjection = projection({
   name: 'members',
-  handles: ['MemberJoined', 'MemberUpdated', 'MemberLeft', 'MemberKicked', 'MemberBanned', 'MemberUnbanned', 'RoleDeleted', 'UserErased', 'GuildDeleted'],
+  handles: [
+    'MemberJoined',
+    'MemberUpdated',
+    'MemberLeft',
+    'MemberKicked',
+    'MembersPruned',
+    'MemberBanned',
+    'MemberUnbanned',
+    'RoleDeleted',
+    'UserErased',
+    'GuildDeleted',
+  ],
   collections: [MEMBERS, BANS],
   indexes: [
     { collection: MEMBERS, keys: { guild_id: 1, user_id: 1 } },
@@ -66,6 +77,8 @@ export const membersProjection = projection({
       case 'MemberLeft':
       case 'MemberKicked':
         return [deleteMember(e.data.guildId, e.data.userId)];
+      case 'MembersPruned':
+        return [{ deleteMany: { collection: MEMBERS, filter: { guild_id: e.data.guildId, user_id: { $in: e.data.userIds } } } }];
       case 'MemberBanned': {
         const { guildId, userId, bannedAt } = e.data;
         // The ban's reason is the audit-log reason of the request that banned.

@@ -29,6 +29,7 @@ export const voiceStatesProjection = projection({
     'VoiceChannelLeft',
     'MemberLeft',
     'MemberKicked',
+    'MembersPruned',
     'MemberBanned',
     'ChannelDeleted',
     'GuildDeleted',
@@ -59,6 +60,8 @@ export const voiceStatesProjection = projection({
       case 'MemberKicked':
       case 'MemberBanned':
         return remove(e.data.guildId, e.data.userId);
+      case 'MembersPruned':
+        return [{ deleteMany: { collection: VOICE_STATES, filter: { guild_id: e.data.guildId, user_id: { $in: e.data.userIds } } } }];
       case 'ChannelDeleted':
         return [{ deleteMany: { collection: VOICE_STATES, filter: { channel_id: e.data.channel.id } } }];
       case 'GuildDeleted':

@@ -91,9 +91,11 @@ export async function postMessage(
   };
   assertNewMessage(message);
   // Appended while the channel still stands: its deletion waits for the sends under way, and a send that comes after it
-  // finds the channel gone instead of adding a message to the log behind ChannelDeleted.
+  // finds the channel gone instead of adding a message to the log behind ChannelDeleted. A prune holds the gate too: a
+  // user's send that comes after it finds its author gone, instead of a pruned member's message landing behind it.
   return shared(channelSendsGate(channelId), async () => {
-    if (access.guildId && !(await loadGuild(deps, access.guildId)).channels.has(channelId)) throw unknownChannel();
+    const guild = access.guildId ? await loadGuild(deps, access.guildId) : null;
+    if (guild && (!guild.channels.has(channelId) || (by.webhookId === null && !guild.members.has(by.author.id)))) throw unknownChannel();
     return appendMessage(deps, meta, message, input, uploads, by);
   });
 }

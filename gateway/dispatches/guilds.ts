@@ -40,6 +40,7 @@ export const guildDispatches = deriver({
     'MemberUpdated',
     'MemberLeft',
     'MemberKicked',
+    'MembersPruned',
     'MemberBanned',
     'MemberUnbanned',
     'InviteCreated',
@@ -125,6 +126,11 @@ export const guildDispatches = deriver({
       case 'MemberLeft':
       case 'MemberKicked':
         return departure(runtime, event.data.guildId, event.data.userId);
+      case 'MembersPruned': {
+        // Each pruned member leaves as a kicked one does.
+        const { guildId, userIds } = event.data;
+        return (await Promise.all(userIds.map((userId) => departure(runtime, guildId, userId)))).flat();
+      }
       case 'MemberBanned': {
         const { guildId, userId } = event.data;
         const ban = dispatch(

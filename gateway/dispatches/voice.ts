@@ -48,6 +48,7 @@ export const voiceDispatches = deriver({
     'MemberUpdated',
     'MemberLeft',
     'MemberKicked',
+    'MembersPruned',
     'MemberBanned',
     'ChannelDeleted',
   ],
@@ -89,6 +90,8 @@ export const voiceDispatches = deriver({
       case 'MemberKicked':
       case 'MemberBanned':
         return endedBy(runtime, event.data.guildId, (state) => state.user_id === event.data.userId);
+      case 'MembersPruned':
+        return endedBy(runtime, event.data.guildId, (state) => event.data.userIds.includes(state.user_id));
       case 'ChannelDeleted':
         return endedBy(runtime, event.data.guildId, (state) => state.channel_id === event.data.channel.id);
     }

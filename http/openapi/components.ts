@@ -223,6 +223,8 @@ export const COMPONENTS = {
     communication_disabled_until: { type: 'null' },
   }),
   Ban: object('A ban.', { reason: nullable(string), user: PartialUser }),
+  PruneCount: object('How many members a prune removes (null when its count was not asked for).', { pruned: nullable(integer) }),
+  BulkBanResult: object('The users a bulk ban banned, and those it could not.', { banned_users: ids, failed_users: ids }),
   Message: object(
     'A message (presenters/messages.ts): attachments served on the CDN, reactions with `me` for the caller.',
     {

@@ -20,6 +20,7 @@ import { interactionRoutes } from '../routes/interactions.js';
 import { interactionWebhookRoutes } from '../routes/interactionWebhooks.js';
 import { inviteRoutes } from '../routes/invites.js';
 import { memberRoutes } from '../routes/members.js';
+import { moderationRoutes } from '../routes/moderation.js';
 import { messageRoutes } from '../routes/messages.js';
 import { oauth2Routes } from '../routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from '../routes/oauth2Authorize.js';
@@ -43,6 +44,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(channelRoutes),
   ...routeDocs(roleRoutes),
   ...routeDocs(memberRoutes),
+  ...routeDocs(moderationRoutes),
   ...routeDocs(emojiRoutes),
   ...routeDocs(stickerRoutes),
   ...routeDocs(inviteRoutes),

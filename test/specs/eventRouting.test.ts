@@ -64,6 +64,7 @@ const PRODUCED = Object.keys({
   MemberLeft: true,
   MemberUnbanned: true,
   MemberUpdated: true,
+  MembersPruned: true,
   MessageCreated: true,
   MessageDeleted: true,
   MessageEdited: true,

@@ -20,6 +20,7 @@ import { applicationCommandsProjection } from '../../projections/applicationComm
 import { channelsProjection } from '../../projections/channels.js';
 import { dmsProjection } from '../../projections/dms.js';
 import { guildsProjection } from '../../projections/guilds.js';
+import { memberActivityProjection } from '../../projections/memberActivity.js';
 import { membersProjection } from '../../projections/members.js';
 import { messagesProjection } from '../../projections/messages.js';
 import { type Projection, byEventType } from '../../projections/projection.js';
@@ -110,12 +111,13 @@ export const givenProjections =
 // ---------------------------------------------------------------------------------------------------------------
 // Commands: a real in-memory log and read store, the read models fed by the projection runner as in production.
 
-/** The read models the command functions look things up in (users, channel → guild, members, messages, DMs, commands). */
+/** The read models the command functions look things up in (users, channel → guild, members and their activity, messages, DMs, commands). */
 const COMMAND_READ_MODELS: Projection[] = [
   usersProjection,
   guildsProjection,
   channelsProjection,
   membersProjection,
+  memberActivityProjection,
   dmsProjection,
   messagesProjection,
   applicationCommandsProjection,
