@@ -176,6 +176,20 @@ describe('interactions delivered to the endpoint', () => {
     expect(edited.body).toMatchObject({ id: posted!.id, content: 'Hi again' });
   });
 
+  it('POSTs clicks on the application’s messages there too; an UPDATE_MESSAGE answer edits the message', async () => {
+    const button = { type: 1, components: [{ type: 2, style: 1, label: 'Press', custom_id: 'press' }] };
+    endpoint.answer = (interaction, res) =>
+      interaction.type === 2
+        ? json(res, { type: 4, data: { content: 'Nobody pressed it yet', components: [button] } })
+        : json(res, { type: 7, data: { content: `Pressed by ${interaction.member.user.username}`, components: [] } });
+    expect((await invoke(server, world, 'hello')).status).toBe(204);
+    const posted = (await messages()).find((m) => m.content === 'Nobody pressed it yet')!;
+    const click = { channel_id: world.guild.channelId, message_id: posted.id, custom_id: 'press' };
+    expect((await server.api('POST', '/interactions/click', { token: world.member.token, body: click })).status).toBe(204);
+    expect(endpoint.interactions.at(-1)).toMatchObject({ type: 3, data: { custom_id: 'press', component_type: 2 }, message: { id: posted.id } });
+    expect((await messages()).find((m) => m.id === posted.id)).toMatchObject({ content: `Pressed by ${world.member.username}`, components: [] });
+  });
+
   it('takes a multipart answer: payload_json and files', async () => {
     endpoint.answer = (_interaction, res) => {
       const boundary = 'parley-test-boundary';
