@@ -53,10 +53,11 @@ describe('application keys', () => {
       });
     const world = await commandDeps();
     try {
-      const first = await ensureApplicationKey(world.deps, (await createApplication(world.deps, { actorId: ada.id }, { name: 'Robo' })).applicationId);
+      const { applicationId } = await createApplication(world.deps, { actorId: ada.id }, { name: 'Robo' });
+      const first = await ensureApplicationKey(world.deps, applicationId);
       expectPair(first.verifyKey, first.sealedPrivateKey);
       const head = await world.eventStore.headPosition();
-      expect(await ensureApplicationKey(world.deps, (await world.eventStore.readAll({}))[0].data.applicationId as string)).toEqual(first);
+      expect(await ensureApplicationKey(world.deps, applicationId)).toEqual(first);
       expect(await world.eventStore.headPosition()).toEqual(head);
     } finally {
       await world.close();
