@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CommandHandler } from '../commands/handle.js';
 import { Gateway } from '../gateway/server.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
+import { AcknowledgementDeadline } from '../processes/acknowledgementDeadline.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { KeyShredder } from '../processes/keyShredding.js';
 import { DeliveryWorker } from '../processes/delivery.js';
@@ -125,6 +126,9 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       delivery = worker;
       started.push(() => worker.stop());
       await worker.start();
+      const deadline = new AcknowledgementDeadline(runtime);
+      started.push(() => deadline.stop());
+      await deadline.start();
     }
 
     let http: RunningHttpServer | null = null;

@@ -1,7 +1,8 @@
 // HTTP interactions, end to end: an application's Ed25519 key (verify_key), its interactions endpoint URL taken only
 // from an endpoint that checks signatures, interactions POSTed there signed instead of sent on the gateway, the
 // endpoint's answer (JSON or multipart) taking effect as a callback would, and the 3-second clock: a late, failing or
-// unusable answer fails the invoker's request and posts nothing. The endpoint is a real HTTPS server built on
+// unusable answer fails the invoker's request and posts nothing; on the gateway, an unacknowledged interaction fails
+// after 3 seconds. The invoker's sessions get INTERACTION_SUCCESS or INTERACTION_FAILURE either way. The endpoint is a real HTTPS server built on
 // discord-interactions' verifyKeyMiddleware, as bots verify their requests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Server, createServer } from 'node:https';
@@ -166,6 +167,7 @@ describe('interactions delivered to the endpoint', () => {
     expect(posted).toMatchObject({ author: { id: world.bot.id }, interaction_metadata: { id: interaction.id, user: { id: world.member.id } } });
     expect((await member.next((p) => p.t === 'MESSAGE_CREATE' && p.d.content === content)).d.id).toBe(posted!.id);
     expect(world.botSession.received.filter((p) => p.t === 'INTERACTION_CREATE' && p.d.id === interaction.id)).toEqual([]);
+    expect((await member.next((p) => p.t === 'INTERACTION_SUCCESS' && p.d.id === interaction.id)).d.nonce).toBe('1234');
 
     // The token then serves follow-ups and edits through the webhook routes, as on the gateway.
     const followUp = await server.api('POST', `/webhooks/${world.bot.applicationId}/${interaction.token}?wait=true`, {
@@ -210,6 +212,7 @@ describe('interactions delivered to the endpoint', () => {
   });
 
   it('fails the invoker’s request with 424 INTERACTION_FAILED on an error status, a late answer or no valid response: nothing is posted, the token takes no response after', async () => {
+    const member = await clients.session(world.member.token, MEMBER_INTENTS);
     const before = (await messages()).length;
     const failures: [Answer, string][] = [
       [(_i, res) => json(res, { message: 'oops' }, 500), 'The application’s interactions endpoint answered with an error (500)'],
@@ -225,6 +228,7 @@ describe('interactions delivered to the endpoint', () => {
       const { id, token } = endpoint.interactions.at(-1);
       const late = await server.api('POST', `/interactions/${id}/${token}/callback`, { body: { type: 4, data: { content: 'Via the callback' } } });
       expectError(late, 404, 'UNKNOWN_INTERACTION');
+      expect((await member.next((p) => p.t === 'INTERACTION_FAILURE' && p.d.id === id)).d.reason).toMatch(/^endpoint_/);
     }
     expect((await messages()).length).toBe(before);
   });
@@ -244,6 +248,10 @@ describe('the 3-second clock on the gateway', () => {
     await new Promise((resolve) => setTimeout(resolve, 3100));
     const late = await server.api('POST', `/interactions/${unanswered.id}/${unanswered.token}/callback`, { body: { type: 4, data: { content: 'Late' } } });
     expectError(late, 404, 'UNKNOWN_INTERACTION');
+    // The invoker's sessions learn how each went, with the nonce its client sent.
+    const told = (t: string, id: string) => world.memberSession.next((p) => p.t === t && p.d.id === id);
+    expect((await told('INTERACTION_SUCCESS', deferred.id)).d).toEqual({ id: deferred.id, nonce: '1234' });
+    expect((await told('INTERACTION_FAILURE', unanswered.id)).d).toEqual({ id: unanswered.id, nonce: '1234', reason: 'not_acknowledged' });
     const followUp = await server.api('POST', `/webhooks/${world.bot.applicationId}/${deferred.token}?wait=true`, { body: { content: 'Done thinking' } });
     expect(followUp.status).toBe(200);
   });
