@@ -149,32 +149,37 @@ const FAILURES: Record<InteractionFailure, string> = {
  */
 async function deliverToEndpoint(ctx: Context, deps: HttpDeps, created: CreatedInteraction): Promise<void> {
   if (!created.endpoint) return;
-  const { interaction, token, url } = created.endpoint;
+  const failed = await answerFromEndpoint(ctx, deps, created.endpoint);
+  // A failure after the bot acknowledged through the callback route meanwhile is no failure.
+  const recorded = failed !== null && (await failInteraction(deps, created.id, failed.failure));
+  deps.metrics.delivery(recorded ? 'InteractionFailed' : 'InteractionResponded');
+  if (recorded) throw new DomainError('failed_dependency', 'INTERACTION_FAILED', `${FAILURES[failed.failure]}${failed.detail}`);
+}
+
+/** POSTs the interaction to the endpoint and makes its answer the response: what went wrong, or null once it took effect. */
+async function answerFromEndpoint(
+  ctx: Context,
+  deps: HttpDeps,
+  { interaction, token, url }: NonNullable<CreatedInteraction['endpoint']>,
+): Promise<{ failure: InteractionFailure; detail: string } | null> {
   const subjects = await interactionSubjects(deps, interaction);
-  let failure: InteractionFailure | null = 'endpoint_invalid_response';
-  let detail = '';
-  if (subjects) {
-    const object = botInteractionObject(interaction, { token, origin: deps.config.publicBaseUrl, ...subjects });
-    const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
-    const limit = deps.config.jsonBodyLimit;
-    const answer = await postInteraction(deps, policy, interaction.applicationId, url, JSON.stringify(object), maxMultipartBytes(limit));
-    failure = typeof answer === 'string' ? answer : answer.status < 200 || answer.status > 299 ? 'endpoint_status' : null;
-    if (typeof answer !== 'string') detail = failure ? ` (${answer.status})` : '';
-    if (typeof answer !== 'string' && !failure) {
-      try {
-        const { payload, files } = await messageBodyOf(answer.contentType, answer.data, limit, deps.images);
-        await respondToInteraction(deps, requestMeta(ctx), interaction.id, token, callbackInput(payload), files);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        failure = 'endpoint_invalid_response';
-        detail = `: ${error.message}${error.errors ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : ''}`;
-      }
-    }
+  // The place or the invoker went away meanwhile: there is nothing left to answer.
+  if (!subjects) return { failure: 'endpoint_invalid_response', detail: '' };
+  const object = botInteractionObject(interaction, { token, origin: deps.config.publicBaseUrl, ...subjects });
+  const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
+  const limit = deps.config.jsonBodyLimit;
+  const answer = await postInteraction(deps, policy, interaction.applicationId, url, JSON.stringify(object), maxMultipartBytes(limit));
+  if (typeof answer === 'string') return { failure: answer, detail: '' };
+  if (answer.status < 200 || answer.status > 299) return { failure: 'endpoint_status', detail: ` (${answer.status})` };
+  try {
+    const { payload, files } = await messageBodyOf(answer.contentType, answer.data, limit, deps.images);
+    await respondToInteraction(deps, requestMeta(ctx), interaction.id, token, callbackInput(payload), files);
+    return null;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const fields = error.errors ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : '';
+    return { failure: 'endpoint_invalid_response', detail: `: ${error.message}${fields}` };
   }
-  // Acknowledged through the callback route meanwhile: the interaction did not fail.
-  if (failure && !(await failInteraction(deps, interaction.id, failure))) failure = null;
-  deps.metrics.delivery(failure ? 'InteractionFailed' : 'InteractionResponded');
-  if (failure) throw new DomainError('failed_dependency', 'INTERACTION_FAILED', `${FAILURES[failure]}${detail}`);
 }
 
 const perUser = (bucket: string): LimitSpec => ({
