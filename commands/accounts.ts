@@ -8,6 +8,7 @@ import type { LoginDoc } from '../projections/users.js';
 import { loginsByEmail, loginsByTag, loginsByUsername } from '../projections/users.queries.js';
 import { type RequestMeta, type Uses, metadata } from './deps.js';
 import { assertEmailAvailable, assertUsernameAvailable, claimDiscriminator, claimEmail, releaseDiscriminator } from './claims.js';
+import { newApplicationKey } from './interactionEndpoint.js';
 import { applicationStream, userStream } from './streams.js';
 
 /** Refuses before anything is appended when the username has no discriminator left or the email is taken. */
@@ -75,7 +76,7 @@ export async function login(deps: Uses<'commands' | 'readStore' | 'clock' | 'set
 }
 
 export async function createApplication(
-  deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>,
+  deps: Uses<'commands' | 'ids' | 'secrets' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
   input: { name: string; redirectUris?: string[] },
 ) {
@@ -91,6 +92,7 @@ export async function createApplication(
       ownerId: meta.actorId,
       clientSecretHash: sha256(clientSecret),
       redirectUris: input.redirectUris ?? [],
+      key: newApplicationKey(deps),
     },
     metadata(meta, deps.clock),
   );
@@ -124,12 +126,16 @@ export async function createBot(
   return { botUserId, token, discriminator };
 }
 
-/** `icon` undefined keeps the icon, null removes it. The actor is the application's bot or its owner. */
+/**
+ * `icon` undefined keeps the icon, null removes it. The actor is the application's bot or its owner. A new
+ * interactions endpoint URL is checked with `verifyEndpoint` once the actor may change the application, before it is stored.
+ */
 export async function updateApplication(
   deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
   applicationId: string,
-  input: { description?: string; flags?: number; icon?: Image | null; redirect_uris?: string[] },
+  input: { description?: string; flags?: number; icon?: Image | null; redirect_uris?: string[]; interactions_endpoint_url?: string | null },
+  verifyEndpoint: (url: string) => Promise<void>,
 ) {
   const { icon, ...fields } = input;
   const command: ApplicationCommand = {
@@ -139,8 +145,11 @@ export async function updateApplication(
     ...fields,
     ...(icon !== undefined ? { icon: icon?.hash ?? null } : {}),
   };
-  // Decided before the icon is stored, so a refused change leaves no blob behind.
-  applicationDecider.decide(command, (await deps.commands.load(applicationStream(applicationId), applicationDecider)).state);
+  // Decided before the icon is stored and the endpoint called, so a refused change leaves no blob behind and costs no request.
+  const { state } = await deps.commands.load(applicationStream(applicationId), applicationDecider);
+  applicationDecider.decide(command, state);
+  const url = input.interactions_endpoint_url;
+  if (url && url !== state.interactions_endpoint_url) await verifyEndpoint(url);
   if (icon) await deps.blobs.put(`app-icons/${applicationId}/${icon.hash}`, icon);
   const { position } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { applicationDecider } from '../domain/application.js';
 import {
   type BotInteraction,
+  type BotInteractionCommand,
   type GivenOption,
   INTERACTION_TOKEN_TTL_MS,
   InteractionType,
@@ -20,14 +21,16 @@ import {
   unknownCommand,
 } from '../domain/commandInteraction.js';
 import { type FieldError, forbidden, invalidForm } from '../domain/errors.js';
+import { guildDecider } from '../domain/guild.js';
 import { channelPermissions } from '../domain/guildState.js';
 import type { MessageFields } from '../domain/message.js';
 import { sha256 } from '../ports/secrets.js';
 import { applicationCommandById } from '../projections/applicationCommands.queries.js';
+import { dmChannelById } from '../projections/dms.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
-import { applicationStream, commandInteractionStream } from './streams.js';
+import { applicationStream, commandInteractionStream, guildStream } from './streams.js';
 
 export type InteractionDeps = Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'secrets' | 'settle'>;
 
@@ -43,6 +46,18 @@ export interface InvocationInput {
   guild_id?: string;
   channel_id: string;
   data: { id: string; name: string; type?: number; options?: GivenOption[] };
+  /** The client's own id for the invocation, carried back in its INTERACTION_SUCCESS or INTERACTION_FAILURE. */
+  nonce?: string;
+}
+
+/**
+ * A recorded interaction. With `endpoint`, the application takes its interactions at its interactions endpoint: the
+ * caller delivers it there (with the token in clear) and the bot's answer is its response; otherwise its bot's gateway
+ * sessions receive INTERACTION_CREATE.
+ */
+export interface CreatedInteraction {
+  id: string;
+  endpoint: { url: string; token: string; interaction: BotInteraction } | null;
 }
 
 const TOKEN_PREFIX = 'interaction:';
@@ -123,7 +138,10 @@ async function resolveNamed(
   return { users: [...resolved.users], roles: [...resolved.roles], channels: [...resolved.channels] };
 }
 
-/** Records the interaction with a new token (sealed, and as its digest) for the bot to answer within 15 minutes. */
+/**
+ * Records the interaction with a new token (sealed, and as its digest) for the bot to acknowledge within 3 seconds and
+ * follow up within 15 minutes, delivered as the application takes them now (its interactions endpoint, or the gateway).
+ */
 async function createInteraction(
   deps: InteractionDeps,
   meta: ActorMeta,
@@ -131,7 +149,8 @@ async function createInteraction(
   bot: ApplicationBot,
   appPermissions: bigint,
   what: Pick<BotInteraction, 'type' | 'command' | 'component'>,
-): Promise<string> {
+  nonce?: string,
+): Promise<CreatedInteraction> {
   const invoker = (await userById(deps.readStore, meta.actorId))!;
   const id = deps.ids.next();
   const token = newInteractionToken(id);
@@ -150,10 +169,31 @@ async function createInteraction(
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + INTERACTION_TOKEN_TTL_MS).toISOString(),
   };
-  const command = { type: 'CreateInteraction' as const, interaction, tokenHash: sha256(token), sealedToken: deps.secrets.seal(token) };
+  const endpointUrl = (await deps.commands.load(applicationStream(bot.applicationId), applicationDecider)).state.interactions_endpoint_url;
+  const command: BotInteractionCommand = {
+    type: 'CreateInteraction',
+    interaction,
+    tokenHash: sha256(token),
+    sealedToken: deps.secrets.seal(token),
+    delivery: endpointUrl ? 'endpoint' : 'gateway',
+    ...(nonce !== undefined ? { nonce } : {}),
+  };
   const { position } = await deps.commands.handle(commandInteractionStream(id), botInteractionDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
-  return id;
+  return { id, endpoint: endpointUrl ? { url: endpointUrl, token, interaction } : null };
+}
+
+/**
+ * What an interaction's object is built from beside the interaction, as things are now: the guild (members, roles,
+ * channels) or the DM, the invoker and the users its options name. Null when the place or the invoker went away.
+ */
+export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, interaction: BotInteraction) {
+  const guild = interaction.guildId ? (await deps.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
+  const dm = guild ? null : await dmChannelById(deps.readStore, interaction.channelId);
+  const users = await usersByIds(deps.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
+  const invoker = users.find((u) => u._id === interaction.userId);
+  const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;
+  return !invoker || gone ? null : { invoker, guild, dm, users };
 }
 
 /**
@@ -161,7 +201,7 @@ async function createInteraction(
  * DM with the bot only global ones with dm_permission), the invoker sees the channel and holds USE_APPLICATION_COMMANDS
  * and the command's default_member_permissions, the application's bot is there, and the options are the command's.
  */
-export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<string> {
+export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<CreatedInteraction> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
   const command = await applicationCommandById(deps.readStore, input.data.id);
@@ -181,7 +221,15 @@ export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, inpu
   const { options, named } = checkCommandOptions(command.options, input.data.options);
   const resolved = await resolveNamed(deps, access, meta.actorId, named);
   const invoked: InvokedCommand = { id: command._id, name: command.name, type: command.type, guild_id: command.guild_id, options, resolved };
-  return createInteraction(deps, meta, access, bot, appPermissions, { type: InteractionType.APPLICATION_COMMAND, command: invoked, component: null });
+  return createInteraction(
+    deps,
+    meta,
+    access,
+    bot,
+    appPermissions,
+    { type: InteractionType.APPLICATION_COMMAND, command: invoked, component: null },
+    input.nonce,
+  );
 }
 
 /** A click on a component of a message of `bot`'s application, already checked against the message, for its bot. */
@@ -191,6 +239,6 @@ export async function useComponent(
   access: MessageChannelAccess,
   bot: ApplicationBot,
   component: UsedComponent,
-): Promise<string> {
+): Promise<CreatedInteraction> {
   return createInteraction(deps, meta, access, bot, botPermissions(access, bot), { type: InteractionType.MESSAGE_COMPONENT, command: null, component });
 }

@@ -20,7 +20,7 @@ import type { Clock } from '../ports/clock.js';
 import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { messageChannelAccess } from './access.js';
-import { type InteractionDeps, messageApplication, useComponent } from './commandInteractions.js';
+import { type CreatedInteraction, type InteractionDeps, messageApplication, useComponent } from './commandInteractions.js';
 import { interactionStream, messageStream, webhookStream } from './streams.js';
 
 export interface ClickInput extends Click {
@@ -34,7 +34,7 @@ export interface ClickInput extends Click {
  * goes to the interaction_url the posting webhook has now; a message of a person, or of a webhook without one, records
  * the click and delivers nothing.
  */
-export async function clickComponent(deps: InteractionDeps, meta: ActorMeta, input: ClickInput): Promise<string> {
+export async function clickComponent(deps: InteractionDeps, meta: ActorMeta, input: ClickInput): Promise<CreatedInteraction> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
   const message = requireMessage((await deps.commands.load(messageStream(input.message_id), messageDecider)).state, input.channel_id);
   // An ephemeral message exists only for those it is shown to.
@@ -59,7 +59,7 @@ export async function clickComponent(deps: InteractionDeps, meta: ActorMeta, inp
   const command: InteractionCommand = { type: 'RecordClick', interaction, webhookId: message.webhook_id, deliveryUrl, at: deps.clock.now() };
   const { position } = await deps.commands.handle(interactionStream(interaction.id), interactionDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
-  return interaction.id;
+  return { id: interaction.id, endpoint: null };
 }
 
 const isStale = (error: unknown) => error instanceof DomainError && error.code === 'DELIVERY_ATTEMPT_STALE';

@@ -18,6 +18,14 @@ export interface ApplicationProfile {
   flags: number;
   /** Where the authorization page may send a person back with a code. */
   redirect_uris: string[];
+  /** Where its interactions are POSTed instead of the gateway; set only once the endpoint answered its checks. */
+  interactions_endpoint_url: string | null;
+}
+
+/** The application's Ed25519 key pair: the public key in hex, the private key sealed (ports/secrets.ts SecretBox). */
+export interface ApplicationKey {
+  verifyKey: string;
+  sealedPrivateKey: string;
 }
 
 /** `redirectUris` is absent from applications created before OAuth2 clients. */
@@ -33,7 +41,12 @@ export type ApplicationBotCreated = DomainEvent<'ApplicationBotCreated', { appli
 /** Carries only the fields that changed. */
 export type ApplicationUpdated = DomainEvent<'ApplicationUpdated', { applicationId: string } & Partial<ApplicationProfile>>;
 export type ApplicationSecretReset = DomainEvent<'ApplicationSecretReset', { applicationId: string; clientSecretHash: string }>;
-export type ApplicationEvent = ApplicationCreated | ApplicationBotCreated | ApplicationUpdated | ApplicationSecretReset;
+/**
+ * The key pair interactions are signed with: appended with ApplicationCreated, or, for an application created before
+ * keys, the first time the key is needed (its object shown, its endpoint set). The private key is only ever sealed.
+ */
+export type ApplicationKeyCreated = DomainEvent<'ApplicationKeyCreated', { applicationId: string; verifyKey: string; sealedPrivateKey: string }>;
+export type ApplicationEvent = ApplicationCreated | ApplicationBotCreated | ApplicationUpdated | ApplicationSecretReset | ApplicationKeyCreated;
 
 export interface ApplicationState extends ApplicationProfile {
   exists: boolean;
@@ -41,10 +54,21 @@ export interface ApplicationState extends ApplicationProfile {
   ownerId: string | null;
   botUserId: string | null;
   clientSecretHash: string;
+  key: ApplicationKey | null;
 }
 
 export type ApplicationCommand =
-  | { type: 'CreateApplication'; applicationId: string; name: string; ownerId: string; clientSecretHash: string; redirectUris: string[] }
+  | {
+      type: 'CreateApplication';
+      applicationId: string;
+      name: string;
+      ownerId: string;
+      clientSecretHash: string;
+      redirectUris: string[];
+      key: ApplicationKey;
+    }
+  /** Gives an application made before keys its pair; a no-op for one that has it (a concurrent first need won). */
+  | ({ type: 'CreateKey'; applicationId: string } & ApplicationKey)
   | { type: 'CreateBot'; applicationId: string; actorId: string }
   | ({ type: 'UpdateApplication'; applicationId: string; actorId: string } & Partial<ApplicationProfile>)
   | { type: 'ResetClientSecret'; applicationId: string; actorId: string; clientSecretHash: string };
@@ -67,18 +91,28 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
     ownerId: null,
     botUserId: null,
     clientSecretHash: '',
+    key: null,
     description: '',
     icon: null,
     flags: 0,
     redirect_uris: [],
+    interactions_endpoint_url: null,
   }),
   decide(command, state) {
     switch (command.type) {
       case 'CreateApplication': {
         if (state.exists) throw new DomainError('conflict', 'APPLICATION_EXISTS', 'Application already exists');
         assertRedirectUris(command.redirectUris);
-        const { applicationId, name, ownerId, clientSecretHash, redirectUris } = command;
-        return [{ type: 'ApplicationCreated', data: { applicationId, name, ownerId, clientSecretHash, redirectUris } }];
+        const { applicationId, name, ownerId, clientSecretHash, redirectUris, key } = command;
+        return [
+          { type: 'ApplicationCreated', data: { applicationId, name, ownerId, clientSecretHash, redirectUris } },
+          { type: 'ApplicationKeyCreated', data: { applicationId, ...key } },
+        ];
+      }
+      case 'CreateKey': {
+        if (!state.exists) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
+        const { applicationId, verifyKey, sealedPrivateKey } = command;
+        return state.key ? [] : [{ type: 'ApplicationKeyCreated', data: { applicationId, verifyKey, sealedPrivateKey } }];
       }
       case 'CreateBot':
         assertOwner(state, command.actorId);
@@ -97,6 +131,8 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
         if (command.flags !== undefined && command.flags !== state.flags) changed.flags = command.flags;
         if (command.redirect_uris !== undefined && JSON.stringify(command.redirect_uris) !== JSON.stringify(state.redirect_uris))
           changed.redirect_uris = command.redirect_uris;
+        if (command.interactions_endpoint_url !== undefined && command.interactions_endpoint_url !== state.interactions_endpoint_url)
+          changed.interactions_endpoint_url = command.interactions_endpoint_url;
         return Object.keys(changed).length ? [{ type: 'ApplicationUpdated', data: { applicationId: command.applicationId, ...changed } }] : [];
       }
       case 'ResetClientSecret':
@@ -118,6 +154,8 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
       }
       case 'ApplicationSecretReset':
         return { ...state, clientSecretHash: event.data.clientSecretHash };
+      case 'ApplicationKeyCreated':
+        return { ...state, key: { verifyKey: event.data.verifyKey, sealedPrivateKey: event.data.sealedPrivateKey } };
     }
   },
 };

@@ -23,6 +23,11 @@ export type InteractionCallbackType = (typeof InteractionCallbackType)[keyof typ
 export const InteractionContextType = { GUILD: 0, BOT_DM: 1 } as const;
 /** As in the widely used API: the token answers responses, follow-ups and edits for 15 minutes. */
 export const INTERACTION_TOKEN_TTL_MS = 15 * 60 * 1000;
+/**
+ * As in the widely used API: an interaction not acknowledged (answered or deferred) within 3 seconds fails for its
+ * invoker, and a later initial response answers UNKNOWN_INTERACTION.
+ */
+export const ACKNOWLEDGE_WITHIN_MS = 3000;
 /** The spec's upload limit for a file, as interactions announce it (attachment_size_limit). */
 export const ATTACHMENT_SIZE_LIMIT = 25 * 1024 * 1024;
 /** The flags a response may set: ephemeral, embeds suppressed, silent. */
@@ -92,7 +97,12 @@ export interface BotInteraction {
   expiresAt: string;
 }
 
-export type InteractionCreated = DomainEvent<'InteractionCreated', { interaction: BotInteraction; tokenHash: string; sealedToken: string }>;
+/** How an interaction reaches its bot: INTERACTION_CREATE on the gateway (absent), or POSTed to its interactions endpoint. */
+export type InteractionDelivery = 'gateway' | 'endpoint';
+export type InteractionCreated = DomainEvent<
+  'InteractionCreated',
+  { interaction: BotInteraction; tokenHash: string; sealedToken: string; delivery?: 'endpoint'; nonce?: string }
+>;
 /** `messageId` is the response's message (@original): a new one for 4 and 5, the component's message for 6 and 7. */
 export type InteractionResponded = DomainEvent<
   'InteractionResponded',
@@ -106,16 +116,33 @@ export type InteractionResponded = DomainEvent<
     respondedAt: string;
   }
 >;
-export type BotInteractionEvent = InteractionCreated | InteractionResponded;
+/**
+ * Why an interaction failed for its invoker: the endpoint did not answer in time, could not be reached, answered a
+ * status other than 2xx, or answered something that is no response it could take; or, on the gateway, the bot did not
+ * acknowledge it within 3 seconds.
+ */
+export type InteractionFailure = 'endpoint_timeout' | 'endpoint_unreachable' | 'endpoint_status' | 'endpoint_invalid_response' | 'not_acknowledged';
+/** The interaction failed for its invoker; its token then takes no initial response (UNKNOWN_INTERACTION). */
+export type InteractionFailed = DomainEvent<
+  'InteractionFailed',
+  { interactionId: string; applicationId: string; userId: string; channelId: string; reason: InteractionFailure; nonce?: string }
+>;
+export type BotInteractionEvent = InteractionCreated | InteractionResponded | InteractionFailed;
 
 export interface BotInteractionState {
   interaction: BotInteraction | null;
   tokenHash: string | null;
   response: { type: InteractionCallbackType; messageId: string } | null;
+  delivery: InteractionDelivery;
+  failed: boolean;
+  /** The invoker's client's nonce, which the invoker's success or failure dispatch carries back. */
+  nonce?: string;
 }
 
 export type BotInteractionCommand =
-  | { type: 'CreateInteraction'; interaction: BotInteraction; tokenHash: string; sealedToken: string }
+  | { type: 'CreateInteraction'; interaction: BotInteraction; tokenHash: string; sealedToken: string; delivery?: InteractionDelivery; nonce?: string }
+  /** A no-op once the interaction was acknowledged or had already failed: the acknowledgement won the race. */
+  | { type: 'Fail'; reason: InteractionFailure }
   /** `messageId`: the new message of a response 4 or 5 (6 and 7 answer with the component's message). */
   | { type: 'Respond'; tokenHash: string; responseType: InteractionCallbackType; messageId: string | null; at: number };
 
@@ -146,12 +173,19 @@ const updatesMessage = (type: InteractionCallbackType) =>
   type === InteractionCallbackType.DEFERRED_UPDATE_MESSAGE || type === InteractionCallbackType.UPDATE_MESSAGE;
 
 /**
- * The interaction a callback's token opens: it is known and not expired (else 404 UNKNOWN_INTERACTION, as the widely
- * used API answers) and the token is its own (else 401).
+ * Whether the interaction can no longer take an initial response: it failed, or, on the gateway, it went unanswered
+ * for 3 seconds. An endpoint's answer is bounded by its request's timeout instead, and a failure there is recorded.
+ */
+const pastAcknowledgement = (state: BotInteractionState, interaction: BotInteraction, at: number) =>
+  state.failed || (!state.response && state.delivery === 'gateway' && at > Date.parse(interaction.createdAt) + ACKNOWLEDGE_WITHIN_MS);
+
+/**
+ * The interaction a callback's token opens: it is known, not expired and still open to a first response (else 404
+ * UNKNOWN_INTERACTION, as the widely used API answers) and the token is its own (else 401).
  */
 export function requireCallbackToken(state: BotInteractionState, tokenHash: string, at: number): BotInteraction {
   const interaction = state.interaction;
-  if (!interaction || at > Date.parse(interaction.expiresAt)) throw unknownInteraction();
+  if (!interaction || at > Date.parse(interaction.expiresAt) || pastAcknowledgement(state, interaction, at)) throw unknownInteraction();
   if (!sameDigest(state.tokenHash!, tokenHash)) throw invalidInteractionToken();
   return interaction;
 }
@@ -190,22 +224,45 @@ function respond(command: Extract<BotInteractionCommand, { type: 'Respond' }>, s
 }
 
 export const botInteractionDecider: Decider<BotInteractionState, BotInteractionCommand, BotInteractionEvent> = {
-  initialState: () => ({ interaction: null, tokenHash: null, response: null }),
+  initialState: () => ({ interaction: null, tokenHash: null, response: null, delivery: 'gateway', failed: false }),
 
   decide(command, state) {
     switch (command.type) {
       case 'CreateInteraction':
         if (state.interaction) throw new DomainError('conflict', 'INTERACTION_EXISTS', 'Interaction already exists');
-        return [{ type: 'InteractionCreated', data: { interaction: command.interaction, tokenHash: command.tokenHash, sealedToken: command.sealedToken } }];
+        return [
+          {
+            type: 'InteractionCreated',
+            data: {
+              interaction: command.interaction,
+              tokenHash: command.tokenHash,
+              sealedToken: command.sealedToken,
+              ...(command.delivery === 'endpoint' ? { delivery: 'endpoint' as const } : {}),
+              ...(command.nonce !== undefined ? { nonce: command.nonce } : {}),
+            },
+          },
+        ];
       case 'Respond':
         return respond(command, state);
+      case 'Fail': {
+        const interaction = state.interaction;
+        if (!interaction) throw unknownInteraction();
+        if (state.response || state.failed) return [];
+        const { id: interactionId, applicationId, userId, channelId } = interaction;
+        const nonce = state.nonce;
+        return [{ type: 'InteractionFailed', data: { interactionId, applicationId, userId, channelId, reason: command.reason, ...(nonce ? { nonce } : {}) } }];
+      }
     }
   },
 
   // The stream of a click delivered to a webhook has other events: they leave this state as it is (no interaction).
   evolve(state, event) {
-    if (event.type === 'InteractionCreated') return { interaction: event.data.interaction, tokenHash: event.data.tokenHash, response: null };
+    if (event.type === 'InteractionCreated') {
+      const { interaction, tokenHash, delivery, nonce } = event.data;
+      return { interaction, tokenHash, response: null, delivery: delivery ?? 'gateway', failed: false, ...(nonce !== undefined ? { nonce } : {}) };
+    }
     if (event.type === 'InteractionResponded') return { ...state, response: { type: event.data.responseType, messageId: event.data.messageId } };
+    if (event.type === 'InteractionFailed') return { ...state, failed: true };
     return state;
   },
 };

@@ -1,5 +1,5 @@
 // Refusals the domain can give. Each has a stable code (the spec's error format) and a kind the HTTP layer maps to a status.
-export type ErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited';
+export type ErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'failed_dependency' | 'rate_limited';
 
 export interface FieldError {
   path: string;

@@ -6,7 +6,7 @@ import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
-import type { CheckOutboundUrl, GetBytes } from '../ports/outbound.js';
+import type { CheckOutboundUrl, GetBytes, PostForAnswer } from '../ports/outbound.js';
 
 export interface HttpDeps extends CommandDeps {
   config: Config;
@@ -16,6 +16,8 @@ export interface HttpDeps extends CommandDeps {
   checkOutboundUrl: CheckOutboundUrl;
   /** Fetches images given by URL (emojis). */
   getBytes: GetBytes;
+  /** POSTs interactions to an application's interactions endpoint and reads its answer. */
+  postForAnswer: PostForAnswer;
   metrics: Metrics;
 }
 

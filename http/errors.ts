@@ -15,6 +15,8 @@ export const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  // What the request depended on failed (an application's interactions endpoint): not the caller's doing, nor the service's.
+  failed_dependency: 424,
   rate_limited: 429,
 };
 

@@ -3,7 +3,8 @@
 // a larger file answers 413 FILE_TOO_LARGE, an 11th file 400 TOO_MANY_ATTACHMENTS; either only after the whole
 // request is read (what is past a limit is discarded, not kept), so the client sees the answer instead of a reset
 // connection. The whole body is capped at what the limits allow: past that the request is cut off with a 413.
-import { finished } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable, finished } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import type { Context } from 'koa';
 import type { UploadedFile } from '../commands/messages/input.js';
@@ -25,11 +26,41 @@ export const isMultipart = (ctx: Context) => ctx.request.type === 'multipart/for
 /** The body of a message send or edit, JSON or multipart; each file's image header is read through the images port. */
 export async function readMessageBody(ctx: Context, jsonLimit: number, images: Pick<Images, 'probe'>): Promise<MessageBody> {
   if (!isMultipart(ctx)) return { payload: ctx.request.body, files: [] };
-  const body = await parseMultipart(ctx, jsonLimit);
-  // Measured from its header alone: an image too large to render is still a file to keep (the CDN refuses to resize it).
+  return probed(await parseMultipart(requestSource(ctx), jsonLimit), images);
+}
+
+/**
+ * A message body received whole rather than as a request (an interactions endpoint's answer): JSON, or multipart with
+ * payload_json and files, read with the same rules as a request's.
+ */
+export async function messageBodyOf(contentType: string | null, data: Buffer, jsonLimit: number, images: Pick<Images, 'probe'>): Promise<MessageBody> {
+  if (!contentType?.startsWith('multipart/form-data')) return { payload: parseJsonText(data.toString('utf8'), 'The body'), files: [] };
+  const source = { headers: { 'content-type': contentType }, stream: Readable.from([data]), length: data.length, cutOff: () => {} };
+  return probed(await parseMultipart(source, jsonLimit), images);
+}
+
+/** Each file's image header read: an image too large to render is still a file to keep (the CDN refuses to resize it). */
+async function probed(body: MessageBody, images: Pick<Images, 'probe'>): Promise<MessageBody> {
   for (const file of body.files) file.image = await images.probe(file.data);
   return body;
 }
+
+/** Where a multipart body comes from: a request, or bytes already received. */
+interface MultipartSource {
+  headers: IncomingHttpHeaders;
+  stream: Readable;
+  /** The declared length, if any. */
+  length: number | undefined;
+  /** Ends the connection after the answer (a body cut off at the cap is not read on). */
+  cutOff(): void;
+}
+
+const requestSource = (ctx: Context): MultipartSource => ({
+  headers: ctx.req.headers,
+  stream: ctx.req,
+  length: ctx.request.length,
+  cutOff: () => ctx.set('Connection', 'close'),
+});
 
 /** A form of plain fields and files, as the widely used API's clients send uploads other than messages (stickers). */
 export interface FormBody {
@@ -39,12 +70,12 @@ export interface FormBody {
 
 /** A multipart form's text fields and files, within the limits of message bodies. */
 export async function readFormBody(ctx: Context, jsonLimit: number): Promise<FormBody> {
-  const { fields, files } = await parseMultipart(ctx, jsonLimit);
+  const { fields, files } = await parseMultipart(requestSource(ctx), jsonLimit);
   return { fields, files };
 }
 
 /** Every file at its limit, payload_json at its limit, and room for the parts' headers and the other fields. */
-const maxMultipartBytes = (jsonLimit: number) => MAX_ATTACHMENTS * MAX_FILE_BYTES + 2 * jsonLimit + 1024 * 1024;
+export const maxMultipartBytes = (jsonLimit: number) => MAX_ATTACHMENTS * MAX_FILE_BYTES + 2 * jsonLimit + 1024 * 1024;
 
 const bodyTooLarge = () => new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', 'The request body is too large');
 
@@ -55,14 +86,15 @@ const unreadable = () => badRequest('INVALID_MULTIPART', 'The multipart body cou
  * 400 INVALID_MULTIPART and the rest of it read and discarded, so the connection can carry the answer: busboy reports
  * it as 'error' events on the parser and on each file stream, and an 'error' event nobody listens for ends the process.
  */
-function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & FormBody> {
+function parseMultipart(source: MultipartSource, jsonLimit: number): Promise<MessageBody & FormBody> {
   const cap = maxMultipartBytes(jsonLimit);
-  if ((ctx.request.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
+  const input = source.stream;
+  if ((source.length ?? 0) > cap) return Promise.reject(bodyTooLarge());
   return new Promise((resolve, reject) => {
     let parser: ReturnType<typeof Busboy>;
     try {
       parser = Busboy({
-        headers: ctx.req.headers as { 'content-type': string },
+        headers: source.headers as { 'content-type': string },
         limits: { fileSize: MAX_FILE_BYTES, files: MAX_ATTACHMENTS, fieldSize: jsonLimit, fields: 20 },
       });
     } catch {
@@ -81,8 +113,8 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
     const refuse = (error: DomainError) => {
       if (settled) return;
       settled = true;
-      ctx.req.unpipe(parser);
-      ctx.req.resume();
+      input.unpipe(parser);
+      input.resume();
       reject(error);
     };
     // busboy emits 'finish' once every file stream has ended, but before this module's own 'end' listener has run.
@@ -133,20 +165,20 @@ function parseMultipart(ctx: Context, jsonLimit: number): Promise<MessageBody & 
     });
     // A connection that ended or reset before the whole body came, even while the route was still checking the caller:
     // the parser would wait for the rest forever.
-    finished(ctx.req, (error) => {
+    finished(input, (error) => {
       if (error) refuse(unreadable());
     });
     // A chunked body declares no length: count it, and cut it off at the cap instead of reading on without end.
     let received = 0;
-    ctx.req.on('data', (chunk: Buffer) => {
+    input.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received <= cap) return;
-      ctx.req.unpipe(parser);
-      ctx.req.pause();
-      ctx.set('Connection', 'close');
+      input.unpipe(parser);
+      input.pause();
+      source.cutOff();
       settled = true;
       reject(bodyTooLarge());
     });
-    ctx.req.pipe(parser);
+    input.pipe(parser);
   });
 }

@@ -11,6 +11,7 @@ import { systemClock } from '../ports/clock.js';
 import { Gateway } from '../gateway/server.js';
 import { READY_MAX_LAG } from '../http/operations.js';
 import { type RunningHttpServer, startHttpServer } from '../http/server.js';
+import { AcknowledgementDeadline } from '../processes/acknowledgementDeadline.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { KeyShredder } from '../processes/keyShredding.js';
 import { DeliveryWorker } from '../processes/delivery.js';
@@ -136,6 +137,9 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       delivery = worker;
       started.push(() => worker.stop());
       await worker.start();
+      const deadline = new AcknowledgementDeadline(runtime);
+      started.push(() => deadline.stop());
+      await deadline.start();
     }
 
     let http: RunningHttpServer | null = null;

@@ -6,7 +6,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { type GetBytes, type OutboundRefusal, OutboundUrlError } from '../ports/outbound.js';
+import { type GetBytes, type OutboundRefusal, OutboundUrlError, type PostForAnswer } from '../ports/outbound.js';
 
 export { OutboundUrlError, type OutboundRefusal };
 
@@ -100,6 +100,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 
 interface Exchange {
   status: number;
+  contentType: string | null;
   data: Buffer;
   /** The body went past maxBytes and was cut off there. */
   tooLarge: boolean;
@@ -145,9 +146,10 @@ function exchange(
     req.on('error', (error) => settle(() => reject(error)));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
+      const contentType = res.headers['content-type'] ?? null;
       const chunks: Buffer[] = [];
       let received = 0;
-      const done = (tooLarge: boolean) => settle(() => resolve({ status, data: Buffer.concat(chunks), tooLarge }));
+      const done = (tooLarge: boolean) => settle(() => resolve({ status, contentType, data: Buffer.concat(chunks), tooLarge }));
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > options.maxBytes) {
@@ -175,6 +177,9 @@ export async function postJson(
   const { status } = await exchange(url, { method: 'POST', headers, body }, { ...options, maxBytes: MAX_RESPONSE_BYTES });
   return { status };
 }
+
+/** POSTs `body` and reads the answer (an interactions endpoint's response), under the same checks and timeout. */
+export const postForAnswer: PostForAnswer = (url, body, headers, options) => exchange(url, { method: 'POST', headers, body }, options);
 
 /** GETs a URL chosen by a user (an emoji's image) under the same checks, keeping at most maxBytes of its body. */
 export const getBytes: GetBytes = (url, options) => exchange(url, { method: 'GET', headers: { Accept: 'image/*' } }, options);

@@ -11,7 +11,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
 import type { Metrics } from '../ports/metrics.js';
-import type { CheckOutboundUrl, GetBytes } from '../ports/outbound.js';
+import type { CheckOutboundUrl, GetBytes, PostForAnswer } from '../ports/outbound.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import type { ProjectionRunner } from '../projections/runner.js';
@@ -19,7 +19,7 @@ import type { Config } from './config.js';
 import type { EngineConfig } from './engines.js';
 import { sharpImages } from './images.js';
 import type { Logger } from './logger.js';
-import { checkOutboundUrl, getBytes } from './outbound.js';
+import { checkOutboundUrl, getBytes, postForAnswer } from './outbound.js';
 import type { Engines } from './roles.js';
 
 export interface Runtime extends CommandDeps {
@@ -32,6 +32,7 @@ export interface Runtime extends CommandDeps {
   images: Images;
   checkOutboundUrl: CheckOutboundUrl;
   getBytes: GetBytes;
+  postForAnswer: PostForAnswer;
   /** The role and engines this process runs (gateway and delivery code consume `bus` in theirs). */
   engines: EngineConfig;
   /** The log's events for consumers other than projectors; Kafka when BUS=kafka. */
@@ -71,6 +72,7 @@ export function assembleRuntime(
     images: sharpImages,
     checkOutboundUrl,
     getBytes,
+    postForAnswer,
     clock: systemClock,
     metrics,
     commands: new CommandHandler(store, new AggregateCache()),

@@ -20,6 +20,22 @@ export type PostJson = (
   options: { allowPrivate: boolean; timeoutMs: number },
 ) => Promise<{ status: number }>;
 
+/** What an endpoint answered: its status, its Content-Type, and its body up to maxBytes (`tooLarge` when cut off there). */
+export interface OutboundAnswer {
+  status: number;
+  contentType: string | null;
+  data: Buffer;
+  tooLarge: boolean;
+}
+
+/** POSTs a body to a checked URL within timeoutMs and reads the answer (an interactions endpoint's response). */
+export type PostForAnswer = (
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs: number; maxBytes: number },
+) => Promise<OutboundAnswer>;
+
 /** Refuses (OutboundUrlError) a URL that is not https or that resolves to a private address, unless allowPrivate. */
 export type CheckOutboundUrl = (url: string, options: { allowPrivate: boolean }) => Promise<void>;
 

@@ -1,7 +1,7 @@
 // Credentials never enter the log or the read models in clear: passwords as scrypt hashes (slow, salted), tokens
 // and client secrets as SHA-256 (they are 256-bit random values, so a fast hash is enough). These are pure functions
 // the core owns; the key that seals secrets the service must read back is an adapter's (infra/secrets.ts).
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, scrypt, sign as cryptoSign, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (
@@ -68,4 +68,21 @@ export interface SecretBox {
    * not found again by hashing guesses without that key. It names streams after personal data (commands/streams.ts).
    */
   fingerprint(value: string): string;
+}
+
+/**
+ * An application's Ed25519 key pair for signing its interaction deliveries, as the widely used API gives each
+ * application: the public key as its raw 32 bytes in hex (the `verify_key` bots check with), the private key as PKCS#8
+ * PEM, to be sealed before it is stored.
+ */
+export function newSigningKeyPair(): { verifyKey: string; privateKeyPem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  // The SPKI encoding of an Ed25519 key ends with the raw 32-byte key.
+  const verifyKey = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
+  return { verifyKey, privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };
+}
+
+/** The Ed25519 signature (hex) of timestamp + body, as X-Signature-Ed25519 carries it. */
+export function signWithKey(privateKeyPem: string, timestamp: string, body: string): string {
+  return cryptoSign(null, Buffer.from(timestamp + body), createPrivateKey(privateKeyPem)).toString('hex');
 }

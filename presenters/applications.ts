@@ -5,10 +5,9 @@ import type { ParleyApplication } from './differences.js';
 import { partialUser } from './users.js';
 
 /**
- * The application object in the widely used API's shape. `verify_key` is the empty string: this service has no
- * per-application Ed25519 key (interaction deliveries are signed with HMAC-SHA256 keyed by the webhook token, see
- * infra/interactionSignature.ts), and an empty value keeps the field a string for typed clients while no verifier can
- * mistake it for a key.
+ * The application object in the widely used API's shape. `verify_key` is the public half of the application's Ed25519
+ * key in hex (what bots verify the deliveries to their interactions endpoint with); the caller makes sure an
+ * application made before keys has one (commands/interactionEndpoint.ts ensureApplicationKey).
  */
 export function applicationObject(application: ApplicationDoc, users: Map<string, UserDoc>, guildCount: number): ParleyApplication {
   const owner = users.get(application.owner_id);
@@ -26,11 +25,11 @@ export function applicationObject(application: ApplicationDoc, users: Map<string
     ...(owner ? { owner: partialUser(owner) } : {}),
     owner_id: application.owner_id,
     client_id: application._id,
-    verify_key: '',
+    verify_key: application.verify_key ?? '',
     team: null,
     flags: application.flags ?? 0,
     approximate_guild_count: guildCount,
     redirect_uris: application.redirect_uris ?? [],
-    interactions_endpoint_url: null,
+    interactions_endpoint_url: application.interactions_endpoint_url ?? null,
   };
 }

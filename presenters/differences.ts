@@ -211,6 +211,13 @@ export interface ParleyDispatchData {
   GUILD_STICKERS_UPDATE: Omit<GatewayGuildStickersUpdateDispatchData, 'stickers'> & { stickers: ParleySticker[] };
   /** An interaction for a bot: Parley's (ParleyInteraction, above). */
   INTERACTION_CREATE: ParleyInteraction;
+  /**
+   * To the sessions of the user who started an interaction (the widely used API's client events, which
+   * discord-api-types, typing bot sessions, leaves out): the application acknowledged it, or it failed (`reason`: the
+   * endpoint's failure, or `not_acknowledged` on the gateway). `nonce` is the one the user's POST /interactions sent.
+   */
+  INTERACTION_SUCCESS: { id: string; nonce?: string };
+  INTERACTION_FAILURE: { id: string; nonce?: string; reason: string };
   /** A member's presence: Parley's (ParleyPresence). */
   PRESENCE_UPDATE: ParleyPresence & { guild_id: string };
   /** A DM's call begun (ParleyCall, above). */

@@ -12,13 +12,16 @@ export interface ApplicationDoc {
   icon?: string | null;
   flags?: number;
   redirect_uris?: string[];
+  interactions_endpoint_url?: string | null;
+  /** The public key interactions are signed with (hex); absent until an application made before keys needs it. */
+  verify_key?: string;
   created_at: string;
   [key: string]: unknown;
 }
 
 export const applicationsProjection = projection({
   name: 'applications',
-  handles: ['ApplicationCreated', 'ApplicationBotCreated', 'ApplicationUpdated'],
+  handles: ['ApplicationCreated', 'ApplicationBotCreated', 'ApplicationUpdated', 'ApplicationKeyCreated'],
   collections: [APPLICATIONS],
   // bot_user_id: the applications of bots made before a bot user took its application's id are found by that user's.
   indexes: [
@@ -45,6 +48,8 @@ export const applicationsProjection = projection({
         return [
           { updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { bot_user_id: event.data.botUserId } } } },
         ];
+      case 'ApplicationKeyCreated':
+        return [{ updateOne: { collection: APPLICATIONS, filter: { _id: event.data.applicationId }, update: { $set: { verify_key: event.data.verifyKey } } } }];
       case 'ApplicationUpdated': {
         const { applicationId, ...changed } = event.data;
         return [{ updateOne: { collection: APPLICATIONS, filter: { _id: applicationId }, update: { $set: changed } } }];

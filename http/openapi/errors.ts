@@ -72,6 +72,11 @@ export const ERRORS = {
   FILE_TOO_LARGE: [413, 'A file is larger than 25 MiB.'],
   // 415
   UNSUPPORTED_MEDIA_TYPE: [415, 'The body is not JSON (a form or multipart body sent to a route that takes JSON).'],
+  // 424
+  INTERACTION_FAILED: [
+    424,
+    'The application’s interactions endpoint did not answer within 3 seconds, answered other than 2xx, or answered no valid response: nothing was posted.',
+  ],
   // 429
   RATE_LIMITED: [429, 'The route’s bucket is empty for now: wait Retry-After seconds (X-RateLimit-Scope: user).'],
   IMAGE_QUEUE_FULL: [429, 'Too many images are being processed: try again in a second (X-RateLimit-Scope: shared).'],

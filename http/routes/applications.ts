@@ -4,6 +4,7 @@
 // GET /applications instead.
 import type { Context } from 'koa';
 import { updateApplication } from '../../commands/accounts.js';
+import { ensureApplicationKey, verifyInteractionsEndpoint } from '../../commands/interactionEndpoint.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import type { ApplicationDoc } from '../../projections/applications.js';
 import { applicationById, applicationIdFor, applicationsOwnedBy } from '../../projections/applications.queries.js';
@@ -23,6 +24,8 @@ export const editApplicationSchema = {
     description: { type: 'string', maxLength: 400 },
     icon: { type: ['string', 'null'] },
     flags: { type: 'integer', minimum: 0, maximum: MAX_INT32 },
+    /** Checked by a signed PING before it is stored (commands/interactionEndpoint.ts); null or "" removes it. */
+    interactions_endpoint_url: { type: ['string', 'null'], maxLength: 2048 },
   },
   additionalProperties: false,
 } as const;
@@ -37,8 +40,12 @@ export const editOwnedApplicationSchema = {
 
 export const applicationIdParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
 
-/** Application objects for read-model documents, with their owners, bots and the bots' guild counts. */
+/**
+ * Application objects for read-model documents, with their owners, bots and the bots' guild counts. An application
+ * made before keys gets its key pair here, the first time its object is shown.
+ */
 async function presentApplications(deps: HttpDeps, applications: ApplicationDoc[]) {
+  for (const application of applications) application.verify_key ??= (await ensureApplicationKey(deps, application._id)).verifyKey;
   const users = await usersById(
     deps.readStore,
     applications.flatMap((a) => [a.owner_id, a.bot_user_id]),
@@ -63,9 +70,16 @@ async function ownApplicationId(deps: HttpDeps, ctx: Context): Promise<string> {
 }
 
 async function edit(deps: HttpDeps, ctx: Context, applicationId: string, body: FromSchema<typeof editOwnedApplicationSchema>) {
-  const { icon, ...fields } = body;
+  const { icon, interactions_endpoint_url: endpointUrl, ...fields } = body;
   const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
-  await updateApplication(deps, { ...requestMeta(ctx), actorId: requireAuth(ctx).userId }, applicationId, { ...fields, icon: image });
+  const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
+  await updateApplication(
+    deps,
+    { ...requestMeta(ctx), actorId: requireAuth(ctx).userId },
+    applicationId,
+    { ...fields, icon: image, ...(endpointUrl !== undefined ? { interactions_endpoint_url: endpointUrl || null } : {}) },
+    (url) => verifyInteractionsEndpoint(deps, policy, applicationId, url),
+  );
   return fetchApplicationObject(deps, applicationId);
 }
 
@@ -104,7 +118,8 @@ export const editOwnApplicationRoute = route({
   method: 'PATCH',
   path: '/applications/@me',
   summary: 'Change the bot’s application',
-  description: '`icon` is a data URI (null removes it); `flags` may change only the limited intent flags (1 << 13, 1 << 15, 1 << 19).',
+  description:
+    '`icon` is a data URI (null removes it); `flags` may change only the limited intent flags (1 << 13, 1 << 15, 1 << 19); `interactions_endpoint_url` is taken once the endpoint answers a PING signed with the application’s key (`verify_key`) with `{"type": 1}` and refuses one with an invalid signature with 401 (null or "" removes it).',
   tag: 'Accounts',
   auth: 'bot',
   body: editApplicationSchema,
@@ -120,7 +135,8 @@ export const editApplicationRoute = route({
   method: 'PATCH',
   path: '/applications/:id',
   summary: 'Change one of your applications',
-  description: 'The owner’s edit: the bot’s fields, and the OAuth2 redirect URIs (absolute https URLs, or http on loopback).',
+  description:
+    'The owner’s edit: the bot’s fields (the interactions endpoint URL among them, checked as PATCH /applications/@me checks it), and the OAuth2 redirect URIs (absolute https URLs, or http on loopback).',
   tag: 'Accounts',
   auth: 'session',
   params: applicationIdParam,

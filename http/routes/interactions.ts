@@ -3,18 +3,19 @@
 // and recorded (204), then delivered asynchronously (to a webhook's interaction_url, or to the bot's gateway sessions
 // as INTERACTION_CREATE). The bot answers with the interaction's token (POST /interactions/:id/:token/callback).
 import type { Context, Next } from 'koa';
-import { invokeCommand } from '../../commands/commandInteractions.js';
+import { type CreatedInteraction, interactionSubjects, invokeCommand } from '../../commands/commandInteractions.js';
+import { failInteraction, postInteraction } from '../../commands/interactionEndpoint.js';
 import { type ResponseInput, checkCallbackToken, respondToInteraction } from '../../commands/interactionResponses.js';
 import { clickComponent } from '../../commands/interactions.js';
 import type { MessageInput } from '../../commands/messages/input.js';
-import { InteractionCallbackType } from '../../domain/commandInteraction.js';
+import { ACKNOWLEDGE_WITHIN_MS, InteractionCallbackType, type InteractionFailure } from '../../domain/commandInteraction.js';
 import { DomainError, invalidForm } from '../../domain/errors.js';
 import { applicationIdFor } from '../../projections/applications.queries.js';
-import { interactionCallbackObject } from '../../presenters/interactions.js';
+import { botInteractionObject, interactionCallbackObject } from '../../presenters/interactions.js';
 import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
-import { noContent, requestMeta } from '../context.js';
-import { readMessageBody } from '../multipart.js';
+import { type HttpDeps, noContent, requestMeta } from '../context.js';
+import { maxMultipartBytes, messageBodyOf, readMessageBody } from '../multipart.js';
 import { ref } from '../openapi/components.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { route } from '../route.js';
@@ -124,6 +125,63 @@ function responseData(type: InteractionCallbackType, data: unknown): MessageInpu
   }
 }
 
+/** A callback's body (JSON, or payload_json), checked, as the use case takes it: the callback route's and an endpoint's answer's. */
+export function callbackInput(payload: unknown): ResponseInput {
+  const body = parseBody(callbackSchema, payload);
+  const type = body.type as InteractionCallbackType;
+  return { type, data: responseData(type, body.data) };
+}
+
+const FAILURES: Record<InteractionFailure, string> = {
+  endpoint_timeout: `The application did not respond within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`,
+  endpoint_unreachable: 'The application’s interactions endpoint could not be reached',
+  endpoint_status: 'The application’s interactions endpoint answered with an error',
+  endpoint_invalid_response: 'The application answered with something that is no interaction response',
+  not_acknowledged: `The application did not respond within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`,
+};
+
+/**
+ * Delivers an interaction to its application's interactions endpoint, when it has one, and makes the endpoint's answer
+ * its response through respondToInteraction, as the callback route would. The invoker's request waits for it (the
+ * endpoint gets 3 seconds): it answers 204 once the response took effect, or 424 INTERACTION_FAILED when the endpoint
+ * did not answer in time, answered other than 2xx, or answered something that is no response; then nothing is posted
+ * and the interaction's token takes no response after.
+ */
+async function deliverToEndpoint(ctx: Context, deps: HttpDeps, created: CreatedInteraction): Promise<void> {
+  if (!created.endpoint) return;
+  const failed = await answerFromEndpoint(ctx, deps, created.endpoint);
+  // A failure after the bot acknowledged through the callback route meanwhile is no failure.
+  const recorded = failed !== null && (await failInteraction(deps, created.id, failed.failure));
+  deps.metrics.delivery(recorded ? 'InteractionFailed' : 'InteractionResponded');
+  if (recorded) throw new DomainError('failed_dependency', 'INTERACTION_FAILED', `${FAILURES[failed.failure]}${failed.detail}`);
+}
+
+/** POSTs the interaction to the endpoint and makes its answer the response: what went wrong, or null once it took effect. */
+async function answerFromEndpoint(
+  ctx: Context,
+  deps: HttpDeps,
+  { interaction, token, url }: NonNullable<CreatedInteraction['endpoint']>,
+): Promise<{ failure: InteractionFailure; detail: string } | null> {
+  const subjects = await interactionSubjects(deps, interaction);
+  // The place or the invoker went away meanwhile: there is nothing left to answer.
+  if (!subjects) return { failure: 'endpoint_invalid_response', detail: '' };
+  const object = botInteractionObject(interaction, { token, origin: deps.config.publicBaseUrl, ...subjects });
+  const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
+  const limit = deps.config.jsonBodyLimit;
+  const answer = await postInteraction(deps, policy, interaction.applicationId, url, JSON.stringify(object), maxMultipartBytes(limit));
+  if (typeof answer === 'string') return { failure: answer, detail: '' };
+  if (answer.status < 200 || answer.status > 299) return { failure: 'endpoint_status', detail: ` (${answer.status})` };
+  try {
+    const { payload, files } = await messageBodyOf(answer.contentType, answer.data, limit, deps.images);
+    await respondToInteraction(deps, requestMeta(ctx), interaction.id, token, callbackInput(payload), files);
+    return null;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const fields = error.errors ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : '';
+    return { failure: 'endpoint_invalid_response', detail: `: ${error.message}${fields}` };
+  }
+}
+
 const perUser = (bucket: string): LimitSpec => ({
   bucket,
   points: 60,
@@ -132,7 +190,12 @@ const perUser = (bucket: string): LimitSpec => ({
 });
 /** The session is checked before the limit, so that the bucket is the user's. */
 const session = () => (ctx: Context, next: Next) => (requireSession(ctx), next());
-const recorded = { 204: { description: 'Checked and recorded; delivered asynchronously.' } };
+const recorded = {
+  204: {
+    description:
+      'Checked and recorded; delivered asynchronously on the gateway, or, to an application with an interactions endpoint, delivered and answered before this answer.',
+  },
+};
 
 // The spec: 60 clicks per user per minute, bucket interaction:click::user_id; invocations get a bucket of their own.
 export const clickRoute = route({
@@ -147,8 +210,16 @@ export const clickRoute = route({
   body: clickSchema,
   limits: [perUser('interaction:click')],
   responses: recorded,
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_COMPONENT', 'COMPONENT_DISABLED', 'COMPONENT_NOT_INTERACTIVE', 'MISSING_PERMISSIONS'],
-  handle: (ctx, { body }, deps) => clickComponent(deps, actorMeta(ctx), body),
+  errors: [
+    'UNKNOWN_CHANNEL',
+    'UNKNOWN_MESSAGE',
+    'UNKNOWN_COMPONENT',
+    'COMPONENT_DISABLED',
+    'COMPONENT_NOT_INTERACTIVE',
+    'MISSING_PERMISSIONS',
+    'INTERACTION_FAILED',
+  ],
+  handle: async (ctx, { body }, deps) => deliverToEndpoint(ctx, deps, await clickComponent(deps, actorMeta(ctx), body)),
 });
 
 export const invokeRoute = route({
@@ -163,9 +234,11 @@ export const invokeRoute = route({
   body: invokeSchema,
   limits: [perUser('interaction:invoke')],
   responses: recorded,
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_APPLICATION_COMMAND', 'UNSUPPORTED_COMMAND_TYPE', 'MISSING_ACCESS', 'MISSING_PERMISSIONS'],
-  handle: async (ctx, { body: { application_id, guild_id, channel_id, data } }, deps) =>
-    invokeCommand(deps, actorMeta(ctx), { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data }),
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_APPLICATION_COMMAND', 'UNSUPPORTED_COMMAND_TYPE', 'MISSING_ACCESS', 'MISSING_PERMISSIONS', 'INTERACTION_FAILED'],
+  handle: async (ctx, { body: { application_id, guild_id, channel_id, data, nonce } }, deps) => {
+    const invocation = { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data, nonce: nonce?.toString() };
+    return deliverToEndpoint(ctx, deps, await invokeCommand(deps, actorMeta(ctx), invocation));
+  },
 });
 
 // The token is the credential: no Authorization header is needed. 204, or 200 with the callback and its message.
@@ -191,9 +264,7 @@ export const callbackRoute = route({
   async handle(ctx, { params: { interactionId, token }, query: { with_response } }, deps) {
     await checkCallbackToken(deps, interactionId, token);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
-    const body = parseBody(callbackSchema, payload);
-    const type = body.type as InteractionCallbackType;
-    const input: ResponseInput = { type, data: responseData(type, body.data) };
+    const input = callbackInput(payload);
     const responded = await respondToInteraction(deps, requestMeta(ctx), interactionId, token, input, files);
     if (!with_response) return noContent(ctx);
     return interactionCallbackObject(responded.interaction, responded.responseType, responded.message, deps.config.publicBaseUrl);

@@ -6,6 +6,7 @@ import type { ApplicationCommandOption } from '../../domain/applicationCommand.j
 import {
   type BotInteraction,
   type InteractionCreated,
+  type InteractionFailed,
   type InteractionResponded,
   assertCommandAvailable,
   assertInvocable,
@@ -114,17 +115,41 @@ describe('the interaction of a bot', () => {
       .thenRefuses('INVALID_FORM_BODY');
   });
 
-  it('refuses another token, an unknown interaction, and one past its 15 minutes', () => {
+  it('refuses another token, an unknown interaction, and a first response past its 3 seconds', () => {
     given(botInteractionDecider, [created(commandInteraction)])
       .when(respond(4, '400', undefined, WRONG))
       .thenRefuses('INVALID_WEBHOOK_TOKEN');
     given(botInteractionDecider, []).when(respond(4, '400')).thenRefuses('UNKNOWN_INTERACTION');
     given(botInteractionDecider, [created(commandInteraction)])
-      .when(respond(4, '400', '2025-06-01T12:15:00.001Z'))
+      .when(respond(4, '400', '2025-06-01T12:00:03.001Z'))
       .thenRefuses('UNKNOWN_INTERACTION');
     given(botInteractionDecider, [created(commandInteraction)])
-      .when(respond(4, '400', EXPIRES_AT))
-      .then([responded(commandInteraction, 4, '400', EXPIRES_AT)]);
+      .when(respond(4, '400', '2025-06-01T12:00:03.000Z'))
+      .then([responded(commandInteraction, 4, '400', '2025-06-01T12:00:03.000Z')]);
+  });
+
+  it('delivered to an endpoint, is bounded by its request instead, and closed for good by a failure', () => {
+    const viaEndpoint: InteractionCreated = { ...created(commandInteraction), data: { ...created(commandInteraction).data, delivery: 'endpoint' } };
+    given(botInteractionDecider, [viaEndpoint])
+      .when(respond(4, '400', '2025-06-01T12:00:04.000Z'))
+      .then([responded(commandInteraction, 4, '400', '2025-06-01T12:00:04.000Z')]);
+    const failed: InteractionFailed = {
+      type: 'InteractionFailed',
+      data: { interactionId: '900', applicationId: '50', userId: '7', channelId: '2', reason: 'endpoint_status' },
+    };
+    given(botInteractionDecider, [viaEndpoint]).when({ type: 'Fail', reason: 'endpoint_status' }).then([failed]);
+    given(botInteractionDecider, [viaEndpoint, failed]).when(respond(4, '400')).thenRefuses('UNKNOWN_INTERACTION');
+    given(botInteractionDecider, [viaEndpoint, failed]).when({ type: 'Fail', reason: 'endpoint_timeout' }).then([]);
+    // Acknowledged first: the failure that comes after is no failure.
+    given(botInteractionDecider, [viaEndpoint, responded(commandInteraction, 4, '400')])
+      .when({ type: 'Fail', reason: 'endpoint_timeout' })
+      .then([]);
+  });
+
+  it('keeps a gateway interaction that was acknowledged in time answering past its 3 seconds: a second response is refused as such', () => {
+    given(botInteractionDecider, [created(commandInteraction), responded(commandInteraction, 5, '401')])
+      .when(respond(4, '402', '2025-06-01T12:10:00.000Z'))
+      .thenRefuses('INTERACTION_ALREADY_ACKNOWLEDGED');
   });
 
   it('opens the webhook routes for its application’s id and token, for 15 minutes', () => {

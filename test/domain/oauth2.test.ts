@@ -161,12 +161,14 @@ describe('the application as an OAuth2 client', () => {
     data: { applicationId: APP, name: 'App', ownerId: ada.id, clientSecretHash: 's1', redirectUris: [REDIRECT] },
   };
 
+  const KEY = { verifyKey: 'ab'.repeat(32), sealedPrivateKey: 's1.sealed' };
+
   it('registers redirect URIs checked one by one, at most 10', () => {
     const create = (redirectUris: string[]) =>
-      ({ type: 'CreateApplication', applicationId: APP, name: 'App', ownerId: ada.id, clientSecretHash: 's1', redirectUris }) as const;
+      ({ type: 'CreateApplication', applicationId: APP, name: 'App', ownerId: ada.id, clientSecretHash: 's1', redirectUris, key: KEY }) as const;
     given(applicationDecider, [])
       .when(create([REDIRECT]))
-      .then([created]);
+      .then([created, { type: 'ApplicationKeyCreated', data: { applicationId: APP, ...KEY } }]);
     const refusal = given(applicationDecider, [])
       .when(create([REDIRECT, 'http://client.example/', REDIRECT]))
       .thenRefuses('INVALID_FORM_BODY');

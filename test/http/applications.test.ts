@@ -30,7 +30,7 @@ describe('the bot’s own application', () => {
       bot_require_code_grant: false,
       bot: { id: bot.id, username: bot.username, bot: true },
       owner: { id: bot.owner.id, username: bot.owner.username, bot: false },
-      verify_key: '',
+      verify_key: expect.stringMatching(/^[0-9a-f]{64}$/),
       team: null,
       flags: 0,
       approximate_guild_count: 1,

@@ -1,0 +1,172 @@
+// An application's interactions endpoint, as the widely used API has it: each application has an Ed25519 key pair
+// (the public key is its verify_key, the private key is only ever sealed), and when it sets an interactions endpoint
+// URL its interactions are POSTed there signed with that key (X-Signature-Ed25519 over X-Signature-Timestamp + the raw
+// body) instead of reaching its bot on the gateway; the HTTP answer is the interaction's response. An URL is taken only
+// once the endpoint proved it checks signatures: it answers a signed PING with {"type": 1} and refuses a forged one 401.
+import { randomBytes } from 'node:crypto';
+import { type ApplicationKey, applicationDecider } from '../domain/application.js';
+import { ACKNOWLEDGE_WITHIN_MS, type InteractionFailure, botInteractionDecider } from '../domain/commandInteraction.js';
+import { invalidForm } from '../domain/errors.js';
+import { type CheckOutboundUrl, type OutboundAnswer, type OutboundRefusal, OutboundUrlError, type PostForAnswer } from '../ports/outbound.js';
+import { newSigningKeyPair, signWithKey } from '../ports/secrets.js';
+import { type Uses, metadata } from './deps.js';
+import { applicationStream, commandInteractionStream } from './streams.js';
+
+/** How the service reaches endpoints: the outbound port's check and POST, under the address rules of interaction_url. */
+export interface EndpointPolicy {
+  /** INTERACTIONS_ALLOW_PRIVATE: development endpoints on loopback or private addresses (and self-signed certificates). */
+  allowPrivate: boolean;
+  checkUrl: CheckOutboundUrl;
+  post: PostForAnswer;
+}
+
+const USER_AGENT = 'Service-Interactions/1.0';
+/** A PONG is tiny; an answer to a PING is not read past this. */
+const MAX_PONG_BYTES = 4096;
+
+/** The service's own doing, not a request's: creating a missing key, failing an interaction. */
+const serviceMeta = (deps: Uses<'clock'>) => metadata({ actorId: null, reason: null }, deps.clock);
+
+/** A new key pair, its private half sealed. */
+export function newApplicationKey(deps: Uses<'secrets'>): ApplicationKey {
+  const { verifyKey, privateKeyPem } = newSigningKeyPair();
+  return { verifyKey, sealedPrivateKey: deps.secrets.seal(privateKeyPem) };
+}
+
+/**
+ * The application's key pair. Applications created before keys get theirs the first time it is needed (their object
+ * shown, their endpoint set), recorded as ApplicationKeyCreated; of two first needs at once, the first append wins.
+ */
+export async function ensureApplicationKey(deps: Uses<'commands' | 'secrets' | 'clock' | 'settle'>, applicationId: string): Promise<ApplicationKey> {
+  const { state } = await deps.commands.load(applicationStream(applicationId), applicationDecider);
+  if (state.key) return state.key;
+  const command = { type: 'CreateKey' as const, applicationId, ...newApplicationKey(deps) };
+  const handled = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, serviceMeta(deps));
+  await deps.settle(handled.position);
+  return handled.state.key!;
+}
+
+/**
+ * POSTs `body` to the endpoint signed with the application's key, or, `forged`, with a key that is not the
+ * application's (a signature of the right form that must not verify). Rejects as the outbound port does.
+ */
+function postSigned(
+  deps: Uses<'secrets' | 'clock'>,
+  policy: EndpointPolicy,
+  key: ApplicationKey,
+  url: string,
+  body: string,
+  options: { maxBytes: number; forged?: boolean },
+): Promise<OutboundAnswer> {
+  const timestamp = String(Math.floor(deps.clock.now() / 1000));
+  const privateKey = options.forged ? newSigningKeyPair().privateKeyPem : deps.secrets.open(key.sealedPrivateKey);
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Signature-Ed25519': signWithKey(privateKey, timestamp, body),
+    'X-Signature-Timestamp': timestamp,
+  };
+  return policy.post(url, body, headers, { allowPrivate: policy.allowPrivate, timeoutMs: ACKNOWLEDGE_WITHIN_MS, maxBytes: options.maxBytes });
+}
+
+const ADDRESS_PROBLEMS: Record<OutboundRefusal, string> = {
+  not_https: 'Must be an https URL',
+  invalid_url: 'Not a valid URL (an absolute https URL without credentials)',
+  unresolvable: 'The host does not resolve',
+  private_address: 'The host is not a public address',
+};
+
+const notVerified = (why: string) =>
+  invalidForm([
+    {
+      path: 'interactions_endpoint_url',
+      code: 'APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID',
+      message: `The specified interactions endpoint url could not be verified: ${why}`,
+    },
+  ]);
+
+/** Why an exchange with the endpoint gave no answer, in words for the developer setting it. */
+const unreachable = (error: unknown) =>
+  error instanceof OutboundUrlError
+    ? error.message
+    : /timeout/.test(String(error))
+      ? `no answer within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`
+      : 'it could not be reached';
+
+function isPong(answer: OutboundAnswer): boolean {
+  try {
+    return (JSON.parse(answer.data.toString('utf8')) as { type?: unknown }).type === 1;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks a new interactions endpoint URL before it is stored, as the widely used API does: the address rules of a
+ * webhook's interaction_url (https; public addresses unless INTERACTIONS_ALLOW_PRIVATE), then a PING signed with the
+ * application's key that must be answered 2xx with {"type": 1}, and a PING with a forged signature that must be
+ * refused 401. Anything else is 400 INVALID_FORM_BODY at interactions_endpoint_url, saying what failed.
+ */
+export async function verifyInteractionsEndpoint(
+  deps: Uses<'commands' | 'ids' | 'secrets' | 'clock' | 'settle'>,
+  policy: EndpointPolicy,
+  applicationId: string,
+  url: string,
+): Promise<void> {
+  try {
+    await policy.checkUrl(url, { allowPrivate: policy.allowPrivate });
+  } catch (error) {
+    if (error instanceof OutboundUrlError) throw invalidForm([{ path: 'interactions_endpoint_url', message: ADDRESS_PROBLEMS[error.reason] }]);
+    throw error;
+  }
+  const key = await ensureApplicationKey(deps, applicationId);
+  const ping = () =>
+    JSON.stringify({
+      id: deps.ids.next(),
+      application_id: applicationId,
+      type: 1,
+      token: randomBytes(32).toString('base64url'),
+      version: 1,
+      entitlements: [],
+      authorizing_integration_owners: {},
+    });
+  const exchange = async (forged: boolean) => {
+    try {
+      return await postSigned(deps, policy, key, url, ping(), { maxBytes: MAX_PONG_BYTES, forged });
+    } catch (error) {
+      throw notVerified(unreachable(error));
+    }
+  };
+  const signed = await exchange(false);
+  if (signed.status < 200 || signed.status > 299 || !isPong(signed))
+    throw notVerified(`a signed PING was answered ${signed.status}${isPong(signed) ? '' : ' without {"type": 1}'}`);
+  const forged = await exchange(true);
+  if (forged.status !== 401) throw notVerified(`a PING with an invalid signature was answered ${forged.status}, not 401`);
+}
+
+/**
+ * POSTs an interaction (its object, serialized) to the application's endpoint, signed, and resolves with the answer, or
+ * with why there was none within the 3 seconds the invoker waits.
+ */
+export async function postInteraction(
+  deps: Uses<'commands' | 'secrets' | 'clock' | 'settle'>,
+  policy: EndpointPolicy,
+  applicationId: string,
+  url: string,
+  body: string,
+  maxBytes: number,
+): Promise<OutboundAnswer | InteractionFailure> {
+  const key = await ensureApplicationKey(deps, applicationId);
+  try {
+    return await postSigned(deps, policy, key, url, body, { maxBytes });
+  } catch (error) {
+    return /timeout/.test(String(error)) ? 'endpoint_timeout' : 'endpoint_unreachable';
+  }
+}
+
+/** Records that the interaction failed for its invoker (nothing when it was acknowledged first); its token takes no response after. */
+export async function failInteraction(deps: Uses<'commands' | 'clock' | 'settle'>, interactionId: string, reason: InteractionFailure): Promise<boolean> {
+  const handled = await deps.commands.handle(commandInteractionStream(interactionId), botInteractionDecider, { type: 'Fail', reason }, serviceMeta(deps));
+  await deps.settle(handled.position);
+  return handled.events.length > 0;
+}
