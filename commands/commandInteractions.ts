@@ -25,7 +25,7 @@ import type { MessageFields } from '../domain/message.js';
 import { sha256 } from '../ports/secrets.js';
 import { applicationCommandById } from '../projections/applicationCommands.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
-import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess } from './access.js';
+import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess, requireNotTimedOutIn } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { applicationStream, commandInteractionStream } from './streams.js';
 
@@ -163,6 +163,7 @@ async function createInteraction(
  */
 export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<string> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
+  requireNotTimedOutIn(access, meta.actorId);
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
   const command = await applicationCommandById(deps.readStore, input.data.id);
   if (!command) throw unknownCommand();

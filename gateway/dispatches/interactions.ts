@@ -12,7 +12,9 @@ export const interactionDispatches = deriver({
   handles: ['InteractionCreated'],
   async derive(event, runtime) {
     const { interaction, sealedToken } = event.data;
-    const guild = interaction.guildId ? (await runtime.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
+    const loaded = interaction.guildId ? (await runtime.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
+    // The resolved members' permissions as they were when the interaction was made (timeouts depend on the time).
+    const guild = loaded && { ...loaded, at: Date.parse(event.metadata.createdAt) };
     const dm = guild ? null : await dmChannelById(runtime.readStore, interaction.channelId);
     const users = await usersByIds(runtime.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
     const invoker = users.find((u) => u._id === interaction.userId);
