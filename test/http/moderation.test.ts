@@ -31,7 +31,7 @@ const send = (channelId: string, token: string, content = 'hello', scheme: 'Bot'
   server.api('POST', `/channels/${channelId}/messages`, { token, scheme, body: { content } });
 
 describe('timeouts', () => {
-  it('times a member out: they may read but not send, react or moderate, until it is lifted', async () => {
+  it('times a member out: they may read but not send, react, use interactions or moderate, until it is lifted', async () => {
     const { guild, mod, member, timeout } = await moderatedGuild();
     const posted = (await send(guild.channelId, guild.owner.token, 'before')).body;
     const until = inMinutes(10);
@@ -45,6 +45,16 @@ describe('timeouts', () => {
     await expectRefusedWithoutEvents(server, () => send(guild.channelId, member.token), 403, 'MISSING_ACCESS');
     const react = () => server.api('PUT', `/channels/${guild.channelId}/messages/${posted.id}/reactions/%F0%9F%91%8D/@me`, { token: member.token });
     await expectRefusedWithoutEvents(server, react, 403, 'MISSING_ACCESS');
+    // Interactions too: a slash command and a click are refused before anything about them is looked up.
+    const invoke = () =>
+      server.api('POST', '/interactions', {
+        token: member.token,
+        body: { type: 2, application_id: posted.id, channel_id: guild.channelId, data: { id: posted.id, name: 'ping', type: 1 } },
+      });
+    await expectRefusedWithoutEvents(server, invoke, 403, 'MISSING_ACCESS');
+    const click = () =>
+      server.api('POST', '/interactions/click', { token: member.token, body: { channel_id: guild.channelId, message_id: posted.id, custom_id: 'go' } });
+    await expectRefusedWithoutEvents(server, click, 403, 'MISSING_ACCESS');
     expect((await server.api('GET', `/channels/${guild.channelId}/messages?limit=5`, { token: member.token })).status).toBe(200);
     // Their permissions hold only reading meanwhile: moderating others is refused too.
     const invite = () => server.api('POST', `/channels/${guild.channelId}/invites`, { token: member.token, body: {} });
