@@ -38,7 +38,13 @@ export function moveVoiceMember(deps: Deps, meta: ActorMeta, guildId: string, us
 }
 
 /** Decides a moderator's move without appending: refuses it before another stream is written for the same request. */
-export async function assertVoiceMove(deps: Uses<'commands' | 'clock'>, meta: ActorMeta, guildId: string, userId: string, channelId: string | null): Promise<void> {
+export async function assertVoiceMove(
+  deps: Uses<'commands' | 'clock'>,
+  meta: ActorMeta,
+  guildId: string,
+  userId: string,
+  channelId: string | null,
+): Promise<void> {
   const guild = await loadGuild(deps, guildId);
   const { state } = await deps.commands.load(guildVoiceStream(guildId), voiceDecider);
   voiceDecider.decide({ type: 'MoveVoiceMember', guild, actorId: meta.actorId, userId, channelId }, state);

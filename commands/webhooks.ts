@@ -60,7 +60,11 @@ export interface OutboundPolicy {
 const invalidWebhookToken = () => new DomainError('unauthorized', 'INVALID_WEBHOOK_TOKEN', 'Invalid Webhook Token');
 
 /** A guild channel the actor can see and manage webhooks in, that webhooks may post into. */
-async function managedChannel(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, actorId: string): Promise<{ guild: GuildState; channel: ChannelData }> {
+async function managedChannel(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  channelId: string,
+  actorId: string,
+): Promise<{ guild: GuildState; channel: ChannelData }> {
   const { guild, channel, permissions } = await channelAccess(deps, channelId, actorId);
   requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
   return { guild, channel };

@@ -73,7 +73,10 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: [415, 'The body is not JSON (a form or multipart body sent to a route that takes JSON).'],
   // 429
   RATE_LIMITED: [429, 'The route’s bucket is empty for now: wait Retry-After seconds (X-RateLimit-Scope: user).'],
-  SLOWMODE_RATE_LIMITED: [429, 'The channel is in slowmode and the caller sent there less than rate_limit_per_user seconds ago: wait retry_after seconds (X-RateLimit-Scope: user).'],
+  SLOWMODE_RATE_LIMITED: [
+    429,
+    'The channel is in slowmode and the caller sent there less than rate_limit_per_user seconds ago: wait retry_after seconds (X-RateLimit-Scope: user).',
+  ],
   IMAGE_QUEUE_FULL: [429, 'Too many images are being processed: try again in a second (X-RateLimit-Scope: shared).'],
 } as const satisfies Record<string, readonly [number, string]>;
 

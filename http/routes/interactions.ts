@@ -147,7 +147,15 @@ export const clickRoute = route({
   body: clickSchema,
   limits: [perUser('interaction:click')],
   responses: recorded,
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_COMPONENT', 'COMPONENT_DISABLED', 'COMPONENT_NOT_INTERACTIVE', 'MISSING_PERMISSIONS', 'MISSING_ACCESS'],
+  errors: [
+    'UNKNOWN_CHANNEL',
+    'UNKNOWN_MESSAGE',
+    'UNKNOWN_COMPONENT',
+    'COMPONENT_DISABLED',
+    'COMPONENT_NOT_INTERACTIVE',
+    'MISSING_PERMISSIONS',
+    'MISSING_ACCESS',
+  ],
   handle: (ctx, { body }, deps) => clickComponent(deps, actorMeta(ctx), body),
 });
 

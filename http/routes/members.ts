@@ -162,7 +162,16 @@ export const updateMemberRoute = route({
     const meta = actorMeta(ctx);
     // @me names the caller, as the widely used API's "modify current member".
     const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
-    const { avatar, banner, channel_id: channelId, mute, deaf, nick, roles, communication_disabled_until: until } = parseBody(updateMemberSchema, ctx.request.body);
+    const {
+      avatar,
+      banner,
+      channel_id: channelId,
+      mute,
+      deaf,
+      nick,
+      roles,
+      communication_disabled_until: until,
+    } = parseBody(updateMemberSchema, ctx.request.body);
     const read = (value: string | null | undefined, path: string) => (typeof value === 'string' ? deps.images.parseDataUri(value, path) : value);
     const images = {
       ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}),

@@ -270,7 +270,15 @@ export const sendMessageRoute = route({
   readsItself: ['body'],
   multipart: true,
   responses: { 200: message },
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS', 'MISSING_ACCESS', 'SLOWMODE_RATE_LIMITED', 'CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  errors: [
+    'UNKNOWN_CHANNEL',
+    'UNKNOWN_MESSAGE',
+    'MISSING_PERMISSIONS',
+    'MISSING_ACCESS',
+    'SLOWMODE_RATE_LIMITED',
+    'CANNOT_SEND_IN_NON_TEXT_CHANNEL',
+    'CANNOT_SEND_EMPTY_MESSAGE',
+  ],
   async handle(ctx, { params: { channelId } }, deps) {
     const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);

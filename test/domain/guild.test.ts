@@ -302,23 +302,41 @@ describe('members and bans', () => {
       ({ type: 'UpdateMember', actorId, userId, communicationDisabledUntil: until }) as const;
 
     it('times a member out for up to 28 days with MODERATE_MEMBERS, and lifts it', () => {
-      given(guildDecider, guild).when(timeout('mod', 'bob', later(hour)), at).then([timedOut('bob', later(hour))]);
-      given(guildDecider, guild).when(timeout('mod', 'bob', later(MAX_TIMEOUT_MS)), at).then([timedOut('bob', later(MAX_TIMEOUT_MS))]);
-      const refused = given(guildDecider, guild).when(timeout('mod', 'bob', later(MAX_TIMEOUT_MS + 1)), at).thenRefuses('INVALID_FORM_BODY');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'bob', later(hour)), at)
+        .then([timedOut('bob', later(hour))]);
+      given(guildDecider, guild)
+        .when(timeout('mod', 'bob', later(MAX_TIMEOUT_MS)), at)
+        .then([timedOut('bob', later(MAX_TIMEOUT_MS))]);
+      const refused = given(guildDecider, guild)
+        .when(timeout('mod', 'bob', later(MAX_TIMEOUT_MS + 1)), at)
+        .thenRefuses('INVALID_FORM_BODY');
       expect(refused.errors?.map((e) => e.path)).toEqual(['communication_disabled_until']);
       given(guildDecider, [...guild, timedOut('bob', later(hour))])
         .when(timeout('mod', 'bob', null), at)
         .then([timedOut('bob', null, later(hour))]);
-      given(guildDecider, guild).when(timeout('mod', 'bob', null), at).then([]);
+      given(guildDecider, guild)
+        .when(timeout('mod', 'bob', null), at)
+        .then([]);
       expect(fold(guildDecider, [...guild, timedOut('bob', later(hour))]).members.get('bob')).toMatchObject({ communication_disabled_until: later(hour) });
     });
 
     it('refuses without MODERATE_MEMBERS, on the owner, at or above the actor, and on administrators', () => {
-      given(guildDecider, guild).when(timeout('alice', 'bob', later(hour)), at).thenRefuses('MISSING_PERMISSIONS');
-      given(guildDecider, guild).when(timeout('mod', 'owner', later(hour)), at).thenRefuses('MISSING_PERMISSIONS');
-      given(guildDecider, guild).when(timeout('mod', 'mod', later(hour)), at).thenRefuses('MISSING_PERMISSIONS');
-      given(guildDecider, withAdmin).when(timeout('mod', 'carol', later(hour)), at).thenRefuses('MISSING_PERMISSIONS');
-      given(guildDecider, guild).when(timeout('mod', 'nobody', later(hour)), at).thenRefuses('UNKNOWN_MEMBER');
+      given(guildDecider, guild)
+        .when(timeout('alice', 'bob', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'owner', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'mod', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, withAdmin)
+        .when(timeout('mod', 'carol', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'nobody', later(hour)), at)
+        .thenRefuses('UNKNOWN_MEMBER');
     });
 
     it('leaves a timed-out moderator nothing but reading until the timeout ends, judged at the decision time', () => {

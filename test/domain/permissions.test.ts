@@ -59,7 +59,10 @@ describe('computePermissions', () => {
   });
 
   it('leaves a timed-out member VIEW_CHANNEL and READ_MESSAGE_HISTORY until the timeout ends, overwrites applied first', () => {
-    const reader = { ...guild, roles: new Map([...guild.roles, ['g', { permissions: VIEW_CHANNEL | SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY | ADD_REACTIONS }]]) };
+    const reader = {
+      ...guild,
+      roles: new Map([...guild.roles, ['g', { permissions: VIEW_CHANNEL | SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY | ADD_REACTIONS }]]),
+    };
     const timedOut = { ...member(), communicationDisabledUntil: '2026-11-26T12:00:01.000Z' };
     const hidden = [{ id: 'u', type: 1, allow: 0n, deny: VIEW_CHANNEL }];
     expect(computePermissions(reader, timedOut, NOW)).toBe(VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY);

@@ -8,16 +8,24 @@ const send = (at: number, windowSeconds = 10) => ({ type: 'AdmitSlowmodeSend', c
 
 describe('slowmode', () => {
   it('lets the first send through, and the next once the window has passed', () => {
-    given(slowmodeDecider, []).when(send(1_000)).then([admitted(1_000)]);
-    given(slowmodeDecider, [admitted(1_000)]).when(send(11_000)).then([admitted(11_000)]);
+    given(slowmodeDecider, [])
+      .when(send(1_000))
+      .then([admitted(1_000)]);
+    given(slowmodeDecider, [admitted(1_000)])
+      .when(send(11_000))
+      .then([admitted(11_000)]);
   });
 
   it('refuses a send inside the window with 429 and the seconds left', () => {
-    const refused = given(slowmodeDecider, [admitted(1_000)]).when(send(3_500)).thenRefuses('SLOWMODE_RATE_LIMITED');
+    const refused = given(slowmodeDecider, [admitted(1_000)])
+      .when(send(3_500))
+      .thenRefuses('SLOWMODE_RATE_LIMITED');
     expect({ kind: refused.kind, retryAfter: refused.retryAfter }).toEqual({ kind: 'rate_limited', retryAfter: 7.5 });
   });
 
   it('judges the window by the channel’s current rate_limit_per_user', () => {
-    given(slowmodeDecider, [admitted(1_000)]).when(send(3_500, 2)).then([admitted(3_500)]);
+    given(slowmodeDecider, [admitted(1_000)])
+      .when(send(3_500, 2))
+      .then([admitted(3_500)]);
   });
 });
