@@ -11,6 +11,7 @@ import {
   channelPermissions,
   guildPermissions,
   requireMember,
+  requireNotTimedOut,
   requireVisibleChannel,
   unknownChannel,
   unknownGuild,
@@ -38,11 +39,20 @@ async function locateChannel(deps: Uses<'commands' | 'readStore'>, channelId: st
   return { guildId, doc };
 }
 
-/** The guild's current state; UNKNOWN_GUILD when it does not exist or was deleted. */
-export async function loadGuild(deps: Uses<'commands'>, guildId: string): Promise<GuildState> {
-  const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
+/**
+ * The guild's current state, judged at the clock's time (permissions depend on it through timeouts); UNKNOWN_GUILD
+ * when it does not exist or was deleted.
+ */
+export async function loadGuild(deps: Uses<'commands' | 'clock'>, guildId: string): Promise<GuildState> {
+  const state = await loadGuildNow(deps, guildId);
   if (state.status !== 'active') throw unknownGuild();
   return state;
+}
+
+/** The guild's state as loaded, whatever its status, stamped with the clock's time for permission checks. */
+export async function loadGuildNow(deps: Uses<'commands' | 'clock'>, guildId: string): Promise<GuildState> {
+  const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
+  return { ...state, at: deps.clock.now() };
 }
 
 export interface GuildAccess {
@@ -53,7 +63,7 @@ export interface GuildAccess {
 }
 
 /** The user's membership and guild-level permissions; UNKNOWN_GUILD when the guild is unknown or the user is not in it. */
-export async function guildAccess(deps: Uses<'commands'>, guildId: string, userId: string): Promise<GuildAccess> {
+export async function guildAccess(deps: Uses<'commands' | 'clock'>, guildId: string, userId: string): Promise<GuildAccess> {
   const guild = await loadGuild(deps, guildId);
   const member = requireMember(guild, userId);
   return { guild, member, permissions: guildPermissions(guild, userId) };
@@ -77,15 +87,15 @@ export interface ChannelAccess {
  * A guild channel the user can see, with their permissions in it. UNKNOWN_CHANNEL when the channel does not exist, is
  * not a guild channel, or the user is not a member of its guild or lacks VIEW_CHANNEL there.
  */
-export async function channelAccess(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<ChannelAccess> {
+export async function channelAccess(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, userId: string): Promise<ChannelAccess> {
   const { guildId } = await locateChannel(deps, channelId);
   if (!guildId) throw unknownChannel();
   return guildChannelAccess(deps, guildId, channelId, userId);
 }
 
 /** channelAccess once the channel's guild is known; a channel the guild no longer has is unknown. */
-async function guildChannelAccess(deps: Uses<'commands'>, guildId: string, channelId: string, userId: string): Promise<ChannelAccess> {
-  const { state: guild } = await deps.commands.load(guildStream(guildId), guildDecider);
+async function guildChannelAccess(deps: Uses<'commands' | 'clock'>, guildId: string, channelId: string, userId: string): Promise<ChannelAccess> {
+  const guild = await loadGuildNow(deps, guildId);
   const { channel, permissions } = requireVisibleChannel(guild, userId, channelId);
   return { guildId: guild.id, guild, channel, permissions };
 }
@@ -116,7 +126,7 @@ export interface MessageChannelAccess {
 export const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && doc.guild_id === null && (doc.type === 1 || doc.type === 3);
 
 /** A channel the user can see (a guild channel, or a DM they take part in); otherwise 404 UNKNOWN_CHANNEL. */
-export async function messageChannelAccess(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
+export async function messageChannelAccess(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
   const { guildId, doc } = await locateChannel(deps, channelId);
   if (!guildId) {
     if (!isDm(doc) || !doc.recipient_ids.includes(userId)) throw unknownChannel();
@@ -124,4 +134,12 @@ export async function messageChannelAccess(deps: Uses<'commands' | 'readStore'>,
   }
   const access = await guildChannelAccess(deps, guildId, channelId, userId);
   return { channelId, guildId: access.guildId, type: access.channel.type, permissions: access.permissions, guild: access.guild, dm: null };
+}
+
+/**
+ * A timed-out member may read but not take part: sends, reactions and interactions in a guild channel refuse them with
+ * 403 MISSING_ACCESS (their permissions there, computed at the clock's time, hold nothing but reading anyway).
+ */
+export function requireNotTimedOutIn(access: MessageChannelAccess, userId: string): void {
+  if (access.guild) requireNotTimedOut(access.guild, userId);
 }

@@ -22,7 +22,7 @@ import { applicationCommandsStream, applicationStream } from './streams.js';
  * bot must be in it: the widely used API asks for the applications.commands grant there, and here joining the guild
  * is how an application is let in.
  */
-export async function requireCommandManager(deps: Uses<'commands'>, scope: CommandScope, actorId: string): Promise<void> {
+export async function requireCommandManager(deps: Uses<'commands' | 'clock'>, scope: CommandScope, actorId: string): Promise<void> {
   const { state: application } = await deps.commands.load(applicationStream(scope.applicationId), applicationDecider);
   if (!application.exists) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
   if (actorId !== application.ownerId && actorId !== application.botUserId) {

@@ -19,7 +19,7 @@ const VOICE_CHANNEL_TYPES: readonly number[] = [ChannelType.DM, ChannelType.GUIL
 const wrongChannelType = () => badRequest('CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'Cannot execute action on this channel type');
 
 /** The DM or group DM the user takes part in; a guild channel they can see has no call (400), any other is unknown (404). */
-async function callChannel(deps: Uses<'commands' | 'readStore'>, channelId: string, userId: string): Promise<DmChannelDoc> {
+async function callChannel(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, userId: string): Promise<DmChannelDoc> {
   const { dm } = await messageChannelAccess(deps, channelId, userId);
   if (!dm) throw wrongChannelType();
   return dm;
@@ -33,7 +33,11 @@ async function decideInOrder(deps: Uses<'commands' | 'clock' | 'settle'>, meta: 
 }
 
 /** GET /channels/:id/rtc-regions: the configured regions, for a voice channel, DM or group DM the user can see. */
-export async function voiceRegions(deps: Uses<'commands' | 'readStore'> & Settings<'rtcRegions'>, userId: string, channelId: string): Promise<RtcRegion[]> {
+export async function voiceRegions(
+  deps: Uses<'commands' | 'readStore' | 'clock'> & Settings<'rtcRegions'>,
+  userId: string,
+  channelId: string,
+): Promise<RtcRegion[]> {
   const access = await messageChannelAccess(deps, channelId, userId);
   if (!VOICE_CHANNEL_TYPES.includes(access.type)) throw wrongChannelType();
   return deps.config.rtcRegions;
@@ -44,7 +48,11 @@ export async function voiceRegions(deps: Uses<'commands' | 'readStore'> & Settin
  * another participant who is a person (bots take no part in calls). `silent`: a call is going on (someone is in its
  * voice), so joining it rings nobody.
  */
-export async function callStatus(deps: Uses<'commands' | 'readStore'>, userId: string, channelId: string): Promise<{ ringable: boolean; silent: boolean }> {
+export async function callStatus(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  userId: string,
+  channelId: string,
+): Promise<{ ringable: boolean; silent: boolean }> {
   const dm = await callChannel(deps, channelId, userId);
   const call = await callById(deps.readStore, channelId);
   return { ringable: dm.recipients.some((user) => user.id !== userId && !user.bot), silent: (call?.voice_states.length ?? 0) > 0 };

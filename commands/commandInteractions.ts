@@ -28,7 +28,7 @@ import { sha256 } from '../ports/secrets.js';
 import { applicationCommandById } from '../projections/applicationCommands.queries.js';
 import { dmChannelById } from '../projections/dms.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
-import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess } from './access.js';
+import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess, requireNotTimedOutIn } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { applicationStream, commandInteractionStream, guildStream } from './streams.js';
 
@@ -187,8 +187,10 @@ async function createInteraction(
  * What an interaction's object is built from beside the interaction, as things are now: the guild (members, roles,
  * channels) or the DM, the invoker and the users its options name. Null when the place or the invoker went away.
  */
-export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, interaction: BotInteraction) {
-  const guild = interaction.guildId ? (await deps.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
+export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, interaction: BotInteraction, at: number) {
+  const loaded = interaction.guildId ? (await deps.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
+  // The resolved members' permissions as at `at` (timeouts depend on the time).
+  const guild = loaded && { ...loaded, at };
   const dm = guild ? null : await dmChannelById(deps.readStore, interaction.channelId);
   const users = await usersByIds(deps.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
   const invoker = users.find((u) => u._id === interaction.userId);
@@ -203,6 +205,7 @@ export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, 
  */
 export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<CreatedInteraction> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
+  requireNotTimedOutIn(access, meta.actorId);
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
   const command = await applicationCommandById(deps.readStore, input.data.id);
   if (!command) throw unknownCommand();

@@ -21,7 +21,11 @@ export const emojiImageKey = (emojiId: string) => `emojis/${emojiId}`;
 export const stickerImageKey = (stickerId: string) => `stickers/${stickerId}`;
 
 /** The guild (UNKNOWN_GUILD unless the actor is a member) and what the actor may do with its expressions. */
-export async function expressionAccess(deps: Uses<'commands'>, guildId: string, actorId: string): Promise<{ guild: GuildState; actor: ExpressionActor }> {
+export async function expressionAccess(
+  deps: Uses<'commands' | 'clock'>,
+  guildId: string,
+  actorId: string,
+): Promise<{ guild: GuildState; actor: ExpressionActor }> {
   const { guild, permissions } = await guildAccess(deps, guildId, actorId);
   return { guild, actor: expressionActor(actorId, permissions) };
 }

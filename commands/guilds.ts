@@ -27,9 +27,9 @@ export async function runGuildCommand(deps: Uses<'commands' | 'clock' | 'settle'
 }
 
 /** Decides the command on the current state without appending: refuses before side effects outside the log happen. */
-export async function assertGuildCommand(deps: Uses<'commands'>, guildId: string, command: GuildCommand): Promise<void> {
+export async function assertGuildCommand(deps: Uses<'commands' | 'clock'>, guildId: string, command: GuildCommand): Promise<void> {
   const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
-  guildDecider.decide(command, state);
+  guildDecider.decide(command, state, deps.clock.now());
 }
 
 /** A new guild with @everyone, a #general text channel and its creator as owner and first member. */
@@ -92,17 +92,29 @@ export async function updateGuild(
 /** A member's own guild images, stored as the CDN serves them: guilds/{guildId}/users/{userId}/{avatars|banners}/{hash}. */
 const memberImageKey = (guildId: string, userId: string, field: 'avatar' | 'banner', hash: string) => `guilds/${guildId}/users/${userId}/${field}s/${hash}`;
 
-/** Nickname, roles and the server voice mute and deafen (by those allowed), and the member's own avatar and banner (null removes one). */
+/**
+ * Nickname, roles, the server voice mute and deafen and the timeout (by those allowed), and the member's own avatar and
+ * banner (null removes one).
+ */
 export async function updateMember(
   deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: ActorMeta,
   guildId: string,
   userId: string,
-  input: { nick?: string | null; roles?: string[]; mute?: boolean; deaf?: boolean },
+  input: { nick?: string | null; roles?: string[]; mute?: boolean; deaf?: boolean; communicationDisabledUntil?: string | null },
   images: ImageFields<'avatar' | 'banner'> = {},
 ) {
   const command: GuildCommand = { type: 'UpdateMember', actorId: meta.actorId, userId, ...input, ...hashesOf(images) };
   await runGuildCommandWithImages(deps, meta, guildId, command, images, (field, hash) => memberImageKey(guildId, userId, field, hash));
+}
+
+/**
+ * Times a member out until `until` (ISO 8601, at most 28 days from now) or lifts their timeout (null): MODERATE_MEMBERS,
+ * not on the owner, administrators or members at or above the actor's highest role. Recorded as MemberUpdated with the
+ * change `communication_disabled_until` (audit entry 24, GUILD_MEMBER_UPDATE); the reason travels in `meta`.
+ */
+export async function timeoutMember(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, userId: string, until: string | null) {
+  await runGuildCommand(deps, meta, guildId, { type: 'UpdateMember', actorId: meta.actorId, userId, communicationDisabledUntil: until });
 }
 
 /**

@@ -109,7 +109,7 @@ export class CommandHandler {
   ): Promise<Handled<State, Event>> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = attempt === 1 && options.newStream ? { state: decider.initialState(), revision: -1n } : await this.load(streamId, decider);
-      const events = decider.decide(command, state);
+      const events = decider.decide(command, state, Date.parse(metadata.createdAt));
       if (events.length === 0) return { state, events, position: null };
       try {
         const result = await this.store.appendToStream(

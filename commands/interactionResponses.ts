@@ -83,7 +83,7 @@ const botSender = (interaction: BotInteraction): Sender => ({ userId: interactio
  * Where the interaction's responses go: its channel, with what responses may do there (and @everyone when the bot may
  * mention it). UNKNOWN_CHANNEL when the channel (or its guild) is gone.
  */
-async function responsePlace(deps: Uses<'commands' | 'readStore'>, interaction: BotInteraction): Promise<MessageChannelAccess> {
+async function responsePlace(deps: Uses<'commands' | 'readStore' | 'clock'>, interaction: BotInteraction): Promise<MessageChannelAccess> {
   const { channelId, guildId } = interaction;
   if (guildId) {
     const guild = await loadGuild(deps, guildId);

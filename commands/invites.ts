@@ -11,7 +11,7 @@ import { type InviteData, inviteDecider, isInviteUsable, unknownInvite } from '.
 import { Permission, hasPermission, requirePermission } from '../domain/permissions.js';
 import { isoNow } from '../ports/clock.js';
 import { invitesWithTerms } from '../projections/invites.queries.js';
-import { channelAccess, guildAccess } from './access.js';
+import { channelAccess, guildAccess, loadGuildNow } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { runGuildCommand } from './guilds.js';
 import { guildStream, inviteStream } from './streams.js';
@@ -158,7 +158,7 @@ export async function deleteInvite(deps: Uses<'commands' | 'clock' | 'settle'>, 
   const { state } = await deps.commands.load(inviteStream(code), inviteDecider);
   const invite = state.invite;
   if (state.status !== 'active' || !invite || (channelId !== undefined && invite.channel_id !== channelId)) throw unknownInvite();
-  const { state: guild } = await deps.commands.load(guildStream(invite.guild_id), guildDecider);
+  const guild = await loadGuildNow(deps, invite.guild_id);
   if (guild.status !== 'active') throw unknownInvite();
   const channel = invite.channel_id ? guild.channels.get(invite.channel_id) : undefined;
   const mayManage =

@@ -145,7 +145,7 @@ export async function revokeToken(deps: Uses<'commands' | 'clock' | 'settle'>, m
 }
 
 /** The guilds the bot flow may add a bot to for this person: those where they have MANAGE_GUILD, by name. */
-export async function manageableGuilds(deps: Uses<'commands' | 'readStore'>, userId: string): Promise<{ id: string; name: string }[]> {
+export async function manageableGuilds(deps: Uses<'commands' | 'readStore' | 'clock'>, userId: string): Promise<{ id: string; name: string }[]> {
   const memberships = await membershipsOf(deps.readStore, userId);
   const guilds = await Promise.all(memberships.map(({ guild_id }) => loadGuild(deps, guild_id).catch(() => null)));
   return guilds
@@ -201,14 +201,14 @@ export async function addMemberWithAccessToken(
 
   const join: GuildCommand = { type: 'JoinGuild', userId: input.userId, joinedAt: isoNow(deps.clock), inviteCode: null, vanity: false, temporary: false };
   const { state } = await deps.commands.load(guildStream(input.guildId), guildDecider);
-  const joined = guildDecider.decide(join, state);
+  const joined = guildDecider.decide(join, state, deps.clock.now());
   if (joined.length === 0) return false;
   const update: GuildCommand | null =
     input.nick !== undefined || input.roles !== undefined
       ? { type: 'UpdateMember', actorId: meta.actorId, userId: input.userId, nick: input.nick, roles: input.roles }
       : null;
   // Decided on the state the join makes, so that a refused nick or role refuses the join too.
-  if (update) guildDecider.decide(update, joined.reduce(guildDecider.evolve, state));
+  if (update) guildDecider.decide(update, joined.reduce(guildDecider.evolve, state), deps.clock.now());
   await runGuildCommand(deps, meta, input.guildId, join);
   if (update) await runGuildCommand(deps, meta, input.guildId, update);
   return true;

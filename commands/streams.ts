@@ -38,4 +38,6 @@ export const legacyUsernameStream = (username: string) => `username-${sha256(use
 export const legacyEmailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
 export const bulkDeleteStream = (channelId: string) => `channel-bulk-deletes-${channelId}`;
 export const nonceStream = (channelId: string, authorId: string, nonce: string) => `message-nonce-${sha256(`${channelId}:${authorId}:${nonce}`)}`;
+/** One user's sends in one slowed channel (domain/slowmode.ts). */
+export const slowmodeStream = (channelId: string, userId: string) => `slowmode-${channelId}-${userId}`;
 export const sessionStartsStream = (userId: string) => `gateway-session-starts-${userId}`;

@@ -38,14 +38,20 @@ export function moveVoiceMember(deps: Deps, meta: ActorMeta, guildId: string, us
 }
 
 /** Decides a moderator's move without appending: refuses it before another stream is written for the same request. */
-export async function assertVoiceMove(deps: Uses<'commands'>, meta: ActorMeta, guildId: string, userId: string, channelId: string | null): Promise<void> {
+export async function assertVoiceMove(
+  deps: Uses<'commands' | 'clock'>,
+  meta: ActorMeta,
+  guildId: string,
+  userId: string,
+  channelId: string | null,
+): Promise<void> {
   const guild = await loadGuild(deps, guildId);
   const { state } = await deps.commands.load(guildVoiceStream(guildId), voiceDecider);
   voiceDecider.decide({ type: 'MoveVoiceMember', guild, actorId: meta.actorId, userId, channelId }, state);
 }
 
 /** The server mute and deafen apply to a member in voice, as in the widely used API (400 otherwise). */
-export async function requireInVoice(deps: Uses<'commands'>, guildId: string, userId: string): Promise<void> {
+export async function requireInVoice(deps: Uses<'commands' | 'clock'>, guildId: string, userId: string): Promise<void> {
   const guild = await loadGuild(deps, guildId);
   const { state } = await deps.commands.load(guildVoiceStream(guildId), voiceDecider);
   if (!currentVoiceState(state, guild, userId)) throw badRequest('TARGET_NOT_IN_VOICE', 'Target user is not connected to voice');

@@ -60,7 +60,11 @@ export interface OutboundPolicy {
 const invalidWebhookToken = () => new DomainError('unauthorized', 'INVALID_WEBHOOK_TOKEN', 'Invalid Webhook Token');
 
 /** A guild channel the actor can see and manage webhooks in, that webhooks may post into. */
-async function managedChannel(deps: Uses<'commands' | 'readStore'>, channelId: string, actorId: string): Promise<{ guild: GuildState; channel: ChannelData }> {
+async function managedChannel(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  channelId: string,
+  actorId: string,
+): Promise<{ guild: GuildState; channel: ChannelData }> {
   const { guild, channel, permissions } = await channelAccess(deps, channelId, actorId);
   requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
   return { guild, channel };
@@ -131,7 +135,7 @@ export async function createWebhook(
 }
 
 /** The webhook, for a manager: MANAGE_WEBHOOKS in its channel (404 UNKNOWN_WEBHOOK to those who cannot see it). */
-export async function managedWebhook(deps: Uses<'commands' | 'readStore'>, webhookId: string, actorId: string): Promise<WebhookData> {
+export async function managedWebhook(deps: Uses<'commands' | 'readStore' | 'clock'>, webhookId: string, actorId: string): Promise<WebhookData> {
   const webhook = requireWebhook(await loadWebhook(deps, webhookId));
   try {
     await managedChannel(deps, webhook.channel_id, actorId);

@@ -7,8 +7,12 @@ export interface DomainEvent<Type extends string = string, Data extends Record<s
 
 export interface Decider<State, Command, Event extends DomainEvent> {
   initialState: () => State;
-  /** Returns the events the command causes; throws a DomainError when the command is refused. */
-  decide: (command: Command, state: State) => Event[];
+  /**
+   * Returns the events the command causes; throws a DomainError when the command is refused. `at` is when it is
+   * decided (ms since the epoch, the clock port's time its events are stamped with), for rules that depend on time;
+   * commands/handle.ts always gives it.
+   */
+  decide: (command: Command, state: State, at?: number) => Event[];
   evolve: (state: State, event: Event) => State;
 }
 

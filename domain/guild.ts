@@ -138,6 +138,7 @@ const evolvers: Evolvers = { ...guildSettingsEvolvers, ...roleEvolvers, ...membe
 
 export const guildDecider: Decider<GuildState, GuildCommand, GuildEvent> = {
   initialState: initialGuildState,
-  decide: (command, state) => (deciders[command.type] as (c: GuildCommand, s: GuildState) => GuildEvent[])(command, state),
+  // Permissions depend on the time (timeouts): the state is judged at the moment of the decision.
+  decide: (command, state, at) => (deciders[command.type] as (c: GuildCommand, s: GuildState) => GuildEvent[])(command, { ...state, at: at ?? state.at }),
   evolve: (state, event) => (evolvers[event.type] as (s: GuildState, e: GuildEvent) => GuildState)(state, event),
 };

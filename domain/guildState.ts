@@ -5,8 +5,8 @@
 // Entities are kept in the shapes of the widely used API (snake_case keys, bitfields as decimal strings), the same
 // shapes events carry, so that a change {key, old_value, new_value} applies to state, read models and audit alike.
 import { isDeepStrictEqual } from 'node:util';
-import { missingPermissions, notFound } from './errors.js';
-import { ALL_PERMISSIONS, Permission, computePermissions, requirePermission } from './permissions.js';
+import { forbidden, missingPermissions, notFound } from './errors.js';
+import { ALL_PERMISSIONS, Permission, computePermissions, isTimedOut, requirePermission } from './permissions.js';
 
 export interface Change {
   key: string;
@@ -84,6 +84,8 @@ export interface MemberData {
   /** The member's own avatar and banner in this guild (image hashes); absent until first set. */
   avatar?: string | null;
   banner?: string | null;
+  /** The end of the member's timeout (ISO 8601), null once cleared; absent until first set. */
+  communication_disabled_until?: string | null;
 }
 
 export interface GuildState {
@@ -97,6 +99,12 @@ export interface GuildState {
   bans: ReadonlySet<string>;
   /** By invite code: the joins this stream counted as the invite's uses (its max_uses is held here, with the joins). */
   inviteUses: ReadonlyMap<string, number>;
+  /**
+   * The moment (ms since the epoch, from the clock port) the state is judged at: permissions depend on time through
+   * timeouts. The guild's decider sets it to the command's time, and commands/access.ts to the clock's when it loads
+   * the guild for a check; a state nobody stamped has 0, at which every timeout ever set is still in force.
+   */
+  at: number;
 }
 
 export const initialGuildState = (): GuildState => ({
@@ -122,6 +130,7 @@ export const initialGuildState = (): GuildState => ({
   members: new Map(),
   bans: new Set(),
   inviteUses: new Map(),
+  at: 0,
 });
 
 export const unknownGuild = () => notFound('UNKNOWN_GUILD', 'Unknown Guild');
@@ -175,22 +184,36 @@ export function isOwner(state: GuildState, userId: string): boolean {
   return state.settings.owner_id === userId;
 }
 
+const permissionGuild = (state: GuildState) => ({ guildId: state.id, ownerId: state.settings.owner_id, roles: state.roles });
+const permissionMember = (member: MemberData) => ({
+  userId: member.user_id,
+  roleIds: member.roles,
+  communicationDisabledUntil: member.communication_disabled_until,
+});
+
+/**
+ * A timed-out member may only read: their sends, reactions, voice joins and interactions are refused with the widely
+ * used API's 403 Missing Access (their permissions, computed at `state.at`, would refuse them anyway, less clearly).
+ */
+export function requireNotTimedOut(state: GuildState, userId: string): void {
+  const until = state.members.get(userId)?.communication_disabled_until;
+  if (isTimedOut(until, state.at) && guildPermissions(state, userId) !== ALL_PERMISSIONS) {
+    throw forbidden('MISSING_ACCESS', `Missing Access: you are timed out in this guild until ${until}`);
+  }
+}
+
 /** Guild-level permissions of a member (0 for anyone else). */
 export function guildPermissions(state: GuildState, userId: string): bigint {
   const member = state.members.get(userId);
   if (!member || state.status !== 'active') return 0n;
-  return computePermissions({ guildId: state.id, ownerId: state.settings.owner_id, roles: state.roles }, { userId, roleIds: member.roles });
+  return computePermissions(permissionGuild(state), permissionMember(member), state.at);
 }
 
 /** Permissions of a member in one channel, overwrites applied (0 for anyone else). */
 export function channelPermissions(state: GuildState, userId: string, channel: ChannelData): bigint {
   const member = state.members.get(userId);
   if (!member || state.status !== 'active') return 0n;
-  return computePermissions(
-    { guildId: state.id, ownerId: state.settings.owner_id, roles: state.roles },
-    { userId, roleIds: member.roles },
-    channel.permission_overwrites,
-  );
+  return computePermissions(permissionGuild(state), permissionMember(member), state.at, channel.permission_overwrites);
 }
 
 /** Membership and a guild-level permission: 404 for outsiders, 403 MISSING_PERMISSIONS for members without it. */

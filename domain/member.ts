@@ -22,7 +22,7 @@ import {
   withEntry,
   withoutEntry,
 } from './guildState.js';
-import { Permission, hasPermission, requirePermission } from './permissions.js';
+import { ALL_PERMISSIONS, Permission, hasPermission, requirePermission } from './permissions.js';
 import { unknownInvite } from './invite.js';
 import type { RoleEvent } from './role.js';
 
@@ -42,7 +42,10 @@ export type MemberJoined = DomainEvent<
     botAdd?: boolean;
   }
 >;
-/** Changes use the audit log's keys: `nick`, `avatar`, `banner`, `mute`, `deaf`, and `$add` / `$remove` with [{id, name}] of the roles. */
+/**
+ * Changes use the audit log's keys: `nick`, `avatar`, `banner`, `mute`, `deaf`, `communication_disabled_until` (a
+ * timeout's end, ISO 8601, or null when lifted), and `$add` / `$remove` with [{id, name}] of the roles.
+ */
 export type MemberUpdated = DomainEvent<'MemberUpdated', { guildId: string; userId: string; changes: Change[] }>;
 export type MemberLeft = DomainEvent<'MemberLeft', { guildId: string; userId: string }>;
 export type MemberKicked = DomainEvent<'MemberKicked', { guildId: string; userId: string }>;
@@ -72,6 +75,7 @@ export type MemberCommand =
   | { type: 'AddBot'; actorId: string; userId: string; roleId: string; roleName: string; permissions: string; joinedAt: string }
   /** `avatar` and `banner` are image hashes (null removes them), which only the member sets. */
   /** `mute` and `deaf` are the server's voice mute and deafen, which the command layer allows only while the member is in voice. */
+  /** `communicationDisabledUntil` times the member out until then (ISO 8601, at most 28 days after the decision), null lifts it. */
   | {
       type: 'UpdateMember';
       actorId: string;
@@ -82,6 +86,7 @@ export type MemberCommand =
       banner?: string | null;
       mute?: boolean;
       deaf?: boolean;
+      communicationDisabledUntil?: string | null;
     }
   | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
@@ -121,6 +126,30 @@ function nickChange(state: GuildState, actorId: string, member: MemberData, nick
     if (!self) requireAboveMember(state, actorId, member.user_id);
   }
   return [{ key: 'nick', old_value: member.nick, new_value: next }];
+}
+
+/** The widely used API's longest timeout. */
+export const MAX_TIMEOUT_MS = 28 * 24 * 60 * 60 * 1000;
+
+/**
+ * A timeout set or lifted by `actorId`: MODERATE_MEMBERS, never on the owner or a member at or above the actor's
+ * highest role (403), nor on a member with ADMINISTRATOR, whom a timeout would not hold back; the end is at most 28 days
+ * after the decision (`state.at`), else 400 on the field as the widely used API answers.
+ */
+export function timeoutChange(state: GuildState, actorId: string, member: MemberData, until: string | null): Change[] {
+  requirePermission(guildPermissions(state, actorId), Permission.MODERATE_MEMBERS);
+  requireAboveMember(state, actorId, member.user_id);
+  if (until !== null && guildPermissions(state, member.user_id) === ALL_PERMISSIONS) {
+    throw missingPermissions('Missing Permissions: a member with ADMINISTRATOR cannot be timed out');
+  }
+  const end = until === null ? null : Date.parse(until);
+  if (end !== null && (Number.isNaN(end) || end - state.at > MAX_TIMEOUT_MS)) {
+    const message = 'Invalid communication disabled timestamp: at most 28 days ahead';
+    throw invalidForm([{ path: 'communication_disabled_until', message, code: 'INVALID_COMMUNICATION_DISABLED_TIMESTAMP' }]);
+  }
+  const next = end === null ? null : new Date(end).toISOString();
+  const current = member.communication_disabled_until ?? null;
+  return next === current ? [] : [{ key: 'communication_disabled_until', old_value: current, new_value: next }];
 }
 
 const updated = (state: GuildState, member: MemberData, changes: Change[]): MemberEvent[] =>
@@ -196,6 +225,9 @@ export const memberDeciders = {
       requirePermission(guildPermissions(state, command.actorId), permission);
       changes.push({ key, old_value: member[key], new_value: value });
     }
+    if (command.communicationDisabledUntil !== undefined) {
+      changes.push(...timeoutChange(state, command.actorId, member, command.communicationDisabledUntil));
+    }
     if (command.roles) {
       // A bot's managed role may be listed (clients send the member's whole list back) but is neither given nor taken.
       const kept = (id: string) => isManagedRole(state, id) && member.roles.includes(id);
@@ -260,11 +292,14 @@ export const memberDeciders = {
   },
 };
 
+/** The member's fields that changes set to a string or null. */
+const TEXT_KEYS = ['nick', 'avatar', 'banner', 'communication_disabled_until'];
+
 function applyMemberChanges(member: MemberData, changes: readonly Change[]): MemberData {
   let next = member;
   const roleIds = (change: Change) => (change.new_value as { id: string }[]).map((r) => r.id);
   for (const change of changes) {
-    if (change.key === 'nick' || change.key === 'avatar' || change.key === 'banner') next = { ...next, [change.key]: change.new_value as string | null };
+    if (TEXT_KEYS.includes(change.key)) next = { ...next, [change.key]: change.new_value as string | null };
     else if (change.key === 'mute' || change.key === 'deaf') next = { ...next, [change.key]: change.new_value as boolean };
     else if (change.key === '$add') next = { ...next, roles: [...next.roles, ...roleIds(change)] };
     else if (change.key === '$remove') next = { ...next, roles: next.roles.filter((id) => !roleIds(change).includes(id)) };

@@ -109,7 +109,15 @@ export interface PermissionGuild {
 export interface PermissionMember {
   userId: string;
   roleIds: readonly string[];
+  /** The end of the member's timeout (ISO 8601), if one was set; it counts only while it lies after `at`. */
+  communicationDisabledUntil?: string | null;
 }
+
+/** What a timed-out member keeps: the widely used API lets them read, nothing more. */
+export const TIMED_OUT_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY;
+
+/** Whether a timeout ending at `until` (ISO 8601) is still in force at `at` (milliseconds since the epoch, from the clock port). */
+export const isTimedOut = (until: string | null | undefined, at: number): boolean => Boolean(until) && Date.parse(until!) > at;
 
 // Helpers at module level, not closures made on each call: the permissions of a request are computed several times.
 const rolePermissions = (guild: PermissionGuild, roleId: string) => BigInt(guild.roles.get(roleId)?.permissions ?? 0n);
@@ -121,14 +129,20 @@ const applyOverwrite = (permissions: bigint, allow: Bits, deny: Bits) => (permis
  * roles'; ADMINISTRATOR grants everything (overwrites do not apply); then the @everyone overwrite, the member's role
  * overwrites OR-ed together, and the member's own overwrite, each removing its deny bits before adding its allow bits.
  * In a channel, no VIEW_CHANNEL leaves nothing, and no SEND_MESSAGES takes away what only makes sense when sending.
+ * A member timed out at `at` (which the owner and administrators cannot be) keeps at most VIEW_CHANNEL and
+ * READ_MESSAGE_HISTORY, so every check made through here refuses them the rest until the timeout ends.
  */
-export function computePermissions(guild: PermissionGuild, member: PermissionMember, overwrites?: readonly PermissionOverwrite[]): bigint {
+export function computePermissions(guild: PermissionGuild, member: PermissionMember, at: number, overwrites?: readonly PermissionOverwrite[]): bigint {
   if (member.userId === guild.ownerId) return ALL_PERMISSIONS;
   let permissions = rolePermissions(guild, guild.guildId);
   for (const roleId of member.roleIds) permissions |= rolePermissions(guild, roleId);
   if (permissions & Permission.ADMINISTRATOR) return ALL_PERMISSIONS;
-  if (!overwrites) return permissions;
+  const held = overwrites ? channelOverwritten(guild, member, permissions, overwrites) : permissions;
+  return isTimedOut(member.communicationDisabledUntil, at) ? held & TIMED_OUT_PERMISSIONS : held;
+}
 
+function channelOverwritten(guild: PermissionGuild, member: PermissionMember, base: bigint, overwrites: readonly PermissionOverwrite[]): bigint {
+  let permissions = base;
   let roleAllow = 0n;
   let roleDeny = 0n;
   let everyone: PermissionOverwrite | undefined;

@@ -7,7 +7,7 @@
 // the guild's own events end it without a second append, and the read model and the gateway drop it on those events.
 import type { Decider, DomainEvent } from './decider.js';
 import { badRequest, missingPermissions } from './errors.js';
-import { type GuildState, channelPermissions, unknownChannel, withEntry, withoutEntry } from './guildState.js';
+import { type GuildState, channelPermissions, requireNotTimedOut, unknownChannel, withEntry, withoutEntry } from './guildState.js';
 import { Permission, hasPermission } from './permissions.js';
 import { ChannelType } from './channel.js';
 
@@ -83,6 +83,7 @@ function requireConnectable(guild: GuildState, voice: GuildVoiceState, userId: s
   const permissions = channel && guild.members.has(userId) ? channelPermissions(guild, userId, channel) : 0n;
   if (!channel || !hasPermission(permissions, Permission.VIEW_CHANNEL)) throw unknownChannel();
   if (!VOICE_CHANNEL_TYPES.includes(channel.type)) throw badRequest('NOT_A_VOICE_CHANNEL', `${path} must name a voice or stage channel`);
+  requireNotTimedOut(guild, userId);
   if (!hasPermission(permissions, Permission.CONNECT)) throw missingPermissions('Missing Permissions: CONNECT in the voice channel');
   const limit = channel.user_limit ?? 0;
   if (limit > 0 && !hasPermission(permissions, Permission.MOVE_MEMBERS)) {

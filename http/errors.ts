@@ -82,13 +82,15 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
 
 /**
  * The headers of a 429, as clients of the widely used API read them; returns the seconds to wait. Every 429 says when
- * to come back (a client without Retry-After retries at once, in a loop) and whose limit it hit: a bucket's is the
- * caller's own (`user`); any other refusal (a full image queue) is the service's, `shared`, and clears within a
+ * to come back (a client without Retry-After retries at once, in a loop) and whose limit it hit: a bucket's, or
+ * slowmode's, is the caller's own (`user`); any other refusal (a full image queue) is the service's, `shared`, and clears within a
  * second. discord.py retries a 429 only if it has a Via header, which the widely used API's answers get from its
  * proxy: without one it takes the 429 for a ban and raises instead of waiting.
  */
 function refuseForNow(ctx: Context, error: DomainError): number {
-  const [retryAfter, scope] = error instanceof RateLimited ? [error.retryAfter, 'user'] : [error.retryAfter ?? 1, 'shared'];
+  // Slowmode is the caller's own limit too: their last send in the channel decides when the next may come.
+  const own = error instanceof RateLimited || error.code === 'SLOWMODE_RATE_LIMITED';
+  const [retryAfter, scope] = own ? [error.retryAfter ?? 1, 'user'] : [error.retryAfter ?? 1, 'shared'];
   ctx.set('Retry-After', String(Math.ceil(retryAfter)));
   ctx.set('X-RateLimit-Scope', scope);
   ctx.set('Via', '1.1 parley');

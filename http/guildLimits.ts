@@ -16,7 +16,7 @@ declare module 'koa' {
 }
 
 /** Lets the request on only for members of the guild the path names (404 UNKNOWN_GUILD for anyone else). */
-export function guildMembersOnly(deps: Pick<HttpDeps, 'commands'>) {
+export function guildMembersOnly(deps: Pick<HttpDeps, 'commands' | 'clock'>) {
   return async function requireGuildMember(ctx: Context, next: Next) {
     const { guildId } = parseBody(guildParams, ctx.params);
     await guildAccess(deps, guildId, requireAuth(ctx).userId);

@@ -24,7 +24,8 @@ export function memberObject(doc: MemberData, user: UserDoc): MemberObject {
     mute: doc.mute,
     flags: NO_FLAGS,
     pending: false,
-    communication_disabled_until: null,
+    // As stored: an end already past stays until lifted, as the widely used API shows it (clients compare it with their clock).
+    communication_disabled_until: apiTimestamp(doc.communication_disabled_until ?? null),
   };
 }
 

@@ -3,7 +3,7 @@
 import { messageDecider, requireMessage } from '../../domain/message.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { type ReactionEmoji, emojiKey } from '../../domain/reaction.js';
-import { messageChannelAccess } from '../access.js';
+import { messageChannelAccess, requireNotTimedOutIn } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { messageStream } from '../streams.js';
 import { loadMessage, managesMessages } from './state.js';
@@ -12,6 +12,7 @@ type ReactionDeps = Uses<'commands' | 'readStore' | 'clock' | 'settle'>;
 
 export async function addReaction(deps: ReactionDeps, meta: ActorMeta, channelId: string, messageId: string, emoji: ReactionEmoji) {
   const access = await messageChannelAccess(deps, channelId, meta.actorId);
+  requireNotTimedOutIn(access, meta.actorId);
   requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
   const state = await loadMessage(deps, messageId);
   requireMessage(state, channelId);

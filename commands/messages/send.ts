@@ -4,15 +4,16 @@ import { badRequest, invalidForm } from '../../domain/errors.js';
 import { type Attachment, type MessageFields, type MessageUser, MessageType, assertNewMessage, messageDecider, unknownMessage } from '../../domain/message.js';
 import { nonceDecider } from '../../domain/messageNonce.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
+import { slowmodeDecider } from '../../domain/slowmode.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { userById } from '../../projections/users.queries.js';
 import { unknownChannel } from '../../domain/guildState.js';
-import { type MessageChannelAccess, loadGuild, messageChannelAccess } from '../access.js';
+import { type MessageChannelAccess, loadGuild, messageChannelAccess, requireNotTimedOutIn } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
-import { messageStream, nonceStream } from '../streams.js';
+import { messageStream, nonceStream, slowmodeStream } from '../streams.js';
 import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { Sender, SendInput, UploadedFile } from './input.js';
@@ -133,7 +134,25 @@ async function appendMessage(
   return messageDoc(state.message!);
 }
 
-/** A user's send: SEND_MESSAGES, and ATTACH_FILES for files. */
+/**
+ * The slowmode window a send by the user must respect, in seconds: the channel's rate_limit_per_user, 0 in DMs and for
+ * members who may manage messages or the channel (bots are held to it like anyone).
+ */
+function slowmodeWindow(access: MessageChannelAccess): number {
+  const seconds = access.guild?.channels.get(access.channelId)?.rate_limit_per_user ?? 0;
+  return seconds > 0 && !has(access, Permission.MANAGE_MESSAGES) && !has(access, Permission.MANAGE_CHANNELS) ? seconds : 0;
+}
+
+/**
+ * Lets a send through the channel's slowmode, or refuses it with 429 SLOWMODE_RATE_LIMITED and the seconds left. Run
+ * once the message is checked whole, just before it is appended, so a send refused for anything else counts for nothing.
+ */
+async function admitSlowmodeSend(deps: SendDeps, meta: ActorMeta, channelId: string, userId: string, windowSeconds: number): Promise<void> {
+  const command = { type: 'AdmitSlowmodeSend' as const, channelId, userId, at: deps.clock.now(), windowSeconds };
+  await deps.commands.handle(slowmodeStream(channelId, userId), slowmodeDecider, command, metadata(meta, deps.clock));
+}
+
+/** A user's send: SEND_MESSAGES, ATTACH_FILES for files, not while timed out, and spaced out by the channel's slowmode. */
 export async function sendMessage(
   deps: SendDeps,
   meta: ActorMeta,
@@ -143,8 +162,11 @@ export async function sendMessage(
   sender: Sender,
 ): Promise<MessageDoc> {
   const access = await messageChannelAccess(deps, channelId, sender.userId);
+  requireNotTimedOutIn(access, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
   const author = await userById(deps.readStore, sender.userId);
-  return postMessage(deps, meta, access, input, files, { author: toMessageUser(author!), webhookId: null, components: sender.bot });
+  const window = slowmodeWindow(access);
+  const slowmode = window > 0 ? { beforeAppend: () => admitSlowmodeSend(deps, meta, channelId, sender.userId, window) } : {};
+  return postMessage(deps, meta, access, input, files, { author: toMessageUser(author!), webhookId: null, components: sender.bot, ...slowmode });
 }

@@ -26,7 +26,8 @@ export const interactionDispatches = deriver({
     }
     const { interaction, sealedToken, delivery } = event.data;
     if (delivery === 'endpoint') return [];
-    const subjects = await interactionSubjects(runtime, interaction);
+    // The resolved members' permissions as they were when the interaction was made (timeouts depend on the time).
+    const subjects = await interactionSubjects(runtime, interaction, Date.parse(event.metadata.createdAt));
     // The place or the invoker went away before the interaction reached the gateway: there is nothing left to answer.
     if (!subjects) return [];
     const parts = { token: runtime.secrets.open(sealedToken), origin: runtime.config.publicBaseUrl, ...subjects };

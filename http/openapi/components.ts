@@ -65,7 +65,7 @@ export const COMPONENTS = {
     { errors: list(object('One problem with the request.', { path: string, message: string })) },
   ),
   RateLimitError: object('A 429’s body: how long to wait, in seconds. There is no global limit.', {
-    code: { type: 'string', enum: ['RATE_LIMITED', 'IMAGE_QUEUE_FULL'] },
+    code: { type: 'string', enum: ['RATE_LIMITED', 'IMAGE_QUEUE_FULL', 'SLOWMODE_RATE_LIMITED'] },
     message: string,
     retry_after: { type: 'number' },
     global: { const: false },

@@ -212,6 +212,7 @@ const EXAMPLE_EXTRAS: Partial<Record<ErrorCode, object>> = {
   INVALID_FORM_BODY: { errors: [{ path: 'name', message: 'This field is required' }] },
   RATE_LIMITED: { retry_after: 1.5, global: false },
   IMAGE_QUEUE_FULL: { retry_after: 1, global: false },
+  SLOWMODE_RATE_LIMITED: { retry_after: 9.5, global: false },
 };
 
 /** One answer per status, listing its codes, each with an example body. */

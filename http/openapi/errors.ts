@@ -36,7 +36,7 @@ export const ERRORS = {
   INVALID_WEBHOOK_TOKEN: [401, 'The token in the path is not this webhook’s (or interaction’s).'],
   // 403
   MISSING_PERMISSIONS: [403, 'The caller lacks a permission the action needs, or the target is not below them in the role hierarchy.'],
-  MISSING_ACCESS: [403, 'The caller may not act on this application or in this place.'],
+  MISSING_ACCESS: [403, 'The caller may not act on this application or in this place, or is timed out in the guild (they may only read until it ends).'],
   BOTS_NOT_ALLOWED: [403, 'Bots cannot use this endpoint: it takes a person’s session.'],
   BOTS_ONLY: [403, 'Only a bot token names an application here.'],
   USER_BANNED: [403, 'The user is banned from the guild.'],
@@ -79,6 +79,10 @@ export const ERRORS = {
   ],
   // 429
   RATE_LIMITED: [429, 'The route’s bucket is empty for now: wait Retry-After seconds (X-RateLimit-Scope: user).'],
+  SLOWMODE_RATE_LIMITED: [
+    429,
+    'The channel is in slowmode and the caller sent there less than rate_limit_per_user seconds ago: wait retry_after seconds (X-RateLimit-Scope: user).',
+  ],
   IMAGE_QUEUE_FULL: [429, 'Too many images are being processed: try again in a second (X-RateLimit-Scope: shared).'],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -162,7 +162,7 @@ async function answerFromEndpoint(
   deps: HttpDeps,
   { interaction, token, url }: NonNullable<CreatedInteraction['endpoint']>,
 ): Promise<{ failure: InteractionFailure; detail: string } | null> {
-  const subjects = await interactionSubjects(deps, interaction);
+  const subjects = await interactionSubjects(deps, interaction, deps.clock.now());
   // The place or the invoker went away meanwhile: there is nothing left to answer.
   if (!subjects) return { failure: 'endpoint_invalid_response', detail: '' };
   const object = botInteractionObject(interaction, { token, origin: deps.config.publicBaseUrl, ...subjects });
@@ -217,6 +217,7 @@ export const clickRoute = route({
     'COMPONENT_DISABLED',
     'COMPONENT_NOT_INTERACTIVE',
     'MISSING_PERMISSIONS',
+    'MISSING_ACCESS',
     'INTERACTION_FAILED',
   ],
   handle: async (ctx, { body }, deps) => deliverToEndpoint(ctx, deps, await clickComponent(deps, actorMeta(ctx), body)),

@@ -14,7 +14,7 @@ import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/members.js';
 import { route } from '../route.js';
-import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
+import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema, timestampSchema } from '../validation.js';
 
 export const memberParams = { type: 'object', properties: { guildId: snowflakeSchema, userId: snowflakeSchema }, required: ['guildId', 'userId'] } as const;
 export const memberRoleParams = {
@@ -41,8 +41,11 @@ export const updateMemberSchema = {
     channel_id: { ...snowflakeSchema, type: ['string', 'null'] },
     mute: { type: 'boolean' },
     deaf: { type: 'boolean' },
+    // A timeout's end (at most 28 days ahead, MODERATE_MEMBERS), null to lift it.
+    communication_disabled_until: { ...timestampSchema, type: ['string', 'null'] },
   },
-  additionalProperties: false,
+  // Not strict, unlike the other bodies: the widely used API ignores fields it does not know here, and discord.js's
+  // member.edit() / member.timeout() send their camelCase option names (communicationDisabledUntil) beside the fields.
 } as const;
 
 export const addMemberSchema = {
@@ -145,7 +148,7 @@ export const updateMemberRoute = route({
   method: 'PATCH',
   path: '/guilds/:guildId/members/:userId',
   summary: 'Change a member',
-  description: `\`nick\` needs MANAGE_NICKNAMES (CHANGE_NICKNAME for oneself; "" or null resets it), \`roles\` MANAGE_ROLES. ${MODERATE} The user id @me names the caller.`,
+  description: `\`nick\` needs MANAGE_NICKNAMES (CHANGE_NICKNAME for oneself; "" or null resets it), \`roles\` MANAGE_ROLES, \`communication_disabled_until\` (a timeout: until then the member may only read; at most 28 days ahead, null lifts it) MODERATE_MEMBERS and a member without ADMINISTRATOR. ${MODERATE} Fields it does not know are ignored. The user id @me names the caller.`,
   tag: 'Members',
   auth: 'any',
   params: { ...memberParams, properties: { ...memberParams.properties, userId: { anyOf: [snowflakeSchema, { const: '@me' }] } } },
@@ -159,7 +162,16 @@ export const updateMemberRoute = route({
     const meta = actorMeta(ctx);
     // @me names the caller, as the widely used API's "modify current member".
     const { guildId, userId } = parseBody(memberParams, { ...ctx.params, userId: ctx.params.userId === '@me' ? meta.actorId : ctx.params.userId });
-    const { avatar, banner, channel_id: channelId, mute, deaf, ...body } = parseBody(updateMemberSchema, ctx.request.body);
+    const {
+      avatar,
+      banner,
+      channel_id: channelId,
+      mute,
+      deaf,
+      nick,
+      roles,
+      communication_disabled_until: until,
+    } = parseBody(updateMemberSchema, ctx.request.body);
     const read = (value: string | null | undefined, path: string) => (typeof value === 'string' ? deps.images.parseDataUri(value, path) : value);
     const images = {
       ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}),
@@ -168,7 +180,8 @@ export const updateMemberRoute = route({
     // The voice move is on the guild's voice stream: decided before the member's changes are appended, appended after.
     if (mute !== undefined || deaf !== undefined) await requireInVoice(deps, guildId, userId);
     if (channelId !== undefined) await assertVoiceMove(deps, meta, guildId, userId, channelId);
-    await updateMember(deps, meta, guildId, userId, { nick: body.nick, roles: body.roles as string[] | undefined, mute, deaf }, images);
+    const changes = { nick, roles: roles as string[] | undefined, mute, deaf, communicationDisabledUntil: until };
+    await updateMember(deps, meta, guildId, userId, changes, images);
     if (channelId !== undefined) await moveVoiceMember(deps, meta, guildId, userId, channelId);
     return fetchMember(deps, guildId, userId);
   },

@@ -263,14 +263,22 @@ export const sendMessageRoute = route({
   path: '/channels/:channelId/messages',
   summary: 'Send a message',
   description:
-    'Needs SEND_MESSAGES (ATTACH_FILES for files). Content is at most 2000 characters; a message needs content, an embed, an attachment or a component (components count only from bots). A repeated `nonce` answers the message it first made.',
+    'Needs SEND_MESSAGES (ATTACH_FILES for files). Content is at most 2000 characters; a message needs content, an embed, an attachment or a component (components count only from bots). A repeated `nonce` answers the message it first made. A timed-out member is refused (403 MISSING_ACCESS). In slowmode (`rate_limit_per_user` > 0) a member sends once per that many seconds in the channel (429 SLOWMODE_RATE_LIMITED with `retry_after`), unless they hold MANAGE_MESSAGES or MANAGE_CHANNELS; bots are held to it too.',
   params: channelParams,
   body: sendSchema,
   // JSON or multipart, read once the caller is authenticated: a stranger's upload is never parsed.
   readsItself: ['body'],
   multipart: true,
   responses: { 200: message },
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS', 'CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  errors: [
+    'UNKNOWN_CHANNEL',
+    'UNKNOWN_MESSAGE',
+    'MISSING_PERMISSIONS',
+    'MISSING_ACCESS',
+    'SLOWMODE_RATE_LIMITED',
+    'CANNOT_SEND_IN_NON_TEXT_CHANNEL',
+    'CANNOT_SEND_EMPTY_MESSAGE',
+  ],
   async handle(ctx, { params: { channelId } }, deps) {
     const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
@@ -462,7 +470,7 @@ export const reactRoute = route({
   description: `${EMOJI} Needs READ_MESSAGE_HISTORY, and ADD_REACTIONS for an emoji nobody has reacted with yet.`,
   params: reactionParams,
   responses: { 204: { description: 'Reacted.' } },
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS', 'MAX_REACTIONS'],
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS', 'MISSING_ACCESS', 'MAX_REACTIONS'],
   handle: (ctx, { params: { channelId, messageId, emoji } }, deps) => addReaction(deps, actorMeta(ctx), channelId, messageId, parseEmoji(emoji)),
 });
 

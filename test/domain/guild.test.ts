@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { fold } from '../../domain/decider.js';
 import { type GuildEvent, guildDecider } from '../../domain/guild.js';
+import { MAX_TIMEOUT_MS } from '../../domain/member.js';
 import { initialGuildState } from '../../domain/guildState.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../domain/permissions.js';
 import { given } from '../support/given.js';
@@ -13,7 +14,8 @@ const MOD_PERMISSIONS = (
   Permission.MANAGE_ROLES |
   Permission.MANAGE_NICKNAMES |
   Permission.MANAGE_CHANNELS |
-  Permission.MANAGE_GUILD
+  Permission.MANAGE_GUILD |
+  Permission.MODERATE_MEMBERS
 ).toString();
 
 const created = guildDecider.decide(
@@ -284,6 +286,66 @@ describe('members and bans', () => {
       data: { guildId: 'g', userId: 'bob', changes: [{ key: 'banner', old_value: null, new_value: hash }] },
     };
     expect(fold(guildDecider, [...guild, pictured]).members.get('bob')).toMatchObject({ banner: hash });
+  });
+
+  describe('timeouts', () => {
+    const at = Date.parse(T);
+    const hour = 60 * 60 * 1000;
+    const later = (ms: number) => new Date(at + ms).toISOString();
+    const timedOut = (userId: string, until: string | null, old: string | null = null): GuildEvent => ({
+      type: 'MemberUpdated',
+      data: { guildId: 'g', userId, changes: [{ key: 'communication_disabled_until', old_value: old, new_value: until }] },
+    });
+    /** As `guild`, with carol holding ADMINISTRATOR through a role below the moderator's. */
+    const withAdmin: GuildEvent[] = [...guild, roleCreated('admin', Permission.ADMINISTRATOR.toString()), joined('carol'), assigned('carol', 'admin')];
+    const timeout = (actorId: string, userId: string, until: string | null) =>
+      ({ type: 'UpdateMember', actorId, userId, communicationDisabledUntil: until }) as const;
+
+    it('times a member out for up to 28 days with MODERATE_MEMBERS, and lifts it', () => {
+      given(guildDecider, guild)
+        .when(timeout('mod', 'bob', later(hour)), at)
+        .then([timedOut('bob', later(hour))]);
+      given(guildDecider, guild)
+        .when(timeout('mod', 'bob', later(MAX_TIMEOUT_MS)), at)
+        .then([timedOut('bob', later(MAX_TIMEOUT_MS))]);
+      const refused = given(guildDecider, guild)
+        .when(timeout('mod', 'bob', later(MAX_TIMEOUT_MS + 1)), at)
+        .thenRefuses('INVALID_FORM_BODY');
+      expect(refused.errors?.map((e) => e.path)).toEqual(['communication_disabled_until']);
+      given(guildDecider, [...guild, timedOut('bob', later(hour))])
+        .when(timeout('mod', 'bob', null), at)
+        .then([timedOut('bob', null, later(hour))]);
+      given(guildDecider, guild)
+        .when(timeout('mod', 'bob', null), at)
+        .then([]);
+      expect(fold(guildDecider, [...guild, timedOut('bob', later(hour))]).members.get('bob')).toMatchObject({ communication_disabled_until: later(hour) });
+    });
+
+    it('refuses without MODERATE_MEMBERS, on the owner, at or above the actor, and on administrators', () => {
+      given(guildDecider, guild)
+        .when(timeout('alice', 'bob', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'owner', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'mod', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, withAdmin)
+        .when(timeout('mod', 'carol', later(hour)), at)
+        .thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, guild)
+        .when(timeout('mod', 'nobody', later(hour)), at)
+        .thenRefuses('UNKNOWN_MEMBER');
+    });
+
+    it('leaves a timed-out moderator nothing but reading until the timeout ends, judged at the decision time', () => {
+      const history = [...guild, timedOut('mod', later(hour))];
+      given(guildDecider, history).when({ type: 'KickMember', actorId: 'mod', userId: 'alice' }, at).thenRefuses('MISSING_PERMISSIONS');
+      given(guildDecider, history)
+        .when({ type: 'KickMember', actorId: 'mod', userId: 'alice' }, at + hour)
+        .then([{ type: 'MemberKicked', data: { guildId: 'g', userId: 'alice' } }]);
+    });
   });
 
   it('kicks and bans only below the actor, never the owner', () => {

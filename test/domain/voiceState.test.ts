@@ -120,6 +120,18 @@ describe('a member’s own voice state', () => {
     given(voiceDecider, []).when(own(bob, GENERAL)).thenRefuses('NOT_A_VOICE_CHANNEL');
     given(voiceDecider, []).when(own(bob, '999')).thenRefuses('UNKNOWN_CHANNEL');
     given(voiceDecider, []).when(own(bob, LOCKED)).thenRefuses('MISSING_PERMISSIONS');
+    // Timed out until noon, the guild judged just before: no voice until it ends.
+    const until = '2026-11-26T12:00:00.000Z';
+    const timedOut = guildOf([
+      ...history,
+      { type: 'MemberUpdated', data: { guildId: G, userId: bob.id, changes: [{ key: 'communication_disabled_until', old_value: null, new_value: until }] } },
+    ]);
+    given(voiceDecider, [])
+      .when(own(bob, LOUNGE, { guild: { ...timedOut, at: Date.parse(until) - 1 } }))
+      .thenRefuses('MISSING_ACCESS');
+    given(voiceDecider, [])
+      .when(own(bob, LOUNGE, { guild: { ...timedOut, at: Date.parse(until) } }))
+      .then([expect.objectContaining({ type: 'VoiceChannelJoined' }) as never]);
     given(voiceDecider, [joinedVoice(state(ada, SMALL))])
       .when(own(bob, SMALL))
       .thenRefuses('VOICE_CHANNEL_FULL');

@@ -213,7 +213,7 @@ const bodyNumberCases: Case[] = [
     field: 'delete_message_days',
   },
   { name: 'guild system_channel_flags', call: () => owner('PATCH', `/guilds/${f.guild.id}`, { system_channel_flags: HUGE }), field: 'system_channel_flags' },
-  // Timeouts are not part of this service: the field is refused by name, leap second or not.
+  // A timeout's end is a timestamp Date can hold: a leap second is refused on the field.
   {
     name: 'member communication_disabled_until',
     call: () => owner('PATCH', `/guilds/${f.guild.id}/members/${f.member.id}`, { communication_disabled_until: LEAP_SECOND }),

@@ -87,6 +87,7 @@ const PRODUCED = Object.keys({
   RoleDeleted: true,
   RoleUpdated: true,
   SessionStarted: true,
+  SlowmodeSendAdmitted: true,
   StickerCreated: true,
   StickerDeleted: true,
   StickerUpdated: true,

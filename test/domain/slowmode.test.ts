@@ -1,0 +1,31 @@
+// Given/when/then on slowmode: one user's sends in one slowed channel, spaced out by its rate_limit_per_user.
+import { describe, expect, it } from 'vitest';
+import { type SlowmodeSendAdmitted, slowmodeDecider } from '../../domain/slowmode.js';
+import { given } from '../support/given.js';
+
+const admitted = (at: number): SlowmodeSendAdmitted => ({ type: 'SlowmodeSendAdmitted', data: { channelId: 'c', userId: 'u', at } });
+const send = (at: number, windowSeconds = 10) => ({ type: 'AdmitSlowmodeSend', channelId: 'c', userId: 'u', at, windowSeconds }) as const;
+
+describe('slowmode', () => {
+  it('lets the first send through, and the next once the window has passed', () => {
+    given(slowmodeDecider, [])
+      .when(send(1_000))
+      .then([admitted(1_000)]);
+    given(slowmodeDecider, [admitted(1_000)])
+      .when(send(11_000))
+      .then([admitted(11_000)]);
+  });
+
+  it('refuses a send inside the window with 429 and the seconds left', () => {
+    const refused = given(slowmodeDecider, [admitted(1_000)])
+      .when(send(3_500))
+      .thenRefuses('SLOWMODE_RATE_LIMITED');
+    expect({ kind: refused.kind, retryAfter: refused.retryAfter }).toEqual({ kind: 'rate_limited', retryAfter: 7.5 });
+  });
+
+  it('judges the window by the channel’s current rate_limit_per_user', () => {
+    given(slowmodeDecider, [admitted(1_000)])
+      .when(send(3_500, 2))
+      .then([admitted(3_500)]);
+  });
+});

@@ -1,0 +1,168 @@
+// Timeouts and slowmode through the real HTTPS API and gateway: who may time out whom, what a timed-out member can
+// no longer do, the audit entry and GUILD_MEMBER_UPDATE, and slowmode's window on sends, with its exemptions.
+import { afterAll, describe, expect, it } from 'vitest';
+import { Permission } from '../../domain/permissions.js';
+import { gatewayClients } from '../support/gateway.js';
+import { createBot, fileServer } from '../support/server.js';
+import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, join, newMember } from './guildSupport.js';
+
+const server = await fileServer();
+const gateway = gatewayClients(() => server);
+afterAll(() => gateway.closeAll());
+
+const GUILD_MEMBERS = 1 << 1;
+const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+/** A guild with a moderator (MODERATE_MEMBERS) and a member below them. */
+async function moderatedGuild() {
+  const guild = await createGuild(server);
+  const [mod, member] = [await newMember(server, guild), await newMember(server, guild)];
+  await grantRole(server, guild, mod, Permission.MODERATE_MEMBERS, 'mods');
+  const timeout = (userId: string, until: string | null, token = mod.token, extra: object = {}) =>
+    server.api('PATCH', `/guilds/${guild.id}/members/${userId}`, {
+      token,
+      body: { communication_disabled_until: until, ...extra },
+      headers: { 'X-Audit-Log-Reason': 'cool down' },
+    });
+  return { guild, mod, member, timeout };
+}
+
+const send = (channelId: string, token: string, content = 'hello', scheme: 'Bot' | 'Bearer' = 'Bearer') =>
+  server.api('POST', `/channels/${channelId}/messages`, { token, scheme, body: { content } });
+
+describe('timeouts', () => {
+  it('times a member out: they may read but not send, react, use interactions or moderate, until it is lifted', async () => {
+    const { guild, mod, member, timeout } = await moderatedGuild();
+    const posted = (await send(guild.channelId, guild.owner.token, 'before')).body;
+    const until = inMinutes(10);
+    // discord.js sends its camelCase option name beside the field: ignored, as the widely used API does.
+    const timedOut = await timeout(member.id, until, mod.token, { communicationDisabledUntil: until });
+    expect(timedOut.status).toBe(200);
+    expect(Date.parse(timedOut.body.communication_disabled_until)).toBe(Date.parse(until));
+    const fetched = await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: member.token });
+    expect(Date.parse(fetched.body.communication_disabled_until)).toBe(Date.parse(until));
+
+    await expectRefusedWithoutEvents(server, () => send(guild.channelId, member.token), 403, 'MISSING_ACCESS');
+    const react = () => server.api('PUT', `/channels/${guild.channelId}/messages/${posted.id}/reactions/%F0%9F%91%8D/@me`, { token: member.token });
+    await expectRefusedWithoutEvents(server, react, 403, 'MISSING_ACCESS');
+    // Interactions too: a slash command and a click are refused before anything about them is looked up.
+    const invoke = () =>
+      server.api('POST', '/interactions', {
+        token: member.token,
+        body: { type: 2, application_id: posted.id, channel_id: guild.channelId, data: { id: posted.id, name: 'ping', type: 1 } },
+      });
+    await expectRefusedWithoutEvents(server, invoke, 403, 'MISSING_ACCESS');
+    const click = () =>
+      server.api('POST', '/interactions/click', { token: member.token, body: { channel_id: guild.channelId, message_id: posted.id, custom_id: 'go' } });
+    await expectRefusedWithoutEvents(server, click, 403, 'MISSING_ACCESS');
+    expect((await server.api('GET', `/channels/${guild.channelId}/messages?limit=5`, { token: member.token })).status).toBe(200);
+    // Their permissions hold only reading meanwhile: moderating others is refused too.
+    const invite = () => server.api('POST', `/channels/${guild.channelId}/invites`, { token: member.token, body: {} });
+    await expectRefusedWithoutEvents(server, invite, 403, 'MISSING_PERMISSIONS');
+
+    const lifted = await timeout(member.id, null);
+    expect(lifted.body.communication_disabled_until).toBeNull();
+    expect((await send(guild.channelId, member.token, 'back')).status).toBe(200);
+    expect((await react()).status).toBe(204);
+  });
+
+  it('needs MODERATE_MEMBERS, refuses the owner, members at or above the actor and administrators, and 28 days at most', async () => {
+    const { guild, mod, member, timeout } = await moderatedGuild();
+    const admin = await newMember(server, guild);
+    await grantRole(server, guild, admin, Permission.ADMINISTRATOR, 'admins');
+    const peer = await newMember(server, guild);
+    const until = inMinutes(5);
+    await expectRefusedWithoutEvents(server, () => timeout(mod.id, until, member.token), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(server, () => timeout(guild.owner.id, until), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(server, () => timeout(mod.id, until), 403, 'MISSING_PERMISSIONS');
+    // The admins role is newer, so below the moderator's: only ADMINISTRATOR protects the member.
+    await expectRefusedWithoutEvents(server, () => timeout(admin.id, until), 403, 'MISSING_PERMISSIONS');
+    await expectRefusedWithoutEvents(server, () => timeout(peer.id, inMinutes(28 * 24 * 60 + 1)), 400, 'INVALID_FORM_BODY');
+    const tooLong = await timeout(peer.id, inMinutes(28 * 24 * 60 + 1));
+    expect(tooLong.body.errors.map((e: { path: string }) => e.path)).toEqual(['communication_disabled_until']);
+    const v10 = await server.call('PATCH', `/api/v10/guilds/${guild.id}/members/${peer.id}`, {
+      token: mod.token,
+      body: { communication_disabled_until: inMinutes(28 * 24 * 60 + 1) },
+    });
+    expect(v10.body.errors.communication_disabled_until._errors[0].code).toBe('INVALID_COMMUNICATION_DISABLED_TIMESTAMP');
+    expectError(await timeout(peer.id, 'tomorrow'), 400, 'INVALID_FORM_BODY');
+    expect((await timeout(peer.id, inMinutes(28 * 24 * 60 - 1))).status).toBe(200);
+  });
+
+  it('records audit entry 24 with the change and the reason, and dispatches GUILD_MEMBER_UPDATE with the field', async () => {
+    const { guild, mod, member, timeout } = await moderatedGuild();
+    const watcher = await gateway.session(guild.owner.token, GUILD_MEMBERS);
+    const until = inMinutes(3);
+    await timeout(member.id, until);
+    const update = await watcher.next((p) => p.t === 'GUILD_MEMBER_UPDATE' && p.d.user.id === member.id && p.d.communication_disabled_until !== null);
+    expect(Date.parse(update.d.communication_disabled_until)).toBe(Date.parse(until));
+    await timeout(member.id, null);
+    await watcher.next((p) => p.t === 'GUILD_MEMBER_UPDATE' && p.d.user.id === member.id && p.d.communication_disabled_until === null);
+
+    const entries = (await server.api('GET', `/guilds/${guild.id}/audit-logs?action_type=24`, { token: guild.owner.token })).body.entries;
+    const stored = new Date(Date.parse(until)).toISOString();
+    expect(entries.slice(0, 2)).toMatchObject([
+      { action_type: 24, user_id: mod.id, target_id: member.id, reason: 'cool down', changes: [{ key: 'communication_disabled_until', old_value: stored }] },
+      { action_type: 24, user_id: mod.id, target_id: member.id, reason: 'cool down', changes: [{ key: 'communication_disabled_until', new_value: stored }] },
+    ]);
+  });
+});
+
+describe('slowmode', () => {
+  async function slowedChannel(seconds: number) {
+    const guild = await createGuild(server);
+    const channel = await server.api('POST', `/guilds/${guild.id}/channels`, {
+      token: guild.owner.token,
+      body: { name: 'slow', rate_limit_per_user: seconds },
+    });
+    expect(channel.body.rate_limit_per_user).toBe(seconds);
+    return { guild, channelId: channel.body.id as string };
+  }
+
+  it('answers a second send within the window 429 with retry_after, and appends nothing', async () => {
+    const { guild, channelId } = await slowedChannel(10);
+    const member = await newMember(server, guild);
+    expect((await send(channelId, member.token)).status).toBe(200);
+    const before = await server.runtime.store.headPosition();
+    const limited = await send(channelId, member.token);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({
+      code: 'SLOWMODE_RATE_LIMITED',
+      message: 'This action cannot be performed due to slowmode rate limit.',
+      global: false,
+    });
+    expect(limited.body.retry_after).toBeGreaterThan(8);
+    expect(limited.body.retry_after).toBeLessThanOrEqual(10);
+    expect(limited.headers).toMatchObject({ 'retry-after': '10', 'x-ratelimit-scope': 'user' });
+    expect(await server.runtime.store.headPosition()).toEqual(before);
+    // Per user and per channel: another member, and the same member elsewhere, are not held back.
+    expect((await send(channelId, (await newMember(server, guild)).token)).status).toBe(200);
+    expect((await send(guild.channelId, member.token)).status).toBe(200);
+  });
+
+  it('lets one of several concurrent sends by a member through', async () => {
+    const { guild, channelId } = await slowedChannel(60);
+    const member = await newMember(server, guild);
+    const statuses = (await Promise.all([1, 2, 3, 4].map((n) => send(channelId, member.token, `racing ${n}`)))).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 429, 429, 429]);
+  });
+
+  it('exempts MANAGE_MESSAGES and MANAGE_CHANNELS, not bots; no limit at 0', async () => {
+    const { guild, channelId } = await slowedChannel(30);
+    const [messages, channels] = [await newMember(server, guild), await newMember(server, guild)];
+    await grantRole(server, guild, messages, Permission.MANAGE_MESSAGES, 'message managers');
+    await grantRole(server, guild, channels, Permission.MANAGE_CHANNELS, 'channel managers');
+    for (const token of [messages.token, channels.token, guild.owner.token]) {
+      expect([(await send(channelId, token)).status, (await send(channelId, token)).status]).toEqual([200, 200]);
+    }
+    const bot = await createBot(server);
+    await join(server, guild, bot, 'Bot');
+    expect((await send(channelId, bot.token, 'beep', 'Bot')).status).toBe(200);
+    expectError(await send(channelId, bot.token, 'beep', 'Bot'), 429, 'SLOWMODE_RATE_LIMITED');
+
+    const off = await server.api('PATCH', `/channels/${channelId}`, { token: guild.owner.token, body: { rate_limit_per_user: 0 } });
+    expect(off.body.rate_limit_per_user).toBe(0);
+    const member = await newMember(server, guild);
+    expect([(await send(channelId, member.token)).status, (await send(channelId, member.token)).status]).toEqual([200, 200]);
+  });
+});
