@@ -41,7 +41,7 @@ import { PositionWaiters } from './waiters.js';
 /** As the embedded adapter: readAll without a count returns one page. */
 const PAGE = 1000;
 /** The most events one subscription batch carries (one read-store write for projectors). */
-const BATCH = 500;
+export const BATCH = 500;
 
 /** The metadata an event carries in EventStoreDB. */
 export interface EsdbMetadata {
@@ -201,10 +201,15 @@ export class EsdbEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeToAllOptions, handler: BatchHandler, onError?: (error: unknown) => void): Subscription {
-    const source = this.client.subscribeToAll({
-      fromPosition: options.fromPosition ?? START,
-      filter: eventTypeFilter({ regex: includedTypesRegex(options.excludeTypePrefix) }),
-    });
+    const source = this.client.subscribeToAll(
+      {
+        fromPosition: options.fromPosition ?? START,
+        filter: eventTypeFilter({ regex: includedTypesRegex(options.excludeTypePrefix) }),
+      },
+      // The client buffers this many events before it pauses the server's stream (Node's default for object streams
+      // is 16, which capped a batch, and so a catch-up's read-store transaction, near 31 events).
+      { highWaterMark: BATCH },
+    );
     const subscription = new EsdbSubscription(source, options.fromPosition ?? null, handler, {
       head: () => this.lastDeliverable(options.excludeTypePrefix),
       onError,
