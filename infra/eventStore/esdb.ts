@@ -36,6 +36,7 @@ import {
   WrongExpectedVersionError,
   comparePositions,
 } from '../../ports/eventStore.js';
+import { MAX_APPEND_BYTES, assertAppendFits } from './limits.js';
 import { PositionWaiters } from './waiters.js';
 
 /** As the embedded adapter: readAll without a count returns one page. */
@@ -125,6 +126,8 @@ export class EsdbEventStore implements EventStore {
   async appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision ?? 'any';
+    // The server would refuse it as an error of its own (a 5xx); refused here, it is the request's 413.
+    assertAppendFits(events, MAX_APPEND_BYTES);
     try {
       const result = await this.client.appendToStream(streamId, events.map(toEsdbEvent), { expectedRevision: toEsdbExpectedRevision(expected) });
       if (!result.position) throw new Error('EventStoreDB did not report the position of an append (server older than 20.6?)');
