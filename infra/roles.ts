@@ -46,6 +46,12 @@ export const runsDelivery = (role: Role) => role === 'delivery' || role === 'all
 export const runsRelay = (engines: EngineConfig) => engines.bus.kind === 'kafka' && (engines.role === 'relay' || engines.role === 'all');
 
 /**
+ * The roles that need Kafka to start: the relay publishes the log, gateway nodes and the delivery worker consume it.
+ * An api process only publishes hints (typing) and a projector reads the log itself: neither waits for Kafka.
+ */
+export const consumesOrPublishes = (role: Role) => role !== 'api' && role !== 'projector';
+
+/**
  * In the distributed roles a stopped projector or relay ends the process, for its supervisor to restart it from its
  * checkpoint; the single process keeps serving and says so in the log.
  */
@@ -147,7 +153,7 @@ export async function openEngines(
     let bus: EventBus;
     let relay: Relay | null = null;
     if (engines.bus.kind === 'kafka') {
-      const kafka = keep(await KafkaEventBus.connect(engines.bus, log));
+      const kafka = keep(consumesOrPublishes(engines.role) ? await KafkaEventBus.connect(engines.bus, log) : KafkaEventBus.lazy(engines.bus, log));
       bus = openingBus(kafka, store);
       // Kafka carries the log as stored: its topics hold personal fields only as ciphertext.
       if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), onRelayError);

@@ -10,6 +10,7 @@ import { KafkaEventBus, messageKey } from '../../infra/bus/kafka.js';
 import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
 import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { loadKafkaSettings } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
@@ -56,7 +57,7 @@ if (!docker.reachable) {
       const store = new SqliteEventStore(join(dir, 'events.db'));
       const readStore = new SqliteReadStore(join(dir, 'read.db'));
       const log = createLogger('silent');
-      const bus = await KafkaEventBus.connect({ brokers, topic: 'parley.contract', clientId: 'contract', partitions: 4 }, log);
+      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.contract' }), log);
       const publisher = await bus.publisher();
       const delivered = { delivery: [] as RecordedEvent[], gateway: [] as RecordedEvent[] };
       await bus.consume('delivery', { durable: true }, (events) => void delivered.delivery.push(...events));
@@ -105,6 +106,19 @@ if (!docker.reachable) {
         rmSync(dir, { recursive: true, force: true });
       }
     }, 180_000);
+  });
+}
+
+/** One broker: one copy of each partition. */
+function settings(brokers: string[], env: Record<string, string> = {}) {
+  return loadKafkaSettings({
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_CLIENT_ID: 'contract',
+    KAFKA_PARTITIONS: '4',
+    KAFKA_REPLICATION_FACTOR: '1',
+    KAFKA_MIN_INSYNC_REPLICAS: '1',
+    KAFKA_GROUP_MEMBER: 'contract-node',
+    ...env,
   });
 }
 

@@ -63,6 +63,14 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
+  it('asks no more copies of a partition than there are brokers', () => {
+    const brokers = Object.keys(services(keys)).filter((name) => name.startsWith('kafka')).length;
+    for (const node of nodes) {
+      const { bus } = loadEngineConfig(node.env);
+      expect(bus.kind === 'kafka' && bus.replicationFactor <= brokers && bus.minInsyncReplicas <= bus.replicationFactor, node.name).toBe(true);
+    }
+  });
+
   it('sends clients to published ports: the API to an api node, the gateway to a gateway node, a session back to its own node', () => {
     const byPort = (url: string) => nodes.find((node) => node.published === new URL(url).port);
     for (const node of nodes.filter((n) => servesHttp(n.role))) {

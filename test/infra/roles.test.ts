@@ -2,7 +2,7 @@
 // the checkpoint the projector process commits to the shared read store (two SQLite connections to the same files
 // stand for the two processes).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Role, loadEngineConfig } from '../../infra/engines.js';
@@ -36,7 +36,20 @@ describe('engine settings', () => {
       role: 'projector',
       store: { kind: 'esdb', url: 'esdb://es:2113?tls=false' },
       readStore: { kind: 'mongodb', url: 'mongodb://mongo:27017/?replicaSet=rs0', database: 'parley' },
-      bus: { kind: 'kafka', brokers: ['k1:9092', 'k2:9092'], topic: 'parley.events', clientId: 'parley' },
+      bus: {
+        kind: 'kafka',
+        brokers: ['k1:9092', 'k2:9092'],
+        topic: 'parley.events',
+        clientId: 'parley',
+        partitions: 12,
+        replicationFactor: 3,
+        minInsyncReplicas: 2,
+        ssl: false,
+        sasl: null,
+        member: `${hostname()}-0-0`,
+        maxBatchBytes: 1_000_000,
+        joinTimeoutMs: 60_000,
+      },
       projections: ['users', 'applications'],
       settleTimeoutMs: 2000,
     });
