@@ -106,6 +106,34 @@ if (!docker.reachable) {
         rmSync(dir, { recursive: true, force: true });
       }
     }, 180_000);
+
+    it('a first relay on a log with history publishes none of it, and a batch of large events arrives whole', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
+      const store = new SqliteEventStore(join(dir, 'events.db'));
+      const readStore = new SqliteReadStore(join(dir, 'read.db'));
+      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.large' }), createLogger('silent'));
+      const got: RecordedEvent[] = [];
+      try {
+        for (let i = 0; i < 5; i++) await store.appendToStream(`old-${i}`, [event('History', { i })]);
+        await bus.consume('delivery', { durable: true }, (events) => void got.push(...events));
+        const relay = new Relay(store, readStore, await bus.publisher(), (error) => {
+          throw error;
+        });
+        await relay.start();
+        // 12 events of 400 KB in one relay batch: about 5 MB, five times what the broker takes in one record batch.
+        for (let i = 0; i < 12; i++) await store.appendToStream(`large-${i}`, [event('Large', { guildId: 'g', text: 'x'.repeat(400_000), i })]);
+        await relay.caughtUp();
+        await eventually(() => expect(got.filter((e) => e.type === 'Large')).toHaveLength(12), 60_000);
+        expect(got.filter((e) => e.type === 'History')).toEqual([]);
+        expect(got.map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        await relay.stop();
+      } finally {
+        await bus.close();
+        await store.close();
+        await readStore.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 180_000);
   });
 }
 
