@@ -5,7 +5,8 @@ import { SCRUB_AFTER_MS } from './readStore/sqlite.js';
 
 export type { Config };
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+/** An integer setting within its bounds, or the fallback when unset; anything else fails the start with one line. */
+export function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

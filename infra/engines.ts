@@ -1,5 +1,7 @@
 // Which engines and which process role this process runs, from the environment (documented in the README), and the
 // one error every adapter raises when its engine cannot be reached at start.
+import { hostname } from 'node:os';
+import { integer } from './config.js';
 export type Role = 'api' | 'projector' | 'relay' | 'gateway' | 'delivery' | 'all';
 export const ROLES: readonly Role[] = ['api', 'projector', 'relay', 'gateway', 'delivery', 'all'];
 
@@ -7,11 +9,78 @@ export interface EngineConfig {
   role: Role;
   store: { kind: 'sqlite' } | { kind: 'esdb'; url: string };
   readStore: { kind: 'embedded' } | { kind: 'mongodb'; url: string; database: string };
-  bus: { kind: 'local' } | { kind: 'kafka'; brokers: string[]; topic: string; clientId: string };
+  bus: { kind: 'local' } | ({ kind: 'kafka' } & KafkaSettings);
   /** Projections a projector process runs (PROJECTIONS=users,applications); all of them when unset. */
   projections: string[] | null;
   /** How long an api waits for the read models to include its own write before answering anyway. */
   settleTimeoutMs: number;
+}
+
+export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+/** The Kafka bus's settings (README, Distributed mode: every KAFKA_* variable and its default). */
+export interface KafkaSettings {
+  brokers: string[];
+  topic: string;
+  clientId: string;
+  /** Partitions of the topic when the bus creates it. */
+  partitions: number;
+  /** Copies of each partition, and how many must have a write before acks=-1 holds it as written (topic creation). */
+  replicationFactor: number;
+  minInsyncReplicas: number;
+  ssl: boolean;
+  /** Its password is left out of JSON and util.inspect: settings may be logged, secrets never. */
+  sasl: { mechanism: SaslMechanism; username: string; password: string } | null;
+  /** This process in its consumer groups: the same across restarts, distinct between processes. */
+  member: string;
+  /** The most bytes of messages one send carries: under the brokers' message.max.bytes (1,048,588 by default). */
+  maxBatchBytes: number;
+  /** How long a consumer may take to join its group before the start fails. */
+  joinTimeoutMs: number;
+}
+
+/** What a password looks like wherever settings are printed. */
+function hidden<T extends object>(value: T, secret: keyof T): T {
+  const shown = () => ({ ...value, [secret]: '***' });
+  Object.defineProperty(value, 'toJSON', { value: shown, enumerable: false });
+  Object.defineProperty(value, Symbol.for('nodejs.util.inspect.custom'), { value: shown, enumerable: false });
+  return value;
+}
+
+export function loadKafkaSettings(env: NodeJS.ProcessEnv): KafkaSettings {
+  const replicationFactor = integer(env, 'KAFKA_REPLICATION_FACTOR', 3, 1, 32);
+  const minInsyncReplicas = integer(env, 'KAFKA_MIN_INSYNC_REPLICAS', Math.min(2, replicationFactor), 1, 32);
+  if (minInsyncReplicas > replicationFactor)
+    throw new Error(`KAFKA_MIN_INSYNC_REPLICAS (${minInsyncReplicas}) cannot exceed KAFKA_REPLICATION_FACTOR (${replicationFactor}): no write could succeed`);
+  const mechanism = choice(env, 'KAFKA_SASL_MECHANISM', ['none', 'plain', 'scram-sha-256', 'scram-sha-512'] as const, 'none');
+  const sasl =
+    mechanism === 'none'
+      ? null
+      : hidden(
+          {
+            mechanism,
+            username: required(env, 'KAFKA_SASL_USERNAME', `KAFKA_SASL_MECHANISM=${mechanism}`),
+            password: required(env, 'KAFKA_SASL_PASSWORD', `KAFKA_SASL_MECHANISM=${mechanism}`),
+          },
+          'password',
+        );
+  return {
+    brokers: required(env, 'KAFKA_BROKERS', 'BUS=kafka')
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
+    topic: env.KAFKA_TOPIC || 'parley.events',
+    clientId: env.KAFKA_CLIENT_ID || 'parley',
+    partitions: integer(env, 'KAFKA_PARTITIONS', 12, 1, 10_000),
+    replicationFactor,
+    minInsyncReplicas,
+    ssl: env.KAFKA_SSL === '1' || env.KAFKA_SSL === 'true',
+    sasl,
+    member: env.KAFKA_GROUP_MEMBER || `${hostname()}-${env.WORKER_ID || 0}-${env.PROCESS_ID || 0}`,
+    // Its floor leaves room for the largest event (infra/eventStore/limits.ts) with its key and headers.
+    maxBatchBytes: integer(env, 'KAFKA_MAX_BATCH_BYTES', 1_000_000, 1_000_000, 100 * 1024 * 1024),
+    joinTimeoutMs: integer(env, 'KAFKA_JOIN_TIMEOUT_MS', 60_000, 1000, 600_000),
+  };
 }
 
 function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, options: readonly T[], fallback: T): T {
@@ -46,18 +115,7 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
       readStore === 'mongodb'
         ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'READ_STORE=mongodb'), database: env.MONGO_DB || 'parley' }
         : { kind: 'embedded' },
-    bus:
-      bus === 'kafka'
-        ? {
-            kind: 'kafka',
-            brokers: required(env, 'KAFKA_BROKERS', 'BUS=kafka')
-              .split(',')
-              .map((b) => b.trim())
-              .filter(Boolean),
-            topic: env.KAFKA_TOPIC || 'parley.events',
-            clientId: env.KAFKA_CLIENT_ID || 'parley',
-          }
-        : { kind: 'local' },
+    bus: bus === 'kafka' ? { kind: 'kafka', ...loadKafkaSettings(env) } : { kind: 'local' },
     projections: env.PROJECTIONS
       ? env.PROJECTIONS.split(',')
           .map((p) => p.trim())

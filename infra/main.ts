@@ -4,12 +4,13 @@ import { type Composition, compose } from './compose.js';
 import { loadConfig } from './config.js';
 import { loadEngineConfig } from './engines.js';
 import { createLogger } from './logger.js';
-import { endsOnFatal } from './roles.js';
+import { checkAdvertisedUrls, endsOnFatal } from './roles.js';
 import { onUnhandledRejection } from './unhandled.js';
 
 async function main() {
   const config = loadConfig();
   const engines = loadEngineConfig();
+  checkAdvertisedUrls(engines.role, config, process.env);
   const log = createLogger(config.logLevel);
   let composition: Composition | null = null;
   let stopping = false;

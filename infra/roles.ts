@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { allProjections } from '../projections/index.js';
 import type { Projection } from '../projections/projection.js';
+import { gatewayUrl } from '../presenters/urls.js';
 import { FileBlobStore } from './blobs/files.js';
 import { GridFsBlobStore } from './blobs/gridfs.js';
 import type { BlobStore } from '../ports/blobs.js';
@@ -48,10 +49,48 @@ export const runsDelivery = (role: Role) => role === 'delivery' || role === 'all
 export const runsRelay = (engines: EngineConfig) => engines.bus.kind === 'kafka' && (engines.role === 'relay' || engines.role === 'all');
 
 /**
+ * The roles that need Kafka to start: the relay publishes the log, gateway nodes and the delivery worker consume it.
+ * An api process only publishes hints (typing) and a projector reads the log itself: neither waits for Kafka.
+ */
+export const consumesOrPublishes = (role: Role) => role !== 'api' && role !== 'projector';
+
+/**
  * In the distributed roles a stopped projector or relay ends the process, for its supervisor to restart it from its
  * checkpoint; the single process keeps serving and says so in the log.
  */
 export const endsOnFatal = (role: Role) => role !== 'all';
+
+/** Addresses a server listens on but no client can reach: advertised, they send every client nowhere. */
+const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '[::]']);
+
+/**
+ * Refuses a role that would hand clients an address they cannot reach (GET /gateway/bot's url, READY's
+ * resume_gateway_url, CDN URLs): one that derives them from an unspecified HOST, or, in the distributed mode, that
+ * derives them at all (an api process runs no gateway, and every node must name the API's and the gateway's public
+ * addresses, not its own). The embedded single process keeps its derived default for a developer's machine.
+ */
+export function checkAdvertisedUrls(role: Role, config: Pick<Config, 'publicBaseUrl' | 'gatewayUrl'>, env: NodeJS.ProcessEnv): void {
+  if (!servesHttp(role)) return;
+  if (role !== 'all') {
+    if (!env.PUBLIC_BASE_URL) throw new Error(`ROLE=${role} needs PUBLIC_BASE_URL: the address clients reach the API and its CDN URLs at`);
+    if (!env.GATEWAY_URL) throw new Error(`ROLE=${role} needs GATEWAY_URL: the wss:// address clients reach the gateway at (GET /gateway, READY)`);
+  }
+  const advertised = [
+    { name: 'PUBLIC_BASE_URL', url: config.publicBaseUrl, schemes: ['https:', 'http:'] },
+    { name: 'GATEWAY_URL', url: gatewayUrl(config), schemes: ['wss:', 'ws:'] },
+  ];
+  for (const { name, url, schemes } of advertised) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`${name} must be a URL, got "${url}"`);
+    }
+    if (!schemes.includes(parsed.protocol)) throw new Error(`${name} must start with ${schemes.map((s) => `${s}//`).join(' or ')}, got "${url}"`);
+    if (UNSPECIFIED_HOSTS.has(parsed.hostname))
+      throw new Error(`clients would be sent to ${url}, which none can reach (HOST is where this server listens): set ${name} to the address clients use`);
+  }
+}
 
 export interface Engines {
   /** The log with personal fields opened (sealed on append): what every reader but the shredder and the relay uses. */
@@ -122,7 +161,7 @@ export async function openEngines(
     let bus: EventBus;
     let relay: Relay | null = null;
     if (engines.bus.kind === 'kafka') {
-      const kafka = keep(await KafkaEventBus.connect(engines.bus, log));
+      const kafka = keep(consumesOrPublishes(engines.role) ? await KafkaEventBus.connect(engines.bus, log) : KafkaEventBus.lazy(engines.bus, log));
       bus = openingBus(kafka, store);
       // Kafka carries the log as stored: its topics hold personal fields only as ciphertext.
       if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), onRelayError);

@@ -1,25 +1,30 @@
 // Kafka behind the bus port: the ONLY file that knows kafkajs, so another client is a change of this file alone.
-// One topic carries the whole log. A message's key is the guild id of its event (else the channel id, else the
-// stream id), so Kafka keeps per-guild (per-channel) order within a partition; its headers carry the event type and
+// One topic carries the whole log. A message's key is the guild its event is about (else the channel, else the
+// stream), so Kafka keeps per-guild (per-channel) order within a partition; its headers carry the event type and
 // the encoded log position, so consumers can route and deduplicate without parsing the value. The producer is
-// idempotent (no duplicates from its own retries) and sends one batch at a time, in log order.
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
-import { type IHeaders, Kafka, type LogEntry, type Producer, logLevel } from 'kafkajs';
-import { withDeadline } from '../engines.js';
+// idempotent (no duplicates from its own retries), retries as long as the brokers take to elect a leader, and sends
+// in log order, split by bytes under the brokers' limit and compressed.
+import {
+  type ConsumerConfig,
+  CompressionTypes,
+  type IHeaders,
+  type ITopicConfig,
+  Kafka,
+  type KafkaConfig,
+  type LogEntry,
+  type Producer,
+  type ProducerConfig,
+  type SASLOptions,
+  logLevel,
+} from 'kafkajs';
+import { type KafkaSettings, withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
 import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../../ports/hints.js';
 import type { Logger } from '../logger.js';
 import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from '../../ports/bus.js';
 
-export interface KafkaSettings {
-  brokers: string[];
-  topic: string;
-  clientId: string;
-  /** Partitions of the topic when the bus creates it. */
-  partitions?: number;
-}
+export type { KafkaSettings };
 
 /** Hints ride a topic of their own: they are not state, need no order by key, and are dropped when stale. */
 export const hintTopic = (topic: string) => `${topic}.hints`;
@@ -39,14 +44,25 @@ export interface IncomingMessage {
   headers?: IHeaders;
 }
 
-/** Guild first (every event of a guild in one order), then channel (DMs), then the stream itself. */
+/**
+ * The one rule for every event: the guild it is about, else its channel, else its stream. Each is looked for on the
+ * event itself (`guildId`) and then on the entity it carries (`webhook.guild_id`), so every event of one entity gets
+ * the same key whichever of the two its type spells (WebhookCreated carries only the webhook, WebhookUpdated both).
+ */
 export function messageKey(event: RecordedEvent): string {
   const data = (event.data ?? {}) as Record<string, unknown>;
-  for (const field of ['guildId', 'channelId'] as const) {
-    const value = data[field];
-    if (typeof value === 'string' && value) return value;
+  return owner(data, 'guildId', 'guild_id') ?? owner(data, 'channelId', 'channel_id') ?? event.streamId;
+}
+
+function owner(data: Record<string, unknown>, field: string, entityField: string): string | null {
+  const own = data[field];
+  if (typeof own === 'string' && own) return own;
+  for (const value of Object.values(data)) {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    const entity = (value as Record<string, unknown>)[entityField];
+    if (typeof entity === 'string' && entity) return entity;
   }
-  return event.streamId;
+  return null;
 }
 
 export function toMessage(event: RecordedEvent): OutgoingMessage {
@@ -97,6 +113,117 @@ const pinoLevel = {
   [logLevel.NOTHING]: 'trace',
 } as const;
 
+/** The client: TLS and SASL as configured; at start, a broker that does not answer fails after a few quick tries. */
+export function kafkaConfig(settings: KafkaSettings, logCreator: KafkaConfig['logCreator']): KafkaConfig {
+  return {
+    clientId: settings.clientId,
+    brokers: settings.brokers,
+    ssl: settings.ssl,
+    // The same object, not a copy: its password stays out of whatever prints the settings.
+    ...(settings.sasl ? { sasl: settings.sasl as SASLOptions } : {}),
+    connectionTimeout: 3000,
+    retry: { retries: 3, initialRetryTime: 300 },
+    logLevel: logLevel.INFO,
+    logCreator,
+  };
+}
+
+/**
+ * The relay's producer. Its retries are its own: inherited from the client (3), a leader election of a few seconds
+ * failed the send and stopped the relay; kafkajs's own default for an idempotent producer is to retry for as long as
+ * it takes (each wait at most maxRetryTime), which keeps its sequence numbers, and so exactly-once, intact.
+ */
+export const PRODUCER: ProducerConfig = {
+  idempotent: true,
+  maxInFlightRequests: 1,
+  retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 30_000 },
+};
+
+/** The topics the bus creates when they are missing: replicated as configured, so acks=-1 means min.insync copies. */
+export function topicsToCreate(settings: KafkaSettings, existing: string[]): ITopicConfig[] {
+  const replication = { replicationFactor: settings.replicationFactor };
+  return [
+    {
+      topic: settings.topic,
+      numPartitions: settings.partitions,
+      ...replication,
+      configEntries: [
+        { name: 'min.insync.replicas', value: String(settings.minInsyncReplicas) },
+        // What one batch may carry; sends are split under it (maxBatchBytes), compressed batches are smaller still.
+        { name: 'max.message.bytes', value: String(settings.maxBatchBytes + 64 * 1024) },
+      ],
+    },
+    { topic: hintTopic(settings.topic), numPartitions: 1, ...replication },
+  ].filter(({ topic }) => !existing.includes(topic));
+}
+
+/** A message's bytes as a batch counts them, near enough: key, value, headers and a record's own overhead. */
+export function messageBytes(message: OutgoingMessage): number {
+  let bytes = 64 + Buffer.byteLength(message.key) + Buffer.byteLength(message.value);
+  for (const [name, value] of Object.entries(message.headers)) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 8;
+  return bytes;
+}
+
+/**
+ * Consecutive runs of messages of at most maxBytes each, in order: kafkajs packs a partition's messages of one send
+ * into one record batch, and a batch over the brokers' limit fails with MESSAGE_TOO_LARGE, not retried, on every
+ * restart of the relay. A message larger alone cannot be split: the log refuses such events (eventStore/limits.ts).
+ */
+export function splitByBytes(messages: OutgoingMessage[], maxBytes: number): OutgoingMessage[][] {
+  const batches: OutgoingMessage[][] = [];
+  let current: OutgoingMessage[] = [];
+  let size = 0;
+  for (const message of messages) {
+    const bytes = messageBytes(message);
+    if (bytes > maxBytes) throw new Error(`a ${message.headers[HEADERS.type]} of ${bytes} bytes is over KAFKA_MAX_BATCH_BYTES (${maxBytes})`);
+    if (current.length > 0 && size + bytes > maxBytes) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(message);
+    size += bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/**
+ * A consumer's group, the same on every start (a new group each start left one behind in the brokers every time). A
+ * durable group is shared by the role's processes and commits its offsets; a per-process one (each gateway node) is
+ * named after the process and commits none, so each start reads from the live end, as its sessions expect.
+ */
+export function consumerGroup(settings: Pick<KafkaSettings, 'clientId' | 'member'>, group: string, durable: boolean): ConsumerConfig & { autoCommit: boolean } {
+  const base = `${settings.clientId}.${group}`;
+  return { groupId: durable ? base : `${base}.${settings.member}`, autoCommit: durable };
+}
+
+/** Waits for the consumer to join its group, at most `ms`: a group that never forms must fail the start, not hang it. */
+export async function joinedWithin(joined: Promise<void>, ms: number, groupId: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `Kafka consumer group ${groupId} was not joined within ${ms / 1000} s (KAFKA_JOIN_TIMEOUT_MS): are the brokers and their group coordinator up?`,
+          ),
+        ),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([joined, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function logEntry(log: Logger, entry: LogEntry): void {
+  const { message, ...extra } = entry.log;
+  log[pinoLevel[entry.level]]({ kafka: entry.namespace, ...extra }, message);
+}
+
 export class KafkaEventBus implements EventBus {
   private readonly closers = new Set<() => Promise<void>>();
   readonly hints: HintBus;
@@ -106,41 +233,29 @@ export class KafkaEventBus implements EventBus {
     private readonly settings: KafkaSettings,
     log: Logger,
   ) {
-    this.hints = new KafkaHintBus(kafka, hintTopic(settings.topic), `${settings.clientId}.hints`, log, this.closers);
+    this.hints = new KafkaHintBus(kafka, hintTopic(settings.topic), consumerGroup(settings, 'hints', false), log, this.closers);
   }
 
-  /** Reaches the brokers and makes sure the topic exists; an unreachable cluster fails here, once, with one line. */
+  /** Reaches the brokers and makes sure the topics exist; an unreachable cluster fails here, once, with one line. */
   static async connect(settings: KafkaSettings, log: Logger, timeoutMs = 10_000): Promise<KafkaEventBus> {
     // While connecting, failures are reported by the error thrown, not by kafkajs logging each retry.
     let starting = true;
-    const kafka = new Kafka({
-      clientId: settings.clientId,
-      brokers: settings.brokers,
-      connectionTimeout: 3000,
-      retry: { retries: 3, initialRetryTime: 300 },
-      logLevel: logLevel.INFO,
-      logCreator: () => (entry: LogEntry) => {
-        if (starting) return;
-        const { message, ...extra } = entry.log;
-        log[pinoLevel[entry.level]]({ kafka: entry.namespace, ...extra }, message);
-      },
-    });
+    const kafka = new Kafka(
+      kafkaConfig(settings, () => (entry: LogEntry) => {
+        if (!starting) logEntry(log, entry);
+      }),
+    );
     const admin = kafka.admin();
-    const address = settings.brokers.join(',');
     try {
       await withDeadline(
         (async () => {
           await admin.connect();
-          const topics = await admin.listTopics();
-          const wanted = [
-            { topic: settings.topic, numPartitions: settings.partitions ?? 12 },
-            { topic: hintTopic(settings.topic), numPartitions: 1 },
-          ].filter(({ topic }) => !topics.includes(topic));
-          if (wanted.length) await admin.createTopics({ waitForLeaders: true, topics: wanted });
+          const topics = topicsToCreate(settings, await admin.listTopics());
+          if (topics.length) await admin.createTopics({ waitForLeaders: true, topics });
         })(),
         timeoutMs,
         'Kafka',
-        address,
+        settings.brokers.join(','),
       );
     } finally {
       await admin.disconnect().catch(() => {});
@@ -149,15 +264,24 @@ export class KafkaEventBus implements EventBus {
     return new KafkaEventBus(kafka, settings, log);
   }
 
+  /**
+   * The bus of a role that only publishes hints (api) or none (projector): it connects on first use and a failure
+   * loses a hint, so such a role starts, and keeps serving, without Kafka.
+   */
+  static lazy(settings: KafkaSettings, log: Logger): KafkaEventBus {
+    return new KafkaEventBus(new Kafka(kafkaConfig(settings, () => (entry: LogEntry) => logEntry(log, entry))), settings, log);
+  }
+
   async publisher(): Promise<EventPublisher> {
-    const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    const producer = this.kafka.producer(PRODUCER);
     await producer.connect();
     const close = () => producer.disconnect();
     this.closers.add(close);
     return {
       publish: async (events) => {
-        if (events.length === 0) return;
-        await producer.send({ topic: this.settings.topic, acks: -1, messages: events.map(toMessage) });
+        for (const messages of splitByBytes(events.map(toMessage), this.settings.maxBatchBytes)) {
+          await producer.send({ topic: this.settings.topic, acks: -1, compression: CompressionTypes.GZIP, messages });
+        }
       },
       close: async () => {
         this.closers.delete(close);
@@ -167,8 +291,8 @@ export class KafkaEventBus implements EventBus {
   }
 
   async consume(group: string, options: ConsumeOptions, handler: Parameters<EventBus['consume']>[2], onError?: (error: unknown) => void): Promise<BusConsumer> {
-    const base = `${this.settings.clientId}.${group}`;
-    const consumer = this.kafka.consumer({ groupId: options.durable ? base : `${base}.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}` });
+    const { groupId, autoCommit } = consumerGroup(this.settings, group, options.durable);
+    const consumer = this.kafka.consumer({ groupId });
     const progress = new PartitionProgress();
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) onError?.(payload.error);
@@ -180,25 +304,32 @@ export class KafkaEventBus implements EventBus {
         resolve();
       });
     });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [this.settings.topic], fromBeginning: false });
-    await consumer.run({
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const events = batch.messages.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
-        if (!isRunning() || isStale()) return;
-        if (events.length > 0) {
-          await handler(events);
-          progress.handled(batch.partition, events[events.length - 1].position);
-        }
-        // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
-        for (const message of batch.messages) resolveOffset(message.offset);
-        await heartbeat();
-      },
-    });
-    await joined;
     const stop = () => consumer.disconnect();
     this.closers.add(stop);
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.settings.topic], fromBeginning: false });
+      await consumer.run({
+        autoCommit,
+        eachBatchAutoResolve: false,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          const events = batch.messages.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
+          if (!isRunning() || isStale()) return;
+          if (events.length > 0) {
+            await handler(events);
+            progress.handled(batch.partition, events[events.length - 1].position);
+          }
+          // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
+          for (const message of batch.messages) resolveOffset(message.offset);
+          await heartbeat();
+        },
+      });
+      await joinedWithin(joined, this.settings.joinTimeoutMs, groupId);
+    } catch (error) {
+      this.closers.delete(stop);
+      await stop().catch(() => {});
+      throw error;
+    }
     return {
       stop: async () => {
         this.closers.delete(stop);
@@ -225,7 +356,7 @@ class KafkaHintBus implements HintBus {
   constructor(
     private readonly kafka: Kafka,
     private readonly topic: string,
-    private readonly group: string,
+    private readonly group: ConsumerConfig & { autoCommit: boolean },
     private readonly log: Logger,
     private readonly closers: Set<() => Promise<void>>,
   ) {}
@@ -250,11 +381,12 @@ class KafkaHintBus implements HintBus {
   }
 
   private async consume(): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: `${this.group}.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}` });
+    const consumer = this.kafka.consumer({ groupId: this.group.groupId });
     await consumer.connect();
     this.closers.add(() => consumer.disconnect());
     await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
     await consumer.run({
+      autoCommit: this.group.autoCommit,
       eachMessage: async ({ message }) => {
         const hint = message.value ? parseHint(message.value.toString('utf8'), Date.now()) : null;
         if (hint) this.local.publish(hint);

@@ -1,6 +1,8 @@
-// The relay: follows the whole log from its checkpoint and publishes every event, in log order, then records how far
-// it got (in the read store, beside the projectors' checkpoints). Run one relay: a crash between a publish and its
-// checkpoint republishes that batch on restart, which consumers drop by position (see the Kafka bus).
+// The relay: follows the log from its checkpoint and publishes every event, in log order, then records how far it got
+// (in the read store, beside the projectors' checkpoints). Run one relay: a crash between a publish and its checkpoint
+// republishes that batch on restart, which consumers drop by position (see the Kafka bus). Without a checkpoint (a
+// first start on a log that has history, a new or restored read store) it starts at the log's head: the bus carries
+// what happens from now on, as its consumers expect, and history is the replay tool's.
 import type { EventStore, Subscription } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { EventPublisher } from '../../ports/bus.js';
@@ -18,7 +20,13 @@ export class Relay {
   ) {}
 
   async start(): Promise<void> {
-    const from = await this.checkpoints.getCheckpoint(RELAY_CHECKPOINT);
+    let from = await this.checkpoints.getCheckpoint(RELAY_CHECKPOINT);
+    if (!from) {
+      from = await this.store.headPosition();
+      // Recorded at once: a relay that stops before its first publish must not start at a later head next time, and
+      // skip what was appended in between.
+      if (from) await this.checkpoints.bulkWrite([], [{ projection: RELAY_CHECKPOINT, position: from }]);
+    }
     this.subscription = this.store.subscribeToAll(
       { fromPosition: from ?? undefined },
       async (events) => {

@@ -36,12 +36,13 @@ import {
   WrongExpectedVersionError,
   comparePositions,
 } from '../../ports/eventStore.js';
+import { MAX_APPEND_BYTES, assertAppendFits } from './limits.js';
 import { PositionWaiters } from './waiters.js';
 
 /** As the embedded adapter: readAll without a count returns one page. */
 const PAGE = 1000;
 /** The most events one subscription batch carries (one read-store write for projectors). */
-const BATCH = 500;
+export const BATCH = 500;
 
 /** The metadata an event carries in EventStoreDB. */
 export interface EsdbMetadata {
@@ -125,6 +126,8 @@ export class EsdbEventStore implements EventStore {
   async appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision ?? 'any';
+    // The server would refuse it as an error of its own (a 5xx); refused here, it is the request's 413.
+    assertAppendFits(events, MAX_APPEND_BYTES);
     try {
       const result = await this.client.appendToStream(streamId, events.map(toEsdbEvent), { expectedRevision: toEsdbExpectedRevision(expected) });
       if (!result.position) throw new Error('EventStoreDB did not report the position of an append (server older than 20.6?)');
@@ -201,10 +204,15 @@ export class EsdbEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeToAllOptions, handler: BatchHandler, onError?: (error: unknown) => void): Subscription {
-    const source = this.client.subscribeToAll({
-      fromPosition: options.fromPosition ?? START,
-      filter: eventTypeFilter({ regex: includedTypesRegex(options.excludeTypePrefix) }),
-    });
+    const source = this.client.subscribeToAll(
+      {
+        fromPosition: options.fromPosition ?? START,
+        filter: eventTypeFilter({ regex: includedTypesRegex(options.excludeTypePrefix) }),
+      },
+      // The client buffers this many events before it pauses the server's stream (Node's default for object streams
+      // is 16, which capped a batch, and so a catch-up's read-store transaction, near 31 events).
+      { highWaterMark: BATCH },
+    );
     const subscription = new EsdbSubscription(source, options.fromPosition ?? null, handler, {
       head: () => this.lastDeliverable(options.excludeTypePrefix),
       onError,

@@ -6,7 +6,17 @@
 // transactions, but would make every projection write its guards; transactions keep projections engine-agnostic.
 // They need a replica set: compose runs a one-node one, and connect() refuses a standalone server up front.)
 import { randomUUID } from 'node:crypto';
-import { type AnyBulkWriteOperation, type ClientSession, type Db, MongoClient, type Filter as MongoFilter, type UpdateFilter } from 'mongodb';
+import {
+  type AnyBulkWriteOperation,
+  type ClientSession,
+  type Db,
+  type IndexDescription,
+  type IndexDescriptionInfo,
+  MongoClient,
+  MongoServerError,
+  type Filter as MongoFilter,
+  type UpdateFilter,
+} from 'mongodb';
 import { EngineUnreachableError, withDeadline } from '../engines.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { equalityFields } from './documents.js';
@@ -61,6 +71,24 @@ function withStringId(filter: Filter, update: Update, newId: () => string): Upda
   if (typeof equalityFields(filter)._id === 'string' || update.$setOnInsert?._id !== undefined || update.$set?._id !== undefined) return update;
   return { ...update, $setOnInsert: { ...update.$setOnInsert, _id: newId() } };
 }
+
+/** The indexes a collection is created again with, from what listIndexes gave: all but the implicit one on _id. */
+export function indexesToRecreate(listed: IndexDescriptionInfo[]): IndexDescription[] {
+  return listed
+    .filter((index) => index.name !== '_id_')
+    .map(({ key, name, unique, sparse, partialFilterExpression, expireAfterSeconds, collation }) => {
+      const options = { name, unique, sparse, partialFilterExpression, expireAfterSeconds, collation };
+      return { key, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as IndexDescription;
+    });
+}
+
+/** A collection that was never written is nothing to drop or read indexes of (servers before 7.0 report it as code 26). */
+const ignoreNamespaceNotFound =
+  <T>(value: T) =>
+  (error: unknown): T => {
+    if (error instanceof MongoServerError && error.code === 26) return value;
+    throw error;
+  };
 
 /** Leaves out the port's optional bulkLoad: a rebuild keeps MongoDB's indexes up to date as it writes. */
 export class MongoReadStore implements ReadStore {
@@ -136,11 +164,20 @@ export class MongoReadStore implements ReadStore {
     return new Map(projections.map((name) => [name, found.get(name) ?? null]));
   }
 
+  /**
+   * Drops each collection and creates it again with the indexes it had: a drop takes a moment whatever the collection
+   * holds, where one deleteMany({}) transaction over a large read model outlived MongoDB's 60 s transaction limit.
+   * The checkpoint goes first: a reset cut short leaves documents without a checkpoint, whose replay fails loudly on
+   * them (and a second reset finishes the job), never a checkpoint over collections emptied behind its back.
+   */
   async reset(projection: string, collections: string[]): Promise<void> {
-    await this.inTransaction(async (session) => {
-      for (const collection of collections) await this.db.collection(collection).deleteMany({}, { session });
-      await this.db.collection<{ _id: string }>(CHECKPOINTS).deleteOne({ _id: projection }, { session });
-    });
+    await this.db.collection<{ _id: string }>(CHECKPOINTS).deleteOne({ _id: projection });
+    for (const name of collections) {
+      const indexes = indexesToRecreate(await this.db.collection(name).indexes().catch(ignoreNamespaceNotFound([])));
+      await this.db.dropCollection(name).catch(ignoreNamespaceNotFound(false));
+      await this.db.createCollection(name);
+      if (indexes.length) await this.db.collection(name).createIndexes(indexes);
+    }
   }
 
   /** withTransaction retries on transient errors (elections, write conflicts), so the callback must be repeatable. */

@@ -10,6 +10,7 @@ import { KafkaEventBus, messageKey } from '../../infra/bus/kafka.js';
 import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
 import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
+import { loadKafkaSettings } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
@@ -56,7 +57,7 @@ if (!docker.reachable) {
       const store = new SqliteEventStore(join(dir, 'events.db'));
       const readStore = new SqliteReadStore(join(dir, 'read.db'));
       const log = createLogger('silent');
-      const bus = await KafkaEventBus.connect({ brokers, topic: 'parley.contract', clientId: 'contract', partitions: 4 }, log);
+      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.contract' }), log);
       const publisher = await bus.publisher();
       const delivered = { delivery: [] as RecordedEvent[], gateway: [] as RecordedEvent[] };
       await bus.consume('delivery', { durable: true }, (events) => void delivered.delivery.push(...events));
@@ -105,6 +106,47 @@ if (!docker.reachable) {
         rmSync(dir, { recursive: true, force: true });
       }
     }, 180_000);
+
+    it('a first relay on a log with history publishes none of it, and a batch of large events arrives whole', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
+      const store = new SqliteEventStore(join(dir, 'events.db'));
+      const readStore = new SqliteReadStore(join(dir, 'read.db'));
+      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.large' }), createLogger('silent'));
+      const got: RecordedEvent[] = [];
+      try {
+        for (let i = 0; i < 5; i++) await store.appendToStream(`old-${i}`, [event('History', { i })]);
+        await bus.consume('delivery', { durable: true }, (events) => void got.push(...events));
+        const relay = new Relay(store, readStore, await bus.publisher(), (error) => {
+          throw error;
+        });
+        await relay.start();
+        // 12 events of 400 KB in one relay batch: about 5 MB, five times what the broker takes in one record batch.
+        for (let i = 0; i < 12; i++) await store.appendToStream(`large-${i}`, [event('Large', { guildId: 'g', text: 'x'.repeat(400_000), i })]);
+        await relay.caughtUp();
+        await eventually(() => expect(got.filter((e) => e.type === 'Large')).toHaveLength(12), 60_000);
+        expect(got.filter((e) => e.type === 'History')).toEqual([]);
+        expect(got.map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        await relay.stop();
+      } finally {
+        await bus.close();
+        await store.close();
+        await readStore.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 180_000);
+  });
+}
+
+/** One broker: one copy of each partition. */
+function settings(brokers: string[], env: Record<string, string> = {}) {
+  return loadKafkaSettings({
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_CLIENT_ID: 'contract',
+    KAFKA_PARTITIONS: '4',
+    KAFKA_REPLICATION_FACTOR: '1',
+    KAFKA_MIN_INSYNC_REPLICAS: '1',
+    KAFKA_GROUP_MEMBER: 'contract-node',
+    ...env,
   });
 }
 

@@ -382,6 +382,15 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         expect(await store.getCheckpoint(own('me'))).toBeNull();
         expect(await store.getCheckpoint(own('them'))).toEqual(at(5n));
       });
+
+      it('keeps the indexes of the collections it empties: a unique index still refuses a duplicate', async () => {
+        await store.ensureIndexes([{ collection: own('mine'), keys: { name: 1 }, unique: true }]);
+        await store.bulkWrite([{ insertOne: { collection: own('mine'), document: { _id: 'a', name: 'x' } } }], [{ projection: own('me'), position: at(5n) }]);
+        await store.reset(own('me'), [own('mine'), own('never_written')]);
+        await store.bulkWrite([{ insertOne: { collection: own('mine'), document: { _id: 'b', name: 'y' } } }]);
+        await expect(store.bulkWrite([{ insertOne: { collection: own('mine'), document: { _id: 'c', name: 'y' } } }])).rejects.toThrow();
+        expect(await store.find(own('mine'), {})).toEqual([{ _id: 'b', name: 'y' }]);
+      });
     });
   });
 }

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compose } from '../../infra/compose.js';
+import { freePort } from '../contracts/ports.js';
 import { loadConfig } from '../../infra/config.js';
-import { ROLES, type Role } from '../../infra/engines.js';
+import { ROLES, type Role, loadEngineConfig } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
 import { RemoteProjections } from '../../infra/remoteProjections.js';
 import { EMBEDDED, endsOnFatal } from '../../infra/roles.js';
@@ -50,6 +51,12 @@ describe('compose()', () => {
       projectsHere: !(composition.runtime.projections instanceof RemoteProjections),
     }).toEqual(wants);
     await Promise.all([composition.close(), composition.close()]);
+  });
+
+  it.each(['api', 'projector'] as const)('role %s starts without Kafka: it consumes and publishes nothing on the bus', async (role) => {
+    const kafka = loadEngineConfig({ BUS: 'kafka', KAFKA_BROKERS: `127.0.0.1:${await freePort()}` }).bus;
+    const composition = await compose(configFor(), { ...EMBEDDED, role, bus: kafka, settleTimeoutMs: 50 }, log);
+    await composition.close();
   });
 
   it('a distributed role without the shared SECRET_KEY is refused', async () => {

@@ -1,9 +1,9 @@
 // The EventStoreDB adapter's subscription loop, without a server: the client's subscription is an object-mode
 // readable stream, so a PassThrough carrying what the client would push stands in for it here.
 import { PassThrough } from 'node:stream';
-import type { AllStreamResolvedEvent, AllStreamSubscription } from '@eventstore/db-client';
-import { describe, expect, it } from 'vitest';
-import { EsdbSubscription, toEsdbEvent } from '../../infra/eventStore/esdb.js';
+import { type AllStreamResolvedEvent, type AllStreamSubscription, EventStoreDBClient } from '@eventstore/db-client';
+import { describe, expect, it, vi } from 'vitest';
+import { BATCH, EsdbEventStore, EsdbSubscription, toEsdbEvent } from '../../infra/eventStore/esdb.js';
 import type { Position, RecordedEvent } from '../../ports/eventStore.js';
 import { eventually } from '../contracts/eventually.js';
 
@@ -119,5 +119,26 @@ describe('EventStoreDB subscription loop', () => {
     expect(seen).toHaveLength(1);
     expect(stream.unsubscribed).toBe(1);
     expect(stopped()).toBe(1);
+  });
+});
+
+describe('EventStoreDB subscriptions of the adapter', () => {
+  it('ask the client to buffer a whole batch, not the 16 events of a default object stream', async () => {
+    // The real client, pointed at a port nothing listens on: the subscription's stream exists before it connects.
+    const client = EventStoreDBClient.connectionString('esdb://127.0.0.1:1?tls=false');
+    const subscribe = vi.spyOn(client, 'subscribeToAll');
+    const store = new (EsdbEventStore as unknown as new (client: EventStoreDBClient) => EsdbEventStore)(client);
+    const subscription = store.subscribeToAll(
+      {},
+      () => {},
+      () => {},
+    );
+    try {
+      const source = subscribe.mock.results[0].value as AllStreamSubscription;
+      expect(source.readableHighWaterMark).toBe(BATCH);
+    } finally {
+      await subscription.stop();
+      await store.close();
+    }
   });
 });

@@ -1,7 +1,26 @@
-// Kafka messages of events, without a broker: keys, headers, the value round-trip, and the per-partition progress
-// that drops a relay's republished messages.
+// The Kafka bus without a broker: message keys, headers, the value round-trip, the per-partition progress that drops
+// a relay's republished messages, sends split by bytes, the producer's retries (kafkajs's own client, which connects
+// to nothing until asked), the topics it creates, its consumer groups and the deadline of joining one.
+import { inspect } from 'node:util';
+import { Kafka, type LogEntry } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { HEADERS, PartitionProgress, fromMessage, messageKey, positionOf, toMessage } from '../../infra/bus/kafka.js';
+import {
+  HEADERS,
+  PRODUCER,
+  PartitionProgress,
+  consumerGroup,
+  fromMessage,
+  joinedWithin,
+  kafkaConfig,
+  messageBytes,
+  messageKey,
+  positionOf,
+  splitByBytes,
+  toMessage,
+  topicsToCreate,
+} from '../../infra/bus/kafka.js';
+import { loadKafkaSettings } from '../../infra/engines.js';
+import { MAX_EVENT_BYTES } from '../../infra/eventStore/limits.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 
 function event(data: unknown, overrides: Partial<RecordedEvent> = {}): RecordedEvent {
@@ -39,6 +58,26 @@ describe('message keys', () => {
   it('fall back to the stream id for events of neither (accounts, applications)', () => {
     expect(messageKey(event({ userId: '42' }, { streamId: 'user-42', type: 'UserRegistered' }))).toBe('user-42');
     expect(messageKey(event(null, { streamId: 'user-43' }))).toBe('user-43');
+  });
+});
+
+describe('message keys within one entity', () => {
+  const webhook = { id: '70', guild_id: '900', channel_id: '901', name: 'hook' };
+  it('are the same for every event of a webhook, whether the event names the guild or only carries the webhook', () => {
+    const stream = { streamId: 'webhook-70' };
+    const keys = [
+      messageKey(event({ webhook, sealedToken: 'x', tokenHash: 'y' }, { ...stream, type: 'WebhookCreated' })),
+      messageKey(
+        event({ webhookId: '70', guildId: '900', channelId: '902', previousChannelId: '901', changes: [], webhook }, { ...stream, type: 'WebhookUpdated' }),
+      ),
+      messageKey(event({ webhook }, { ...stream, type: 'WebhookDeleted' })),
+    ];
+    expect(keys).toEqual(['900', '900', '900']);
+  });
+
+  it('follow the carried entity’s channel outside guilds, and the stream when it names neither', () => {
+    expect(messageKey(event({ invite: { code: 'abc', guild_id: null, channel_id: '555' } }, { streamId: 'invite-abc' }))).toBe('555');
+    expect(messageKey(event({ command: { id: '1', guild_id: null } }, { streamId: 'application-commands-9-global' }))).toBe('application-commands-9-global');
   });
 });
 
@@ -83,5 +122,100 @@ describe('partition progress', () => {
     const progress = new PartitionProgress();
     expect(progress.isNew(0, at(7n))).toBe(true);
     expect(progress.isNew(0, at(7n))).toBe(true);
+  });
+});
+
+const settings = (env: Record<string, string> = {}) => loadKafkaSettings({ KAFKA_BROKERS: 'k1:9092', ...env });
+
+describe('sends', () => {
+  const sized = (n: number, bytes: number) => toMessage(event({ guildId: `g${n}`, text: 'x'.repeat(bytes), n }));
+
+  it('are split by bytes, in order, each under the limit: one large batch no longer exceeds the brokers’ maximum', () => {
+    const messages = Array.from({ length: 40 }, (_, n) => sized(n, 90_000 + n * 1000));
+    const batches = splitByBytes(messages, 1_000_000);
+    expect(batches.length).toBeGreaterThan(4);
+    expect(batches.flat()).toEqual(messages);
+    for (const batch of batches) expect(batch.reduce((sum, m) => sum + messageBytes(m), 0)).toBeLessThanOrEqual(1_000_000);
+  });
+
+  it('fit the largest event the log takes in one batch, and refuse a message over the limit rather than fail at the broker', () => {
+    const largest = sized(0, MAX_EVENT_BYTES - 200);
+    expect(messageBytes(largest)).toBeLessThanOrEqual(settings().maxBatchBytes);
+    expect(splitByBytes([largest], settings().maxBatchBytes)).toEqual([[largest]]);
+    expect(() => splitByBytes([sized(1, 2000)], 1000)).toThrow(/MessageCreated of \d+ bytes is over KAFKA_MAX_BATCH_BYTES \(1000\)/);
+  });
+});
+
+describe('the relay’s producer', () => {
+  function warnings(create: (kafka: Kafka) => void): string[] {
+    const seen: string[] = [];
+    const kafka = new Kafka(kafkaConfig(settings(), () => (entry: LogEntry) => void seen.push(entry.log.message)));
+    create(kafka);
+    return seen;
+  }
+
+  it('retries as long as an idempotent producer should, instead of the client’s 3 tries (kafkajs warns when it is limited)', () => {
+    // What the relay's producer was: the client's retry settings, inherited.
+    expect(warnings((kafka) => kafka.producer({ idempotent: true, maxInFlightRequests: 1 }))).toContain(
+      'Limiting retries for the idempotent producer may invalidate EoS guarantees',
+    );
+    expect(warnings((kafka) => kafka.producer(PRODUCER))).toEqual([]);
+    expect(PRODUCER).toMatchObject({ idempotent: true, maxInFlightRequests: 1, retry: { retries: Number.MAX_SAFE_INTEGER } });
+  });
+});
+
+describe('topics', () => {
+  it('are created replicated with min.insync.replicas, 3 and 2 unless configured, and only when missing', () => {
+    const [events, hints] = topicsToCreate(settings(), []);
+    expect(events).toMatchObject({ topic: 'parley.events', numPartitions: 12, replicationFactor: 3 });
+    expect(events.configEntries).toContainEqual({ name: 'min.insync.replicas', value: '2' });
+    expect(hints).toMatchObject({ topic: 'parley.events.hints', replicationFactor: 3 });
+    const [single] = topicsToCreate(settings({ KAFKA_REPLICATION_FACTOR: '1' }), ['parley.events.hints']);
+    expect(single.replicationFactor).toBe(1);
+    expect(single.configEntries).toContainEqual({ name: 'min.insync.replicas', value: '1' });
+    expect(topicsToCreate(settings(), ['parley.events', 'parley.events.hints'])).toEqual([]);
+    expect(() => settings({ KAFKA_REPLICATION_FACTOR: '2', KAFKA_MIN_INSYNC_REPLICAS: '3' })).toThrow(/cannot exceed KAFKA_REPLICATION_FACTOR/);
+  });
+});
+
+describe('consumer groups', () => {
+  it('are the same on every start: one per durable role, one per process for the gateway nodes, which commit nothing', () => {
+    const node = settings({ WORKER_ID: '1', PROCESS_ID: '3' });
+    expect(consumerGroup(node, 'delivery', true)).toEqual({ groupId: 'parley.delivery', autoCommit: true });
+    const gateway = consumerGroup(node, 'gateway', false);
+    expect(gateway).toEqual(consumerGroup(settings({ WORKER_ID: '1', PROCESS_ID: '3' }), 'gateway', false));
+    expect(gateway.autoCommit).toBe(false);
+    expect(gateway.groupId).not.toBe(consumerGroup(settings({ WORKER_ID: '1', PROCESS_ID: '4' }), 'gateway', false).groupId);
+    expect(consumerGroup(settings({ KAFKA_GROUP_MEMBER: 'gateway-1' }), 'gateway', false).groupId).toBe('parley.gateway.gateway-1');
+  });
+
+  it('that are not joined in time fail the start with a line saying so', async () => {
+    await expect(joinedWithin(new Promise(() => {}), 50, 'parley.gateway.gateway-1')).rejects.toThrow(
+      'Kafka consumer group parley.gateway.gateway-1 was not joined within 0.05 s (KAFKA_JOIN_TIMEOUT_MS)',
+    );
+    await expect(joinedWithin(Promise.resolve(), 50, 'g')).resolves.toBeUndefined();
+  });
+});
+
+describe('TLS and SASL', () => {
+  const secure = { KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'parley', KAFKA_SASL_PASSWORD: 'hunter2-secret' };
+
+  it('are read from the environment and handed to the client', () => {
+    const config = kafkaConfig(settings(secure), undefined);
+    expect(config.ssl).toBe(true);
+    expect(config.sasl).toMatchObject({ mechanism: 'scram-sha-512', username: 'parley', password: 'hunter2-secret' });
+    expect(kafkaConfig(settings(), undefined)).toMatchObject({ ssl: false });
+    expect(kafkaConfig(settings(), undefined).sasl).toBeUndefined();
+  });
+
+  it('never show the password where settings are printed, and refuse a mechanism without credentials', () => {
+    const loaded = settings(secure);
+    expect(JSON.stringify(loaded)).not.toContain('hunter2');
+    expect(inspect(loaded, { depth: 5 })).not.toContain('hunter2');
+    expect(JSON.stringify(kafkaConfig(loaded, undefined))).not.toContain('hunter2');
+    expect(() => settings({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'parley' })).toThrow(
+      'KAFKA_SASL_PASSWORD is required when KAFKA_SASL_MECHANISM=plain',
+    );
+    expect(() => settings({ KAFKA_SASL_MECHANISM: 'kerberos' })).toThrow(/KAFKA_SASL_MECHANISM must be one of none, plain, scram-sha-256, scram-sha-512/);
   });
 });

@@ -1,8 +1,9 @@
 // What a projection batch becomes in MongoDB driver calls, without a server: the plan MongoReadStore.bulkWrite runs
-// inside one transaction.
+// inside one transaction, and the indexes reset() creates a dropped collection with again.
+import type { IndexDescriptionInfo } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { decodePosition } from '../../ports/eventStore.js';
-import { CHECKPOINTS, planBulkWrite } from '../../infra/readStore/mongo.js';
+import { CHECKPOINTS, indexesToRecreate, planBulkWrite } from '../../infra/readStore/mongo.js';
 import type { WriteOp } from '../../ports/readStore.js';
 import { usersProjection } from '../../projections/users.js';
 
@@ -103,5 +104,20 @@ describe('planBulkWrite', () => {
 
   it('nothing to write plans nothing', () => {
     expect(planBulkWrite([], [])).toEqual([]);
+  });
+});
+
+describe('indexesToRecreate', () => {
+  it('gives back every index listIndexes reported but _id_, with its options and nothing of the server’s own', () => {
+    // What MongoDB 7.0 answers listIndexes for a collection with a unique compound index and a sparse one.
+    const listed: IndexDescriptionInfo[] = [
+      { v: 2, key: { _id: 1 }, name: '_id_' },
+      { v: 2, key: { guild_id: 1, user_id: 1 }, name: 'guild_id_1_user_id_1', unique: true },
+      { v: 2, key: { nick: 1 }, name: 'nick_1', sparse: true },
+    ];
+    expect(indexesToRecreate(listed)).toEqual([
+      { key: { guild_id: 1, user_id: 1 }, name: 'guild_id_1_user_id_1', unique: true },
+      { key: { nick: 1 }, name: 'nick_1', sparse: true },
+    ]);
   });
 });

@@ -43,13 +43,13 @@ class RecordingPublisher implements EventPublisher {
 }
 
 describe('relay', () => {
-  it('publishes the whole log in order and records its checkpoint; a restart resumes after it', async () => {
-    for (let i = 0; i < 30; i++) await store.appendToStream(`s-${i % 3}`, [noted(i)]);
+  it('publishes what is appended in order and records its checkpoint; a restart resumes after it', async () => {
     const publisher = new RecordingPublisher();
     const relay = new Relay(store, readStore, publisher, (error) => {
       throw error;
     });
     await relay.start();
+    for (let i = 0; i < 30; i++) await store.appendToStream(`s-${i % 3}`, [noted(i)]);
     await relay.caughtUp();
     await relay.stop();
     expect(publisher.published.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 30 }, (_, i) => i));
@@ -64,12 +64,32 @@ describe('relay', () => {
     expect(again.published.map((e) => (e.data as { n: number }).n)).toEqual([30, 31, 32, 33, 34]);
   });
 
+  it('a first start on a log with history publishes from its head on, not the history, and records that head at once', async () => {
+    for (let i = 0; i < 20; i++) await store.appendToStream(`s-${i % 3}`, [noted(i)]);
+    const head = await store.headPosition();
+    const publisher = new RecordingPublisher();
+    const relay = new Relay(store, readStore, publisher, (error) => {
+      throw error;
+    });
+    await relay.start();
+    // Before anything new was published: a relay stopped now resumes from this head, not from a later one.
+    expect(await readStore.getCheckpoint(RELAY_CHECKPOINT)).toEqual(head);
+    await relay.stop();
+    await store.appendToStream('s-0', [noted(20)]);
+    const restarted = new Relay(store, readStore, publisher, () => {});
+    await restarted.start();
+    await store.appendToStream('s-1', [noted(21)]);
+    await restarted.caughtUp();
+    await restarted.stop();
+    expect(publisher.published.map((e) => (e.data as { n: number }).n)).toEqual([20, 21]);
+  });
+
   it('a failed publish stops the relay without moving its checkpoint, so nothing is skipped', async () => {
-    await store.appendToStream('s', [noted(1)]);
     const publisher = new RecordingPublisher();
     const errors: unknown[] = [];
     const relay = new Relay(store, readStore, publisher, (error) => errors.push(error));
     await relay.start();
+    await store.appendToStream('s', [noted(1)]);
     await relay.caughtUp();
     publisher.failNext = true;
     await store.appendToStream('s', [noted(2)]);

@@ -5,17 +5,18 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorHandler } from '../../http/errors.js';
-import { loadEngineConfig } from '../../infra/engines.js';
+import { type Role, loadEngineConfig } from '../../infra/engines.js';
 import type { NewEvent, Position, ReadAllOptions } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { ReadModelsUnreachableError, RemoteProjections } from '../../infra/remoteProjections.js';
-import { EMBEDDED, selectProjections } from '../../infra/roles.js';
+import { EMBEDDED, checkAdvertisedUrls, selectProjections } from '../../infra/roles.js';
+import { loadConfig } from '../../infra/config.js';
 import type { Projection } from '../../projections/projection.js';
 import { ProjectionRunner, lagsOf } from '../../projections/runner.js';
 
@@ -40,7 +41,20 @@ describe('engine settings', () => {
       role: 'projector',
       store: { kind: 'esdb', url: 'esdb://es:2113?tls=false' },
       readStore: { kind: 'mongodb', url: 'mongodb://mongo:27017/?replicaSet=rs0', database: 'parley' },
-      bus: { kind: 'kafka', brokers: ['k1:9092', 'k2:9092'], topic: 'parley.events', clientId: 'parley' },
+      bus: {
+        kind: 'kafka',
+        brokers: ['k1:9092', 'k2:9092'],
+        topic: 'parley.events',
+        clientId: 'parley',
+        partitions: 12,
+        replicationFactor: 3,
+        minInsyncReplicas: 2,
+        ssl: false,
+        sasl: null,
+        member: `${hostname()}-0-0`,
+        maxBatchBytes: 1_000_000,
+        joinTimeoutMs: 60_000,
+      },
       projections: ['users', 'applications'],
       settleTimeoutMs: 2000,
     });
@@ -62,6 +76,33 @@ describe('engine settings', () => {
     expect(selectProjections(['users']).map((p) => p.name)).toEqual(['users']);
     expect(selectProjections(null).length).toBeGreaterThan(1);
     expect(() => selectProjections(['users', 'nope'])).toThrow(/unknown projections: nope/);
+  });
+});
+
+describe('advertised addresses', () => {
+  const check = (role: Role, env: Record<string, string>) => () => checkAdvertisedUrls(role, loadConfig(env), env);
+  const urls = { PUBLIC_BASE_URL: 'https://chat.example', GATEWAY_URL: 'wss://gateway.chat.example' };
+
+  it('refuse an unspecified address, derived from HOST or set, in every role that serves clients', () => {
+    expect(check('all', { HOST: '0.0.0.0' })).toThrow('clients would be sent to https://0.0.0.0:8443, which none can reach');
+    expect(check('all', { HOST: '::' })).toThrow('clients would be sent to https://[::]:8443, which none can reach');
+    expect(check('api', { ...urls, GATEWAY_URL: 'wss://0.0.0.0:8445/gateway' })).toThrow(/set GATEWAY_URL to the address clients use/);
+    expect(check('gateway', { ...urls, PUBLIC_BASE_URL: 'https://[::]:8443' })).toThrow(/set PUBLIC_BASE_URL to the address clients use/);
+  });
+
+  it('refuse a distributed node that would derive them from its own address, and URLs of the wrong kind', () => {
+    expect(check('api', { HOST: '10.0.0.5' })).toThrow('ROLE=api needs PUBLIC_BASE_URL');
+    expect(check('api', { PUBLIC_BASE_URL: 'https://chat.example' })).toThrow('ROLE=api needs GATEWAY_URL');
+    expect(check('gateway', { PUBLIC_BASE_URL: 'https://chat.example' })).toThrow('ROLE=gateway needs GATEWAY_URL');
+    expect(check('api', { ...urls, GATEWAY_URL: 'https://gateway.chat.example' })).toThrow('GATEWAY_URL must start with wss:// or ws://');
+    expect(check('api', { ...urls, PUBLIC_BASE_URL: 'chat.example' })).toThrow('PUBLIC_BASE_URL must be a URL');
+  });
+
+  it('let through what clients can reach, and the roles that advertise nothing', () => {
+    expect(check('all', {})).not.toThrow();
+    expect(check('api', urls)).not.toThrow();
+    expect(check('gateway', urls)).not.toThrow();
+    for (const role of ['projector', 'relay', 'delivery'] as const) expect(check(role, { HOST: '0.0.0.0' })).not.toThrow();
   });
 });
 

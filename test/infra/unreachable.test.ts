@@ -57,6 +57,18 @@ describe('an unreachable engine at start', () => {
     40_000,
   );
 
+  it('a node that would send clients to the address it listens on refuses to start, in one line, before any engine', async () => {
+    const single = await runService({ HOST: '0.0.0.0' });
+    expect(single.code).toBe(1);
+    expect(single.stderr.trim()).toBe(
+      'Parley failed to start: clients would be sent to https://0.0.0.0:0, which none can reach (HOST is where this server listens): set PUBLIC_BASE_URL to the address clients use',
+    );
+    const shared = { STORE: 'esdb', ESDB_URL: 'esdb://127.0.0.1:1?tls=false', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://127.0.0.1:1/' };
+    const api = await runService({ ...shared, ROLE: 'api', HOST: '0.0.0.0' });
+    expect(api.code).toBe(1);
+    expect(api.stderr.trim()).toBe('Parley failed to start: ROLE=api needs PUBLIC_BASE_URL: the address clients reach the API and its CDN URLs at');
+  }, 40_000);
+
   it('a role that needs shared engines refuses the embedded ones, in one line', async () => {
     const outcome = await runService({ ROLE: 'api' });
     expect(outcome.code).toBe(1);
