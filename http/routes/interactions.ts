@@ -1,7 +1,8 @@
 // Interactions from the client side and the bot's answer: a logged-in person clicks a button or submits a select menu
-// on a message (POST /interactions/click), or invokes an application's command (POST /interactions); each is checked
-// and recorded (204), then delivered asynchronously (to a webhook's interaction_url, or to the bot's gateway sessions
-// as INTERACTION_CREATE). The bot answers with the interaction's token (POST /interactions/:id/:token/callback).
+// on a message (POST /interactions/click), or invokes an application's command, asks for its autocomplete choices or
+// submits a modal (POST /interactions); each is checked and recorded (204), then delivered asynchronously (to a
+// webhook's interaction_url, or to the bot's gateway sessions as INTERACTION_CREATE). The bot answers with the
+// interaction's token (POST /interactions/:id/:token/callback); a modal or choices go to the user's sessions.
 import type { Context, Next } from 'koa';
 import { invokeCommand, submitModal } from '../../commands/commandInteractions.js';
 import { type ResponseInput, checkCallbackToken, respondToInteraction } from '../../commands/interactionResponses.js';
@@ -338,7 +339,7 @@ export const callbackRoute = route({
   path: '/interactions/:interactionId/:token/callback',
   summary: 'Respond to an interaction',
   description:
-    'Once, within 15 minutes: 4 a message, 5 a deferred message, 6 a deferred update and 7 an update of the component’s message (no modals, no autocomplete). `data` is the message (a send’s fields, replies and nonces aside), JSON or multipart.',
+    'Once, within 15 minutes: 4 a message, 5 a deferred message, 6 a deferred update and 7 an update of the component’s message, `data` the message (a send’s fields, replies and nonces aside), JSON or multipart; 9 a modal (to a command or a component, not to a modal submit), 8 autocomplete choices (the only answer an autocomplete takes), both sent to the invoking user’s gateway sessions.',
   tag: 'Interactions',
   auth: 'webhook-token',
   params: callbackParams,
