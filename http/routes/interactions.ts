@@ -217,9 +217,10 @@ const withoutIds = <T extends { id?: number }>({ id: _id, ...rest }: T): Omit<T,
 
 /**
  * The response's data as the use case takes it: a message for 4, its flags for 5, an edit for 7, nothing for 6, the
- * modal for 9, the choices for 8.
+ * modal for 9, the choices for 8. Exported for whatever else receives a bot's response (an interactions endpoint's
+ * answer), so that it is read as the callback reads it and handed to the same respondToInteraction.
  */
-function responseInput(type: InteractionCallbackType, data: unknown): ResponseInput {
+export function responseInput(type: InteractionCallbackType, data: unknown): ResponseInput {
   switch (type) {
     case InteractionCallbackType.CHANNEL_MESSAGE_WITH_SOURCE:
       return {
