@@ -7,17 +7,23 @@ import { applicationDecider } from '../domain/application.js';
 import {
   type BotInteraction,
   type BotInteractionCommand,
+  type BotInteractionState,
   type GivenOption,
+  type GivenRow,
   INTERACTION_TOKEN_TTL_MS,
   InteractionType,
   type InvokedCommand,
   type NamedEntity,
+  type SubmittedModal,
   type UsedComponent,
   assertCommandAvailable,
   assertInvocable,
+  assertMaySubmitModal,
   assertMayUseCommand,
   botInteractionDecider,
   checkCommandOptions,
+  checkModalSubmit,
+  sourceMessage,
   unknownCommand,
 } from '../domain/commandInteraction.js';
 import { type FieldError, forbidden, invalidForm } from '../domain/errors.js';
@@ -30,7 +36,7 @@ import { dmChannelById } from '../projections/dms.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess, requireNotTimedOutIn } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
-import { applicationStream, commandInteractionStream, guildStream } from './streams.js';
+import { applicationStream, commandInteractionStream, guildStream, interactionStream } from './streams.js';
 
 export type InteractionDeps = Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'secrets' | 'settle'>;
 
@@ -40,14 +46,23 @@ export interface ApplicationBot {
   botUserId: string;
 }
 
-/** POST /interactions: the widely used API's application command invocation (type 2). */
+/** POST /interactions: the widely used API's application command invocation (type 2), or its autocomplete (type 4). */
 export interface InvocationInput {
   application_id: string;
   guild_id?: string;
   channel_id: string;
   data: { id: string; name: string; type?: number; options?: GivenOption[] };
-  /** The client's own id for the invocation, carried back in its INTERACTION_SUCCESS or INTERACTION_FAILURE. */
-  nonce?: string;
+  /** The client's own id for the invocation, carried back with what its user receives (a modal, choices, INTERACTION_SUCCESS or INTERACTION_FAILURE). */
+  nonce?: string | number;
+}
+
+/** POST /interactions type 5: a modal submitted; `data.id` names the interaction that showed it. */
+export interface ModalSubmitInput {
+  application_id: string;
+  guild_id?: string;
+  channel_id: string;
+  data: { id: string; custom_id: string; components: GivenRow[] };
+  nonce?: string | number;
 }
 
 /**
@@ -71,6 +86,24 @@ function newInteractionToken(interactionId: string): string {
 export function interactionIdOfToken(token: string): string | null {
   const match = /^interaction:(\d{1,20}):/.exec(Buffer.from(token, 'base64url').toString('latin1'));
   return match ? match[1] : null;
+}
+
+interface LoadedInteraction {
+  state: BotInteractionState;
+  /** The stream the interaction lives on, where its response is recorded. */
+  streamId: string;
+}
+
+/**
+ * The interaction on its own stream, or on the stream that clicks share, where interactions made before they had a
+ * category of their own were recorded (the decider ignores a click's events there: such an id is no interaction).
+ */
+export async function loadInteraction(deps: Uses<'commands'>, interactionId: string): Promise<LoadedInteraction> {
+  for (const streamId of [commandInteractionStream(interactionId), interactionStream(interactionId)]) {
+    const { state } = await deps.commands.load(streamId, botInteractionDecider);
+    if (state.interaction) return { state, streamId };
+  }
+  return { state: botInteractionDecider.initialState(), streamId: commandInteractionStream(interactionId) };
 }
 
 async function applicationBot(deps: Uses<'commands'>, applicationId: string): Promise<ApplicationBot> {
@@ -148,11 +181,10 @@ async function createInteraction(
   access: MessageChannelAccess,
   bot: ApplicationBot,
   appPermissions: bigint,
-  what: Pick<BotInteraction, 'type' | 'command' | 'component'>,
-  nonce?: string,
+  what: Pick<BotInteraction, 'type' | 'command' | 'component' | 'modal' | 'nonce'>,
+  id = deps.ids.next(),
 ): Promise<CreatedInteraction> {
   const invoker = (await userById(deps.readStore, meta.actorId))!;
-  const id = deps.ids.next();
   const token = newInteractionToken(id);
   const now = deps.clock.now();
   const interaction: BotInteraction = {
@@ -176,7 +208,6 @@ async function createInteraction(
     tokenHash: sha256(token),
     sealedToken: deps.secrets.seal(token),
     delivery: endpointUrl ? 'endpoint' : 'gateway',
-    ...(nonce !== undefined ? { nonce } : {}),
   };
   const { position } = await deps.commands.handle(commandInteractionStream(id), botInteractionDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
@@ -198,12 +229,21 @@ export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, 
   return !invoker || gone ? null : { invoker, guild, dm, users };
 }
 
+/** The nonce a client sent, as interactions keep it. */
+const nonceOf = (nonce: string | number | undefined) => (nonce === undefined ? {} : { nonce: String(nonce) });
+
 /**
  * A member invokes a command: the command exists and may be used in this channel (its guild's or a global one; in a
  * DM with the bot only global ones with dm_permission), the invoker sees the channel and holds USE_APPLICATION_COMMANDS
  * and the command's default_member_permissions, the application's bot is there, and the options are the command's.
+ * An autocomplete (`mode` 'autocomplete') is checked the same, its options as typed so far (checkCommandOptions).
  */
-export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<CreatedInteraction> {
+export async function invokeCommand(
+  deps: InteractionDeps,
+  meta: ActorMeta,
+  input: InvocationInput,
+  mode: 'invoke' | 'autocomplete' = 'invoke',
+): Promise<CreatedInteraction> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
   requireNotTimedOutIn(access, meta.actorId);
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
@@ -221,18 +261,42 @@ export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, inpu
   const bot = await applicationBot(deps, input.application_id);
   const appPermissions = botPermissions(access, bot);
   if (access.guild) assertMayUseCommand(access.permissions, command.default_member_permissions);
-  const { options, named } = checkCommandOptions(command.options, input.data.options);
+  const { options, named } = checkCommandOptions(command.options, input.data.options, 'data.options', mode);
   const resolved = await resolveNamed(deps, access, meta.actorId, named);
   const invoked: InvokedCommand = { id: command._id, name: command.name, type: command.type, guild_id: command.guild_id, options, resolved };
-  return createInteraction(
-    deps,
-    meta,
-    access,
-    bot,
-    appPermissions,
-    { type: InteractionType.APPLICATION_COMMAND, command: invoked, component: null },
-    input.nonce,
-  );
+  const type = mode === 'autocomplete' ? InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE : InteractionType.APPLICATION_COMMAND;
+  return createInteraction(deps, meta, access, bot, appPermissions, { type, command: invoked, component: null, ...nonceOf(input.nonce) });
+}
+
+/**
+ * The user a modal was shown to submits it (POST /interactions type 5): in the interaction's channel, to its
+ * application, with the modal's custom_id and values that fit it (checkModalSubmit), once, within the interaction
+ * token's life; the user must still see the channel and the bot still be there. The modal is marked submitted on the
+ * showing interaction's stream before the submit is recorded as an interaction of its own (MODAL_SUBMIT) for the bot.
+ */
+export async function submitModal(deps: InteractionDeps, meta: ActorMeta, input: ModalSubmitInput): Promise<CreatedInteraction> {
+  const { state, streamId } = await loadInteraction(deps, input.data.id);
+  const modal = assertMaySubmitModal(state, meta.actorId, deps.clock.now());
+  const shown = state.interaction!;
+  const mismatches: FieldError[] = [
+    ...(input.application_id !== shown.applicationId ? [{ path: 'application_id', message: "Must be the application of the modal's interaction" }] : []),
+    ...(input.channel_id !== shown.channelId ? [{ path: 'channel_id', message: "Must be the channel of the modal's interaction" }] : []),
+    ...(input.guild_id !== undefined && input.guild_id !== shown.guildId
+      ? [{ path: 'guild_id', message: "Must be the guild of the modal's interaction" }]
+      : []),
+    ...(input.data.custom_id !== modal.custom_id ? [{ path: 'data.custom_id', message: `Must be the modal's custom_id, ${modal.custom_id}` }] : []),
+  ];
+  if (mismatches.length) throw invalidForm(mismatches);
+  const components = checkModalSubmit(modal, input.data.components);
+  const access = await messageChannelAccess(deps, shown.channelId, meta.actorId);
+  const bot = { applicationId: shown.applicationId, botUserId: shown.botUserId };
+  const appPermissions = botPermissions(access, bot);
+  const submitId = deps.ids.next();
+  const submit = { type: 'SubmitModal' as const, userId: meta.actorId, submitId, rows: input.data.components, at: deps.clock.now() };
+  await deps.commands.handle(streamId, botInteractionDecider, submit, metadata(meta, deps.clock));
+  const submitted: SubmittedModal = { custom_id: modal.custom_id, components, shownBy: shown.id, message: sourceMessage(shown) };
+  const what = { type: InteractionType.MODAL_SUBMIT, command: null, component: null, modal: submitted, ...nonceOf(input.nonce) };
+  return createInteraction(deps, meta, access, bot, appPermissions, what, submitId);
 }
 
 /** A click on a component of a message of `bot`'s application, already checked against the message, for its bot. */

@@ -4,16 +4,19 @@
 // naming the interaction and its invoker; they go where the interaction happened even when the bot cannot see the
 // channel, as the widely used API's interaction webhooks do.
 import {
+  type AutocompleteChoice,
   type BotInteraction,
   type BotInteractionCommand,
   type BotInteractionState,
   InteractionCallbackType,
+  type Modal,
   RESPONSE_FLAGS,
   assertMayRespond,
   botInteractionDecider,
   requireCallbackToken,
   requireLiveToken,
   responseFields,
+  sourceMessage,
 } from '../domain/commandInteraction.js';
 import { notFound } from '../domain/errors.js';
 import { channelPermissions, unknownChannel } from '../domain/guildState.js';
@@ -25,7 +28,7 @@ import type { MessageDoc } from '../projections/messages.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import { userById } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, isDm, loadGuild } from './access.js';
-import { interactionIdOfToken } from './commandInteractions.js';
+import { interactionIdOfToken, loadInteraction } from './commandInteractions.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import { toMessageUser } from './dms.js';
 import { deleteInChannel } from './messages/delete.js';
@@ -33,7 +36,6 @@ import { type EditDeps, editInChannel } from './messages/edit.js';
 import type { MessageInput, Sender, UploadedFile } from './messages/input.js';
 import { type Authorship, postMessage } from './messages/send.js';
 import { loadMessage, messageDocOf } from './messages/state.js';
-import { commandInteractionStream, interactionStream } from './streams.js';
 
 /** What responses may do where they are posted, as the widely used API's interaction webhooks: post, embed, attach, quote. */
 const RESPONSE_PERMISSIONS =
@@ -48,31 +50,17 @@ export interface ResponseInput {
   type: InteractionCallbackType;
   /** The message of a response 4 or 7; for 5 only its EPHEMERAL flag counts. */
   data?: MessageInput;
+  /** The modal of a response 9. */
+  modal?: Modal;
+  /** The choices of a response 8. */
+  choices?: AutocompleteChoice[];
 }
 
-/** What a response came to, for ?with_response=true: the interaction, the response's type and its message. */
+/** What a response came to, for ?with_response=true: the interaction, the response's type and its message (none for 8 and 9). */
 export interface Responded {
   interaction: BotInteraction;
   responseType: InteractionCallbackType;
-  message: MessageDoc;
-}
-
-interface LoadedInteraction {
-  state: BotInteractionState;
-  /** The stream the interaction lives on, where its response is recorded. */
-  streamId: string;
-}
-
-/**
- * The interaction on its own stream, or on the stream that clicks share, where interactions made before they had a
- * category of their own were recorded (the decider ignores a click's events there: such an id is no interaction).
- */
-async function loadInteraction(deps: Uses<'commands'>, interactionId: string): Promise<LoadedInteraction> {
-  for (const streamId of [commandInteractionStream(interactionId), interactionStream(interactionId)]) {
-    const { state } = await deps.commands.load(streamId, botInteractionDecider);
-    if (state.interaction) return { state, streamId };
-  }
-  return { state: botInteractionDecider.initialState(), streamId: commandInteractionStream(interactionId) };
+  message: MessageDoc | null;
 }
 
 /** The bot acts through the token: its events name the bot. */
@@ -134,10 +122,18 @@ export async function respondToInteraction(
   const bot = asBot(meta, interaction);
   let claimed: Position | null = null;
   const claim = async (messageId: string | null) => {
-    const command: BotInteractionCommand = { type: 'Respond', tokenHash, responseType: input.type, messageId, at: deps.clock.now() };
+    const { modal, choices } = input;
+    const command: BotInteractionCommand = { type: 'Respond', tokenHash, responseType: input.type, messageId, modal, choices, at: deps.clock.now() };
     claimed = (await deps.commands.handle(streamId, botInteractionDecider, command, metadata(bot, deps.clock))).position;
   };
+  if (input.type === InteractionCallbackType.MODAL || input.type === InteractionCallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT) {
+    // No message: the gateway hands the modal or the choices to the invoking user's sessions (gateway/dispatches/interactions.ts).
+    await claim(null);
+    await deps.settle(claimed);
+    return { interaction, responseType: input.type, message: null };
+  }
   const access = await responsePlace(deps, interaction);
+  const sourceId = sourceMessage(interaction)?.id;
   let message: MessageDoc;
   switch (input.type) {
     case InteractionCallbackType.CHANNEL_MESSAGE_WITH_SOURCE:
@@ -149,11 +145,11 @@ export async function respondToInteraction(
       break;
     }
     case InteractionCallbackType.UPDATE_MESSAGE:
-      message = await editInChannel(deps, bot, access, interaction.component!.message.id, input.data ?? {}, files, botSender(interaction), () => claim(null));
+      message = await editInChannel(deps, bot, access, sourceId!, input.data ?? {}, files, botSender(interaction), () => claim(null));
       break;
     case InteractionCallbackType.DEFERRED_UPDATE_MESSAGE:
       await claim(null);
-      message = await messageDocOf(deps, await loadMessage(deps, interaction.component!.message.id));
+      message = await messageDocOf(deps, await loadMessage(deps, sourceId!));
       break;
   }
   // The message's own write was settled; the response's, appended before it, is then too (unless no message changed).
@@ -242,6 +238,8 @@ export async function sendFollowUp(
   const { interaction, state } = opened;
   const response = state.response;
   if (!response) throw notFound('UNKNOWN_WEBHOOK', 'Unknown Webhook: answer the interaction before following it up');
+  // A modal or choices made no message: the modal's submit is the interaction to answer.
+  if (!response.messageId) throw notFound('UNKNOWN_WEBHOOK', 'Unknown Webhook: an interaction answered with a modal or choices has no messages');
   const access = await responsePlace(deps, interaction);
   const bot = asBot(meta, interaction);
   const original = await loadMessage(deps, response.messageId);

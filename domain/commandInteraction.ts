@@ -10,13 +10,15 @@ import { DomainError, type FieldError, badRequest, forbidden, invalidForm, notFo
 import { type MessageFields, MessageFlags, MessageType, type MessageUser } from './message.js';
 import { Permission, hasPermission } from './permissions.js';
 
-export const InteractionType = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3 } as const;
-/** The responses this service takes (the widely used API's PONG, autocomplete results and modals aside). */
+export const InteractionType = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, APPLICATION_COMMAND_AUTOCOMPLETE: 4, MODAL_SUBMIT: 5 } as const;
+/** The responses this service takes (the widely used API's PONG aside: it answers only the endpoint's checks). */
 export const InteractionCallbackType = {
   CHANNEL_MESSAGE_WITH_SOURCE: 4,
   DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5,
   DEFERRED_UPDATE_MESSAGE: 6,
   UPDATE_MESSAGE: 7,
+  APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: 8,
+  MODAL: 9,
 } as const;
 export type InteractionCallbackType = (typeof InteractionCallbackType)[keyof typeof InteractionCallbackType];
 /** Where an interaction happened: a guild, or a DM with the application's bot. */
@@ -39,6 +41,8 @@ export interface InvokedOption {
   type: number;
   value?: string | number | boolean;
   options?: InvokedOption[];
+  /** Autocomplete: the option the user is typing in. */
+  focused?: boolean;
 }
 
 /** An option as a client sends it; checked against the command before anything else reads it. */
@@ -47,6 +51,7 @@ export interface GivenOption {
   type?: number;
   value?: unknown;
   options?: GivenOption[];
+  focused?: boolean;
 }
 
 /** An id an option names that the command layer must find (and resolve for the bot), with where to report it. */
@@ -77,6 +82,50 @@ export interface UsedComponent {
   message: MessageFields;
 }
 
+/** A text input of a modal, as the bot defines it (type 4; style 1 short, 2 paragraph). */
+export interface TextInput {
+  type: 4;
+  custom_id: string;
+  style: 1 | 2;
+  label: string;
+  min_length?: number;
+  max_length?: number;
+  /** As in the widely used API: true unless false is sent. */
+  required?: boolean;
+  value?: string;
+  placeholder?: string;
+}
+
+/** A modal a bot shows (response type 9): 1 to 5 action rows of one text input each. */
+export interface Modal {
+  custom_id: string;
+  title: string;
+  components: { type: 1; components: [TextInput] }[];
+}
+
+/** A text input's value as the user submitted it, in the modal's rows. */
+export interface SubmittedRow {
+  type: 1;
+  components: { type: 4; custom_id: string; value: string }[];
+}
+
+/** A modal submitted: its id, the values (every input of the modal, in its order), and where it came from. */
+export interface SubmittedModal {
+  custom_id: string;
+  components: SubmittedRow[];
+  /** The interaction that showed the modal. */
+  shownBy: string;
+  /** The component's message, when the modal answered a component interaction (the bot may then update it). */
+  message: MessageFields | null;
+}
+
+/** An autocomplete choice, as the bot offers it (response type 8). */
+export interface AutocompleteChoice {
+  name: string;
+  value: string | number;
+  name_localizations?: Record<string, string> | null;
+}
+
 /** Everything the bot's INTERACTION_CREATE is built from, the token aside. */
 export interface BotInteraction {
   id: string;
@@ -86,8 +135,13 @@ export interface BotInteraction {
   guildId: string | null;
   channelId: string;
   userId: string;
+  /** The command invoked, or (autocomplete) being filled in. */
   command: InvokedCommand | null;
   component: UsedComponent | null;
+  /** A modal submit's values (absent from interactions recorded before modals). */
+  modal?: SubmittedModal | null;
+  /** The nonce the user's client sent, given back with what its user receives (a modal, choices). */
+  nonce?: string;
   /** The invoker's permissions in the channel (guilds only), and the bot's there: decimal strings. */
   memberPermissions: string | null;
   appPermissions: string;
@@ -101,9 +155,12 @@ export interface BotInteraction {
 export type InteractionDelivery = 'gateway' | 'endpoint';
 export type InteractionCreated = DomainEvent<
   'InteractionCreated',
-  { interaction: BotInteraction; tokenHash: string; sealedToken: string; delivery?: 'endpoint'; nonce?: string }
+  { interaction: BotInteraction; tokenHash: string; sealedToken: string; delivery?: 'endpoint' }
 >;
-/** `messageId` is the response's message (@original): a new one for 4 and 5, the component's message for 6 and 7. */
+/**
+ * `messageId` is the response's message (@original): a new one for 4 and 5, the component's message for 6 and 7, none
+ * for 8 and 9, whose modal or choices go to the invoking user (`userId`, with the nonce their client sent).
+ */
 export type InteractionResponded = DomainEvent<
   'InteractionResponded',
   {
@@ -112,8 +169,12 @@ export type InteractionResponded = DomainEvent<
     guildId: string | null;
     channelId: string;
     responseType: InteractionCallbackType;
-    messageId: string;
+    messageId: string | null;
     respondedAt: string;
+    userId?: string;
+    nonce?: string;
+    modal?: Modal;
+    choices?: AutocompleteChoice[];
   }
 >;
 /**
@@ -127,24 +188,33 @@ export type InteractionFailed = DomainEvent<
   'InteractionFailed',
   { interactionId: string; applicationId: string; userId: string; channelId: string; reason: InteractionFailure; nonce?: string }
 >;
-export type BotInteractionEvent = InteractionCreated | InteractionResponded | InteractionFailed;
+/** The modal the interaction showed was submitted (once), as the interaction `submitId`. */
+export type ModalSubmitted = DomainEvent<'ModalSubmitted', { interactionId: string; submitId: string; userId: string; submittedAt: string }>;
+export type BotInteractionEvent = InteractionCreated | InteractionResponded | InteractionFailed | ModalSubmitted;
 
 export interface BotInteractionState {
   interaction: BotInteraction | null;
   tokenHash: string | null;
-  response: { type: InteractionCallbackType; messageId: string } | null;
+  response: { type: InteractionCallbackType; messageId: string | null; modal?: Modal } | null;
   delivery: InteractionDelivery;
   failed: boolean;
-  /** The invoker's client's nonce, which the invoker's success or failure dispatch carries back. */
-  nonce?: string;
+  modalSubmitted: boolean;
+}
+
+/** What a response carries beside its type: the new message of 4 or 5 (6 and 7 answer with the component's), or a modal, or choices. */
+export interface ResponseContent {
+  messageId: string | null;
+  modal?: Modal;
+  choices?: AutocompleteChoice[];
 }
 
 export type BotInteractionCommand =
-  | { type: 'CreateInteraction'; interaction: BotInteraction; tokenHash: string; sealedToken: string; delivery?: InteractionDelivery; nonce?: string }
+  | { type: 'CreateInteraction'; interaction: BotInteraction; tokenHash: string; sealedToken: string; delivery?: InteractionDelivery }
   /** A no-op once the interaction was acknowledged or had already failed: the acknowledgement won the race. */
   | { type: 'Fail'; reason: InteractionFailure }
-  /** `messageId`: the new message of a response 4 or 5 (6 and 7 answer with the component's message). */
-  | { type: 'Respond'; tokenHash: string; responseType: InteractionCallbackType; messageId: string | null; at: number };
+  | ({ type: 'Respond'; tokenHash: string; responseType: InteractionCallbackType; at: number } & ResponseContent)
+  /** The shown modal's user submits it, as the new interaction `submitId`, with `rows` as the user sent them. */
+  | { type: 'SubmitModal'; userId: string; submitId: string; rows: GivenRow[]; at: number };
 
 export const unknownInteraction = () => notFound('UNKNOWN_INTERACTION', 'Unknown interaction');
 export const unknownCommand = () => notFound('UNKNOWN_APPLICATION_COMMAND', 'Unknown application command');
@@ -171,6 +241,27 @@ export function requireLiveToken(state: BotInteractionState, applicationId: stri
 
 const updatesMessage = (type: InteractionCallbackType) =>
   type === InteractionCallbackType.DEFERRED_UPDATE_MESSAGE || type === InteractionCallbackType.UPDATE_MESSAGE;
+/** Responses 8 and 9 make no message: their choices or modal go to the invoking user. */
+const showsUser = (type: InteractionCallbackType) =>
+  type === InteractionCallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT || type === InteractionCallbackType.MODAL;
+
+/** The message responses 6 and 7 update: the component's, or for a modal submit the component's that showed the modal. */
+export const sourceMessage = (interaction: BotInteraction): MessageFields | null => interaction.component?.message ?? interaction.modal?.message ?? null;
+
+/**
+ * Why the interaction does not take this response type, or null: autocomplete takes only its choices (8) and nothing
+ * else takes choices; a modal (9) answers a command or a component, never a modal submit (as the widely used API,
+ * 400 on `type`); only an interaction with a component's message updates it (6 and 7).
+ */
+function responseTypeProblem(interaction: BotInteraction, type: InteractionCallbackType): string | null {
+  const { APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: CHOICES, MODAL } = InteractionCallbackType;
+  if (interaction.type === InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE)
+    return type === CHOICES ? null : 'An autocomplete interaction is answered only with its choices (type 8)';
+  if (type === CHOICES) return 'Only an autocomplete interaction is answered with choices (type 8)';
+  if (type === MODAL && interaction.type === InteractionType.MODAL_SUBMIT) return 'A modal submit cannot be answered with another modal';
+  if (updatesMessage(type) && !sourceMessage(interaction)) return 'Only a component interaction can update its message (types 6 and 7)';
+  return null;
+}
 
 /**
  * Whether the interaction can no longer take an initial response: it failed, or, on the gateway, it went unanswered
@@ -192,21 +283,69 @@ export function requireCallbackToken(state: BotInteractionState, tokenHash: stri
 
 /**
  * The interaction, if it may take this response now: its token opens it (requireCallbackToken), it has no response
- * yet (else 400 INTERACTION_ALREADY_ACKNOWLEDGED), and only a component interaction updates its message (types 6 and 7).
+ * yet (else 400 INTERACTION_ALREADY_ACKNOWLEDGED), and it takes responses of this type (responseTypeProblem).
  */
 export function assertMayRespond(state: BotInteractionState, tokenHash: string, responseType: InteractionCallbackType, at: number): BotInteraction {
   const interaction = requireCallbackToken(state, tokenHash, at);
   if (state.response) throw badRequest('INTERACTION_ALREADY_ACKNOWLEDGED', 'Interaction has already been acknowledged.');
-  if (updatesMessage(responseType) && !interaction.component) {
-    throw invalidForm([{ path: 'type', message: 'Only a component interaction can update its message (types 6 and 7)' }]);
-  }
+  const problem = responseTypeProblem(interaction, responseType);
+  if (problem) throw invalidForm([{ path: 'type', message: problem }]);
   return interaction;
 }
 
+/** The widely used API's bound on a text input's length, and its default maximum. */
+export const TEXT_INPUT_MAX_LENGTH = 4000;
+
+/**
+ * The rules of a modal its schema cannot state: text inputs' custom ids unique within it, min_length not above
+ * max_length, a prefilled value within max_length. Paths under `data`, as the bot sent them.
+ */
+export function modalErrors(modal: Modal): FieldError[] {
+  const errors: FieldError[] = [];
+  const ids = new Set<string>();
+  modal.components.forEach((row, i) => {
+    const input = row.components[0];
+    const at = `data.components.${i}.components.0`;
+    if (ids.has(input.custom_id)) errors.push({ path: `${at}.custom_id`, message: 'Custom ids must be unique within a modal' });
+    ids.add(input.custom_id);
+    const max = input.max_length ?? TEXT_INPUT_MAX_LENGTH;
+    if (input.min_length !== undefined && input.min_length > max) errors.push({ path: `${at}.min_length`, message: 'Must not be greater than max_length' });
+    if (input.value !== undefined && [...input.value].length > max) errors.push({ path: `${at}.value`, message: `Must be ${max} or fewer in length.` });
+  });
+  return errors;
+}
+
+/** The option an autocomplete is for. */
+const focusedOption = (options: readonly InvokedOption[]): InvokedOption | undefined =>
+  options.reduce<InvokedOption | undefined>((found, option) => found ?? (option.focused ? option : focusedOption(option.options ?? [])), undefined);
+
+/** Choices whose values are not of the focused option's type (a string, an integer, a number), at their paths. */
+export function choiceErrors(interaction: BotInteraction, choices: readonly AutocompleteChoice[]): FieldError[] {
+  const type = focusedOption(interaction.command?.options ?? [])?.type;
+  const [fits, what] =
+    type === OptionType.INTEGER
+      ? [(v: unknown) => Number.isSafeInteger(v), 'an integer']
+      : type === OptionType.NUMBER
+        ? [(v: unknown) => typeof v === 'number', 'a number']
+        : [(v: unknown) => typeof v === 'string', 'a string'];
+  return choices.flatMap((choice, i) => (fits(choice.value) ? [] : [{ path: `data.choices.${i}.value`, message: `Must be ${what}, as the focused option` }]));
+}
+
 function respond(command: Extract<BotInteractionCommand, { type: 'Respond' }>, state: BotInteractionState): BotInteractionEvent[] {
-  const interaction = assertMayRespond(state, command.tokenHash, command.responseType, command.at);
-  const messageId = updatesMessage(command.responseType) ? interaction.component!.message.id : command.messageId;
-  if (!messageId) throw invalidForm([{ path: 'type', message: 'This response needs a message' }]);
+  const { responseType, modal, choices } = command;
+  const interaction = assertMayRespond(state, command.tokenHash, responseType, command.at);
+  const shown = showsUser(responseType);
+  const messageId = updatesMessage(responseType) ? sourceMessage(interaction)!.id : shown ? null : command.messageId;
+  if (!messageId && !shown) throw invalidForm([{ path: 'type', message: 'This response needs a message' }]);
+  if (responseType === InteractionCallbackType.MODAL) {
+    if (!modal) throw invalidForm([{ path: 'data', message: 'A modal response needs its modal' }]);
+    const errors = modalErrors(modal);
+    if (errors.length) throw invalidForm(errors);
+  }
+  if (responseType === InteractionCallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT) {
+    const errors = choiceErrors(interaction, choices ?? []);
+    if (errors.length) throw invalidForm(errors);
+  }
   return [
     {
       type: 'InteractionResponded',
@@ -215,16 +354,70 @@ function respond(command: Extract<BotInteractionCommand, { type: 'Respond' }>, s
         applicationId: interaction.applicationId,
         guildId: interaction.guildId,
         channelId: interaction.channelId,
-        responseType: command.responseType,
+        responseType,
         messageId,
         respondedAt: new Date(command.at).toISOString(),
+        ...(shown ? { userId: interaction.userId, ...(interaction.nonce !== undefined ? { nonce: interaction.nonce } : {}) } : {}),
+        ...(responseType === InteractionCallbackType.MODAL ? { modal } : {}),
+        ...(responseType === InteractionCallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT ? { choices: choices ?? [] } : {}),
       },
     },
   ];
 }
 
+/** A row of a modal submit as the user's client sends it. */
+export interface GivenRow {
+  type?: number;
+  components: { type?: number; custom_id: string; value: string }[];
+}
+
+/**
+ * The modal the interaction showed, if `userId` may submit it at `at`: only the user it was shown to, within the
+ * interaction token's life (else 404 UNKNOWN_INTERACTION, as for an interaction never shown to them), and only once.
+ */
+export function assertMaySubmitModal(state: BotInteractionState, userId: string, at: number): Modal {
+  const interaction = state.interaction;
+  const modal = state.response?.modal;
+  if (!interaction || !modal || interaction.userId !== userId || at > Date.parse(interaction.expiresAt)) throw unknownInteraction();
+  if (state.modalSubmitted) throw badRequest('INTERACTION_ALREADY_ACKNOWLEDGED', 'This modal was already submitted');
+  return modal;
+}
+
+/**
+ * The submitted values checked against the modal shown: every id one of its text inputs, once; each required one
+ * (all but those with required false) present and not empty; lengths within min_length and max_length (an empty
+ * optional value aside). All problems together at their paths (data.components.0.components.0.value); the values come
+ * back as the modal's rows, in its order, an optional input not sent as "".
+ */
+export function checkModalSubmit(modal: Modal, given: readonly GivenRow[]): SubmittedRow[] {
+  const inputs = modal.components.map((row) => row.components[0]);
+  const values = new Map<string, string>();
+  const errors: FieldError[] = [];
+  given.forEach((row, i) =>
+    row.components.forEach((component, j) => {
+      const at = `data.components.${i}.components.${j}`;
+      const input = inputs.find((candidate) => candidate.custom_id === component.custom_id);
+      if (!input) return errors.push({ path: `${at}.custom_id`, message: 'Unknown component: not a text input of the modal shown' });
+      if (values.has(input.custom_id)) return errors.push({ path: `${at}.custom_id`, message: 'Given more than once' });
+      values.set(input.custom_id, component.value);
+      const length = [...component.value].length;
+      const max = input.max_length ?? TEXT_INPUT_MAX_LENGTH;
+      if (length === 0 && input.required !== false) errors.push({ path: `${at}.value`, message: 'This field is required' });
+      else if (length > 0 && input.min_length !== undefined && length < input.min_length)
+        errors.push({ path: `${at}.value`, message: `Must be ${input.min_length} or more in length.` });
+      else if (length > max) errors.push({ path: `${at}.value`, message: `Must be ${max} or fewer in length.` });
+    }),
+  );
+  for (const input of inputs) {
+    if (input.required !== false && !values.has(input.custom_id))
+      errors.push({ path: 'data.components', message: `The required text input "${input.custom_id}" is missing` });
+  }
+  if (errors.length) throw invalidForm(errors);
+  return inputs.map((input) => ({ type: 1, components: [{ type: 4, custom_id: input.custom_id, value: values.get(input.custom_id) ?? '' }] }));
+}
+
 export const botInteractionDecider: Decider<BotInteractionState, BotInteractionCommand, BotInteractionEvent> = {
-  initialState: () => ({ interaction: null, tokenHash: null, response: null, delivery: 'gateway', failed: false }),
+  initialState: () => ({ interaction: null, tokenHash: null, response: null, delivery: 'gateway', failed: false, modalSubmitted: false }),
 
   decide(command, state) {
     switch (command.type) {
@@ -238,7 +431,6 @@ export const botInteractionDecider: Decider<BotInteractionState, BotInteractionC
               tokenHash: command.tokenHash,
               sealedToken: command.sealedToken,
               ...(command.delivery === 'endpoint' ? { delivery: 'endpoint' as const } : {}),
-              ...(command.nonce !== undefined ? { nonce: command.nonce } : {}),
             },
           },
         ];
@@ -248,22 +440,36 @@ export const botInteractionDecider: Decider<BotInteractionState, BotInteractionC
         const interaction = state.interaction;
         if (!interaction) throw unknownInteraction();
         if (state.response || state.failed) return [];
-        const { id: interactionId, applicationId, userId, channelId } = interaction;
-        const nonce = state.nonce;
+        const { id: interactionId, applicationId, userId, channelId, nonce } = interaction;
         return [{ type: 'InteractionFailed', data: { interactionId, applicationId, userId, channelId, reason: command.reason, ...(nonce ? { nonce } : {}) } }];
+      }
+      case 'SubmitModal': {
+        const interaction = state.interaction!;
+        checkModalSubmit(assertMaySubmitModal(state, command.userId, command.at), command.rows);
+        const submittedAt = new Date(command.at).toISOString();
+        return [{ type: 'ModalSubmitted', data: { interactionId: interaction.id, submitId: command.submitId, userId: command.userId, submittedAt } }];
       }
     }
   },
 
   // The stream of a click delivered to a webhook has other events: they leave this state as it is (no interaction).
   evolve(state, event) {
-    if (event.type === 'InteractionCreated') {
-      const { interaction, tokenHash, delivery, nonce } = event.data;
-      return { interaction, tokenHash, response: null, delivery: delivery ?? 'gateway', failed: false, ...(nonce !== undefined ? { nonce } : {}) };
+    switch (event.type) {
+      case 'InteractionCreated': {
+        const { interaction, tokenHash, delivery } = event.data;
+        return { interaction, tokenHash, response: null, delivery: delivery ?? 'gateway', failed: false, modalSubmitted: false };
+      }
+      case 'InteractionResponded': {
+        const { responseType: type, messageId, modal } = event.data;
+        return { ...state, response: { type, messageId, ...(modal ? { modal } : {}) } };
+      }
+      case 'InteractionFailed':
+        return { ...state, failed: true };
+      case 'ModalSubmitted':
+        return { ...state, modalSubmitted: true };
+      default:
+        return state;
     }
-    if (event.type === 'InteractionResponded') return { ...state, response: { type: event.data.responseType, messageId: event.data.messageId } };
-    if (event.type === 'InteractionFailed') return { ...state, failed: true };
-    return state;
   },
 };
 
@@ -357,24 +563,56 @@ interface CheckedOptions {
   named: NamedEntity[];
 }
 
+/** An invocation's options are complete; an autocomplete's are partial, one of them the focused one being typed. */
+type OptionsMode = 'invoke' | 'autocomplete';
+
+/** The widely used API's bound on what a user types in an option. */
+const MAX_TYPED_LENGTH = 6000;
+
 /**
  * Checks the options of an invocation against the command's declared options: a command with subcommands takes
  * exactly one of them (and, in a group, one of its subcommands); otherwise every option sent must be declared, once,
  * of its declared type, with a value within its choices and bounds, and every required option must be there. All the
  * problems are reported together as 400 INVALID_FORM_BODY with paths like data.options.0.value.
+ *
+ * An autocomplete (`mode` 'autocomplete') sends the options typed so far: required ones may be missing, and exactly one
+ * is `focused`, an option declared with autocomplete whose value is the text typed so far (a string, for numbers too).
  */
 export function checkCommandOptions(
   declared: readonly ApplicationCommandOption[],
   given: readonly GivenOption[] | undefined,
   path = 'data.options',
+  mode: OptionsMode = 'invoke',
 ): CheckedOptions {
   const errors: FieldError[] = [];
-  const checked = checkLevel(declared, given ?? [], path, errors);
+  const checked = checkLevel(declared, given ?? [], path, errors, mode);
+  if (mode === 'autocomplete' && !errors.length) {
+    const focused = countFocused(checked.options);
+    if (focused !== 1) errors.push({ path, message: `Exactly one option must be focused (${focused} are)` });
+  }
   if (errors.length) throw invalidForm(errors);
   return checked;
 }
 
-function checkLevel(declared: readonly ApplicationCommandOption[], given: readonly GivenOption[], path: string, errors: FieldError[]): CheckedOptions {
+const countFocused = (options: readonly InvokedOption[]): number =>
+  options.reduce((n, option) => n + (option.focused ? 1 : 0) + countFocused(option.options ?? []), 0);
+
+/** Why a focused option cannot be autocompleted with `value`, or null. */
+function focusedProblem(declared: ApplicationCommandOption, value: unknown): string | null {
+  if (!declared.autocomplete) return 'This option is not autocompleted';
+  const typed = typeof value === 'number' && declared.type !== OptionType.STRING ? String(value) : value;
+  if (typeof typed !== 'string') return 'Must be the text typed so far (a string)';
+  if ([...typed].length > MAX_TYPED_LENGTH) return `Must be ${MAX_TYPED_LENGTH} or fewer in length.`;
+  return null;
+}
+
+function checkLevel(
+  declared: readonly ApplicationCommandOption[],
+  given: readonly GivenOption[],
+  path: string,
+  errors: FieldError[],
+  mode: OptionsMode,
+): CheckedOptions {
   const result: CheckedOptions = { options: [], named: [] };
   if (declared.some(isGroup)) {
     if (given.length !== 1) {
@@ -386,8 +624,9 @@ function checkLevel(declared: readonly ApplicationCommandOption[], given: readon
     if (!sub) errors.push({ path: `${path}.0.name`, message: 'Unknown subcommand' });
     else if (option.type !== undefined && option.type !== sub.type) errors.push({ path: `${path}.0.type`, message: `Must be ${sub.type}` });
     else if (option.value !== undefined) errors.push({ path: `${path}.0.value`, message: 'A subcommand takes options, not a value' });
+    else if (option.focused) errors.push({ path: `${path}.0.focused`, message: 'A subcommand cannot be focused' });
     else {
-      const inner = checkLevel(sub.options ?? [], option.options ?? [], `${path}.0.options`, errors);
+      const inner = checkLevel(sub.options ?? [], option.options ?? [], `${path}.0.options`, errors, mode);
       result.options.push({ name: sub.name, type: sub.type, options: inner.options });
       result.named.push(...inner.named);
     }
@@ -402,6 +641,12 @@ function checkLevel(declared: readonly ApplicationCommandOption[], given: readon
     seen.add(match.name);
     if (option.type !== undefined && option.type !== match.type) return errors.push({ path: `${at}.type`, message: `Must be ${match.type}` });
     if (option.options !== undefined) return errors.push({ path: `${at}.options`, message: 'Only subcommands take options' });
+    if (option.focused) {
+      if (mode === 'invoke') return errors.push({ path: `${at}.focused`, message: 'Only an autocomplete interaction has a focused option' });
+      const problem = option.value === undefined ? 'This field is required' : focusedProblem(match, option.value);
+      if (problem) return errors.push({ path: `${at}.value`, message: problem });
+      return result.options.push({ name: match.name, type: match.type, value: option.value as string | number, focused: true });
+    }
     const problem = option.value === undefined ? 'This field is required' : valueProblem(match, option.value);
     if (problem) return errors.push({ path: `${at}.value`, message: problem });
     const value = option.value as string | number | boolean;
@@ -410,8 +655,11 @@ function checkLevel(declared: readonly ApplicationCommandOption[], given: readon
     if (kind)
       result.named.push({ kind, id: value as string, path: `${at}.value`, ...(match.channel_types?.length ? { channelTypes: match.channel_types } : {}) });
   });
-  for (const option of declared) {
-    if (option.required && !seen.has(option.name)) errors.push({ path: `${path}.${option.name}`, message: `The required option "${option.name}" is missing` });
+  if (mode === 'invoke') {
+    for (const option of declared) {
+      if (option.required && !seen.has(option.name))
+        errors.push({ path: `${path}.${option.name}`, message: `The required option "${option.name}" is missing` });
+    }
   }
   return result;
 }
@@ -430,7 +678,7 @@ export const integrationOwners = (interaction: Pick<BotInteraction, 'guildId'>) 
 export function responseFields(interaction: BotInteraction, invoker: MessageUser, originalResponseId: string | null) {
   const command = interaction.command;
   const name = command ? [command.name, ...subcommandPath(command.options)].join(' ') : undefined;
-  const component = interaction.component;
+  const component = sourceMessage(interaction);
   const fields: Required<Pick<MessageFields, 'type' | 'application_id' | 'interaction_metadata'>> &
     Partial<Pick<MessageFields, 'interaction' | 'message_reference'>> = {
     // As the widely used API types them: 20 answers a slash command, 19 (a reply to its message) a component.
@@ -443,13 +691,13 @@ export function responseFields(interaction: BotInteraction, invoker: MessageUser
       authorizing_integration_owners: integrationOwners(interaction),
       ...(command ? { name, command_type: command.type } : {}),
       ...(originalResponseId ? { original_response_message_id: originalResponseId } : {}),
-      ...(component ? { interacted_message_id: component.message.id } : {}),
+      ...(component ? { interacted_message_id: component.id } : {}),
     },
   };
   if (command) fields.interaction = { id: interaction.id, type: interaction.type, name: name!, user: invoker };
   if (component) {
     fields.message_reference = {
-      message_id: component.message.id,
+      message_id: component.id,
       channel_id: interaction.channelId,
       ...(interaction.guildId ? { guild_id: interaction.guildId } : {}),
     };

@@ -154,22 +154,26 @@ const RULES: Record<string, Rule> = {
     new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot).users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
   RecipientRemoved: (event) => new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot),
   InteractionCreated: (event) => {
+    type SourceMessage = MessageShape & { channel_id: string; guild_id?: string | null };
     const interaction = event.data.interaction as Json & {
       userId: string;
-      component?: { message?: MessageShape & { channel_id: string; guild_id?: string | null } } | null;
+      component?: { message?: SourceMessage } | null;
+      modal?: { message?: SourceMessage | null } | null;
     };
+    // What the user typed or chose: options (an autocomplete's partial text too), select values, a modal's values.
     const groups = new Groups().add(
       [`user:${interaction.userId}`],
       false,
       [
         ['data', 'interaction', 'command', 'options'],
         ['data', 'interaction', 'component', 'values'],
+        ['data', 'interaction', 'modal', 'components'],
       ],
       event,
     );
-    const message = interaction.component?.message;
+    const [holder, message] = interaction.component?.message ? ['component', interaction.component.message] : ['modal', interaction.modal?.message];
     return message
-      ? groups.message(event, ['data', 'interaction', 'component', 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message)
+      ? groups.message(event, ['data', 'interaction', holder, 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message)
       : groups;
   },
   InteractionClicked: (event) => {

@@ -33,7 +33,7 @@ import type {
   RESTPostAPIInteractionCallbackWithResponseResult,
 } from 'discord-api-types/v10';
 import type { ApplicationCommandOption } from '../domain/applicationCommand.js';
-import type { InvokedCommand, UsedComponent } from '../domain/commandInteraction.js';
+import type { AutocompleteChoice, InvokedCommand, Modal, SubmittedModal, UsedComponent } from '../domain/commandInteraction.js';
 import type { Component } from '../domain/components.js';
 import type { Change } from '../domain/guildState.js';
 import type { GuildChannelObject } from './channels.js';
@@ -163,10 +163,15 @@ export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & {
  * the component used.
  */
 export type ParleyInteractionData =
-  (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved }) | Omit<UsedComponent, 'message'>;
+  | (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved })
+  | Omit<UsedComponent, 'message'>
+  | Pick<SubmittedModal, 'custom_id' | 'components'>;
 
-/** The API's interaction of the kinds a bot receives from Parley: a command or a component used. */
-type APIBotInteraction = APIBaseInteraction<InteractionType.ApplicationCommand | InteractionType.MessageComponent, ParleyInteractionData>;
+/** The API's interaction of the kinds a bot receives from Parley: a command invoked or autocompleted, a component used, a modal submitted. */
+type APIBotInteraction = APIBaseInteraction<
+  InteractionType.ApplicationCommand | InteractionType.MessageComponent | InteractionType.ApplicationCommandAutocomplete | InteractionType.ModalSubmit,
+  ParleyInteractionData
+>;
 
 /**
  * An interaction as its bot receives it in INTERACTION_CREATE: its channel and message are Parley's (above), and its
@@ -183,7 +188,7 @@ export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'l
 
 /** The answer of an interaction response made ?with_response=true, with the message it made or updated as Parley's. */
 export type ParleyInteractionCallback = Omit<RESTPostAPIInteractionCallbackWithResponseResult, 'resource'> & {
-  resource: Omit<NonNullable<RESTPostAPIInteractionCallbackWithResponseResult['resource']>, 'message'> & { message: ParleyMessage };
+  resource: Omit<NonNullable<RESTPostAPIInteractionCallbackWithResponseResult['resource']>, 'message'> & { message?: ParleyMessage };
 };
 
 /**
@@ -218,6 +223,14 @@ export interface ParleyDispatchData {
    */
   INTERACTION_SUCCESS: { id: string; nonce?: string };
   INTERACTION_FAILURE: { id: string; nonce?: string; reason: string };
+  /**
+   * A modal a bot showed, to the sessions of the user whose interaction it answers: a user-client dispatch the widely
+   * used API's client receives and discord-api-types (a bot library's types) leaves out. `id` is the interaction that
+   * showed it, the `data.id` its submit names; `nonce` is the one the user's client sent with the interaction.
+   */
+  INTERACTION_MODAL_CREATE: Modal & { id: string; application_id: string; channel_id: string; guild_id?: string; nonce?: string };
+  /** A bot's autocomplete choices, to the sessions of the user who is typing: the same kind of user-client dispatch. */
+  APPLICATION_COMMAND_AUTOCOMPLETE_RESPONSE: { id: string; application_id: string; choices: AutocompleteChoice[]; nonce?: string };
   /** A member's presence: Parley's (ParleyPresence). */
   PRESENCE_UPDATE: ParleyPresence & { guild_id: string };
   /** A DM's call begun (ParleyCall, above). */

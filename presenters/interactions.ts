@@ -1,6 +1,6 @@
 // Interactions: component click records with their delivery attempts, for the webhook's managers to inspect; the
 // interaction object a bot receives on the gateway; the answer of a response made ?with_response=true.
-import { ATTACHMENT_SIZE_LIMIT, type BotInteraction, InteractionContextType, integrationOwners } from '../domain/commandInteraction.js';
+import { ATTACHMENT_SIZE_LIMIT, type BotInteraction, InteractionContextType, integrationOwners, sourceMessage } from '../domain/commandInteraction.js';
 import { type ChannelData, type GuildState, channelPermissions } from '../domain/guildState.js';
 import { INTERACTION_VERSION } from '../domain/interaction.js';
 import { MessageFlags } from '../domain/message.js';
@@ -66,13 +66,14 @@ function resolvedObject(interaction: BotInteraction, parts: InteractionParts) {
   return nonEmpty.length ? { resolved: Object.fromEntries(nonEmpty.map(([key, list]) => [key, Object.fromEntries(list)])) } : {};
 }
 
-/** The command invoked (with its options and what they name), or the component used. */
+/** The command invoked or being autocompleted (with its options and what they name), the modal submitted, or the component used. */
 function interactionData(interaction: BotInteraction, parts: InteractionParts): ParleyInteractionData {
-  const { command, component } = interaction;
+  const { command, component, modal } = interaction;
   if (command) {
     const { resolved: _resolved, guild_id, ...invoked } = command;
     return { ...invoked, ...(guild_id ? { guild_id } : {}), ...resolvedObject(interaction, parts) };
   }
+  if (modal) return { custom_id: modal.custom_id, components: modal.components };
   const { message: _message, ...used } = component!;
   return used;
 }
@@ -84,6 +85,7 @@ function interactionData(interaction: BotInteraction, parts: InteractionParts): 
  */
 export function botInteractionObject(interaction: BotInteraction, parts: InteractionParts): ParleyInteraction {
   const { guild, invoker } = parts;
+  const message = sourceMessage(interaction);
   const channel = guild
     ? interactionChannel(guild, guild.channels.get(interaction.channelId)!, BigInt(interaction.memberPermissions!))
     : dmChannelObject(parts.dm!, interaction.botUserId);
@@ -98,7 +100,7 @@ export function botInteractionObject(interaction: BotInteraction, parts: Interac
     ...(guild
       ? { member: { ...memberObject(guild.members.get(invoker._id)!, invoker), permissions: interaction.memberPermissions! } }
       : { user: partialUser(invoker) }),
-    ...(interaction.component ? { message: messageObject(messageDoc(interaction.component.message), { origin: parts.origin }) } : {}),
+    ...(message ? { message: messageObject(messageDoc(message), { origin: parts.origin }) } : {}),
     token: parts.token,
     version: INTERACTION_VERSION,
     app_permissions: interaction.appPermissions,
@@ -113,17 +115,26 @@ export function botInteractionObject(interaction: BotInteraction, parts: Interac
 
 /**
  * The answer of a response with ?with_response=true: the interaction callback (which message responded, whether it is
- * loading or ephemeral) and the resource it made or updated.
+ * loading or ephemeral) and the resource it made or updated; a modal or choices made none, so name no message.
  */
-export function interactionCallbackObject(interaction: BotInteraction, responseType: number, message: MessageDoc, origin: string): ParleyInteractionCallback {
+export function interactionCallbackObject(
+  interaction: BotInteraction,
+  responseType: number,
+  message: MessageDoc | null,
+  origin: string,
+): ParleyInteractionCallback {
   return {
     interaction: {
       id: interaction.id,
       type: interaction.type,
-      response_message_id: message._id,
-      response_message_loading: (message.flags & MessageFlags.LOADING) !== 0,
-      response_message_ephemeral: (message.flags & MessageFlags.EPHEMERAL) !== 0,
+      ...(message
+        ? {
+            response_message_id: message._id,
+            response_message_loading: (message.flags & MessageFlags.LOADING) !== 0,
+            response_message_ephemeral: (message.flags & MessageFlags.EPHEMERAL) !== 0,
+          }
+        : {}),
     },
-    resource: { type: responseType, message: messageObject(message, { origin }) },
+    resource: { type: responseType, ...(message ? { message: messageObject(message, { origin }) } : {}) },
   };
 }

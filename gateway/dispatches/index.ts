@@ -5,7 +5,7 @@ import type { Dispatch } from '../dispatch.js';
 import { callDispatches } from './calls.js';
 import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
-import { interactionDispatches } from './interactions.js';
+import { interactionAnswerDispatches, interactionDispatches } from './interactions.js';
 import { messageDispatches } from './messages.js';
 import { userDispatches } from './users.js';
 import { voiceDispatches } from './voice.js';
@@ -19,6 +19,7 @@ export const dispatchDerivers = [
   messageDispatches,
   webhookDispatches,
   interactionDispatches,
+  interactionAnswerDispatches,
   voiceDispatches,
   callDispatches,
 ];

@@ -339,16 +339,17 @@ export const COMPONENTS = {
     type: integer,
     version: id,
   }),
-  InteractionCallback: object('The answer of a response made with ?with_response=true: the callback and the message it made or updated.', {
-    interaction: object('The interaction answered.', {
-      id,
-      type: integer,
-      response_message_id: id,
-      response_message_loading: boolean,
-      response_message_ephemeral: boolean,
-    }),
-    resource: object('What the response made.', { type: integer, message: { $ref: '#/components/schemas/Message' } }),
-  }),
+  InteractionCallback: object(
+    'The answer of a response made with ?with_response=true: the callback and the message it made or updated (none for a modal or choices).',
+    {
+      interaction: object(
+        'The interaction answered.',
+        { id, type: integer },
+        { response_message_id: id, response_message_loading: boolean, response_message_ephemeral: boolean },
+      ),
+      resource: object('What the response made.', { type: integer }, { message: { $ref: '#/components/schemas/Message' } }),
+    },
+  ),
 } satisfies Record<string, Schema>;
 
 export type ComponentName = keyof typeof COMPONENTS;

@@ -36,7 +36,7 @@ import { bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
 const MAX_OPTION_VALUE = 2 ** 53;
 
 const localizations = { type: ['object', 'null'], additionalProperties: { type: 'string', minLength: 1, maxLength: 100 } } as const;
-const choiceSchema = {
+export const choiceSchema = {
   type: 'object',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100 },

@@ -5,14 +5,19 @@ import { describe, expect, it } from 'vitest';
 import type { ApplicationCommandOption } from '../../domain/applicationCommand.js';
 import {
   type BotInteraction,
+  type GivenRow,
   type InteractionCreated,
   type InteractionFailed,
   type InteractionResponded,
+  type Modal,
+  type ModalSubmitted,
   assertCommandAvailable,
   assertInvocable,
   assertMayUseCommand,
   botInteractionDecider,
   checkCommandOptions,
+  checkModalSubmit,
+  choiceErrors,
   requireLiveToken,
   responseFields,
 } from '../../domain/commandInteraction.js';
@@ -323,3 +328,133 @@ describe('the fields of a response message', () => {
     });
   });
 });
+
+describe('modals, their submits and autocomplete choices', () => {
+  const modal: Modal = {
+    custom_id: 'form',
+    title: 'Form',
+    components: [
+      { type: 1, components: [{ type: 4, custom_id: 'name', style: 1, label: 'Name', min_length: 2, max_length: 10 }] },
+      { type: 1, components: [{ type: 4, custom_id: 'note', style: 2, label: 'Note', required: false }] },
+    ],
+  };
+  const showModal = { type: 'Respond', tokenHash: TOKEN, responseType: 9, messageId: null, modal, at: at('2025-06-01T12:00:01.000Z') } as const;
+  const shown: InteractionResponded = {
+    type: 'InteractionResponded',
+    data: { ...responded(commandInteraction, 9, '0').data, messageId: null, userId: '7', modal },
+  };
+  const row = (custom_id: string, value: string) => ({ type: 1, components: [{ type: 4, custom_id, value }] });
+  const submit = (rows: GivenRow[], userId = '7', when = '2025-06-01T12:01:00.000Z') =>
+    ({ type: 'SubmitModal', userId, submitId: '950', rows, at: at(when) }) as const;
+
+  it('a modal answers a command, for its user, and makes no message', () => {
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(showModal)
+      .then([shown]);
+  });
+
+  it('a modal is refused with its problems at their paths: duplicate ids, min above max, a value too long', () => {
+    const [first] = modal.components;
+    const input = first.components[0];
+    const bad: Modal = {
+      ...modal,
+      components: [first, { type: 1, components: [{ ...input, min_length: 11, value: 'x'.repeat(11) }] }],
+    };
+    expect(() => botInteractionDecider.decide({ ...showModal, modal: bad }, evolved([created(commandInteraction)]))).toThrow(
+      expect.objectContaining({
+        errors: [
+          { path: 'data.components.1.components.0.custom_id', message: expect.any(String) },
+          { path: 'data.components.1.components.0.min_length', message: expect.any(String) },
+          { path: 'data.components.1.components.0.value', message: expect.any(String) },
+        ],
+      }),
+    );
+  });
+
+  it('a modal never answers a modal submit or an autocomplete; choices answer only an autocomplete', () => {
+    const submitted: BotInteraction = {
+      ...commandInteraction,
+      type: 5,
+      command: null,
+      modal: { custom_id: 'form', components: [], shownBy: '1', message: null },
+    };
+    given(botInteractionDecider, [created(submitted)])
+      .when(showModal)
+      .thenRefuses('INVALID_FORM_BODY');
+    const autocomplete: BotInteraction = { ...commandInteraction, type: 4 };
+    given(botInteractionDecider, [created(autocomplete)])
+      .when(showModal)
+      .thenRefuses('INVALID_FORM_BODY');
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when({ type: 'Respond', tokenHash: TOKEN, responseType: 8, messageId: null, choices: [], at: at('2025-06-01T12:00:01.000Z') })
+      .thenRefuses('INVALID_FORM_BODY');
+  });
+
+  it('a submit is taken once, from the user it was shown to, within 15 minutes, and fits the modal', () => {
+    given(botInteractionDecider, [created(commandInteraction), shown])
+      .when(submit([row('name', 'Mia')]))
+      .then([{ type: 'ModalSubmitted', data: { interactionId: '900', submitId: '950', userId: '7', submittedAt: '2025-06-01T12:01:00.000Z' } }]);
+    const submittedOnce: ModalSubmitted = { type: 'ModalSubmitted', data: { interactionId: '900', submitId: '950', userId: '7', submittedAt: CREATED_AT } };
+    given(botInteractionDecider, [created(commandInteraction), shown, submittedOnce])
+      .when(submit([row('name', 'Mia')]))
+      .thenRefuses('INTERACTION_ALREADY_ACKNOWLEDGED');
+    given(botInteractionDecider, [created(commandInteraction), shown])
+      .when(submit([row('name', 'Mia')], '70'))
+      .thenRefuses('UNKNOWN_INTERACTION');
+    given(botInteractionDecider, [created(commandInteraction), shown])
+      .when(submit([row('name', 'Mia')], '7', '2025-06-01T12:15:01.000Z'))
+      .thenRefuses('UNKNOWN_INTERACTION');
+    given(botInteractionDecider, [created(commandInteraction)])
+      .when(submit([row('name', 'Mia')]))
+      .thenRefuses('UNKNOWN_INTERACTION');
+    given(botInteractionDecider, [created(commandInteraction), shown])
+      .when(submit([row('name', 'M')]))
+      .thenRefuses('INVALID_FORM_BODY');
+  });
+
+  it('checks the values against the modal and gives them back in its rows, an optional one not sent as ""', () => {
+    expect(checkModalSubmit(modal, [row('name', 'Mia')])).toEqual([row('name', 'Mia'), row('note', '')]);
+    const problems = (rows: GivenRow[]) => {
+      try {
+        checkModalSubmit(modal, rows);
+        return [];
+      } catch (error) {
+        return (error as DomainError).errors!.map((e) => e.path);
+      }
+    };
+    expect(problems([row('note', 'x')])).toEqual(['data.components']);
+    expect(problems([row('name', '')])).toEqual(['data.components.0.components.0.value']);
+    expect(problems([row('name', 'x'.repeat(11))])).toEqual(['data.components.0.components.0.value']);
+    expect(problems([row('name', 'Mia'), row('name', 'Max')])).toEqual(['data.components.1.components.0.custom_id']);
+    expect(problems([row('name', 'Mia'), row('colour', 'red')])).toEqual(['data.components.1.components.0.custom_id']);
+  });
+
+  it('choices are of the focused option’s type', () => {
+    const typing = (type: number): BotInteraction => ({
+      ...commandInteraction,
+      type: 4,
+      command: { ...commandInteraction.command!, options: [{ name: 'n', type, value: '1', focused: true }] },
+    });
+    expect(choiceErrors(typing(4), [{ name: 'a', value: 1 }])).toEqual([]);
+    expect(choiceErrors(typing(4), [{ name: 'a', value: 1.5 }]).map((e) => e.path)).toEqual(['data.choices.0.value']);
+    expect(choiceErrors(typing(10), [{ name: 'a', value: 1.5 }])).toEqual([]);
+    expect(choiceErrors(typing(3), [{ name: 'a', value: 1 }]).map((e) => e.path)).toEqual(['data.choices.0.value']);
+  });
+
+  it('an autocomplete’s options are partial with exactly one focused, autocompleted option', () => {
+    const declared: ApplicationCommandOption[] = [
+      { type: 3, name: 'name', description: 'n', required: true, autocomplete: true },
+      { type: 4, name: 'count', description: 'c' },
+    ];
+    expect(checkCommandOptions(declared, [{ name: 'name', value: 'ap', focused: true }], 'data.options', 'autocomplete').options).toEqual([
+      { name: 'name', type: 3, value: 'ap', focused: true },
+    ]);
+    expect(() => checkCommandOptions(declared, [{ name: 'count', value: 1 }], 'data.options', 'autocomplete')).toThrow(DomainError);
+    expect(() => checkCommandOptions(declared, [{ name: 'count', value: '1', focused: true }], 'data.options', 'autocomplete')).toThrow(DomainError);
+    expect(() => checkCommandOptions(declared, [{ name: 'name', value: 'ap', focused: true }])).toThrow(DomainError);
+  });
+});
+
+/** The state a history leaves. */
+const evolved = (events: Parameters<typeof botInteractionDecider.evolve>[1][]) =>
+  events.reduce(botInteractionDecider.evolve, botInteractionDecider.initialState());

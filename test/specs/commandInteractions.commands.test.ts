@@ -201,7 +201,7 @@ describe('respondToInteraction', () => {
     givenStreams(...people, guildWithBot, created(interaction({ channelId: ANNOUNCEMENTS })))
       .when(async (deps) => {
         const { message } = await respondToInteraction(deps, { actorId: null }, '900', TOKEN, { type: 4, data: { content: 'Hello!' } }, []);
-        expect(message.channel_id).toBe(ANNOUNCEMENTS);
+        expect(message?.channel_id).toBe(ANNOUNCEMENTS);
       })
       .then(
         { stream: 'command-interaction-900', type: 'InteractionResponded', data: expect.objectContaining({ responseType: 4, channelId: ANNOUNCEMENTS }) },

@@ -74,6 +74,7 @@ const PRODUCED = Object.keys({
   MessagePinned: true,
   MessageUnpinned: true,
   MessagesBulkDeleted: true,
+  ModalSubmitted: true,
   OAuth2CodeIssued: true,
   OAuth2GrantRevoked: true,
   OAuth2TokensIssued: true,

@@ -119,6 +119,38 @@ const EVENTS: NewEvent[] = [
     metadata,
   },
   {
+    // A modal submitted for a component: what the user typed, and the component's message it carries.
+    type: 'InteractionCreated',
+    data: {
+      interaction: {
+        id: '14',
+        applicationId: '13',
+        botUserId: '15',
+        type: 5,
+        guildId: '3',
+        channelId: '2',
+        userId: '9',
+        command: null,
+        component: null,
+        modal: {
+          custom_id: 'feedback',
+          components: [{ type: 1, components: [{ type: 4, custom_id: 'subject', value: P('typed') }] }],
+          shownBy: '11',
+          message,
+        },
+        memberPermissions: '0',
+        appPermissions: '0',
+        locale: 'en-US',
+        guildLocale: null,
+        createdAt: metadata.createdAt,
+        expiresAt: metadata.createdAt,
+      },
+      tokenHash: 'h',
+      sealedToken: 's',
+    },
+    metadata,
+  },
+  {
     type: 'OAuth2CodeIssued',
     data: {
       grantId: '12',

@@ -1,0 +1,87 @@
+# An unmodified discord.py 2.x bot with a modal and an autocompleted option, pointed at Parley the way bot.py is
+# (Route.BASE and the gateway from GET /gateway/bot; the certificate through SSL_CERT_FILE). It syncs its slash
+# commands with an app_commands.CommandTree; /feedback answers with a discord.ui.Modal whose on_submit replies with
+# what was typed; /fruit's option is completed by an @app_commands.autocomplete callback. It reports what it sees as
+# JSON lines on stdout for discordpyModals.test.ts.
+import json
+import os
+import traceback
+
+import discord
+import yarl
+from discord import app_commands
+from discord.gateway import DiscordWebSocket
+
+discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
+
+FRUITS = ['apple', 'apricot', 'banana', 'blueberry', 'cherry']
+
+
+def report(event, **data):
+    print(json.dumps({'event': event, 'data': data}), flush=True)
+
+
+class Feedback(discord.ui.Modal, title='Your feedback'):
+    subject = discord.ui.TextInput(label='Subject', custom_id='subject', min_length=3, max_length=40)
+    details = discord.ui.TextInput(label='Details', custom_id='details', style=discord.TextStyle.paragraph, required=False)
+
+    async def on_submit(self, interaction: discord.Interaction):
+        await interaction.response.send_message(f'Thanks for "{self.subject.value}"')
+        report(
+            'feedback',
+            submit_id=str(interaction.id),
+            type=interaction.type.value,
+            user_id=str(interaction.user.id),
+            subject=self.subject.value,
+            details=self.details.value,
+        )
+
+    async def on_error(self, interaction: discord.Interaction, error: Exception):
+        report('error', handler='modal', traceback=''.join(traceback.format_exception(error)))
+
+
+class Bot(discord.Client):
+    def __init__(self):
+        super().__init__(intents=discord.Intents.default())
+        self.tree = app_commands.CommandTree(self)
+
+    async def setup_hook(self):
+        _, url = await self.http.get_bot_gateway()
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+
+    async def on_ready(self):
+        synced = await self.tree.sync()
+        report('ready', user_id=str(self.user.id), commands={c.name: str(c.id) for c in synced})
+
+    async def on_error(self, event, *args, **kwargs):
+        report('error', handler=event, traceback=traceback.format_exc())
+
+
+bot = Bot()
+
+
+@bot.tree.error
+async def on_tree_error(interaction: discord.Interaction, error: app_commands.AppCommandError):
+    report('error', handler='tree', traceback=''.join(traceback.format_exception(error)))
+
+
+@bot.tree.command(name='feedback', description='Tell us what you think')
+async def feedback(interaction: discord.Interaction):
+    await interaction.response.send_modal(Feedback(custom_id='feedback-form'))
+    report('modal_sent', id=str(interaction.id))
+
+
+async def fruit_names(interaction: discord.Interaction, current: str):
+    report('autocomplete', current=current, type=interaction.type.value, command=interaction.command.name)
+    return [app_commands.Choice(name=fruit.upper(), value=fruit) for fruit in FRUITS if fruit.startswith(current)]
+
+
+@bot.tree.command(name='fruit', description='Pick a fruit')
+@app_commands.describe(name='Which fruit')
+@app_commands.autocomplete(name=fruit_names)
+async def fruit(interaction: discord.Interaction, name: str):
+    await interaction.response.send_message(f'You picked {name}')
+    report('fruit', name=name)
+
+
+bot.run(os.environ['BOT_TOKEN'])
