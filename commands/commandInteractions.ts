@@ -11,23 +11,27 @@ import {
   InteractionType,
   type InvokedCommand,
   type NamedEntity,
+  type ResolvedIds,
   type UsedComponent,
   assertCommandAvailable,
-  assertInvocable,
   assertMayUseCommand,
+  assertTargetFits,
   botInteractionDecider,
   checkCommandOptions,
   unknownCommand,
 } from '../domain/commandInteraction.js';
-import { type FieldError, forbidden, invalidForm } from '../domain/errors.js';
+import { ApplicationCommandType } from '../domain/applicationCommand.js';
+import { ComponentType, type EntitySelect, interactiveComponents } from '../domain/components.js';
+import { type FieldError, forbidden, invalidForm, notFound } from '../domain/errors.js';
 import { channelPermissions } from '../domain/guildState.js';
-import type { MessageFields } from '../domain/message.js';
+import { MessageFlags, type MessageFields, ephemeralAudience, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
+import { Permission, requirePermission } from '../domain/permissions.js';
 import { sha256 } from '../ports/secrets.js';
 import { applicationCommandById } from '../projections/applicationCommands.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
-import { applicationStream, commandInteractionStream } from './streams.js';
+import { applicationStream, commandInteractionStream, messageStream } from './streams.js';
 
 export type InteractionDeps = Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'secrets' | 'settle'>;
 
@@ -42,7 +46,7 @@ export interface InvocationInput {
   application_id: string;
   guild_id?: string;
   channel_id: string;
-  data: { id: string; name: string; type?: number; options?: GivenOption[] };
+  data: { id: string; name: string; type?: number; options?: GivenOption[]; target_id?: string };
 }
 
 const TOKEN_PREFIX = 'interaction:';
@@ -89,19 +93,26 @@ function botPermissions(access: MessageChannelAccess, bot: ApplicationBot): bigi
   return DM_PERMISSIONS;
 }
 
+/** Whether a user is in the place: a member of the guild, or a participant of the DM. */
+const isPresent = (access: MessageChannelAccess, userId: string) =>
+  access.guild ? access.guild.members.has(userId) : access.dm!.recipient_ids.includes(userId);
+
 /**
- * The users, roles and channels the options name, each required to exist where the command is used (channels also to
- * be visible to the invoker and of an accepted type); the problems are reported together at their options' paths.
+ * The users, roles and channels the options (or a select's values) name, each required to exist where the command is
+ * used (channels also to be visible to the invoker and of an accepted type; with `presentOnly`, users to be in the
+ * place, as a select offers only those); the problems are reported together at their paths.
  */
 async function resolveNamed(
   deps: Uses<'readStore'>,
   access: MessageChannelAccess,
   invokerId: string,
   named: NamedEntity[],
-): Promise<InvokedCommand['resolved']> {
+  presentOnly = false,
+): Promise<ResolvedIds> {
   const guild = access.guild;
   const userIds = named.filter((n) => n.kind === 'user' || n.kind === 'mentionable').map((n) => n.id);
-  const users = new Set(userIds.length ? (await usersByIds(deps.readStore, userIds)).map((u) => u._id) : []);
+  const known = new Set(userIds.length ? (await usersByIds(deps.readStore, userIds)).map((u) => u._id) : []);
+  const users = presentOnly ? new Set([...known].filter((id) => isPresent(access, id))) : known;
   const resolved = { users: new Set<string>(), roles: new Set<string>(), channels: new Set<string>() };
   const errors: FieldError[] = [];
   for (const { kind, id, path, channelTypes } of named) {
@@ -121,6 +132,57 @@ async function resolveNamed(
   }
   if (errors.length) throw invalidForm(errors);
   return { users: [...resolved.users], roles: [...resolved.roles], channels: [...resolved.channels] };
+}
+
+const SELECT_KINDS: Record<number, NamedEntity['kind']> = {
+  [ComponentType.USER_SELECT]: 'user',
+  [ComponentType.ROLE_SELECT]: 'role',
+  [ComponentType.MENTIONABLE_SELECT]: 'mentionable',
+  [ComponentType.CHANNEL_SELECT]: 'channel',
+};
+
+/**
+ * What a user, role, mentionable or channel select's values name, each something the clicker can see where the
+ * message is (a member of the guild or a participant of the DM, a role of the guild, a channel they see of the types
+ * the select offers), else 400 at values.N; undefined for other components.
+ */
+export async function resolveSelected(
+  deps: Uses<'readStore'>,
+  access: MessageChannelAccess,
+  clickerId: string,
+  message: MessageFields,
+  used: { custom_id: string; component_type: number; values?: string[] },
+): Promise<ResolvedIds | undefined> {
+  const kind = SELECT_KINDS[used.component_type];
+  if (!kind) return undefined;
+  const select = interactiveComponents(message.components).find((c) => 'custom_id' in c && c.custom_id === used.custom_id) as EntitySelect;
+  const channelTypes = select.channel_types?.length ? select.channel_types : undefined;
+  const named = (used.values ?? []).map((id, i): NamedEntity => ({ kind, id, path: `values.${i}`, ...(channelTypes ? { channelTypes } : {}) }));
+  return resolveNamed(deps, access, clickerId, named, true);
+}
+
+/**
+ * What a USER or MESSAGE command is used on: a user in the place (a member of the guild, a participant of the DM),
+ * else 404 UNKNOWN_USER; or a message of the channel the invoker can read (READ_MESSAGE_HISTORY; an ephemeral one
+ * only if shown to them), else 404 UNKNOWN_MESSAGE. A user target is resolved like a user option.
+ */
+async function commandTarget(
+  deps: Uses<'commands' | 'readStore'>,
+  access: MessageChannelAccess,
+  invokerId: string,
+  commandType: number,
+  targetId: string,
+  resolved: ResolvedIds,
+): Promise<Pick<InvokedCommand, 'target_id' | 'targetMessage' | 'resolved'>> {
+  if (commandType === ApplicationCommandType.USER) {
+    const [user] = await usersByIds(deps.readStore, [targetId]);
+    if (!user || !isPresent(access, targetId)) throw notFound('UNKNOWN_USER', 'Unknown User');
+    return { target_id: targetId, resolved: { ...resolved, users: [...new Set([...resolved.users, targetId])] } };
+  }
+  requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
+  const message = requireMessage((await deps.commands.load(messageStream(targetId), messageDecider)).state, access.channelId);
+  if (message.flags & MessageFlags.EPHEMERAL && !ephemeralAudience(message).includes(invokerId)) throw unknownMessage();
+  return { target_id: targetId, targetMessage: message, resolved };
 }
 
 /** Records the interaction with a new token (sealed, and as its digest) for the bot to answer within 15 minutes. */
@@ -174,13 +236,15 @@ export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, inpu
       : []),
   ];
   if (mismatches.length) throw invalidForm(mismatches);
-  assertInvocable(command.type);
+  assertTargetFits(command.type, input.data.target_id, input.data.options);
   const bot = await applicationBot(deps, input.application_id);
   const appPermissions = botPermissions(access, bot);
   if (access.guild) assertMayUseCommand(access.permissions, command.default_member_permissions);
   const { options, named } = checkCommandOptions(command.options, input.data.options);
   const resolved = await resolveNamed(deps, access, meta.actorId, named);
-  const invoked: InvokedCommand = { id: command._id, name: command.name, type: command.type, guild_id: command.guild_id, options, resolved };
+  const target =
+    input.data.target_id === undefined ? { resolved } : await commandTarget(deps, access, meta.actorId, command.type, input.data.target_id, resolved);
+  const invoked: InvokedCommand = { id: command._id, name: command.name, type: command.type, guild_id: command.guild_id, options, ...target };
   return createInteraction(deps, meta, access, bot, appPermissions, { type: InteractionType.APPLICATION_COMMAND, command: invoked, component: null });
 }
 

@@ -157,6 +157,7 @@ const RULES: Record<string, Rule> = {
     const interaction = event.data.interaction as Json & {
       userId: string;
       component?: { message?: MessageShape & { channel_id: string; guild_id?: string | null } } | null;
+      command?: { targetMessage?: MessageShape & { channel_id: string; guild_id?: string | null } } | null;
     };
     const groups = new Groups().add(
       [`user:${interaction.userId}`],
@@ -167,10 +168,14 @@ const RULES: Record<string, Rule> = {
       ],
       event,
     );
-    const message = interaction.component?.message;
-    return message
-      ? groups.message(event, ['data', 'interaction', 'component', 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message)
-      : groups;
+    // The message a component was used on, or a message command's target, as it was: its author's words.
+    for (const [at, message] of [
+      [['data', 'interaction', 'component', 'message'], interaction.component?.message],
+      [['data', 'interaction', 'command', 'targetMessage'], interaction.command?.targetMessage],
+    ] as const) {
+      if (message) groups.message(event, [...at], messageSubjects(message.id, message.channel_id, message.guild_id), message);
+    }
+    return groups;
   },
   InteractionClicked: (event) => {
     const { user } = event.data.interaction as { user?: UserSnapshot };

@@ -14,7 +14,8 @@ export const interactionDispatches = deriver({
     const { interaction, sealedToken } = event.data;
     const guild = interaction.guildId ? (await runtime.commands.load(guildStream(interaction.guildId), guildDecider)).state : null;
     const dm = guild ? null : await dmChannelById(runtime.readStore, interaction.channelId);
-    const users = await usersByIds(runtime.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
+    const named = interaction.command?.resolved.users ?? interaction.component?.resolved?.users ?? [];
+    const users = await usersByIds(runtime.readStore, [interaction.userId, ...named]);
     const invoker = users.find((u) => u._id === interaction.userId);
     // The place or the invoker went away before the interaction reached the gateway: there is nothing left to answer.
     const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;

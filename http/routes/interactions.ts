@@ -69,6 +69,7 @@ export const invokeSchema = {
         name: { type: 'string', minLength: 1, maxLength: 32 },
         type: { type: 'integer', enum: [1, 2, 3] },
         options: { type: 'array', maxItems: 25, items: groupOption },
+        target_id: snowflakeSchema,
       },
       required: ['id', 'name'],
     },
@@ -156,14 +157,14 @@ export const invokeRoute = route({
   path: '/interactions',
   summary: 'Invoke an application command',
   description:
-    'A slash command of an application whose bot is in the channel’s guild (or DM), checked against the command’s scope, USE_APPLICATION_COMMANDS, `default_member_permissions` and its options; delivered to the bot’s gateway sessions as INTERACTION_CREATE. 60 per user per minute.',
+    'A slash command, or a user or message command with `data.target_id` (a member of the guild or participant of the DM; a message of the channel the caller can read), of an application whose bot is in the channel’s guild (or DM), checked against the command’s scope and `contexts`, USE_APPLICATION_COMMANDS, `default_member_permissions` and its options; delivered to the bot’s gateway sessions as INTERACTION_CREATE with `data.resolved`. 60 per user per minute.',
   tag: 'Interactions',
   auth: 'session',
   guards: [session],
   body: invokeSchema,
   limits: [perUser('interaction:invoke')],
   responses: recorded,
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_APPLICATION_COMMAND', 'UNSUPPORTED_COMMAND_TYPE', 'MISSING_ACCESS', 'MISSING_PERMISSIONS'],
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_APPLICATION_COMMAND', 'UNKNOWN_USER', 'UNKNOWN_MESSAGE', 'MISSING_ACCESS', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { body: { application_id, guild_id, channel_id, data } }, deps) =>
     invokeCommand(deps, actorMeta(ctx), { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data }),
 });
