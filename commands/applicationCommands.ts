@@ -11,8 +11,13 @@ import {
   commandChanges,
   commandDefinition,
 } from '../domain/applicationCommand.js';
+import { InteractionContextType, mayUseCommand } from '../domain/commandInteraction.js';
 import { forbidden, notFound } from '../domain/errors.js';
-import { loadGuild } from './access.js';
+import type { ApplicationCommandDoc } from '../projections/applicationCommands.js';
+import { applicationCommandsIn } from '../projections/applicationCommands.queries.js';
+import type { ApplicationDoc } from '../projections/applications.js';
+import { applicationsOfBots } from '../projections/applications.queries.js';
+import { guildAccess, loadGuild } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { applicationCommandsStream, applicationStream } from './streams.js';
 
@@ -92,4 +97,30 @@ export async function overwriteApplicationCommands(
   const newIds = inputs.map(() => deps.ids.next());
   const { state } = await run(deps, meta, scope, { type: 'OverwriteApplicationCommands', scope, definitions, newIds });
   return definitions.map((d) => state.commands.find((c) => c.name === d.name && c.type === d.type)!);
+}
+
+/**
+ * A member's command index of a guild (the widely used client's application-command-index): the applications whose
+ * bots are members, and of their global and guild commands those the member may use there: usable in a guild
+ * (contexts), with USE_APPLICATION_COMMANDS and the command's default_member_permissions at the guild's level.
+ * 404 UNKNOWN_GUILD for anyone outside the guild.
+ */
+export async function memberCommandIndex(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  guildId: string,
+  userId: string,
+): Promise<{ applications: ApplicationDoc[]; commands: ApplicationCommandDoc[] }> {
+  const { guild, permissions } = await guildAccess(deps, guildId, userId);
+  const applications = await applicationsOfBots(deps.readStore, [...guild.members.keys()]);
+  const all = applications.length
+    ? await applicationCommandsIn(
+        deps.readStore,
+        applications.map((a) => a._id),
+        guildId,
+      )
+    : [];
+  const commands = all.filter(
+    (c) => (!c.contexts || c.contexts.includes(InteractionContextType.GUILD)) && mayUseCommand(permissions, c.default_member_permissions),
+  );
+  return { applications: applications.filter((a) => commands.some((c) => c.application_id === a._id)), commands };
 }

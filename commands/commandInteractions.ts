@@ -14,29 +14,33 @@ import {
   InteractionType,
   type InvokedCommand,
   type NamedEntity,
+  type ResolvedIds,
   type SubmittedModal,
   type UsedComponent,
   assertCommandAvailable,
-  assertInvocable,
   assertMaySubmitModal,
   assertMayUseCommand,
+  assertTargetFits,
   botInteractionDecider,
   checkCommandOptions,
   checkModalSubmit,
   sourceMessage,
   unknownCommand,
 } from '../domain/commandInteraction.js';
-import { type FieldError, forbidden, invalidForm } from '../domain/errors.js';
+import { ApplicationCommandType } from '../domain/applicationCommand.js';
+import { ComponentType, type EntitySelect, interactiveComponents } from '../domain/components.js';
+import { type FieldError, forbidden, invalidForm, notFound } from '../domain/errors.js';
 import { guildDecider } from '../domain/guild.js';
 import { channelPermissions } from '../domain/guildState.js';
-import type { MessageFields } from '../domain/message.js';
+import { MessageFlags, type MessageFields, ephemeralAudience, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
+import { Permission, requirePermission } from '../domain/permissions.js';
 import { sha256 } from '../ports/secrets.js';
 import { applicationCommandById } from '../projections/applicationCommands.queries.js';
 import { dmChannelById } from '../projections/dms.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
 import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess, requireNotTimedOutIn } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
-import { applicationStream, commandInteractionStream, guildStream, interactionStream } from './streams.js';
+import { applicationStream, commandInteractionStream, guildStream, interactionStream, messageStream } from './streams.js';
 
 export type InteractionDeps = Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'secrets' | 'settle'>;
 
@@ -51,7 +55,7 @@ export interface InvocationInput {
   application_id: string;
   guild_id?: string;
   channel_id: string;
-  data: { id: string; name: string; type?: number; options?: GivenOption[] };
+  data: { id: string; name: string; type?: number; options?: GivenOption[]; target_id?: string };
   /** The client's own id for the invocation, carried back with what its user receives (a modal, choices, INTERACTION_SUCCESS or INTERACTION_FAILURE). */
   nonce?: string | number;
 }
@@ -137,19 +141,26 @@ function botPermissions(access: MessageChannelAccess, bot: ApplicationBot): bigi
   return DM_PERMISSIONS;
 }
 
+/** Whether a user is in the place: a member of the guild, or a participant of the DM. */
+const isPresent = (access: MessageChannelAccess, userId: string) =>
+  access.guild ? access.guild.members.has(userId) : access.dm!.recipient_ids.includes(userId);
+
 /**
- * The users, roles and channels the options name, each required to exist where the command is used (channels also to
- * be visible to the invoker and of an accepted type); the problems are reported together at their options' paths.
+ * The users, roles and channels the options (or a select's values) name, each required to exist where the command is
+ * used (channels also to be visible to the invoker and of an accepted type; with `presentOnly`, users to be in the
+ * place, as a select offers only those); the problems are reported together at their paths.
  */
 async function resolveNamed(
   deps: Uses<'readStore'>,
   access: MessageChannelAccess,
   invokerId: string,
   named: NamedEntity[],
-): Promise<InvokedCommand['resolved']> {
+  presentOnly = false,
+): Promise<ResolvedIds> {
   const guild = access.guild;
   const userIds = named.filter((n) => n.kind === 'user' || n.kind === 'mentionable').map((n) => n.id);
-  const users = new Set(userIds.length ? (await usersByIds(deps.readStore, userIds)).map((u) => u._id) : []);
+  const known = new Set(userIds.length ? (await usersByIds(deps.readStore, userIds)).map((u) => u._id) : []);
+  const users = presentOnly ? new Set([...known].filter((id) => isPresent(access, id))) : known;
   const resolved = { users: new Set<string>(), roles: new Set<string>(), channels: new Set<string>() };
   const errors: FieldError[] = [];
   for (const { kind, id, path, channelTypes } of named) {
@@ -169,6 +180,57 @@ async function resolveNamed(
   }
   if (errors.length) throw invalidForm(errors);
   return { users: [...resolved.users], roles: [...resolved.roles], channels: [...resolved.channels] };
+}
+
+const SELECT_KINDS: Record<number, NamedEntity['kind']> = {
+  [ComponentType.USER_SELECT]: 'user',
+  [ComponentType.ROLE_SELECT]: 'role',
+  [ComponentType.MENTIONABLE_SELECT]: 'mentionable',
+  [ComponentType.CHANNEL_SELECT]: 'channel',
+};
+
+/**
+ * What a user, role, mentionable or channel select's values name, each something the clicker can see where the
+ * message is (a member of the guild or a participant of the DM, a role of the guild, a channel they see of the types
+ * the select offers), else 400 at values.N; undefined for other components.
+ */
+export async function resolveSelected(
+  deps: Uses<'readStore'>,
+  access: MessageChannelAccess,
+  clickerId: string,
+  message: MessageFields,
+  used: { custom_id: string; component_type: number; values?: string[] },
+): Promise<ResolvedIds | undefined> {
+  const kind = SELECT_KINDS[used.component_type];
+  if (!kind) return undefined;
+  const select = interactiveComponents(message.components).find((c) => 'custom_id' in c && c.custom_id === used.custom_id) as EntitySelect;
+  const channelTypes = select.channel_types?.length ? select.channel_types : undefined;
+  const named = (used.values ?? []).map((id, i): NamedEntity => ({ kind, id, path: `values.${i}`, ...(channelTypes ? { channelTypes } : {}) }));
+  return resolveNamed(deps, access, clickerId, named, true);
+}
+
+/**
+ * What a USER or MESSAGE command is used on: a user in the place (a member of the guild, a participant of the DM),
+ * else 404 UNKNOWN_USER; or a message of the channel the invoker can read (READ_MESSAGE_HISTORY; an ephemeral one
+ * only if shown to them), else 404 UNKNOWN_MESSAGE. A user target is resolved like a user option.
+ */
+async function commandTarget(
+  deps: Uses<'commands' | 'readStore'>,
+  access: MessageChannelAccess,
+  invokerId: string,
+  commandType: number,
+  targetId: string,
+  resolved: ResolvedIds,
+): Promise<Pick<InvokedCommand, 'target_id' | 'targetMessage' | 'resolved'>> {
+  if (commandType === ApplicationCommandType.USER) {
+    const [user] = await usersByIds(deps.readStore, [targetId]);
+    if (!user || !isPresent(access, targetId)) throw notFound('UNKNOWN_USER', 'Unknown User');
+    return { target_id: targetId, resolved: { ...resolved, users: [...new Set([...resolved.users, targetId])] } };
+  }
+  requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
+  const message = requireMessage((await deps.commands.load(messageStream(targetId), messageDecider)).state, access.channelId);
+  if (message.flags & MessageFlags.EPHEMERAL && !ephemeralAudience(message).includes(invokerId)) throw unknownMessage();
+  return { target_id: targetId, targetMessage: message, resolved };
 }
 
 /**
@@ -223,7 +285,8 @@ export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, 
   // The resolved members' permissions as at `at` (timeouts depend on the time).
   const guild = loaded && { ...loaded, at };
   const dm = guild ? null : await dmChannelById(deps.readStore, interaction.channelId);
-  const users = await usersByIds(deps.readStore, [interaction.userId, ...(interaction.command?.resolved.users ?? [])]);
+  const named = interaction.command?.resolved.users ?? interaction.component?.resolved?.users ?? [];
+  const users = await usersByIds(deps.readStore, [interaction.userId, ...named]);
   const invoker = users.find((u) => u._id === interaction.userId);
   const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;
   return !invoker || gone ? null : { invoker, guild, dm, users };
@@ -257,13 +320,15 @@ export async function invokeCommand(
       : []),
   ];
   if (mismatches.length) throw invalidForm(mismatches);
-  assertInvocable(command.type);
+  assertTargetFits(command.type, input.data.target_id, input.data.options);
   const bot = await applicationBot(deps, input.application_id);
   const appPermissions = botPermissions(access, bot);
   if (access.guild) assertMayUseCommand(access.permissions, command.default_member_permissions);
   const { options, named } = checkCommandOptions(command.options, input.data.options, 'data.options', mode);
   const resolved = await resolveNamed(deps, access, meta.actorId, named);
-  const invoked: InvokedCommand = { id: command._id, name: command.name, type: command.type, guild_id: command.guild_id, options, resolved };
+  const target =
+    input.data.target_id === undefined ? { resolved } : await commandTarget(deps, access, meta.actorId, command.type, input.data.target_id, resolved);
+  const invoked: InvokedCommand = { id: command._id, name: command.name, type: command.type, guild_id: command.guild_id, options, ...target };
   const type = mode === 'autocomplete' ? InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE : InteractionType.APPLICATION_COMMAND;
   return createInteraction(deps, meta, access, bot, appPermissions, { type, command: invoked, component: null, ...nonceOf(input.nonce) });
 }

@@ -186,8 +186,10 @@ export async function interactionByToken(deps: Uses<'commands' | 'clock'>, appli
 }
 
 /**
- * The message `ref` names among the interaction's: @original (its response's message), or a follow-up of it. A
- * message of anything else, or before the interaction was answered, is UNKNOWN_MESSAGE.
+ * The message `ref` names among the interaction's: @original (its response's message), a follow-up of it, or, for a
+ * component interaction, the component's message when the application's interactions made it (the widely used API's
+ * getting-started app deletes the message whose button was pressed with the click's token). A message of anything
+ * else, another interaction's included, or @original before the interaction was answered, is UNKNOWN_MESSAGE.
  */
 async function responseMessageOf(deps: Uses<'commands'>, opened: OpenedInteraction, ref: string): Promise<MessageState> {
   const { interaction, state } = opened;
@@ -195,8 +197,11 @@ async function responseMessageOf(deps: Uses<'commands'>, opened: OpenedInteracti
   if (!messageId) throw unknownMessage();
   const loaded = await loadMessage(deps, messageId);
   const message = loaded.status === 'active' ? loaded.message! : null;
+  const componentMessage = interaction.component?.message.id === messageId && message?.application_id === interaction.applicationId;
   const ours =
-    message && message.channel_id === interaction.channelId && (messageId === state.response?.messageId || message.interaction_metadata?.id === interaction.id);
+    message &&
+    message.channel_id === interaction.channelId &&
+    (messageId === state.response?.messageId || message.interaction_metadata?.id === interaction.id || componentMessage);
   if (!ours) throw unknownMessage();
   return loaded;
 }
@@ -248,7 +253,8 @@ export async function sendFollowUp(
     original.status === 'active' &&
     original.message!.flags & MessageFlags.LOADING
   ) {
-    const { flags: _flags, ...fill } = input;
+    // The fill keeps the response's ephemerality; of its own flags only Components V2 counts.
+    const fill = { ...input, flags: input.flags === undefined ? undefined : input.flags & MessageFlags.IS_COMPONENTS_V2 };
     return editInChannel(deps, bot, access, response.messageId, fill, files, botSender(interaction));
   }
   return postMessage(deps, bot, access, responseMessage(input), files, await responseAuthorship(deps, interaction, response.messageId));

@@ -20,7 +20,7 @@ import type { Clock } from '../ports/clock.js';
 import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { messageChannelAccess, requireNotTimedOutIn } from './access.js';
-import { type CreatedInteraction, type InteractionDeps, messageApplication, useComponent } from './commandInteractions.js';
+import { type CreatedInteraction, type InteractionDeps, messageApplication, resolveSelected, useComponent } from './commandInteractions.js';
 import { interactionStream, messageStream, webhookStream } from './streams.js';
 
 export interface ClickInput extends Click {
@@ -41,8 +41,9 @@ export async function clickComponent(deps: InteractionDeps, meta: ActorMeta, inp
   // An ephemeral message exists only for those it is shown to.
   if (message.flags & MessageFlags.EPHEMERAL && !ephemeralAudience(message).includes(meta.actorId)) throw unknownMessage();
   const data = resolveClick(message.components, input);
+  const resolved = await resolveSelected(deps, access, meta.actorId, message, data);
   const application = await messageApplication(deps, message);
-  if (application) return useComponent(deps, meta, access, application, { ...data, message });
+  if (application) return useComponent(deps, meta, access, application, { ...data, ...(resolved ? { resolved } : {}), message });
   const webhook = message.webhook_id ? (await deps.commands.load(webhookStream(message.webhook_id), webhookDecider)).state : null;
   const deliveryUrl = webhook?.status === 'active' ? webhook.webhook!.interaction_url : null;
   const user = (await userById(deps.readStore, meta.actorId))!;

@@ -4,7 +4,7 @@
 // first response (a message, a deferred message, an update or a deferred update of the component's message) is
 // recorded once, so a second is refused. Follow-ups and edits are message events of their own. The checks of an
 // invocation against the command (where it may be used, by whom, with which options) are pure and live here too.
-import { type ApplicationCommandOption, ApplicationCommandOptionType as OptionType } from './applicationCommand.js';
+import { type ApplicationCommandOption, ApplicationCommandOptionType as OptionType, ApplicationCommandType } from './applicationCommand.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, type FieldError, badRequest, forbidden, invalidForm, notFound } from './errors.js';
 import { type MessageFields, MessageFlags, MessageType, type MessageUser } from './message.js';
@@ -32,8 +32,8 @@ export const INTERACTION_TOKEN_TTL_MS = 15 * 60 * 1000;
 export const ACKNOWLEDGE_WITHIN_MS = 3000;
 /** The spec's upload limit for a file, as interactions announce it (attachment_size_limit). */
 export const ATTACHMENT_SIZE_LIMIT = 25 * 1024 * 1024;
-/** The flags a response may set: ephemeral, embeds suppressed, silent. */
-export const RESPONSE_FLAGS = MessageFlags.EPHEMERAL | MessageFlags.SUPPRESS_EMBEDS | MessageFlags.SUPPRESS_NOTIFICATIONS;
+/** The flags a response may set: ephemeral, embeds suppressed, silent, Components V2. */
+export const RESPONSE_FLAGS = MessageFlags.EPHEMERAL | MessageFlags.SUPPRESS_EMBEDS | MessageFlags.SUPPRESS_NOTIFICATIONS | MessageFlags.IS_COMPONENTS_V2;
 
 /** An option of an invocation, as the bot receives it: a value, or (for a subcommand or group) the options under it. */
 export interface InvokedOption {
@@ -71,7 +71,18 @@ export interface InvokedCommand {
   /** The guild the command is registered in; null for a global command. */
   guild_id: string | null;
   options: InvokedOption[];
-  resolved: { users: string[]; roles: string[]; channels: string[] };
+  resolved: ResolvedIds;
+  /** USER and MESSAGE commands: the user or message the command was used on. */
+  target_id?: string;
+  /** MESSAGE commands: the target message as it was when the command was used. */
+  targetMessage?: MessageFields;
+}
+
+/** The users, roles and channels an invocation's options or a select's values name. */
+export interface ResolvedIds {
+  users: string[];
+  roles: string[];
+  channels: string[];
 }
 
 /** The component used, and its message as it was when used. */
@@ -79,6 +90,8 @@ export interface UsedComponent {
   custom_id: string;
   component_type: number;
   values?: string[];
+  /** User, role, mentionable and channel selects: what the values name. */
+  resolved?: ResolvedIds;
   message: MessageFields;
 }
 
@@ -495,28 +508,35 @@ export function assertCommandAvailable(command: CommandScope, applicationId: str
   if (command.application_id !== applicationId || !scoped || (command.contexts && !command.contexts.includes(context))) throw unknownCommand();
 }
 
-/** The widely used API's CHAT_INPUT (slash) command type: the one kind invoked here. */
-const CHAT_INPUT = 1;
-
 /**
- * Only slash commands are invoked here: user and message context menu commands would need a target this service's
- * invocations do not carry (400 UNSUPPORTED_COMMAND_TYPE).
+ * What a command takes besides its options: a USER or MESSAGE (context menu) command a target_id and no options, a
+ * slash command no target.
  */
-export function assertInvocable(commandType: number): void {
-  if (commandType !== CHAT_INPUT)
-    throw badRequest('UNSUPPORTED_COMMAND_TYPE', 'Only slash (CHAT_INPUT) commands can be invoked; context menu commands are not supported');
+export function assertTargetFits(commandType: number, targetId: string | undefined, options: readonly unknown[] | undefined): void {
+  const menu = commandType === ApplicationCommandType.USER || commandType === ApplicationCommandType.MESSAGE;
+  const errors: FieldError[] = [];
+  if (menu && targetId === undefined) errors.push({ path: 'data.target_id', message: 'This field is required' });
+  if (!menu && targetId !== undefined) errors.push({ path: 'data.target_id', message: 'Only user and message commands take a target' });
+  if (menu && options?.length) errors.push({ path: 'data.options', message: 'Context menu commands take no options' });
+  if (errors.length) throw invalidForm(errors);
 }
 
 /**
- * Whether a member with `permissions` in the channel may use a command: USE_APPLICATION_COMMANDS, and every bit of
- * its default_member_permissions ("0": administrators only). The owner and administrators hold every bit.
+ * Whether a member with `permissions` may use a command: USE_APPLICATION_COMMANDS, and every bit of its
+ * default_member_permissions ("0": administrators only). The owner and administrators hold every bit.
  */
+export function mayUseCommand(permissions: bigint, defaultMemberPermissions: string | null): boolean {
+  if (!hasPermission(permissions, Permission.USE_APPLICATION_COMMANDS)) return false;
+  if (defaultMemberPermissions === null) return true;
+  const required = BigInt(defaultMemberPermissions);
+  return required === 0n ? hasPermission(permissions, Permission.ADMINISTRATOR) : hasPermission(permissions, required);
+}
+
+/** mayUseCommand with the member's permissions in the channel, or 403 MISSING_PERMISSIONS saying which check failed. */
 export function assertMayUseCommand(permissions: bigint, defaultMemberPermissions: string | null): void {
   if (!hasPermission(permissions, Permission.USE_APPLICATION_COMMANDS)) throw forbidden('MISSING_PERMISSIONS', 'Missing Permissions: USE_APPLICATION_COMMANDS');
-  if (defaultMemberPermissions === null) return;
-  const required = BigInt(defaultMemberPermissions);
-  const allowed = required === 0n ? hasPermission(permissions, Permission.ADMINISTRATOR) : hasPermission(permissions, required);
-  if (!allowed) throw forbidden('MISSING_PERMISSIONS', 'Missing Permissions: this command needs permissions you do not have');
+  if (!mayUseCommand(permissions, defaultMemberPermissions))
+    throw forbidden('MISSING_PERMISSIONS', 'Missing Permissions: this command needs permissions you do not have');
 }
 
 const SNOWFLAKE = /^\d{1,20}$/;

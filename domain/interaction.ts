@@ -2,7 +2,7 @@
 // endpoint of the webhook that posted the message. Every attempt and outcome is an event, so the retry schedule
 // survives restarts, two delivery workers cannot both run the same attempt (each start appends on the revision it
 // saw), and moderators can read what happened. The HTTP attempt itself is the delivery worker's (processes/delivery.ts).
-import { type ActionRow, type Component, ComponentType, type RowChild, type StringSelect } from './components.js';
+import { type Component, ComponentType, ENTITY_SELECT_DEFAULTS, type EntitySelect, type StringSelect, interactiveComponents } from './components.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, badRequest, invalidForm } from './errors.js';
 
@@ -82,38 +82,43 @@ export function backoffDelay(attempt: number, baseMs: number, random: number): n
 
 const staleAttempt = () => new DomainError('conflict', 'DELIVERY_ATTEMPT_STALE', 'This delivery attempt was already made or is not due');
 
-function components(row: Component): RowChild[] {
-  return row.type === ComponentType.ACTION_ROW ? (row as ActionRow).components : [row as RowChild];
-}
+const SNOWFLAKE = /^\d{1,20}$/;
 
 /**
- * The component a click names and the values it submits, checked against the message: the custom_id exists, the
- * component is enabled, it is a button (no values) or a string select (values among its options, within
- * min_values..max_values, 1..1 by default). Link buttons have no custom_id, so they never match.
+ * The component a click names and the values it submits, checked against the message: the custom_id exists (in a row,
+ * a container or a section), the component is enabled, it is a button (no values), a string select (values among its
+ * options) or a user, role, mentionable or channel select (values are ids, which the command layer resolves), with
+ * min_values..max_values values (1..1 by default), each once. Link buttons have no custom_id, so they never match.
  */
 export function resolveClick(messageComponents: readonly Component[], click: Click): InteractionPayload['data'] {
-  const component = messageComponents.flatMap(components).find((c) => 'custom_id' in c && c.custom_id === click.custom_id);
+  const component = interactiveComponents(messageComponents).find((c) => 'custom_id' in c && c.custom_id === click.custom_id);
   if (!component) throw badRequest('UNKNOWN_COMPONENT', 'The message has no component with this custom_id');
   if ((component as { disabled?: boolean }).disabled) throw badRequest('COMPONENT_DISABLED', 'This component is disabled');
   if (component.type === ComponentType.BUTTON) {
     if (click.values !== undefined) throw invalidForm([{ path: 'values', message: 'A button takes no values' }]);
     return { custom_id: click.custom_id, component_type: ComponentType.BUTTON };
   }
-  if (component.type !== ComponentType.STRING_SELECT) throw badRequest('COMPONENT_NOT_INTERACTIVE', 'This component type is not rendered and cannot be used');
-  const select = component as StringSelect;
+  const entity = ENTITY_SELECT_DEFAULTS[component.type] !== undefined;
+  if (component.type !== ComponentType.STRING_SELECT && !entity) throw badRequest('COMPONENT_NOT_INTERACTIVE', 'This component type cannot be used');
+  const select = component as StringSelect | EntitySelect;
   const values = click.values ?? [];
   const min = select.min_values ?? 1;
   const max = select.max_values ?? 1;
   const errors = values.flatMap((value, i) =>
-    !select.options.some((o) => o.value === value)
-      ? [{ path: `values.${i}`, message: 'Not an option of the select menu' }]
-      : values.indexOf(value) !== i
-        ? [{ path: `values.${i}`, message: 'Chosen twice' }]
+    entity
+      ? SNOWFLAKE.test(value)
+        ? []
+        : [{ path: `values.${i}`, message: 'Must be an id (a snowflake)' }]
+      : !(select as StringSelect).options.some((o) => o.value === value)
+        ? [{ path: `values.${i}`, message: 'Not an option of the select menu' }]
         : [],
   );
+  values.forEach((value, i) => {
+    if (values.indexOf(value) !== i) errors.push({ path: `values.${i}`, message: 'Chosen twice' });
+  });
   if (values.length < min || values.length > max) errors.unshift({ path: 'values', message: `Must choose between ${min} and ${max} options` });
   if (errors.length) throw invalidForm(errors);
-  return { custom_id: click.custom_id, component_type: ComponentType.STRING_SELECT, values };
+  return { custom_id: click.custom_id, component_type: component.type, values };
 }
 
 function recordAttempt(command: Extract<InteractionCommand, { type: 'RecordAttempt' }>, state: InteractionState): InteractionEvent[] {

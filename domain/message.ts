@@ -4,10 +4,10 @@
 // is the consistency boundary a "remove all reactions" needs.
 // Events carry the message in the shape of the widely used API's message object, so the read model and the
 // gateway's dispatches (MESSAGE_CREATE, MESSAGE_UPDATE, MESSAGE_DELETE) are built from them without lookups.
-import type { Component } from './components.js';
+import { type Component, IS_COMPONENTS_V2, componentAttachmentErrors } from './components.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { type Embed, embedErrors } from './embeds.js';
-import { DomainError, badRequest, forbidden, invalidForm, notFound } from './errors.js';
+import { DomainError, type FieldError, badRequest, forbidden, invalidForm, notFound } from './errors.js';
 import {
   type ReactionCommand,
   type ReactionEntry,
@@ -20,7 +20,13 @@ import {
 import { isBlank } from './text.js';
 
 /** LOADING marks a deferred interaction response ("the bot is thinking") until its first edit fills it. */
-export const MessageFlags = { SUPPRESS_EMBEDS: 1 << 2, EPHEMERAL: 1 << 6, LOADING: 1 << 7, SUPPRESS_NOTIFICATIONS: 1 << 12 } as const;
+export const MessageFlags = {
+  SUPPRESS_EMBEDS: 1 << 2,
+  EPHEMERAL: 1 << 6,
+  LOADING: 1 << 7,
+  SUPPRESS_NOTIFICATIONS: 1 << 12,
+  IS_COMPONENTS_V2,
+} as const;
 /** CHAT_INPUT_COMMAND: a bot's response to a slash command, as the widely used API types it. */
 export const MessageType = { DEFAULT: 0, REPLY: 19, CHAT_INPUT_COMMAND: 20 } as const;
 /** The widely used API's limit on content, in characters (Unicode code points). */
@@ -212,6 +218,24 @@ function assertContentLength(content: string, path = 'content'): void {
 }
 
 /**
+ * A Components V2 message says everything with its components: content and embeds are refused, as the widely used API
+ * does; and the files its components name must be its own attachments.
+ */
+function layoutErrors(message: Pick<MessageFields, 'content' | 'embeds' | 'attachments' | 'components' | 'flags'>): FieldError[] {
+  const legacy = (field: 'content' | 'embeds') => ({
+    path: field,
+    message: `The '${field}' field cannot be used when using MessageFlags.IS_COMPONENTS_V2`,
+    code: 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2',
+  });
+  const v2 = message.flags & MessageFlags.IS_COMPONENTS_V2;
+  return [
+    ...(v2 && message.content !== '' ? [legacy('content')] : []),
+    ...(v2 && message.embeds.length ? [legacy('embeds')] : []),
+    ...componentAttachmentErrors(message.components, message.attachments),
+  ];
+}
+
+/**
  * What a new message must be, whatever its stream holds: the rule `CreateMessage` decides by, which a send also checks
  * before it stores the message's files or claims its nonce, so that a refused send leaves no trace.
  */
@@ -222,7 +246,7 @@ export function assertNewMessage(message: MessageFields): void {
   }
   assertNotEmpty(message);
   if (message.attachments.length > MAX_ATTACHMENTS) throw invalidForm([{ path: 'attachments', message: `Must have at most ${MAX_ATTACHMENTS} attachments` }]);
-  const errors = embedErrors(message.embeds, message.attachments);
+  const errors = [...layoutErrors(message), ...embedErrors(message.embeds, message.attachments)];
   if (errors.length) throw invalidForm(errors);
 }
 
@@ -266,8 +290,10 @@ function edit(command: Extract<MessageCommand, { type: 'EditMessage' }>, state: 
   if (requested.embeds !== undefined) next.embeds = requested.embeds;
   if (requested.components !== undefined) next.components = requested.components;
   if (requested.attachments !== undefined) next.attachments = editedAttachments(message.attachments, requested.attachments);
-  // Only SUPPRESS_EMBEDS can be set or cleared by an edit; every other bit stays as sent.
-  if (requested.flags !== undefined) next.flags = (message.flags & ~MessageFlags.SUPPRESS_EMBEDS) | (requested.flags & MessageFlags.SUPPRESS_EMBEDS);
+  // Only SUPPRESS_EMBEDS can be set or cleared by an edit, and IS_COMPONENTS_V2 set (never cleared, as in the widely
+  // used API); every other bit stays as sent.
+  if (requested.flags !== undefined)
+    next.flags = (message.flags & ~MessageFlags.SUPPRESS_EMBEDS) | (requested.flags & (MessageFlags.SUPPRESS_EMBEDS | MessageFlags.IS_COMPONENTS_V2));
   // The first edit of a deferred interaction response is its answer: it stops loading.
   if (message.flags & MessageFlags.LOADING && Object.keys(next).length) next.flags = (next.flags ?? message.flags) & ~MessageFlags.LOADING;
 
@@ -279,7 +305,7 @@ function edit(command: Extract<MessageCommand, { type: 'EditMessage' }>, state: 
   if (Object.keys(changes).some((key) => key !== 'flags')) changes.edited_timestamp = new Date(command.at).toISOString();
   const after = { ...message, ...changes };
   assertNotEmpty(after);
-  const errors = embedErrors(after.embeds, after.attachments);
+  const errors = [...layoutErrors(after), ...embedErrors(after.embeds, after.attachments)];
   if (errors.length) throw invalidForm(errors);
   const removedAttachments = changes.attachments ? message.attachments.filter((a) => !changes.attachments!.some((b) => b.id === a.id)) : [];
   return [{ type: 'MessageEdited', data: { ...idsOf(message), editorId: command.actorId, changes, message: after, removedAttachments } }];

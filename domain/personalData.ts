@@ -159,6 +159,7 @@ const RULES: Record<string, Rule> = {
       userId: string;
       component?: { message?: SourceMessage } | null;
       modal?: { message?: SourceMessage | null } | null;
+      command?: { targetMessage?: SourceMessage } | null;
     };
     // What the user typed or chose: options (an autocomplete's partial text too), select values, a modal's values.
     const groups = new Groups().add(
@@ -171,10 +172,16 @@ const RULES: Record<string, Rule> = {
       ],
       event,
     );
-    const [holder, message] = interaction.component?.message ? ['component', interaction.component.message] : ['modal', interaction.modal?.message];
-    return message
-      ? groups.message(event, ['data', 'interaction', holder, 'message'], messageSubjects(message.id, message.channel_id, message.guild_id), message)
-      : groups;
+    // The message a component was used on (or that showed a submitted modal), or a message command's target, as it
+    // was: its author's words.
+    for (const [at, message] of [
+      [['data', 'interaction', 'component', 'message'], interaction.component?.message],
+      [['data', 'interaction', 'modal', 'message'], interaction.modal?.message],
+      [['data', 'interaction', 'command', 'targetMessage'], interaction.command?.targetMessage],
+    ] as const) {
+      if (message) groups.message(event, [...at], messageSubjects(message.id, message.channel_id, message.guild_id), message);
+    }
+    return groups;
   },
   InteractionClicked: (event) => {
     const { user } = event.data.interaction as { user?: UserSnapshot };

@@ -162,9 +162,11 @@ export type ParleyReady = Omit<GatewayReadyDispatchData, 'application'> & {
  * type, as the spec's "Command option" table has them, where the API's union tells them apart) and what they name; or
  * the component used.
  */
+/** What an interaction names, resolved as the API's; a message command's target message is Parley's message (above). */
+export type ParleyInteractionResolved = Omit<APIInteractionDataResolved, 'messages'> & { messages?: Record<string, ParleyMessage> };
 export type ParleyInteractionData =
-  | (Omit<InvokedCommand, 'resolved' | 'guild_id'> & { guild_id?: string; resolved?: APIInteractionDataResolved })
-  | Omit<UsedComponent, 'message'>
+  | (Omit<InvokedCommand, 'resolved' | 'guild_id' | 'targetMessage'> & { guild_id?: string; resolved?: ParleyInteractionResolved })
+  | (Omit<UsedComponent, 'message' | 'resolved'> & { resolved?: ParleyInteractionResolved })
   | Pick<SubmittedModal, 'custom_id' | 'components'>;
 
 /** The API's interaction of the kinds a bot receives from Parley: a command invoked or autocompleted, a component used, a modal submitted. */

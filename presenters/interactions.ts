@@ -9,7 +9,7 @@ import type { InteractionDoc } from '../projections/interactions.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
 import { channelObject } from './channels.js';
-import type { ParleyInteraction, ParleyInteractionCallback, ParleyInteractionData } from './differences.js';
+import type { ParleyInteraction, ParleyInteractionCallback, ParleyInteractionData, ParleyInteractionResolved } from './differences.js';
 import { memberObject } from './members.js';
 import { dmChannelObject, messageObject } from './messages.js';
 import { roleObject } from './roles.js';
@@ -37,7 +37,7 @@ export interface InteractionParts {
   guild: GuildState | null;
   /** The DM, in a DM. */
   dm: DmChannelDoc | null;
-  /** The users the options name. */
+  /** The users the options, the target or the select's values name. */
   users: UserDoc[];
 }
 
@@ -46,10 +46,15 @@ function interactionChannel(guild: GuildState, { id, ...channel }: ChannelData, 
   return { ...channelObject({ _id: id, guild_id: guild.id, ...channel }), permissions: permissions.toString() };
 }
 
-/** The users, members, roles and channels a command's options name, keyed by id, as the widely used API resolves them. */
-function resolvedObject(interaction: BotInteraction, parts: InteractionParts) {
+/**
+ * The users, members, roles and channels a command's options (or target) or a select's values name, and a message
+ * command's target message, keyed by id, as the widely used API resolves them.
+ */
+function resolvedObject(interaction: BotInteraction, parts: InteractionParts): { resolved?: ParleyInteractionResolved } {
   const { guild } = parts;
-  const { resolved } = interaction.command!;
+  const resolved = interaction.command?.resolved ?? interaction.component?.resolved;
+  const target = interaction.command?.targetMessage;
+  if (!resolved) return {};
   const users = parts.users.filter((u) => resolved.users.includes(u._id));
   const members = guild ? users.filter((u) => guild.members.has(u._id)) : [];
   const channel = (id: string) => guild!.channels.get(id)!;
@@ -61,21 +66,22 @@ function resolvedObject(interaction: BotInteraction, parts: InteractionParts) {
     }),
     roles: resolved.roles.map((id) => [id, roleObject({ _id: id, guild_id: guild!.id, ...guild!.roles.get(id)! })]),
     channels: resolved.channels.map((id) => [id, interactionChannel(guild!, channel(id), channelPermissions(guild!, interaction.userId, channel(id)))]),
+    messages: target ? [[target.id, messageObject(messageDoc(target), { origin: parts.origin })]] : [],
   };
   const nonEmpty = Object.entries(entries).filter(([, list]) => list.length);
   return nonEmpty.length ? { resolved: Object.fromEntries(nonEmpty.map(([key, list]) => [key, Object.fromEntries(list)])) } : {};
 }
 
-/** The command invoked or being autocompleted (with its options and what they name), the modal submitted, or the component used. */
+/** The command invoked or being autocompleted (with its options, target and what they name), the modal submitted, or the component used (with what its values name). */
 function interactionData(interaction: BotInteraction, parts: InteractionParts): ParleyInteractionData {
   const { command, component, modal } = interaction;
   if (command) {
-    const { resolved: _resolved, guild_id, ...invoked } = command;
+    const { resolved: _resolved, targetMessage: _target, guild_id, ...invoked } = command;
     return { ...invoked, ...(guild_id ? { guild_id } : {}), ...resolvedObject(interaction, parts) };
   }
   if (modal) return { custom_id: modal.custom_id, components: modal.components };
-  const { message: _message, ...used } = component!;
-  return used;
+  const { message: _message, resolved: _resolved, ...used } = component!;
+  return { ...used, ...resolvedObject(interaction, parts) };
 }
 
 /**

@@ -19,3 +19,7 @@ export async function applicationIdFor(read: Pick<ReadStore, 'findOne'>, id: str
 /** An owner's applications, oldest first. */
 export const applicationsOwnedBy = (read: Pick<ReadStore, 'find'>, ownerId: string) =>
   read.find<ApplicationDoc>(APPLICATIONS, { owner_id: ownerId }, { sort: { created_at: 1 } });
+
+/** The applications whose bots are among these users (a guild's members, say). */
+export const applicationsOfBots = (read: Pick<ReadStore, 'find'>, userIds: string[]) =>
+  read.find<ApplicationDoc>(APPLICATIONS, { bot_user_id: { $in: userIds } }, { sort: { _id: 1 } });

@@ -1,5 +1,5 @@
 // What a send or edit says beyond its text: whom it mentions, and its components.
-import { type Component, validateComponents } from '../../domain/components.js';
+import { type Component, IS_COMPONENTS_V2, validateComponents } from '../../domain/components.js';
 import { type AllowedMentions, allowMentions, parseMentions } from '../../domain/mentions.js';
 import type { MessageFields, MessageUser } from '../../domain/message.js';
 import { Permission } from '../../domain/permissions.js';
@@ -38,6 +38,6 @@ export async function mentionsOf(
   };
 }
 
-/** Validated components, when the author's components count and some were sent. */
-export const componentsOf = (count: boolean, components: unknown[] | undefined): Component[] | undefined =>
-  count && components !== undefined ? validateComponents(components) : undefined;
+/** Validated components, when the author's components count and some were sent; `flags`: the message's, after the change. */
+export const componentsOf = (count: boolean, components: unknown[] | undefined, flags: number): Component[] | undefined =>
+  count && components !== undefined ? validateComponents(components, (flags & IS_COMPONENTS_V2) !== 0) : undefined;

@@ -53,7 +53,7 @@ export async function editInChannel(
     edit.mentions = await mentionsOf(deps, access, input.content, input.allowed_mentions, stillReplied);
   }
   if (input.embeds !== undefined) edit.embeds = input.embeds;
-  const components = componentsOf(sender.bot, input.components);
+  const components = componentsOf(sender.bot, input.components, current.flags | (input.flags ?? 0));
   if (components !== undefined) edit.components = components;
   if (input.flags !== undefined) edit.flags = input.flags;
   const { listed, added, uploads } = resolveAttachments(deps, input.attachments, files, current.attachments);

@@ -65,7 +65,7 @@ export async function postMessage(
 ): Promise<MessageDoc> {
   const { channelId } = access;
   if (!TEXT_CHANNEL_TYPES.includes(access.type)) throw badRequest('CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'Cannot send messages in a non-text channel');
-  const components = componentsOf(by.components, input.components) ?? [];
+  const components = componentsOf(by.components, input.components, input.flags ?? 0) ?? [];
   const replied = input.message_reference ? await repliedMessage(deps, access, input.message_reference) : null;
   const { listed, uploads } = resolveAttachments(deps, input.attachments, files, []);
   const content = input.content ?? '';

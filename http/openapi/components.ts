@@ -339,6 +339,13 @@ export const COMPONENTS = {
     type: integer,
     version: id,
   }),
+  ApplicationCommandIndex: object('A member’s command index of a guild: the applications and the commands the member may use.', {
+    applications: list(
+      object('An application whose bot is a member.', { id, name: string, description: string, icon: nullable(string), bot_id: nullable(id) }),
+    ),
+    application_commands: list({ $ref: '#/components/schemas/ApplicationCommand' }),
+    version: string,
+  }),
   InteractionCallback: object(
     'The answer of a response made with ?with_response=true: the callback and the message it made or updated (none for a modal or choices).',
     {

@@ -29,7 +29,6 @@ export const ERRORS = {
   COMPONENT_DISABLED: [400, 'The component is disabled.'],
   COMPONENT_NOT_INTERACTIVE: [400, 'The component type cannot be used.'],
   INTERACTION_ALREADY_ACKNOWLEDGED: [400, 'The interaction has already been answered.'],
-  UNSUPPORTED_COMMAND_TYPE: [400, 'Only slash (CHAT_INPUT) commands can be invoked.'],
   FAILED_TO_BAN_USERS: [400, 'A bulk ban could ban none of its users (the widely used API’s 500000): nothing was done.'],
   // 401
   UNAUTHORIZED: [401, 'No token, or a token that does not authenticate (clients drop their token on a 401).'],

@@ -6,6 +6,7 @@ import type { Context, Next } from 'koa';
 import {
   createApplicationCommand,
   deleteApplicationCommand,
+  memberCommandIndex,
   overwriteApplicationCommands,
   requireCommandManager,
   updateApplicationCommand,
@@ -23,7 +24,9 @@ import {
 import { applicationCommandDoc } from '../../projections/applicationCommands.js';
 import { applicationCommandById, applicationCommandsOf } from '../../projections/applicationCommands.queries.js';
 import { applicationIdFor } from '../../projections/applications.queries.js';
-import { applicationCommandObject } from '../../presenters/applicationCommands.js';
+import { applicationCommandObject, commandIndexObject } from '../../presenters/applicationCommands.js';
+import { guildMembersOnly } from '../guildLimits.js';
+import { guildParams as guildOnlyParams } from '../params.js';
 import { actorMeta } from '../actor.js';
 import type { HttpDeps } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
@@ -235,7 +238,26 @@ function scopeRoutes(path: string, params: Schema, where: string, errors: readon
   ];
 }
 
+export const commandIndexRoute = route({
+  method: 'GET',
+  path: '/guilds/:guildId/application-command-index',
+  summary: 'List the commands a member can use in a guild',
+  description:
+    'The widely used client’s command index: the applications whose bots are members, and their global and guild commands the caller may use there (contexts allowing guilds, USE_APPLICATION_COMMANDS and `default_member_permissions`). Members only.',
+  tag: 'Application commands',
+  auth: 'any',
+  guards: [guildMembersOnly],
+  params: guildOnlyParams,
+  responses: { 200: { description: 'The applications and their commands.', schema: ref('ApplicationCommandIndex') } },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params }, deps) {
+    const { applications, commands } = await memberCommandIndex(deps, params.guildId, actorMeta(ctx).actorId);
+    return commandIndexObject(applications, commands);
+  },
+});
+
 export const applicationCommandRoutes = [
+  commandIndexRoute,
   ...scopeRoutes('/applications/:id/commands', globalParams, 'global commands', ['UNKNOWN_APPLICATION']),
   ...scopeRoutes('/applications/:id/guilds/:guildId/commands', guildParams, 'guild commands', ['UNKNOWN_APPLICATION', 'UNKNOWN_GUILD']),
 ];

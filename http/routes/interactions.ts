@@ -75,6 +75,7 @@ const invocationData = {
     name: { type: 'string', minLength: 1, maxLength: 32 },
     type: { type: 'integer', enum: [1, 2, 3] },
     options: { type: 'array', maxItems: 25, items: groupOption },
+    target_id: snowflakeSchema,
   },
   required: ['id', 'name'],
 } as const;
@@ -359,7 +360,7 @@ export const invokeRoute = route({
   path: '/interactions',
   summary: 'Invoke an application command, submit a modal, or ask for autocomplete choices',
   description:
-    'Type 2: a slash command of an application whose bot is in the channel’s guild (or DM), checked against the command’s scope, USE_APPLICATION_COMMANDS, `default_member_permissions` and its options. Type 5: a modal the bot showed the caller (`data.id` its interaction), checked against it, once, within its interaction’s 15 minutes. Both delivered to the bot’s gateway sessions as INTERACTION_CREATE; 60 per user per minute. Type 4 (autocomplete): the options typed so far with one `focused`, not limited; the bot’s choices reach the caller’s sessions as APPLICATION_COMMAND_AUTOCOMPLETE_RESPONSE.',
+    'Type 2: a slash command, or a user or message command with `data.target_id` (a member of the guild or participant of the DM; a message of the channel the caller can read), of an application whose bot is in the channel’s guild (or DM), checked against the command’s scope and `contexts`, USE_APPLICATION_COMMANDS, `default_member_permissions` and its options. Type 5: a modal the bot showed the caller (`data.id` its interaction), checked against it, once, within its interaction’s 15 minutes. Both delivered to the bot’s gateway sessions as INTERACTION_CREATE with `data.resolved` (or POSTed to its interactions endpoint); 60 per user per minute. Type 4 (autocomplete): the options typed so far with one `focused`, not limited; the bot’s choices reach the caller’s sessions as APPLICATION_COMMAND_AUTOCOMPLETE_RESPONSE.',
   tag: 'Interactions',
   auth: 'session',
   guards: [session],
@@ -373,7 +374,8 @@ export const invokeRoute = route({
     'UNKNOWN_APPLICATION_COMMAND',
     'UNKNOWN_INTERACTION',
     'INTERACTION_ALREADY_ACKNOWLEDGED',
-    'UNSUPPORTED_COMMAND_TYPE',
+    'UNKNOWN_USER',
+    'UNKNOWN_MESSAGE',
     'MISSING_ACCESS',
     'MISSING_PERMISSIONS',
     'INTERACTION_FAILED',

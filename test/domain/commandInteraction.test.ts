@@ -12,8 +12,8 @@ import {
   type Modal,
   type ModalSubmitted,
   assertCommandAvailable,
-  assertInvocable,
   assertMayUseCommand,
+  assertTargetFits,
   botInteractionDecider,
   checkCommandOptions,
   checkModalSubmit,
@@ -198,10 +198,17 @@ describe('where and by whom a command is used', () => {
     }
   });
 
-  it('invokes slash commands only', () => {
-    expect(() => assertInvocable(1)).not.toThrow();
-    expect(refusal(() => assertInvocable(2)).code).toBe('UNSUPPORTED_COMMAND_TYPE');
-    expect(refusal(() => assertInvocable(3)).code).toBe('UNSUPPORTED_COMMAND_TYPE');
+  it('takes a target for user and message commands only, and no options with it', () => {
+    expect(() => assertTargetFits(1, undefined, [{ name: 'x' }])).not.toThrow();
+    expect(() => assertTargetFits(2, '5', undefined)).not.toThrow();
+    expect(() => assertTargetFits(3, '5', [])).not.toThrow();
+    expect(refusal(() => assertTargetFits(1, '5', undefined)).errors).toEqual([
+      { path: 'data.target_id', message: 'Only user and message commands take a target' },
+    ]);
+    expect(refusal(() => assertTargetFits(2, undefined, [{ name: 'x' }])).errors).toEqual([
+      { path: 'data.target_id', message: 'This field is required' },
+      { path: 'data.options', message: 'Context menu commands take no options' },
+    ]);
   });
 
   it('needs USE_APPLICATION_COMMANDS and every bit of default_member_permissions; "0" only for administrators', () => {

@@ -457,8 +457,8 @@ describe('components', () => {
     throw new Error('expected a refusal');
   };
 
-  it('accepts rows of buttons or one select, normalized, and passes types 4-8 through untouched', () => {
-    const opaque = { type: 6, custom_id: 'users', whatever: { kept: true } };
+  it('accepts rows of buttons or one select, normalized, and passes type 4 through untouched', () => {
+    const opaque = { type: 4, custom_id: 'text', whatever: { kept: true } };
     expect(
       validateComponents([
         { type: 1, components: [button({ extra: 'dropped' }), button({ style: 5, url: 'https://x.test', custom_id: undefined })] },
@@ -502,7 +502,12 @@ describe('components', () => {
     expect(errorsOf([{ type: 1, components: [{ type: 5, custom_id: 'u' }, button()] }])).toEqual([
       { path: 'components.0.components', message: 'An action row holding a select menu cannot also hold buttons' },
     ]);
-    expect(errorsOf([button()])).toEqual([{ path: 'components.0.type', message: 'Must be an action row (1); buttons and selects go inside rows' }]);
+    expect(errorsOf([button()])).toEqual([
+      {
+        path: 'components.0.type',
+        message: 'Must be an action row (1); buttons and selects go inside rows, and layout components need the flag IS_COMPONENTS_V2 (32768)',
+      },
+    ]);
   });
 
   it('bounds select options: 1-25, label and value 1-100, values unique, min/max consistent', () => {
@@ -543,5 +548,133 @@ describe('mentions', () => {
     expect(allowMentions(parsed, { parse: [] })).toEqual({ users: [], roles: [], channels: [], everyone: false });
     expect(allowMentions(parsed, { parse: ['roles'], users: ['2'] })).toEqual({ users: ['2'], roles: ['3'], channels: [], everyone: false });
     expect(allowMentions(parsed, { parse: ['users', 'everyone'] })).toEqual({ users: ['1', '2'], roles: [], channels: [], everyone: true });
+  });
+});
+
+describe('user, role, mentionable and channel selects', () => {
+  const row = (select: object) => [{ type: 1, components: [{ custom_id: 's', ...select }] }];
+  const errorsOf = (value: unknown) => {
+    try {
+      validateComponents(value);
+    } catch (error) {
+      return (error as DomainError).errors;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('keeps their known fields and default_values of the kinds each offers', () => {
+    const defaults = [
+      { id: '1', type: 'user' },
+      { id: '2', type: 'role' },
+    ];
+    expect(validateComponents(row({ type: 7, max_values: 2, default_values: defaults, extra: true }))).toEqual(
+      row({ type: 7, max_values: 2, default_values: defaults }),
+    );
+    expect(validateComponents(row({ type: 8, channel_types: [0, 0, 2] }))).toEqual(row({ type: 8, channel_types: [0, 2] }));
+  });
+
+  it('refuses default values of another kind, too many, twice, or not ids, and channel_types off channel selects', () => {
+    expect(errorsOf(row({ type: 5, default_values: [{ id: '1', type: 'role' }] }))).toEqual([
+      { path: 'components.0.components.0.default_values.0.type', message: 'Must be one of: user' },
+    ]);
+    expect(
+      errorsOf(
+        row({
+          type: 6,
+          default_values: [
+            { id: '1', type: 'role' },
+            { id: '2', type: 'role' },
+          ],
+        }),
+      ),
+    ).toEqual([{ path: 'components.0.components.0.default_values', message: 'Must have between 1 and 1 values, as min_values and max_values allow' }]);
+    expect(
+      errorsOf(
+        row({
+          type: 6,
+          max_values: 3,
+          default_values: [
+            { id: '1', type: 'role' },
+            { id: '1', type: 'role' },
+            { id: 'x', type: 'role' },
+          ],
+        }),
+      ),
+    ).toEqual([
+      { path: 'components.0.components.0.default_values.1.id', message: 'Given more than once' },
+      { path: 'components.0.components.0.default_values.2.id', message: 'Must be a snowflake' },
+    ]);
+    expect(errorsOf(row({ type: 5, channel_types: [0] }))).toEqual([
+      { path: 'components.0.components.0.channel_types', message: 'Only channel selects (8) have channel_types' },
+    ]);
+  });
+});
+
+describe('Components V2', () => {
+  const text = (content: string) => ({ type: 10, content });
+  const thumbnail = { type: 11, media: { url: 'https://x.test/a.png' } };
+  const errorsOf = (value: unknown) => {
+    try {
+      validateComponents(value, true);
+    } catch (error) {
+      return (error as DomainError).errors;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('takes the layout components, nested, rebuilt from their known fields', () => {
+    const layout = [
+      {
+        type: 17,
+        accent_color: 0x5865f2,
+        components: [
+          text('# Title'),
+          { type: 9, components: [text('beside')], accessory: thumbnail },
+          { type: 14, divider: true, spacing: 2 },
+          { type: 12, items: [{ media: { url: 'attachment://a.png' }, description: 'A' }] },
+          { type: 13, file: { url: 'attachment://b.txt' }, extra: 1 },
+          { type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] },
+        ],
+      },
+      { type: 10, id: 7, content: 'after' },
+    ];
+    const checked = validateComponents(layout, true);
+    expect(checked).toEqual([
+      { ...layout[0], components: [...layout[0].components!.slice(0, 4), { type: 13, file: { url: 'attachment://b.txt' } }, layout[0].components![5]] },
+      layout[1],
+    ]);
+    // Without the flag, layout components are refused.
+    expect(() => validateComponents(layout)).toThrow();
+  });
+
+  it('counts at most 40 components, nested ones included, and 4000 characters of text', () => {
+    const many = Array.from({ length: 41 }, (_, i) => text(`t${i}`));
+    expect(errorsOf(many)).toEqual([{ path: 'components', message: 'Must have at most 40 components in all, nested ones included' }]);
+    expect(errorsOf([{ type: 17, components: Array.from({ length: 40 }, () => text('x')) }])![0].path).toBe('components');
+    expect(errorsOf([text('x'.repeat(3000)), text('y'.repeat(1001))])).toEqual([
+      { path: 'components', message: 'The text displays must hold at most 4000 characters in all' },
+    ]);
+  });
+
+  it('holds sections, containers and media to their rules, each at its path', () => {
+    expect(errorsOf([{ type: 9, components: [text('a')] }])).toEqual([{ path: 'components.0.accessory', message: 'This field is required' }]);
+    expect(errorsOf([{ type: 9, components: [text('a'), text('b'), text('c'), text('d')], accessory: thumbnail }])).toEqual([
+      { path: 'components.0.components', message: 'Must have between 1 and 3 entries' },
+    ]);
+    expect(errorsOf([{ type: 9, components: [{ type: 14 }], accessory: { type: 10, content: 'x' } }])).toEqual([
+      { path: 'components.0.components.0.type', message: 'Must be a text display (10)' },
+      { path: 'components.0.accessory.type', message: 'Must be a thumbnail (11) or a button (2)' },
+    ]);
+    expect(errorsOf([{ type: 17, components: [{ type: 17, components: [text('x')] }] }])).toEqual([
+      { path: 'components.0.components.0.type', message: 'A container cannot hold another container' },
+    ]);
+    expect(errorsOf([{ type: 13, file: { url: 'https://x.test/b.txt' } }])).toEqual([
+      { path: 'components.0.file.url', message: 'Must be attachment://<filename>' },
+    ]);
+    expect(errorsOf([{ type: 12, items: [] }])).toEqual([{ path: 'components.0.items', message: 'Must have between 1 and 10 entries' }]);
+    expect(errorsOf([text('a'), { type: 10, id: 1, content: 'b' }, { type: 10, id: 1, content: 'c' }])).toEqual([
+      { path: 'components.2.id', message: 'Duplicate id: already used at components.1.id' },
+    ]);
+    expect(errorsOf([{ type: 17, components: [text('x')], accent_color: 0x1000000 }])![0].path).toBe('components.0.accent_color');
   });
 });

@@ -274,9 +274,11 @@ describe('POST /interactions', () => {
     await expectRefusedWithoutEvents(server, () => server.api('POST', '/interactions', { token: w.member.token, body: { type: 3 } }), 400, 'INVALID_FORM_BODY');
   });
 
-  it('refuses a context menu command, which needs a target invocations do not carry', async () => {
+  it('refuses a context menu command without its target, and a slash command with one', async () => {
     const w = await world();
-    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'Inspect user'), 400, 'UNSUPPORTED_COMMAND_TYPE');
+    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'Inspect user'), 400, 'INVALID_FORM_BODY');
+    const withTarget = () => invoke(server, w, 'echo', [{ type: 3, name: 'text', value: 'hi' }], { data: { target_id: w.member.id } });
+    await expectRefusedWithoutEvents(server, withTarget, 400, 'INVALID_FORM_BODY');
   });
 
   it('refuses when the bot left the guild', async () => {

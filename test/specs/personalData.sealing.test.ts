@@ -151,6 +151,36 @@ const EVENTS: NewEvent[] = [
     metadata,
   },
   {
+    // A message command's target, a Components V2 message: its text displays are its author's words.
+    type: 'InteractionCreated',
+    data: {
+      interaction: {
+        id: '12',
+        type: 2,
+        userId: '9',
+        command: {
+          id: '13',
+          name: 'Quote',
+          type: 3,
+          options: [],
+          resolved: { users: [], roles: [], channels: [] },
+          target_id: '1',
+          targetMessage: {
+            ...message,
+            content: '',
+            embeds: [],
+            flags: 1 << 15,
+            components: [{ type: 17, components: [{ type: 10, content: P('text-display') }] }],
+          },
+        },
+        component: null,
+      },
+      tokenHash: 'h',
+      sealedToken: 's',
+    },
+    metadata,
+  },
+  {
     type: 'OAuth2CodeIssued',
     data: {
       grantId: '12',
