@@ -5,6 +5,7 @@
 // Entities are kept in the shapes of the widely used API (snake_case keys, bitfields as decimal strings), the same
 // shapes events carry, so that a change {key, old_value, new_value} applies to state, read models and audit alike.
 import { isDeepStrictEqual } from 'node:util';
+import type { AutoModerationRuleData } from './autoModerationRule.js';
 import { missingPermissions, notFound } from './errors.js';
 import { ALL_PERMISSIONS, Permission, computePermissions, requirePermission } from './permissions.js';
 
@@ -97,6 +98,8 @@ export interface GuildState {
   bans: ReadonlySet<string>;
   /** By invite code: the joins this stream counted as the invite's uses (its max_uses is held here, with the joins). */
   inviteUses: ReadonlyMap<string, number>;
+  /** By id: the guild's auto-moderation rules (domain/autoModeration.ts), which every send in the guild is checked against. */
+  autoModerationRules: ReadonlyMap<string, AutoModerationRuleData>;
 }
 
 export const initialGuildState = (): GuildState => ({
@@ -122,6 +125,7 @@ export const initialGuildState = (): GuildState => ({
   members: new Map(),
   bans: new Set(),
   inviteUses: new Map(),
+  autoModerationRules: new Map(),
 });
 
 export const unknownGuild = () => notFound('UNKNOWN_GUILD', 'Unknown Guild');

@@ -21,8 +21,11 @@ import { isBlank } from './text.js';
 
 /** LOADING marks a deferred interaction response ("the bot is thinking") until its first edit fills it. */
 export const MessageFlags = { SUPPRESS_EMBEDS: 1 << 2, EPHEMERAL: 1 << 6, LOADING: 1 << 7, SUPPRESS_NOTIFICATIONS: 1 << 12 } as const;
-/** CHAT_INPUT_COMMAND: a bot's response to a slash command, as the widely used API types it. */
-export const MessageType = { DEFAULT: 0, REPLY: 19, CHAT_INPUT_COMMAND: 20 } as const;
+/**
+ * CHAT_INPUT_COMMAND: a bot's response to a slash command, as the widely used API types it; AUTO_MODERATION_ACTION:
+ * an auto-moderation rule's alert in its alert channel.
+ */
+export const MessageType = { DEFAULT: 0, REPLY: 19, CHAT_INPUT_COMMAND: 20, AUTO_MODERATION_ACTION: 24 } as const;
 /** The widely used API's limit on content, in characters (Unicode code points). */
 export const MAX_CONTENT_LENGTH = 2000;
 export const MAX_ATTACHMENTS = 10;

@@ -14,6 +14,7 @@ import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
 import { messageStream, nonceStream } from '../streams.js';
 import { appendWithFiles, resolveAttachments } from './attachments.js';
+import { automodBlocked, executeActions, moderate, rememberSend } from './autoModeration.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { Sender, SendInput, UploadedFile } from './input.js';
 import { has, loadMessage, messageDocOf } from './state.js';
@@ -131,7 +132,7 @@ async function appendMessage(
   return messageDoc(state.message!);
 }
 
-/** A user's send: SEND_MESSAGES, and ATTACH_FILES for files. */
+/** A user's send: SEND_MESSAGES, and ATTACH_FILES for files; then the guild's auto-moderation rules. */
 export async function sendMessage(
   deps: SendDeps,
   meta: ActorMeta,
@@ -143,6 +144,15 @@ export async function sendMessage(
   const access = await messageChannelAccess(deps, channelId, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
-  const author = await userById(deps.readStore, sender.userId);
-  return postMessage(deps, meta, access, input, files, { author: toMessageUser(author!), webhookId: null, components: sender.bot });
+  const author = toMessageUser((await userById(deps.readStore, sender.userId))!);
+  const content = input.content ?? '';
+  const moderation = moderate(deps, access, sender.userId, content, true);
+  if (moderation.blocks) {
+    await executeActions(deps, meta, access, author, content, moderation, null);
+    throw automodBlocked();
+  }
+  const message = await postMessage(deps, meta, access, input, files, { author, webhookId: null, components: sender.bot });
+  if (moderation.triggers.length) await executeActions(deps, meta, access, author, content, moderation, message._id);
+  rememberSend(deps, access, sender.userId, content);
+  return message;
 }

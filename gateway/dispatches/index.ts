@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../ports/eventStore.js';
 import { byEventType } from '../../projections/projection.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
+import { autoModerationDispatches } from './autoModeration.js';
 import { callDispatches } from './calls.js';
 import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
@@ -19,6 +20,7 @@ export const dispatchDerivers = [
   messageDispatches,
   webhookDispatches,
   interactionDispatches,
+  autoModerationDispatches,
   voiceDispatches,
   callDispatches,
 ];
