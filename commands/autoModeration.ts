@@ -11,7 +11,7 @@ import {
   triggerMetadataFor,
   unknownAutoModerationRule,
 } from '../domain/autoModeration.js';
-import { REGEX_FLAGS } from '../domain/autoModerationMatch.js';
+import { REGEX_FLAGS, compile } from '../domain/autoModerationMatch.js';
 import { type FieldError, invalidForm } from '../domain/errors.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import { guildAccess } from './access.js';
@@ -61,6 +61,12 @@ async function checkRegexes(metadata: TriggerMetadata | undefined): Promise<void
   if (errors.length) throw invalidForm(errors.sort((a, b) => a.path.localeCompare(b.path)));
 }
 
+/** The rule version as the guild's state holds it, compiled here so that the writer waits for it rather than a send. */
+function prepared(rule: AutoModerationRuleData): AutoModerationRuleData {
+  compile(rule);
+  return rule;
+}
+
 export interface RuleInput extends AutoModerationRuleEdit {
   name: string;
   trigger_type: number;
@@ -88,8 +94,8 @@ export async function createAutoModerationRule(
     exempt_roles: input.exempt_roles ?? [],
     exempt_channels: input.exempt_channels ?? [],
   };
-  await runGuildCommand(deps, meta, guildId, { type: 'CreateAutoModerationRule', actorId: meta.actorId, rule });
-  return rule;
+  const { state } = await runGuildCommand(deps, meta, guildId, { type: 'CreateAutoModerationRule', actorId: meta.actorId, rule });
+  return prepared(state.autoModerationRules.get(rule.id)!);
 }
 
 export async function updateAutoModerationRule(
@@ -102,7 +108,7 @@ export async function updateAutoModerationRule(
   await getAutoModerationRule(deps, guildId, ruleId, meta.actorId);
   await checkRegexes(edit.trigger_metadata);
   const { state } = await runGuildCommand(deps, meta, guildId, { type: 'UpdateAutoModerationRule', actorId: meta.actorId, ruleId, edit });
-  return state.autoModerationRules.get(ruleId)!;
+  return prepared(state.autoModerationRules.get(ruleId)!);
 }
 
 export async function deleteAutoModerationRule(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, ruleId: string): Promise<void> {

@@ -53,38 +53,48 @@ export interface KeywordMatch {
 
 /** Many keywords, matched in one pass (Aho-Corasick); each occurrence is then held to its keyword's word boundaries. */
 export class KeywordMatcher {
-  private readonly next: Map<number, number>[] = [new Map()];
+  /** Every node's transitions in one map, keyed node * 2^16 + UTF-16 code unit: no map per node to build or walk. */
+  private readonly next = new Map<number, number>();
   private readonly fail: number[] = [0];
-  private readonly outputs: number[][] = [[]];
+  /** The keywords that end at each node (most nodes: none). */
+  private readonly ends: (number[] | undefined)[] = [undefined];
+  /** The nearest node down the failure chain where keywords end (0: none), so a scan visits only real outputs. */
+  private readonly outputLink: number[] = [0];
   private readonly keywords: Keyword[];
 
   constructor(sources: readonly string[]) {
     this.keywords = sources.map(parseKeyword).filter((k) => k.text.length > 0);
+    const children: [number, number][][] = [[]];
     this.keywords.forEach((keyword, index) => {
       let node = 0;
       for (let i = 0; i < keyword.text.length; i++) {
         const c = keyword.text.charCodeAt(i);
-        let child = this.next[node].get(c);
+        let child = this.next.get(node * 0x10000 + c);
         if (child === undefined) {
-          child = this.next.push(new Map()) - 1;
-          this.fail.push(0);
-          this.outputs.push([]);
-          this.next[node].set(c, child);
+          child = this.fail.push(0) - 1;
+          this.ends.push(undefined);
+          this.outputLink.push(0);
+          children.push([]);
+          children[node].push([c, child]);
+          this.next.set(node * 0x10000 + c, child);
         }
         node = child;
       }
-      this.outputs[node].push(index);
+      (this.ends[node] ??= []).push(index);
     });
-    // Failure links breadth first; each node's outputs include those of the longest suffix that is also a keyword prefix.
-    const queue = [...this.next[0].values()];
+    // Failure links breadth first, each from its parent's.
+    const queue = children[0].map(([, child]) => child);
     for (let head = 0; head < queue.length; head++) {
       const node = queue[head];
-      for (const [c, child] of this.next[node]) {
+      for (const [c, child] of children[node]) {
         let fallback = this.fail[node];
-        while (fallback !== 0 && !this.next[fallback].has(c)) fallback = this.fail[fallback];
-        const target = this.next[fallback].get(c);
-        this.fail[child] = target !== undefined && target !== child ? target : 0;
-        this.outputs[child] = [...this.outputs[child], ...this.outputs[this.fail[child]]];
+        let target = node === 0 ? undefined : this.next.get(fallback * 0x10000 + c);
+        while (target === undefined && fallback !== 0) {
+          fallback = this.fail[fallback];
+          target = this.next.get(fallback * 0x10000 + c);
+        }
+        const f = (this.fail[child] = target ?? 0);
+        this.outputLink[child] = this.ends[f] ? f : this.outputLink[f];
         queue.push(child);
       }
     }
@@ -94,24 +104,44 @@ export class KeywordMatcher {
     return this.keywords.length;
   }
 
-  /** Every occurrence that keeps to its keyword's boundaries, in order of where it ends; `lower` is lowerCase(content). */
-  *matches(content: string, lower: string): Generator<KeywordMatch> {
+  /**
+   * Visits the occurrences that keep to their keyword's boundaries, in order of where they end, until `visit` returns
+   * true (then so does scan); `lower` is lowerCase(content).
+   */
+  scan(content: string, lower: string, visit: (match: KeywordMatch) => boolean): boolean {
     let node = 0;
     for (let i = 0; i < lower.length; i++) {
       const c = lower.charCodeAt(i);
-      while (node !== 0 && !this.next[node].has(c)) node = this.fail[node];
-      node = this.next[node].get(c) ?? 0;
-      for (const index of this.outputs[node]) {
-        const keyword = this.keywords[index];
-        let start = i + 1 - keyword.text.length;
-        let end = i + 1;
-        if (!keyword.openStart && isWordChar(content, start - 1)) continue;
-        if (!keyword.openEnd && isWordChar(content, end)) continue;
-        while (keyword.openStart && isWordChar(content, start - 1)) start--;
-        while (keyword.openEnd && isWordChar(content, end)) end++;
-        yield { keyword: keyword.source, start, end };
+      let target = this.next.get(node * 0x10000 + c);
+      while (target === undefined && node !== 0) {
+        node = this.fail[node];
+        target = this.next.get(node * 0x10000 + c);
+      }
+      node = target ?? 0;
+      for (let out = this.ends[node] ? node : this.outputLink[node]; out !== 0; out = this.outputLink[out]) {
+        for (const index of this.ends[out]!) {
+          const keyword = this.keywords[index];
+          let start = i + 1 - keyword.text.length;
+          let end = i + 1;
+          if (!keyword.openStart && isWordChar(content, start - 1)) continue;
+          if (!keyword.openEnd && isWordChar(content, end)) continue;
+          while (keyword.openStart && isWordChar(content, start - 1)) start--;
+          while (keyword.openEnd && isWordChar(content, end)) end++;
+          if (visit({ keyword: keyword.source, start, end })) return true;
+        }
       }
     }
+    return false;
+  }
+
+  /** Every occurrence scan visits. */
+  matches(content: string, lower: string): KeywordMatch[] {
+    const found: KeywordMatch[] = [];
+    this.scan(content, lower, (match) => {
+      found.push(match);
+      return false;
+    });
+    return found;
   }
 }
 
@@ -127,7 +157,8 @@ export const REGEX_FLAGS = 'iu';
 
 const compiled = new WeakMap<AutoModerationRuleData, CompiledRule>();
 
-function compile(rule: AutoModerationRuleData): CompiledRule {
+/** Compiles a rule version once (its writer calls it, so that the first send it checks finds it ready). */
+export function compile(rule: AutoModerationRuleData): CompiledRule {
   let done = compiled.get(rule);
   if (done) return done;
   const meta = rule.trigger_metadata;
@@ -190,18 +221,17 @@ export function isSpam(recent: readonly RecentSend[], content: string, now: numb
 
 /** Whether a keyword or regex match is covered by one of the allow list's. */
 function allowed(rule: CompiledRule, content: string, lower: string, start: number, end: number): boolean {
-  if (!rule.allow) return false;
-  for (const allow of rule.allow.matches(content, lower)) if (allow.start <= start && allow.end >= end) return true;
-  return false;
+  return rule.allow !== null && rule.allow.scan(content, lower, (allow) => allow.start <= start && allow.end >= end);
 }
 
 function contentTrigger(rule: CompiledRule, content: string, lower: string): Omit<Trigger, 'rule'> | null {
-  if (rule.keywords) {
-    for (const match of rule.keywords.matches(content, lower)) {
-      if (!allowed(rule, content, lower, match.start, match.end))
-        return { matchedKeyword: match.keyword, matchedContent: content.slice(match.start, match.end) };
-    }
-  }
+  let found: KeywordMatch | undefined;
+  rule.keywords?.scan(content, lower, (match) => {
+    if (allowed(rule, content, lower, match.start, match.end)) return false;
+    found = match;
+    return true;
+  });
+  if (found) return { matchedKeyword: found.keyword, matchedContent: content.slice(found.start, found.end) };
   for (const regex of rule.regexes) {
     const match = regex.exec(content);
     if (match && !allowed(rule, content, lower, match.index, match.index + match[0].length)) return { matchedKeyword: regex.source, matchedContent: match[0] };
