@@ -2,6 +2,7 @@
 // (AUTO_MODERATION_EXECUTION), to the guild's members who may see them, those with MANAGE_GUILD. An execution's
 // content and matched content reach only sessions with MESSAGE_CONTENT (or the author's own), as the widely used API.
 import { loadGuild } from '../../commands/access.js';
+import { DomainError } from '../../domain/errors.js';
 import { guildPermissions } from '../../domain/guildState.js';
 import { Permission, hasPermission } from '../../domain/permissions.js';
 import { actionExecutionObject, autoModerationRuleObject } from '../../presenters/autoModeration.js';
@@ -14,8 +15,9 @@ async function managers(runtime: GatewayDeps, guildId: string): Promise<string[]
   try {
     const guild = await loadGuild(runtime, guildId);
     return [...guild.members.keys()].filter((userId) => hasPermission(guildPermissions(guild, userId), Permission.MANAGE_GUILD));
-  } catch {
-    return [];
+  } catch (error) {
+    if (error instanceof DomainError) return [];
+    throw error;
   }
 }
 
