@@ -1,7 +1,9 @@
 // `npm run bench`: Parley measured against its own HTTP stack, side by side, in one run, on loopback.
 //  1. the ceiling: a bare koa + @koa/router HTTPS JSON POST echo (bench/ceiling.ts, its own process, same TLS setup);
 //  2. durable message sends, POST /channels/:id/messages, against a real server process (`node --import tsx
-//     infra/main.ts` on a temporary DATA_DIR), by users registered and joined to a guild through an invite;
+//     infra/main.ts` on a temporary DATA_DIR), by users registered and joined to a guild through an invite; then the
+//     same sends once the guild has 6 auto-moderation keyword rules of 1,000 keywords each and 10 regexes that the
+//     message does not match, as a ratio to the sends without rules;
 //  3. message page reads, GET /channels/:id/messages?limit=50, and the same bytes served by the koa ceiling;
 //  4. idle sessions and the server's resident memory per session (measured first, before any load has grown the
 //     heap), and latency from POST /channels/:id/messages to MESSAGE_CREATE, p50/p99, at N connected sessions (with
@@ -40,6 +42,31 @@ const IDLE = size('BENCH_IDLE', 10_000, 100);
 const LOG_EVENTS = size('BENCH_LOG_EVENTS', 1_000_000, 20_000);
 const ERASE = size('BENCH_ERASE', 5000, 100);
 const SENDERS = 4;
+/** The moderated sends' guild: the widely used API's most keyword rules, each with its most keywords, and 10 regexes. */
+const AUTOMOD_RULES = 6;
+const AUTOMOD_KEYWORDS = 1000;
+const AUTOMOD_REGEXES = [
+  '\\bzz\\d{4}\\b',
+  'https?://evil\\.example/',
+  '\\w@spam\\.test',
+  'free\\s+nitro',
+  '\\$\\d+\\s*giveaway',
+  'discord\\.gg/[a-z0-9]{6}',
+  '(?:buy|sell)\\s+followers',
+  '\\b(?:\\d{3}-){2}\\d{4}\\b',
+  'x{5}',
+  'crypto\\s+airdrop',
+];
+
+/** Rule r's keywords: made-up words of 5-9 letters from a fixed generator, each of the four wildcard forms in turn. */
+function benchKeywords(r: number): string[] {
+  let seed = 0x9e3779b9 ^ (r + 1);
+  const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0);
+  return Array.from({ length: AUTOMOD_KEYWORDS }, (_, k) => {
+    const word = Array.from({ length: 5 + (next() % 5) }, () => String.fromCharCode(97 + (next() % 26))).join('');
+    return [word, `${word}*`, `*${word}`, `*${word}*`][k % 4];
+  });
+}
 /**
  * Sessions connected per account: an account starts one session at a time (max_concurrency 1), so the accounts'
  * lanes connect side by side and each waits only for its own session starts to be committed.
@@ -313,6 +340,25 @@ async function main() {
     });
     const sendsMemory = { sends: sends.total, rssBeforeMiB: rssBeforeSends / 2 ** 20, rssAfterMiB: (await rssOf(parley.child.pid!)) / 2 ** 20 };
 
+    // 2b. The same sends once the guild moderates them: 6 keyword rules of 1,000 keywords each (every wildcard form)
+    // and 10 regexes, none of which the message matches, so every rule is checked whole on every send.
+    phase('moderated sends', `${AUTOMOD_RULES} keyword rules of ${AUTOMOD_KEYWORDS} keywords, ${AUTOMOD_REGEXES.length} regexes…`);
+    for (let r = 0; r < AUTOMOD_RULES; r++) {
+      await json('POST', `/guilds/${guild.id}/auto-moderation/rules`, owner.token, {
+        name: `bench ${r}`,
+        event_type: 1,
+        trigger_type: 1,
+        trigger_metadata: { keyword_filter: benchKeywords(r), regex_patterns: r === 0 ? AUTOMOD_REGEXES : [] },
+        actions: [{ type: 1 }],
+        enabled: true,
+      });
+    }
+    const moderatedSends = await load(parley, `/api/v1/channels/${channelId}/messages`, {
+      method: 'POST',
+      body: messageBody,
+      headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }),
+    });
+
     // 3. The page a reader gets, then its ceiling: koa serving those bytes.
     const pagePath = `/channels/${channelId}/messages?limit=50`;
     const page = Buffer.from(await api('GET', pagePath, owner.token));
@@ -412,6 +458,7 @@ async function main() {
       options: { connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, clients: CLIENTS, messages: MESSAGES, idle: IDLE, senders: SENDERS },
       echoCeiling: echo,
       sends: { ...sends, ratioToCeiling: sends.reqPerS / echo.reqPerS, p99RatioToCeiling: sends.p99Ms / echo.p99Ms },
+      moderatedSends: { ...moderatedSends, ratioToSends: moderatedSends.reqPerS / sends.reqPerS, p99RatioToSends: moderatedSends.p99Ms / sends.p99Ms },
       pageCeiling: { ...pageCeiling, pageBytes: page.length },
       pages: { ...pages, ratioToCeiling: pages.reqPerS / pageCeiling.reqPerS, p99RatioToCeiling: pages.p99Ms / pageCeiling.p99Ms },
       singleSend,
@@ -439,6 +486,7 @@ async function main() {
 type Results = {
   echoCeiling: Load;
   sends: Load & { ratioToCeiling: number; p99RatioToCeiling: number };
+  moderatedSends: Load & { ratioToSends: number; p99RatioToSends: number };
   pageCeiling: Load & { pageBytes: number };
   pages: Load & { ratioToCeiling: number; p99RatioToCeiling: number };
   singleSend: ReturnType<typeof percentiles>;
@@ -474,6 +522,16 @@ function table(r: Results): string {
       ms(r.sends.maxMs),
       `${r.sends.non2xx}`,
       `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`,
+    ],
+    [
+      `the same sends under auto-moderation (${AUTOMOD_RULES}×${AUTOMOD_KEYWORDS} keywords, ${AUTOMOD_REGEXES.length} regexes)`,
+      `${r.moderatedSends.connections}`,
+      r.moderatedSends.reqPerS.toFixed(0),
+      ms(r.moderatedSends.p50Ms),
+      ms(r.moderatedSends.p99Ms),
+      ms(r.moderatedSends.maxMs),
+      `${r.moderatedSends.non2xx}`,
+      `${x(r.moderatedSends.ratioToSends)} req/s, p99 ${x(r.moderatedSends.p99RatioToSends)} of the sends above`,
     ],
     [
       `koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`,

@@ -13,6 +13,8 @@ export const applicationStream = (applicationId: string) => `application-${appli
 export const oauth2GrantStream = (grantId: string) => `oauth2-grant-${grantId}`;
 export const applicationCommandsStream = (applicationId: string, guildId: string | null) => `application-commands-${applicationId}-${guildId ?? 'global'}`;
 export const messageStream = (messageId: string) => `message-${messageId}`;
+/** What auto-moderation did about one send or edit (domain/autoModerationExecution.ts). */
+export const autoModerationExecutionStream = (executionId: string) => `auto-moderation-execution-${executionId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
 /** A click on a webhook's message and its delivery to the webhook's interaction_url (domain/interaction.ts). */
 export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;

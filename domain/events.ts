@@ -2,6 +2,7 @@
 // decider, is what projections and the gateway's dispatches name the events they take by.
 import type { applicationDecider } from './application.js';
 import type { applicationCommandsDecider } from './applicationCommand.js';
+import type { autoModerationExecutionDecider } from './autoModerationExecution.js';
 import type { callDecider } from './call.js';
 import type { botInteractionDecider } from './commandInteraction.js';
 import type { Decider, DomainEvent } from './decider.js';
@@ -31,6 +32,7 @@ type EventOf<D> = D extends Pick<Decider<never, never, infer E extends DomainEve
 export type ParleyEvent = EventOf<
   | typeof applicationDecider
   | typeof applicationCommandsDecider
+  | typeof autoModerationExecutionDecider
   | typeof callDecider
   | typeof botInteractionDecider
   | typeof dmChannelDecider

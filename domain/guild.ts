@@ -1,5 +1,7 @@
 // The guild aggregate (stream guild-{id}): the guild's own settings and lifecycle here, and the deciders of its roles,
-// members and bans, moderation in bulk, and channels (role.ts, member.ts, moderation.ts, channel.ts) joined into one decider over one state.
+// members and bans, moderation in bulk, channels and auto-moderation rules (role.ts, member.ts, moderation.ts,
+// channel.ts, autoModeration.ts) joined into one decider over one state.
+import { type AutoModerationCommand, type AutoModerationEvent, autoModerationDeciders, autoModerationEvolvers } from './autoModeration.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, type FieldError, invalidForm, missingPermissions } from './errors.js';
 import { type ChannelCommand, type ChannelEvent, ChannelType, channelDeciders, channelEvolvers } from './channel.js';
@@ -30,14 +32,14 @@ export type GuildDeleted = DomainEvent<'GuildDeleted', { guildId: string; vanity
 /** `code` null removes the vanity URL. */
 export type VanityCodeSet = DomainEvent<'VanityCodeSet', { guildId: string; code: string | null; previousCode: string | null }>;
 export type GuildSettingsEvent = GuildCreated | GuildUpdated | GuildDeleted | VanityCodeSet;
-export type GuildEvent = GuildSettingsEvent | RoleEvent | MemberEvent | ModerationEvent | ChannelEvent;
+export type GuildEvent = GuildSettingsEvent | RoleEvent | MemberEvent | ModerationEvent | ChannelEvent | AutoModerationEvent;
 
 export type GuildSettingsCommand =
   | { type: 'CreateGuild'; guildId: string; ownerId: string; name: string; icon: string | null; channelId: string; createdAt: string }
   | { type: 'UpdateGuild'; actorId: string; settings: Partial<GuildSettings> }
   | { type: 'DeleteGuild'; actorId: string }
   | { type: 'SetVanityCode'; actorId: string; code: string | null };
-export type GuildCommand = GuildSettingsCommand | RoleCommand | MemberCommand | ModerationCommand | ChannelCommand;
+export type GuildCommand = GuildSettingsCommand | RoleCommand | MemberCommand | ModerationCommand | ChannelCommand | AutoModerationCommand;
 
 /** Settings that name a channel, and the channel type each must name. */
 const CHANNEL_SETTINGS = { afk_channel_id: ChannelType.GUILD_VOICE, system_channel_id: ChannelType.GUILD_TEXT } as const;
@@ -133,8 +135,22 @@ const guildSettingsEvolvers = {
 type Deciders = { [K in GuildCommand['type']]: (command: Extract<GuildCommand, { type: K }>, state: GuildState) => GuildEvent[] };
 type Evolvers = { [K in GuildEvent['type']]: (state: GuildState, event: Extract<GuildEvent, { type: K }>) => GuildState };
 
-const deciders: Deciders = { ...guildSettingsDeciders, ...roleDeciders, ...memberDeciders, ...moderationDeciders, ...channelDeciders };
-const evolvers: Evolvers = { ...guildSettingsEvolvers, ...roleEvolvers, ...memberEvolvers, ...moderationEvolvers, ...channelEvolvers };
+const deciders: Deciders = {
+  ...guildSettingsDeciders,
+  ...roleDeciders,
+  ...memberDeciders,
+  ...moderationDeciders,
+  ...channelDeciders,
+  ...autoModerationDeciders,
+};
+const evolvers: Evolvers = {
+  ...guildSettingsEvolvers,
+  ...roleEvolvers,
+  ...memberEvolvers,
+  ...moderationEvolvers,
+  ...channelEvolvers,
+  ...autoModerationEvolvers,
+};
 
 export const guildDecider: Decider<GuildState, GuildCommand, GuildEvent> = {
   initialState: initialGuildState,

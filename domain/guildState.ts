@@ -5,6 +5,7 @@
 // Entities are kept in the shapes of the widely used API (snake_case keys, bitfields as decimal strings), the same
 // shapes events carry, so that a change {key, old_value, new_value} applies to state, read models and audit alike.
 import { isDeepStrictEqual } from 'node:util';
+import type { AutoModerationRuleData } from './autoModerationRule.js';
 import { forbidden, missingPermissions, notFound } from './errors.js';
 import { ALL_PERMISSIONS, Permission, computePermissions, isTimedOut, requirePermission } from './permissions.js';
 
@@ -105,6 +106,8 @@ export interface GuildState {
    * the guild for a check; a state nobody stamped has 0, at which every timeout ever set is still in force.
    */
   at: number;
+  /** By id: the guild's auto-moderation rules (domain/autoModeration.ts), which every send in the guild is checked against. */
+  autoModerationRules: ReadonlyMap<string, AutoModerationRuleData>;
 }
 
 export const initialGuildState = (): GuildState => ({
@@ -131,6 +134,7 @@ export const initialGuildState = (): GuildState => ({
   bans: new Set(),
   inviteUses: new Map(),
   at: 0,
+  autoModerationRules: new Map(),
 });
 
 export const unknownGuild = () => notFound('UNKNOWN_GUILD', 'Unknown Guild');

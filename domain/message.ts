@@ -27,8 +27,11 @@ export const MessageFlags = {
   SUPPRESS_NOTIFICATIONS: 1 << 12,
   IS_COMPONENTS_V2,
 } as const;
-/** CHAT_INPUT_COMMAND: a bot's response to a slash command, as the widely used API types it. */
-export const MessageType = { DEFAULT: 0, REPLY: 19, CHAT_INPUT_COMMAND: 20 } as const;
+/**
+ * CHAT_INPUT_COMMAND: a bot's response to a slash command, as the widely used API types it; AUTO_MODERATION_ACTION:
+ * an auto-moderation rule's alert in its alert channel.
+ */
+export const MessageType = { DEFAULT: 0, REPLY: 19, CHAT_INPUT_COMMAND: 20, AUTO_MODERATION_ACTION: 24 } as const;
 /** The widely used API's limit on content, in characters (Unicode code points). */
 export const MAX_CONTENT_LENGTH = 2000;
 export const MAX_ATTACHMENTS = 10;

@@ -40,6 +40,7 @@ interface MessageShape {
 const USER_FIELDS = ['username', 'global_name', 'avatar', 'avatar_url'] as const;
 const MESSAGE_TEXT = ['content', 'embeds', 'components'] as const;
 const ATTACHMENT_TEXT = ['filename', 'description'] as const;
+const EXECUTION_TEXT = ['content', 'matchedKeyword', 'matchedContent'] as const;
 
 const under = new Map<string, FieldPath[]>();
 /** The paths of `fields` under `at`, made once for each place (a send's event would otherwise build them each time). */
@@ -189,6 +190,12 @@ const RULES: Record<string, Rule> = {
     return user?.id ? groups.add([`user:${user.id}`], false, [['data', 'interaction', 'data', 'values']], event) : groups;
   },
   OAuth2CodeIssued: (event) => userKey(event.data, ['redirectUri'])(event),
+  // What the author wrote and what a rule matched in it: like a message's content, a fresh key per execution,
+  // destroyed with the author's account or the guild.
+  AutoModerationActionExecuted: (event) => {
+    const execution = event.data.execution as { userId: string; guildId: string };
+    return new Groups().add([`user:${execution.userId}`, `guild:${execution.guildId}`], true, pathsUnder(['data', 'execution'], EXECUTION_TEXT), event);
+  },
 };
 
 /** The personal fields of an event, grouped by the key that seals them; the audit-log reason is its writer's. */

@@ -16,6 +16,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
 import { applicationRoutes } from './routes/applications.js';
 import { auditLogRoutes } from './routes/auditLog.js';
+import { autoModerationRoutes } from './routes/autoModeration.js';
 import { callRoutes } from './routes/calls.js';
 import { cdnRoutes } from './routes/cdn.js';
 import { channelRoutes } from './routes/channels.js';
@@ -160,6 +161,7 @@ const API_MODULES: readonly (readonly Route[])[] = [
   inviteRoutes,
   vanityRoutes,
   auditLogRoutes,
+  autoModerationRoutes,
   messageRoutes,
   dmRoutes,
   callRoutes,

@@ -51,7 +51,7 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     // A write that lost to others (WRITE_CONFLICT) appended nothing: the client may send it again.
     if (error.retryAfter !== undefined && retryAfter === null) ctx.set('Retry-After', String(Math.ceil(error.retryAfter)));
     ctx.body = {
-      code: error.code,
+      code: versionOf(ctx).errorCodes[error.code] ?? error.code,
       message: error.message,
       ...(error.errors ? { errors: formErrorsFor(versionOf(ctx), error.errors) } : {}),
       ...(retryAfter !== null ? { retry_after: retryAfter, global: false } : {}),

@@ -1,6 +1,8 @@
 // The audit log, derived from events only: each audited event becomes one entry of its guild's log. The actor, the
 // reason (X-Audit-Log-Reason) and the time come from the event's metadata; what changed comes from its data. Entry ids
 // are snowflakes of the event's time and log position, so a rebuild from the log writes the very same entries.
+import { ActionType, type AutoModerationEvent } from '../domain/autoModeration.js';
+import type { AutoModerationActionExecuted } from '../domain/autoModerationExecution.js';
 import type { ChannelEvent } from '../domain/channel.js';
 import type { GuildEvent } from '../domain/guild.js';
 import type { GuildExpressionEvent, StickerData } from '../domain/guildExpressions.js';
@@ -48,6 +50,12 @@ export const AuditLogAction = {
   STICKER_CREATE: 90,
   STICKER_UPDATE: 91,
   STICKER_DELETE: 92,
+  AUTO_MODERATION_RULE_CREATE: 140,
+  AUTO_MODERATION_RULE_UPDATE: 141,
+  AUTO_MODERATION_RULE_DELETE: 142,
+  AUTO_MODERATION_BLOCK_MESSAGE: 143,
+  AUTO_MODERATION_FLAG_TO_CHANNEL: 144,
+  AUTO_MODERATION_USER_COMMUNICATION_DISABLED: 145,
 } as const;
 
 /** Actions whose target is a user: their users are embedded in the audit log response. */
@@ -59,6 +67,9 @@ const {
   MEMBER_DISCONNECT,
   MEMBER_MOVE,
   BOT_ADD,
+  AUTO_MODERATION_BLOCK_MESSAGE,
+  AUTO_MODERATION_FLAG_TO_CHANNEL,
+  AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
   WEBHOOK_CREATE,
   WEBHOOK_UPDATE,
   WEBHOOK_DELETE,
@@ -71,6 +82,9 @@ export const USER_TARGETED_ACTIONS: readonly number[] = [
   MEMBER_DISCONNECT,
   MEMBER_MOVE,
   BOT_ADD,
+  AUTO_MODERATION_BLOCK_MESSAGE,
+  AUTO_MODERATION_FLAG_TO_CHANNEL,
+  AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
 ];
 export const WEBHOOK_ACTIONS: readonly number[] = [WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE];
 
@@ -132,6 +146,12 @@ const auditedStickerChanges = (changes: Change[]): Change[] =>
     return c.key === 'name' || c.key === 'description' ? [c] : [];
   });
 const overwriteOptions = (o: { id: string; type: number }) => ({ id: o.id, type: String(o.type) });
+/** An auto-moderation action's entry by action type; its target is the member whose message the rule acted on. */
+const AUTO_MODERATION_ACTION_ENTRIES: Record<number, number> = {
+  [ActionType.BLOCK_MESSAGE]: AuditLogAction.AUTO_MODERATION_BLOCK_MESSAGE,
+  [ActionType.SEND_ALERT_MESSAGE]: AuditLogAction.AUTO_MODERATION_FLAG_TO_CHANNEL,
+  [ActionType.TIMEOUT]: AuditLogAction.AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
+};
 
 type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
 /** null: this event of an audited type is not audited (a member joining by invite, as opposed to a bot added). */
@@ -139,7 +159,17 @@ type Audited<T extends { type: string }> = { [K in T['type']]?: (event: Recorded
 
 /** The audited event types, and the entry each makes. Issues that add audited events add them here. */
 const auditedEvents: Audited<
-  GuildEvent | RoleEvent | MemberEvent | ModerationEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent | VoiceEvent
+  | GuildEvent
+  | RoleEvent
+  | MemberEvent
+  | ModerationEvent
+  | ChannelEvent
+  | InviteEvent
+  | WebhookEvent
+  | GuildExpressionEvent
+  | VoiceEvent
+  | AutoModerationEvent
+  | AutoModerationActionExecuted
 > = {
   GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
@@ -291,6 +321,34 @@ const auditedEvents: Audited<
     actionType: AuditLogAction.STICKER_DELETE,
     targetId: data.sticker.id,
     changes: deleted(auditedSticker(data.sticker)),
+  }),
+  AutoModerationRuleCreated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.AUTO_MODERATION_RULE_CREATE,
+    targetId: data.rule.id,
+    changes: created(data.rule, ['id', 'guild_id', 'creator_id']),
+  }),
+  AutoModerationRuleUpdated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.AUTO_MODERATION_RULE_UPDATE,
+    targetId: data.ruleId,
+    changes: data.changes,
+  }),
+  AutoModerationRuleDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.AUTO_MODERATION_RULE_DELETE,
+    targetId: data.rule.id,
+    changes: deleted(data.rule, ['id', 'guild_id', 'creator_id']),
+  }),
+  AutoModerationActionExecuted: ({ data: { execution } }) => ({
+    guildId: execution.guildId,
+    actionType: AUTO_MODERATION_ACTION_ENTRIES[execution.action.type],
+    targetId: execution.userId,
+    options: {
+      auto_moderation_rule_name: execution.ruleName,
+      auto_moderation_rule_trigger_type: String(execution.ruleTriggerType),
+      channel_id: execution.channelId,
+    },
   }),
 };
 

@@ -10,9 +10,13 @@ import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { MessageInput, Sender, UploadedFile } from './input.js';
 import { loadMessage, managesMessages, messageDocOf } from './state.js';
+import { automodBlocked, executeActions, moderate } from './autoModeration.js';
+import { userById } from '../../projections/users.queries.js';
+import { toMessageUser } from '../dms.js';
 
 export type EditDeps = Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle' | 'settleFiles'>;
 
+/** A user's edit; new content is checked against the guild's auto-moderation rules first. */
 export async function editMessage(
   deps: EditDeps,
   meta: ActorMeta,
@@ -22,7 +26,27 @@ export async function editMessage(
   files: UploadedFile[],
   sender: Sender,
 ) {
-  return editInChannel(deps, meta, await messageChannelAccess(deps, channelId, sender.userId), messageId, input, files, sender);
+  const access = await messageChannelAccess(deps, channelId, sender.userId);
+  const moderation = input.content !== undefined ? moderate(deps, access, sender.userId, input.content, false) : null;
+  if (!moderation?.triggers.length) return editInChannel(deps, meta, access, messageId, input, files, sender);
+  const author = toMessageUser((await userById(deps.readStore, sender.userId))!);
+  if (moderation.blocks) {
+    // Only an edit the author may make is moderated: anyone else's is refused as it would be without rules.
+    const edit: MessageCommand = {
+      type: 'EditMessage',
+      actorId: sender.userId,
+      channelId,
+      manageMessages: false,
+      edit: { content: input.content },
+      at: deps.clock.now(),
+    };
+    messageDecider.decide(edit, await loadMessage(deps, messageId));
+    await executeActions(deps, meta, access, author, input.content!, moderation, messageId);
+    throw automodBlocked();
+  }
+  const edited = await editInChannel(deps, meta, access, messageId, input, files, sender);
+  await executeActions(deps, meta, access, author, input.content!, moderation, messageId);
+  return edited;
 }
 
 /**

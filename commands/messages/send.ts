@@ -15,6 +15,7 @@ import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
 import { messageStream, nonceStream, slowmodeStream } from '../streams.js';
 import { appendWithFiles, resolveAttachments } from './attachments.js';
+import { automodBlocked, executeActions, moderate, rememberSend } from './autoModeration.js';
 import { componentsOf, mentionsOf } from './content.js';
 import type { Sender, SendInput, UploadedFile } from './input.js';
 import { has, loadMessage, messageDocOf } from './state.js';
@@ -152,7 +153,10 @@ async function admitSlowmodeSend(deps: SendDeps, meta: ActorMeta, channelId: str
   await deps.commands.handle(slowmodeStream(channelId, userId), slowmodeDecider, command, metadata(meta, deps.clock));
 }
 
-/** A user's send: SEND_MESSAGES, ATTACH_FILES for files, not while timed out, and spaced out by the channel's slowmode. */
+/**
+ * A user's send: SEND_MESSAGES, ATTACH_FILES for files, not while timed out; the guild's auto-moderation rules (a
+ * blocked send appends only what the rules did); then spaced out by the channel's slowmode.
+ */
 export async function sendMessage(
   deps: SendDeps,
   meta: ActorMeta,
@@ -165,8 +169,17 @@ export async function sendMessage(
   requireNotTimedOutIn(access, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
-  const author = await userById(deps.readStore, sender.userId);
+  const author = toMessageUser((await userById(deps.readStore, sender.userId))!);
+  const content = input.content ?? '';
+  const moderation = moderate(deps, access, sender.userId, content, true);
+  if (moderation.blocks) {
+    await executeActions(deps, meta, access, author, content, moderation, null);
+    throw automodBlocked();
+  }
   const window = slowmodeWindow(access);
   const slowmode = window > 0 ? { beforeAppend: () => admitSlowmodeSend(deps, meta, channelId, sender.userId, window) } : {};
-  return postMessage(deps, meta, access, input, files, { author: toMessageUser(author!), webhookId: null, components: sender.bot, ...slowmode });
+  const message = await postMessage(deps, meta, access, input, files, { author, webhookId: null, components: sender.bot, ...slowmode });
+  if (moderation.triggers.length) await executeActions(deps, meta, access, author, content, moderation, message._id);
+  rememberSend(deps, access, sender.userId, content);
+  return message;
 }

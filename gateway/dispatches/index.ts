@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../ports/eventStore.js';
 import { byEventType } from '../../projections/projection.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
+import { autoModerationDispatches } from './autoModeration.js';
 import { callDispatches } from './calls.js';
 import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
@@ -20,6 +21,7 @@ export const dispatchDerivers = [
   webhookDispatches,
   interactionDispatches,
   interactionAnswerDispatches,
+  autoModerationDispatches,
   voiceDispatches,
   callDispatches,
 ];

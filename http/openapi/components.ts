@@ -156,6 +156,19 @@ export const COMPONENTS = {
     { approximate_member_count: integer, approximate_presence_count: integer },
   ),
   Role,
+  AutoModerationRule: object('An auto-moderation rule (presenters/autoModeration.ts); trigger_metadata holds its trigger type’s fields.', {
+    id,
+    guild_id: id,
+    name: string,
+    creator_id: id,
+    event_type: integer,
+    trigger_type: integer,
+    trigger_metadata: { type: 'object' },
+    actions: list(object('An action and its metadata.', { type: integer, metadata: { type: 'object' } })),
+    enabled: boolean,
+    exempt_roles: ids,
+    exempt_channels: ids,
+  }),
   Emoji: object(
     'A custom emoji (presenters/emojis.ts); `user` is its uploader.',
     {

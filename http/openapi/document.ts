@@ -9,6 +9,7 @@ import { accountRoutes } from '../routes/accounts.js';
 import { applicationCommandRoutes } from '../routes/applicationCommands.js';
 import { applicationRoutes } from '../routes/applications.js';
 import { auditLogRoutes } from '../routes/auditLog.js';
+import { autoModerationRoutes } from '../routes/autoModeration.js';
 import { callRoutes } from '../routes/calls.js';
 import { channelRoutes } from '../routes/channels.js';
 import { dmRoutes } from '../routes/dms.js';
@@ -50,6 +51,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(inviteRoutes),
   ...routeDocs(vanityRoutes),
   ...routeDocs(auditLogRoutes),
+  ...routeDocs(autoModerationRoutes),
   ...routeDocs(messageRoutes),
   ...routeDocs(dmRoutes),
   ...routeDocs(callRoutes),

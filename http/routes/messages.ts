@@ -278,6 +278,7 @@ export const sendMessageRoute = route({
     'SLOWMODE_RATE_LIMITED',
     'CANNOT_SEND_IN_NON_TEXT_CHANNEL',
     'CANNOT_SEND_EMPTY_MESSAGE',
+    'AUTOMOD_BLOCKED',
   ],
   async handle(ctx, { params: { channelId } }, deps) {
     const sender = senderOf(ctx);
@@ -417,7 +418,7 @@ export const editMessageRoute = route({
   readsItself: ['body'],
   multipart: true,
   responses: { 200: message },
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'CANNOT_EDIT_MESSAGE_BY_OTHER', 'MISSING_PERMISSIONS', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'CANNOT_EDIT_MESSAGE_BY_OTHER', 'MISSING_PERMISSIONS', 'CANNOT_SEND_EMPTY_MESSAGE', 'AUTOMOD_BLOCKED'],
   async handle(ctx, { params: { channelId, messageId } }, deps) {
     const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);

@@ -194,6 +194,27 @@ const EVENTS: NewEvent[] = [
     metadata,
   },
   { type: 'MemberKicked', data: { guildId: '3', userId: '10' }, metadata: { ...metadata, reason: P('reason') } },
+  {
+    type: 'AutoModerationActionExecuted',
+    data: {
+      execution: {
+        guildId: '3',
+        ruleId: '4',
+        ruleName: 'No cats',
+        ruleTriggerType: 1,
+        action: { type: 1, metadata: {} },
+        userId: '9',
+        channelId: '2',
+        messageId: null,
+        alertSystemMessageId: null,
+        content: P('blocked content'),
+        matchedKeyword: P('keyword'),
+        matchedContent: P('matched'),
+        timeoutUntil: null,
+      },
+    },
+    metadata,
+  },
 ];
 
 async function stores() {

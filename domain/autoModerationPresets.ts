@@ -1,0 +1,57 @@
+// The word lists of the KEYWORD_PRESET trigger: Parley's own, small and deliberately conservative (the widely used
+// API's lists are internal and unpublished). Entries use keyword_filter's wildcard syntax (`word*` starts a word,
+// `*word` ends one, `*word*` anywhere, otherwise the whole word), so they are matched by the same matcher as a
+// keyword rule's. A guild that needs more writes a KEYWORD rule; allow_list exempts words from a preset.
+import { KeywordPreset } from './autoModeration.js';
+
+export const PRESET_WORDS: Record<number, readonly string[]> = {
+  [KeywordPreset.PROFANITY]: [
+    'fuck*',
+    '*fucker',
+    'motherfuck*',
+    'shit',
+    'shitty',
+    'bullshit',
+    'bitch*',
+    'bastard*',
+    'asshole*',
+    'dickhead*',
+    'cunt*',
+    'wanker*',
+    'bollocks',
+    'piss off',
+    'pissed',
+  ],
+  [KeywordPreset.SEXUAL_CONTENT]: [
+    'porn*',
+    '*porn',
+    'nudes',
+    'sexting',
+    'hentai',
+    'blowjob*',
+    'handjob*',
+    'orgasm*',
+    'masturbat*',
+    'dildo*',
+    'xxx',
+    'camgirl*',
+    'onlyfans',
+  ],
+  [KeywordPreset.SLURS]: [
+    'nigger*',
+    'nigga*',
+    'faggot*',
+    'fags',
+    'retard',
+    'retards',
+    'retarded',
+    'tranny',
+    'trannies',
+    'kike*',
+    'chink*',
+    'spic',
+    'spics',
+    'wetback*',
+    'gook*',
+  ],
+};
