@@ -88,6 +88,11 @@ export type MemberCommand =
       deaf?: boolean;
       communicationDisabledUntil?: string | null;
     }
+  /**
+   * An auto-moderation rule's TIMEOUT action times its author out until `until`: no member acts, so no one's
+   * permissions are checked; the owner and administrators are never timed out, and a longer timeout is kept.
+   */
+  | { type: 'TimeOutByRule'; userId: string; until: string }
   | { type: 'AddMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'RemoveMemberRole'; actorId: string; userId: string; roleId: string }
   | { type: 'LeaveGuild'; userId: string }
@@ -147,7 +152,11 @@ export function timeoutChange(state: GuildState, actorId: string, member: Member
     const message = 'Invalid communication disabled timestamp: at most 28 days ahead';
     throw invalidForm([{ path: 'communication_disabled_until', message, code: 'INVALID_COMMUNICATION_DISABLED_TIMESTAMP' }]);
   }
-  const next = end === null ? null : new Date(end).toISOString();
+  return timeoutTo(member, end === null ? null : new Date(end).toISOString());
+}
+
+/** The change that times `member` out until `next` (null lifts it), if it changes anything. */
+function timeoutTo(member: MemberData, next: string | null): Change[] {
   const current = member.communication_disabled_until ?? null;
   return next === current ? [] : [{ key: 'communication_disabled_until', old_value: current, new_value: next }];
 }
@@ -164,6 +173,15 @@ function requireAssignable(state: GuildState, roleId: string): void {
 }
 
 export const memberDeciders = {
+  TimeOutByRule(command: Extract<MemberCommand, { type: 'TimeOutByRule' }>, state: GuildState): MemberEvent[] {
+    requireGuild(state);
+    const member = state.members.get(command.userId);
+    if (!member || isOwner(state, command.userId) || guildPermissions(state, command.userId) === ALL_PERMISSIONS) return [];
+    const current = member.communication_disabled_until;
+    if (current && Date.parse(current) >= Date.parse(command.until)) return [];
+    return updated(state, member, timeoutTo(member, command.until));
+  },
+
   JoinGuild(command: Extract<MemberCommand, { type: 'JoinGuild' }>, state: GuildState): MemberEvent[] {
     requireGuild(state);
     if (state.bans.has(command.userId)) throw forbidden('USER_BANNED', 'The user is banned from this guild');

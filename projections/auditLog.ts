@@ -225,12 +225,16 @@ const auditedEvents: Audited<
     options: { delete_message_days: String(Math.floor(data.deleteMessageSeconds / 86400)), delete_message_seconds: String(data.deleteMessageSeconds) },
   }),
   MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_BAN_REMOVE, targetId: data.userId }),
-  MemberUpdated: ({ data }) => ({
-    guildId: data.guildId,
-    actionType: AuditLogAction.MEMBER_UPDATE,
-    targetId: data.userId,
-    changes: data.changes.map(auditKey),
-  }),
+  // A timeout no member made (an auto-moderation rule's) is recorded by its execution's entry 145, not again here.
+  MemberUpdated: ({ data, metadata }) =>
+    metadata.actorId === null
+      ? null
+      : {
+          guildId: data.guildId,
+          actionType: AuditLogAction.MEMBER_UPDATE,
+          targetId: data.userId,
+          changes: data.changes.map(auditKey),
+        },
   // As the widely used API: options name the channel moved to and how many members (here always one entry per member).
   VoiceChannelMoved: ({ data }) =>
     data.movedBy

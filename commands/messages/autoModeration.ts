@@ -9,13 +9,14 @@ import { ActionType } from '../../domain/autoModeration.js';
 import { type AutoModerationExecution, autoModerationExecutionDecider } from '../../domain/autoModerationExecution.js';
 import { type RecentSend, type Trigger, spamText, SPAM_RULES, triggeredRules, watchesSpam } from '../../domain/autoModerationMatch.js';
 import { DomainError } from '../../domain/errors.js';
+import { guildDecider } from '../../domain/guild.js';
 import { type MessageFields, type MessageUser, MessageType, messageDecider } from '../../domain/message.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import type { Position } from '../../ports/eventStore.js';
 import type { MessageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, lastPosition, metadata } from '../deps.js';
 import type { CommandHandler } from '../handle.js';
-import { autoModerationExecutionStream, messageStream } from '../streams.js';
+import { autoModerationExecutionStream, guildStream, messageStream } from '../streams.js';
 
 export const automodBlocked = () => new DomainError('invalid', 'AUTOMOD_BLOCKED', 'Message was blocked by automatic moderation');
 
@@ -159,6 +160,17 @@ export async function executeActions(
     { newStream: true },
   );
   positions.push(executed.position);
+  // TIMEOUT: the author is timed out by the rule, no member acting (audit entry 145 is the execution's).
+  const until = executions.reduce<string | null>((latest, e) => (e.timeoutUntil && (!latest || e.timeoutUntil > latest) ? e.timeoutUntil : latest), null);
+  if (until) {
+    const timedOut = await deps.commands.handle(
+      guildStream(guild.id),
+      guildDecider,
+      { type: 'TimeOutByRule', userId: author.id, until },
+      metadata({ ...meta, actorId: null }, deps.clock),
+    );
+    positions.push(timedOut.position);
+  }
   for (const message of alerts) {
     const posted = await deps.commands.handle(messageStream(message.id), messageDecider, { type: 'CreateMessage', message }, metadata(meta, deps.clock), {
       newStream: true,

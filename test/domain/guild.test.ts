@@ -339,6 +339,28 @@ describe('members and bans', () => {
         .thenRefuses('UNKNOWN_MEMBER');
     });
 
+    it('times out the author of a rule’s TIMEOUT action whoever holds what, but never the owner or an administrator, nor shortens a longer one', () => {
+      const byRule = (userId: string, until: string) => ({ type: 'TimeOutByRule', userId, until }) as const;
+      given(guildDecider, guild)
+        .when(byRule('bob', later(hour)), at)
+        .then([timedOut('bob', later(hour))]);
+      given(guildDecider, guild)
+        .when(byRule('owner', later(hour)), at)
+        .then([]);
+      given(guildDecider, withAdmin)
+        .when(byRule('carol', later(hour)), at)
+        .then([]);
+      given(guildDecider, [...guild, timedOut('bob', later(2 * hour))])
+        .when(byRule('bob', later(hour)), at)
+        .then([]);
+      given(guildDecider, [...guild, timedOut('bob', later(hour))])
+        .when(byRule('bob', later(2 * hour)), at)
+        .then([timedOut('bob', later(2 * hour), later(hour))]);
+      given(guildDecider, guild)
+        .when(byRule('nobody', later(hour)), at)
+        .then([]);
+    });
+
     it('leaves a timed-out moderator nothing but reading until the timeout ends, judged at the decision time', () => {
       const history = [...guild, timedOut('mod', later(hour))];
       given(guildDecider, history).when({ type: 'KickMember', actorId: 'mod', userId: 'alice' }, at).thenRefuses('MISSING_PERMISSIONS');

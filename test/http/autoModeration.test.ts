@@ -163,7 +163,7 @@ describe('auto-moderation of sends', () => {
         ],
       }),
     );
-    const manager = await clients.session(guild.owner.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT);
+    const manager = await clients.session(guild.owner.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT | Intent.GUILD_MEMBERS);
     const bystander = await clients.session(member.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT);
 
     const { response, appended } = await withAppended(() =>
@@ -175,12 +175,21 @@ describe('auto-moderation of sends', () => {
       'AutoModerationActionExecuted',
       'AutoModerationActionExecuted',
       'AutoModerationActionExecuted',
+      'MemberUpdated',
       'MessageCreated',
     ]);
     const executions = appended.slice(0, 3).map((e) => (e.data as { execution: Record<string, unknown> }).execution);
     expect(executions.map((e) => (e.action as { type: number }).type)).toEqual([1, 2, 3]);
     expect(executions[2].timeoutUntil).toEqual(expect.any(String));
-    const alert = appended[3].data as { channelId: string; message: { type: number; embeds: { type: string; fields: { name: string; value: string }[] }[] } };
+    // The TIMEOUT action: the author is timed out until then, by no member, and can no longer send.
+    expect(appended[3].metadata.actorId).toBeNull();
+    const timedOut = await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token });
+    expect(Date.parse(timedOut.body.communication_disabled_until)).toBe(Date.parse(executions[2].timeoutUntil as string));
+    const update = await manager.next((p) => p.t === 'GUILD_MEMBER_UPDATE' && p.d.user.id === member.id);
+    expect(Date.parse(update.d.communication_disabled_until)).toBe(Date.parse(executions[2].timeoutUntil as string));
+    const silenced = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content: 'hello?' } });
+    expectError(silenced, 403, 'MISSING_ACCESS');
+    const alert = appended[4].data as { channelId: string; message: { type: number; embeds: { type: string; fields: { name: string; value: string }[] }[] } };
     expect(alert.channelId).toBe(alerts);
 
     // The alert, as a client reads it in the alert channel.
