@@ -1,7 +1,9 @@
 // An HTTP-interactions bot for Parley, built as the widely used API's getting-started app is: no gateway connection, an
 // HTTPS server whose requests discord-interactions' verifyKeyMiddleware checks against the application's verify_key.
-// At start it registers /hello, serves its endpoint and sets it as the application's interactions endpoint URL (Parley
-// sends it a signed PING and a forged one first); each /hello is then answered inline, in the HTTP response.
+// At start it registers its commands, serves its endpoint and sets it as the application's interactions endpoint URL
+// (Parley sends it a signed PING and a forged one first). Every interaction is then answered inline, in the HTTP
+// response: /hello with a message, /feedback with a modal whose submit it thanks for, /fruit's option with autocomplete
+// choices as the user types, then with the fruit picked.
 //
 //   Parley started with INTERACTIONS_ALLOW_PRIVATE=1 (so that it may call an endpoint on this machine, self-signed), then
 //   NODE_EXTRA_CA_CERTS=${DATA_DIR:-./data}/tls/self-signed.crt BOT_TOKEN=… node examples/httpBot.mjs
@@ -22,18 +24,40 @@ async function call(method, path, body) {
 const application = await call('GET', '/applications/@me');
 const verify = verifyKeyMiddleware(application.verify_key);
 
+const FRUITS = ['apple', 'apricot', 'banana', 'blackberry', 'cherry', 'grape', 'mango', 'orange', 'pear', 'plum'];
+
+/** The inline answer to an interaction, or null for one this bot does not know. */
+function respond(interaction) {
+  const user = interaction.member?.user ?? interaction.user;
+  const message = (content) => ({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content } });
+  switch (interaction.type) {
+    case InteractionType.APPLICATION_COMMAND:
+      console.log(`/${interaction.data.name} from ${user.username}`);
+      if (interaction.data.name === 'hello') return message(`Hello, <@${user.id}>!`);
+      if (interaction.data.name === 'fruit') return message(`You picked ${interaction.data.options[0].value}.`);
+      if (interaction.data.name === 'feedback') {
+        const input = { type: 4, custom_id: 'text', style: 2, label: 'What do you think?', min_length: 2, max_length: 500 };
+        return { type: InteractionResponseType.MODAL, data: { custom_id: 'feedback', title: 'Feedback', components: [{ type: 1, components: [input] }] } };
+      }
+      return null;
+    case InteractionType.MODAL_SUBMIT:
+      return interaction.data.custom_id === 'feedback' ? message(`Thanks, <@${user.id}>: “${interaction.data.components[0].components[0].value}”`) : null;
+    case InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE: {
+      const typed = String(interaction.data.options.find((option) => option.focused).value).toLowerCase();
+      const choices = FRUITS.filter((fruit) => fruit.startsWith(typed)).map((fruit) => ({ name: fruit, value: fruit }));
+      return { type: InteractionResponseType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT, data: { choices } };
+    }
+    default:
+      return null;
+  }
+}
+
 /** Reached only by requests whose signature verified; the middleware itself answers PINGs with {"type": 1}. */
 function answer(req, res) {
-  const interaction = req.body;
+  const response = respond(req.body);
   res.setHeader('Content-Type', 'application/json');
-  if (interaction.type === InteractionType.APPLICATION_COMMAND && interaction.data.name === 'hello') {
-    const user = interaction.member?.user ?? interaction.user;
-    console.log(`/hello from ${user.username}`);
-    res.end(JSON.stringify({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content: `Hello, <@${user.id}>!` } }));
-    return;
-  }
-  res.statusCode = 400;
-  res.end(JSON.stringify({ error: 'unknown interaction' }));
+  if (!response) res.statusCode = 400;
+  res.end(JSON.stringify(response ?? { error: 'unknown interaction' }));
 }
 
 // A certificate of its own for the endpoint; TLS_CERT and TLS_KEY (PEM text) give a real one.
@@ -48,8 +72,12 @@ const server = createServer({ cert: pems.cert, key: pems.private }, (req, res) =
 await new Promise((resolve) => server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', resolve));
 const url = process.env.PUBLIC_URL ?? `https://127.0.0.1:${server.address().port}/interactions`;
 
-await call('PUT', `/applications/${application.id}/commands`, [{ name: 'hello', description: 'Says hello', type: 1 }]);
+await call('PUT', `/applications/${application.id}/commands`, [
+  { name: 'hello', description: 'Says hello', type: 1 },
+  { name: 'feedback', description: 'Tell us what you think', type: 1 },
+  { name: 'fruit', description: 'Pick a fruit', type: 1, options: [{ type: 3, name: 'name', description: 'A fruit', required: true, autocomplete: true }] },
+]);
 await call('PATCH', '/applications/@me', { interactions_endpoint_url: url });
-console.log(`${application.name}: /hello registered, interactions endpoint ${url} verified`);
+console.log(`${application.name}: /hello, /feedback and /fruit registered, interactions endpoint ${url} verified`);
 
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
