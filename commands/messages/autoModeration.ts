@@ -18,7 +18,17 @@ import { type ActorMeta, type Uses, lastPosition, metadata } from '../deps.js';
 import type { CommandHandler } from '../handle.js';
 import { autoModerationExecutionStream, guildStream, messageStream } from '../streams.js';
 
-export const automodBlocked = () => new DomainError('invalid', 'AUTOMOD_BLOCKED', 'Message was blocked by automatic moderation');
+/**
+ * The refusal of a blocked message, with the explanation its rules give members (BLOCK_MESSAGE's custom_message) after
+ * the widely used API's words: what the author's client shows them.
+ */
+export function automodBlocked(moderation: Moderation): DomainError {
+  const explained = moderation.triggers.flatMap(({ rule }) =>
+    rule.actions.flatMap((action) => (action.type === ActionType.BLOCK_MESSAGE && action.metadata?.custom_message ? [action.metadata.custom_message] : [])),
+  );
+  const because = [...new Set(explained)].join(' ');
+  return new DomainError('invalid', 'AUTOMOD_BLOCKED', `Message was blocked by automatic moderation${because ? `: ${because}` : ''}`);
+}
 
 /** Each runtime's recent sends by guild and author, for SPAM: kept only in guilds with an enabled SPAM rule, bounded. */
 const recentSends = new WeakMap<CommandHandler, LRUCache<string, RecentSend[]>>();

@@ -42,7 +42,7 @@ export async function editMessage(
     };
     messageDecider.decide(edit, await loadMessage(deps, messageId));
     await executeActions(deps, meta, access, author, input.content!, moderation, messageId);
-    throw automodBlocked();
+    throw automodBlocked(moderation);
   }
   const edited = await editInChannel(deps, meta, access, messageId, input, files, sender);
   await executeActions(deps, meta, access, author, input.content!, moderation, messageId);

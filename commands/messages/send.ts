@@ -174,7 +174,7 @@ export async function sendMessage(
   const moderation = moderate(deps, access, sender.userId, content, true);
   if (moderation.blocks) {
     await executeActions(deps, meta, access, author, content, moderation, null);
-    throw automodBlocked();
+    throw automodBlocked(moderation);
   }
   const window = slowmodeWindow(access);
   const slowmode = window > 0 ? { beforeAppend: () => admitSlowmodeSend(deps, meta, channelId, sender.userId, window) } : {};

@@ -170,7 +170,7 @@ describe('auto-moderation of sends', () => {
       server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content: 'look at my Catapult!' } }),
     );
     expectError(response, 400, 'AUTOMOD_BLOCKED');
-    expect(response.body.message).toBe('Message was blocked by automatic moderation');
+    expect(response.body.message).toBe('Message was blocked by automatic moderation: Please keep it civil');
     expect(appended.map((e) => e.type)).toEqual([
       'AutoModerationActionExecuted',
       'AutoModerationActionExecuted',
