@@ -175,15 +175,16 @@ describe('clicks', () => {
     return null;
   };
 
-  it('resolves buttons and string selects', () => {
+  it('resolves buttons, string selects and user selects (whose ids the command layer resolves)', () => {
     expect(resolveClick(components, { custom_id: 'go' })).toEqual({ custom_id: 'go', component_type: 2 });
     expect(resolveClick(components, { custom_id: 'pick', values: ['b', 'a'] })).toEqual({ custom_id: 'pick', component_type: 3, values: ['b', 'a'] });
+    expect(resolveClick(components, { custom_id: 'users', values: ['1'] })).toEqual({ custom_id: 'users', component_type: 5, values: ['1'] });
   });
 
-  it('refuses unknown, disabled and unrendered components, and values that do not fit', () => {
+  it('refuses unknown and disabled components, and values that do not fit', () => {
     expect(refusal({ custom_id: 'nope' })).toBe('UNKNOWN_COMPONENT');
     expect(refusal({ custom_id: 'off' })).toBe('COMPONENT_DISABLED');
-    expect(refusal({ custom_id: 'users', values: ['1'] })).toBe('COMPONENT_NOT_INTERACTIVE');
+    expect(refusal({ custom_id: 'users', values: ['ada'] })).toBe('INVALID_FORM_BODY');
     expect(refusal({ custom_id: 'go', values: [] })).toBe('INVALID_FORM_BODY');
     expect(refusal({ custom_id: 'pick', values: ['c'] })).toBe('INVALID_FORM_BODY');
     expect(refusal({ custom_id: 'pick', values: ['a', 'a'] })).toBe('INVALID_FORM_BODY');

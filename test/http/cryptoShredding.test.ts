@@ -82,7 +82,8 @@ describe('a direct message sent, edited and deleted', () => {
     });
     // Ids and times stay, for ordering and auditing.
     expect(edited.data.message.id).toBe(sent.body.id);
-  });
+    // Each search and export above is a process of its own: about 9 s on a quiet machine, past 30 s under CI's load.
+  }, 90_000);
 
   it('a bulk delete and a channel deletion destroy their messages’ keys, and only theirs', async () => {
     const owner = await registerUser(server);
