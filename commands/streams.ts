@@ -14,6 +14,8 @@ export const oauth2GrantStream = (grantId: string) => `oauth2-grant-${grantId}`;
 export const applicationCommandsStream = (applicationId: string, guildId: string | null) => `application-commands-${applicationId}-${guildId ?? 'global'}`;
 export const messageStream = (messageId: string) => `message-${messageId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
+/** A thread and its members (domain/thread.ts); one started from a message has the message's id. */
+export const threadStream = (threadId: string) => `thread-${threadId}`;
 /** A click on a webhook's message and its delivery to the webhook's interaction_url (domain/interaction.ts). */
 export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
 /**

@@ -18,6 +18,7 @@ import type { bulkDeleteDecider } from './messageBulkDelete.js';
 import type { nonceDecider } from './messageNonce.js';
 import type { oauth2GrantDecider } from './oauth2Grant.js';
 import type { pinDecider } from './pins.js';
+import type { threadDecider } from './thread.js';
 import type { userDecider } from './user.js';
 import type { usernameClaimDecider } from './usernameClaim.js';
 import type { vanityClaimDecider } from './vanityClaim.js';
@@ -45,6 +46,7 @@ export type ParleyEvent = EventOf<
   | typeof nonceDecider
   | typeof oauth2GrantDecider
   | typeof pinDecider
+  | typeof threadDecider
   | typeof userDecider
   | typeof usernameClaimDecider
   | typeof vanityClaimDecider
