@@ -47,6 +47,9 @@ export const AuditLogAction = {
   STICKER_CREATE: 90,
   STICKER_UPDATE: 91,
   STICKER_DELETE: 92,
+  THREAD_CREATE: 110,
+  THREAD_UPDATE: 111,
+  THREAD_DELETE: 112,
 } as const;
 
 /** Actions whose target is a user: their users are embedded in the audit log response. */

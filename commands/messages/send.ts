@@ -8,10 +8,11 @@ import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { userById } from '../../projections/users.queries.js';
 import { unknownChannel } from '../../domain/guildState.js';
-import { type MessageChannelAccess, loadGuild, messageChannelAccess } from '../access.js';
+import { type MessageChannelAccess, channelStands, messageChannelAccess } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
+import { threadMessageSent } from '../threads.js';
 import { messageStream, nonceStream } from '../streams.js';
 import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { componentsOf, mentionsOf } from './content.js';
@@ -93,7 +94,8 @@ export async function postMessage(
   // Appended while the channel still stands: its deletion waits for the sends under way, and a send that comes after it
   // finds the channel gone instead of adding a message to the log behind ChannelDeleted.
   return shared(channelSendsGate(channelId), async () => {
-    if (access.guildId && !(await loadGuild(deps, access.guildId)).channels.has(channelId)) throw unknownChannel();
+    if (!(await channelStands(deps, access))) throw unknownChannel();
+    await threadMessageSent(deps, meta, access, message);
     return appendMessage(deps, meta, message, input, uploads, by);
   });
 }

@@ -1,0 +1,16 @@
+// Reads of the threads projection's collections: threads and their members.
+import type { ReadStore } from '../ports/readStore.js';
+import { THREADS, THREAD_MEMBERS } from './collections.js';
+import { type PageQuery, findPage } from './paging.js';
+import { type ThreadDoc, type ThreadMemberDoc, threadMemberKey } from './threads.js';
+
+export const threadById = (read: Pick<ReadStore, 'findOne'>, threadId: string) => read.findOne<ThreadDoc>(THREADS, { _id: threadId });
+
+export const threadsByIds = (read: Pick<ReadStore, 'find'>, threadIds: string[]) => read.find<ThreadDoc>(THREADS, { _id: { $in: threadIds } });
+
+export const threadMemberOf = (read: Pick<ReadStore, 'findOne'>, threadId: string, userId: string) =>
+  read.findOne<ThreadMemberDoc>(THREAD_MEMBERS, { _id: threadMemberKey(threadId, userId) });
+
+/** One page of a thread's members in user id order. */
+export const threadMembersPage = (read: Pick<ReadStore, 'find'>, threadId: string, page: PageQuery) =>
+  findPage<ThreadMemberDoc>(read, THREAD_MEMBERS, { thread_id: threadId }, 'user_id', page);
