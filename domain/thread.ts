@@ -40,7 +40,8 @@ export interface ThreadState {
 }
 
 export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thread: ThreadData; fromMessage: boolean }>;
-export type ThreadUpdated = DomainEvent<'ThreadUpdated', { guildId: string; threadId: string; parentId: string; changes: Change[] }>;
+/** `byMessage`: a message reopened the archived thread (no one's edit, so no audit-log entry). */
+export type ThreadUpdated = DomainEvent<'ThreadUpdated', { guildId: string; threadId: string; parentId: string; changes: Change[]; byMessage?: true }>;
 export type ThreadDeleted = DomainEvent<'ThreadDeleted', { guildId: string; thread: ThreadData }>;
 export type ThreadMemberAdded = DomainEvent<
   'ThreadMemberAdded',
@@ -91,7 +92,7 @@ function requireVisibleThread(state: ThreadState, actor: Participant): { thread:
   return { thread: state.thread!, permissions };
 }
 
-const memberAdded = (state: ThreadState, thread: ThreadData, userId: string, at: string, count: number): ThreadMemberAdded => ({
+const memberAdded = (thread: ThreadData, userId: string, at: string, count: number): ThreadMemberAdded => ({
   type: 'ThreadMemberAdded',
   data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, userId, joinTimestamp: at, memberCount: count },
 });
@@ -114,7 +115,7 @@ const deciders = {
     );
     return [
       { type: 'ThreadCreated', data: { guildId: thread.guild_id, thread, fromMessage: command.fromMessage } },
-      memberAdded(state, thread, actor.id, thread.create_timestamp, 1),
+      memberAdded(thread, actor.id, thread.create_timestamp, 1),
     ];
   },
 
@@ -160,7 +161,7 @@ const deciders = {
       if (thread.type === ThreadType.PRIVATE_THREAD && thread.invitable === false) requirePermission(permissions, Permission.MANAGE_THREADS);
       if (!hasPermission(target.parentPermissions, Permission.VIEW_CHANNEL)) throw new DomainError('forbidden', 'MISSING_ACCESS', 'Missing Access');
     }
-    return [memberAdded(state, thread, target.id, command.at, state.members.size + 1)];
+    return [memberAdded(thread, target.id, command.at, state.members.size + 1)];
   },
 
   RemoveThreadMember(command: Extract<ThreadCommand, { type: 'RemoveThreadMember' }>, state: ThreadState): ThreadEvent[] {
@@ -180,14 +181,14 @@ const deciders = {
     const events: ThreadEvent[] = [];
     if (thread.archived) {
       const changes = diff(thread, { archived: false, archive_timestamp: command.at });
-      events.push({ type: 'ThreadUpdated', data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, changes } });
+      events.push({ type: 'ThreadUpdated', data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, changes, byMessage: true } });
     }
     let count = state.members.size;
     const joining = [command.author, ...command.mentioned].filter(
       (who, i, all) =>
         !state.members.has(who.id) && all.findIndex((w) => w.id === who.id) === i && hasPermission(permissionsIn(state, who), Permission.VIEW_CHANNEL),
     );
-    for (const who of joining) events.push(memberAdded(state, thread, who.id, command.at, ++count));
+    for (const who of joining) events.push(memberAdded(thread, who.id, command.at, ++count));
     return events;
   },
 };

@@ -8,6 +8,7 @@ import type { Change } from '../domain/guildState.js';
 import type { InviteData, InviteEvent } from '../domain/invite.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { RoleEvent } from '../domain/role.js';
+import type { ThreadData, ThreadEvent } from '../domain/thread.js';
 import type { VoiceEvent } from '../domain/voiceState.js';
 import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
@@ -133,6 +134,9 @@ const auditedStickerChanges = (changes: Change[]): Change[] =>
     if (c.key === 'tags') return [{ key: 'tags', old_value: (c.old_value as string[]).join(','), new_value: (c.new_value as string[]).join(',') }];
     return c.key === 'name' || c.key === 'description' ? [c] : [];
   });
+/** A thread's fields as its audit entries name them: not its ids or times, which the entry's target and time say. */
+const THREAD_SKIP: (keyof ThreadData)[] = ['id', 'guild_id', 'parent_id', 'owner_id', 'archive_timestamp', 'create_timestamp'];
+const threadChanges = (changes: Change[]) => changes.filter((c) => !THREAD_SKIP.includes(c.key as keyof ThreadData));
 const overwriteOptions = (o: { id: string; type: number }) => ({ id: o.id, type: String(o.type) });
 
 type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
@@ -140,7 +144,9 @@ type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
 type Audited<T extends { type: string }> = { [K in T['type']]?: (event: RecordedEvent<DataOf<T, K>>) => AuditFacts | null };
 
 /** The audited event types, and the entry each makes. Issues that add audited events add them here. */
-const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent | VoiceEvent> = {
+const auditedEvents: Audited<
+  GuildEvent | RoleEvent | MemberEvent | ChannelEvent | InviteEvent | WebhookEvent | GuildExpressionEvent | VoiceEvent | ThreadEvent
+> = {
   GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
     guildId: data.guildId,
@@ -160,6 +166,20 @@ const auditedEvents: Audited<GuildEvent | RoleEvent | MemberEvent | ChannelEvent
     actionType: AuditLogAction.CHANNEL_DELETE,
     targetId: data.channel.id,
     changes: deleted(data.channel),
+  }),
+  ThreadCreated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.THREAD_CREATE,
+    targetId: data.thread.id,
+    changes: created(data.thread, THREAD_SKIP),
+  }),
+  ThreadUpdated: ({ data }) =>
+    data.byMessage ? null : { guildId: data.guildId, actionType: AuditLogAction.THREAD_UPDATE, targetId: data.threadId, changes: threadChanges(data.changes) },
+  ThreadDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.THREAD_DELETE,
+    targetId: data.thread.id,
+    changes: deleted(data.thread, THREAD_SKIP),
   }),
   ChannelOverwriteSet: ({ data }) => ({
     guildId: data.guildId,

@@ -7,6 +7,7 @@ import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
 import { interactionDispatches } from './interactions.js';
 import { messageDispatches } from './messages.js';
+import { threadDispatches } from './threads.js';
 import { userDispatches } from './users.js';
 import { voiceDispatches } from './voice.js';
 import { webhookDispatches } from './webhooks.js';
@@ -16,6 +17,7 @@ export const dispatchDerivers = [
   userDispatches,
   guildDispatches,
   expressionDispatches,
+  threadDispatches,
   messageDispatches,
   webhookDispatches,
   interactionDispatches,

@@ -188,10 +188,19 @@ describe('thread members', () => {
     given(threadDecider, archived)
       .when({ type: 'ThreadMessageSent', author: alice, mentioned: [owner, mod, blind, mod], at: T1 })
       .then([
-        updated([
-          { key: 'archived', old_value: true, new_value: false },
-          { key: 'archive_timestamp', old_value: T0, new_value: T1 },
-        ]),
+        {
+          type: 'ThreadUpdated',
+          data: {
+            guildId: 'g',
+            threadId: 't',
+            parentId: 'c',
+            changes: [
+              { key: 'archived', old_value: true, new_value: false },
+              { key: 'archive_timestamp', old_value: T0, new_value: T1 },
+            ],
+            byMessage: true,
+          },
+        },
         added('alice', 2),
         added('mod', 3),
       ]);
