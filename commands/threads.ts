@@ -75,7 +75,7 @@ export async function createThread(
   // From a message, a thread is public (an announcement thread in an announcement channel); without one, a thread is
   // private unless a type is named, the widely used API's v9 default (its decider refuses a type the parent cannot hold).
   const publicType = parent.type === 5 ? ThreadType.ANNOUNCEMENT_THREAD : ThreadType.PUBLIC_THREAD;
-  const type = messageId !== null ? publicType : (input.type ?? (parent.type === 5 ? publicType : ThreadType.PRIVATE_THREAD));
+  const type = input.type ?? (messageId !== null || parent.type === 5 ? publicType : ThreadType.PRIVATE_THREAD);
   const threadId = messageId ?? deps.ids.next();
   const thread: ThreadData = {
     id: threadId,

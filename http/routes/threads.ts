@@ -25,7 +25,13 @@ const threadFields = {
   rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
 } as const;
 
-export const startFromMessageSchema = { type: 'object', properties: threadFields, required: ['name'], additionalProperties: false } as const;
+/** discord.js names the type it expects (11, or 10 in an announcement channel); a private thread is refused by the rules. */
+export const startFromMessageSchema = {
+  type: 'object',
+  properties: { ...threadFields, type: { type: 'integer', enum: [10, 11, 12] } },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
 export const startThreadSchema = {
   type: 'object',
   properties: { ...threadFields, type: { type: 'integer', enum: [10, 11, 12] }, invitable: { type: 'boolean' } },

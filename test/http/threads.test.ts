@@ -60,6 +60,13 @@ describe('threads', () => {
       400,
       'INVALID_FORM_BODY',
     );
+    const other = await send(token, guild.channelId, 'Not privately');
+    await expectRefusedWithoutEvents(
+      server,
+      () => server.api('POST', `/channels/${guild.channelId}/messages/${other.body.id}/threads`, { token, body: { name: 'x', type: 12 } }),
+      400,
+      'INVALID_FORM_BODY',
+    );
     expect((await server.api('GET', `/channels/${message.body.id}`, { token })).body).toEqual(started.body);
   });
 
