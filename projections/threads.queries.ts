@@ -14,3 +14,18 @@ export const threadMemberOf = (read: Pick<ReadStore, 'findOne'>, threadId: strin
 /** One page of a thread's members in user id order. */
 export const threadMembersPage = (read: Pick<ReadStore, 'find'>, threadId: string, page: PageQuery) =>
   findPage<ThreadMemberDoc>(read, THREAD_MEMBERS, { thread_id: threadId }, 'user_id', page);
+
+/** A guild's threads that are not archived. */
+export const activeThreadsOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<ThreadDoc>(THREADS, { guild_id: guildId, archived: false });
+
+/** The threads of a guild a user has joined. */
+export const threadMembershipsOf = (read: Pick<ReadStore, 'find'>, guildId: string, userId: string) =>
+  read.find<ThreadMemberDoc>(THREAD_MEMBERS, { guild_id: guildId, user_id: userId });
+
+/** A channel's archived threads of these types, most recently archived first, archived before `before` (ISO 8601). */
+export const archivedThreadsOf = (read: Pick<ReadStore, 'find'>, parentId: string, types: number[], before: string | undefined, limit: number) =>
+  read.find<ThreadDoc>(
+    THREADS,
+    { parent_id: parentId, archived: true, type: { $in: types }, ...(before ? { archive_timestamp: { $lt: before } } : {}) },
+    { sort: { archive_timestamp: -1 }, limit },
+  );

@@ -49,9 +49,9 @@ export const threadsProjection = projection({
   collections: [THREADS, THREAD_MEMBERS],
   indexes: [
     { collection: THREADS, keys: { guild_id: 1 } },
-    { collection: THREADS, keys: { parent_id: 1 } },
+    { collection: THREADS, keys: { parent_id: 1, archived: 1, archive_timestamp: -1 } },
     { collection: THREAD_MEMBERS, keys: { thread_id: 1, user_id: 1 } },
-    { collection: THREAD_MEMBERS, keys: { guild_id: 1 } },
+    { collection: THREAD_MEMBERS, keys: { guild_id: 1, user_id: 1 } },
     { collection: THREAD_MEMBERS, keys: { parent_id: 1 } },
   ],
   project(e) {

@@ -235,6 +235,11 @@ export const COMPONENTS = {
     },
     { last_message_id: nullable(id) },
   ),
+  ThreadList: object(
+    'Threads, with the caller’s memberships of them; `has_more` in the archived lists.',
+    { threads: list({ $ref: '#/components/schemas/Thread' }), members: list({ $ref: '#/components/schemas/ThreadMember' }) },
+    { has_more: boolean },
+  ),
   ThreadMember: object(
     'A member of a thread.',
     { id, user_id: id, join_timestamp: timestamp, flags: integer },

@@ -1,22 +1,31 @@
 // Thread routes: starting a thread from a message or on its own, a thread as a channel (fetch, change, delete: the
 // /channels/:channelId entries answer threads and pass other ids on to the guild channel's routes), and its members.
 // Messages, reactions, pins and typing in a thread are the message routes', which resolve a thread as a text channel.
-import { loadThread, messageChannelAccess } from '../../commands/access.js';
+import { channelAccess, guildAccess, loadThread, messageChannelAccess } from '../../commands/access.js';
 import { addThreadMember, createThread, deleteThread, removeThreadMember, updateThread } from '../../commands/threads.js';
-import { unknownChannel, unknownMember } from '../../domain/guildState.js';
-import { AUTO_ARCHIVE_DURATIONS, type ThreadData } from '../../domain/thread.js';
+import { type GuildState, channelPermissions, unknownChannel, unknownMember } from '../../domain/guildState.js';
+import { Permission, hasPermission, requirePermission, threadPermissions } from '../../domain/permissions.js';
+import { AUTO_ARCHIVE_DURATIONS, type ThreadData, ThreadType } from '../../domain/thread.js';
 import { memberOf } from '../../projections/members.queries.js';
-import { threadById, threadMemberOf, threadMembersPage } from '../../projections/threads.queries.js';
-import type { ThreadMemberDoc } from '../../projections/threads.js';
+import {
+  activeThreadsOfGuild,
+  archivedThreadsOf,
+  threadById,
+  threadMemberOf,
+  threadMembersPage,
+  threadMembershipsOf,
+  threadsByIds,
+} from '../../projections/threads.queries.js';
+import type { ThreadDoc, ThreadMemberDoc } from '../../projections/threads.js';
 import { memberObject } from '../../presenters/members.js';
 import { NEW_THREAD_COUNTS, threadDocObject, threadMemberObject, threadObject } from '../../presenters/threads.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
-import { channelParams } from '../params.js';
+import { channelParams, guildParams } from '../params.js';
 import { passOn, route } from '../route.js';
-import { type FromSchema, nameSchema, pageLimit, parseBody, snowflakeSchema } from '../validation.js';
+import { type FromSchema, nameSchema, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 import { deleteChannelRoute, getChannelRoute, updateChannelRoute } from './channels.js';
 
 const threadFields = {
@@ -281,7 +290,108 @@ export const getThreadMemberRoute = route({
   },
 });
 
+/** Of these threads, those the user sees, with the user's memberships of them, as the lists answer them. */
+async function visibleList(deps: HttpDeps, guild: GuildState, userId: string, docs: ThreadDoc[], hasMore?: boolean) {
+  const memberships = await threadMembershipsOf(deps.readStore, guild.id, userId);
+  const joined = new Map(memberships.map((m) => [m.thread_id, m]));
+  const threads = docs.filter((doc) => {
+    const parent = guild.channels.get(doc.parent_id);
+    if (!parent) return false;
+    const shape = { private: doc.type === ThreadType.PRIVATE_THREAD, locked: doc.locked, member: joined.has(doc._id) };
+    return hasPermission(threadPermissions(channelPermissions(guild, userId, parent), shape), Permission.VIEW_CHANNEL);
+  });
+  return {
+    threads: threads.map(threadDocObject),
+    members: threads.flatMap((doc) => (joined.has(doc._id) ? [threadMemberObject(joined.get(doc._id)!)] : [])),
+    ...(hasMore === undefined ? {} : { has_more: hasMore }),
+  };
+}
+
+const threadList = { description: 'The threads, and the caller’s memberships of them.', schema: ref('ThreadList') };
+
+export const activeThreadsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/guilds/:guildId/threads/active',
+  summary: 'List a guild’s active threads',
+  description: 'The threads not archived that the caller can see.',
+  params: guildParams,
+  responses: { 200: threadList },
+  errors: ['UNKNOWN_GUILD'],
+  async handle(ctx, { params: { guildId } }, deps) {
+    const userId = requireAuth(ctx).userId;
+    const { guild } = await guildAccess(deps, guildId, userId);
+    return visibleList(deps, guild, userId, await activeThreadsOfGuild(deps.readStore, guildId));
+  },
+});
+
+const archivedQuery = { type: 'object', properties: { before: timestampSchema, limit: pageLimit(100, 50) } } as const;
+
+/** A channel's archived threads of these types, newest archived first: READ_MESSAGE_HISTORY, and `needs` besides. */
+const archivedRoute = (kind: 'public' | 'private', types: number[], needs: bigint, description: string) =>
+  route({
+    ...base,
+    method: 'GET',
+    path: `/channels/:channelId/threads/archived/${kind}`,
+    summary: `List a channel’s archived ${kind} threads`,
+    description,
+    params: channelParams,
+    query: archivedQuery,
+    responses: { 200: threadList },
+    errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+    async handle(ctx, { params: { channelId }, query }, deps) {
+      const userId = requireAuth(ctx).userId;
+      const { guild, permissions } = await channelAccess(deps, channelId, userId);
+      requirePermission(permissions, Permission.READ_MESSAGE_HISTORY | needs);
+      const before = query.before ? new Date(query.before).toISOString() : undefined;
+      const docs = await archivedThreadsOf(deps.readStore, channelId, types, before, query.limit + 1);
+      return visibleList(deps, guild, userId, docs.slice(0, query.limit), docs.length > query.limit);
+    },
+  });
+
+export const archivedPublicThreadsRoute = archivedRoute(
+  'public',
+  [ThreadType.PUBLIC_THREAD, ThreadType.ANNOUNCEMENT_THREAD],
+  0n,
+  'Archived before `before` (ISO 8601), most recently archived first; needs READ_MESSAGE_HISTORY.',
+);
+export const archivedPrivateThreadsRoute = archivedRoute(
+  'private',
+  [ThreadType.PRIVATE_THREAD],
+  Permission.MANAGE_THREADS,
+  'Archived before `before` (ISO 8601), most recently archived first; needs READ_MESSAGE_HISTORY and MANAGE_THREADS.',
+);
+
+const joinedQuery = { type: 'object', properties: { before: snowflakeSchema, limit: pageLimit(100, 50) } } as const;
+
+export const joinedArchivedPrivateThreadsRoute = route({
+  ...base,
+  method: 'GET',
+  path: '/channels/:channelId/users/@me/threads/archived/private',
+  summary: 'List the archived private threads the caller has joined',
+  description: 'In a channel, by thread id descending, before `before` (a thread id); needs READ_MESSAGE_HISTORY.',
+  params: channelParams,
+  query: joinedQuery,
+  responses: { 200: threadList },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+  async handle(ctx, { params: { channelId }, query }, deps) {
+    const userId = requireAuth(ctx).userId;
+    const { guild, permissions } = await channelAccess(deps, channelId, userId);
+    requirePermission(permissions, Permission.READ_MESSAGE_HISTORY);
+    const joined = (await threadMembershipsOf(deps.readStore, guild.id, userId)).filter((m) => m.parent_id === channelId).map((m) => m.thread_id);
+    const below = (id: string) => !query.before || BigInt(id) < BigInt(query.before);
+    const docs = (await threadsByIds(deps.readStore, joined))
+      .filter((doc) => doc.archived && doc.type === ThreadType.PRIVATE_THREAD && below(doc._id))
+      .sort((a, b) => (BigInt(b._id) > BigInt(a._id) ? 1 : -1));
+    return visibleList(deps, guild, userId, docs.slice(0, query.limit), docs.length > query.limit);
+  },
+});
+
 export const threadRoutes = [
+  activeThreadsRoute,
+  archivedPublicThreadsRoute,
+  archivedPrivateThreadsRoute,
+  joinedArchivedPrivateThreadsRoute,
   startThreadFromMessageRoute,
   startThreadRoute,
   getThreadRoute,

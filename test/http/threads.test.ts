@@ -235,4 +235,41 @@ describe('threads', () => {
     const announcement = await server.api('POST', `/channels/${news.body.id}/threads`, { token, body: { name: 'x' } });
     expect(announcement.body.type).toBe(10);
   });
+
+  it('lists active threads and archived ones (public, private, and the caller’s private), as the caller may see them', async () => {
+    const guild = await createGuild(server);
+    const alice = await newMember(server, guild);
+    const bob = await newMember(server, guild);
+    const owner = guild.owner.token;
+    const start = async (token: string, name: string, type: number) =>
+      (await server.api('POST', `/channels/${guild.channelId}/threads`, { token, body: { name, type } })).body.id as string;
+    const archive = (token: string, id: string) => server.api('PATCH', `/channels/${id}`, { token, body: { archived: true } });
+    const open = await start(owner, 'open', 11);
+    const secret = await start(alice.token, 'secret', 12);
+    const old1 = await start(owner, 'old1', 11);
+    const old2 = await start(owner, 'old2', 11);
+    const oldSecret = await start(alice.token, 'old secret', 12);
+    for (const id of [old1, old2]) expect((await archive(owner, id)).status).toBe(200);
+    expect((await archive(alice.token, oldSecret)).status).toBe(200);
+
+    const active = await server.api('GET', `/guilds/${guild.id}/threads/active`, { token: bob.token });
+    expect(active.body.threads.map((t: { id: string }) => t.id)).toEqual([open]);
+    expect(active.body.members).toEqual([]);
+    const mine = await server.api('GET', `/guilds/${guild.id}/threads/active`, { token: alice.token });
+    expect(mine.body.threads.map((t: { id: string }) => t.id).sort()).toEqual([open, secret].sort());
+    expect(mine.body.members).toEqual([expect.objectContaining({ id: secret, user_id: alice.id })]);
+
+    const archived = `/channels/${guild.channelId}/threads/archived`;
+    const page = await server.api('GET', `${archived}/public?limit=1`, { token: bob.token });
+    expect(page.body).toMatchObject({ threads: [{ id: old2 }], has_more: true });
+    const before = page.body.threads[0].thread_metadata.archive_timestamp;
+    const rest = await server.api('GET', `${archived}/public?before=${encodeURIComponent(before)}`, { token: bob.token });
+    expect(rest.body).toMatchObject({ threads: [{ id: old1 }], has_more: false });
+    expectError(await server.api('GET', `${archived}/private`, { token: alice.token }), 403, 'MISSING_PERMISSIONS');
+    expect((await server.api('GET', `${archived}/private`, { token: owner })).body.threads.map((t: { id: string }) => t.id)).toEqual([oldSecret]);
+    const joined = `/channels/${guild.channelId}/users/@me/threads/archived/private`;
+    expect((await server.api('GET', joined, { token: alice.token })).body).toMatchObject({ threads: [{ id: oldSecret }], has_more: false });
+    expect((await server.api('GET', joined, { token: bob.token })).body.threads).toEqual([]);
+    expectError(await server.api('GET', `${archived}/public?before=yesterday`, { token: bob.token }), 400, 'INVALID_FORM_BODY');
+  });
 });
