@@ -1,5 +1,6 @@
 // Threads with an unmodified discord.js 14 bot (its own process, only its base address pointed at Parley):
-// channel.threads.create, message.startThread, thread.send, thread.members.add/remove, setLocked and setArchived, and
+// channel.threads.create, message.startThread, thread.send, thread.members.add/remove, setLocked and setArchived,
+// guild.channels.fetchActiveThreads and channel.threads.fetchArchived, and
 // the threadCreate, threadUpdate and threadMembersUpdate events it receives; each checked again over HTTPS.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,7 @@ describe('threads with discord.js', () => {
     expect((await bot.next('sent')).data).toEqual({ channelId: created.id, content: 'hello from discord.js' });
     expect((await bot.next('members')).data.ids).toEqual([app.id, member.id].sort());
     expect((await bot.next('archived')).data).toEqual({ archived: true, locked: true });
+    expect((await bot.next('lists')).data).toEqual({ active: [started.id], archived: [created.id], hasMore: false });
 
     expect((await bot.next('threadCreate', (d) => d.id === created.id)).data.name).toBe('js thread');
     const membersUpdates = [

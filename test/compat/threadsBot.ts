@@ -1,6 +1,7 @@
 // An unmodified discord.js 14 bot working with threads, run as its own process: only the REST base address points at
 // Parley. Once ready it opens a thread in CHANNEL_ID with channel.threads.create() and one from a message with
-// message.startThread(), posts in it, adds and removes MEMBER_ID, locks and archives it, and reports each result and
+// message.startThread(), posts in it, adds and removes MEMBER_ID, locks and archives it, lists the active and archived
+// threads, and reports each result and
 // each threadCreate, threadUpdate and threadMembersUpdate it receives as JSON lines on stdout for threads.test.ts.
 import { ChannelType, Client, GatewayIntentBits, type TextChannel } from 'discord.js';
 import { listener, report, run } from './botSide.js';
@@ -36,6 +37,9 @@ client.once(
     const locked = await thread.setLocked(true);
     const archived = await locked.setArchived(true);
     report('archived', { archived: archived.archived, locked: archived.locked });
+    const active = await channel.guild.channels.fetchActiveThreads();
+    const archivedList = await channel.threads.fetchArchived();
+    report('lists', { active: [...active.threads.keys()], archived: [...archivedList.threads.keys()], hasMore: archivedList.hasMore });
   }),
 );
 
