@@ -19,7 +19,7 @@ import {
   checkCommandOptions,
   unknownCommand,
 } from '../domain/commandInteraction.js';
-import { type FieldError, forbidden, invalidForm } from '../domain/errors.js';
+import { type FieldError, badRequest, forbidden, invalidForm } from '../domain/errors.js';
 import { channelPermissions } from '../domain/guildState.js';
 import type { MessageFields } from '../domain/message.js';
 import { sha256 } from '../ports/secrets.js';
@@ -163,6 +163,9 @@ async function createInteraction(
  */
 export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<string> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
+  // Interactions in threads are not built yet (the gateway and the answers look for the channel among the guild's): an
+  // honest refusal, not an invocation no bot would ever receive.
+  if (access.thread) throw badRequest('CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'Commands cannot be used in threads yet');
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
   const command = await applicationCommandById(deps.readStore, input.data.id);
   if (!command) throw unknownCommand();

@@ -1,11 +1,15 @@
 // Threads through the real HTTPS API: starting them, messages, reactions, pins and typing in them, changing, locking,
 // archiving and deleting them, their members, private threads' visibility, and the refusals, which append nothing.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
+import { gatewayClients } from '../support/gateway.js';
 import { fileServer } from '../support/server.js';
+import { interactionWorld, invoke } from './commandInteractionSupport.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
 const server = await fileServer();
+const clients = gatewayClients(() => server);
+afterAll(() => clients.closeAll());
 
 async function send(token: string, channelId: string, content: string) {
   const response = await server.api('POST', `/channels/${channelId}/messages`, { token, body: { content } });
@@ -271,5 +275,11 @@ describe('threads', () => {
     expect((await server.api('GET', joined, { token: alice.token })).body).toMatchObject({ threads: [{ id: oldSecret }], has_more: false });
     expect((await server.api('GET', joined, { token: bob.token })).body.threads).toEqual([]);
     expectError(await server.api('GET', `${archived}/public?before=yesterday`, { token: bob.token }), 400, 'INVALID_FORM_BODY');
+  });
+
+  it('refuses, appending nothing, a slash command invoked in it: interactions in threads are not built yet', async () => {
+    const w = await interactionWorld(server, clients, [{ name: 'ping', description: 'Pong' }]);
+    const thread = await server.api('POST', `/channels/${w.guild.channelId}/threads`, { token: w.member.token, body: { name: 'commands', type: 11 } });
+    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'ping', undefined, { channelId: thread.body.id }), 400, 'CANNOT_EXECUTE_ON_CHANNEL_TYPE');
   });
 });
