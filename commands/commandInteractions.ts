@@ -81,6 +81,9 @@ export async function messageApplication(deps: Uses<'commands' | 'readStore'>, m
  * the DM (a command in a DM is used in a DM with the bot). 403 MISSING_ACCESS otherwise.
  */
 function botPermissions(access: MessageChannelAccess, bot: ApplicationBot): bigint {
+  // Interactions in threads are not built yet (the gateway and the answers look for the channel among the guild's): an
+  // honest refusal, before anything is appended, not an interaction no bot would ever receive.
+  if (access.thread) throw badRequest('CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'Interactions cannot be used in threads yet');
   if (access.guild) {
     if (!access.guild.members.has(bot.botUserId)) throw forbidden('MISSING_ACCESS', "The application's bot is not in this guild");
     return channelPermissions(access.guild, bot.botUserId, access.guild.channels.get(access.channelId)!);
@@ -163,9 +166,6 @@ async function createInteraction(
  */
 export async function invokeCommand(deps: InteractionDeps, meta: ActorMeta, input: InvocationInput): Promise<string> {
   const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
-  // Interactions in threads are not built yet (the gateway and the answers look for the channel among the guild's): an
-  // honest refusal, not an invocation no bot would ever receive.
-  if (access.thread) throw badRequest('CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'Commands cannot be used in threads yet');
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
   const command = await applicationCommandById(deps.readStore, input.data.id);
   if (!command) throw unknownCommand();

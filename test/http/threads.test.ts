@@ -277,9 +277,23 @@ describe('threads', () => {
     expectError(await server.api('GET', `${archived}/public?before=yesterday`, { token: bob.token }), 400, 'INVALID_FORM_BODY');
   });
 
-  it('refuses, appending nothing, a slash command invoked in it: interactions in threads are not built yet', async () => {
+  it('refuses, appending nothing, a slash command or a click in it: interactions in threads are not built yet', async () => {
     const w = await interactionWorld(server, clients, [{ name: 'ping', description: 'Pong' }]);
     const thread = await server.api('POST', `/channels/${w.guild.channelId}/threads`, { token: w.member.token, body: { name: 'commands', type: 11 } });
     await expectRefusedWithoutEvents(server, () => invoke(server, w, 'ping', undefined, { channelId: thread.body.id }), 400, 'CANNOT_EXECUTE_ON_CHANNEL_TYPE');
+    const components = [{ type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] }];
+    const sent = await server.api('POST', `/channels/${thread.body.id}/messages`, {
+      token: w.bot.token,
+      scheme: 'Bot',
+      body: { content: 'choose', components },
+    });
+    expect(sent.status).toBe(200);
+    await expectRefusedWithoutEvents(
+      server,
+      () =>
+        server.api('POST', '/interactions/click', { token: w.member.token, body: { channel_id: thread.body.id, message_id: sent.body.id, custom_id: 'go' } }),
+      400,
+      'CANNOT_EXECUTE_ON_CHANNEL_TYPE',
+    );
   });
 });
