@@ -1,7 +1,8 @@
 // Who may see and do what, for any route of any issue: the guild aggregate is the one source of permissions, loaded
 // through the command handler's cache. Channel ids resolve to their guild through the channels read model, once per
 // channel: a channel never moves to another guild, so the guild it was found in is remembered. DM channels answer for
-// their recipients (messageChannelAccess, which every message route uses).
+// their recipients (messageChannelAccess, which every message route uses). A thread is found through its own stream
+// (domain/thread.ts) and answers as a text channel of its parent's guild, with permissions from its parent.
 import { LRUCache } from 'lru-cache';
 import { guildDecider } from '../domain/guild.js';
 import {
@@ -17,12 +18,13 @@ import {
   unknownGuild,
 } from '../domain/guildState.js';
 import { Permission, hasPermission } from '../domain/permissions.js';
+import { type ThreadState, permissionsIn, threadDecider } from '../domain/thread.js';
 import type { Doc } from '../ports/readStore.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { Uses } from './deps.js';
 import type { CommandHandler } from './handle.js';
-import { guildStream } from './streams.js';
+import { guildStream, threadStream } from './streams.js';
 
 /** The guild of each guild channel seen, per command handler (one per runtime), bounded. */
 const channelGuilds = new WeakMap<CommandHandler, LRUCache<string, string>>();
@@ -34,9 +36,24 @@ async function locateChannel(deps: Uses<'commands' | 'readStore'>, channelId: st
   const known = guilds.get(channelId);
   if (known) return { guildId: known, doc: null };
   const doc = await anyChannelById(deps.readStore, channelId);
-  const guildId = typeof doc?.guild_id === 'string' && doc.guild_id ? doc.guild_id : null;
+  let guildId = typeof doc?.guild_id === 'string' && doc.guild_id ? doc.guild_id : null;
+  if (!doc) {
+    const thread = await loadThread(deps, channelId);
+    if (thread.status === 'active') guildId = thread.thread!.guild_id;
+  }
   if (guildId) guilds.set(channelId, guildId);
   return { guildId, doc };
+}
+
+/** A thread's current state: status 'none' for an id that names no thread. */
+export async function loadThread(deps: Uses<'commands'>, threadId: string): Promise<ThreadState> {
+  return (await deps.commands.load(threadStream(threadId), threadDecider)).state;
+}
+
+/** The user's permissions in a thread of the guild, from theirs in its parent (0 once the parent is gone). */
+export function threadPermissionsOf(guild: GuildState, thread: ThreadState, userId: string): bigint {
+  const parent = guild.channels.get(thread.thread!.parent_id);
+  return parent ? permissionsIn(thread, { id: userId, parentPermissions: channelPermissions(guild, userId, parent) }) : 0n;
 }
 
 /**
@@ -121,6 +138,8 @@ export interface MessageChannelAccess {
   guild: GuildState | null;
   /** The DM document, for DMs and group DMs. */
   dm: DmChannelDoc | null;
+  /** The thread, for threads. */
+  thread?: ThreadState;
 }
 
 export const isDm = (doc: Doc | null): doc is DmChannelDoc => doc !== null && doc.guild_id === null && (doc.type === 1 || doc.type === 3);
@@ -132,8 +151,29 @@ export async function messageChannelAccess(deps: Uses<'commands' | 'readStore' |
     if (!isDm(doc) || !doc.recipient_ids.includes(userId)) throw unknownChannel();
     return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };
   }
-  const access = await guildChannelAccess(deps, guildId, channelId, userId);
-  return { channelId, guildId: access.guildId, type: access.channel.type, permissions: access.permissions, guild: access.guild, dm: null };
+  const { state: guild } = await deps.commands.load(guildStream(guildId), guildDecider);
+  if (!guild.channels.has(channelId) && guild.status === 'active') return threadChannelAccess(deps, guild, channelId, userId);
+  const { channel, permissions } = requireVisibleChannel(guild, userId, channelId);
+  return { channelId, guildId: guild.id, type: channel.type, permissions, guild, dm: null };
+}
+
+/** A thread of the guild the user can see, as a text channel; anything else is unknown. */
+async function threadChannelAccess(deps: Uses<'commands'>, guild: GuildState, threadId: string, userId: string): Promise<MessageChannelAccess> {
+  const thread = await loadThread(deps, threadId);
+  if (thread.status !== 'active' || thread.thread!.guild_id !== guild.id) throw unknownChannel();
+  const permissions = threadPermissionsOf(guild, thread, userId);
+  if (!hasPermission(permissions, Permission.VIEW_CHANNEL)) throw unknownChannel();
+  return { channelId: threadId, guildId: guild.id, type: thread.thread!.type, permissions, guild, dm: null, thread };
+}
+
+/** Whether the channel of `access` still stands: a send appended after its deletion would add to a channel gone. */
+export async function channelStands(deps: Uses<'commands' | 'clock'>, access: MessageChannelAccess, authorId: string | null = null): Promise<boolean> {
+  if (!access.guildId) return true;
+  const guild = await loadGuild(deps, access.guildId);
+  // A member's send that waited behind a prune finds its author gone.
+  if (authorId !== null && !guild.members.has(authorId)) return false;
+  if (!access.thread) return guild.channels.has(access.channelId);
+  return (await loadThread(deps, access.channelId)).status === 'active' && guild.channels.has(access.thread.thread!.parent_id);
 }
 
 /**

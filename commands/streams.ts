@@ -16,6 +16,8 @@ export const messageStream = (messageId: string) => `message-${messageId}`;
 /** What auto-moderation did about one send or edit (domain/autoModerationExecution.ts). */
 export const autoModerationExecutionStream = (executionId: string) => `auto-moderation-execution-${executionId}`;
 export const pinStream = (channelId: string) => `channel-pins-${channelId}`;
+/** A thread and its members (domain/thread.ts); one started from a message has the message's id. */
+export const threadStream = (threadId: string) => `thread-${threadId}`;
 /** A click on a webhook's message and its delivery to the webhook's interaction_url (domain/interaction.ts). */
 export const interactionStream = (interactionId: string) => `interaction-${interactionId}`;
 /**

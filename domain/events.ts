@@ -20,6 +20,7 @@ import type { nonceDecider } from './messageNonce.js';
 import type { oauth2GrantDecider } from './oauth2Grant.js';
 import type { pinDecider } from './pins.js';
 import type { slowmodeDecider } from './slowmode.js';
+import type { threadDecider } from './thread.js';
 import type { userDecider } from './user.js';
 import type { usernameClaimDecider } from './usernameClaim.js';
 import type { vanityClaimDecider } from './vanityClaim.js';
@@ -49,6 +50,7 @@ export type ParleyEvent = EventOf<
   | typeof oauth2GrantDecider
   | typeof pinDecider
   | typeof slowmodeDecider
+  | typeof threadDecider
   | typeof userDecider
   | typeof usernameClaimDecider
   | typeof vanityClaimDecider

@@ -180,3 +180,17 @@ export function requirePermission(permissions: bigint, required: bigint): void {
 export function normalizePermissions(value: string | number): string {
   return (BigInt(value) & ALL_PERMISSIONS).toString();
 }
+
+/**
+ * What a member may do in a thread, from their permissions in its parent channel (threads have no overwrites of their
+ * own: they inherit the parent's). A private thread is seen only by its members and by MANAGE_THREADS holders; in a
+ * thread SEND_MESSAGES_IN_THREADS stands for SEND_MESSAGES, and a locked thread takes messages only from MANAGE_THREADS
+ * holders.
+ */
+export function threadPermissions(parent: bigint, thread: { private: boolean; locked: boolean; member: boolean }): bigint {
+  if (!(parent & Permission.VIEW_CHANNEL)) return 0n;
+  const manages = (parent & Permission.MANAGE_THREADS) !== 0n;
+  if (thread.private && !thread.member && !manages) return 0n;
+  const sends = (parent & Permission.SEND_MESSAGES_IN_THREADS) !== 0n && (!thread.locked || manages);
+  return sends ? parent | Permission.SEND_MESSAGES : parent & ~Permission.SEND_MESSAGES;
+}

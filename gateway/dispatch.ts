@@ -24,6 +24,8 @@ export interface Dispatch {
   dissolve?: string;
   /** Sessions (by id) that receive it besides the audience, whatever their intents: the session a voice join came from. */
   sessions?: string[];
+  /** Users of the audience who receive it with `intentOf` instead of `intent` (a thread member's own membership change). */
+  intentOf?: { users: string[]; intent: number };
 }
 
 /** Views a user's permission to see a channel of a guild, for one dispatch's routing. */

@@ -124,7 +124,8 @@ export class SessionRegistry {
     let subjects: readonly string[] | null = null;
     for (const session of recipients) {
       const intents = session.identity.intents;
-      if (dispatch.intent !== null && (intents & dispatch.intent) === 0 && !named.has(session)) continue;
+      const intent = dispatch.intentOf?.users.includes(session.userId) ? dispatch.intentOf.intent : dispatch.intent;
+      if (intent !== null && (intents & intent) === 0 && !named.has(session)) continue;
       this.dispatchesSent += 1;
       const hidden = dispatch.withoutContent;
       if (hidden && (intents & Intent.MESSAGE_CONTENT) === 0 && hidden.authorId !== session.userId && !hidden.mentionIds.includes(session.userId)) {

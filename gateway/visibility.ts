@@ -1,13 +1,19 @@
 // Who may see a guild channel's dispatches: the guild's members with VIEW_CHANNEL there, by the shared permission
-// function over the guild aggregate's state (loaded once per dispatch, from the command side's cache).
-import { canViewChannel, loadGuild } from '../commands/access.js';
+// function over the guild aggregate's state (loaded once per dispatch, from the command side's cache). A thread's are
+// seen by whom the thread's own rules let see it (a deleted thread's, by whom could see it before).
+import { canViewChannel, loadGuild, loadThread, threadPermissionsOf } from '../commands/access.js';
+import { Permission, hasPermission } from '../domain/permissions.js';
 import type { GatewayDeps } from './deps.js';
 import type { ChannelVisibility } from './dispatch.js';
 
 export function channelVisibility(runtime: GatewayDeps): ChannelVisibility {
   return async (guildId, channelId) => {
     const state = await loadGuild(runtime, guildId);
-    if (!state.channels.has(channelId)) return () => false;
+    if (!state.channels.has(channelId)) {
+      const thread = await loadThread(runtime, channelId);
+      if (thread.thread?.guild_id !== guildId) return () => false;
+      return (userId) => hasPermission(threadPermissionsOf(state, thread, userId), Permission.VIEW_CHANNEL);
+    }
     return (userId) => canViewChannel(state, userId, channelId);
   };
 }

@@ -35,6 +35,7 @@ import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
 import { entryRoutes, referenceRoutes } from './routes/reference.js';
 import { roleRoutes } from './routes/roles.js';
 import { stickerRoutes } from './routes/stickers.js';
+import { threadRoutes } from './routes/threads.js';
 import { userRoutes } from './routes/users.js';
 import { vanityRoutes } from './routes/vanity.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -157,6 +158,8 @@ const API_MODULES: readonly (readonly Route[])[] = [
   roleRoutes,
   memberRoutes,
   moderationRoutes,
+  // Before the guild channels': a thread's /channels/:channelId is answered there, other ids passed on.
+  threadRoutes,
   channelRoutes,
   inviteRoutes,
   vanityRoutes,

@@ -11,6 +11,7 @@ import type { InviteData, InviteEvent } from '../domain/invite.js';
 import type { MemberEvent } from '../domain/member.js';
 import type { ModerationEvent } from '../domain/moderation.js';
 import type { RoleEvent } from '../domain/role.js';
+import type { ThreadData, ThreadEvent } from '../domain/thread.js';
 import type { VoiceEvent } from '../domain/voiceState.js';
 import { WEBHOOK_TYPE_INCOMING, type WebhookData, type WebhookEvent } from '../domain/webhook.js';
 import { SERVICE_EPOCH } from '../domain/snowflake.js';
@@ -50,6 +51,9 @@ export const AuditLogAction = {
   STICKER_CREATE: 90,
   STICKER_UPDATE: 91,
   STICKER_DELETE: 92,
+  THREAD_CREATE: 110,
+  THREAD_UPDATE: 111,
+  THREAD_DELETE: 112,
   AUTO_MODERATION_RULE_CREATE: 140,
   AUTO_MODERATION_RULE_UPDATE: 141,
   AUTO_MODERATION_RULE_DELETE: 142,
@@ -145,6 +149,9 @@ const auditedStickerChanges = (changes: Change[]): Change[] =>
     if (c.key === 'tags') return [{ key: 'tags', old_value: (c.old_value as string[]).join(','), new_value: (c.new_value as string[]).join(',') }];
     return c.key === 'name' || c.key === 'description' ? [c] : [];
   });
+/** A thread's fields as its audit entries name them: not its ids or times, which the entry's target and time say. */
+const THREAD_SKIP: (keyof ThreadData)[] = ['id', 'guild_id', 'parent_id', 'owner_id', 'archive_timestamp', 'create_timestamp'];
+const threadChanges = (changes: Change[]) => changes.filter((c) => !THREAD_SKIP.includes(c.key as keyof ThreadData));
 const overwriteOptions = (o: { id: string; type: number }) => ({ id: o.id, type: String(o.type) });
 /** An auto-moderation action's entry by action type; its target is the member whose message the rule acted on. */
 const AUTO_MODERATION_ACTION_ENTRIES: Record<number, number> = {
@@ -170,6 +177,7 @@ const auditedEvents: Audited<
   | VoiceEvent
   | AutoModerationEvent
   | AutoModerationActionExecuted
+  | ThreadEvent
 > = {
   GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
   VanityCodeSet: ({ data }) => ({
@@ -190,6 +198,20 @@ const auditedEvents: Audited<
     actionType: AuditLogAction.CHANNEL_DELETE,
     targetId: data.channel.id,
     changes: deleted(data.channel),
+  }),
+  ThreadCreated: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.THREAD_CREATE,
+    targetId: data.thread.id,
+    changes: created(data.thread, THREAD_SKIP),
+  }),
+  ThreadUpdated: ({ data }) =>
+    data.byMessage ? null : { guildId: data.guildId, actionType: AuditLogAction.THREAD_UPDATE, targetId: data.threadId, changes: threadChanges(data.changes) },
+  ThreadDeleted: ({ data }) => ({
+    guildId: data.guildId,
+    actionType: AuditLogAction.THREAD_DELETE,
+    targetId: data.thread.id,
+    changes: deleted(data.thread, THREAD_SKIP),
   }),
   ChannelOverwriteSet: ({ data }) => ({
     guildId: data.guildId,

@@ -27,6 +27,10 @@ export const REACTIONS = 'reactions';
 export const ROLES = 'roles';
 /** A guild's stickers (stickers.ts). */
 export const STICKERS = 'stickers';
+/** Threads (threads.ts), apart from `channels`: a guild's channel list and GUILD_CREATE do not carry them. */
+export const THREADS = 'threads';
+/** Who has joined which thread (threads.ts). */
+export const THREAD_MEMBERS = 'thread_members';
 export const TOKENS = 'tokens';
 export const USERS = 'users';
 /** Who is in which guild voice channel (voiceStates.ts). */

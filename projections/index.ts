@@ -14,6 +14,7 @@ import { membersProjection } from './members.js';
 import { messagesProjection } from './messages.js';
 import { oauth2Projection } from './oauth2.js';
 import type { Projection } from './projection.js';
+import { threadsProjection } from './threads.js';
 import { usersProjection } from './users.js';
 import { voiceStatesProjection } from './voiceStates.js';
 import { webhooksProjection } from './webhooks.js';
@@ -32,6 +33,7 @@ export const allProjections: Projection[] = [
   auditLogProjection,
   dmsProjection,
   messagesProjection,
+  threadsProjection,
   webhooksProjection,
   interactionsProjection,
   applicationCommandsProjection,

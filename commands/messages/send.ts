@@ -9,10 +9,11 @@ import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { userById } from '../../projections/users.queries.js';
 import { unknownChannel } from '../../domain/guildState.js';
-import { type MessageChannelAccess, loadGuild, messageChannelAccess, requireNotTimedOutIn } from '../access.js';
+import { type MessageChannelAccess, channelStands, messageChannelAccess, requireNotTimedOutIn } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
+import { threadMessageSent } from '../threads.js';
 import { messageStream, nonceStream, slowmodeStream } from '../streams.js';
 import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { automodBlocked, executeActions, moderate, rememberSend } from './autoModeration.js';
@@ -96,9 +97,13 @@ export async function postMessage(
   // finds the channel gone instead of adding a message to the log behind ChannelDeleted. A prune holds the gate too: a
   // user's send that comes after it finds its author gone, instead of a pruned member's message landing behind it.
   return shared(channelSendsGate(channelId), async () => {
-    const guild = access.guildId ? await loadGuild(deps, access.guildId) : null;
-    if (guild && (!guild.channels.has(channelId) || (by.webhookId === null && !guild.members.has(by.author.id)))) throw unknownChannel();
-    return appendMessage(deps, meta, message, input, uploads, by);
+    if (!(await channelStands(deps, access, by.webhookId === null ? by.author.id : null))) throw unknownChannel();
+    // In a thread, the message joins its author (and those it mentions) and reopens it, once the send is admitted.
+    const admitted = async (sent: MessageFields) => {
+      await by.beforeAppend?.(sent);
+      await threadMessageSent(deps, meta, access, sent);
+    };
+    return appendMessage(deps, meta, message, input, uploads, { ...by, beforeAppend: admitted });
   });
 }
 

@@ -8,6 +8,7 @@ import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
 import { interactionAnswerDispatches, interactionDispatches } from './interactions.js';
 import { messageDispatches } from './messages.js';
+import { threadDispatches } from './threads.js';
 import { userDispatches } from './users.js';
 import { voiceDispatches } from './voice.js';
 import { webhookDispatches } from './webhooks.js';
@@ -17,6 +18,7 @@ export const dispatchDerivers = [
   userDispatches,
   guildDispatches,
   expressionDispatches,
+  threadDispatches,
   messageDispatches,
   webhookDispatches,
   interactionDispatches,

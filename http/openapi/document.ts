@@ -27,6 +27,7 @@ import { oauth2Routes } from '../routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from '../routes/oauth2Authorize.js';
 import { roleRoutes } from '../routes/roles.js';
 import { stickerRoutes } from '../routes/stickers.js';
+import { threadRoutes } from '../routes/threads.js';
 import { userRoutes } from '../routes/users.js';
 import { vanityRoutes } from '../routes/vanity.js';
 import { webhookRoutes } from '../routes/webhooks.js';
@@ -53,6 +54,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...routeDocs(auditLogRoutes),
   ...routeDocs(autoModerationRoutes),
   ...routeDocs(messageRoutes),
+  ...routeDocs(threadRoutes),
   ...routeDocs(dmRoutes),
   ...routeDocs(callRoutes),
   ...routeDocs(webhookRoutes),

@@ -29,6 +29,7 @@ export const TAGS = {
   Expressions: 'A guild’s custom emojis and stickers.',
   Invites: 'Invites of a channel, a guild or a sticker pack, and vanity URLs.',
   'Audit log': 'What happened in a guild, derived from its events.',
+  Threads: 'Threads under text and announcement channels, and their members (a thread is also a channel by id).',
   Messages: 'Messages, typing, pins and reactions.',
   DMs: 'Direct messages and group DMs.',
   Webhooks: 'Webhook management, the token routes, execution and the code-host and chat adapters.',

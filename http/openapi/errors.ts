@@ -31,6 +31,8 @@ export const ERRORS = {
   COMPONENT_NOT_INTERACTIVE: [400, 'The component type cannot be used.'],
   INTERACTION_ALREADY_ACKNOWLEDGED: [400, 'The interaction has already been answered.'],
   FAILED_TO_BAN_USERS: [400, 'A bulk ban could ban none of its users (the widely used API’s 500000): nothing was done.'],
+  THREAD_ARCHIVED: [400, 'Operation is not allowed on an archived thread (the widely used API’s 50083): unarchive it first.'],
+  THREAD_ALREADY_CREATED: [400, 'A thread has already been created for this message (160004).'],
   // 401
   UNAUTHORIZED: [401, 'No token, or a token that does not authenticate (clients drop their token on a 401).'],
   INVALID_WEBHOOK_TOKEN: [401, 'The token in the path is not this webhook’s (or interaction’s).'],
@@ -44,6 +46,7 @@ export const ERRORS = {
   CANNOT_EDIT_MESSAGE_BY_OTHER: [403, 'Only a message’s author can edit it.'],
   MAXIMUM_EMOJIS_REACHED: [403, 'The guild has the most emojis of this kind (static or animated) it can have.'],
   MAXIMUM_STICKERS_REACHED: [403, 'The guild has the most stickers it can have.'],
+  THREAD_LOCKED: [403, 'Thread is locked (160005): only MANAGE_THREADS holders may change it.'],
   // 404
   UNKNOWN_APPLICATION: [404, 'Unknown application (or not one of the caller’s).'],
   UNKNOWN_APPLICATION_COMMAND: [404, 'Unknown application command in this scope.'],

@@ -68,7 +68,10 @@ describe('the API router and the document', () => {
     const passedTo = API_ROUTES.filter((entry) => entry.documentedBy);
     expect(passedTo.map((entry) => `${entry.method} ${entry.path}`).sort()).toEqual([
       'DELETE /channels/:channelId',
+      'DELETE /channels/:channelId',
       'GET /channels/:channelId',
+      'GET /channels/:channelId',
+      'PATCH /channels/:channelId',
       'PATCH /channels/:channelId',
       'POST /interactions',
       'POST /webhooks/:webhookId/:token',
@@ -78,7 +81,8 @@ describe('the API router and the document', () => {
       expect([by.method, by.path]).toEqual([entry.method, entry.path]);
       expect(API_ROUTES).toContain(by);
       const layers = served.filter(({ method, path }) => method === entry.method && path === entry.path);
-      expect(layers).toHaveLength(2);
+      // A channel id is a guild channel's, a thread's or a DM's: /channels/:channelId has three entries.
+      expect(layers).toHaveLength(entry.path === '/channels/:channelId' ? 3 : 2);
     }
   });
 

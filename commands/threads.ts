@@ -1,0 +1,157 @@
+// Thread use cases: starting a thread (from a message or not), changing and deleting it, its members, and what a
+// message sent in it does (its author and those it mentions join, an archived thread reopens). Each resolves the
+// thread, its guild and its parent, hands the thread's decider the parent's permissions of whom it concerns, and
+// waits until the read models show the result.
+import { badRequest } from '../domain/errors.js';
+import { type ChannelData, type GuildState, channelPermissions, requireVisibleChannel, unknownChannel } from '../domain/guildState.js';
+import { unknownMessage } from '../domain/message.js';
+import { Permission, requirePermission } from '../domain/permissions.js';
+import { type Participant, type ThreadCommand, type ThreadData, type ThreadFields, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
+import { isoNow } from '../ports/clock.js';
+import { channelById } from '../projections/channels.queries.js';
+import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
+import { type ActorMeta, type Uses, metadata } from './deps.js';
+import { loadMessage } from './messages/state.js';
+import { channelSendsGate, exclusive } from './queue.js';
+import { threadStream } from './streams.js';
+
+type ThreadDeps = Uses<'commands' | 'clock' | 'settle'>;
+
+/** Whom a command concerns, with their permissions in the parent channel (0 outside the guild). */
+const participant = (guild: GuildState, parent: ChannelData, userId: string): Participant => ({
+  id: userId,
+  parentPermissions: channelPermissions(guild, userId, parent),
+});
+
+interface ResolvedThread {
+  guild: GuildState;
+  parent: ChannelData;
+  thread: ThreadState;
+}
+
+/** The thread, its guild and its parent; UNKNOWN_CHANNEL for an id that names no thread standing. */
+async function resolveThread(deps: Uses<'commands' | 'clock'>, threadId: string): Promise<ResolvedThread> {
+  const thread = await loadThread(deps, threadId);
+  if (thread.status !== 'active') throw unknownChannel();
+  const guild = await loadGuild(deps, thread.thread!.guild_id);
+  const parent = guild.channels.get(thread.thread!.parent_id);
+  if (!parent) throw unknownChannel();
+  return { guild, parent, thread };
+}
+
+async function run(deps: ThreadDeps, meta: ActorMeta, threadId: string, command: ThreadCommand, newStream = false) {
+  const result = await deps.commands.handle(threadStream(threadId), threadDecider, command, metadata(meta, deps.clock), { newStream });
+  await deps.settle(result.position);
+  return result;
+}
+
+export interface NewThread {
+  name: string;
+  type?: number;
+  auto_archive_duration?: number;
+  invitable?: boolean;
+  rate_limit_per_user?: number;
+}
+
+/**
+ * Starts a thread in a guild channel the actor can see: from one of its messages (the thread takes the message's id)
+ * or on its own (a new id). Answers the thread's id.
+ */
+export async function createThread(
+  deps: ThreadDeps & Uses<'readStore' | 'ids'>,
+  meta: ActorMeta,
+  channelId: string,
+  input: NewThread,
+  messageId: string | null,
+): Promise<string> {
+  const guild = await guildOfChannel(deps, channelId);
+  const { channel: parent, permissions } = requireVisibleChannel(guild, meta.actorId, channelId);
+  if (messageId !== null) {
+    requirePermission(permissions, Permission.READ_MESSAGE_HISTORY);
+    const message = await loadMessage(deps, messageId);
+    if (message.status !== 'active' || message.message!.channel_id !== channelId) throw unknownMessage();
+  }
+  const at = isoNow(deps.clock);
+  // From a message, a thread is public (an announcement thread in an announcement channel); without one, a thread is
+  // private unless a type is named, the widely used API's v9 default (its decider refuses a type the parent cannot hold).
+  const publicType = parent.type === 5 ? ThreadType.ANNOUNCEMENT_THREAD : ThreadType.PUBLIC_THREAD;
+  const type = input.type ?? (messageId !== null || parent.type === 5 ? publicType : ThreadType.PRIVATE_THREAD);
+  const threadId = messageId ?? deps.ids.next();
+  const thread: ThreadData = {
+    id: threadId,
+    type,
+    guild_id: guild.id,
+    parent_id: parent.id,
+    owner_id: meta.actorId,
+    name: input.name,
+    rate_limit_per_user: input.rate_limit_per_user ?? 0,
+    archived: false,
+    auto_archive_duration: input.auto_archive_duration ?? parent.default_auto_archive_duration ?? 4320,
+    archive_timestamp: at,
+    locked: false,
+    ...(type === ThreadType.PRIVATE_THREAD || input.invitable !== undefined ? { invitable: input.invitable ?? true } : {}),
+    create_timestamp: at,
+  };
+  const command: ThreadCommand = {
+    type: 'CreateThread',
+    actor: participant(guild, parent, meta.actorId),
+    parentType: parent.type,
+    fromMessage: messageId !== null,
+    thread,
+  };
+  await run(deps, meta, threadId, command, messageId === null);
+  return threadId;
+}
+
+/** The guild a guild channel (not a thread) belongs to, from the channels read model. */
+async function guildOfChannel(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string): Promise<GuildState> {
+  const doc = await channelById(deps.readStore, channelId);
+  if (!doc || typeof doc.guild_id !== 'string' || !doc.guild_id) {
+    // A thread cannot hold threads: answer as the widely used API does for a channel of the wrong type.
+    if ((await loadThread(deps, channelId)).status === 'active')
+      throw badRequest('CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'Cannot execute action on this channel type');
+    throw unknownChannel();
+  }
+  return loadGuild(deps, doc.guild_id);
+}
+
+export async function updateThread(deps: ThreadDeps, meta: ActorMeta, threadId: string, fields: ThreadFields): Promise<void> {
+  const { guild, parent } = await resolveThread(deps, threadId);
+  await run(deps, meta, threadId, { type: 'UpdateThread', actor: participant(guild, parent, meta.actorId), fields, at: isoNow(deps.clock) });
+}
+
+/** Deletes the thread once the sends under way in it are appended, as a channel's deletion does. */
+export async function deleteThread(deps: ThreadDeps, meta: ActorMeta, threadId: string): Promise<void> {
+  const { guild, parent } = await resolveThread(deps, threadId);
+  await exclusive(channelSendsGate(threadId), () => run(deps, meta, threadId, { type: 'DeleteThread', actor: participant(guild, parent, meta.actorId) }));
+}
+
+export async function addThreadMember(deps: ThreadDeps, meta: ActorMeta, threadId: string, userId: string): Promise<void> {
+  const { guild, parent } = await resolveThread(deps, threadId);
+  const target = guild.members.has(userId) ? participant(guild, parent, userId) : null;
+  await run(deps, meta, threadId, { type: 'AddThreadMember', actor: participant(guild, parent, meta.actorId), target, at: isoNow(deps.clock) });
+}
+
+export async function removeThreadMember(deps: ThreadDeps, meta: ActorMeta, threadId: string, userId: string): Promise<void> {
+  const { guild, parent } = await resolveThread(deps, threadId);
+  await run(deps, meta, threadId, { type: 'RemoveThreadMember', actor: participant(guild, parent, meta.actorId), userId });
+}
+
+/**
+ * What a message about to be appended in a thread does to it: its author and the members it mentions join, and an
+ * archived thread reopens. Webhooks' messages have no member to join.
+ */
+export async function threadMessageSent(
+  deps: ThreadDeps,
+  meta: ActorMeta,
+  access: MessageChannelAccess,
+  message: { author: { id: string }; webhook_id: string | null; mentions: { id: string }[] },
+): Promise<void> {
+  if (!access.thread || !access.guild || message.webhook_id) return;
+  const guild = access.guild;
+  const parent = guild.channels.get(access.thread.thread!.parent_id);
+  if (!parent) throw unknownChannel();
+  const mentioned = message.mentions.filter((user) => guild.members.has(user.id)).map((user) => participant(guild, parent, user.id));
+  const command: ThreadCommand = { type: 'ThreadMessageSent', author: participant(guild, parent, message.author.id), mentioned, at: isoNow(deps.clock) };
+  await run(deps, meta, access.channelId, command);
+}

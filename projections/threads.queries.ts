@@ -1,0 +1,31 @@
+// Reads of the threads projection's collections: threads and their members.
+import type { ReadStore } from '../ports/readStore.js';
+import { THREADS, THREAD_MEMBERS } from './collections.js';
+import { type PageQuery, findPage } from './paging.js';
+import { type ThreadDoc, type ThreadMemberDoc, threadMemberKey } from './threads.js';
+
+export const threadById = (read: Pick<ReadStore, 'findOne'>, threadId: string) => read.findOne<ThreadDoc>(THREADS, { _id: threadId });
+
+export const threadsByIds = (read: Pick<ReadStore, 'find'>, threadIds: string[]) => read.find<ThreadDoc>(THREADS, { _id: { $in: threadIds } });
+
+export const threadMemberOf = (read: Pick<ReadStore, 'findOne'>, threadId: string, userId: string) =>
+  read.findOne<ThreadMemberDoc>(THREAD_MEMBERS, { _id: threadMemberKey(threadId, userId) });
+
+/** One page of a thread's members in user id order. */
+export const threadMembersPage = (read: Pick<ReadStore, 'find'>, threadId: string, page: PageQuery) =>
+  findPage<ThreadMemberDoc>(read, THREAD_MEMBERS, { thread_id: threadId }, 'user_id', page);
+
+/** A guild's threads that are not archived. */
+export const activeThreadsOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<ThreadDoc>(THREADS, { guild_id: guildId, archived: false });
+
+/** The threads of a guild a user has joined. */
+export const threadMembershipsOf = (read: Pick<ReadStore, 'find'>, guildId: string, userId: string) =>
+  read.find<ThreadMemberDoc>(THREAD_MEMBERS, { guild_id: guildId, user_id: userId });
+
+/** A channel's archived threads of these types, most recently archived first, archived before `before` (ISO 8601). */
+export const archivedThreadsOf = (read: Pick<ReadStore, 'find'>, parentId: string, types: number[], before: string | undefined, limit: number) =>
+  read.find<ThreadDoc>(
+    THREADS,
+    { parent_id: parentId, archived: true, type: { $in: types }, ...(before ? { archive_timestamp: { $lt: before } } : {}) },
+    { sort: { archive_timestamp: -1 }, limit },
+  );
