@@ -3,7 +3,7 @@
 // thread, its guild and its parent, hands the thread's decider the parent's permissions of whom it concerns, and
 // waits until the read models show the result.
 import { badRequest } from '../domain/errors.js';
-import { type ChannelData, type GuildState, channelPermissions, requireVisibleChannel, unknownChannel } from '../domain/guildState.js';
+import { type ChannelData, type GuildState, channelPermissions, requireNotTimedOut, requireVisibleChannel, unknownChannel } from '../domain/guildState.js';
 import { unknownMessage } from '../domain/message.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import { type Participant, type ThreadCommand, type ThreadData, type ThreadFields, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
@@ -65,6 +65,7 @@ export async function createThread(
   messageId: string | null,
 ): Promise<string> {
   const guild = await guildOfChannel(deps, channelId);
+  requireNotTimedOut(guild, meta.actorId);
   const { channel: parent, permissions } = requireVisibleChannel(guild, meta.actorId, channelId);
   if (messageId !== null) {
     requirePermission(permissions, Permission.READ_MESSAGE_HISTORY);
@@ -128,6 +129,8 @@ export async function deleteThread(deps: ThreadDeps, meta: ActorMeta, threadId: 
 
 export async function addThreadMember(deps: ThreadDeps, meta: ActorMeta, threadId: string, userId: string): Promise<void> {
   const { guild, parent } = await resolveThread(deps, threadId);
+  // A timed-out member neither joins a thread nor adds anyone to one.
+  requireNotTimedOut(guild, meta.actorId);
   const target = guild.members.has(userId) ? participant(guild, parent, userId) : null;
   await run(deps, meta, threadId, { type: 'AddThreadMember', actor: participant(guild, parent, meta.actorId), target, at: isoNow(deps.clock) });
 }

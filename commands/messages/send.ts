@@ -141,12 +141,16 @@ async function appendMessage(
 }
 
 /**
- * The slowmode window a send by the user must respect, in seconds: the channel's rate_limit_per_user, 0 in DMs and for
- * members who may manage messages or the channel (bots are held to it like anyone).
+ * The slowmode window a send by the user must respect, in seconds: the channel's (or thread's) rate_limit_per_user, 0 in
+ * DMs and for members who may manage messages or the channel, or the threads of a thread's (bots are held to it).
  */
 function slowmodeWindow(access: MessageChannelAccess): number {
-  const seconds = access.guild?.channels.get(access.channelId)?.rate_limit_per_user ?? 0;
-  return seconds > 0 && !has(access, Permission.MANAGE_MESSAGES) && !has(access, Permission.MANAGE_CHANNELS) ? seconds : 0;
+  const seconds = (access.thread ? access.thread.thread?.rate_limit_per_user : access.guild?.channels.get(access.channelId)?.rate_limit_per_user) ?? 0;
+  const exempt =
+    has(access, Permission.MANAGE_MESSAGES) ||
+    has(access, Permission.MANAGE_CHANNELS) ||
+    (access.thread !== undefined && has(access, Permission.MANAGE_THREADS));
+  return seconds > 0 && !exempt ? seconds : 0;
 }
 
 /**

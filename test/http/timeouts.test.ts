@@ -166,3 +166,40 @@ describe('slowmode', () => {
     expect([(await send(channelId, member.token)).status, (await send(channelId, member.token)).status]).toEqual([200, 200]);
   });
 });
+
+describe('in threads', () => {
+  /** A public thread of the guild's channel, started by its owner, with its own slowmode. */
+  async function thread(guild: Awaited<ReturnType<typeof createGuild>>, slowmode = 0) {
+    const created = await server.api('POST', `/channels/${guild.channelId}/threads`, {
+      token: guild.owner.token,
+      body: { name: 'a thread', type: 11, rate_limit_per_user: slowmode },
+    });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  }
+
+  it('holds sends to the thread’s own slowmode, which MANAGE_THREADS exempts as MANAGE_MESSAGES does', async () => {
+    const guild = await createGuild(server);
+    const threadId = await thread(guild, 10);
+    const [member, threads] = [await newMember(server, guild), await newMember(server, guild)];
+    await grantRole(server, guild, threads, Permission.MANAGE_THREADS, 'thread managers');
+    expect((await send(threadId, member.token)).status).toBe(200);
+    await expectRefusedWithoutEvents(server, () => send(threadId, member.token), 429, 'SLOWMODE_RATE_LIMITED');
+    // The thread's parent has no slowmode of its own.
+    expect((await send(guild.channelId, member.token)).status).toBe(200);
+    expect([(await send(threadId, threads.token)).status, (await send(threadId, threads.token)).status]).toEqual([200, 200]);
+  });
+
+  it('refuses a timed-out member a thread of their own and joining one, with MISSING_ACCESS', async () => {
+    const { guild, member, timeout } = await moderatedGuild();
+    const threadId = await thread(guild);
+    expect((await timeout(member.id, inMinutes(10))).status).toBe(200);
+    const start = () => server.api('POST', `/channels/${guild.channelId}/threads`, { token: member.token, body: { name: 'mine', type: 11 } });
+    await expectRefusedWithoutEvents(server, start, 403, 'MISSING_ACCESS');
+    const joinThread = () => server.api('PUT', `/channels/${threadId}/thread-members/@me`, { token: member.token });
+    await expectRefusedWithoutEvents(server, joinThread, 403, 'MISSING_ACCESS');
+    await expectRefusedWithoutEvents(server, () => send(threadId, member.token), 403, 'MISSING_ACCESS');
+    expect((await timeout(member.id, null)).status).toBe(200);
+    expect((await joinThread()).status).toBe(204);
+  });
+});
