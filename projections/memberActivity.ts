@@ -16,9 +16,19 @@ export interface MemberActivityDoc {
   [key: string]: unknown;
 }
 
-/** Moves the member's last activity forward to `at` (an event projected late never moves it back). */
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * An activity's time as kept: the end of its hour. Prunes count in days, and a member's every message would otherwise
+ * rewrite their document; rounded up, a member is never taken for less active than they were.
+ */
+export const activityHour = (at: string) => new Date(Math.ceil(Date.parse(at) / HOUR_MS) * HOUR_MS).toISOString();
+
+/** Moves the member's last activity forward to the end of `at`'s hour (an event projected late never moves it back). */
 const activeAt = (guildId: string | null, userId: string, at: string): WriteOp[] =>
-  guildId ? [{ updateOne: { collection: MEMBER_ACTIVITY, filter: { _id: memberKey(guildId, userId) }, update: { $max: { last_active_at: at } } } }] : [];
+  guildId
+    ? [{ updateOne: { collection: MEMBER_ACTIVITY, filter: { _id: memberKey(guildId, userId) }, update: { $max: { last_active_at: activityHour(at) } } } }]
+    : [];
 
 export const memberActivityProjection = projection({
   name: 'memberActivity',
@@ -56,7 +66,13 @@ export const memberActivityProjection = projection({
         return activeAt(e.data.guildId, e.data.state.user_id, e.metadata.createdAt);
       case 'GatewaySessionStarted':
         return [
-          { updateMany: { collection: MEMBER_ACTIVITY, filter: { user_id: e.data.userId }, update: { $max: { last_active_at: e.metadata.createdAt } } } },
+          {
+            updateMany: {
+              collection: MEMBER_ACTIVITY,
+              filter: { user_id: e.data.userId },
+              update: { $max: { last_active_at: activityHour(e.metadata.createdAt) } },
+            },
+          },
         ];
       case 'MemberLeft':
       case 'MemberKicked':

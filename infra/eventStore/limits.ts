@@ -22,6 +22,17 @@ export const eventBytes = (event: Pick<NewEvent, 'data' | 'metadata'>) =>
 
 const tooLarge = (what: string) => new DomainError('too_large', 'REQUEST_ENTITY_TOO_LARGE', what);
 
+/**
+ * Refuses an event whose data and metadata, as the embedded log serialized them for its row, are more than the bus
+ * could carry: the strings are made anyway, and most are far too short to need their bytes counted (3 bytes a UTF-16
+ * unit at most).
+ */
+export function assertSerializedFits(type: string, data: string, metadata: string): void {
+  if ((data.length + metadata.length) * 3 <= MAX_EVENT_BYTES) return;
+  const bytes = Buffer.byteLength(data) + Buffer.byteLength(metadata);
+  if (bytes > MAX_EVENT_BYTES) throw tooLarge(`The request makes a ${type} of ${bytes} bytes; the largest event is ${MAX_EVENT_BYTES} bytes`);
+}
+
 /** Refuses, before anything is appended, an event the bus cannot carry, or an append the log would refuse. */
 export function assertAppendFits(events: readonly NewEvent[], appendLimit: number | null): void {
   let total = 0;

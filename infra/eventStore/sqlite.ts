@@ -28,6 +28,7 @@ import {
 } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
 import { CatchUpSubscription } from './catchUp.js';
+import { assertSerializedFits } from './limits.js';
 import { type AppendOutcome, type AppendToCommit, type LogWriter, inPlaceLogWriter, threadLogWriter, openLog } from './sqliteCommit.js';
 import { type Metrics, noMetrics } from '../../ports/metrics.js';
 
@@ -126,18 +127,19 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** The appends whose events serialize; one that does not (a cycle, a bigint, a stack overflow) is refused alone. */
+  /**
+   * The appends whose events serialize; one that does not (a cycle, a bigint, a stack overflow), or makes an event larger
+   * than the bus carries (limits.ts), is refused alone.
+   */
   private serialize(queue: PendingAppend[]): SerializedAppend[] {
     const serialized: SerializedAppend[] = [];
     for (const pending of queue) {
       try {
-        const rows = pending.events.map((event) => ({
-          id: event.id ?? randomUUID(),
-          type: event.type,
-          data: JSON.stringify(event.data),
-          metadata: JSON.stringify(event.metadata),
-          schemaVersion: event.schemaVersion ?? 1,
-        }));
+        const rows = pending.events.map((event) => {
+          const [data, metadata] = [JSON.stringify(event.data), JSON.stringify(event.metadata)];
+          assertSerializedFits(event.type, data, metadata);
+          return { id: event.id ?? randomUUID(), type: event.type, data, metadata, schemaVersion: event.schemaVersion ?? 1 };
+        });
         serialized.push({ ...pending, rows });
       } catch (error) {
         pending.reject(error);

@@ -328,7 +328,12 @@ export class SqliteReadStore implements ReadStore {
   private updateMatching(collection: string, filter: Filter, update: Update, limit: number | undefined, upsert: boolean): void {
     if (!upsert && this.setInPlace(collection, filter, update, limit)) return;
     const name = this.ensureCollection(collection);
-    const found = this.findSync(collection, filter, limit === undefined ? {} : { limit });
+    // By _id alone (what projections mostly update by, often a document that is not there): one row looked up by its key.
+    const byId = Object.keys(filter).length === 1 && typeof filter._id === 'string' ? filter._id : null;
+    const found =
+      byId !== null
+        ? (this.statement(`SELECT id, doc FROM ${name} WHERE id = ?`).all(byId) as { id: string; doc: string }[]).map((row) => this.parse<Doc>(name, row))
+        : this.findSync(collection, filter, limit === undefined ? {} : { limit });
     if (found.length === 0 && upsert) {
       this.insert(name, applyUpdate(upsertSeed(filter, randomUUID), update, true));
       return;
