@@ -2,7 +2,6 @@
 // survives a dropped gateway connection by resuming, and on "!demo" replies, reacts, edits, reads history, sends an
 // embed and a file; it chunks its guild at start-up, requests members and sets its presence. The assertions read back
 // through the API (and a member's gateway session) what the server then holds.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,23 +9,12 @@ import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.
 import { connectGateway } from '../support/gateway.js';
 import { type TestServer, createBot, startTestServer } from '../support/server.js';
 import { type BotProcess, startBotProcess } from './botProcess.js';
+import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
 const GUILDS = 1 << 0;
 const GUILD_PRESENCES = 1 << 8;
 
-// Debian's package installs for the system interpreter, not for a pyenv or venv python3 earlier on PATH.
-const PYTHON = '/usr/bin/python3';
-const probe = spawnSync(PYTHON, ['-c', 'import discord'], { encoding: 'utf8', timeout: 10_000 });
-const missing = probe.status === 0 ? null : probe.error ? `${PYTHON} not found` : `no discord.py for ${PYTHON} (apt-get install python3-discord)`;
-
-// CI installs discord.py (.ci/run), so there a missing library fails the suite instead of skipping it.
-if (missing && !process.env.CI) {
-  const title = `discord.py compatibility: skipped, ${missing}`;
-  console.warn(title);
-  describe.skip(title, () => {
-    it('runs a discord.py bot against the server', () => {});
-  });
-} else {
+if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot against the server')) {
   let server: TestServer;
   let bot: BotProcess | null = null;
   beforeAll(async () => {

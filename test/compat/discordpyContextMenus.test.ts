@@ -2,7 +2,6 @@
 // a MESSAGE command with app_commands.context_menu and registers them with CommandTree.sync(); a member's session
 // invokes them on another member and on their message (POST /interactions with data.target_id), discord.py builds the
 // Member and the Message from data.resolved and calls the commands, whose answers the member sees.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Intent } from '../../gateway/protocol.js';
@@ -10,18 +9,9 @@ import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.
 import { type GatewayClient, connectGateway } from '../support/gateway.js';
 import { type TestServer, createBot, startTestServer } from '../support/server.js';
 import { type BotProcess, startBotProcess } from './botProcess.js';
+import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
-// Debian's package installs for the system interpreter, as discordpy.test.ts explains; CI installs it, so there a
-// missing library fails the suite instead of skipping it.
-const PYTHON = '/usr/bin/python3';
-const probe = spawnSync(PYTHON, ['-c', 'import discord'], { encoding: 'utf8', timeout: 10_000 });
-const missing = probe.status === 0 ? null : `no discord.py for ${PYTHON} (apt-get install python3-discord)`;
-
-if (missing && !process.env.CI) {
-  describe.skip(`discord.py context menus: skipped, ${missing}`, () => {
-    it('runs a discord.py bot with context menus against the server', () => {});
-  });
-} else {
+if (!skippedWithoutDiscordPy('discord.py context menus', 'runs a discord.py bot with context menus against the server')) {
   let server: TestServer;
   let bot: BotProcess | null = null;
   let session: GatewayClient | null = null;

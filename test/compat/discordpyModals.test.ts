@@ -2,7 +2,6 @@
 // an app_commands.CommandTree, answers /feedback with a discord.ui.Modal read in its on_submit, and completes /fruit's
 // option with @app_commands.autocomplete. The member's side is a real gateway session and the HTTPS API, as a user's
 // client: the modal and the choices reach its session, and its submit and invocation go through POST /interactions.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Intent } from '../../gateway/protocol.js';
@@ -10,20 +9,9 @@ import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.
 import { type GatewayClient, connectGateway } from '../support/gateway.js';
 import { type TestServer, createBot, startTestServer } from '../support/server.js';
 import { type BotProcess, startBotProcess } from './botProcess.js';
+import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
-// Debian's package installs for the system interpreter, as in discordpy.test.ts.
-const PYTHON = '/usr/bin/python3';
-const probe = spawnSync(PYTHON, ['-c', 'import discord'], { encoding: 'utf8', timeout: 10_000 });
-const missing = probe.status === 0 ? null : probe.error ? `${PYTHON} not found` : `no discord.py for ${PYTHON} (apt-get install python3-discord)`;
-
-// CI installs discord.py (.ci/run), so there a missing library fails the suite instead of skipping it.
-if (missing && !process.env.CI) {
-  const title = `discord.py modals and autocomplete: skipped, ${missing}`;
-  console.warn(title);
-  describe.skip(title, () => {
-    it('runs a discord.py bot with a modal and autocomplete against the server', () => {});
-  });
-} else {
+if (!skippedWithoutDiscordPy('discord.py modals and autocomplete', 'runs a discord.py bot with a modal and autocomplete against the server')) {
   let server: TestServer;
   let bot: BotProcess | null = null;
   let session: GatewayClient | null = null;
