@@ -501,58 +501,28 @@ type Results = {
 function table(r: Results): string {
   const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 1 : 0) : '–');
   const x = (v: number) => `${v.toFixed(2)}×`;
+  // A load's row: its figures, and how it compares.
+  const load = (figure: string, l: Pick<Load, 'connections' | 'reqPerS' | 'p50Ms' | 'p99Ms' | 'maxMs' | 'non2xx'>, comparison: string) => [
+    figure,
+    `${l.connections}`,
+    l.reqPerS.toFixed(0),
+    ms(l.p50Ms),
+    ms(l.p99Ms),
+    ms(l.maxMs),
+    `${l.non2xx}`,
+    comparison,
+  ];
   const rows: string[][] = [
     ['figure', 'conc.', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'vs ceiling (same run)'],
-    [
-      'koa echo `POST /echo` (ceiling)',
-      `${r.echoCeiling.connections}`,
-      r.echoCeiling.reqPerS.toFixed(0),
-      ms(r.echoCeiling.p50Ms),
-      ms(r.echoCeiling.p99Ms),
-      ms(r.echoCeiling.maxMs),
-      `${r.echoCeiling.non2xx}`,
-      'ceiling',
-    ],
-    [
-      'durable sends `POST /channels/:id/messages`',
-      `${r.sends.connections}`,
-      r.sends.reqPerS.toFixed(0),
-      ms(r.sends.p50Ms),
-      ms(r.sends.p99Ms),
-      ms(r.sends.maxMs),
-      `${r.sends.non2xx}`,
-      `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`,
-    ],
-    [
+    load('koa echo `POST /echo` (ceiling)', r.echoCeiling, 'ceiling'),
+    load('durable sends `POST /channels/:id/messages`', r.sends, `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`),
+    load(
       `the same sends under auto-moderation (${AUTOMOD_RULES}×${AUTOMOD_KEYWORDS} keywords, ${AUTOMOD_REGEXES.length} regexes)`,
-      `${r.moderatedSends.connections}`,
-      r.moderatedSends.reqPerS.toFixed(0),
-      ms(r.moderatedSends.p50Ms),
-      ms(r.moderatedSends.p99Ms),
-      ms(r.moderatedSends.maxMs),
-      `${r.moderatedSends.non2xx}`,
+      r.moderatedSends,
       `${x(r.moderatedSends.ratioToSends)} req/s, p99 ${x(r.moderatedSends.p99RatioToSends)} of the sends above`,
-    ],
-    [
-      `koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`,
-      `${r.pageCeiling.connections}`,
-      r.pageCeiling.reqPerS.toFixed(0),
-      ms(r.pageCeiling.p50Ms),
-      ms(r.pageCeiling.p99Ms),
-      ms(r.pageCeiling.maxMs),
-      `${r.pageCeiling.non2xx}`,
-      'ceiling',
-    ],
-    [
-      'message pages `GET /channels/:id/messages?limit=50`',
-      `${r.pages.connections}`,
-      r.pages.reqPerS.toFixed(0),
-      ms(r.pages.p50Ms),
-      ms(r.pages.p99Ms),
-      ms(r.pages.maxMs),
-      `${r.pages.non2xx}`,
-      `${x(r.pages.ratioToCeiling)} req/s, p99 ${x(r.pages.p99RatioToCeiling)}`,
-    ],
+    ),
+    load(`koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`, r.pageCeiling, 'ceiling'),
+    load('message pages `GET /channels/:id/messages?limit=50`', r.pages, `${x(r.pages.ratioToCeiling)} req/s, p99 ${x(r.pages.p99RatioToCeiling)}`),
     ['single send, one at a time (POST round trip)', '1', '–', ms(r.singleSend.p50Ms), ms(r.singleSend.p99Ms), ms(r.singleSend.maxMs), '0', '–'],
     [
       `POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`,
