@@ -63,34 +63,19 @@ export const AuditLogAction = {
 } as const;
 
 /** Actions whose target is a user: their users are embedded in the audit log response. */
-const {
-  MEMBER_KICK,
-  MEMBER_BAN_ADD,
-  MEMBER_BAN_REMOVE,
-  MEMBER_UPDATE,
-  MEMBER_DISCONNECT,
-  MEMBER_MOVE,
-  BOT_ADD,
-  AUTO_MODERATION_BLOCK_MESSAGE,
-  AUTO_MODERATION_FLAG_TO_CHANNEL,
-  AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
-  WEBHOOK_CREATE,
-  WEBHOOK_UPDATE,
-  WEBHOOK_DELETE,
-} = AuditLogAction;
 export const USER_TARGETED_ACTIONS: readonly number[] = [
-  MEMBER_KICK,
-  MEMBER_BAN_ADD,
-  MEMBER_BAN_REMOVE,
-  MEMBER_UPDATE,
-  MEMBER_DISCONNECT,
-  MEMBER_MOVE,
-  BOT_ADD,
-  AUTO_MODERATION_BLOCK_MESSAGE,
-  AUTO_MODERATION_FLAG_TO_CHANNEL,
-  AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
+  AuditLogAction.MEMBER_KICK,
+  AuditLogAction.MEMBER_BAN_ADD,
+  AuditLogAction.MEMBER_BAN_REMOVE,
+  AuditLogAction.MEMBER_UPDATE,
+  AuditLogAction.MEMBER_DISCONNECT,
+  AuditLogAction.MEMBER_MOVE,
+  AuditLogAction.BOT_ADD,
+  AuditLogAction.AUTO_MODERATION_BLOCK_MESSAGE,
+  AuditLogAction.AUTO_MODERATION_FLAG_TO_CHANNEL,
+  AuditLogAction.AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
 ];
-export const WEBHOOK_ACTIONS: readonly number[] = [WEBHOOK_CREATE, WEBHOOK_UPDATE, WEBHOOK_DELETE];
+export const WEBHOOK_ACTIONS: readonly number[] = [AuditLogAction.WEBHOOK_CREATE, AuditLogAction.WEBHOOK_UPDATE, AuditLogAction.WEBHOOK_DELETE];
 
 export interface AuditEntryDoc {
   /** The entry id (a snowflake). */
