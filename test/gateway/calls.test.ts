@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallEvent, callDecider } from '../../domain/call.js';
 import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
-import { type TestServer, type TestUser, createBot, fileServer, registerUser, startTestServer } from '../support/server.js';
+import { type TestServer, type TestUser, createBot, fileServer, registerUser, startTestServer, expectNothingAppendedSince } from '../support/server.js';
 
 const DIRECT_MESSAGES = 1 << 12;
 const RING_TIMEOUT_MS = 1500;
@@ -182,7 +182,7 @@ describe('voice in a call', () => {
     botSession.send(voiceOp(withBot.body.id));
     a.client.send(voiceOp(guild.body.system_channel_id));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await server.runtime.store.headPosition()).toEqual(head);
+    await expectNothingAppendedSince(server, head);
     const heard = (client: GatewayClient) => client.received.filter((p) => /^(VOICE|CALL)_/.test(p.t ?? ''));
     expect([o.client, botSession, a.client].flatMap(heard)).toEqual([]);
     // The same session's join of its own DM works: the requests above were handled, and changed nothing.

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { Client, Routes } from 'discord.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type TestBot, type TestServer, createBot, fileServer } from '../support/server.js';
+import { type TestBot, type TestServer, createBot, fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { dataUri, stillImage } from './expressionSupport.js';
 import { type TestGuild, createGuild, expectError, join as joinGuild } from './guildSupport.js';
 
@@ -50,7 +50,7 @@ describe('a refused form', () => {
     const response = await send(prefix, body);
     expectError(response, 400, 'INVALID_FORM_BODY');
     expect(response.body.message).toBe('Invalid Form Body');
-    expect(await server.runtime.store.headPosition()).toEqual(before);
+    await expectNothingAppendedSince(server, before);
     return response.body.errors;
   }
 

@@ -2,8 +2,16 @@
 // appends, the upsert of POST and the bulk overwrite, who may manage them, validation with the spec's error paths
 // (a refusal appends nothing), and the per-application limits on command counts.
 import { describe, expect, it } from 'vitest';
-import { comparePositions } from '../../ports/eventStore.js';
-import { type ApiResponse, type TestBot, createBot, fileServer, registerUser } from '../support/server.js';
+import {
+  type ApiResponse,
+  type TestBot,
+  createBot,
+  fileServer,
+  registerUser,
+  expectNothingAppendedSince,
+  appendedBy,
+  streamTypeData,
+} from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, join } from './guildSupport.js';
 
 const server = await fileServer();
@@ -17,11 +25,8 @@ const guildPath = (bot: TestBot, guildId: string) => `/applications/${bot.applic
 
 /** The response, and the events the request appended (stream, type, data). */
 async function withAppended(request: () => Promise<ApiResponse>) {
-  const head = await server.runtime.store.headPosition();
-  const response = await request();
-  const all = await server.runtime.store.readAll(head ? { fromPosition: head } : {});
-  const appended = all.filter((e) => !head || comparePositions(e.position, head) > 0).map((e) => ({ stream: e.streamId, type: e.type, data: e.data }));
-  return { response, appended };
+  const { response, appended } = await appendedBy(server, request);
+  return { response, appended: appended.map(streamTypeData) };
 }
 
 const ping = { name: 'ping', description: 'Replies with pong' };
@@ -244,7 +249,7 @@ describe('validation', () => {
       code: 'INVALID_FORM_BODY',
       paths,
     });
-    expect(await server.runtime.store.headPosition()).toEqual(before);
+    await expectNothingAppendedSince(server, before);
   }
   const create = (body: unknown, paths: string[]) => refusedAt('POST', globalPath, body, paths);
   const option = (over: object) => ({ ...ping, options: [{ type: 3, name: 'text', description: 'Text', ...over }] });

@@ -2,10 +2,9 @@
 // enforcement on sends and edits (a blocked send appends only its executions and alert), the alert message, the
 // gateway's AUTO_MODERATION_* dispatches by intent and permission, and the audit entries 140-145.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { comparePositions } from '../../ports/eventStore.js';
 import { Intent } from '../../gateway/protocol.js';
 import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, type TestServer, type TestUser, fileServer } from '../support/server.js';
+import { type ApiResponse, type TestServer, type TestUser, fileServer, expectNothingAppendedSince, appendedBy } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
 let server: TestServer;
@@ -18,13 +17,7 @@ afterAll(() => server.close());
 
 const rulesPath = (guild: TestGuild) => `/guilds/${guild.id}/auto-moderation/rules`;
 
-async function withAppended(request: () => Promise<ApiResponse>) {
-  const head = await server.runtime.store.headPosition();
-  const response = await request();
-  const all = await server.runtime.store.readAll(head ? { fromPosition: head } : {});
-  const appended = all.filter((e) => !head || comparePositions(e.position, head) > 0);
-  return { response, appended };
-}
+const withAppended = (request: () => Promise<ApiResponse>) => appendedBy(server, request);
 
 /** A guild with a member and an alert channel. */
 async function setUp(): Promise<{ guild: TestGuild; member: TestUser; alerts: string }> {
@@ -111,7 +104,7 @@ describe('auto-moderation rules', () => {
       const response = await server.api('POST', rulesPath(guild), { token: guild.owner.token, body });
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(response.body.errors.map((e: { path: string }) => e.path)).toContain(path);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     };
     await refused(keywordRule({ trigger_metadata: { keyword_filter: ['x'.repeat(61)] } }), 'trigger_metadata.keyword_filter.0');
     await refused(keywordRule({ trigger_metadata: { keyword_filter: Array.from({ length: 1001 }, (_, i) => `w${i}`) } }), 'trigger_metadata.keyword_filter');

@@ -5,7 +5,7 @@
 // is ever made; every refusal appends nothing.
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, type TestBot, createBot, fileServer } from '../support/server.js';
+import { type ApiResponse, type TestBot, createBot, fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, callback, history, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, join } from './guildSupport.js';
 
@@ -99,7 +99,7 @@ describe('autocomplete', () => {
       const response = await callback(server, d, { type: 8, data });
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(paths(response)).toEqual(expected);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     };
     await refused({ choices: [{ name: 'One', value: '1' }] }, ['data.choices.0.value']);
     await refused({ choices: [{ name: 'Half', value: 0.5 }] }, ['data.choices.0.value']);
@@ -123,7 +123,7 @@ describe('autocomplete', () => {
       const response = await callback(server, d, body);
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(paths(response)).toEqual(['type']);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     }
   });
 
@@ -134,7 +134,7 @@ describe('autocomplete', () => {
       const response = await autocomplete(w, options);
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(paths(response)).toEqual(expected);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     };
     await refused([{ type: 3, name: 'name', value: 'a' }], ['data.options']);
     await refused(
@@ -189,7 +189,7 @@ describe('registering autocompleted options', () => {
       const response = await server.api(method, path, { ...as, body });
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(paths(response)).toEqual([expected]);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     }
   });
 });

@@ -2,8 +2,7 @@
 // the call's region, ringing and stopping it with the events each appends on the call's stream, and the refusals, in
 // the spec's error format, which append nothing.
 import { describe, expect, it } from 'vitest';
-import { comparePositions } from '../../ports/eventStore.js';
-import { type ApiResponse, type TestUser, createBot, fileServer, registerUser } from '../support/server.js';
+import { type ApiResponse, type TestUser, createBot, fileServer, registerUser, appendedBy, streamTypeData } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, join } from './guildSupport.js';
 
 const REGIONS = [
@@ -23,14 +22,9 @@ const groupDm = async (owner: TestUser, others: TestUser[]) =>
   (await call(owner, 'POST', '/users/@me/channels', { recipients: others.map((u) => u.id) })).body.id as string;
 
 /** The answer, and the (stream, type, data) of each event the request appended. */
-async function appendedBy(request: () => Promise<ApiResponse>) {
-  const head = await server.runtime.store.headPosition();
-  const response = await request();
-  const events = await server.runtime.store.readAll(head ? { fromPosition: head } : {});
-  return {
-    response,
-    appended: events.filter((e) => !head || comparePositions(e.position, head) > 0).map((e) => ({ stream: e.streamId, type: e.type, data: e.data })),
-  };
+async function appendedByCall(request: () => Promise<ApiResponse>) {
+  const { response, appended } = await appendedBy(server, request);
+  return { response, appended: appended.map(streamTypeData) };
 }
 
 describe('GET /channels/:id/rtc-regions', () => {
@@ -85,7 +79,7 @@ describe('GET /channels/:id/call', () => {
 describe('PATCH /channels/:id/call', () => {
   it('sets a configured region, or none, on the call’s stream', async () => {
     const channel = await dm(ada, bob);
-    const { response, appended } = await appendedBy(() => call(bob, 'PATCH', `/channels/${channel}/call`, { region: 'attic' }));
+    const { response, appended } = await appendedByCall(() => call(bob, 'PATCH', `/channels/${channel}/call`, { region: 'attic' }));
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
     expect(appended).toEqual([
@@ -95,8 +89,8 @@ describe('PATCH /channels/:id/call', () => {
         data: { channelId: channel, region: 'attic', changedBy: bob.id, call: { region: 'attic', ringing: [], voice_states: [] } },
       },
     ]);
-    expect((await appendedBy(() => call(ada, 'PATCH', `/channels/${channel}/call`, { region: 'attic' }))).appended).toEqual([]);
-    const cleared = await appendedBy(() => call(ada, 'PATCH', `/channels/${channel}/call`, { region: null }));
+    expect((await appendedByCall(() => call(ada, 'PATCH', `/channels/${channel}/call`, { region: 'attic' }))).appended).toEqual([]);
+    const cleared = await appendedByCall(() => call(ada, 'PATCH', `/channels/${channel}/call`, { region: null }));
     expect(cleared.appended.map((e) => e.data)).toMatchObject([{ region: null, changedBy: ada.id }]);
   });
 
@@ -122,7 +116,7 @@ describe('POST /channels/:id/call/ring and stop-ringing', () => {
     const bot = await createBot(server);
     const channel = await groupDm(ada, [bob, cy]);
     expect((await call(ada, 'PUT', `/channels/${channel}/recipients/${bot.id}`)).status).toBe(204);
-    const { response, appended } = await appendedBy(() => call(ada, 'POST', `/channels/${channel}/call/ring`));
+    const { response, appended } = await appendedByCall(() => call(ada, 'POST', `/channels/${channel}/call/ring`));
     expect({ status: response.status, text: response.text }).toEqual({ status: 204, text: '' });
     expect(appended).toHaveLength(1);
     const { until, ...rung } = appended[0].data as { until: string };
@@ -136,7 +130,7 @@ describe('POST /channels/:id/call/ring and stop-ringing', () => {
       data: { channelId: channel, ringingBy: ada.id, userIds: [bob.id, cy.id], started: true, call: { region: null, ringing, voice_states: [] } },
     });
 
-    const declined = await appendedBy(() => call(bob, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [bob.id] }));
+    const declined = await appendedByCall(() => call(bob, 'POST', `/channels/${channel}/call/stop-ringing`, { recipients: [bob.id] }));
     expect(declined.response.status).toBe(204);
     expect(declined.appended).toEqual([
       {
@@ -145,9 +139,9 @@ describe('POST /channels/:id/call/ring and stop-ringing', () => {
         data: { channelId: channel, userIds: [bob.id], stoppedBy: bob.id, call: { region: null, ringing: [ringing[1]], voice_states: [] } },
       },
     ]);
-    const rest = await appendedBy(() => call(ada, 'POST', `/channels/${channel}/call/stop-ringing`, {}));
+    const rest = await appendedByCall(() => call(ada, 'POST', `/channels/${channel}/call/stop-ringing`, {}));
     expect(rest.appended.map((e) => e.data)).toMatchObject([{ userIds: [cy.id], stoppedBy: ada.id, call: { ringing: [] } }]);
-    expect((await appendedBy(() => call(ada, 'POST', `/channels/${channel}/call/stop-ringing`))).appended).toEqual([]);
+    expect((await appendedByCall(() => call(ada, 'POST', `/channels/${channel}/call/stop-ringing`))).appended).toEqual([]);
   });
 
   it('rings only other people among the recipients, each refusal at its index, appending nothing', async () => {

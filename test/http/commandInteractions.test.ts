@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { gatewayClients } from '../support/gateway.js';
-import { createBot, fileServer, registerUser } from '../support/server.js';
+import { createBot, fileServer, registerUser, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, interactionWorld, invoke, invoked } from './commandInteractionSupport.js';
 import { expectRefusedWithoutEvents, grantRole } from './guildSupport.js';
 
@@ -142,7 +142,7 @@ describe('POST /interactions', () => {
       const response = await invoke(server, w, name, options);
       expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 'INVALID_FORM_BODY' });
       expect(response.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(errors.map((e) => e.path).sort());
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     };
     await refused('echo', [], [{ path: 'data.options.text' }]);
     await refused('echo', [{ type: 3, name: 'text', value: 'x' }], [{ path: 'data.options.0.value' }]);

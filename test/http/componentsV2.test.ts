@@ -5,7 +5,7 @@
 // used API's getting-started app does), ephemeral responses and follow-ups, never another interaction's messages.
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayClients } from '../support/gateway.js';
-import { fileServer } from '../support/server.js';
+import { fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, callback, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { expectRefusedWithoutEvents } from './guildSupport.js';
 
@@ -63,7 +63,7 @@ describe('Components V2', () => {
       const before = await server.runtime.store.headPosition();
       const response = await send(body)();
       expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 'INVALID_FORM_BODY' });
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
       return response.body.errors;
     };
     expect(await errorsOf({ content: 'hi', flags: IS_COMPONENTS_V2, components: LAYOUT })).toEqual([

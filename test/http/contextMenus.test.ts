@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, fileServer, registerUser } from '../support/server.js';
+import { type ApiResponse, fileServer, registerUser, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, interactionWorld, invoke } from './commandInteractionSupport.js';
 import { createGuild, expectRefusedWithoutEvents, grantRole } from './guildSupport.js';
 
@@ -42,7 +42,7 @@ async function refusedAt(request: () => Promise<ApiResponse>, path: string) {
     code: 'INVALID_FORM_BODY',
     path,
   });
-  expect(await server.runtime.store.headPosition()).toEqual(before);
+  await expectNothingAppendedSince(server, before);
   return response.body.errors;
 }
 

@@ -1,7 +1,6 @@
 // Helpers for the guild-side HTTP tests: a guild with members who joined through an invite, and error assertions.
-import { comparePositions } from '../../ports/eventStore.js';
 import { expect } from 'vitest';
-import { type ApiResponse, type TestServer, type TestUser, registerUser } from '../support/server.js';
+import { type ApiResponse, type TestServer, type TestUser, expectNothingAppendedSince, registerUser } from '../support/server.js';
 
 export interface TestGuild {
   id: string;
@@ -49,9 +48,5 @@ export async function grantRole(server: TestServer, guild: TestGuild, member: Te
 export async function expectRefusedWithoutEvents(server: TestServer, request: () => Promise<ApiResponse>, status: number, code: string) {
   const before = await server.runtime.store.headPosition();
   expectError(await request(), status, code);
-  // The service's own work may append meanwhile (an earlier interaction's 3-second deadline): events no request caused,
-  // with neither an actor nor a request's id. Every other event counts against the refused request.
-  const since = await server.runtime.store.readAll(before ? { fromPosition: before } : {});
-  const appended = since.filter((event) => !before || comparePositions(event.position, before) > 0);
-  expect(appended.filter((event) => event.metadata.actorId !== null || event.metadata.correlationId !== undefined)).toEqual([]);
+  await expectNothingAppendedSince(server, before);
 }

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { snowflakeAt } from '../../domain/snowflake.js';
-import { type TestServer, type TestUser, createBot, registerUser, startTestServer } from '../support/server.js';
+import { type TestServer, type TestUser, createBot, registerUser, startTestServer, expectNothingAppendedSince } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, grantRole, join, newMember } from './guildSupport.js';
 
 let server: TestServer;
@@ -477,7 +477,7 @@ describe('typing', () => {
     unsubscribe();
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
-    expect(await server.runtime.store.headPosition()).toEqual(before);
+    await expectNothingAppendedSince(server, before);
     expect(hints).toEqual([{ type: 'TYPING_START', channelId: guild.channelId, guildId: guild.id, userId: member.id, timestamp: expect.any(Number) }]);
     const readOnly = await channelDenying(member, Permission.SEND_MESSAGES);
     expectError(await call(member, 'POST', `/channels/${readOnly}/typing`), 403, 'MISSING_PERMISSIONS');

@@ -4,7 +4,7 @@
 // anything but another modal. Every refusal appends nothing.
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, fileServer } from '../support/server.js';
+import { type ApiResponse, fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, callback, history, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { expectError, expectRefusedWithoutEvents } from './guildSupport.js';
 
@@ -99,7 +99,7 @@ describe('a modal (response 9)', () => {
       const response = await callback(server, d, { type: 9, data });
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(paths(response)).toEqual(expected);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     };
     const row = (over: object) => ({ type: 1, components: [{ ...input, ...over }] });
     await refused({ ...MODAL, title: 'x'.repeat(46) }, ['data.title']);
@@ -191,7 +191,7 @@ describe('a modal submit (POST /interactions type 5)', () => {
       const response = await request();
       expectError(response, 400, 'INVALID_FORM_BODY');
       expect(paths(response)).toEqual(expected);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     };
     await refused(() => submit(w, d.id, { subject: 'Fine', color: 'red' }), ['data.components.1.components.0.custom_id']);
     await refused(() => submit(w, d.id, { details: 'no subject' }), ['data.components']);

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS, Permission } from '../../domain/permissions.js';
 import { type JSONSchema, parseBody, snowflakeSchema, timestampSchema } from '../../http/validation.js';
-import { type CallOptions, type TestUser, fileServer } from '../support/server.js';
+import { type CallOptions, type TestUser, fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { type TestGuild, createGuild, newMember } from './guildSupport.js';
 
 const server = await fileServer();
@@ -230,7 +230,7 @@ describe('numeric edge values', () => {
       const response = await server.api(method, path, options);
       expect({ status: response.status, code: response.body?.code }).toEqual({ status: 400, code: 'INVALID_FORM_BODY' });
       expect(response.body.errors.map((e: { path: string }) => e.path)).toContain(field);
-      expect(await server.runtime.store.headPosition()).toEqual(before);
+      await expectNothingAppendedSince(server, before);
     });
   }
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../support/server.js';
-import { fileServer, registerUser } from '../support/server.js';
+import { fileServer, registerUser, expectNothingAppendedSince } from '../support/server.js';
 import { createGuild, grantRole, join } from './guildSupport.js';
 import { PASSWORD, PageVisitor, REDIRECT_URI, addBotUser, codeQuery, redirectedTo, registerClient, tokenRequest } from './oauth2Support.js';
 
@@ -21,7 +21,7 @@ async function expectPageWithoutEvents(request: () => Promise<ApiResponse>, stat
   expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(page.headers.location).toBeUndefined();
   expect(page.text).toMatch(text);
-  expect(await server.runtime.store.headPosition()).toEqual(before);
+  await expectNothingAppendedSince(server, before);
   return page;
 }
 
@@ -130,7 +130,7 @@ describe('the page', () => {
       error_description: 'The person declined the authorization',
       state: 'st4te',
     });
-    expect(await server.runtime.store.headPosition()).toEqual(before);
+    await expectNothingAppendedSince(server, before);
   });
 
   it('refuses a form without the visitor’s CSRF token (403), appending nothing', async () => {

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { gatewayClients } from '../support/gateway.js';
-import { createBot, fileServer } from '../support/server.js';
+import { createBot, fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, join, newMember } from './guildSupport.js';
 
 const server = await fileServer();
@@ -134,7 +134,7 @@ describe('slowmode', () => {
     expect(limited.body.retry_after).toBeGreaterThan(8);
     expect(limited.body.retry_after).toBeLessThanOrEqual(10);
     expect(limited.headers).toMatchObject({ 'retry-after': '10', 'x-ratelimit-scope': 'user' });
-    expect(await server.runtime.store.headPosition()).toEqual(before);
+    await expectNothingAppendedSince(server, before);
     // Per user and per channel: another member, and the same member elsewhere, are not held back.
     expect((await send(channelId, (await newMember(server, guild)).token)).status).toBe(200);
     expect((await send(guild.channelId, member.token)).status).toBe(200);

@@ -5,12 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { type Composition, compose } from '../../infra/compose.js';
 import { loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
 import { EMBEDDED } from '../../infra/roles.js';
 import type { Runtime } from '../../infra/runtime.js';
+import { type Position, type RecordedEvent, comparePositions } from '../../ports/eventStore.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -129,4 +130,29 @@ export async function createBot(server: Pick<TestServer, 'api'>, owner?: TestUse
   const bot = await server.api('POST', `/applications/${app.body.id}/bot`, { token: person.token });
   if (bot.status !== 201) throw new Error(`bot failed: ${bot.status} ${bot.text}`);
   return { id: bot.body.id, token: bot.body.token, username: name, applicationId: app.body.id, owner: person };
+}
+
+/**
+ * The events requests appended since `before`. The service's own work may append meanwhile (an earlier interaction's
+ * 3-second deadline): events no request caused carry neither an actor nor a request's id, and are left out.
+ */
+export async function appendedByRequestsSince(server: Pick<TestServer, 'runtime'>, before: Position | null) {
+  const since = await server.runtime.store.readAll(before ? { fromPosition: before } : {});
+  return since.filter(
+    (event) => (!before || comparePositions(event.position, before) > 0) && (event.metadata.actorId !== null || event.metadata.correlationId !== undefined),
+  );
+}
+
+/** An event as the tests compare it: its stream, type and data. */
+export const streamTypeData = (event: RecordedEvent) => ({ stream: event.streamId, type: event.type, data: event.data });
+
+/** The response, and the events `request` appended. */
+export async function appendedBy(server: Pick<TestServer, 'runtime'>, request: () => Promise<ApiResponse>) {
+  const before = await server.runtime.store.headPosition();
+  const response = await request();
+  return { response, appended: await appendedByRequestsSince(server, before) };
+}
+
+export async function expectNothingAppendedSince(server: Pick<TestServer, 'runtime'>, before: Position | null) {
+  expect(await appendedByRequestsSince(server, before)).toEqual([]);
 }
