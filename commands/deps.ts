@@ -37,6 +37,9 @@ export function metadata(meta: RequestMeta, clock: Clock): EventMetadata {
   return { ...meta, createdAt: isoNow(clock) };
 }
 
+/** The service's own doing, not a request's (creating a missing key, failing an interaction, archiving an idle thread). */
+export const serviceMeta = (deps: Uses<'clock'>) => metadata({ actorId: null, reason: null }, deps.clock);
+
 /** settle, and the files the log let go of up to `position` gone too: what a command that drops files answers after. */
 export async function settleWithFiles(deps: Uses<'settle' | 'settleFiles'>, position: Position | null): Promise<void> {
   await Promise.all([deps.settle(position), deps.settleFiles(position)]);

@@ -9,7 +9,7 @@ import { ACKNOWLEDGE_WITHIN_MS, type InteractionFailure, botInteractionDecider }
 import { invalidForm } from '../domain/errors.js';
 import { type CheckOutboundUrl, type OutboundAnswer, type OutboundRefusal, OutboundUrlError, type PostForAnswer } from '../ports/outbound.js';
 import { newSigningKeyPair, signWithKey } from '../ports/secrets.js';
-import { type Uses, metadata } from './deps.js';
+import { type Uses, serviceMeta } from './deps.js';
 import { applicationStream, commandInteractionStream } from './streams.js';
 
 /** How the service reaches endpoints: the outbound port's check and POST, under the address rules of interaction_url. */
@@ -23,9 +23,6 @@ export interface EndpointPolicy {
 const USER_AGENT = 'Service-Interactions/1.0';
 /** A PONG is tiny; an answer to a PING is not read past this. */
 const MAX_PONG_BYTES = 4096;
-
-/** The service's own doing, not a request's: creating a missing key, failing an interaction. */
-const serviceMeta = (deps: Uses<'clock'>) => metadata({ actorId: null, reason: null }, deps.clock);
 
 /** A new key pair, its private half sealed. */
 export function newApplicationKey(deps: Uses<'secrets'>): ApplicationKey {
