@@ -42,6 +42,8 @@ export interface ThreadState {
 export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thread: ThreadData; fromMessage: boolean }>;
 /** `byMessage`: a message reopened the archived thread (no one's edit, so no audit-log entry). */
 export type ThreadUpdated = DomainEvent<'ThreadUpdated', { guildId: string; threadId: string; parentId: string; changes: Change[]; byMessage?: true }>;
+/** The service archived a thread that saw no activity for its auto_archive_duration (no one's edit: no audit-log entry). */
+export type ThreadArchived = DomainEvent<'ThreadArchived', { guildId: string; threadId: string; parentId: string; archiveTimestamp: string }>;
 export type ThreadDeleted = DomainEvent<'ThreadDeleted', { guildId: string; thread: ThreadData }>;
 export type ThreadMemberAdded = DomainEvent<
   'ThreadMemberAdded',
@@ -51,7 +53,7 @@ export type ThreadMemberRemoved = DomainEvent<
   'ThreadMemberRemoved',
   { guildId: string; threadId: string; parentId: string; userId: string; memberCount: number }
 >;
-export type ThreadEvent = ThreadCreated | ThreadUpdated | ThreadDeleted | ThreadMemberAdded | ThreadMemberRemoved;
+export type ThreadEvent = ThreadCreated | ThreadUpdated | ThreadArchived | ThreadDeleted | ThreadMemberAdded | ThreadMemberRemoved;
 
 /** A user and their permissions in the thread's parent channel (0 for someone outside the guild). */
 export interface Participant {
@@ -68,7 +70,12 @@ export type ThreadCommand =
   | { type: 'AddThreadMember'; actor: Participant; target: Participant | null; at: string }
   | { type: 'RemoveThreadMember'; actor: Participant; userId: string }
   /** A message was sent: its author, and those it mentions who can see the thread, join; an archived thread reopens. */
-  | { type: 'ThreadMessageSent'; author: Participant; mentioned: Participant[]; at: string };
+  | { type: 'ThreadMessageSent'; author: Participant; mentioned: Participant[]; at: string }
+  /**
+   * The service's clock says the thread may be idle: `lastActivityAt` is its latest activity as the read models know it
+   * (its last message, creation or unarchiving); the thread's own archive_timestamp counts too, as the log has it.
+   */
+  | { type: 'ArchiveIdleThread'; lastActivityAt: string; at: string };
 
 export const threadArchived = () => badRequest('THREAD_ARCHIVED', 'Operation is not allowed on an archived thread');
 export const threadAlreadyCreated = () => badRequest('THREAD_ALREADY_CREATED', 'A thread has already been created for this message');
@@ -191,11 +198,31 @@ const deciders = {
     for (const who of joining) events.push(memberAdded(thread, who.id, command.at, ++count));
     return events;
   },
+
+  /**
+   * Archives a thread idle for its auto_archive_duration, locked or not. A thread archived or deleted meanwhile, or
+   * active again (a message, an unarchiving or a longer duration since the check was planned), is left as it is.
+   */
+  ArchiveIdleThread(command: Extract<ThreadCommand, { type: 'ArchiveIdleThread' }>, state: ThreadState): ThreadEvent[] {
+    const thread = state.thread;
+    if (state.status !== 'active' || !thread || thread.archived) return [];
+    if (Date.parse(command.at) < idleAt(thread, command.lastActivityAt)) return [];
+    return [{ type: 'ThreadArchived', data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, archiveTimestamp: command.at } }];
+  },
 };
+
+/** When a thread falls idle: its auto_archive_duration after its latest activity (a message, its creation or unarchiving). */
+function idleAt(thread: ThreadData, lastActivityAt: string): number {
+  return Math.max(Date.parse(thread.archive_timestamp), Date.parse(lastActivityAt)) + thread.auto_archive_duration * 60_000;
+}
 
 const evolvers = {
   ThreadCreated: (_state: ThreadState, event: ThreadCreated): ThreadState => ({ status: 'active', thread: event.data.thread, members: new Map() }),
   ThreadUpdated: (state: ThreadState, event: ThreadUpdated): ThreadState => ({ ...state, thread: applyChanges(state.thread!, event.data.changes) }),
+  ThreadArchived: (state: ThreadState, event: ThreadArchived): ThreadState => ({
+    ...state,
+    thread: { ...state.thread!, archived: true, archive_timestamp: event.data.archiveTimestamp },
+  }),
   ThreadDeleted: (state: ThreadState): ThreadState => ({ ...state, status: 'deleted' }),
   ThreadMemberAdded: (state: ThreadState, event: ThreadMemberAdded): ThreadState => ({
     ...state,

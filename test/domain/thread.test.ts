@@ -206,3 +206,90 @@ describe('thread members', () => {
       ]);
   });
 });
+
+describe('archiving an idle thread', () => {
+  // Created at T0 with auto_archive_duration 60: idle from one hour after its latest activity.
+  const hourly = created({ auto_archive_duration: 60 });
+  const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
+  const idle = (lastActivityAt: string, minutes: number) => ({ type: 'ArchiveIdleThread' as const, lastActivityAt, at: at(minutes) });
+  const archivedAt = (minutes: number): ThreadEvent => ({
+    type: 'ThreadArchived',
+    data: { guildId: 'g', threadId: 't', parentId: 'c', archiveTimestamp: at(minutes) },
+  });
+
+  it('archives a thread with no activity for its auto_archive_duration, as of the clock, not before', () => {
+    given(threadDecider, hourly)
+      .when(idle(T0, 60))
+      .then([archivedAt(60)]);
+    given(threadDecider, hourly).when(idle(T0, 59)).then([]);
+  });
+
+  it('counts from its last message, as the read models know it', () => {
+    given(threadDecider, hourly)
+      .when(idle(at(30), 89))
+      .then([]);
+    given(threadDecider, hourly)
+      .when(idle(at(30), 90))
+      .then([archivedAt(90)]);
+  });
+
+  it('counts from its unarchiving and follows a changed duration, as the log has them, whatever the read models say', () => {
+    const reopened = [
+      ...hourly,
+      updated([{ key: 'archived', old_value: false, new_value: true }]),
+      updated([
+        { key: 'archived', old_value: true, new_value: false },
+        { key: 'archive_timestamp', old_value: T0, new_value: at(45) },
+      ]),
+    ];
+    given(threadDecider, reopened).when(idle(T0, 100)).then([]);
+    given(threadDecider, reopened)
+      .when(idle(T0, 105))
+      .then([archivedAt(105)]);
+    const longer = [...hourly, updated([{ key: 'auto_archive_duration', old_value: 60, new_value: 1440 }])];
+    given(threadDecider, longer).when(idle(T0, 61)).then([]);
+  });
+
+  it('archives a locked thread too', () => {
+    given(threadDecider, [...hourly, updated([{ key: 'locked', old_value: false, new_value: true }])])
+      .when(idle(T0, 61))
+      .then([archivedAt(61)]);
+  });
+
+  it('leaves a thread archived or deleted meanwhile as it is, and archives once', () => {
+    given(threadDecider, [...hourly, updated([{ key: 'archived', old_value: false, new_value: true }])])
+      .when(idle(T0, 61))
+      .then([]);
+    const deleted: ThreadEvent = { type: 'ThreadDeleted', data: { guildId: 'g', thread: thread({ auto_archive_duration: 60 }) } };
+    given(threadDecider, [...hourly, deleted])
+      .when(idle(T0, 61))
+      .then([]);
+    given(threadDecider, [...hourly, archivedAt(61)])
+      .when(idle(T0, 62))
+      .then([]);
+    given(threadDecider, []).when(idle(T0, 61)).then([]);
+  });
+
+  it('once archived by the clock, the thread refuses changes until a message or an edit reopens it', () => {
+    given(threadDecider, [...hourly, archivedAt(61)])
+      .when({ type: 'UpdateThread', actor: owner, fields: { name: 'Renamed' }, at: at(62) })
+      .thenRefuses('THREAD_ARCHIVED');
+    given(threadDecider, [...hourly, archivedAt(61)])
+      .when({ type: 'ThreadMessageSent', author: owner, mentioned: [], at: at(62) })
+      .then([
+        {
+          type: 'ThreadUpdated',
+          data: {
+            guildId: 'g',
+            threadId: 't',
+            parentId: 'c',
+            changes: [
+              { key: 'archived', old_value: true, new_value: false },
+              { key: 'archive_timestamp', old_value: at(61), new_value: at(62) },
+            ],
+            byMessage: true,
+          },
+        },
+      ]);
+  });
+});

@@ -96,6 +96,7 @@ const PRODUCED = Object.keys({
   StickerCreated: true,
   StickerDeleted: true,
   StickerUpdated: true,
+  ThreadArchived: true,
   ThreadCreated: true,
   ThreadDeleted: true,
   ThreadMemberAdded: true,
