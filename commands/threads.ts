@@ -9,8 +9,9 @@ import { Permission, requirePermission } from '../domain/permissions.js';
 import { type Participant, type ThreadCommand, type ThreadData, type ThreadFields, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
 import { isoNow } from '../ports/clock.js';
 import { channelById } from '../projections/channels.queries.js';
+import { threadById } from '../projections/threads.queries.js';
 import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
-import { type ActorMeta, type Uses, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata, serviceMeta } from './deps.js';
 import { loadMessage } from './messages/state.js';
 import { channelSendsGate, exclusive } from './queue.js';
 import { threadStream } from './streams.js';
@@ -157,4 +158,21 @@ export async function threadMessageSent(
   const mentioned = message.mentions.filter((user) => guild.members.has(user.id)).map((user) => participant(guild, parent, user.id));
   const command: ThreadCommand = { type: 'ThreadMessageSent', author: participant(guild, parent, message.author.id), mentioned, at: isoNow(deps.clock) };
   await run(deps, meta, access.channelId, command);
+}
+
+/**
+ * Archives a thread idle for its auto_archive_duration, as the service (processes/threadAutoArchive.ts). It holds the
+ * thread's sends gate, as a deletion does, so the sends under way are appended and read before the thread's latest
+ * activity is, and a send that comes after finds it archived (and reopens it, unless it is locked). Answers whether it
+ * archived the thread: not when it is active again, archived or deleted meanwhile.
+ */
+export async function archiveIdleThread(deps: ThreadDeps & Uses<'readStore'>, threadId: string): Promise<boolean> {
+  return exclusive(channelSendsGate(threadId), async () => {
+    const doc = await threadById(deps.readStore, threadId);
+    if (!doc) return false;
+    const command: ThreadCommand = { type: 'ArchiveIdleThread', lastActivityAt: doc.last_activity_at, at: isoNow(deps.clock) };
+    const result = await deps.commands.handle(threadStream(threadId), threadDecider, command, serviceMeta(deps));
+    await deps.settle(result.position);
+    return result.events.length > 0;
+  });
 }

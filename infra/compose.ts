@@ -14,6 +14,7 @@ import { type RunningHttpServer, startHttpServer } from '../http/server.js';
 import { AcknowledgementDeadline } from '../processes/acknowledgementDeadline.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { KeyShredder } from '../processes/keyShredding.js';
+import { ThreadAutoArchive } from '../processes/threadAutoArchive.js';
 import { DeliveryWorker } from '../processes/delivery.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionRunner } from '../projections/runner.js';
@@ -140,6 +141,11 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       const deadline = new AcknowledgementDeadline(runtime);
       started.push(() => deadline.stop());
       await deadline.start();
+      // The background workers' role, beside the other clocks: it serves no requests, and two of them would only find
+      // each other's archivings made (the thread's decider appends each once).
+      const archiver = new ThreadAutoArchive(runtime, config.threadArchiveSweepMs);
+      started.push(() => archiver.stop());
+      archiver.start();
     }
 
     let http: RunningHttpServer | null = null;

@@ -61,4 +61,6 @@ export interface Config {
   voiceEndpoint: string | null;
   /** How long a call rings a user who neither answers nor declines (CALL_RING_TIMEOUT_MS). */
   callRingTimeoutMs: number;
+  /** How often idle threads are looked for, the most an auto-archiving runs late (THREAD_ARCHIVE_SWEEP_MS). */
+  threadArchiveSweepMs: number;
 }

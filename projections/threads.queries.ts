@@ -1,4 +1,5 @@
 // Reads of the threads projection's collections: threads and their members.
+import { AUTO_ARCHIVE_DURATIONS } from '../domain/thread.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { THREADS, THREAD_MEMBERS } from './collections.js';
 import { type PageQuery, findPage } from './paging.js';
@@ -29,3 +30,24 @@ export const archivedThreadsOf = (read: Pick<ReadStore, 'find'>, parentId: strin
     { parent_id: parentId, archived: true, type: { $in: types }, ...(before ? { archive_timestamp: { $lt: before } } : {}) },
     { sort: { archive_timestamp: -1 }, limit },
   );
+
+/**
+ * Up to `limit` threads idle at `now` (ms): unarchived, with no activity for their auto_archive_duration, the longest
+ * overdue first. One range of the idle index per duration, so a sweep reads only what is due.
+ */
+export async function idleThreads(read: Pick<ReadStore, 'find'>, now: number, limit: number): Promise<ThreadDoc[]> {
+  const overdue = (doc: ThreadDoc) => now - Date.parse(doc.last_activity_at) - doc.auto_archive_duration * 60_000;
+  const due = await Promise.all(
+    AUTO_ARCHIVE_DURATIONS.map((minutes) =>
+      read.find<ThreadDoc>(
+        THREADS,
+        { archived: false, auto_archive_duration: minutes, last_activity_at: { $lte: new Date(now - minutes * 60_000).toISOString() } },
+        { sort: { last_activity_at: 1 }, limit },
+      ),
+    ),
+  );
+  return due
+    .flat()
+    .sort((a, b) => overdue(b) - overdue(a))
+    .slice(0, limit);
+}

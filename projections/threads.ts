@@ -1,6 +1,7 @@
-// Read model of threads: one document per thread with its counts (messages now and ever sent, members), and one per
-// thread member. Counts follow the messages sent in the thread's channel id; an update naming another channel matches
-// no thread document and writes nothing.
+// Read model of threads: one document per thread with its counts (messages now and ever sent, members) and the time of
+// its latest activity (its last message, creation or unarchiving: what auto-archiving counts from), and one per thread
+// member. Counts follow the messages sent in the thread's channel id; an update naming another channel matches no
+// thread document and writes nothing.
 import type { ThreadData } from '../domain/thread.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { changeSet } from './changes.js';
@@ -13,6 +14,8 @@ export interface ThreadDoc extends Omit<ThreadData, 'id'> {
   total_message_sent: number;
   member_count: number;
   last_message_id: string | null;
+  /** ISO 8601: the latest of its last message's time and its archive_timestamp. */
+  last_activity_at: string;
   [key: string]: unknown;
 }
 
@@ -37,6 +40,7 @@ export const threadsProjection = projection({
   handles: [
     'ThreadCreated',
     'ThreadUpdated',
+    'ThreadArchived',
     'ThreadDeleted',
     'ThreadMemberAdded',
     'ThreadMemberRemoved',
@@ -50,6 +54,7 @@ export const threadsProjection = projection({
   indexes: [
     { collection: THREADS, keys: { guild_id: 1 } },
     { collection: THREADS, keys: { parent_id: 1, archived: 1, archive_timestamp: -1 } },
+    { collection: THREADS, keys: { archived: 1, auto_archive_duration: 1, last_activity_at: 1 } },
     { collection: THREAD_MEMBERS, keys: { thread_id: 1, user_id: 1 } },
     { collection: THREAD_MEMBERS, keys: { guild_id: 1, user_id: 1 } },
     { collection: THREAD_MEMBERS, keys: { parent_id: 1 } },
@@ -58,11 +63,21 @@ export const threadsProjection = projection({
     switch (e.type) {
       case 'ThreadCreated': {
         const { id, ...thread } = e.data.thread;
-        const doc: ThreadDoc = { _id: id, ...thread, message_count: 0, total_message_sent: 0, member_count: 0, last_message_id: null };
+        const counts = { message_count: 0, total_message_sent: 0, member_count: 0, last_message_id: null };
+        const doc: ThreadDoc = { _id: id, ...thread, ...counts, last_activity_at: thread.create_timestamp };
         return [{ replaceOne: { collection: THREADS, filter: { _id: id }, replacement: doc, upsert: true } }];
       }
-      case 'ThreadUpdated':
-        return [{ updateOne: { collection: THREADS, filter: { _id: e.data.threadId }, update: { $set: changeSet(e.data.changes) } } }];
+      case 'ThreadUpdated': {
+        const set = changeSet(e.data.changes);
+        // A new archive_timestamp is an archiving (the thread leaves the idle index) or an unarchiving (it is active now).
+        if (typeof set.archive_timestamp === 'string') set.last_activity_at = set.archive_timestamp;
+        return [{ updateOne: { collection: THREADS, filter: { _id: e.data.threadId }, update: { $set: set } } }];
+      }
+      case 'ThreadArchived': {
+        const { threadId, archiveTimestamp } = e.data;
+        const set = { archived: true, archive_timestamp: archiveTimestamp, last_activity_at: archiveTimestamp };
+        return [{ updateOne: { collection: THREADS, filter: { _id: threadId }, update: { $set: set } } }];
+      }
       case 'ThreadDeleted':
         return [
           { deleteOne: { collection: THREADS, filter: { _id: e.data.thread.id } } },
@@ -93,7 +108,12 @@ export const threadsProjection = projection({
       case 'MessageCreated':
         // Threads are guild channels: a DM's message has no thread to count it.
         return e.data.guildId
-          ? [counts(e.data.channelId, { $inc: { message_count: 1, total_message_sent: 1 }, $set: { last_message_id: e.data.messageId } })]
+          ? [
+              counts(e.data.channelId, {
+                $inc: { message_count: 1, total_message_sent: 1 },
+                $set: { last_message_id: e.data.messageId, last_activity_at: e.data.message.timestamp },
+              }),
+            ]
           : [];
       case 'MessageDeleted':
         return e.data.guildId ? [counts(e.data.channelId, { $inc: { message_count: -1 } })] : [];

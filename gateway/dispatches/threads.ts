@@ -21,7 +21,7 @@ async function currentThread(runtime: GatewayDeps, threadId: string) {
 const seers = (guildId: string, threadId: string, users: string[] = []) => ({ guildId, channelId: threadId, users });
 
 export const threadDispatches = deriver({
-  handles: ['ThreadCreated', 'ThreadUpdated', 'ThreadDeleted', 'ThreadMemberAdded', 'ThreadMemberRemoved'],
+  handles: ['ThreadCreated', 'ThreadUpdated', 'ThreadArchived', 'ThreadDeleted', 'ThreadMemberAdded', 'ThreadMemberRemoved'],
   async derive(event, runtime): Promise<Dispatch[]> {
     switch (event.type) {
       case 'ThreadCreated': {
@@ -30,7 +30,9 @@ export const threadDispatches = deriver({
         const d = { ...threadObject(thread, { ...NEW_THREAD_COUNTS, member_count: 1 }), newly_created: true as const };
         return [dispatch('THREAD_CREATE', d, { intent: Intent.GUILDS, audience: seers(guildId, thread.id) })];
       }
-      case 'ThreadUpdated': {
+      // An archiving by the service is a THREAD_UPDATE like anyone's.
+      case 'ThreadUpdated':
+      case 'ThreadArchived': {
         const d = await currentThread(runtime, event.data.threadId);
         return d ? [dispatch('THREAD_UPDATE', d, { intent: Intent.GUILDS, audience: seers(event.data.guildId, event.data.threadId) })] : [];
       }
