@@ -70,7 +70,8 @@ export function recorded(event: HistoryEvent, index: number): RecordedEvent {
 /** The document's values of the fields `expected` names (the other fields do not matter to the spec). */
 const fieldsOf = (doc: Doc, expected: object) => Object.fromEntries(Object.keys(expected).map((key) => [key, doc[key]]));
 
-async function project(projections: Projection[], events: HistoryEvent[]): Promise<SqliteReadStore> {
+/** The events projected into a new in-memory store, which the caller closes: for specs of a projection's queries. */
+export async function project(projections: Projection[], events: HistoryEvent[]): Promise<SqliteReadStore> {
   const store = new SqliteReadStore(':memory:');
   await store.ensureIndexes(projections.flatMap((p) => p.indexes));
   // Routed as the runner routes them: each projection sees only the event types it declares.
