@@ -1,8 +1,9 @@
 // Threads with a real discord.py 2.x bot (Debian's python3-discord, unmodified; discordpy/threads.py): it opens a
 // public and a private thread with TextChannel.create_thread and one with Message.create_thread, posts in the public
 // one, adds and removes a member with Thread.add_user/remove_user, archives and locks with Thread.edit, and lists
-// TextChannel.archived_threads (public, private, joined) and Guild.active_threads; it hears on_thread_create,
-// on_thread_member_join/remove and on_thread_update. What it did is checked again over HTTPS.
+// TextChannel.archived_threads (public, private, joined) and Guild.active_threads, fetches a thread member and deletes
+// a thread; it hears on_thread_create, on_thread_member_join/remove, on_thread_update and on_thread_delete. What it
+// did is checked again over HTTPS.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
@@ -23,7 +24,7 @@ if (!skippedWithoutDiscordPy('discord.py threads', 'runs a discord.py bot with t
   });
 
   describe('discord.py threads', () => {
-    it('creates public, private and message threads, posts, adds and removes a member, archives and locks, lists, and hears of it', async () => {
+    it('creates public, private and message threads, posts, adds and removes a member, archives, locks, lists, deletes, and hears of it', async () => {
       expect(missing).toBeNull();
       const guild = await createGuild(server, undefined, 'Threads');
       const member = await newMember(server, guild);
@@ -58,9 +59,12 @@ if (!skippedWithoutDiscordPy('discord.py threads', 'runs a discord.py bot with t
       expect((await bot.next('members_after_remove')).data.ids).toEqual([app.id]);
       expect((await bot.next('archived')).data).toEqual({ id: pub.id, archived: true, locked: true });
       expect((await bot.next('lists')).data).toEqual({ public: [pub.id], private: [priv.id], joined: [priv.id], active: [fromMessage.id] });
+      expect((await bot.next('deleted')).data).toEqual({ id: fromMessage.id, member: member.id, member_thread: fromMessage.id });
 
       for (const { id, name } of [pub, priv, fromMessage]) expect((await bot.next('thread_create', (d) => d.id === id)).data.name).toBe(name);
       expect((await bot.next('thread_member_join', (d) => d.user_id === member.id)).data).toEqual({ thread_id: pub.id, user_id: member.id, joined: true });
+      expect((await bot.next('thread_member_join', (d) => d.thread_id === fromMessage.id)).data.user_id).toBe(member.id);
+      expect((await bot.next('thread_delete')).data).toEqual({ id: fromMessage.id, name: 'py from a message' });
       expect((await bot.next('thread_member_remove', (d) => d.user_id === member.id)).data).toEqual({ thread_id: pub.id, user_id: member.id });
       expect((await bot.next('thread_update', (d) => d.id === pub.id && d.archived)).data).toEqual({
         id: pub.id,

@@ -2,9 +2,10 @@
 # gateway from GET /gateway/bot; the certificate through SSL_CERT_FILE). Once ready it opens a public and a private
 # thread in CHANNEL_ID with TextChannel.create_thread and one from a message with Message.create_thread, posts in the
 # public one, adds MEMBER_ID to it and removes them, archives and locks it with Thread.edit, archives the private one,
-# and lists the channel's archived threads (public, private, and the private ones it joined). It reports each result
-# and each on_thread_create, on_thread_update, on_thread_member_join and on_thread_member_remove as JSON lines on
-# stdout for discordpyThreads.test.ts.
+# lists the channel's archived threads (public, private, and the private ones it joined), then adds MEMBER_ID to the
+# message's thread, fetches that membership and deletes the thread. It reports each result and each on_thread_create,
+# on_thread_update, on_thread_member_join, on_thread_member_remove and on_thread_delete as JSON lines on stdout for
+# discordpyThreads.test.ts.
 import json
 import os
 import traceback
@@ -53,6 +54,9 @@ class Bot(discord.Client):
     async def on_thread_member_join(self, member):
         report('thread_member_join', thread_id=str(member.thread_id), user_id=str(member.id), joined=member.joined_at is not None)
 
+    async def on_thread_delete(self, thread):
+        report('thread_delete', id=str(thread.id), name=thread.name)
+
     async def on_thread_member_remove(self, member):
         report('thread_member_remove', thread_id=str(member.thread_id), user_id=str(member.id))
 
@@ -90,6 +94,10 @@ class Bot(discord.Client):
             joined=[str(t.id) async for t in channel.archived_threads(private=True, joined=True)],
             active=sorted(str(t.id) for t in await channel.guild.active_threads()),
         )
+        await from_message.add_user(member)
+        joined = await from_message.fetch_member(member.id)
+        await from_message.delete()
+        report('deleted', id=str(from_message.id), member=str(joined.id), member_thread=str(joined.thread_id))
 
 
 intents = discord.Intents.default()
