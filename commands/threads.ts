@@ -51,7 +51,8 @@ export interface NewThread {
   type?: number;
   auto_archive_duration?: number;
   invitable?: boolean;
-  rate_limit_per_user?: number;
+  /** null: no slowmode, as the widely used API takes it. */
+  rate_limit_per_user?: number | null;
 }
 
 /**
@@ -91,7 +92,8 @@ export async function createThread(
     auto_archive_duration: input.auto_archive_duration ?? parent.default_auto_archive_duration ?? 4320,
     archive_timestamp: at,
     locked: false,
-    ...(type === ThreadType.PRIVATE_THREAD || input.invitable !== undefined ? { invitable: input.invitable ?? true } : {}),
+    // Only a private thread is invitable; the widely used API ignores `invitable` for others (discord.py always sends it).
+    ...(type === ThreadType.PRIVATE_THREAD ? { invitable: input.invitable ?? true } : {}),
     create_timestamp: at,
   };
   const command: ThreadCommand = {
@@ -117,7 +119,12 @@ async function guildOfChannel(deps: Uses<'commands' | 'readStore' | 'clock'>, ch
   return loadGuild(deps, doc.guild_id);
 }
 
-export async function updateThread(deps: ThreadDeps, meta: ActorMeta, threadId: string, fields: ThreadFields): Promise<void> {
+/** Changes to a thread as a request names them: a null slowmode is none. */
+type ThreadChanges = Omit<ThreadFields, 'rate_limit_per_user'> & { rate_limit_per_user?: number | null };
+
+export async function updateThread(deps: ThreadDeps, meta: ActorMeta, threadId: string, changes: ThreadChanges): Promise<void> {
+  const { rate_limit_per_user: slowmode, ...rest } = changes;
+  const fields: ThreadFields = slowmode === undefined ? rest : { ...rest, rate_limit_per_user: slowmode ?? 0 };
   const { guild, parent } = await resolveThread(deps, threadId);
   await run(deps, meta, threadId, { type: 'UpdateThread', actor: participant(guild, parent, meta.actorId), fields, at: isoNow(deps.clock) });
 }

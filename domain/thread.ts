@@ -113,9 +113,6 @@ const deciders = {
     if (!types.includes(thread.type) || (command.fromMessage && thread.type === ThreadType.PRIVATE_THREAD)) {
       throw invalidForm([{ path: 'type', message: `Threads of type ${thread.type} cannot be created here` }]);
     }
-    if (thread.type !== ThreadType.PRIVATE_THREAD && thread.invitable !== undefined) {
-      throw invalidForm([{ path: 'invitable', message: 'Only private threads are invitable' }]);
-    }
     requirePermission(
       actor.parentPermissions,
       thread.type === ThreadType.PRIVATE_THREAD ? Permission.CREATE_PRIVATE_THREADS : Permission.CREATE_PUBLIC_THREADS,

@@ -31,7 +31,8 @@ import { deleteChannelRoute, getChannelRoute, updateChannelRoute } from './chann
 const threadFields = {
   name: nameSchema(1, 100),
   auto_archive_duration: { type: 'integer', enum: AUTO_ARCHIVE_DURATIONS },
-  rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
+  // The widely used API takes null for no slowmode (discord.py's create_thread sends it when none is given).
+  rate_limit_per_user: { type: ['integer', 'null'], minimum: 0, maximum: 21600 },
 } as const;
 
 /** discord.js names the type it expects (11, or 10 in an announcement channel); a private thread is refused by the rules. */
