@@ -151,7 +151,8 @@ export async function messageChannelAccess(deps: Uses<'commands' | 'readStore' |
     if (!isDm(doc) || !doc.recipient_ids.includes(userId)) throw unknownChannel();
     return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };
   }
-  const { state: guild } = await deps.commands.load(guildStream(guildId), guildDecider);
+  // Judged at the clock's time, like every guild access: a timeout that has run out no longer holds the member back.
+  const guild = await loadGuildNow(deps, guildId);
   if (!guild.channels.has(channelId) && guild.status === 'active') return threadChannelAccess(deps, guild, channelId, userId);
   const { channel, permissions } = requireVisibleChannel(guild, userId, channelId);
   return { channelId, guildId: guild.id, type: channel.type, permissions, guild, dm: null };

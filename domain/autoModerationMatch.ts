@@ -3,9 +3,9 @@
 // one pass over the content whatever the number of keywords) and its few regexes, whose safety was checked when the
 // rule was saved.
 import { type AutoModerationRuleData, TriggerType } from './autoModeration.js';
+import { mentionCount } from './autoModerationMentionRaid.js';
 import { PRESET_WORDS } from './autoModerationPresets.js';
 import { type GuildState, guildPermissions } from './guildState.js';
-import { parseMentions } from './mentions.js';
 import { Permission, hasPermission } from './permissions.js';
 
 /** A keyword of keyword_filter, allow_list or a preset: `*` at either end lets the word go on past the text on that side. */
@@ -190,8 +190,13 @@ export interface ModeratedSend {
   content: string;
   /** The author's earlier sends in the guild, newest last, for SPAM (see isSpam). */
   recent: readonly RecentSend[];
+  /** The guild is in a mention raid, counting this send (domain/autoModerationMentionRaid.ts); never for an edit. */
+  mentionRaid: boolean;
   now: number;
 }
+
+/** Where a send is made and by whom: what decides whether a rule looks at it. */
+export type SendPlace = Pick<ModeratedSend, 'guild' | 'channelId' | 'parentId' | 'authorId'>;
 
 export interface RecentSend {
   at: number;
@@ -239,8 +244,8 @@ function contentTrigger(rule: CompiledRule, content: string, lower: string): Omi
   return null;
 }
 
-/** Whom the rules leave alone: members who manage the guild, an exempt role, an exempt channel (or its parent). */
-function exempt(rule: AutoModerationRuleData, send: ModeratedSend, roles: readonly string[]): boolean {
+/** Whom a rule leaves alone: an exempt role, an exempt channel (or its parent). */
+function exempt(rule: AutoModerationRuleData, send: SendPlace, roles: readonly string[]): boolean {
   return (
     rule.exempt_channels.includes(send.channelId) ||
     (send.parentId !== null && rule.exempt_channels.includes(send.parentId)) ||
@@ -248,12 +253,19 @@ function exempt(rule: AutoModerationRuleData, send: ModeratedSend, roles: readon
   );
 }
 
+/** Members with MANAGE_GUILD are never moderated. */
+const managesGuild = (send: SendPlace) => hasPermission(guildPermissions(send.guild, send.authorId), Permission.MANAGE_GUILD);
+const rolesOf = (send: SendPlace) => send.guild.members.get(send.authorId)?.roles ?? [];
+
+/** Whether `rule` looks at the send at all: not when its author manages the guild, has an exempt role, or writes in an exempt channel. */
+export const ruleApplies = (rule: AutoModerationRuleData, send: SendPlace): boolean => !managesGuild(send) && !exempt(rule, send, rolesOf(send));
+
 /** The enabled rules the send triggers, each with what it matched. Members with MANAGE_GUILD are never moderated. */
 export function triggeredRules(send: ModeratedSend): Trigger[] {
   const { guild } = send;
   if (guild.autoModerationRules.size === 0) return [];
-  if (hasPermission(guildPermissions(guild, send.authorId), Permission.MANAGE_GUILD)) return [];
-  const roles = guild.members.get(send.authorId)?.roles ?? [];
+  if (managesGuild(send)) return [];
+  const roles = rolesOf(send);
   let lower: string | null = null;
   const triggers: Trigger[] = [];
   for (const rule of guild.autoModerationRules.values()) {
@@ -266,8 +278,8 @@ export function triggeredRules(send: ModeratedSend): Trigger[] {
         break;
       }
       case TriggerType.MENTION_SPAM: {
-        const mentions = parseMentions(send.content);
-        if (mentions.users.length + mentions.roles.length > (rule.trigger_metadata.mention_total_limit ?? Infinity)) {
+        const raid = send.mentionRaid && rule.trigger_metadata.mention_raid_protection_enabled === true;
+        if (raid || mentionCount(send.content) > (rule.trigger_metadata.mention_total_limit ?? Infinity)) {
           triggers.push({ rule, matchedKeyword: null, matchedContent: null });
         }
         break;

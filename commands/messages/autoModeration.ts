@@ -4,10 +4,24 @@
 // then holds the rule's executions and its alerts, not the message.
 // Webhook executions and interaction responses are not members' sends: the widely used API does not moderate them,
 // and they do not come through here. Bots' sends do, like anyone's (exempt them by role).
+// SPAM's recent sends and the mention raid detector's watches are kept in each process's memory, bounded, and only for
+// guilds with such a rule: after a restart (or across processes) a window starts empty, which can only let a message
+// through, never block one that would not have been.
 import { LRUCache } from 'lru-cache';
 import { ActionType } from '../../domain/autoModeration.js';
 import { type AutoModerationExecution, autoModerationExecutionDecider } from '../../domain/autoModerationExecution.js';
-import { type RecentSend, type Trigger, spamText, SPAM_RULES, triggeredRules, watchesSpam } from '../../domain/autoModerationMatch.js';
+import {
+  type RecentSend,
+  type SendPlace,
+  type Trigger,
+  ruleApplies,
+  spamText,
+  SPAM_RULES,
+  triggeredRules,
+  watchesSpam,
+} from '../../domain/autoModerationMatch.js';
+import { NO_MENTION_RAID, inMentionRaid, mentionCount, mentionRaidRule, noteMentionSend } from '../../domain/autoModerationMentionRaid.js';
+import type { MentionRaidWatch } from '../../domain/autoModerationMentionRaid.js';
 import { DomainError } from '../../domain/errors.js';
 import { guildDecider } from '../../domain/guild.js';
 import { type MessageFields, type MessageUser, MessageType, messageDecider } from '../../domain/message.js';
@@ -30,13 +44,33 @@ export function automodBlocked(moderation: Moderation): DomainError {
   return new DomainError('invalid', 'AUTOMOD_BLOCKED', `Message was blocked by automatic moderation${because ? `: ${because}` : ''}`);
 }
 
-/** Each runtime's recent sends by guild and author, for SPAM: kept only in guilds with an enabled SPAM rule, bounded. */
-const recentSends = new WeakMap<CommandHandler, LRUCache<string, RecentSend[]>>();
+/** A memory of each runtime (keyed by its command handler, so that each test server or spec has its own), of at most `max` entries. */
+function perRuntime<V extends object>(max: number): (deps: Uses<'commands'>) => LRUCache<string, V> {
+  const caches = new WeakMap<CommandHandler, LRUCache<string, V>>();
+  return (deps) => {
+    let cache = caches.get(deps.commands);
+    if (!cache) caches.set(deps.commands, (cache = new LRUCache({ max })));
+    return cache;
+  };
+}
 
-function recentOf(deps: Uses<'commands'>): LRUCache<string, RecentSend[]> {
-  let recent = recentSends.get(deps.commands);
-  if (!recent) recentSends.set(deps.commands, (recent = new LRUCache({ max: 50_000 })));
-  return recent;
+/** Recent sends by guild and author, for SPAM: kept only in guilds with an enabled SPAM rule. */
+const recentOf = perRuntime<RecentSend[]>(50_000);
+/** The mention raid detector's watch by rule (a new rule starts afresh): at most MENTION_RAID.sends sends each. */
+const raidWatchOf = perRuntime<MentionRaidWatch>(10_000);
+
+/**
+ * Notes a send for the guild's raid protection, when it has a rule with it that looks at this send and the send mentions
+ * someone, and tells whether the guild is in a mention raid with it. Attempts count, blocked ones too: a raid that goes
+ * on keeps the guild held. Guilds without such a rule do no work here.
+ */
+function inRaidWith(deps: Uses<'commands'>, place: SendPlace, content: string, now: number): boolean {
+  const rule = mentionRaidRule(place.guild);
+  if (!rule || !ruleApplies(rule, place) || mentionCount(content) === 0) return false;
+  const watches = raidWatchOf(deps);
+  const watch = noteMentionSend(watches.get(rule.id) ?? NO_MENTION_RAID, place.authorId, now);
+  watches.set(rule.id, watch);
+  return inMentionRaid(watch, now);
 }
 
 export interface Moderation {
@@ -49,15 +83,16 @@ const NONE: Moderation = { triggers: [], blocks: false };
 
 /**
  * The rules `content` triggers, by `authorId` in the channel of `access`: none outside guilds. `send` is true for a new
- * message (SPAM counts sends, not edits).
+ * message (SPAM and mention raids count sends, not edits).
  */
 export function moderate(deps: Uses<'commands' | 'clock'>, access: MessageChannelAccess, authorId: string, content: string, send: boolean): Moderation {
   const guild = access.guild;
   if (!guild || guild.autoModerationRules.size === 0) return NONE;
   const now = deps.clock.now();
   const recent = send && watchesSpam(guild) ? (recentOf(deps).get(`${guild.id}:${authorId}`) ?? []) : [];
-  const parentId = guild.channels.get(access.channelId)?.parent_id ?? null;
-  const triggers = triggeredRules({ guild, channelId: access.channelId, parentId, authorId, content, recent, now });
+  const place: SendPlace = { guild, channelId: access.channelId, parentId: guild.channels.get(access.channelId)?.parent_id ?? null, authorId };
+  const mentionRaid = send && inRaidWith(deps, place, content, now);
+  const triggers = triggeredRules({ ...place, content, recent, mentionRaid, now });
   if (triggers.length === 0) return NONE;
   return { triggers, blocks: triggers.some((t) => t.rule.actions.some((a) => a.type === ActionType.BLOCK_MESSAGE)) };
 }

@@ -1,7 +1,8 @@
 // Auto-moderation through the real API: rules CRUD with the widely used API's limits and field paths, MANAGE_GUILD,
 // enforcement on sends and edits (a blocked send appends only its executions and alert), the alert message, the
-// gateway's AUTO_MODERATION_* dispatches by intent and permission, and the audit entries 140-145.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// gateway's AUTO_MODERATION_* dispatches by intent and permission, the audit entries 140-145, and mention raid protection.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MENTION_RAID } from '../../domain/autoModerationMentionRaid.js';
 import { Intent } from '../../gateway/protocol.js';
 import { gatewayClients } from '../support/gateway.js';
 import { type ApiResponse, type TestServer, type TestUser, fileServer, expectNothingAppendedSince, appendedBy } from '../support/server.js';
@@ -12,7 +13,10 @@ const clients = gatewayClients(() => server);
 beforeAll(async () => {
   server = await fileServer();
 });
-afterEach(() => clients.closeAll());
+afterEach(() => {
+  clients.closeAll();
+  vi.restoreAllMocks();
+});
 afterAll(() => server.close());
 
 const rulesPath = (guild: TestGuild) => `/guilds/${guild.id}/auto-moderation/rules`;
@@ -288,5 +292,101 @@ describe('auto-moderation of sends', () => {
     expectError(await send('buy now'), 400, 'AUTOMOD_BLOCKED');
     expectError(await send('what the fuck'), 400, 'AUTOMOD_BLOCKED');
     expect((await send('total bullshit')).status).toBe(200);
+  });
+});
+
+describe('mention raid protection', () => {
+  const mentionRule = (raidProtection: boolean, over: object = {}) => ({
+    ...keywordRule({ name: 'No mention raids' }),
+    trigger_type: 5,
+    trigger_metadata: { mention_total_limit: 5, mention_raid_protection_enabled: raidProtection },
+    ...over,
+  });
+  const send = (user: TestUser, content: string, channel: string) =>
+    server.api('POST', `/channels/${channel}/messages`, { token: user.token, body: { content } });
+  /** The sends that make a raid but for its last: `MENTION_RAID.sends - 1` pings of the owner by the members in turn. */
+  async function raidUpTo(guild: TestGuild, members: TestUser[], channel = guild.channelId) {
+    for (let i = 0; i < MENTION_RAID.sends - 1; i++) {
+      const sent = await send(members[i % members.length], `hey <@${guild.owner.id}>`, channel);
+      expect(sent.status, sent.text).toBe(200);
+    }
+  }
+
+  it('blocks mention-bearing sends once several members mention-bomb, with the rule’s error, alert, timeouts and audit entries', async () => {
+    const { guild, member, alerts } = await setUp();
+    const raiders = [member, await newMember(server, guild), await newMember(server, guild)];
+    const rule = await createRule(
+      guild,
+      mentionRule(true, {
+        actions: [
+          { type: 1, metadata: { custom_message: 'Mentions are paused' } },
+          { type: 2, metadata: { channel_id: alerts } },
+          { type: 3, metadata: { duration_seconds: 60 } },
+        ],
+      }),
+    );
+    const manager = await clients.session(guild.owner.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT);
+    await raidUpTo(guild, raiders);
+
+    // The tenth within 30 seconds, by the third author: the raid is seen, and this send is its first caught.
+    const ping = `<@${guild.owner.id}> <@${raiders[0].id}>`;
+    const { response, appended } = await withAppended(() => send(raiders[0], ping, guild.channelId));
+    expectError(response, 400, 'AUTOMOD_BLOCKED');
+    expect(response.body.message).toBe('Message was blocked by automatic moderation: Mentions are paused');
+    expect(appended.map((e) => e.type)).toEqual([
+      'AutoModerationActionExecuted',
+      'AutoModerationActionExecuted',
+      'AutoModerationActionExecuted',
+      'MemberUpdated',
+      'MessageCreated',
+    ]);
+    const execution = await manager.dispatch('AUTO_MODERATION_ACTION_EXECUTION');
+    expect(execution.d).toMatchObject({ rule_id: rule.id, rule_trigger_type: 5, user_id: raiders[0].id, content: ping, action: { type: 1 } });
+    const timedOut = await server.api('GET', `/guilds/${guild.id}/members/${raiders[0].id}`, { token: guild.owner.token });
+    expect(timedOut.body.communication_disabled_until).toEqual(expect.any(String));
+    const alertsPage = await server.api('GET', `/channels/${alerts}/messages`, { token: guild.owner.token });
+    expect(alertsPage.body[0]).toMatchObject({ type: 24, author: { id: raiders[0].id } });
+    expect(alertsPage.body[0].embeds[0].fields).toContainEqual({ name: 'rule_name', value: 'No mention raids', inline: true });
+
+    // Held: another member's single mention is caught too (and they are timed out); a message mentioning no one is not.
+    expectError(await send(raiders[1], `hi <@${guild.owner.id}>`, guild.channelId), 400, 'AUTOMOD_BLOCKED');
+    expect((await send(raiders[2], 'what is happening?', guild.channelId)).status).toBe(200);
+    const audit = await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token: guild.owner.token });
+    for (const raider of raiders.slice(0, 2)) {
+      const entries = audit.body.audit_log_entries.filter((e: { target_id: string }) => e.target_id === raider.id);
+      expect(entries.map((e: { action_type: number }) => e.action_type).sort()).toEqual([143, 144, 145]);
+      expect(entries[0].options).toMatchObject({ auto_moderation_rule_name: 'No mention raids', auto_moderation_rule_trigger_type: '5' });
+    }
+
+    // Five minutes after the raid was last seen, mentions go through again.
+    vi.spyOn(server.runtime.clock, 'now').mockReturnValue(Date.now() + MENTION_RAID.lockdownMs + 1000);
+    expect((await send(raiders[2], `hi <@${guild.owner.id}>`, guild.channelId)).status).toBe(200);
+  });
+
+  it('leaves a guild whose rule does not protect against raids alone', async () => {
+    const { guild, member } = await setUp();
+    const members = [member, await newMember(server, guild), await newMember(server, guild)];
+    await createRule(guild, mentionRule(false));
+    await raidUpTo(guild, members);
+    for (const user of members) expect((await send(user, `hey <@${guild.owner.id}>`, guild.channelId)).status).toBe(200);
+  });
+
+  it('neither counts nor catches exempt roles, exempt channels and members who manage the guild', async () => {
+    const { guild, member, alerts } = await setUp();
+    const trusted = await newMember(server, guild);
+    const role = await grantRole(server, guild, trusted, 0n, 'trusted');
+    const members = [member, await newMember(server, guild), await newMember(server, guild)];
+    await createRule(guild, mentionRule(true, { exempt_roles: [role], exempt_channels: [alerts] }));
+    // A raid's worth in the exempt channel, and by the exempt role and the owner: none of it counts.
+    await raidUpTo(guild, members, alerts);
+    expect((await send(members[0], `hey <@${guild.owner.id}>`, alerts)).status).toBe(200);
+    await raidUpTo(guild, [trusted, guild.owner]);
+    // So the raid in #general is caught at its own tenth send, not before.
+    await raidUpTo(guild, members);
+    expectError(await send(members[0], `hey <@${guild.owner.id}>`, guild.channelId), 400, 'AUTOMOD_BLOCKED');
+    // And while it is held, they still pass.
+    expect((await send(trusted, `hey <@${guild.owner.id}>`, guild.channelId)).status).toBe(200);
+    expect((await send(guild.owner, `hey <@${trusted.id}>`, guild.channelId)).status).toBe(200);
+    expect((await send(members[1], `hey <@${guild.owner.id}>`, alerts)).status).toBe(200);
   });
 });

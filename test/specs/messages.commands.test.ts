@@ -5,6 +5,7 @@ import { messageChannelAccess } from '../../commands/access.js';
 import { deleteMessage } from '../../commands/messages/delete.js';
 import { editInChannel } from '../../commands/messages/edit.js';
 import { sendMessage } from '../../commands/messages/send.js';
+import type { GuildEvent } from '../../domain/guild.js';
 import { NEW_IDS, NOW, appendStreams, commandDeps, givenStreams } from './support.js';
 import { ANNOUNCEMENTS, G, GENERAL, accounts, ada, bob, cy, deleted, finn, guildStream, messageFields, messageUser, pinned, sent } from './events.js';
 
@@ -39,6 +40,31 @@ describe('sendMessage', () => {
     givenStreams(...people, guildStream)
       .when((deps) => sendMessage(deps, { actorId: bob.id }, GENERAL, { content: '' }, [], asUser(bob)))
       .thenRefuses('CANNOT_SEND_EMPTY_MESSAGE'));
+
+  describe('by a member who was timed out', () => {
+    const timedOutUntil = (until: string): [string, GuildEvent[]] => [
+      guildStream[0],
+      [
+        ...guildStream[1],
+        { type: 'MemberUpdated', data: { guildId: G, userId: bob.id, changes: [{ key: 'communication_disabled_until', new_value: until }] } },
+      ],
+    ];
+    const oneHour = 60 * 60 * 1000;
+
+    it('is refused with MISSING_ACCESS while the timeout lasts, appending nothing', () =>
+      givenStreams(...people, timedOutUntil(new Date(Date.parse(NOW) + oneHour).toISOString()))
+        .when((deps) => sendMessage(deps, { actorId: bob.id }, GENERAL, { content: 'hi' }, [], asUser(bob)))
+        .thenRefuses('MISSING_ACCESS'));
+
+    it('goes through once the clock has passed its end', () =>
+      givenStreams(...people, timedOutUntil(new Date(Date.parse(NOW) - oneHour).toISOString()))
+        .when((deps) => sendMessage(deps, { actorId: bob.id }, GENERAL, { content: 'hi' }, [], asUser(bob)))
+        .then({
+          stream: `message-${NEW_IDS[0]}`,
+          type: 'MessageCreated',
+          data: expect.objectContaining({ authorId: bob.id, message: expect.objectContaining({ content: 'hi' }) }),
+        }));
+  });
 });
 
 describe('deleteMessage', () => {
