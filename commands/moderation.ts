@@ -34,7 +34,7 @@ function prunedCount(events: GuildEvent[]): number {
 /** How many members a prune would remove now: the prune decided on the guild as it stands, and nothing appended. */
 export async function countPrunable(deps: Uses<'commands' | 'readStore' | 'clock'>, meta: ActorMeta, guildId: string, input: PruneInput): Promise<number> {
   const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
-  return prunedCount(guildDecider.decide(await pruneCommand(deps, meta, guildId, input), state));
+  return prunedCount(guildDecider.decide(await pruneCommand(deps, meta, guildId, input), state, deps.clock.now()));
 }
 
 /**

@@ -2,11 +2,12 @@
 // bulk ban leaves unknown users out, and a send that passed its access check finds its author pruned meanwhile.
 import { describe, expect, it } from 'vitest';
 import { sendMessage } from '../../commands/messages/send.js';
-import { banUsers, pruneMembers } from '../../commands/moderation.js';
+import { banUsers, countPrunable, pruneMembers } from '../../commands/moderation.js';
 import type { DomainError } from '../../domain/errors.js';
+import { Permission } from '../../domain/permissions.js';
 import type { MembersPruned } from '../../domain/moderation.js';
 import { comparePositions } from '../../ports/eventStore.js';
-import { G, GENERAL, accounts, ada, bob, finn, guildStream, joined, messageUser, sent } from './events.js';
+import { G, GENERAL, accounts, ada, bob, cy, finn, guildStream, joined, messageUser, roleCreated, rolesAdded, sent } from './events.js';
 import { NOW, appendStreams, by, commandDeps, givenStreams } from './support.js';
 
 const people = accounts(ada, bob, finn);
@@ -30,6 +31,26 @@ describe('pruneMembers', () => {
     )
       .when((deps) => pruneMembers(deps, { actorId: ada.id }, G, { days: 7, includeRoles: [] }))
       .then());
+});
+
+describe('countPrunable', () => {
+  it('counts for a moderator whose own timeout has run out, judged at the clock’s time', () => {
+    const pruner = { id: '602', name: 'pruner' };
+    const timeoutEnded = {
+      type: 'MemberUpdated',
+      data: { guildId: G, userId: cy.id, changes: [{ key: 'communication_disabled_until', new_value: daysBefore(1) }] },
+    };
+    const history = [
+      ...guildStream[1],
+      joined(finn),
+      roleCreated(pruner.id, 'pruner', Permission.KICK_MEMBERS | Permission.MANAGE_GUILD, 3),
+      rolesAdded(cy, pruner),
+      timeoutEnded,
+    ];
+    return givenStreams(...people, [guildStream[0], history] as [string, typeof history])
+      .when(async (deps) => expect(await countPrunable(deps, { actorId: cy.id }, G, { days: 7, includeRoles: [] })).toBe(2))
+      .then();
+  });
 });
 
 describe('banUsers', () => {
