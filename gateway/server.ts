@@ -10,7 +10,7 @@ import { DomainError } from '../domain/errors.js';
 import { parseJsonKeepingIds } from '../domain/snowflake.js';
 import type { GatewayDeps } from './deps.js';
 import { sha256 } from '../ports/secrets.js';
-import { gatewayUrl } from '../presenters/urls.js';
+import { resumeGatewayUrl } from '../presenters/urls.js';
 import type { TokenDoc } from '../projections/users.js';
 import { tokenByHash } from '../projections/users.queries.js';
 import { presenceDispatch } from './dispatches/presence.js';
@@ -294,7 +294,7 @@ export class Gateway {
       user: snapshot.user,
       guilds: snapshot.guildIds.map((id) => ({ id, unavailable: true })),
       session_id: sessionId,
-      resume_gateway_url: gatewayUrl(this.runtime.config),
+      resume_gateway_url: resumeGatewayUrl(this.runtime.config),
       shard: [0, 1],
       private_channels: snapshot.privateChannels,
       relationships: [],

@@ -4,9 +4,11 @@
 import { type Server as PlainServer, createServer as createHttpServer } from 'node:http';
 import { type Server, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { type AppOptions, createApp } from './app.js';
 import { answerClientErrors, refusePlainHttp } from './connectionErrors.js';
 import type { HttpDeps } from './context.js';
+import { operations } from './operations.js';
 
 export type HttpServer = Server | PlainServer;
 
@@ -32,9 +34,38 @@ export async function startHttpServer(
   observed: Omit<AppOptions, 'ready'>,
   hooks: HttpServerHooks = {},
 ): Promise<RunningHttpServer> {
-  const { config } = deps;
+  return serve(deps.config, tls, (ready) => createApp(deps, { ...observed, ready }), hooks);
+}
+
+/**
+ * The operator's endpoints alone (/healthz, /readyz, /metrics), for the roles that serve no API (projector, relay,
+ * delivery): their health checks and scrapes reach them as they reach every other process.
+ */
+export async function startOperatorServer(
+  config: HttpDeps['config'],
+  tls: { cert: string; key: string } | null,
+  observed: Omit<AppOptions, 'ready'>,
+): Promise<RunningHttpServer> {
+  return serve(config, tls, (ready) => {
+    const app = new Koa();
+    app.silent = true;
+    app.use(operations({ ...observed, ready, metricsToken: config.metricsToken }));
+    app.use((ctx) => {
+      ctx.status = 404;
+      ctx.body = { code: 'NOT_FOUND', message: 'This process serves no API: only /healthz, /readyz and /metrics' };
+    });
+    return app;
+  });
+}
+
+async function serve(
+  config: HttpDeps['config'],
+  tls: { cert: string; key: string } | null,
+  createKoa: (ready: () => boolean) => Koa,
+  hooks: HttpServerHooks = {},
+): Promise<RunningHttpServer> {
   let ready = false;
-  const app = createApp(deps, { ...observed, ready: () => ready });
+  const app = createKoa(() => ready);
   // koa answers its own failures (errorHandler): the server's request listener has nothing to wait for.
   const answer = app.callback();
   const handler = (...request: Parameters<typeof answer>) => void answer(...request);

@@ -10,7 +10,7 @@ import { CommandHandler } from '../commands/handle.js';
 import { systemClock } from '../ports/clock.js';
 import { Gateway } from '../gateway/server.js';
 import { READY_MAX_LAG } from '../http/operations.js';
-import { type RunningHttpServer, startHttpServer } from '../http/server.js';
+import { type RunningHttpServer, startHttpServer, startOperatorServer } from '../http/server.js';
 import { AcknowledgementDeadline } from '../processes/acknowledgementDeadline.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { KeyShredder } from '../processes/keyShredding.js';
@@ -43,6 +43,8 @@ export interface Composition {
   runtime: Runtime;
   /** The HTTP(S) API: roles api, gateway and all. */
   http: RunningHttpServer | null;
+  /** The operator's endpoints alone (/healthz, /readyz, /metrics), on PORT: roles projector, relay and delivery. */
+  operator: RunningHttpServer | null;
   /** The WebSocket gateway on the HTTP server: roles gateway and all. */
   gateway: Gateway | null;
   /** The interaction delivery worker: roles delivery and all. */
@@ -149,9 +151,20 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     }
 
     let http: RunningHttpServer | null = null;
+    let operator: RunningHttpServer | null = null;
     let gateway: Gateway | null = null;
-    if (servesHttp(engines.role)) {
-      const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
+    const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
+    // Every role reports the lag of the projections it reads: a projector its own, the others the shared checkpoints.
+    const observed = { lag: async () => Math.max(0, ...Object.values(await projections.lag(READY_MAX_LAG + 1))), metrics: () => metrics.render() };
+    metrics.watch({
+      projectionLag: () => projections.lag(METRICS_LAG_CAP),
+      gateway: () => gateway && { sessions: gateway.registry.size, dispatches: gateway.registry.dispatchesSent },
+    });
+    if (!servesHttp(engines.role)) {
+      const server = await startOperatorServer(config, tls, observed);
+      operator = server;
+      started.push(() => server.close());
+    } else {
       // API-only processes of the distributed mode leave the WebSocket gateway to the gateway role (see GATEWAY_URL).
       const ws = runsGateway(engines.role)
         ? new Gateway(runtime, { heartbeatIntervalMs: config.gatewayHeartbeatMs, soleNode: engines.bus.kind === 'local' })
@@ -159,12 +172,6 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       gateway = ws;
       try {
         // The gateway takes the server's upgrades before it listens, and is closed first when the server closes.
-        // Every role that reads projections reports their lag: a projector its own, the others the shared checkpoints.
-        metrics.watch({
-          projectionLag: () => projections.lag(METRICS_LAG_CAP),
-          gateway: () => ws && { sessions: ws.registry.size, dispatches: ws.registry.dispatchesSent },
-        });
-        const observed = { lag: async () => Math.max(0, ...Object.values(await projections.lag(READY_MAX_LAG + 1))), metrics: () => metrics.render() };
         const server = await startHttpServer(runtime, tls, observed, {
           beforeListen: async (server) => ws?.start(server),
           beforeClose: async () => ws?.close(),
@@ -178,7 +185,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     }
 
     let closing: Promise<void> | null = null;
-    return { runtime, http, gateway, delivery, remover, shredder, close: () => (closing ??= stopAll()) };
+    return { runtime, http, operator, gateway, delivery, remover, shredder, close: () => (closing ??= stopAll()) };
   } catch (error) {
     await stopAll().catch(() => {});
     throw error;

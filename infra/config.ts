@@ -83,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5000, 0, 60_000),
     metricsToken: env.METRICS_TOKEN || null,
     gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
+    gatewayNodeUrl: env.GATEWAY_NODE_URL ? env.GATEWAY_NODE_URL.replace(/\/+$/, '') : null,
     gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
     gatewaySessionStartLimit: integer(env, 'GATEWAY_SESSION_START_LIMIT', 1000, 1, 1_000_000),
     readModelScrubMs: integer(env, 'READ_MODEL_SCRUB_MS', SCRUB_AFTER_MS, 10, 3_600_000),

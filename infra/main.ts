@@ -43,7 +43,9 @@ async function main() {
   const scheme = config.plainHttp ? 'http' : 'https';
   // The line a newcomer reads first: it says where the API's reference is, as GET / does.
   const docs = `${config.publicBaseUrl}/api/v1/docs`;
-  const where = http ? { listening: `${scheme}://${config.host}:${http.port}`, api: `${config.publicBaseUrl}/api/v1`, docs } : {};
+  // A role without the API still listens: the operator's endpoints, for its health check and scrapes.
+  const listening = `${scheme}://${config.host}:${(http ?? composition.operator)?.port}`;
+  const where = http ? { listening, api: `${config.publicBaseUrl}/api/v1`, docs } : { listening };
   const what = { role: engines.role, store: engines.store.kind, readStore: engines.readStore.kind, bus: engines.bus.kind };
   log.info({ ...where, ...what, dataDir: config.dataDir }, http ? `Parley is listening: the API reference is at ${docs}` : 'Parley is running');
 }

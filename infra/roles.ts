@@ -67,17 +67,21 @@ const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '[::]']);
  * Refuses a role that would hand clients an address they cannot reach (GET /gateway/bot's url, READY's
  * resume_gateway_url, CDN URLs): one that derives them from an unspecified HOST, or, in the distributed mode, that
  * derives them at all (an api process runs no gateway, and every node must name the API's and the gateway's public
- * addresses, not its own). The embedded single process keeps its derived default for a developer's machine.
+ * addresses, not its own). The embedded single process keeps its derived default for a developer's machine. A gateway
+ * node's own GATEWAY_NODE_URL (READY's resume_gateway_url) is held to the same rules, and refused where no gateway runs.
  */
-export function checkAdvertisedUrls(role: Role, config: Pick<Config, 'publicBaseUrl' | 'gatewayUrl'>, env: NodeJS.ProcessEnv): void {
+export function checkAdvertisedUrls(role: Role, config: Pick<Config, 'publicBaseUrl' | 'gatewayUrl' | 'gatewayNodeUrl'>, env: NodeJS.ProcessEnv): void {
   if (!servesHttp(role)) return;
   if (role !== 'all') {
     if (!env.PUBLIC_BASE_URL) throw new Error(`ROLE=${role} needs PUBLIC_BASE_URL: the address clients reach the API and its CDN URLs at`);
     if (!env.GATEWAY_URL) throw new Error(`ROLE=${role} needs GATEWAY_URL: the wss:// address clients reach the gateway at (GET /gateway, READY)`);
   }
+  if (config.gatewayNodeUrl && !runsGateway(role))
+    throw new Error(`ROLE=${role} runs no gateway: GATEWAY_NODE_URL names the address of a gateway node, set it on that node`);
   const advertised = [
     { name: 'PUBLIC_BASE_URL', url: config.publicBaseUrl, schemes: ['https:', 'http:'] },
     { name: 'GATEWAY_URL', url: gatewayUrl(config), schemes: ['wss:', 'ws:'] },
+    ...(config.gatewayNodeUrl ? [{ name: 'GATEWAY_NODE_URL', url: config.gatewayNodeUrl, schemes: ['wss:', 'ws:'] }] : []),
   ];
   for (const { name, url, schemes } of advertised) {
     let parsed: URL;

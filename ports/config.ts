@@ -30,6 +30,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
   gatewayUrl: string | null;
+  /**
+   * The wss:// URL that reaches this gateway node alone (GATEWAY_NODE_URL): READY's resume_gateway_url, so a RESUME
+   * lands where the session's state is; null: GATEWAY_URL (one gateway node).
+   */
+  gatewayNodeUrl: string | null;
   gatewayHeartbeatMs: number;
   /** IDENTIFYs one user may make in 24 hours (GATEWAY_SESSION_START_LIMIT; 1000, as in the widely used API). */
   gatewaySessionStartLimit: number;

@@ -33,19 +33,21 @@ function configFor(env: Record<string, string> = {}) {
 const log = createLogger('silent');
 
 describe('compose()', () => {
-  const expected: [Role, { http: boolean; gateway: boolean; delivery: boolean; projectsHere: boolean }][] = [
-    ['all', { http: true, gateway: true, delivery: true, projectsHere: true }],
-    ['api', { http: true, gateway: false, delivery: false, projectsHere: false }],
-    ['gateway', { http: true, gateway: true, delivery: false, projectsHere: false }],
-    ['projector', { http: false, gateway: false, delivery: false, projectsHere: true }],
-    ['relay', { http: false, gateway: false, delivery: false, projectsHere: false }],
-    ['delivery', { http: false, gateway: false, delivery: true, projectsHere: false }],
+  // operator: the operator's endpoints alone, for the health checks of the roles without the API.
+  const expected: [Role, { http: boolean; operator: boolean; gateway: boolean; delivery: boolean; projectsHere: boolean }][] = [
+    ['all', { http: true, operator: false, gateway: true, delivery: true, projectsHere: true }],
+    ['api', { http: true, operator: false, gateway: false, delivery: false, projectsHere: false }],
+    ['gateway', { http: true, operator: false, gateway: true, delivery: false, projectsHere: false }],
+    ['projector', { http: false, operator: true, gateway: false, delivery: false, projectsHere: true }],
+    ['relay', { http: false, operator: true, gateway: false, delivery: false, projectsHere: false }],
+    ['delivery', { http: false, operator: true, gateway: false, delivery: true, projectsHere: false }],
   ];
 
   it.each(expected)('role %s starts what the README says, and close() stops it (twice is once)', async (role, wants) => {
     const composition = await compose(configFor(), { ...EMBEDDED, role, settleTimeoutMs: 50 }, log);
     expect({
       http: composition.http !== null,
+      operator: composition.operator !== null,
       gateway: composition.gateway !== null,
       delivery: composition.delivery !== null,
       projectsHere: !(composition.runtime.projections instanceof RemoteProjections),

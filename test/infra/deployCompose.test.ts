@@ -1,8 +1,10 @@
 // deploy/compose.yaml as Docker Compose reads it (YAML merge keys, ${VAR:-default} from deploy/.env), checked without
 // Docker: every role that serves clients starts with its environment (it would refuse an address no client can reach),
-// the URLs it advertises lead to a published port of a node that serves them, and an api node with that environment
-// answers GET /gateway with the gateway's address, over HTTPS.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// the URLs it advertises lead to a published port of a node that serves them (a gateway node's resume URL to itself),
+// an api node with that environment answers GET /gateway with the gateway's address, over HTTPS; and what an operator
+// must be able to trust: each engine's data on a volume, a health check on every container, no container running as
+// root, MongoDB with authentication and EventStoreDB with TLS in every connection, their secrets from deploy/.env.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -13,11 +15,16 @@ import { loadConfig } from '../../infra/config.js';
 import { type Role, loadEngineConfig } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
 import { EMBEDDED, checkAdvertisedUrls, runsGateway, servesHttp } from '../../infra/roles.js';
-import { gatewayUrl } from '../../presenters/urls.js';
+import { gatewayUrl, resumeGatewayUrl } from '../../presenters/urls.js';
 
 interface Service {
+  image?: string;
+  user?: string;
   environment?: Record<string, string>;
   ports?: string[];
+  volumes?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
 }
 
 /** Compose's interpolation: ${NAME}, ${NAME:-default} and ${NAME:?error}, from the variables of deploy/.env. */
@@ -29,8 +36,14 @@ function interpolate(value: string, variables: Record<string, string>): string {
   });
 }
 
+/** The services as written, before interpolation. */
+function written(): Record<string, Service> {
+  return (parse(readFileSync(join(import.meta.dirname, '../../deploy/compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> })
+    .services;
+}
+
 function services(variables: Record<string, string>): Record<string, Service> {
-  const file = parse(readFileSync(join(import.meta.dirname, '../../deploy/compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+  const file = { services: written() };
   return Object.fromEntries(
     Object.entries(file.services).map(([name, service]) => [
       name,
@@ -39,7 +52,13 @@ function services(variables: Record<string, string>): Record<string, Service> {
   );
 }
 
-const keys = { PARLEY_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'), PARLEY_MASTER_KEY: Buffer.alloc(32, 2).toString('base64') };
+const keys = {
+  PARLEY_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
+  PARLEY_MASTER_KEY: Buffer.alloc(32, 2).toString('base64'),
+  PARLEY_MONGO_PASSWORD: 'mongo-secret',
+  PARLEY_ESDB_PASSWORD: 'esdb-secret',
+  PARLEY_ESDB_OPS_PASSWORD: 'ops-secret',
+};
 
 /** The Parley services, with their role, their configuration as it loads, and the host port they publish 8443 on. */
 function parleyNodes(variables: Record<string, string>) {
@@ -80,16 +99,85 @@ describe('deploy/compose.yaml', () => {
       const gateway = gatewayUrl(node.config);
       expect(gateway, node.name).toMatch(/^wss:\/\/localhost:\d+\/gateway$/);
       expect(runsGateway(byPort(gateway)!.role), `${node.name}: GATEWAY_URL`).toBe(true);
-      // READY's resume_gateway_url: where the session's RESUME state lives.
-      if (runsGateway(node.role)) expect(byPort(gateway)?.name).toBe(node.name);
+      // READY's resume_gateway_url: the node itself, where the session's RESUME state lives.
+      if (runsGateway(node.role)) expect(byPort(resumeGatewayUrl(node.config))?.name, `${node.name}: GATEWAY_NODE_URL`).toBe(node.name);
     }
   });
 
-  it('takes the addresses of a load balancer from deploy/.env', () => {
-    const behind = parleyNodes({ ...keys, PARLEY_PUBLIC_BASE_URL: 'https://chat.example', PARLEY_GATEWAY_URL: 'wss://gateway.chat.example' });
+  it('takes the addresses of a load balancer from deploy/.env, and one address per gateway node', () => {
+    const behind = parleyNodes({
+      ...keys,
+      PARLEY_PUBLIC_BASE_URL: 'https://chat.example',
+      PARLEY_GATEWAY_URL: 'wss://gateway.chat.example',
+      PARLEY_GATEWAY_1_URL: 'wss://gw-1.chat.example/gateway',
+      PARLEY_GATEWAY_2_URL: 'wss://gw-2.chat.example/gateway',
+    });
     const api = behind.find((node) => node.role === 'api')!;
     expect(api.config.publicBaseUrl).toBe('https://chat.example');
     expect(gatewayUrl(api.config)).toBe('wss://gateway.chat.example');
+    const gateways = behind.filter((node) => node.role === 'gateway');
+    expect(gateways.map((node) => gatewayUrl(node.config))).toEqual(['wss://gateway.chat.example', 'wss://gateway.chat.example']);
+    expect(gateways.map((node) => resumeGatewayUrl(node.config))).toEqual(['wss://gw-1.chat.example/gateway', 'wss://gw-2.chat.example/gateway']);
+  });
+
+  const all = services(keys);
+  const volumeAt = (service: Service, path: string) =>
+    (service.volumes ?? []).map((volume) => volume.split(':')).find(([, target]) => path === target || path.startsWith(`${target}/`))?.[0];
+  const named = Object.keys((parse(readFileSync(join(import.meta.dirname, '../../deploy/compose.yaml'), 'utf8')) as { volumes: object }).volumes);
+
+  it('keeps each engine’s data on a named volume, Kafka’s log directories included', () => {
+    const kafka = all.kafka;
+    expect(kafka.environment?.KAFKA_LOG_DIRS).toBeTruthy();
+    const dataOf = { eventstore: ['/var/lib/eventstore'], mongo: ['/data/db'], kafka: kafka.environment!.KAFKA_LOG_DIRS.split(',') };
+    for (const [engine, paths] of Object.entries(dataOf)) for (const path of paths) expect(named, `${engine}: ${path}`).toContain(volumeAt(all[engine], path));
+  });
+
+  it('checks the health of every container, the roles on the operator’s endpoints of their own port', () => {
+    for (const [name, service] of Object.entries(all)) {
+      if (oneOff(name)) continue;
+      expect(service.healthcheck?.test.length, name).toBeGreaterThan(0);
+    }
+    for (const node of nodes) {
+      const [, ...command] = all[node.name].healthcheck!.test;
+      expect(command, node.name).toEqual(['node', 'dist/infra/healthcheck.js', servesHttp(node.role) ? '/readyz' : '/healthz']);
+    }
+    expect(existsSync(join(import.meta.dirname, '../../infra/healthcheck.ts'))).toBe(true);
+  });
+
+  /** A job that runs to its end before the services that wait for it (service_completed_successfully) start. */
+  const oneOff = (name: string) => Object.values(all).some((service) => service.depends_on?.[name]?.condition === 'service_completed_successfully');
+
+  it('runs no container as root but the one-off job that hands new volumes to their users, nor the image', () => {
+    const root = (user: string | undefined) => !user || /^(root|0)(:|$)/.test(user);
+    for (const [name, service] of Object.entries(all)) if (!oneOff(name)) expect(root(service.user), `${name}: user ${service.user}`).toBe(false);
+    const dockerfile = readFileSync(join(import.meta.dirname, '../../deploy/Dockerfile'), 'utf8');
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(root(/^USER (\S+)/m.exec(finalStage)?.[1])).toBe(false);
+  });
+
+  it('connects to MongoDB with a user and to EventStoreDB over TLS, with passwords from deploy/.env', () => {
+    const mongo = written().mongo.environment!;
+    for (const node of nodes) {
+      const raw = written()[node.name].environment ?? {};
+      const url = new URL(node.env.MONGO_URL);
+      expect([decodeURIComponent(url.username), url.searchParams.get('authSource')], node.name).toEqual([mongo.MONGO_INITDB_ROOT_USERNAME, 'admin']);
+      expect(decodeURIComponent(url.password), node.name).toBe(keys.PARLEY_MONGO_PASSWORD);
+      expect(all.mongo.environment?.MONGO_INITDB_ROOT_PASSWORD).toBe(keys.PARLEY_MONGO_PASSWORD);
+
+      const esdb = new URL(node.env.ESDB_URL);
+      expect([esdb.username, decodeURIComponent(esdb.password), esdb.searchParams.get('tls')], node.name).toEqual(['admin', keys.PARLEY_ESDB_PASSWORD, 'true']);
+      expect(all.eventstore.environment?.EVENTSTORE_DEFAULT_ADMIN_PASSWORD).toBe(keys.PARLEY_ESDB_PASSWORD);
+      // The CA it trusts is on a volume the certificate job writes.
+      const ca = esdb.searchParams.get('tlsCAFile')!;
+      expect(
+        Object.entries(all).some(([name, service]) => oneOff(name) && (service.volumes ?? []).some((v) => v.startsWith(`${volumeAt(all[node.name], ca)}:`))),
+        node.name,
+      ).toBe(true);
+      // No password is written in the file itself.
+      for (const value of [raw.MONGO_URL, raw.ESDB_URL, mongo.MONGO_INITDB_ROOT_PASSWORD]) expect(value, node.name).toMatch(/\$\{PARLEY_\w+_PASSWORD:\?/);
+    }
+    expect(all.eventstore.environment?.EVENTSTORE_INSECURE).toBeUndefined();
+    expect(all.eventstore.environment?.EVENTSTORE_CERTIFICATE_FILE).toBeTruthy();
   });
 
   it('an api node with its environment answers GET /gateway with the gateway’s address', async () => {

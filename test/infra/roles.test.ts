@@ -98,6 +98,14 @@ describe('advertised addresses', () => {
     expect(check('api', { ...urls, PUBLIC_BASE_URL: 'chat.example' })).toThrow('PUBLIC_BASE_URL must be a URL');
   });
 
+  it('refuse a gateway node URL that is unspecified, of the wrong kind, or set where no gateway runs', () => {
+    expect(check('gateway', { ...urls, GATEWAY_NODE_URL: 'wss://0.0.0.0:8446/gateway' })).toThrow(/set GATEWAY_NODE_URL to the address clients use/);
+    expect(check('gateway', { ...urls, GATEWAY_NODE_URL: 'wss://[::]:8446/gateway' })).toThrow(/set GATEWAY_NODE_URL to the address clients use/);
+    expect(check('gateway', { ...urls, GATEWAY_NODE_URL: 'https://gw-2.chat.example/gateway' })).toThrow('GATEWAY_NODE_URL must start with wss:// or ws://');
+    expect(check('api', { ...urls, GATEWAY_NODE_URL: 'wss://gw-2.chat.example/gateway' })).toThrow('ROLE=api runs no gateway');
+    expect(check('gateway', { ...urls, GATEWAY_NODE_URL: 'wss://gw-2.chat.example/gateway' })).not.toThrow();
+  });
+
   it('let through what clients can reach, and the roles that advertise nothing', () => {
     expect(check('all', {})).not.toThrow();
     expect(check('api', urls)).not.toThrow();

@@ -67,7 +67,8 @@ export function apiClient(origin: string, dispatcher: Agent): Pick<TestServer, '
 
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
-  const config = loadConfig({ ...env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1' });
+  // PORT may be given, for a test whose settings must name the port before the server starts.
+  const config = loadConfig({ PORT: '0', ...env, DATA_DIR: dir, HOST: '127.0.0.1' });
   const composition = await compose(config, EMBEDDED, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
   const { runtime } = composition;
   const server = composition.http!;
