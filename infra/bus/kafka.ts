@@ -7,6 +7,7 @@
 import {
   type ConsumerConfig,
   CompressionTypes,
+  type EachBatchPayload,
   type IHeaders,
   type ITopicConfig,
   Kafka,
@@ -19,7 +20,7 @@ import {
 } from 'kafkajs';
 import { type KafkaSettings, withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
-import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
+import { type BatchHandler, type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../../ports/hints.js';
 import type { Logger } from '../logger.js';
 import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from '../../ports/bus.js';
@@ -103,6 +104,26 @@ export class PartitionProgress {
   handled(partition: number, position: Position): void {
     this.last.set(partition, position);
   }
+}
+
+/** What a consumer's eachBatch is handed, of what it uses: kafkajs's payload, or a test's. */
+export type BatchPayload = Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat' | 'isRunning' | 'isStale'> & {
+  batch: { partition: number; messages: (IncomingMessage & { offset: string })[] };
+};
+
+/** A consumer's eachBatch: the new messages of a partition's batch, handed to the bus handler as events. */
+export function batchConsumer(handler: BatchHandler, progress: PartitionProgress): (payload: BatchPayload) => Promise<void> {
+  return async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+    const events = batch.messages.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
+    if (!isRunning() || isStale()) return;
+    if (events.length > 0) {
+      await handler(events);
+      progress.handled(batch.partition, events[events.length - 1].position);
+    }
+    // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
+    for (const message of batch.messages) resolveOffset(message.offset);
+    await heartbeat();
+  };
 }
 
 const pinoLevel = {
@@ -293,7 +314,6 @@ export class KafkaEventBus implements EventBus {
   async consume(group: string, options: ConsumeOptions, handler: Parameters<EventBus['consume']>[2], onError?: (error: unknown) => void): Promise<BusConsumer> {
     const { groupId, autoCommit } = consumerGroup(this.settings, group, options.durable);
     const consumer = this.kafka.consumer({ groupId });
-    const progress = new PartitionProgress();
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) onError?.(payload.error);
     });
@@ -312,17 +332,7 @@ export class KafkaEventBus implements EventBus {
       await consumer.run({
         autoCommit,
         eachBatchAutoResolve: false,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-          const events = batch.messages.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
-          if (!isRunning() || isStale()) return;
-          if (events.length > 0) {
-            await handler(events);
-            progress.handled(batch.partition, events[events.length - 1].position);
-          }
-          // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
-          for (const message of batch.messages) resolveOffset(message.offset);
-          await heartbeat();
-        },
+        eachBatch: batchConsumer(handler, new PartitionProgress()),
       });
       await joinedWithin(joined, this.settings.joinTimeoutMs, groupId);
     } catch (error) {
