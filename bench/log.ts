@@ -6,12 +6,31 @@
 //   tsx bench/log.ts read DATA_DIR     reads the whole log as the rebuild does (the same catch-up subscription: its
 //                                      pages fetched, parsed and opened) and does nothing with it: the rebuild's own
 //                                      ceiling.
+//   tsx bench/log.ts consume DATA_DIR N  after a rebuild: the log's last N events handed, through the bus port, to
+//                                      the gateway projector of a distributed gateway node (its read-your-writes waits
+//                                      on the checkpoints in the read store, as RemoteProjections reads them), with no
+//                                      session connected: the consumer's own cost per event, printed as above.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels } from '../infra/replayTools.js';
 import { openEmbeddedLog } from '../infra/roles.js';
+import { FileBlobStore } from '../infra/blobs/files.js';
+import { loadConfig } from '../infra/config.js';
+import { loadEngineConfig } from '../infra/engines.js';
+import { createLogger } from '../infra/logger.js';
+import { PrometheusMetrics } from '../infra/metrics.js';
+import { RemoteProjections } from '../infra/remoteProjections.js';
+import { assembleRuntime } from '../infra/runtime.js';
+import { SecretBox } from '../infra/secrets.js';
+import { GatewayProjector } from '../gateway/projector.js';
+import { Presences } from '../gateway/presence.js';
+import { SessionRegistry } from '../gateway/registry.js';
+import { channelVisibility } from '../gateway/visibility.js';
+import type { EventBus } from '../ports/bus.js';
+import { comparePositions } from '../ports/eventStore.js';
+import { LocalHintBus } from '../ports/hints.js';
 import { allProjections } from '../projections/index.js';
 
 const BATCH = 50_000;
@@ -68,8 +87,57 @@ async function read(dir: string): Promise<void> {
   process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
 }
 
+async function consume(dir: string, count: number): Promise<void> {
+  const env = { ...process.env, DATA_DIR: dir };
+  const config = loadConfig(env);
+  const engines = loadEngineConfig(env);
+  const log = createLogger('warn');
+  const store = await openEmbeddedLog(dir);
+  const readStore = new SqliteReadStore(join(dir, 'read-models.db'));
+  const head = await store.headPosition();
+  if (!head) throw new Error('the log is empty');
+  // The embedded log's positions are its row numbers: the last N events follow head - N.
+  const skip = head.commit - BigInt(Math.min(count, Number(head.commit)));
+  const from = skip > 0n ? { commit: skip, prepare: skip } : undefined;
+  let events = 0;
+  let caughtUp!: () => void;
+  const done = new Promise<void>((resolve) => (caughtUp = resolve));
+  // The whole log, a batch at a time, through the port the Kafka bus serves a gateway node by.
+  const bus: EventBus = {
+    hints: new LocalHintBus(),
+    consume: async (_group, _options, handler, onError) => {
+      const subscription = store.subscribeToAll(
+        { fromPosition: from },
+        async (batch) => {
+          await handler(batch);
+          events += batch.length;
+          if (comparePositions(batch[batch.length - 1].position, head) >= 0) caughtUp();
+        },
+        onError,
+      );
+      return { stop: () => subscription.stop() };
+    },
+    close: async () => {},
+  };
+  const projections = new RemoteProjections(store, readStore, allProjections, engines.settleTimeoutMs, log);
+  const secrets = await SecretBox.load(null, join(dir, 'secret.key'));
+  const opened = { store, readStore, blobs: new FileBlobStore(join(dir, 'blobs')), bus };
+  const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, new PrometheusMetrics(), [], 1);
+  const projector = new GatewayProjector(runtime, new SessionRegistry(channelVisibility(runtime)), new Presences(bus.hints, async () => {}, log));
+  const started = performance.now();
+  await projector.start();
+  await done;
+  const seconds = (performance.now() - started) / 1000;
+  await projector.stop();
+  await projections.stop();
+  await readStore.close();
+  await store.close();
+  process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
+}
+
 const [command, dir, size] = process.argv.slice(2);
 if (command === 'grow') await grow(dir, Number(size));
 else if (command === 'rebuild') await rebuild(dir);
 else if (command === 'read') await read(dir);
-else throw new Error('usage: tsx bench/log.ts grow DATA_DIR N | rebuild DATA_DIR | read DATA_DIR');
+else if (command === 'consume') await consume(dir, Number(size));
+else throw new Error('usage: tsx bench/log.ts grow DATA_DIR N | rebuild DATA_DIR | read DATA_DIR | consume DATA_DIR N');

@@ -11,6 +11,8 @@
 //  5. the server's log grown to BENCH_LOG_EVENTS events (bench/log.ts), every read model rebuilt from it (events/s),
 //     the same log read alone, as the rebuild reads it (its ceiling), and a cold start on it to the first 200 from
 //     /healthz;
+//     and the log's last BENCH_CONSUME_EVENTS events (default 100000) through a distributed gateway node's consumer
+//     (bench/log.ts consume: the bus port, the gateway projector, read-your-writes on the read store's checkpoints);
 //  6. erasure (run after the page reads, before the gateway's messages): BENCH_ERASE (default 5000) of the sent
 //     messages deleted, BENCH_CONNECTIONS at a time, each answer after the message's key is destroyed: messages
 //     erased per second.
@@ -41,6 +43,7 @@ const MESSAGES = size('BENCH_MESSAGES', 200, 20);
 const IDLE = size('BENCH_IDLE', 10_000, 100);
 const LOG_EVENTS = size('BENCH_LOG_EVENTS', 1_000_000, 20_000);
 const ERASE = size('BENCH_ERASE', 5000, 100);
+const CONSUME = size('BENCH_CONSUME_EVENTS', 100_000, 20_000);
 const SENDERS = 4;
 /** The moderated sends' guild: the widely used API's most keyword rules, each with its most keywords, and 10 regexes. */
 const AUTOMOD_RULES = 6;
@@ -435,6 +438,8 @@ async function main() {
     const rebuilt = JSON.parse(await logTool(['rebuild', parley.dir])) as { events: number; seconds: number };
     phase('read', 'the log alone…');
     const readAlone = JSON.parse(await logTool(['read', parley.dir])) as { events: number; seconds: number };
+    phase('consume', `the log's last ${CONSUME} events through a gateway node's consumer…`);
+    const consumed = JSON.parse(await logTool(['consume', parley.dir, String(CONSUME)])) as { events: number; seconds: number };
     phase('cold start', 'to /healthz…');
     const cold = await coldStart(parley.dir);
     await stop(cold.server);
@@ -450,6 +455,7 @@ async function main() {
       rebuildRatioToReadAlone: eventsPerS / readAlonePerS,
       coldStartS: cold.seconds,
     };
+    const consumer = { ...consumed, eventsPerS: consumed.events / consumed.seconds, ratioToReadAlone: consumed.events / consumed.seconds / readAlonePerS };
 
     const results = {
       date: startedAt.toISOString(),
@@ -467,6 +473,7 @@ async function main() {
       sendsMemory,
       erasure,
       log,
+      consumer,
       phasesS: phases,
       runS: (performance.now() - t0) / 1000,
     };
@@ -495,6 +502,7 @@ type Results = {
   sendsMemory: { sends: number; rssBeforeMiB: number; rssAfterMiB: number };
   erasure: ReturnType<typeof percentiles> & { messages: number; connections: number; seconds: number; perS: number };
   log: { events: number; rebuildS: number; eventsPerS: number; readAloneS: number; readAlonePerS: number; rebuildRatioToReadAlone: number; coldStartS: number };
+  consumer: { events: number; seconds: number; eventsPerS: number; ratioToReadAlone: number };
 };
 
 /** One markdown table: every figure, and beside each its ceiling's ratio. */
@@ -583,6 +591,16 @@ function table(r: Results): string {
       '–',
       '–',
       `${r.log.rebuildS.toFixed(1)} s, ${x(r.log.rebuildRatioToReadAlone)} reading alone`,
+    ],
+    [
+      `gateway node's consumer, the log's last ${r.consumer.events} events through the bus port (no sessions)`,
+      '–',
+      r.consumer.eventsPerS.toFixed(0),
+      '–',
+      '–',
+      '–',
+      '–',
+      `${r.consumer.seconds.toFixed(1)} s, ${x(r.consumer.ratioToReadAlone)} reading alone`,
     ],
     [`cold start to /healthz on ${r.log.events} events`, '–', '–', '–', '–', '–', '–', `${r.log.coldStartS.toFixed(1)} s`],
   ];

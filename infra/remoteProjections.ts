@@ -1,6 +1,8 @@
 // Read-your-writes in a process that does not run the projectors (api, gateway): ProjectionRunner.waitFor only knows
 // what its own process projected, so this variant waits for the checkpoints the projector processes commit to the
-// shared read store, polling them while anyone waits (one poll serves every waiting request).
+// shared read store, polling them while anyone waits (one poll serves every waiting request). What a poll found stays
+// known: a wait for a position the projectors are known to have applied (the gateway's, for each event of a batch the
+// first wait covered) answers without a query.
 import type { EventStore, Position } from '../ports/eventStore.js';
 import { comparePositions } from '../ports/eventStore.js';
 import { PositionWaiters } from './eventStore/waiters.js';
@@ -38,6 +40,10 @@ export class RemoteProjections extends ProjectionRunner {
   private stopped = false;
   /** What the last poll failed with; null once one succeeds. */
   private failure: unknown = null;
+  /** Each projection's checkpoint as last read: checkpoints only move forward, so what was applied stays applied. */
+  private readonly checkpoints = new Map<string, Position>();
+  /** The least of them once every projection has one: every position up to it is applied. */
+  private known: Position | null = null;
 
   constructor(
     private readonly eventLog: EventStore,
@@ -55,9 +61,13 @@ export class RemoteProjections extends ProjectionRunner {
 
   /** How far every projection has got: the least of their checkpoints (null while one has none), in one query. */
   async applied(): Promise<Position | null> {
-    const positions = [...(await this.shared.getCheckpoints(this.projections.map((p) => p.name))).values()];
-    if (positions.some((p) => p === null)) return null;
-    return (positions as Position[]).reduce((min, p) => (comparePositions(p, min) < 0 ? p : min));
+    for (const [name, position] of await this.shared.getCheckpoints(this.projections.map((p) => p.name))) {
+      const before = this.checkpoints.get(name);
+      if (position && (!before || comparePositions(position, before) > 0)) this.checkpoints.set(name, position);
+    }
+    if (this.checkpoints.size < this.projections.length) return null;
+    this.known = [...this.checkpoints.values()].reduce((min, p) => (comparePositions(p, min) < 0 ? p : min));
+    return this.known;
   }
 
   /**
@@ -65,7 +75,7 @@ export class RemoteProjections extends ProjectionRunner {
    * can be); rejects instead when the read store could not be reached all that time, so the request fails clearly.
    */
   override waitFor(position: Position | null, timeoutMs = this.timeoutMs): Promise<void> {
-    if (!position || this.stopped) return Promise.resolve();
+    if (!position || this.stopped || (this.known && comparePositions(position, this.known) <= 0)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => (this.failure ? reject(new ReadModelsUnreachableError(timeoutMs, this.failure)) : resolve()), timeoutMs);
       timer.unref();

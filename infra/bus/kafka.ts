@@ -7,6 +7,7 @@
 import {
   type ConsumerConfig,
   CompressionTypes,
+  type EachBatchPayload,
   type IHeaders,
   type ITopicConfig,
   Kafka,
@@ -19,7 +20,7 @@ import {
 } from 'kafkajs';
 import { type KafkaSettings, withDeadline } from '../engines.js';
 import { eventFromJson, eventToJson } from '../eventStore/json.js';
-import { type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
+import { type BatchHandler, type Position, type RecordedEvent, comparePositions, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { type Hint, type HintBus, LocalHintBus, hintKey, parseHint } from '../../ports/hints.js';
 import type { Logger } from '../logger.js';
 import type { BusConsumer, ConsumeOptions, EventBus, EventPublisher } from '../../ports/bus.js';
@@ -103,6 +104,65 @@ export class PartitionProgress {
   handled(partition: number, position: Position): void {
     this.last.set(partition, position);
   }
+}
+
+/** What a consumer's eachBatch is handed, of what it uses: kafkajs's payload, or a test's. */
+export type BatchPayload = Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat' | 'isRunning' | 'isStale'> & {
+  batch: { partition: number; messages: (IncomingMessage & { offset: string })[] };
+};
+
+/**
+ * How consumers take what kafkajs fetches. A fetch brought up to 1 MB a partition (thousands of events), handed on
+ * whole with one heartbeat after it: a gateway node waiting on read models for each event went past the session
+ * timeout, was evicted, and the group rebalanced in a loop. Now a fetch is smaller, it is handed on a slice at a time
+ * (between slices the batch ends if the consumer stops, the partition is taken away or a heartbeat failed), and
+ * heartbeats go out while a slice is handled, however long it takes.
+ */
+export const CONSUMING = {
+  /** Events handed to the handler at once. */
+  sliceEvents: 100,
+  /** How often a heartbeat is asked for while a batch is handled: kafkajs sends one once heartbeatInterval has passed. */
+  heartbeatMs: 1000,
+  /** The coordinator's own bounds: a member not heard from within sessionTimeout is evicted; kafkajs's defaults. */
+  sessionTimeout: 30_000,
+  heartbeatInterval: 3000,
+  /** What one fetch brings of a partition (kafkajs's default is 1 MB): what a rebalance makes a member drop and refetch. */
+  maxBytesPerPartition: 256 * 1024,
+} as const;
+
+/**
+ * A consumer's eachBatch: the new messages of a partition's batch, handed to the bus handler as events, `sliceEvents`
+ * at a time, heartbeating every `heartbeatMs` all along. A heartbeat that fails (a rebalance under way) ends the batch
+ * after the slice being handled, and is thrown for kafkajs to rejoin the group.
+ */
+export function batchConsumer(
+  handler: BatchHandler,
+  progress: PartitionProgress,
+  limits: { sliceEvents: number; heartbeatMs: number } = CONSUMING,
+): (payload: BatchPayload) => Promise<void> {
+  return async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+    /** What the heartbeats failed with: once there is one, the batch ends. */
+    const refusals: unknown[] = [];
+    const beat = () => heartbeat().catch((error: unknown) => void refusals.push(error));
+    const beating = setInterval(() => void beat(), limits.heartbeatMs);
+    try {
+      for (let from = 0; from < batch.messages.length; from += limits.sliceEvents) {
+        if (!isRunning() || isStale() || refusals.length > 0) break;
+        const slice = batch.messages.slice(from, from + limits.sliceEvents);
+        const events = slice.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
+        if (events.length > 0) {
+          await handler(events);
+          progress.handled(batch.partition, events[events.length - 1].position);
+        }
+        // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
+        for (const message of slice) resolveOffset(message.offset);
+        await beat();
+      }
+    } finally {
+      clearInterval(beating);
+    }
+    if (refusals.length > 0) throw refusals[0];
+  };
 }
 
 const pinoLevel = {
@@ -292,8 +352,8 @@ export class KafkaEventBus implements EventBus {
 
   async consume(group: string, options: ConsumeOptions, handler: Parameters<EventBus['consume']>[2], onError?: (error: unknown) => void): Promise<BusConsumer> {
     const { groupId, autoCommit } = consumerGroup(this.settings, group, options.durable);
-    const consumer = this.kafka.consumer({ groupId });
-    const progress = new PartitionProgress();
+    const { sessionTimeout, heartbeatInterval, maxBytesPerPartition } = CONSUMING;
+    const consumer = this.kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, maxBytesPerPartition });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) onError?.(payload.error);
     });
@@ -312,17 +372,7 @@ export class KafkaEventBus implements EventBus {
       await consumer.run({
         autoCommit,
         eachBatchAutoResolve: false,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-          const events = batch.messages.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
-          if (!isRunning() || isStale()) return;
-          if (events.length > 0) {
-            await handler(events);
-            progress.handled(batch.partition, events[events.length - 1].position);
-          }
-          // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
-          for (const message of batch.messages) resolveOffset(message.offset);
-          await heartbeat();
-        },
+        eachBatch: batchConsumer(handler, new PartitionProgress()),
       });
       await joinedWithin(joined, this.settings.joinTimeoutMs, groupId);
     } catch (error) {

@@ -32,6 +32,7 @@ describe('npm run bench -- --quick', () => {
       'erasure: 100 messages deleted',
       'read the log alone',
       'rebuild every read model',
+      "gateway node's consumer",
       'cold start',
     ])
       expect(output).toContain(row);
@@ -49,12 +50,14 @@ describe('npm run bench -- --quick', () => {
         'sendsMemory',
         'erasure',
         'log',
+        'consumer',
       ]),
     );
     expect(json.sends.non2xx + json.moderatedSends.non2xx + json.pages.non2xx).toBe(0);
     expect(json.delivery.count).toBe(json.delivery.expected);
     expect(json.log.events).toBe(20_000);
     expect(json.log.readAlonePerS).toBeGreaterThan(0);
+    expect(json.consumer.events).toBe(20_000);
     expect({ erased: json.erasure.messages, answered: json.erasure.count }).toEqual({ erased: 100, answered: 100 });
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 // The relay and the Kafka bus against a real Kafka (KRaft, one node), started by testcontainers when a Docker engine
 // answers: every event of the log reaches each consumer group once, in order per key, across a relay restart that
-// republishes.
+// republishes; and a gateway node whose handling of one fetch outlasts the session timeout stays in its group.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +134,51 @@ if (!docker.reachable) {
         rmSync(dir, { recursive: true, force: true });
       }
     }, 180_000);
+
+    it('a gateway node whose handling of one fetch outlasts the session timeout is not evicted, and misses nothing', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
+      const store = new SqliteEventStore(join(dir, 'events.db'));
+      const readStore = new SqliteReadStore(join(dir, 'read.db'));
+      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.slow' }), createLogger('silent'));
+      const got: RecordedEvent[] = [];
+      // A node waiting on read models: 120 ms an event, so 300 events of one guild (one fetch) take 36 s, past the 30 s
+      // session timeout. A heartbeat only after the fetch let the coordinator evict the node; it rejoined at the live
+      // end (a gateway node commits no offsets), and what was appended meanwhile never reached its sessions.
+      await bus.consume('gateway', { durable: false }, async (events) => {
+        for (const event of events) {
+          if (event.type !== 'Marker') await new Promise((resolve) => setTimeout(resolve, 120));
+          got.push(event);
+        }
+      });
+      const relay = new Relay(store, readStore, await bus.publisher(), (error) => {
+        throw error;
+      });
+      try {
+        await relay.start();
+        await eventually(async () => {
+          await store.appendToStream('marker', [event('Marker', {})]);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(got.some((e) => e.type === 'Marker')).toBe(true);
+        }, 60_000);
+        await store.appendToStream(
+          'slow',
+          Array.from({ length: 300 }, (_, i) => event('Slow', { guildId: 'g', i })),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+        await store.appendToStream(
+          'later',
+          Array.from({ length: 10 }, (_, i) => event('Slow', { guildId: 'g', i: 300 + i })),
+        );
+        await eventually(() => expect(got.filter((e) => e.type === 'Slow')).toHaveLength(310), 120_000);
+        expect(got.filter((e) => e.type === 'Slow').map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 310 }, (_, i) => i));
+        await relay.stop();
+      } finally {
+        await bus.close();
+        await store.close();
+        await readStore.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 240_000);
   });
 }
 

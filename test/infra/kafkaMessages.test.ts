@@ -1,13 +1,16 @@
 // The Kafka bus without a broker: message keys, headers, the value round-trip, the per-partition progress that drops
 // a relay's republished messages, sends split by bytes, the producer's retries (kafkajs's own client, which connects
-// to nothing until asked), the topics it creates, its consumer groups and the deadline of joining one.
+// to nothing until asked), the topics it creates, its consumer groups and the deadline of joining one, and how a
+// consumer hands a fetched batch on (slices, heartbeats all along, an early end).
 import { inspect } from 'node:util';
 import { Kafka, type LogEntry } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import {
+  CONSUMING,
   HEADERS,
   PRODUCER,
   PartitionProgress,
+  batchConsumer,
   consumerGroup,
   fromMessage,
   joinedWithin,
@@ -217,5 +220,79 @@ describe('TLS and SASL', () => {
       'KAFKA_SASL_PASSWORD is required when KAFKA_SASL_MECHANISM=plain',
     );
     expect(() => settings({ KAFKA_SASL_MECHANISM: 'kerberos' })).toThrow(/KAFKA_SASL_MECHANISM must be one of none, plain, scram-sha-256, scram-sha-512/);
+  });
+});
+
+describe('a consumer’s batch', () => {
+  /** What kafkajs hands eachBatch for `count` messages of partition 0, at offsets 100…, and what it is told back. */
+  function fetched(count: number, payload: { heartbeat?: () => Promise<void>; isRunning?: () => boolean } = {}) {
+    const messages = Array.from({ length: count }, (_, n) => ({
+      ...received(toMessage(event({ guildId: '900', n }, { position: { commit: BigInt(n + 1), prepare: BigInt(n + 1) } }))),
+      offset: String(100 + n),
+    }));
+    const resolved: string[] = [];
+    return {
+      resolved,
+      payload: {
+        batch: { partition: 0, messages },
+        resolveOffset: (offset: string) => void resolved.push(offset),
+        heartbeat: payload.heartbeat ?? (async () => {}),
+        isRunning: payload.isRunning ?? (() => true),
+        isStale: () => false,
+      },
+    };
+  }
+  const numbers = (events: RecordedEvent[]) => events.map((e) => (e.data as { n: number }).n);
+
+  it('is handed on a slice at a time, and a fetch brings at most 256 KiB a partition, not kafkajs’s 1 MB', async () => {
+    const slices: number[][] = [];
+    const { payload, resolved } = fetched(250);
+    await batchConsumer((events) => void slices.push(numbers(events)), new PartitionProgress())(payload);
+    expect(slices.map((slice) => slice.length)).toEqual([100, 100, 50]);
+    expect(slices.flat()).toEqual(Array.from({ length: 250 }, (_, n) => n));
+    expect(resolved).toHaveLength(250);
+    expect(CONSUMING.maxBytesPerPartition).toBe(256 * 1024);
+  });
+
+  it('heartbeats while a slow slice is handled, not only once the batch is done', async () => {
+    let beats = 0;
+    let seenWhileHandling = 0;
+    const { payload } = fetched(3, { heartbeat: async () => void (beats += 1) });
+    const handler = async () => {
+      // A handler waiting on read models: it goes on until three heartbeats went out meanwhile, or gives up after 2 s.
+      const deadline = Date.now() + 2000;
+      while (beats < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      seenWhileHandling = beats;
+    };
+    await batchConsumer(handler, new PartitionProgress(), { sliceEvents: 100, heartbeatMs: 20 })(payload);
+    expect(seenWhileHandling).toBeGreaterThanOrEqual(3);
+  });
+
+  it('ends between slices when the consumer stops, resolving only the offsets it handled', async () => {
+    let running = true;
+    const handled: number[] = [];
+    const { payload, resolved } = fetched(5, { isRunning: () => running });
+    const handler = (events: RecordedEvent[]) => {
+      handled.push(...numbers(events));
+      running = false;
+    };
+    await batchConsumer(handler, new PartitionProgress(), { sliceEvents: 2, heartbeatMs: 1000 })(payload);
+    expect(handled).toEqual([0, 1]);
+    expect(resolved).toEqual(['100', '101']);
+  });
+
+  it('ends after the slice under way when a heartbeat fails (a rebalance), throwing it for kafkajs to rejoin; the redelivery hands on only the rest', async () => {
+    const rebalance = Object.assign(new Error('The group is rebalancing, so a rejoin is needed'), { type: 'REBALANCE_IN_PROGRESS' });
+    const handled: number[] = [];
+    const progress = new PartitionProgress();
+    const handler = (events: RecordedEvent[]) => void handled.push(...numbers(events));
+    const first = fetched(5, { heartbeat: () => Promise.reject(rebalance) });
+    await expect(batchConsumer(handler, progress, { sliceEvents: 2, heartbeatMs: 1000 })(first.payload)).rejects.toBe(rebalance);
+    expect(handled).toEqual([0, 1]);
+    expect(first.resolved).toEqual(['100', '101']);
+    // Where this member got the partition back uncommitted, the same messages come again: the handled ones are dropped.
+    const again = fetched(5);
+    await batchConsumer(handler, progress, { sliceEvents: 2, heartbeatMs: 1000 })(again.payload);
+    expect(handled).toEqual([0, 1, 2, 3, 4]);
   });
 });

@@ -308,4 +308,25 @@ describe('read-your-writes in an api process without projectors', () => {
     expect(await api.applied()).toEqual(position);
     await projector.stop();
   });
+
+  it('reads the checkpoints once for a run of waits the first one covers, as a gateway node waits for each event of a batch', async () => {
+    const projector = new ProjectionRunner(store, projectorReads, [notes]);
+    await projector.start();
+    const positions: Position[] = [];
+    for (let i = 0; i < 50; i++) positions.push((await store.appendToStream(`note-${i}`, [note(`n${i}`)])).position);
+    await projector.waitFor(positions[positions.length - 1]);
+    const reads = failing(0);
+    const api = new RemoteProjections(store, reads.store, [notes], 5000);
+    for (const position of positions) await api.waitFor(position);
+    // The first wait's query found all 50 applied; the other 49 needed none.
+    expect(reads.reads).toEqual({ one: 0, many: 1 });
+    // A position past what is known is asked for again, in one query for every projection's checkpoint.
+    const { position: next } = await store.appendToStream('note-50', [note('n50')]);
+    await projector.waitFor(next);
+    await api.waitFor(next);
+    await api.waitFor(positions[0]);
+    expect(reads.reads).toEqual({ one: 0, many: 2 });
+    await projector.stop();
+    await api.stop();
+  });
 });
