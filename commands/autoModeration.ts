@@ -18,8 +18,11 @@ import { guildAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import { runGuildCommand } from './guilds.js';
 
-/** How long recheck may look at one pattern: one it cannot prove safe in that time is refused as unknown. */
-const REGEX_CHECK_MS = 2000;
+/**
+ * How long recheck may look at one pattern: one it cannot prove safe in that time is refused as unknown. It checks in
+ * a process of its own, so a long check holds only the rule's writer; at 2 s a busy machine refused ordinary patterns.
+ */
+const REGEX_CHECK_MS = 10_000;
 
 /** Rules are the guild managers' business: 403 MISSING_PERMISSIONS for other members (404 for outsiders). */
 async function managedRules(deps: Uses<'commands' | 'clock'>, guildId: string, actorId: string) {
