@@ -175,7 +175,7 @@ export async function openEngines(
       const kafka = keep(consumesOrPublishes(engines.role) ? await KafkaEventBus.connect(engines.bus, log) : KafkaEventBus.lazy(engines.bus, log));
       bus = openingBus(kafka, store);
       // Kafka carries the log as stored: its topics hold personal fields only as ciphertext.
-      if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), onRelayError);
+      if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), leases, onRelayError);
     } else {
       bus = new LocalEventBus(store, readStore);
     }
