@@ -29,7 +29,7 @@ import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
 import { MongoLeases } from './leases/mongo.js';
 import { SqliteLeases } from './leases/sqlite.js';
-import type { Leases } from './processIds.js';
+import type { Leases } from '../ports/leases.js';
 import type { RateLimits } from '../ports/rateLimits.js';
 import { MemoryRateLimits } from './rateLimits/counters.js';
 import { mongoRateLimits } from './rateLimits/mongo.js';

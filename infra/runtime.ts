@@ -9,6 +9,7 @@ import { systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
+import type { Leases } from '../ports/leases.js';
 import type { Images } from '../ports/images.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { RateLimits } from '../ports/rateLimits.js';
@@ -40,6 +41,7 @@ export interface Runtime extends CommandDeps {
   bus: EventBus;
   metrics: Metrics;
   rateLimits: RateLimits;
+  leases: Leases;
 }
 
 /**
@@ -50,7 +52,7 @@ export function assembleRuntime(
   config: Config,
   log: Logger,
   engines: EngineConfig,
-  opened: Pick<Engines, 'store' | 'readStore' | 'blobs' | 'bus' | 'rateLimits'>,
+  opened: Pick<Engines, 'store' | 'readStore' | 'blobs' | 'bus' | 'rateLimits' | 'leases'>,
   secrets: SecretBox,
   projections: ProjectionRunner,
   metrics: Metrics,
@@ -59,7 +61,7 @@ export function assembleRuntime(
   /** The snowflake process id this process holds (infra/processIds.ts). */
   processId: number,
 ): Runtime {
-  const { store, readStore, blobs, bus, rateLimits } = opened;
+  const { store, readStore, blobs, bus, rateLimits, leases } = opened;
   return {
     config,
     log,
@@ -78,6 +80,7 @@ export function assembleRuntime(
     clock: systemClock,
     metrics,
     rateLimits,
+    leases,
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

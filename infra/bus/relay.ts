@@ -12,7 +12,7 @@ import { type Clock, systemClock } from '../../ports/clock.js';
 import type { EventStore, Subscription } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { EventPublisher } from '../../ports/bus.js';
-import { LEASE_MS, type Leases, RENEW_MS } from '../processIds.js';
+import { LEASE_MS, type Leases, RENEW_MS } from '../../ports/leases.js';
 
 export const RELAY_CHECKPOINT = 'relay';
 export const RELAY_LEASE = 'relay';
