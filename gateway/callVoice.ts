@@ -52,10 +52,15 @@ export class CallVoice {
       },
       (error) => this.runtime.log.error({ err: error }, 'call ring timeouts stopped'),
     );
+    for (const call of await activeCalls(this.runtime.readStore)) this.schedule(call._id, call.ringing);
+    if (soleNode) await this.endLeftBy(async () => true);
+  }
+
+  /** Ends the call voice states held on other nodes that are `gone` (gateway/nodeLease.ts). */
+  async endLeftBy(gone: (node: string) => Promise<boolean>): Promise<void> {
     for (const call of await activeCalls(this.runtime.readStore)) {
-      this.schedule(call._id, call.ringing);
-      if (!soleNode) continue;
-      for (const state of call.voice_states.filter((s) => s.node !== this.node)) await endLeftoverCallVoice(this.runtime, call._id, state);
+      for (const state of call.voice_states)
+        if (state.node !== this.node && (await gone(state.node))) await endLeftoverCallVoice(this.runtime, call._id, state);
     }
   }
 

@@ -4,6 +4,7 @@ import type { EventBus } from '../ports/bus.js';
 import type { Config } from '../ports/config.js';
 import type { Position } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
+import type { Leases } from '../ports/leases.js';
 import type { Logger } from '../ports/logger.js';
 
 export interface GatewayDeps extends CommandDeps {
@@ -14,4 +15,6 @@ export interface GatewayDeps extends CommandDeps {
   bus: EventBus;
   /** The read models' progress: an event is dispatched once the read models show it. */
   projections: { waitFor(position: Position | null): Promise<void> };
+  /** Where gateway nodes hold their leases, by which the others know which are running (gateway/nodeLease.ts). */
+  leases: Leases;
 }

@@ -34,6 +34,8 @@ import { CallVoice } from './callVoice.js';
 import { channelVisibility } from './visibility.js';
 import { TemporaryMemberships } from './temporaryMemberships.js';
 import { GuildVoice } from './voice.js';
+import { NodeLease } from './nodeLease.js';
+import { RENEW_MS } from '../ports/leases.js';
 import { parseVoiceStateRequest } from './voiceRequest.js';
 
 const PAYLOADS_PER_MINUTE = 120;
@@ -44,7 +46,8 @@ export interface GatewayOptions {
   heartbeatIntervalMs: number;
   /**
    * No other gateway node shares this log (the in-process bus of the embedded default): voice states that no session
-   * of this node holds are left over from an earlier run and end when it starts.
+   * of this node holds are left over from an earlier run and end when it starts. Otherwise each node holds a lease
+   * while it runs, and the voice states of a node whose lease ran out are ended by another (gateway/nodeLease.ts).
    */
   soleNode: boolean;
 }
@@ -64,6 +67,9 @@ export class Gateway {
   /** HELLO's, READY's and RESUMED's `_trace`, as the widely used API sends: which gateway node is serving. */
   private readonly trace: string[];
   private sweeper: NodeJS.Timeout | null = null;
+  /** Where other gateway nodes run: the voice states of those that crashed are ended (gateway/nodeLease.ts). */
+  private readonly nodeLease: NodeLease;
+  private nodeWatch: NodeJS.Timeout | null = null;
   private readonly connections = new Set<Connection>();
 
   constructor(
@@ -83,6 +89,7 @@ export class Gateway {
     this.presences = new Presences(runtime.hints, (userId, presence) => this.announcePresence(userId, presence), runtime.log);
     this.guildVoice = new GuildVoice(runtime, this.presences.node);
     this.callVoice = new CallVoice(runtime, this.presences.node);
+    this.nodeLease = new NodeLease(runtime.leases, this.presences.node, runtime.clock, runtime.log);
     this.temporaryMemberships = new TemporaryMemberships(runtime);
     this.projector = new GatewayProjector(runtime, this.registry, this.presences);
     this.snapshots = createSnapshots(runtime);
@@ -94,6 +101,13 @@ export class Gateway {
     await this.projector.start();
     await this.guildVoice.start(this.options.soleNode);
     await this.callVoice.start(this.options.soleNode);
+    if (!this.options.soleNode) {
+      await this.nodeLease.renew();
+      this.nodeWatch = setInterval(() => {
+        this.watchNodes().catch((error: unknown) => this.runtime.log.error({ err: error }, 'voice states of stopped gateway nodes not ended'));
+      }, RENEW_MS);
+      this.nodeWatch.unref();
+    }
     // Neither a socket nor the WebSocketServer may leave an error unhandled: it would end the process for everyone.
     this.wss.on('error', (error) => this.runtime.log.warn({ err: error }, 'gateway server error'));
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -112,9 +126,21 @@ export class Gateway {
     this.sweeper.unref();
   }
 
+  /**
+   * Renews this node's lease, and ends the voice states held on nodes whose leases ran out (they crashed, and ended
+   * none of their sessions). Every RENEW_MS on each node of a distributed deployment.
+   */
+  async watchNodes(): Promise<void> {
+    await this.nodeLease.renew();
+    const gone = (node: string) => this.nodeLease.takeOver(node);
+    await this.guildVoice.endLeftBy(gone);
+    await this.callVoice.endLeftBy(gone);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.nodeWatch) clearInterval(this.nodeWatch);
     await this.projector.stop();
     // Sessions ended now go offline on the other nodes; this one no longer announces anything.
     await this.presences.stop();
@@ -130,6 +156,7 @@ export class Gateway {
     // Their voice states end now: their clients come back as new sessions, on whichever node. Memberships ended
     // before the close are written before the store closes.
     await Promise.all([this.guildVoice.stop(), this.callVoice.stop(), this.temporaryMemberships.stop()]);
+    if (this.nodeWatch) await this.nodeLease.release();
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }

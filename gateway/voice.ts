@@ -29,9 +29,13 @@ export class GuildVoice {
    * is every state another node (an earlier run of this process) holds: sessions do not outlive their process.
    */
   async start(soleNode: boolean): Promise<void> {
-    if (!soleNode) return;
+    if (soleNode) await this.endLeftBy(async () => true);
+  }
+
+  /** Ends the voice states held on other nodes that are `gone` (gateway/nodeLease.ts). */
+  async endLeftBy(gone: (node: string) => Promise<boolean>): Promise<void> {
     for (const state of await voiceStatesNotOfNode(this.runtime.readStore, this.node))
-      await this.ending.add(this.end(state.guild_id, state.user_id, state.session_id));
+      if (await gone(state.node)) await this.ending.add(this.end(state.guild_id, state.user_id, state.session_id));
   }
 
   async update(session: Session, request: VoiceStateRequest & { guildId: string }): Promise<void> {

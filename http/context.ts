@@ -7,6 +7,7 @@ import type { Images } from '../ports/images.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { CheckOutboundUrl, GetBytes, PostForAnswer } from '../ports/outbound.js';
+import type { RateLimits } from '../ports/rateLimits.js';
 
 export interface HttpDeps extends CommandDeps {
   config: Config;
@@ -19,6 +20,8 @@ export interface HttpDeps extends CommandDeps {
   /** POSTs interactions to an application's interactions endpoint and reads its answer. */
   postForAnswer: PostForAnswer;
   metrics: Metrics;
+  /** Where the routes' rate-limit buckets count. */
+  rateLimits: RateLimits;
 }
 
 declare module 'koa' {

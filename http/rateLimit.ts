@@ -1,11 +1,12 @@
 // Per-route buckets as the spec's Limits table, with the headers clients of the widely used API read on every answer
 // of a limited route (X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket); a refusal's own headers and body
 // are the error handler's. There is no global limit, so X-RateLimit-Global is never sent: @discordjs/rest takes its
-// mere presence, whatever its value, for a global 429.
+// mere presence, whatever its value, for a global 429. Where the buckets count (this process's memory, or a store
+// all nodes share) is the rate-limit port's.
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.js';
+import type { RateLimits } from '../ports/rateLimits.js';
 
 export interface LimitSpec {
   /** Bucket name; the X-RateLimit-Bucket header carries a hash of it. */
@@ -21,31 +22,23 @@ export interface LimitSpec {
 
 const defaultKey = (ctx: Context) => (ctx.state.auth?.tokenHash as string | undefined) ?? `ip:${ctx.ip}`;
 
-export function rateLimit(spec: LimitSpec) {
-  const main = new RateLimiterMemory({ points: spec.points, duration: spec.durationSeconds, keyPrefix: spec.bucket });
-  const limiter = spec.burst
-    ? new BurstyRateLimiter(
-        main,
-        new RateLimiterMemory({ points: spec.burst, duration: spec.burstSeconds ?? spec.durationSeconds * 10, keyPrefix: `${spec.bucket}:burst` }),
-      )
-    : main;
+export function rateLimit(spec: LimitSpec, counters: RateLimits) {
+  const counter = counters.counter({
+    name: spec.bucket,
+    points: spec.points,
+    durationSeconds: spec.durationSeconds,
+    burst: spec.burst,
+    burstSeconds: spec.burstSeconds,
+  });
   const bucketHash = createHash('sha1').update(spec.bucket).digest('hex').slice(0, 16);
   const keyOf = spec.key ?? defaultKey;
 
   return async function limitRate(ctx: Context, next: Next) {
-    let result: RateLimiterRes;
-    let limited = false;
-    try {
-      result = await limiter.consume(`${keyOf(ctx)}`);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      result = rejection;
-      limited = true;
-    }
-    const resetAfter = Math.max(result.msBeforeNext, 1) / 1000;
+    const { limited, remaining, msBeforeNext } = await counter.consume(keyOf(ctx));
+    const resetAfter = Math.max(msBeforeNext, 1) / 1000;
     ctx.set('X-RateLimit-Limit', String(spec.points));
-    ctx.set('X-RateLimit-Remaining', String(Math.max(limited ? 0 : result.remainingPoints, 0)));
-    ctx.set('X-RateLimit-Reset', ((Date.now() + result.msBeforeNext) / 1000).toFixed(3));
+    ctx.set('X-RateLimit-Remaining', String(Math.max(remaining, 0)));
+    ctx.set('X-RateLimit-Reset', ((Date.now() + msBeforeNext) / 1000).toFixed(3));
     ctx.set('X-RateLimit-Reset-After', resetAfter.toFixed(3));
     ctx.set('X-RateLimit-Bucket', bucketHash);
     if (limited) throw new RateLimited(resetAfter);

@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { Scope } from '../domain/oauth2.js';
+import type { RateLimits } from '../ports/rateLimits.js';
 import { type ScopedRoute, requireAuth, requireSession } from './auth.js';
 import type { HttpDeps } from './context.js';
 import { noContent } from './context.js';
@@ -85,7 +86,8 @@ export function limits(routes: readonly Route[]): Map<string, LimitSpec> {
 }
 
 /** One limiter per bucket of the table, shared by every route that names it. */
-export const rateLimiters = (routes: readonly Route[]) => new Map([...limits(routes)].map(([name, spec]) => [name, rateLimit(spec)]));
+export const rateLimiters = (routes: readonly Route[], counters: RateLimits) =>
+  new Map([...limits(routes)].map(([name, spec]) => [name, rateLimit(spec, counters)]));
 
 /** The status a route answers when it succeeds: the lowest of its documented answers. */
 const successOf = (entry: Route) => Math.min(...Object.keys(entry.responses).map(Number));
@@ -100,7 +102,7 @@ function authorize(ctx: Context, entry: Route): void {
  * The koa router of `routes`: each route's guards, then its buckets, its credential, its parsed input (parameters, then
  * query, then body), its handler and its answer. `limiters` lets routers of several modules share buckets.
  */
-export function router(routes: readonly Route[], deps: HttpDeps, limiters = rateLimiters(routes)): Router {
+export function router(routes: readonly Route[], deps: HttpDeps, limiters = rateLimiters(routes, deps.rateLimits)): Router {
   const served = new Router();
   for (const entry of routes) {
     const success = successOf(entry);

@@ -4,23 +4,8 @@
 // PROCESS_ID set and held by another running process refuses to start; PROCESS_ID unset takes the first free one, so
 // replicas of one service (`--scale delivery=3`) need no settings of their own.
 import type { Clock } from '../ports/clock.js';
+import { LEASE_MS, type Leases, RENEW_MS } from '../ports/leases.js';
 
-/** Named, expiring claims shared by the processes of a deployment (infra/leases/*). */
-export interface Leases {
-  /** Takes `name` for `holder` until `until` when it is free, expired at `now` or `holder`'s already (ms since the epoch); whether it did. */
-  claim(name: string, holder: string, now: number, until: number): Promise<boolean>;
-  /** Gives `name` up if `holder` holds it. */
-  release(name: string, holder: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A lease lasts this long unless renewed. */
-export const LEASE_MS = 30_000;
-/**
- * It is renewed this often. A holder that could not renew before less than this was left stops (onLost) before
- * another may take it: clocks of the deployment may differ by up to this much.
- */
-export const RENEW_MS = 10_000;
 const IDS = 32;
 
 const leaseName = (workerId: number, processId: number) => `snowflake:${workerId}:${processId}`;

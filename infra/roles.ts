@@ -29,7 +29,10 @@ import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
 import { MongoLeases } from './leases/mongo.js';
 import { SqliteLeases } from './leases/sqlite.js';
-import type { Leases } from './processIds.js';
+import type { Leases } from '../ports/leases.js';
+import type { RateLimits } from '../ports/rateLimits.js';
+import { MemoryRateLimits } from './rateLimits/counters.js';
+import { mongoRateLimits } from './rateLimits/mongo.js';
 
 /** The embedded default: ROLE=all on SQLite and files, what loadEngineConfig gives for an empty environment. */
 export const EMBEDDED: EngineConfig = {
@@ -108,6 +111,11 @@ export interface Engines {
   relay: Relay | null;
   /** Where the processes of the deployment hold their snowflake process ids (infra/processIds.ts). */
   leases: Leases;
+  /**
+   * Where the HTTP API's rate-limit buckets count: in MongoDB, which every node shares, on the distributed engines
+   * (each node counting on its own would allow N times the limits); in memory for the embedded server.
+   */
+  rateLimits: RateLimits;
   close(): Promise<void>;
 }
 
@@ -146,17 +154,20 @@ export async function openEngines(
     let blobs: BlobStore;
     let keys: KeyStore;
     let leases: Leases;
+    let rateLimits: RateLimits;
     if (engines.readStore.kind === 'mongodb') {
       const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
       keys = keep(await MongoKeyStore.open(mongo.db, masterKeys));
       leases = new MongoLeases(mongo.db);
+      rateLimits = await mongoRateLimits(mongo.db);
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));
       keys = keep(new SqliteKeyStore(join(config.dataDir, 'keys.db'), masterKeys, config.readModelScrubMs, masterKeys.wrappingKey));
       leases = keep(new SqliteLeases(join(config.dataDir, 'leases.db')));
+      rateLimits = new MemoryRateLimits();
     }
     const store = new SealingEventStore(sealedLog, keys);
     // Only the process that projects a collection sees every write to it, so only it may keep the collection in memory.
@@ -168,11 +179,11 @@ export async function openEngines(
       const kafka = keep(consumesOrPublishes(engines.role) ? await KafkaEventBus.connect(engines.bus, log) : KafkaEventBus.lazy(engines.bus, log));
       bus = openingBus(kafka, store);
       // Kafka carries the log as stored: its topics hold personal fields only as ciphertext.
-      if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), onRelayError);
+      if (runsRelay(engines)) relay = new Relay(sealedLog, readStore, await kafka.publisher(), leases, onRelayError);
     } else {
       bus = new LocalEventBus(store, readStore);
     }
-    return { store, keys, readStore, blobs, bus, relay, leases, close };
+    return { store, keys, readStore, blobs, bus, relay, leases, rateLimits, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -9,8 +9,10 @@ import { systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
+import type { Leases } from '../ports/leases.js';
 import type { Images } from '../ports/images.js';
 import type { Metrics } from '../ports/metrics.js';
+import type { RateLimits } from '../ports/rateLimits.js';
 import type { CheckOutboundUrl, GetBytes, PostForAnswer } from '../ports/outbound.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { AttachmentRemover } from '../processes/attachmentRemoval.js';
@@ -38,6 +40,8 @@ export interface Runtime extends CommandDeps {
   /** The log's events for consumers other than projectors; Kafka when BUS=kafka. */
   bus: EventBus;
   metrics: Metrics;
+  rateLimits: RateLimits;
+  leases: Leases;
 }
 
 /**
@@ -48,7 +52,7 @@ export function assembleRuntime(
   config: Config,
   log: Logger,
   engines: EngineConfig,
-  opened: Pick<Engines, 'store' | 'readStore' | 'blobs' | 'bus'>,
+  opened: Pick<Engines, 'store' | 'readStore' | 'blobs' | 'bus' | 'rateLimits' | 'leases'>,
   secrets: SecretBox,
   projections: ProjectionRunner,
   metrics: Metrics,
@@ -57,7 +61,7 @@ export function assembleRuntime(
   /** The snowflake process id this process holds (infra/processIds.ts). */
   processId: number,
 ): Runtime {
-  const { store, readStore, blobs, bus } = opened;
+  const { store, readStore, blobs, bus, rateLimits, leases } = opened;
   return {
     config,
     log,
@@ -75,6 +79,8 @@ export function assembleRuntime(
     postForAnswer,
     clock: systemClock,
     metrics,
+    rateLimits,
+    leases,
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

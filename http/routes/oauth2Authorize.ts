@@ -145,9 +145,12 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
   const existing = pages.get(deps);
   if (existing) return existing;
   // The spec's Limits: the bot authorization URL, 10 per minute per application.
-  const botFlowLimit = rateLimit({ bucket: 'oauth2:authorize:bot', points: 10, durationSeconds: 60, key: (ctx) => `app:${String(ctx.query.client_id)}` });
+  const botFlowLimit = rateLimit(
+    { bucket: 'oauth2:authorize:bot', points: 10, durationSeconds: 60, key: (ctx) => `app:${String(ctx.query.client_id)}` },
+    deps.rateLimits,
+  );
   // Password guessing through the page is as slow as through POST /auth/login.
-  const signInLimit = rateLimit({ bucket: 'oauth2:authorize:signin', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` });
+  const signInLimit = rateLimit({ bucket: 'oauth2:authorize:signin', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` }, deps.rateLimits);
 
   const formContext = (ctx: Context, csrf: string): FormContext => ({ action: `?${ctx.querystring}`, csrf });
 

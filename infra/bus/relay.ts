@@ -1,25 +1,90 @@
 // The relay: follows the log from its checkpoint and publishes every event, in log order, then records how far it got
-// (in the read store, beside the projectors' checkpoints). Run one relay: a crash between a publish and its checkpoint
-// republishes that batch on restart, which consumers drop by position (see the Kafka bus). Without a checkpoint (a
-// first start on a log that has history, a new or restored read store) it starts at the log's head: the bus carries
-// what happens from now on, as its consumers expect, and history is the replay tool's.
+// (in the read store, beside the projectors' checkpoints). A crash between a publish and its checkpoint republishes
+// that batch on restart, which consumers drop by position (see the Kafka bus). Without a checkpoint (a first start on
+// a log that has history, a new or restored read store) it starts at the log's head: the bus carries what happens
+// from now on, as its consumers expect, and history is the replay tool's.
+// One relay publishes at a time: it holds the lease `relay` (infra/processIds.ts's leases, in the shared store) while
+// it runs. Another relay (a second replica, or a new one started before the old one stopped) stands by, and takes
+// over from the checkpoint once the lease is free: released at a graceful stop, or run out after a crash.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Clock, systemClock } from '../../ports/clock.js';
 import type { EventStore, Subscription } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { EventPublisher } from '../../ports/bus.js';
+import { LEASE_MS, type Leases, RENEW_MS } from '../../ports/leases.js';
 
 export const RELAY_CHECKPOINT = 'relay';
+export const RELAY_LEASE = 'relay';
 
 export class Relay {
   private subscription: Subscription | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> = Promise.resolve();
+  /** Whether this relay holds the lease and publishes; until when the lease surely holds. */
+  private leading = false;
+  private until = 0;
+  private readonly holder = `${hostname()}:${process.pid}:${randomUUID()}`;
 
   constructor(
     private readonly store: EventStore,
     private readonly checkpoints: ReadStore,
     private readonly publisher: EventPublisher,
+    private readonly leases: Leases,
     private readonly onError: (error: unknown) => void,
+    private readonly clock: Clock = systemClock,
   ) {}
 
+  /** Publishes when no other relay does, else stands by; either way it checks the lease again every RENEW_MS. */
   async start(): Promise<void> {
+    await this.tick();
+    this.timer = setInterval(() => {
+      this.ticking = this.ticking.then(() => this.tick()).catch(this.onError);
+    }, RENEW_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Renews the lease of the publishing relay, which stops publishing (onError) once another took it, or once it could
+   * not be renewed before it ran out; a relay standing by takes a free lease and publishes from the checkpoint.
+   */
+  async tick(): Promise<void> {
+    const now = this.clock.now();
+    let held: boolean;
+    try {
+      held = await this.leases.claim(RELAY_LEASE, this.holder, now, now + LEASE_MS);
+    } catch (error) {
+      if (this.leading && this.until - this.clock.now() < RENEW_MS)
+        await this.lose(new Error('the relay lease could not be renewed before it ran out: this relay stops publishing', { cause: error }));
+      return;
+    }
+    if (held) {
+      this.until = now + LEASE_MS;
+      if (!this.leading) await this.lead();
+    } else if (this.leading) await this.lose(new Error('another relay took the relay lease: this one stops publishing'));
+  }
+
+  /** Whether this relay is the one publishing. */
+  get publishing(): boolean {
+    return this.leading;
+  }
+
+  async caughtUp(): Promise<void> {
+    await this.subscription?.caughtUp();
+  }
+
+  /** Stops publishing and gives the lease up, for a relay standing by to take over at once. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+    await this.subscription?.stop();
+    this.subscription = null;
+    if (this.leading) await this.leases.release(RELAY_LEASE, this.holder);
+    this.leading = false;
+  }
+
+  private async lead(): Promise<void> {
     let from = await this.checkpoints.getCheckpoint(RELAY_CHECKPOINT);
     if (!from) {
       from = await this.store.headPosition();
@@ -35,14 +100,15 @@ export class Relay {
       },
       this.onError,
     );
+    this.leading = true;
   }
 
-  async caughtUp(): Promise<void> {
-    await this.subscription?.caughtUp();
-  }
-
-  async stop(): Promise<void> {
+  private async lose(error: Error): Promise<void> {
+    this.leading = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     await this.subscription?.stop();
     this.subscription = null;
+    this.onError(error);
   }
 }

@@ -1,6 +1,6 @@
 // Leases of the distributed mode, in the read store's database: one document a name, taken in one conditional upsert.
 import { type Collection, type Db, MongoServerError, WriteConcern } from 'mongodb';
-import type { Leases } from '../processIds.js';
+import type { Leases } from '../../ports/leases.js';
 
 export const LEASES = 'leases';
 /** A lease taken must survive the loss of the primary, or two processes could hold it after a failover. */

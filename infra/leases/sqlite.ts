@@ -1,7 +1,7 @@
 // Leases of the embedded server and its tools, in DATA_DIR/leases.db: one row a name, taken in one statement.
 import Database from 'better-sqlite3';
 import { createPrivateDatabaseFile } from '../dataDir.js';
-import type { Leases } from '../processIds.js';
+import type { Leases } from '../../ports/leases.js';
 
 export class SqliteLeases implements Leases {
   private readonly db: Database.Database;

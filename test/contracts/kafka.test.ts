@@ -12,6 +12,7 @@ import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { loadKafkaSettings } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
+import { SqliteLeases } from '../../infra/leases/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
 import { eventually } from './eventually.js';
@@ -56,13 +57,14 @@ if (!docker.reachable) {
       const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
       const store = new SqliteEventStore(join(dir, 'events.db'));
       const readStore = new SqliteReadStore(join(dir, 'read.db'));
+      const leases = new SqliteLeases(join(dir, 'leases.db'));
       const log = createLogger('silent');
       const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.contract' }), log);
       const publisher = await bus.publisher();
       const delivered = { delivery: [] as RecordedEvent[], gateway: [] as RecordedEvent[] };
       await bus.consume('delivery', { durable: true }, (events) => void delivered.delivery.push(...events));
       await bus.consume('gateway', { durable: false }, (events) => void delivered.gateway.push(...events));
-      const relay = new Relay(store, readStore, publisher, (error) => {
+      const relay = new Relay(store, readStore, publisher, leases, (error) => {
         throw error;
       });
       try {
@@ -83,7 +85,7 @@ if (!docker.reachable) {
         const all = await store.readAll({ maxCount: 10_000 });
         sent.push(...all.filter((e) => e.type === 'MessageCreated'));
         await readStore.bulkWrite([], [{ projection: RELAY_CHECKPOINT, position: all.find((e) => e.type === 'Marker')!.position }]);
-        const restarted = new Relay(store, readStore, publisher, (error) => {
+        const restarted = new Relay(store, readStore, publisher, leases, (error) => {
           throw error;
         });
         await restarted.start();
@@ -103,6 +105,7 @@ if (!docker.reachable) {
         await bus.close();
         await store.close();
         await readStore.close();
+        await leases.close();
         rmSync(dir, { recursive: true, force: true });
       }
     }, 180_000);
@@ -111,12 +114,13 @@ if (!docker.reachable) {
       const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
       const store = new SqliteEventStore(join(dir, 'events.db'));
       const readStore = new SqliteReadStore(join(dir, 'read.db'));
+      const leases = new SqliteLeases(join(dir, 'leases.db'));
       const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.large' }), createLogger('silent'));
       const got: RecordedEvent[] = [];
       try {
         for (let i = 0; i < 5; i++) await store.appendToStream(`old-${i}`, [event('History', { i })]);
         await bus.consume('delivery', { durable: true }, (events) => void got.push(...events));
-        const relay = new Relay(store, readStore, await bus.publisher(), (error) => {
+        const relay = new Relay(store, readStore, await bus.publisher(), leases, (error) => {
           throw error;
         });
         await relay.start();
@@ -131,6 +135,7 @@ if (!docker.reachable) {
         await bus.close();
         await store.close();
         await readStore.close();
+        await leases.close();
         rmSync(dir, { recursive: true, force: true });
       }
     }, 180_000);

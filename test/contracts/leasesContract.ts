@@ -1,7 +1,7 @@
 // What every lease store (infra/leases/*) must do: processes of one deployment never hold one name at once, a lease
 // is the holder's until it expires or is released, and an expired one can be taken.
 import { describe, expect, it } from 'vitest';
-import type { Leases } from '../../infra/processIds.js';
+import type { Leases } from '../../ports/leases.js';
 
 /** `open` gives two connections to one fresh store, standing for two processes of the deployment. */
 export function describeLeasesContract(name: string, open: () => Promise<{ first: Leases; second: Leases; close(): Promise<void> }>): void {

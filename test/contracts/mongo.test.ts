@@ -1,18 +1,29 @@
-// The read store, blob store, key store and lease contracts against a real MongoDB (a one-node replica set, for transactions),
-// started by testcontainers when a Docker engine answers.
+// The read store, blob store, key store, lease and rate-limit contracts against a real MongoDB (a one-node replica set,
+// for transactions), started by testcontainers when a Docker engine answers; and the composition that picks MongoDB's
+// rate limits on it.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BSON, Collection } from 'mongodb';
 import type { StartedTestContainer } from 'testcontainers';
-import { afterAll, beforeAll, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { GridFsBlobStore } from '../../infra/blobs/gridfs.js';
 import { DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS, MongoKeyStore } from '../../infra/keys/mongo.js';
 import { MongoLeases } from '../../infra/leases/mongo.js';
+import { loadConfig } from '../../infra/config.js';
+import { createLogger } from '../../infra/logger.js';
+import { MasterKeys } from '../../infra/masterKeys.js';
+import { SharedRateLimits } from '../../infra/rateLimits/counters.js';
+import { mongoRateLimits } from '../../infra/rateLimits/mongo.js';
 import { MongoReadStore } from '../../infra/readStore/mongo.js';
+import { openEngines } from '../../infra/roles.js';
 import { SecretBox } from '../../infra/secrets.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
 import { CONTAINER_START_MS, probeDocker, skipWithoutDocker } from './docker.js';
 import { describeKeyStoreContract } from './keyStoreContract.js';
 import { describeLeasesContract } from './leasesContract.js';
+import { describeRateLimitsContract } from './rateLimitsContract.js';
 import { describeReadStoreContract } from './readStoreContract.js';
 
 const docker = await probeDocker();
@@ -53,6 +64,44 @@ if (!docker.reachable) {
         await two.close();
       },
     };
+  });
+  // Two clients stand for two api nodes; closing the first one's client is its MongoDB becoming unreachable.
+  describeRateLimitsContract('MongoDB', async () => {
+    const database = `parley_limits_${randomUUID().slice(0, 8)}`;
+    const [one, two] = [await connectWhenPrimary(url, database), await connectWhenPrimary(url, database)];
+    return {
+      first: await mongoRateLimits(one.db),
+      second: await mongoRateLimits(two.db),
+      breakFirst: () => one.close(),
+      close: async () => {
+        await one.close();
+        await two.close();
+      },
+    };
+  });
+  it('counts the rate limits of a process on READ_STORE=mongodb in MongoDB, which its peers share', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-mongo-engines-'));
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const engines = await openEngines(
+      config,
+      {
+        role: 'all',
+        store: { kind: 'sqlite' },
+        readStore: { kind: 'mongodb', url, database: 'parley_engines' },
+        bus: { kind: 'local' },
+        projections: null,
+        settleTimeoutMs: 5000,
+      },
+      MasterKeys.load(config, SecretBox.fromKey(randomBytes(32))),
+      createLogger('silent'),
+      () => {},
+    );
+    try {
+      expect(engines.rateLimits).toBeInstanceOf(SharedRateLimits);
+    } finally {
+      await engines.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
   // A database of its own per test: the contract starts from a store without keys or checkpoint.
   describeKeyStoreContract('MongoDB', async () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteLeases } from '../../infra/leases/sqlite.js';
-import { LEASE_MS, ProcessIdLease, RENEW_MS } from '../../infra/processIds.js';
+import { ProcessIdLease } from '../../infra/processIds.js';
+import { LEASE_MS, RENEW_MS } from '../../ports/leases.js';
 import { describeLeasesContract } from '../contracts/leasesContract.js';
 
 const dirs: string[] = [];
