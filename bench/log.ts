@@ -32,6 +32,8 @@ import type { EventBus } from '../ports/bus.js';
 import { comparePositions } from '../ports/eventStore.js';
 import { LocalHintBus } from '../ports/hints.js';
 import { allProjections } from '../projections/index.js';
+import { SqliteLeases } from '../infra/leases/sqlite.js';
+import { MemoryRateLimits } from '../infra/rateLimits/counters.js';
 
 const BATCH = 50_000;
 
@@ -121,7 +123,8 @@ async function consume(dir: string, count: number): Promise<void> {
   };
   const projections = new RemoteProjections(store, readStore, allProjections, engines.settleTimeoutMs, log);
   const secrets = await SecretBox.load(null, join(dir, 'secret.key'));
-  const opened = { store, readStore, blobs: new FileBlobStore(join(dir, 'blobs')), bus };
+  const leases = new SqliteLeases(join(dir, 'leases.db'));
+  const opened = { store, readStore, blobs: new FileBlobStore(join(dir, 'blobs')), bus, leases, rateLimits: new MemoryRateLimits() };
   const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, new PrometheusMetrics(), [], 1);
   const projector = new GatewayProjector(runtime, new SessionRegistry(channelVisibility(runtime)), new Presences(bus.hints, async () => {}, log));
   const started = performance.now();
@@ -131,6 +134,7 @@ async function consume(dir: string, count: number): Promise<void> {
   await projector.stop();
   await projections.stop();
   await readStore.close();
+  await leases.close();
   await store.close();
   process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
 }

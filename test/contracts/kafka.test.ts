@@ -155,7 +155,8 @@ if (!docker.reachable) {
           got.push(event);
         }
       });
-      const relay = new Relay(store, readStore, await bus.publisher(), (error) => {
+      const leases = new SqliteLeases(join(dir, 'leases.db'));
+      const relay = new Relay(store, readStore, await bus.publisher(), leases, (error) => {
         throw error;
       });
       try {
@@ -179,6 +180,7 @@ if (!docker.reachable) {
         await relay.stop();
       } finally {
         await bus.close();
+        await leases.close();
         await store.close();
         await readStore.close();
         rmSync(dir, { recursive: true, force: true });
