@@ -13,10 +13,19 @@ import { type FromSchema, parseBody } from '../validation.js';
 import { presentOne, sendSchema, senderOf } from './messages.js';
 import { appliedTagsSchema, presentThread, startThreadRoute, threadFields } from './threads.js';
 
-/** The widely used API's body: the thread's fields, and its first message as a send takes it (JSON or multipart). */
+/**
+ * The widely used API's body: the thread's fields, and its first message as a send takes it (JSON or multipart).
+ * discord.js sends the forum's default_auto_archive_duration, null when the forum has none: null is "not given".
+ */
 export const forumPostSchema = {
   type: 'object',
-  properties: { ...threadFields, applied_tags: appliedTagsSchema, message: sendSchema },
+  properties: {
+    ...threadFields,
+    auto_archive_duration: { ...threadFields.auto_archive_duration, type: ['integer', 'null'], enum: [...threadFields.auto_archive_duration.enum, null] },
+    rate_limit_per_user: { ...threadFields.rate_limit_per_user, type: ['integer', 'null'] },
+    applied_tags: appliedTagsSchema,
+    message: sendSchema,
+  },
   required: ['name', 'message'],
   additionalProperties: false,
 } as const;
@@ -43,7 +52,13 @@ export const startForumPostRoute = route({
     const forum = await channelAccess(deps, channelId, sender.userId);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const { message, ...post }: FromSchema<typeof forumPostSchema> = parseBody(forumPostSchema, payload);
-    const input = { ...post, message: { ...message, content: message.content ?? undefined } };
+    const { auto_archive_duration, rate_limit_per_user, ...fields } = post;
+    const input = {
+      ...fields,
+      auto_archive_duration: auto_archive_duration ?? undefined,
+      rate_limit_per_user: rate_limit_per_user ?? undefined,
+      message: { ...message, content: message.content ?? undefined },
+    };
     const created = await createForumPost(deps, actorMeta(ctx), forum, input, files, sender);
     return { ...(await presentThread(deps, created.threadId)), message: await presentOne(deps, created.message, sender.userId) };
   },
