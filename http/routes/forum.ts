@@ -25,6 +25,8 @@ export const forumPostSchema = {
     rate_limit_per_user: { ...threadFields.rate_limit_per_user, type: ['integer', 'null'] },
     applied_tags: appliedTagsSchema,
     message: sendSchema,
+    // discord.py names the type of a post, the only one there is.
+    type: { type: 'integer', enum: [11] },
   },
   required: ['name', 'message'],
   additionalProperties: false,
@@ -52,7 +54,7 @@ export const startForumPostRoute = route({
     const forum = await channelAccess(deps, channelId, sender.userId);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const { message, ...post }: FromSchema<typeof forumPostSchema> = parseBody(forumPostSchema, payload);
-    const { auto_archive_duration, rate_limit_per_user, ...fields } = post;
+    const { auto_archive_duration, rate_limit_per_user, type: _post, ...fields } = post;
     const input = {
       ...fields,
       auto_archive_duration: auto_archive_duration ?? undefined,
