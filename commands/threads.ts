@@ -40,7 +40,7 @@ async function resolveThread(deps: Uses<'commands' | 'clock'>, threadId: string)
   return { guild, parent, thread };
 }
 
-async function run(deps: ThreadDeps, meta: ActorMeta, threadId: string, command: ThreadCommand, newStream = false) {
+export async function run(deps: ThreadDeps, meta: ActorMeta, threadId: string, command: ThreadCommand, newStream = false) {
   const result = await deps.commands.handle(threadStream(threadId), threadDecider, command, metadata(meta, deps.clock), { newStream });
   await deps.settle(result.position);
   return result;
@@ -126,7 +126,8 @@ export async function updateThread(deps: ThreadDeps, meta: ActorMeta, threadId: 
   const { rate_limit_per_user: slowmode, ...rest } = changes;
   const fields: ThreadFields = slowmode === undefined ? rest : { ...rest, rate_limit_per_user: slowmode ?? 0 };
   const { guild, parent } = await resolveThread(deps, threadId);
-  await run(deps, meta, threadId, { type: 'UpdateThread', actor: participant(guild, parent, meta.actorId), fields, at: isoNow(deps.clock) });
+  const actor = participant(guild, parent, meta.actorId);
+  await run(deps, meta, threadId, { type: 'UpdateThread', actor, fields, at: isoNow(deps.clock), forumTags: parent.available_tags });
 }
 
 /** Deletes the thread once the sends under way in it are appended, as a channel's deletion does. */

@@ -2,6 +2,7 @@
 // fields, as in the widely used API; a request naming another type's field is refused whole.
 import type { DomainEvent } from './decider.js';
 import { type FieldError, invalidForm } from './errors.js';
+import { emojiErrors, isForum, tagErrors } from './forum.js';
 import {
   type Change,
   type ChannelData,
@@ -29,6 +30,7 @@ export const ChannelType = {
   PRIVATE_THREAD: 12,
   GUILD_STAGE_VOICE: 13,
   GUILD_FORUM: 15,
+  GUILD_MEDIA: 16,
 } as const;
 
 const TEXT_FIELDS = [
@@ -53,14 +55,25 @@ const VOICE_FIELDS = [
   'video_quality_mode',
   'permission_overwrites',
 ] as const;
+const MEDIA_FIELDS = [...TEXT_FIELDS, 'available_tags', 'default_reaction_emoji', 'default_thread_rate_limit_per_user', 'default_sort_order'] as const;
 const TEXT_DEFAULTS = { topic: null, nsfw: false, rate_limit_per_user: 0 };
+const MEDIA_DEFAULTS = {
+  ...TEXT_DEFAULTS,
+  available_tags: [],
+  default_reaction_emoji: null,
+  default_thread_rate_limit_per_user: 0,
+  default_sort_order: null,
+};
 const VOICE_DEFAULTS = { nsfw: false, rate_limit_per_user: 0, bitrate: 64000, user_limit: 0, rtc_region: null, video_quality_mode: 1 };
+
+const TEXT_TOPIC_LENGTH = 1024;
 
 /** The channel types a guild can hold through these routes, with the fields each accepts and its defaults. */
 const GUILD_CHANNEL_TYPES: Record<number, { fields: readonly string[]; defaults: Partial<ChannelData> }> = {
   [ChannelType.GUILD_TEXT]: { fields: TEXT_FIELDS, defaults: TEXT_DEFAULTS },
   [ChannelType.GUILD_ANNOUNCEMENT]: { fields: TEXT_FIELDS, defaults: TEXT_DEFAULTS },
-  [ChannelType.GUILD_FORUM]: { fields: TEXT_FIELDS, defaults: TEXT_DEFAULTS },
+  [ChannelType.GUILD_FORUM]: { fields: [...MEDIA_FIELDS, 'default_forum_layout'], defaults: { ...MEDIA_DEFAULTS, default_forum_layout: 0 } },
+  [ChannelType.GUILD_MEDIA]: { fields: MEDIA_FIELDS, defaults: MEDIA_DEFAULTS },
   [ChannelType.GUILD_VOICE]: { fields: VOICE_FIELDS, defaults: VOICE_DEFAULTS },
   [ChannelType.GUILD_STAGE_VOICE]: { fields: VOICE_FIELDS, defaults: VOICE_DEFAULTS },
   [ChannelType.GUILD_CATEGORY]: { fields: ['name', 'position', 'permission_overwrites'], defaults: {} },
@@ -121,6 +134,11 @@ function fieldErrors(state: GuildState, channelType: number, fields: ChannelFiel
     if (value !== undefined && key !== 'type' && !allowed.includes(key)) errors.push({ path: key, message: `Not a field of channels of type ${channelType}` });
   }
   errors.push(...parentErrors(state, fields.parent_id, channelType, 'parent_id'));
+  // Forum and media channels' guidelines may be longer than a text channel's topic.
+  if (!isForum(channelType) && (fields.topic?.length ?? 0) > TEXT_TOPIC_LENGTH)
+    errors.push({ path: 'topic', message: `Must be ${TEXT_TOPIC_LENGTH} or fewer in length` });
+  if (fields.available_tags) errors.push(...tagErrors(fields.available_tags));
+  errors.push(...emojiErrors(fields.default_reaction_emoji, 'default_reaction_emoji'));
   fields.permission_overwrites?.forEach((o, i) => errors.push(...overwriteTargetErrors(state, o, `permission_overwrites.${i}.id`)));
   return errors;
 }

@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AutoModerationRuleData } from './autoModerationRule.js';
 import { forbidden, missingPermissions, notFound } from './errors.js';
+import type { ForumTag, ReactionEmoji } from './forum.js';
 import { ALL_PERMISSIONS, Permission, computePermissions, isTimedOut, requirePermission } from './permissions.js';
 
 export interface Change {
@@ -70,6 +71,12 @@ export interface ChannelData {
   rtc_region?: string | null;
   video_quality_mode?: number;
   default_auto_archive_duration?: number;
+  /** Forum (15) and media (16) channels only (domain/forum.ts); default_forum_layout for forums alone. */
+  available_tags?: ForumTag[];
+  default_reaction_emoji?: ReactionEmoji | null;
+  default_thread_rate_limit_per_user?: number;
+  default_sort_order?: number | null;
+  default_forum_layout?: number;
 }
 
 export interface MemberData {

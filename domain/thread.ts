@@ -5,13 +5,22 @@
 // same message finds its stream taken.
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, badRequest, invalidForm, missingPermissions } from './errors.js';
+import { type ForumTag, cannotSendInForum, isForum, requireAppliedTags } from './forum.js';
 import { type Change, applyChanges, diff, unknownChannel, unknownMember } from './guildState.js';
 import { Permission, hasPermission, requirePermission, threadPermissions } from './permissions.js';
 
 export const ThreadType = { ANNOUNCEMENT_THREAD: 10, PUBLIC_THREAD: 11, PRIVATE_THREAD: 12 } as const;
 export const AUTO_ARCHIVE_DURATIONS = [60, 1440, 4320, 10080] as const;
-/** Parents that hold threads: text (public and private threads) and announcement channels (announcement threads). */
-const THREAD_PARENTS: Record<number, readonly number[]> = { 0: [ThreadType.PUBLIC_THREAD, ThreadType.PRIVATE_THREAD], 5: [ThreadType.ANNOUNCEMENT_THREAD] };
+/**
+ * Parents that hold threads: text (public and private threads), announcement channels (announcement threads), forum
+ * and media channels (public threads, their posts: domain/forum.ts).
+ */
+const THREAD_PARENTS: Record<number, readonly number[]> = {
+  0: [ThreadType.PUBLIC_THREAD, ThreadType.PRIVATE_THREAD],
+  5: [ThreadType.ANNOUNCEMENT_THREAD],
+  15: [ThreadType.PUBLIC_THREAD],
+  16: [ThreadType.PUBLIC_THREAD],
+};
 
 /** A thread as the widely used API describes it, thread_metadata's fields kept flat so that changes name them. */
 export interface ThreadData {
@@ -29,6 +38,8 @@ export interface ThreadData {
   /** Private threads only: whether members who do not manage threads may add others. */
   invitable?: boolean;
   create_timestamp: string;
+  /** Posts in forum and media channels only: the ids of the parent's tags the post carries. */
+  applied_tags?: string[];
 }
 
 export interface ThreadState {
@@ -61,11 +72,14 @@ export interface Participant {
   parentPermissions: bigint;
 }
 
-export type ThreadFields = Partial<Pick<ThreadData, 'name' | 'archived' | 'locked' | 'auto_archive_duration' | 'invitable' | 'rate_limit_per_user'>>;
+export type ThreadFields = Partial<
+  Pick<ThreadData, 'name' | 'archived' | 'locked' | 'auto_archive_duration' | 'invitable' | 'rate_limit_per_user' | 'applied_tags'>
+>;
 
 export type ThreadCommand =
-  | { type: 'CreateThread'; actor: Participant; parentType: number; fromMessage: boolean; thread: ThreadData }
-  | { type: 'UpdateThread'; actor: Participant; fields: ThreadFields; at: string }
+  /** `forumTags`: the parent's tags, when it is a forum or media channel. */
+  | { type: 'CreateThread'; actor: Participant; parentType: number; fromMessage: boolean; thread: ThreadData; forumTags?: readonly ForumTag[] }
+  | { type: 'UpdateThread'; actor: Participant; fields: ThreadFields; at: string; forumTags?: readonly ForumTag[] }
   | { type: 'DeleteThread'; actor: Participant }
   | { type: 'AddThreadMember'; actor: Participant; target: Participant | null; at: string }
   | { type: 'RemoveThreadMember'; actor: Participant; userId: string }
@@ -79,6 +93,7 @@ export type ThreadCommand =
 
 export const threadArchived = () => badRequest('THREAD_ARCHIVED', 'Operation is not allowed on an archived thread');
 export const threadAlreadyCreated = () => badRequest('THREAD_ALREADY_CREATED', 'A thread has already been created for this message');
+const notAPost = () => invalidForm([{ path: 'applied_tags', message: 'Only posts in forum and media channels have tags' }]);
 export const threadLocked = () => new DomainError('forbidden', 'THREAD_LOCKED', 'Thread is locked');
 
 /** The participant's permissions in the thread, by the one permission algorithm. */
@@ -113,10 +128,18 @@ const deciders = {
     if (!types.includes(thread.type) || (command.fromMessage && thread.type === ThreadType.PRIVATE_THREAD)) {
       throw invalidForm([{ path: 'type', message: `Threads of type ${thread.type} cannot be created here` }]);
     }
-    requirePermission(
-      actor.parentPermissions,
-      thread.type === ThreadType.PRIVATE_THREAD ? Permission.CREATE_PRIVATE_THREADS : Permission.CREATE_PUBLIC_THREADS,
-    );
+    if (isForum(command.parentType)) {
+      // A post opens with its first message: it takes what sending one in the forum would.
+      if (command.fromMessage) throw cannotSendInForum();
+      requirePermission(actor.parentPermissions, Permission.SEND_MESSAGES);
+      requireAppliedTags(thread.applied_tags ?? [], [], command.forumTags ?? [], actor.parentPermissions);
+    } else {
+      if (thread.applied_tags !== undefined) throw notAPost();
+      requirePermission(
+        actor.parentPermissions,
+        thread.type === ThreadType.PRIVATE_THREAD ? Permission.CREATE_PRIVATE_THREADS : Permission.CREATE_PUBLIC_THREADS,
+      );
+    }
     return [
       { type: 'ThreadCreated', data: { guildId: thread.guild_id, thread, fromMessage: command.fromMessage } },
       memberAdded(thread, actor.id, thread.create_timestamp, 1),
@@ -130,6 +153,10 @@ const deciders = {
     if (fields.invitable !== undefined && thread.type !== ThreadType.PRIVATE_THREAD) {
       throw invalidForm([{ path: 'invitable', message: 'Only private threads are invitable' }]);
     }
+    if (fields.applied_tags !== undefined) {
+      if (thread.applied_tags === undefined) throw notAPost();
+      requireAppliedTags(fields.applied_tags, thread.applied_tags, command.forumTags ?? [], permissions);
+    }
     // An archived thread changes only by being unarchived (other fields may change along with it).
     if (thread.archived && fields.archived !== false) throw threadArchived();
     if (thread.locked && !manages) throw threadLocked();
@@ -141,7 +168,7 @@ const deciders = {
       if (manages) break;
       // Unarchiving an open thread takes only what a message would; the owner may rename, archive and re-time it.
       if (key === 'archived' && new_value === false) requirePermission(permissions, Permission.SEND_MESSAGES);
-      else if (!(isOwner && ['name', 'archived', 'auto_archive_duration'].includes(key))) throw missingPermissions();
+      else if (!(isOwner && ['name', 'archived', 'auto_archive_duration', 'applied_tags'].includes(key))) throw missingPermissions();
     }
     if (changes.some((c) => c.key === 'archived')) changes.push({ key: 'archive_timestamp', old_value: thread.archive_timestamp, new_value: command.at });
     return [{ type: 'ThreadUpdated', data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, changes } }];

@@ -22,6 +22,7 @@ import { cdnRoutes } from './routes/cdn.js';
 import { channelRoutes } from './routes/channels.js';
 import { dmRoutes } from './routes/dms.js';
 import { emojiRoutes } from './routes/emojis.js';
+import { forumRoutes } from './routes/forum.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { guildRoutes } from './routes/guilds.js';
 import { interactionRoutes } from './routes/interactions.js';
@@ -158,6 +159,8 @@ const API_MODULES: readonly (readonly Route[])[] = [
   roleRoutes,
   memberRoutes,
   moderationRoutes,
+  // Before the threads': a forum's POST /channels/:channelId/threads opens a post there, other ids passed on.
+  forumRoutes,
   // Before the guild channels': a thread's /channels/:channelId is answered there, other ids passed on.
   threadRoutes,
   channelRoutes,

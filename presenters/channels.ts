@@ -1,5 +1,5 @@
 // Guild channel objects, and the last_pin_timestamp they share with DM channels (which presenters/messages.ts shapes).
-import type { APIGuildChannel, APIGuildVoiceChannel, APISortableChannel, APITextChannel } from 'discord-api-types/v10';
+import type { APIGuildChannel, APIGuildForumChannel, APIGuildVoiceChannel, APISortableChannel, APITextChannel } from 'discord-api-types/v10';
 import type { ChannelDoc } from '../projections/channels.js';
 import { NO_FLAGS } from './flags.js';
 import { apiTimestamp } from './timestamps.js';
@@ -15,7 +15,13 @@ export const lastPinTimestamp = (doc: Record<string, unknown>) =>
 export type GuildChannelObject = APIGuildChannel &
   APISortableChannel &
   Pick<APITextChannel, 'topic' | 'rate_limit_per_user' | 'last_message_id' | 'last_pin_timestamp' | 'default_auto_archive_duration'> &
-  Pick<APIGuildVoiceChannel, 'bitrate' | 'user_limit' | 'rtc_region' | 'video_quality_mode'>;
+  Pick<APIGuildVoiceChannel, 'bitrate' | 'user_limit' | 'rtc_region' | 'video_quality_mode'> &
+  Partial<
+    Pick<
+      APIGuildForumChannel,
+      'available_tags' | 'default_reaction_emoji' | 'default_thread_rate_limit_per_user' | 'default_sort_order' | 'default_forum_layout'
+    >
+  >;
 
 /** A guild channel object: the fields of its type (the read model keeps only those) and its guild. */
 export function channelObject(doc: ChannelDoc): GuildChannelObject {

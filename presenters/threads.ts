@@ -31,6 +31,7 @@ export function threadObject(thread: ThreadData, counts: ThreadCounts): APIThrea
       ...(thread.invitable !== undefined ? { invitable: thread.invitable } : {}),
       create_timestamp: apiTimestamp(thread.create_timestamp),
     },
+    ...(thread.applied_tags ? { applied_tags: thread.applied_tags } : {}),
     flags: NO_FLAGS,
   };
 }

@@ -1,6 +1,7 @@
 // Sending a message: checked whole (channel access, permissions, the body, and the decider's rule for a new message) before anything is
 // stored or appended, so a refused send leaves no trace; files go to the blob store before the event that names them.
 import { badRequest, invalidForm } from '../../domain/errors.js';
+import { cannotSendInForum, isForum } from '../../domain/forum.js';
 import { type Attachment, type MessageFields, type MessageUser, MessageType, assertNewMessage, messageDecider, unknownMessage } from '../../domain/message.js';
 import { nonceDecider } from '../../domain/messageNonce.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
@@ -51,6 +52,17 @@ export interface Authorship {
   fields?: Partial<Pick<MessageFields, 'type' | 'message_reference' | 'application_id' | 'interaction_metadata' | 'interaction'>>;
   /** Runs once the message is checked whole, before anything is stored: an interaction response claims its interaction here. */
   beforeAppend?: (message: MessageFields) => Promise<void>;
+  /** A forum post's first message, which opens the post: see Opening. */
+  opens?: Opening;
+}
+
+/**
+ * The thread a forum post's first message opens (commands/forum.ts): the message takes the thread's id, and `open`
+ * appends the thread once the message is checked whole, before the message that needs it to stand.
+ */
+export interface Opening {
+  id: string;
+  open: () => Promise<void>;
 }
 
 /**
@@ -66,12 +78,13 @@ export async function postMessage(
   by: Authorship,
 ): Promise<MessageDoc> {
   const { channelId } = access;
+  if (isForum(access.type)) throw cannotSendInForum();
   if (!TEXT_CHANNEL_TYPES.includes(access.type)) throw badRequest('CANNOT_SEND_IN_NON_TEXT_CHANNEL', 'Cannot send messages in a non-text channel');
   const components = componentsOf(by.components, input.components, input.flags ?? 0) ?? [];
   const replied = input.message_reference ? await repliedMessage(deps, access, input.message_reference) : null;
   const { listed, uploads } = resolveAttachments(deps, input.attachments, files, []);
   const content = input.content ?? '';
-  const messageId = deps.ids.next();
+  const messageId = by.opens?.id ?? deps.ids.next();
   const message: MessageFields = {
     id: messageId,
     channel_id: channelId,
@@ -97,6 +110,7 @@ export async function postMessage(
   // finds the channel gone instead of adding a message to the log behind ChannelDeleted. A prune holds the gate too: a
   // user's send that comes after it finds its author gone, instead of a pruned member's message landing behind it.
   return shared(channelSendsGate(channelId), async () => {
+    await by.opens?.open();
     if (!(await channelStands(deps, access, by.webhookId === null ? by.author.id : null))) throw unknownChannel();
     // In a thread, the message joins its author (and those it mentions) and reopens it, once the send is admitted.
     const admitted = async (sent: MessageFields) => {
@@ -174,7 +188,20 @@ export async function sendMessage(
   files: UploadedFile[],
   sender: Sender,
 ): Promise<MessageDoc> {
-  const access = await messageChannelAccess(deps, channelId, sender.userId);
+  return sendIn(deps, meta, await messageChannelAccess(deps, channelId, sender.userId), input, files, sender);
+}
+
+/** sendMessage in a channel the caller resolved: a forum post's thread about to be opened (`opens`) among them. */
+export async function sendIn(
+  deps: SendDeps,
+  meta: ActorMeta,
+  access: MessageChannelAccess,
+  input: SendInput,
+  files: UploadedFile[],
+  sender: Sender,
+  opens?: Opening,
+): Promise<MessageDoc> {
+  const { channelId } = access;
   requireNotTimedOutIn(access, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
@@ -187,7 +214,7 @@ export async function sendMessage(
   }
   const window = slowmodeWindow(access);
   const slowmode = window > 0 ? { beforeAppend: () => admitSlowmodeSend(deps, meta, channelId, sender.userId, window) } : {};
-  const message = await postMessage(deps, meta, access, input, files, { author, webhookId: null, components: sender.bot, ...slowmode });
+  const message = await postMessage(deps, meta, access, input, files, { author, webhookId: null, components: sender.bot, ...slowmode, opens });
   if (moderation.triggers.length) await executeActions(deps, meta, access, author, content, moderation, message._id);
   rememberSend(deps, access, sender.userId, content);
   return message;

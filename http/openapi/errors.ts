@@ -12,6 +12,10 @@ export const ERRORS = {
   IMAGE_TOO_LARGE: [400, 'The image’s dimensions are too large to process.'],
   CANNOT_SEND_EMPTY_MESSAGE: [400, 'A message needs content, an embed, an attachment or a component.'],
   CANNOT_SEND_IN_NON_TEXT_CHANNEL: [400, 'The channel does not take messages.'],
+  CANNOT_SEND_IN_FORUM_CHANNEL: [
+    400,
+    'A forum or media channel takes posts, not messages (40058 under /api/v9 and /api/v10): open a post with POST /channels/{id}/threads.',
+  ],
   AUTOMOD_BLOCKED: [400, 'An auto-moderation rule of the guild blocked the message (200000 under /api/v9 and /api/v10, as the widely used API numbers it).'],
   CANNOT_EXECUTE_ON_CHANNEL_TYPE: [400, 'The action does not apply to this kind of channel: voice regions of a text channel, a call outside DMs.'],
   CANNOT_BULK_DELETE_IN_DM: [400, 'Messages in DMs cannot be bulk deleted.'],

@@ -4,6 +4,7 @@ import { canViewChannel, channelAccess, guildAccess } from '../../commands/acces
 import { deleteChannel, runGuildCommand } from '../../commands/guilds.js';
 import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
+import { type ForumTag, MAX_FORUM_TAGS, withTagIds } from '../../domain/forum.js';
 import { unknownChannel } from '../../domain/guildState.js';
 import { channelById, channelsOfGuild } from '../../projections/channels.queries.js';
 import { actorMeta } from '../actor.js';
@@ -22,11 +23,22 @@ const overwriteSchema = {
   additionalProperties: false,
 } as const;
 
+const emojiFields = { emoji_id: nullableSnowflakeSchema, emoji_name: { type: ['string', 'null'], minLength: 1, maxLength: 100 } } as const;
+const emojiSchema = { type: 'object', properties: emojiFields, additionalProperties: false } as const;
+/** A forum's tag: one without an id, or with one that is not the channel's, is a new tag (its id minted here). */
+const tagSchema = {
+  type: 'object',
+  properties: { id: snowflakeSchema, name: nameSchema(1, 20), moderated: { type: 'boolean' }, ...emojiFields },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+
 const channelFieldsSchema = {
   name: nameSchema(1, 100),
   type: { type: 'integer', enum: GUILD_CHANNEL_TYPE_NUMBERS },
   position: { type: ['integer', 'null'], minimum: 0, maximum: MAX_INT32 },
-  topic: { type: ['string', 'null'], maxLength: 1024 },
+  // Up to 4096 for a forum's or media channel's guidelines, 1024 for other types (domain/channel.ts).
+  topic: { type: ['string', 'null'], maxLength: 4096 },
   nsfw: { type: 'boolean' },
   rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
   bitrate: { type: 'integer', minimum: 8000, maximum: 384000 },
@@ -36,6 +48,11 @@ const channelFieldsSchema = {
   video_quality_mode: { type: 'integer', enum: [1, 2] },
   default_auto_archive_duration: { type: 'integer', enum: [60, 1440, 4320, 10080] },
   permission_overwrites: { type: 'array', items: overwriteSchema, maxItems: 100 },
+  available_tags: { type: 'array', items: tagSchema, maxItems: MAX_FORUM_TAGS },
+  default_reaction_emoji: { anyOf: [emojiSchema, { type: 'null' }] },
+  default_thread_rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
+  default_sort_order: { type: ['integer', 'null'], enum: [0, 1, null] },
+  default_forum_layout: { type: 'integer', enum: [0, 1, 2] },
 } as const;
 
 export const createChannelSchema = { type: 'object', properties: channelFieldsSchema, required: ['name'], additionalProperties: false } as const;
@@ -71,10 +88,27 @@ export const putOverwriteSchema = { ...overwriteSchema, required: ['type'] } as 
 type Overwrite = FromSchema<typeof overwriteSchema>;
 const overwriteInput = (o: Omit<Overwrite, 'id'> & { id: string }) => ({ id: o.id, type: o.type, allow: String(o.allow ?? 0), deny: String(o.deny ?? 0) });
 
-/** The body as domain fields: bitfields as strings, a null position as "not given". */
-function channelFields(body: FromSchema<typeof updateChannelSchema>): ChannelFields {
-  const { position, permission_overwrites, ...fields } = body;
-  return { ...fields, position: position ?? undefined, permission_overwrites: permission_overwrites?.map(overwriteInput) } as ChannelFields;
+/**
+ * The body as domain fields: bitfields as strings, a null position as "not given", each forum tag with its id (one of
+ * the channel's `tags`, or minted), an emoji with both its keys.
+ */
+function channelFields(deps: HttpDeps, body: FromSchema<typeof updateChannelSchema>, tags: readonly ForumTag[] = []): ChannelFields {
+  const { position, permission_overwrites, available_tags, default_reaction_emoji, ...fields } = body;
+  return {
+    ...fields,
+    position: position ?? undefined,
+    permission_overwrites: permission_overwrites?.map(overwriteInput),
+    // Absent when not given: a key set to undefined would hide a new channel's default.
+    ...(available_tags ? { available_tags: withTagIds(available_tags, tags, () => deps.ids.next()) } : {}),
+    ...(default_reaction_emoji !== undefined
+      ? {
+          default_reaction_emoji: default_reaction_emoji && {
+            emoji_id: default_reaction_emoji.emoji_id ?? null,
+            emoji_name: default_reaction_emoji.emoji_name ?? null,
+          },
+        }
+      : {}),
+  } as ChannelFields;
 }
 
 /** DMs and group DMs share the channels collection; the DM routes, declared after these, answer for them. */
@@ -122,7 +156,7 @@ export const createChannelRoute = route({
   async handle(ctx, { params: { guildId }, body }, deps) {
     const meta = actorMeta(ctx);
     const channelId = deps.ids.next();
-    const fields = { ...channelFields(body), name: body.name, type: body.type ?? 0 };
+    const fields = { ...channelFields(deps, body), name: body.name, type: body.type ?? 0 };
     await runGuildCommand(deps, meta, guildId, { type: 'CreateChannel', actorId: meta.actorId, channelId, fields });
     return fetchChannel(deps, channelId);
   },
@@ -183,8 +217,9 @@ export const updateChannelRoute = route({
   async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
     if (await isPrivateChannel(deps, channelId)) return passOn;
-    const fields = channelFields(parseBody(updateChannelSchema, ctx.request.body));
-    const { guildId } = await channelAccess(deps, channelId, meta.actorId);
+    const body = parseBody(updateChannelSchema, ctx.request.body);
+    const { guildId, channel } = await channelAccess(deps, channelId, meta.actorId);
+    const fields = channelFields(deps, body, channel.available_tags);
     await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields });
     return fetchChannel(deps, channelId);
   },

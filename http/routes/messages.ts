@@ -183,7 +183,7 @@ export const reactorParams = {
   required: [...reactionParams.required, 'userId'],
 } as const;
 
-const senderOf = (ctx: Context): Sender => {
+export const senderOf = (ctx: Context): Sender => {
   const auth = requireAuth(ctx);
   return { userId: auth.userId, bot: auth.kind === 'bot' };
 };
@@ -209,7 +209,7 @@ async function present(deps: HttpDeps, docs: MessageDoc[], viewerId: string) {
   return docs.map((doc, i) => messageObject(doc, views[i]));
 }
 
-const presentOne = async (deps: HttpDeps, doc: MessageDoc, viewerId: string) => (await present(deps, [doc], viewerId))[0];
+export const presentOne = async (deps: HttpDeps, doc: MessageDoc, viewerId: string) => (await present(deps, [doc], viewerId))[0];
 
 /** Reading a channel's messages needs READ_MESSAGE_HISTORY; a message of another channel is unknown. */
 async function readableMessage(deps: HttpDeps, channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
@@ -277,6 +277,7 @@ export const sendMessageRoute = route({
     'MISSING_ACCESS',
     'SLOWMODE_RATE_LIMITED',
     'CANNOT_SEND_IN_NON_TEXT_CHANNEL',
+    'CANNOT_SEND_IN_FORUM_CHANNEL',
     'CANNOT_SEND_EMPTY_MESSAGE',
     'AUTOMOD_BLOCKED',
   ],

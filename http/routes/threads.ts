@@ -5,6 +5,7 @@ import { channelAccess, guildAccess, loadThread, messageChannelAccess } from '..
 import { addThreadMember, createThread, deleteThread, removeThreadMember, updateThread } from '../../commands/threads.js';
 import { type GuildState, channelPermissions, unknownChannel, unknownMember } from '../../domain/guildState.js';
 import { Permission, hasPermission, requirePermission, threadPermissions } from '../../domain/permissions.js';
+import { MAX_APPLIED_TAGS } from '../../domain/forum.js';
 import { AUTO_ARCHIVE_DURATIONS, type ThreadData, ThreadType } from '../../domain/thread.js';
 import { memberOf } from '../../projections/members.queries.js';
 import {
@@ -28,7 +29,7 @@ import { passOn, route } from '../route.js';
 import { type FromSchema, nameSchema, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 import { deleteChannelRoute, getChannelRoute, updateChannelRoute } from './channels.js';
 
-const threadFields = {
+export const threadFields = {
   name: nameSchema(1, 100),
   auto_archive_duration: { type: 'integer', enum: AUTO_ARCHIVE_DURATIONS },
   // The widely used API takes null for no slowmode (discord.py's create_thread sends it when none is given).
@@ -48,9 +49,17 @@ export const startThreadSchema = {
   required: ['name'],
   additionalProperties: false,
 } as const;
+/** The ids of the forum's tags a post carries (domain/forum.ts). */
+export const appliedTagsSchema = { type: 'array', items: snowflakeSchema, maxItems: MAX_APPLIED_TAGS } as const;
 export const updateThreadSchema = {
   type: 'object',
-  properties: { ...threadFields, archived: { type: 'boolean' }, locked: { type: 'boolean' }, invitable: { type: 'boolean' } },
+  properties: {
+    ...threadFields,
+    archived: { type: 'boolean' },
+    locked: { type: 'boolean' },
+    invitable: { type: 'boolean' },
+    applied_tags: appliedTagsSchema,
+  },
   additionalProperties: false,
 } as const;
 
@@ -71,7 +80,7 @@ const membersQuery = {
 } as const;
 
 /** The thread as the read model shows it once settled; the aggregate's own fields while the projection catches up. */
-async function presentThread(deps: HttpDeps, threadId: string) {
+export async function presentThread(deps: HttpDeps, threadId: string) {
   const doc = await threadById(deps.readStore, threadId);
   if (doc) return threadDocObject(doc);
   const thread = await loadThread(deps, threadId);
@@ -129,12 +138,12 @@ export const startThreadRoute = route({
   path: '/channels/:channelId/threads',
   summary: 'Start a thread without a message',
   description:
-    'Private (12) unless `type` says otherwise, as the widely used API’s v9; public threads need CREATE_PUBLIC_THREADS, private ones CREATE_PRIVATE_THREADS. The creator joins it.',
+    'Private (12) unless `type` says otherwise, as the widely used API’s v9; public threads need CREATE_PUBLIC_THREADS, private ones CREATE_PRIVATE_THREADS. The creator joins it. In a forum or media channel, a post (http/routes/forum.ts): a public thread with its first `message` (as a send takes it, JSON or multipart; it takes the thread’s id and is answered as the thread’s `message`) and up to 5 of the channel’s tags in `applied_tags` (moderated ones need MANAGE_THREADS); it needs SEND_MESSAGES there, and takes the channel’s `default_thread_rate_limit_per_user` unless it names its own.',
   params: channelParams,
   body: startThreadSchema,
   audit: 'THREAD_CREATE',
   responses: { 201: thread },
-  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE'],
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE'],
   async handle(ctx, { params: { channelId }, body }, deps) {
     const threadId = await createThread(deps, actorMeta(ctx), channelId, body, null);
     return presentThread(deps, threadId);

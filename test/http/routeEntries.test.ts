@@ -73,6 +73,7 @@ describe('the API router and the document', () => {
       'GET /channels/:channelId',
       'PATCH /channels/:channelId',
       'PATCH /channels/:channelId',
+      'POST /channels/:channelId/threads',
       'POST /interactions',
       'POST /webhooks/:webhookId/:token',
     ]);

@@ -1,0 +1,69 @@
+// Posts in forum and media channels: a public thread opened with its first message, which takes the thread's id. The
+// post is checked whole before anything is appended: the thread by its decider (tags, SEND_MESSAGES in the forum),
+// the message as any send is (content, attachments, auto-moderation); the thread is appended only then, just before
+// its message.
+import type { ChannelData, GuildState } from '../domain/guildState.js';
+import { type ThreadCommand, type ThreadData, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
+import { isoNow } from '../ports/clock.js';
+import type { MessageDoc } from '../projections/messages.js';
+import type { MessageChannelAccess } from './access.js';
+import type { ActorMeta } from './deps.js';
+import type { Sender, SendInput, UploadedFile } from './messages/input.js';
+import { type SendDeps, sendIn } from './messages/send.js';
+import { run } from './threads.js';
+
+export interface NewPost {
+  name: string;
+  auto_archive_duration?: number;
+  rate_limit_per_user?: number;
+  applied_tags?: string[];
+  message: SendInput;
+}
+
+/** The forum as the caller sees it: its guild, the channel, and the caller's permissions there. */
+export interface Forum {
+  guild: GuildState;
+  channel: ChannelData;
+  permissions: bigint;
+}
+
+/**
+ * Opens a post in the forum: the thread inherits the forum's default slowmode and archive duration unless the post
+ * names its own. Answers the thread's id and its first message.
+ */
+export async function createForumPost(
+  deps: SendDeps,
+  meta: ActorMeta,
+  { guild, channel: forum, permissions }: Forum,
+  input: NewPost,
+  files: UploadedFile[],
+  sender: Sender,
+): Promise<{ threadId: string; message: MessageDoc }> {
+  const at = isoNow(deps.clock);
+  const threadId = deps.ids.next();
+  const thread: ThreadData = {
+    id: threadId,
+    type: ThreadType.PUBLIC_THREAD,
+    guild_id: guild.id,
+    parent_id: forum.id,
+    owner_id: sender.userId,
+    name: input.name,
+    rate_limit_per_user: input.rate_limit_per_user ?? forum.default_thread_rate_limit_per_user ?? 0,
+    archived: false,
+    auto_archive_duration: input.auto_archive_duration ?? forum.default_auto_archive_duration ?? 4320,
+    archive_timestamp: at,
+    locked: false,
+    create_timestamp: at,
+    applied_tags: input.applied_tags ?? [],
+  };
+  const actor = { id: sender.userId, parentPermissions: permissions };
+  const command: ThreadCommand = { type: 'CreateThread', actor, parentType: forum.type, fromMessage: false, thread, forumTags: forum.available_tags };
+  // Refused here, before the message's checks (auto-moderation appends what its rules do).
+  threadDecider.decide(command, threadDecider.initialState());
+  const opened: ThreadState = { status: 'active', thread, members: new Map([[sender.userId, at]]) };
+  // The first message is sent with the forum's permissions: opening a post takes SEND_MESSAGES there, not in threads.
+  const access: MessageChannelAccess = { channelId: threadId, guildId: guild.id, type: thread.type, permissions, guild, dm: null, thread: opened };
+  const open = async () => void (await run(deps, meta, threadId, command, true));
+  const message = await sendIn(deps, meta, access, input.message, files, sender, { id: threadId, open });
+  return { threadId, message };
+}

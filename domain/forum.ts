@@ -1,0 +1,66 @@
+// Forum (15) and media (16) channels: they hold no messages of their own, only posts (public threads, each opened with
+// its first message), which may carry up to 5 of the channel's tags. The tags live on the channel (guild stream); the
+// tags a post carries live on the thread (thread stream), checked against its parent's when they are set.
+import { type FieldError, badRequest, invalidForm } from './errors.js';
+import { Permission, requirePermission } from './permissions.js';
+
+/** Forum (15) and media (16) channels (ChannelType in channel.ts, which builds on this module). */
+export const isForum = (type: number) => type === 15 || type === 16;
+
+export const MAX_FORUM_TAGS = 20;
+export const MAX_APPLIED_TAGS = 5;
+
+/** A tag a forum's posts may carry; `moderated` ones are set and removed only by MANAGE_THREADS holders. */
+export interface ForumTag {
+  id: string;
+  name: string;
+  moderated: boolean;
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+/** A tag as a request names it: a tag of the channel keeps its id, any other is new. */
+export type ForumTagInput = { id?: string; name: string; moderated?: boolean; emoji_id?: string | null; emoji_name?: string | null };
+export interface ReactionEmoji {
+  emoji_id: string | null;
+  emoji_name: string | null;
+}
+
+export const cannotSendInForum = () => badRequest('CANNOT_SEND_IN_FORUM_CHANNEL', 'Cannot send messages in a forum channel');
+
+/** The tags as the channel will keep them: an id naming one of its tags stays, anything else gets a new id. */
+export function withTagIds(tags: readonly ForumTagInput[], current: readonly ForumTag[], mint: () => string): ForumTag[] {
+  return tags.map((tag) => ({
+    id: tag.id !== undefined && current.some((t) => t.id === tag.id) ? tag.id : mint(),
+    name: tag.name,
+    moderated: tag.moderated ?? false,
+    emoji_id: tag.emoji_id ?? null,
+    emoji_name: tag.emoji_name ?? null,
+  }));
+}
+
+/** An emoji is a custom one (emoji_id) or a unicode one (emoji_name), not both. */
+export function emojiErrors(emoji: ReactionEmoji | null | undefined, path: string): FieldError[] {
+  return emoji?.emoji_id && emoji.emoji_name ? [{ path, message: 'Only one of emoji_id and emoji_name may be set' }] : [];
+}
+
+/** Tag names are unique within a channel; each tag's emoji is one or the other. */
+export function tagErrors(tags: readonly ForumTag[]): FieldError[] {
+  return tags.flatMap((tag, i) => [
+    ...(tags.findIndex((t) => t.name === tag.name) !== i ? [{ path: `available_tags.${i}.name`, message: 'Tag names must be unique' }] : []),
+    ...emojiErrors(tag, `available_tags.${i}`),
+  ]);
+}
+
+/**
+ * Tags applied to a post: each one of its forum's, once. Changing which moderated tags a post carries takes
+ * MANAGE_THREADS in the post (`permissions`).
+ */
+export function requireAppliedTags(applied: readonly string[], before: readonly string[], available: readonly ForumTag[], permissions: bigint): void {
+  const errors = applied.flatMap((id, i) => {
+    if (!available.some((tag) => tag.id === id)) return [{ path: `applied_tags.${i}`, message: 'Unknown tag of this channel' }];
+    return applied.indexOf(id) !== i ? [{ path: `applied_tags.${i}`, message: 'A tag is applied once' }] : [];
+  });
+  if (errors.length) throw invalidForm(errors);
+  const toggled = [...applied.filter((id) => !before.includes(id)), ...before.filter((id) => !applied.includes(id))];
+  if (available.some((tag) => tag.moderated && toggled.includes(tag.id))) requirePermission(permissions, Permission.MANAGE_THREADS);
+}
