@@ -105,6 +105,7 @@ export const messagesProjection = projection({
     'ReactionsCleared',
     'UserErased',
     'ChannelDeleted',
+    'ThreadDeleted',
     'GuildDeleted',
     'MessagePinned',
     'MessageUnpinned',
@@ -189,8 +190,9 @@ export const messagesProjection = projection({
         ];
       }
       // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
-      case 'ChannelDeleted': {
-        const channelId = e.data.channel.id;
+      case 'ChannelDeleted':
+      case 'ThreadDeleted': {
+        const channelId = e.type === 'ChannelDeleted' ? e.data.channel.id : e.data.thread.id;
         return [
           { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
           { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
