@@ -24,6 +24,8 @@ export interface MessageDoc extends Omit<MessageFields, 'id'> {
   /** Ephemeral messages only: marked (what history pages filter on, by index), with the users who see them (ephemeralAudience). */
   ephemeral?: true;
   visible_to?: string[];
+  /** The thread started from this message (whose id is the message's), while it stands. */
+  thread_id?: string;
   /** The ids of `mentions`: what a deleted account's mentions are found by, to show it as Deleted User there too. */
   mention_ids: string[];
   [key: string]: unknown;
@@ -105,6 +107,7 @@ export const messagesProjection = projection({
     'ReactionsCleared',
     'UserErased',
     'ChannelDeleted',
+    'ThreadCreated',
     'ThreadDeleted',
     'GuildDeleted',
     'MessagePinned',
@@ -196,8 +199,12 @@ export const messagesProjection = projection({
         return [
           { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
           { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
+          // The message a deleted thread was started from (its id is the thread's) no longer has one.
+          ...(e.type === 'ThreadDeleted' ? [updateMessage(channelId, { $unset: { thread_id: '' } })] : []),
         ];
       }
+      case 'ThreadCreated':
+        return e.data.fromMessage ? [updateMessage(e.data.thread.id, { $set: { thread_id: e.data.thread.id } })] : [];
       case 'GuildDeleted':
         return [{ deleteMany: { collection: MESSAGES, filter: { guild_id: e.data.guildId } } }];
       case 'MessagePinned':
