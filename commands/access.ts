@@ -18,7 +18,7 @@ import {
   unknownGuild,
 } from '../domain/guildState.js';
 import { Permission, hasPermission, threadPermissions } from '../domain/permissions.js';
-import { type ThreadState, ThreadType, permissionsIn, threadDecider } from '../domain/thread.js';
+import { type ThreadState, ThreadType, threadDecider, threadPermissionsOf } from '../domain/thread.js';
 import type { Doc } from '../ports/readStore.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
@@ -48,12 +48,6 @@ async function locateChannel(deps: Uses<'commands' | 'readStore'>, channelId: st
 /** A thread's current state: status 'none' for an id that names no thread. */
 export async function loadThread(deps: Uses<'commands'>, threadId: string): Promise<ThreadState> {
   return (await deps.commands.load(threadStream(threadId), threadDecider)).state;
-}
-
-/** The user's permissions in a thread of the guild, from theirs in its parent (0 once the parent is gone). */
-export function threadPermissionsOf(guild: GuildState, thread: ThreadState, userId: string): bigint {
-  const parent = guild.channels.get(thread.thread!.parent_id);
-  return parent ? permissionsIn(thread, { id: userId, parentPermissions: channelPermissions(guild, userId, parent) }) : 0n;
 }
 
 /** A thread as the read model lists it: enough to judge who sees it. */

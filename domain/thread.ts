@@ -5,7 +5,7 @@
 // same message finds its stream taken.
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, badRequest, invalidForm, missingPermissions } from './errors.js';
-import { type Change, applyChanges, diff, unknownChannel, unknownMember } from './guildState.js';
+import { type Change, type GuildState, applyChanges, channelPermissions, diff, unknownChannel, unknownMember } from './guildState.js';
 import { Permission, hasPermission, requirePermission, threadPermissions } from './permissions.js';
 
 export const ThreadType = { ANNOUNCEMENT_THREAD: 10, PUBLIC_THREAD: 11, PRIVATE_THREAD: 12 } as const;
@@ -82,6 +82,12 @@ export function permissionsIn(state: ThreadState, who: Participant): bigint {
     locked: thread.locked,
     member: state.members.has(who.id),
   });
+}
+
+/** The user's permissions in a thread of the guild, from theirs in its parent (0 once the parent is gone). */
+export function threadPermissionsOf(guild: GuildState, thread: ThreadState, userId: string): bigint {
+  const parent = guild.channels.get(thread.thread!.parent_id);
+  return parent ? permissionsIn(thread, { id: userId, parentPermissions: channelPermissions(guild, userId, parent) }) : 0n;
 }
 
 /** The thread and the actor's permissions in it; a thread the actor cannot see is unknown. */
