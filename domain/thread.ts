@@ -67,8 +67,11 @@ export type ThreadCommand =
   | { type: 'DeleteThread'; actor: Participant }
   | { type: 'AddThreadMember'; actor: Participant; target: Participant | null; at: string }
   | { type: 'RemoveThreadMember'; actor: Participant; userId: string }
-  /** A message was sent: its author, and those it mentions who can see the thread, join; an archived thread reopens. */
-  | { type: 'ThreadMessageSent'; author: Participant; mentioned: Participant[]; at: string };
+  /**
+   * A message was sent: its author, and those it mentions who can see the thread, join; an archived thread reopens.
+   * A webhook's message (`author` null) has no member to join, and cannot reopen a locked thread.
+   */
+  | { type: 'ThreadMessageSent'; author: Participant | null; mentioned: Participant[]; at: string };
 
 export const threadArchived = () => badRequest('THREAD_ARCHIVED', 'Operation is not allowed on an archived thread');
 export const threadAlreadyCreated = () => badRequest('THREAD_ALREADY_CREATED', 'A thread has already been created for this message');
@@ -183,14 +186,16 @@ const deciders = {
   },
 
   ThreadMessageSent(command: Extract<ThreadCommand, { type: 'ThreadMessageSent' }>, state: ThreadState): ThreadEvent[] {
-    const { thread } = requireVisibleThread(state, command.author);
+    if (state.status !== 'active') throw unknownChannel();
+    const thread = command.author ? requireVisibleThread(state, command.author).thread : state.thread!;
     const events: ThreadEvent[] = [];
     if (thread.archived) {
+      if (!command.author && thread.locked) throw threadArchived();
       const changes = diff(thread, { archived: false, archive_timestamp: command.at });
       events.push({ type: 'ThreadUpdated', data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, changes, byMessage: true } });
     }
     let count = state.members.size;
-    const joining = [command.author, ...command.mentioned].filter(
+    const joining = [...(command.author ? [command.author] : []), ...command.mentioned].filter(
       (who, i, all) =>
         !state.members.has(who.id) && all.findIndex((w) => w.id === who.id) === i && hasPermission(permissionsIn(state, who), Permission.VIEW_CHANNEL),
     );
