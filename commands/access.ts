@@ -17,8 +17,8 @@ import {
   unknownChannel,
   unknownGuild,
 } from '../domain/guildState.js';
-import { Permission, hasPermission } from '../domain/permissions.js';
-import { type ThreadState, permissionsIn, threadDecider } from '../domain/thread.js';
+import { Permission, hasPermission, threadPermissions } from '../domain/permissions.js';
+import { type ThreadState, ThreadType, threadDecider, threadPermissionsOf } from '../domain/thread.js';
 import type { Doc } from '../ports/readStore.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
@@ -50,10 +50,25 @@ export async function loadThread(deps: Uses<'commands'>, threadId: string): Prom
   return (await deps.commands.load(threadStream(threadId), threadDecider)).state;
 }
 
-/** The user's permissions in a thread of the guild, from theirs in its parent (0 once the parent is gone). */
-export function threadPermissionsOf(guild: GuildState, thread: ThreadState, userId: string): bigint {
-  const parent = guild.channels.get(thread.thread!.parent_id);
-  return parent ? permissionsIn(thread, { id: userId, parentPermissions: channelPermissions(guild, userId, parent) }) : 0n;
+/** A thread as the read model lists it: enough to judge who sees it. */
+interface ListedThread {
+  _id: string;
+  type: number;
+  locked: boolean;
+  parent_id: string;
+}
+
+/**
+ * Of these threads of the guild, those the user sees by the thread's own rules (a private one only its members and
+ * MANAGE_THREADS holders), given the ids of the threads they joined.
+ */
+export function threadsVisibleTo<T extends ListedThread>(guild: GuildState, userId: string, threads: T[], joined: ReadonlySet<string>): T[] {
+  return threads.filter((doc) => {
+    const parent = guild.channels.get(doc.parent_id);
+    if (!parent) return false;
+    const shape = { private: doc.type === ThreadType.PRIVATE_THREAD, locked: doc.locked, member: joined.has(doc._id) };
+    return hasPermission(threadPermissions(channelPermissions(guild, userId, parent), shape), Permission.VIEW_CHANNEL);
+  });
 }
 
 /**

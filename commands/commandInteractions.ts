@@ -29,16 +29,18 @@ import {
 } from '../domain/commandInteraction.js';
 import { ApplicationCommandType } from '../domain/applicationCommand.js';
 import { ComponentType, type EntitySelect, interactiveComponents } from '../domain/components.js';
-import { type FieldError, badRequest, forbidden, invalidForm, notFound } from '../domain/errors.js';
+import { type FieldError, forbidden, invalidForm, notFound } from '../domain/errors.js';
 import { guildDecider } from '../domain/guild.js';
 import { channelPermissions } from '../domain/guildState.js';
 import { MessageFlags, type MessageFields, ephemeralAudience, messageDecider, requireMessage, unknownMessage } from '../domain/message.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
+import { threadPermissionsOf } from '../domain/thread.js';
 import { sha256 } from '../ports/secrets.js';
 import { applicationCommandById } from '../projections/applicationCommands.queries.js';
 import { dmChannelById } from '../projections/dms.queries.js';
+import { threadById } from '../projections/threads.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
-import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, messageChannelAccess, requireNotTimedOutIn } from './access.js';
+import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, loadThread, messageChannelAccess, requireNotTimedOutIn } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { applicationStream, commandInteractionStream, guildStream, interactionStream, messageStream } from './streams.js';
 
@@ -133,11 +135,9 @@ export async function messageApplication(deps: Uses<'commands' | 'readStore'>, m
  * the DM (a command in a DM is used in a DM with the bot). 403 MISSING_ACCESS otherwise.
  */
 function botPermissions(access: MessageChannelAccess, bot: ApplicationBot): bigint {
-  // Interactions in threads are not built yet (the gateway and the answers look for the channel among the guild's): an
-  // honest refusal, before anything is appended, not an interaction no bot would ever receive.
-  if (access.thread) throw badRequest('CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'Interactions cannot be used in threads yet');
   if (access.guild) {
     if (!access.guild.members.has(bot.botUserId)) throw forbidden('MISSING_ACCESS', "The application's bot is not in this guild");
+    if (access.thread) return threadPermissionsOf(access.guild, access.thread, bot.botUserId);
     return channelPermissions(access.guild, bot.botUserId, access.guild.channels.get(access.channelId)!);
   }
   if (!access.dm!.recipient_ids.includes(bot.botUserId)) throw forbidden('MISSING_ACCESS', "The application's bot is not in this DM");
@@ -288,11 +288,17 @@ export async function interactionSubjects(deps: Uses<'commands' | 'readStore'>, 
   // The resolved members' permissions as at `at` (timeouts depend on the time).
   const guild = loaded && { ...loaded, at };
   const dm = guild ? null : await dmChannelById(deps.readStore, interaction.channelId);
+  // A guild channel that is not the guild's own is a thread of it.
+  const inThread = guild !== null && !guild.channels.has(interaction.channelId);
+  const [thread, threadDoc] = inThread
+    ? await Promise.all([loadThread(deps, interaction.channelId), threadById(deps.readStore, interaction.channelId)])
+    : [null, null];
   const named = interaction.command?.resolved.users ?? interaction.component?.resolved?.users ?? [];
   const users = await usersByIds(deps.readStore, [interaction.userId, ...named]);
   const invoker = users.find((u) => u._id === interaction.userId);
-  const gone = guild ? guild.status !== 'active' || !guild.channels.has(interaction.channelId) || !guild.members.has(interaction.userId) : !dm;
-  return !invoker || gone ? null : { invoker, guild, dm, users };
+  const placeGone = thread ? thread.status !== 'active' || !guild!.channels.has(thread.thread!.parent_id) : !guild?.channels.has(interaction.channelId);
+  const gone = guild ? guild.status !== 'active' || placeGone || !guild.members.has(interaction.userId) : !dm;
+  return !invoker || gone ? null : { invoker, guild, dm, thread: thread && { state: thread, doc: threadDoc }, users };
 }
 
 /** The nonce a client sent, as interactions keep it. */

@@ -19,15 +19,16 @@ import {
   sourceMessage,
 } from '../domain/commandInteraction.js';
 import { notFound } from '../domain/errors.js';
-import { channelPermissions, unknownChannel } from '../domain/guildState.js';
+import { type GuildState, channelPermissions, unknownChannel } from '../domain/guildState.js';
 import { MessageFlags, type MessageState, unknownMessage } from '../domain/message.js';
 import { Permission } from '../domain/permissions.js';
+import { threadPermissionsOf } from '../domain/thread.js';
 import type { Position } from '../ports/eventStore.js';
 import { sha256 } from '../ports/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import { userById } from '../projections/users.queries.js';
-import { DM_PERMISSIONS, type MessageChannelAccess, isDm, loadGuild } from './access.js';
+import { DM_PERMISSIONS, type MessageChannelAccess, isDm, loadGuild, loadThread } from './access.js';
 import { interactionIdOfToken, loadInteraction } from './commandInteractions.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import { toMessageUser } from './dms.js';
@@ -76,13 +77,22 @@ async function responsePlace(deps: Uses<'commands' | 'readStore' | 'clock'>, int
   if (guildId) {
     const guild = await loadGuild(deps, guildId);
     const channel = guild.channels.get(channelId);
-    if (!channel) throw unknownChannel();
+    if (!channel) return threadResponsePlace(deps, guild, interaction);
     const mentionEveryone = channelPermissions(guild, interaction.botUserId, channel) & Permission.MENTION_EVERYONE;
     return { channelId, guildId, type: channel.type, permissions: RESPONSE_PERMISSIONS | mentionEveryone, guild, dm: null };
   }
   const doc = await anyChannelById(deps.readStore, channelId);
   if (!isDm(doc)) throw unknownChannel();
   return { channelId, guildId: null, type: doc.type, permissions: DM_PERMISSIONS, guild: null, dm: doc };
+}
+
+/** responsePlace in a thread of the guild: the thread while it and its parent stand. */
+async function threadResponsePlace(deps: Uses<'commands'>, guild: GuildState, interaction: BotInteraction): Promise<MessageChannelAccess> {
+  const thread = await loadThread(deps, interaction.channelId);
+  if (thread.status !== 'active' || thread.thread!.guild_id !== guild.id || !guild.channels.has(thread.thread!.parent_id)) throw unknownChannel();
+  const mentionEveryone = threadPermissionsOf(guild, thread, interaction.botUserId) & Permission.MENTION_EVERYONE;
+  const permissions = RESPONSE_PERMISSIONS | mentionEveryone;
+  return { channelId: interaction.channelId, guildId: guild.id, type: thread.thread!.type, permissions, guild, dm: null, thread };
 }
 
 /** How a response message is made: by the bot, as its application's webhook, naming the interaction and its invoker. */

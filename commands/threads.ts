@@ -151,7 +151,7 @@ export async function removeThreadMember(deps: ThreadDeps, meta: ActorMeta, thre
 
 /**
  * What a message about to be appended in a thread does to it: its author and the members it mentions join, and an
- * archived thread reopens. Webhooks' messages have no member to join.
+ * archived thread reopens. A webhook's message (an interaction's response too) joins no one as its author, and cannot reopen a locked thread.
  */
 export async function threadMessageSent(
   deps: ThreadDeps,
@@ -159,12 +159,13 @@ export async function threadMessageSent(
   access: MessageChannelAccess,
   message: { author: { id: string }; webhook_id: string | null; mentions: { id: string }[] },
 ): Promise<void> {
-  if (!access.thread || !access.guild || message.webhook_id) return;
+  if (!access.thread || !access.guild) return;
   const guild = access.guild;
   const parent = guild.channels.get(access.thread.thread!.parent_id);
   if (!parent) throw unknownChannel();
   const mentioned = message.mentions.filter((user) => guild.members.has(user.id)).map((user) => participant(guild, parent, user.id));
-  const command: ThreadCommand = { type: 'ThreadMessageSent', author: participant(guild, parent, message.author.id), mentioned, at: isoNow(deps.clock) };
+  const author = message.webhook_id ? null : participant(guild, parent, message.author.id);
+  const command: ThreadCommand = { type: 'ThreadMessageSent', author, mentioned, at: isoNow(deps.clock) };
   await run(deps, meta, access.channelId, command);
 }
 

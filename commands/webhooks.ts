@@ -3,7 +3,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
 import { guildDecider } from '../domain/guild.js';
-import type { ChannelData, GuildState } from '../domain/guildState.js';
+import { type ChannelData, type GuildState, unknownChannel } from '../domain/guildState.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import {
   MAX_WEBHOOKS_PER_CHANNEL,
@@ -21,7 +21,7 @@ import { sha256 } from '../ports/secrets.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
 import { webhookCountInChannel } from '../projections/webhooks.queries.js';
-import { channelAccess } from './access.js';
+import { channelAccess, loadThread } from './access.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import type { MessageChannelAccess } from './access.js';
 import type { SendInput, UploadedFile } from './messages/input.js';
@@ -202,6 +202,18 @@ export interface ExecuteInput extends SendInput {
 export interface ExecuteOptions {
   /** A code host's delivery id: a redelivery of the same id posts nothing new. */
   deliveryId?: string;
+  /** Post in this thread of the webhook's channel instead. */
+  threadId?: string;
+}
+
+/** Where an execution posts: the webhook's channel, or a thread of it (UNKNOWN_CHANNEL for any other thread). */
+async function executionPlace(deps: Uses<'commands'>, opened: Awaited<ReturnType<typeof webhookByToken>>, threadId?: string): Promise<MessageChannelAccess> {
+  const { guild, channel } = opened;
+  const place = { guildId: guild.id, permissions: WEBHOOK_PERMISSIONS, guild, dm: null };
+  if (!threadId) return { ...place, channelId: channel.id, type: channel.type };
+  const thread = await loadThread(deps, threadId);
+  if (thread.status !== 'active' || thread.thread!.parent_id !== channel.id) throw unknownChannel();
+  return { ...place, channelId: threadId, type: thread.thread!.type, thread };
 }
 
 /** Executes the webhook: a message in its channel, by the webhook, with the name and avatar overrides given. */
@@ -213,8 +225,8 @@ export async function executeWebhook(
   files: UploadedFile[],
   options: ExecuteOptions = {},
 ): Promise<MessageDoc> {
-  const { webhook, guild, channel } = opened;
-  const access: MessageChannelAccess = { channelId: channel.id, guildId: guild.id, type: channel.type, permissions: WEBHOOK_PERMISSIONS, guild, dm: null };
+  const { webhook } = opened;
+  const access = await executionPlace(deps, opened, options.threadId);
   const by: Authorship = {
     author: {
       id: webhook.id,

@@ -22,6 +22,8 @@ import { isBlank } from './text.js';
 /** LOADING marks a deferred interaction response ("the bot is thinking") until its first edit fills it. */
 export const MessageFlags = {
   SUPPRESS_EMBEDS: 1 << 2,
+  /** A thread was started from it; the read model marks it, never a sender. */
+  HAS_THREAD: 1 << 5,
   EPHEMERAL: 1 << 6,
   LOADING: 1 << 7,
   SUPPRESS_NOTIFICATIONS: 1 << 12,

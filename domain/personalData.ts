@@ -216,6 +216,9 @@ export function erasures(event: { type: string; data: unknown }): Erasure[] {
       return [{ subject: `message:${String(data.messageId)}`, keepOwn: true }];
     case 'ChannelDeleted':
       return [{ subject: `channel:${String((data.channel as { id: string }).id)}` }];
+    // A thread's messages are sealed under its own channel id: they go with it.
+    case 'ThreadDeleted':
+      return [{ subject: `channel:${String((data.thread as { id: string }).id)}` }];
     case 'GuildDeleted':
       return [{ subject: `guild:${String(data.guildId)}` }];
     case 'UserErased':

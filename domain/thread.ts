@@ -6,7 +6,7 @@
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, badRequest, invalidForm, missingPermissions } from './errors.js';
 import { type ForumTag, cannotSendInForum, isForum, requireAppliedTags } from './forum.js';
-import { type Change, applyChanges, diff, unknownChannel, unknownMember } from './guildState.js';
+import { type Change, type GuildState, applyChanges, channelPermissions, diff, unknownChannel, unknownMember } from './guildState.js';
 import { Permission, hasPermission, requirePermission, threadPermissions } from './permissions.js';
 
 export const ThreadType = { ANNOUNCEMENT_THREAD: 10, PUBLIC_THREAD: 11, PRIVATE_THREAD: 12 } as const;
@@ -83,8 +83,11 @@ export type ThreadCommand =
   | { type: 'DeleteThread'; actor: Participant }
   | { type: 'AddThreadMember'; actor: Participant; target: Participant | null; at: string }
   | { type: 'RemoveThreadMember'; actor: Participant; userId: string }
-  /** A message was sent: its author, and those it mentions who can see the thread, join; an archived thread reopens. */
-  | { type: 'ThreadMessageSent'; author: Participant; mentioned: Participant[]; at: string }
+  /**
+   * A message was sent: its author, and those it mentions who can see the thread, join; an archived thread reopens.
+   * A webhook's message (`author` null) has no member to join, and cannot reopen a locked thread.
+   */
+  | { type: 'ThreadMessageSent'; author: Participant | null; mentioned: Participant[]; at: string }
   /**
    * The service's clock says the thread may be idle: `lastActivityAt` is its latest activity as the read models know it
    * (its last message, creation or unarchiving); the thread's own archive_timestamp counts too, as the log has it.
@@ -104,6 +107,12 @@ export function permissionsIn(state: ThreadState, who: Participant): bigint {
     locked: thread.locked,
     member: state.members.has(who.id),
   });
+}
+
+/** The user's permissions in a thread of the guild, from theirs in its parent (0 once the parent is gone). */
+export function threadPermissionsOf(guild: GuildState, thread: ThreadState, userId: string): bigint {
+  const parent = guild.channels.get(thread.thread!.parent_id);
+  return parent ? permissionsIn(thread, { id: userId, parentPermissions: channelPermissions(guild, userId, parent) }) : 0n;
 }
 
 /** The thread and the actor's permissions in it; a thread the actor cannot see is unknown. */
@@ -208,14 +217,16 @@ const deciders = {
   },
 
   ThreadMessageSent(command: Extract<ThreadCommand, { type: 'ThreadMessageSent' }>, state: ThreadState): ThreadEvent[] {
-    const { thread } = requireVisibleThread(state, command.author);
+    if (state.status !== 'active') throw unknownChannel();
+    const thread = command.author ? requireVisibleThread(state, command.author).thread : state.thread!;
     const events: ThreadEvent[] = [];
     if (thread.archived) {
+      if (!command.author && thread.locked) throw threadArchived();
       const changes = diff(thread, { archived: false, archive_timestamp: command.at });
       events.push({ type: 'ThreadUpdated', data: { guildId: thread.guild_id, threadId: thread.id, parentId: thread.parent_id, changes, byMessage: true } });
     }
     let count = state.members.size;
-    const joining = [command.author, ...command.mentioned].filter(
+    const joining = [...(command.author ? [command.author] : []), ...command.mentioned].filter(
       (who, i, all) =>
         !state.members.has(who.id) && all.findIndex((w) => w.id === who.id) === i && hasPermission(permissionsIn(state, who), Permission.VIEW_CHANNEL),
     );

@@ -18,6 +18,9 @@ import { usersByIds } from '../projections/users.queries.js';
 import { voiceStatesOfGuild } from '../projections/voiceStates.queries.js';
 import { voiceStateObject } from '../presenters/voiceStates.js';
 import { ChannelType } from '../domain/channel.js';
+import { loadGuildNow, threadsVisibleTo } from '../commands/access.js';
+import { activeThreadsOfGuild, threadMembershipsOf } from '../projections/threads.queries.js';
+import { threadDocObject, threadMemberObject } from '../presenters/threads.js';
 
 /** Guilds with up to this many members send all of them in GUILD_CREATE; bigger ones send the session's own. */
 const FULL_MEMBER_LIST = 250;
@@ -87,13 +90,35 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
     unavailable: false,
     members: members.filter((m) => users.has(m.user_id)).map((m) => memberObject(m, users.get(m.user_id)!)),
     channels: channels.map(channelObject),
-    threads: [],
+    threads: await guildCreateThreads(runtime, guildId, userId),
     presences: [],
     voice_states: voiceStates.map((state) => voiceStateObject(state, muted.get(state.user_id) ?? null, stages.has(state.channel_id))),
     stage_instances: [],
     guild_scheduled_events: [],
     soundboard_sounds: [],
   };
+}
+
+/** The guild's active threads the user sees (only those of `parentIds` when given), and the user's own memberships of them. */
+export async function visibleActiveThreads(runtime: GatewayDeps, guildId: string, userId: string, parentIds?: ReadonlySet<string>) {
+  const [guild, active, memberships] = await Promise.all([
+    loadGuildNow(runtime, guildId),
+    activeThreadsOfGuild(runtime.readStore, guildId),
+    threadMembershipsOf(runtime.readStore, guildId, userId),
+  ]);
+  const joined = new Map(memberships.map((m) => [m.thread_id, m]));
+  const listed = parentIds ? active.filter((doc) => parentIds.has(doc.parent_id)) : active;
+  const threads = threadsVisibleTo(guild, userId, listed, new Set(joined.keys()));
+  return { threads, own: (threadId: string) => joined.get(threadId) };
+}
+
+/** GUILD_CREATE's threads: each joined one with the user's own thread member as `member`, as the widely used API sends them. */
+async function guildCreateThreads(runtime: GatewayDeps, guildId: string, userId: string) {
+  const { threads, own } = await visibleActiveThreads(runtime, guildId, userId);
+  return threads.map((doc) => {
+    const member = own(doc._id);
+    return { ...threadDocObject(doc), ...(member ? { member: threadMemberObject(member) } : {}) };
+  });
 }
 
 /** The guilds a user is a member of. */

@@ -3,6 +3,7 @@
 // data does. Presenters return these types (or the API's own), so a field that is neither the API's nor declared here
 // is a compile error.
 import type {
+  APIThreadChannel,
   APIApplication,
   APIApplicationCommand,
   APIAuditLogEntry,
@@ -182,7 +183,7 @@ type APIBotInteraction = APIBaseInteraction<
  */
 export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message'> & {
   guild?: Omit<NonNullable<APIBotInteraction['guild']>, 'locale'> & { locale: string };
-  channel: ParleyDMChannel | ParleyGroupDMChannel | (GuildChannelObject & { permissions: string });
+  channel: ParleyDMChannel | ParleyGroupDMChannel | ((GuildChannelObject | APIThreadChannel) & { permissions: string });
   locale: string;
   guild_locale?: string;
   message?: ParleyMessage;

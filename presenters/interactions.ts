@@ -6,6 +6,9 @@ import { INTERACTION_VERSION } from '../domain/interaction.js';
 import { MessageFlags } from '../domain/message.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { InteractionDoc } from '../projections/interactions.js';
+import type { ThreadDoc } from '../projections/threads.js';
+import { type ThreadState, threadPermissionsOf } from '../domain/thread.js';
+import { NEW_THREAD_COUNTS, threadDocObject, threadObject } from './threads.js';
 import { type MessageDoc, messageDoc } from '../projections/messages.js';
 import type { UserDoc } from '../projections/users.js';
 import { channelObject } from './channels.js';
@@ -37,6 +40,8 @@ export interface InteractionParts {
   guild: GuildState | null;
   /** The DM, in a DM. */
   dm: DmChannelDoc | null;
+  /** The thread, in a thread: its state (who may do what there) and its read-model document (its counts) once projected. */
+  thread?: { state: ThreadState; doc: ThreadDoc | null } | null;
   /** The users the options, the target or the select's values name. */
   users: UserDoc[];
 }
@@ -44,6 +49,23 @@ export interface InteractionParts {
 /** A guild channel as interactions name it: the channel object and what the invoker may do in it. */
 function interactionChannel(guild: GuildState, { id, ...channel }: ChannelData, permissions: bigint) {
   return { ...channelObject({ _id: id, guild_id: guild.id, ...channel }), permissions: permissions.toString() };
+}
+
+/** A user's permissions where the interaction happens: in its guild channel, or in its thread. */
+function placePermissions(interaction: BotInteraction, parts: InteractionParts, userId: string): bigint {
+  const guild = parts.guild!;
+  if (parts.thread) return threadPermissionsOf(guild, parts.thread.state, userId);
+  return channelPermissions(guild, userId, guild.channels.get(interaction.channelId)!);
+}
+
+/** The channel where the interaction happens, as the bot is shown it: with the invoker's permissions in it. */
+function placeChannel(interaction: BotInteraction, parts: InteractionParts) {
+  const { guild, thread } = parts;
+  if (!guild) return dmChannelObject(parts.dm!, interaction.botUserId);
+  const permissions = BigInt(interaction.memberPermissions!);
+  if (!thread) return interactionChannel(guild, guild.channels.get(interaction.channelId)!, permissions);
+  const object = thread.doc ? threadDocObject(thread.doc) : threadObject(thread.state.thread!, NEW_THREAD_COUNTS);
+  return { ...object, permissions: permissions.toString() };
 }
 
 /**
@@ -62,7 +84,7 @@ function resolvedObject(interaction: BotInteraction, parts: InteractionParts): {
     users: users.map((u) => [u._id, partialUser(u)]),
     members: members.map((u) => {
       const { user: _user, deaf: _deaf, mute: _mute, ...member } = memberObject(guild!.members.get(u._id)!, u);
-      return [u._id, { ...member, permissions: channelPermissions(guild!, u._id, channel(interaction.channelId)).toString() }];
+      return [u._id, { ...member, permissions: placePermissions(interaction, parts, u._id).toString() }];
     }),
     roles: resolved.roles.map((id) => [id, roleObject({ _id: id, guild_id: guild!.id, ...guild!.roles.get(id)! })]),
     channels: resolved.channels.map((id) => [id, interactionChannel(guild!, channel(id), channelPermissions(guild!, interaction.userId, channel(id)))]),
@@ -92,9 +114,7 @@ function interactionData(interaction: BotInteraction, parts: InteractionParts): 
 export function botInteractionObject(interaction: BotInteraction, parts: InteractionParts): ParleyInteraction {
   const { guild, invoker } = parts;
   const message = sourceMessage(interaction);
-  const channel = guild
-    ? interactionChannel(guild, guild.channels.get(interaction.channelId)!, BigInt(interaction.memberPermissions!))
-    : dmChannelObject(parts.dm!, interaction.botUserId);
+  const channel = placeChannel(interaction, parts);
   return {
     id: interaction.id,
     application_id: interaction.applicationId,

@@ -1,8 +1,8 @@
 // Response shapes of the message side: message objects (with attachment URLs on the CDN, embeds' attachment:// URLs
 // resolved, reaction counts with `me`) and DM channel objects. Built from read-model documents.
-import type { APIAttachment, APIEmbed } from 'discord-api-types/v10';
+import type { APIAttachment, APIEmbed, APIThreadChannel } from 'discord-api-types/v10';
 import { type Embed, attachmentReferences } from '../domain/embeds.js';
-import type { Attachment, MessageUser } from '../domain/message.js';
+import { type Attachment, MessageFlags, type MessageUser } from '../domain/message.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { lastPinTimestamp } from './channels.js';
@@ -47,6 +47,8 @@ export interface MessageView {
   ownReactions?: ReadonlySet<string>;
   /** For replies: the message replied to, null when it was deleted. */
   referenced?: MessageDoc | null;
+  /** The thread started from the message, when it has one. */
+  thread?: APIThreadChannel;
 }
 
 /** A message object with the fields clients of the widely used API read. */
@@ -75,12 +77,13 @@ export function messageObject(doc: MessageDoc, view: MessageView): ParleyMessage
     }),
     ...(doc.nonce !== null ? { nonce: doc.nonce } : {}),
     pinned: doc.pinned,
-    flags: doc.flags,
+    flags: doc.thread_id ? doc.flags | MessageFlags.HAS_THREAD : doc.flags,
     components: doc.components,
     ...(doc.message_reference ? { message_reference: { type: 0, ...doc.message_reference } } : {}),
     ...(doc.application_id ? { application_id: doc.application_id } : {}),
     ...(doc.interaction_metadata ? { interaction_metadata: doc.interaction_metadata } : {}),
     ...(doc.interaction ? { interaction: doc.interaction } : {}),
+    ...(view.thread ? { thread: view.thread } : {}),
     ...(view.referenced !== undefined ? { referenced_message: view.referenced ? messageObject(view.referenced, { origin: view.origin }) : null } : {}),
   };
 }
@@ -94,7 +97,7 @@ const presented = new WeakMap<MessageDoc, { origin: string; json: string }>();
 
 /** JSON.stringify(messageObject(doc, view)), made once per frozen document where the view cannot change it. */
 export function messageJson(doc: MessageDoc, view: MessageView): string {
-  const shared = Object.isFrozen(doc) && view.referenced === undefined && Object.keys(doc.reactions).length === 0;
+  const shared = Object.isFrozen(doc) && view.referenced === undefined && view.thread === undefined && Object.keys(doc.reactions).length === 0;
   const known = shared ? presented.get(doc) : undefined;
   if (known?.origin === view.origin) return known.json;
   const json = JSON.stringify(messageObject(doc, view));

@@ -24,6 +24,8 @@ export interface MessageDoc extends Omit<MessageFields, 'id'> {
   /** Ephemeral messages only: marked (what history pages filter on, by index), with the users who see them (ephemeralAudience). */
   ephemeral?: true;
   visible_to?: string[];
+  /** The thread started from this message (whose id is the message's), while it stands. */
+  thread_id?: string;
   /** The ids of `mentions`: what a deleted account's mentions are found by, to show it as Deleted User there too. */
   mention_ids: string[];
   [key: string]: unknown;
@@ -105,6 +107,8 @@ export const messagesProjection = projection({
     'ReactionsCleared',
     'UserErased',
     'ChannelDeleted',
+    'ThreadCreated',
+    'ThreadDeleted',
     'GuildDeleted',
     'MessagePinned',
     'MessageUnpinned',
@@ -189,13 +193,18 @@ export const messagesProjection = projection({
         ];
       }
       // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
-      case 'ChannelDeleted': {
-        const channelId = e.data.channel.id;
+      case 'ChannelDeleted':
+      case 'ThreadDeleted': {
+        const channelId = e.type === 'ChannelDeleted' ? e.data.channel.id : e.data.thread.id;
         return [
           { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
           { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
+          // The message a deleted thread was started from (its id is the thread's) no longer has one.
+          ...(e.type === 'ThreadDeleted' ? [updateMessage(channelId, { $unset: { thread_id: '' } })] : []),
         ];
       }
+      case 'ThreadCreated':
+        return e.data.fromMessage ? [updateMessage(e.data.thread.id, { $set: { thread_id: e.data.thread.id } })] : [];
       case 'GuildDeleted':
         return [{ deleteMany: { collection: MESSAGES, filter: { guild_id: e.data.guildId } } }];
       case 'MessagePinned':

@@ -8,6 +8,7 @@ import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
 import { interactionAnswerDispatches, interactionDispatches } from './interactions.js';
 import { messageDispatches } from './messages.js';
+import { threadListSyncDispatches } from './threadListSync.js';
 import { threadDispatches } from './threads.js';
 import { userDispatches } from './users.js';
 import { voiceDispatches } from './voice.js';
@@ -19,6 +20,7 @@ export const dispatchDerivers = [
   guildDispatches,
   expressionDispatches,
   threadDispatches,
+  threadListSyncDispatches,
   messageDispatches,
   webhookDispatches,
   interactionDispatches,

@@ -9,6 +9,9 @@ import type { DmChannelDoc } from '../../projections/dms.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import { dmChannelById } from '../../projections/dms.queries.js';
 import { messageById } from '../../projections/messages.queries.js';
+import { threadById } from '../../projections/threads.queries.js';
+import { threadDocObject } from '../../presenters/threads.js';
+import type { APIThreadChannel } from 'discord-api-types/v10';
 import type { Audience, Dispatch } from '../dispatch.js';
 import { deriver, dispatch } from './deriver.js';
 import { Intent, type DispatchData } from '../protocol.js';
@@ -31,8 +34,8 @@ function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'a
   return place.audience;
 }
 
-function messageDispatch(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', place: Place, doc: MessageDoc, runtime: GatewayDeps): Dispatch {
-  const d = messageObject(doc, { origin: runtime.config.publicBaseUrl });
+function messageDispatch(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', place: Place, doc: MessageDoc, runtime: GatewayDeps, thread?: APIThreadChannel): Dispatch {
+  const d = messageObject(doc, { origin: runtime.config.publicBaseUrl, thread });
   return dispatch(t, d, {
     intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES,
     audience: messageAudience(place, doc),
@@ -64,6 +67,7 @@ export const messageDispatches = deriver({
     'ReactionsCleared',
     'MessagePinned',
     'MessageUnpinned',
+    'ThreadCreated',
     'DmChannelOpened',
     'DmChannelReopened',
     'DmChannelClosed',
@@ -80,6 +84,13 @@ export const messageDispatches = deriver({
       case 'MessageEdited': {
         const doc = await messageById(runtime.readStore, event.data.messageId);
         return doc ? [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)] : [];
+      }
+      // The message a thread is started from changes: it now carries the thread.
+      case 'ThreadCreated': {
+        if (!event.data.fromMessage) return [];
+        const [doc, thread] = await Promise.all([messageById(runtime.readStore, event.data.thread.id), threadById(runtime.readStore, event.data.thread.id)]);
+        if (!doc || !thread) return [];
+        return [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, doc.channel_id, event.data.guildId), doc, runtime, threadDocObject(thread))];
       }
       case 'MessageDeleted': {
         if (event.data.bulk) return [];

@@ -17,6 +17,7 @@ import { unknownMessage } from '../../domain/message.js';
 import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
 import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
+import { threadsByIds } from '../../projections/threads.queries.js';
 import {
   messageInChannel,
   messagePage,
@@ -32,6 +33,7 @@ import { type MessageView, messageJson, messageObject } from '../../presenters/m
 import { readMessageBody } from '../multipart.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
+import { threadDocObject } from '../../presenters/threads.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import { userObject } from '../../presenters/users.js';
 import { route } from '../route.js';
@@ -196,10 +198,13 @@ async function viewsOf(deps: HttpDeps, docs: MessageDoc[], viewerId: string): Pr
   const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
   const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
   const referenced = referencedIds.length ? await messagesByIds(deps.readStore, referencedIds) : [];
+  const threadIds = docs.flatMap((d) => (d.thread_id ? [d.thread_id] : []));
+  const threads = new Map((threadIds.length ? await threadsByIds(deps.readStore, threadIds) : []).map((t) => [t._id, threadDocObject(t)]));
   return docs.map((doc) => ({
     origin: deps.config.publicBaseUrl,
     ownReactions,
     referenced: doc.message_reference ? (referenced.find((r) => r._id === doc.message_reference!.message_id) ?? null) : undefined,
+    thread: doc.thread_id ? threads.get(doc.thread_id) : undefined,
   }));
 }
 

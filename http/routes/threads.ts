@@ -1,10 +1,10 @@
 // Thread routes: starting a thread from a message or on its own, a thread as a channel (fetch, change, delete: the
 // /channels/:channelId entries answer threads and pass other ids on to the guild channel's routes), and its members.
 // Messages, reactions, pins and typing in a thread are the message routes', which resolve a thread as a text channel.
-import { channelAccess, guildAccess, loadThread, messageChannelAccess } from '../../commands/access.js';
+import { channelAccess, guildAccess, loadThread, messageChannelAccess, threadsVisibleTo } from '../../commands/access.js';
 import { addThreadMember, createThread, deleteThread, removeThreadMember, updateThread } from '../../commands/threads.js';
-import { type GuildState, channelPermissions, unknownChannel, unknownMember } from '../../domain/guildState.js';
-import { Permission, hasPermission, requirePermission, threadPermissions } from '../../domain/permissions.js';
+import { type GuildState, unknownChannel, unknownMember } from '../../domain/guildState.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
 import { MAX_APPLIED_TAGS } from '../../domain/forum.js';
 import { AUTO_ARCHIVE_DURATIONS, type ThreadData, ThreadType } from '../../domain/thread.js';
 import { memberOf } from '../../projections/members.queries.js';
@@ -304,12 +304,7 @@ export const getThreadMemberRoute = route({
 async function visibleList(deps: HttpDeps, guild: GuildState, userId: string, docs: ThreadDoc[], hasMore?: boolean) {
   const memberships = await threadMembershipsOf(deps.readStore, guild.id, userId);
   const joined = new Map(memberships.map((m) => [m.thread_id, m]));
-  const threads = docs.filter((doc) => {
-    const parent = guild.channels.get(doc.parent_id);
-    if (!parent) return false;
-    const shape = { private: doc.type === ThreadType.PRIVATE_THREAD, locked: doc.locked, member: joined.has(doc._id) };
-    return hasPermission(threadPermissions(channelPermissions(guild, userId, parent), shape), Permission.VIEW_CHANNEL);
-  });
+  const threads = threadsVisibleTo(guild, userId, docs, new Set(joined.keys()));
   return {
     threads: threads.map(threadDocObject),
     members: threads.flatMap((doc) => (joined.has(doc._id) ? [threadMemberObject(joined.get(doc._id)!)] : [])),

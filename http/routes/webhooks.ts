@@ -17,7 +17,6 @@ import {
   webhookByToken,
 } from '../../commands/webhooks.js';
 import { renderCodehostEvent } from '../../domain/codehost.js';
-import { invalidForm } from '../../domain/errors.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
 import { unknownWebhook } from '../../domain/webhook.js';
@@ -83,7 +82,6 @@ export const tokenParams = {
 } as const;
 
 /** Threads are not part of this service: a webhook posts in its own channel. */
-const invalidThread = () => invalidForm([{ path: 'thread_id', message: 'Threads are not supported' }]);
 
 /** An adapter's body: JSON, or (as code hosts and chat services may also send) a form whose `payload` field holds it. */
 function adapterBody(ctx: Context): unknown {
@@ -148,8 +146,7 @@ async function execute(
   options?: ExecuteOptions,
 ) {
   const { wait, thread_id } = parseQuery(executeQuery, ctx.query);
-  if (thread_id) throw invalidThread();
-  const doc = await executeWebhook(deps, tokenMeta(ctx), opened, input, files, options);
+  const doc = await executeWebhook(deps, tokenMeta(ctx), opened, input, files, { ...options, threadId: thread_id });
   if (!wait) return noContent(ctx);
   ctx.body = messageObject(doc, { origin: deps.config.publicBaseUrl });
 }
@@ -158,7 +155,14 @@ const webhook = { description: 'The webhook.', schema: ref('Webhook') };
 const withToken = { description: 'The webhook, without its creator.', schema: ref('Webhook') };
 const MANAGE = 'Needs MANAGE_WEBHOOKS in its channel; to others the webhook is unknown.';
 const posted = { 200: { description: 'With ?wait=true: the message posted.', schema: ref('Message') }, 204: { description: 'Posted (without ?wait=true).' } };
-const postErrors = ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN', 'MISSING_PERMISSIONS', 'CANNOT_SEND_EMPTY_MESSAGE'] as const;
+const postErrors = [
+  'UNKNOWN_WEBHOOK',
+  'INVALID_WEBHOOK_TOKEN',
+  'MISSING_PERMISSIONS',
+  'CANNOT_SEND_EMPTY_MESSAGE',
+  'UNKNOWN_CHANNEL',
+  'THREAD_ARCHIVED',
+] as const;
 /** The adapters' payloads are the sender's own formats, read by domain/codehost.ts and domain/slack.ts, not a schema. */
 const adapterPayload = { type: 'object', description: 'The service’s own event payload.' } as const;
 const managing = { tag: 'Webhooks', auth: 'any' } as const;
@@ -326,7 +330,7 @@ export const executeWebhookRoute = route({
   path: '/webhooks/:webhookId/:token',
   summary: 'Execute a webhook, or send an interaction follow-up',
   description:
-    'Posts a message as the webhook (`username` and `avatar_url` override its name and avatar for this message). With an application’s id and an interaction’s token in the path instead, it sends a follow-up to that interaction (`username` and `avatar_url` are ignored there). Threads are not supported: `thread_id` is refused.',
+    'Posts a message as the webhook (`username` and `avatar_url` override its name and avatar for this message). With an application’s id and an interaction’s token in the path instead, it sends a follow-up to that interaction (`username` and `avatar_url` are ignored there). `thread_id` posts in a thread of the webhook’s channel (unarchiving it, unless it is locked).',
   body: executeSchema,
   multipart: true,
   responses: posted,

@@ -205,6 +205,24 @@ describe('thread members', () => {
         added('mod', 3),
       ]);
   });
+
+  it('a webhook’s message joins no author and reopens an archived thread, but not a locked one', () => {
+    const archived = [...created(), updated([{ key: 'archived', old_value: false, new_value: true }])];
+    const sent = { type: 'ThreadMessageSent' as const, author: null, mentioned: [], at: T1 };
+    const changes = [
+      { key: 'archived', old_value: true, new_value: false },
+      { key: 'archive_timestamp', old_value: T0, new_value: T1 },
+    ];
+    given(threadDecider, archived)
+      .when(sent)
+      .then([{ type: 'ThreadUpdated', data: { guildId: 'g', threadId: 't', parentId: 'c', changes, byMessage: true } }]);
+    given(threadDecider, [...created(), updated([{ key: 'locked', old_value: false, new_value: true }])])
+      .when(sent)
+      .then([]);
+    given(threadDecider, [...archived, updated([{ key: 'locked', old_value: false, new_value: true }])])
+      .when(sent)
+      .thenRefuses('THREAD_ARCHIVED');
+  });
 });
 
 describe('archiving an idle thread', () => {

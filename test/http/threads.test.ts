@@ -1,15 +1,11 @@
 // Threads through the real HTTPS API: starting them, messages, reactions, pins and typing in them, changing, locking,
 // archiving and deleting them, their members, private threads' visibility, and the refusals, which append nothing.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
 import { fileServer } from '../support/server.js';
-import { interactionWorld, invoke } from './commandInteractionSupport.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
 const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
 
 async function send(token: string, channelId: string, content: string) {
   const response = await server.api('POST', `/channels/${channelId}/messages`, { token, body: { content } });
@@ -275,25 +271,5 @@ describe('threads', () => {
     expect((await server.api('GET', joined, { token: alice.token })).body).toMatchObject({ threads: [{ id: oldSecret }], has_more: false });
     expect((await server.api('GET', joined, { token: bob.token })).body.threads).toEqual([]);
     expectError(await server.api('GET', `${archived}/public?before=yesterday`, { token: bob.token }), 400, 'INVALID_FORM_BODY');
-  });
-
-  it('refuses, appending nothing, a slash command or a click in it: interactions in threads are not built yet', async () => {
-    const w = await interactionWorld(server, clients, [{ name: 'ping', description: 'Pong' }]);
-    const thread = await server.api('POST', `/channels/${w.guild.channelId}/threads`, { token: w.member.token, body: { name: 'commands', type: 11 } });
-    await expectRefusedWithoutEvents(server, () => invoke(server, w, 'ping', undefined, { channelId: thread.body.id }), 400, 'CANNOT_EXECUTE_ON_CHANNEL_TYPE');
-    const components = [{ type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] }];
-    const sent = await server.api('POST', `/channels/${thread.body.id}/messages`, {
-      token: w.bot.token,
-      scheme: 'Bot',
-      body: { content: 'choose', components },
-    });
-    expect(sent.status).toBe(200);
-    await expectRefusedWithoutEvents(
-      server,
-      () =>
-        server.api('POST', '/interactions/click', { token: w.member.token, body: { channel_id: thread.body.id, message_id: sent.body.id, custom_id: 'go' } }),
-      400,
-      'CANNOT_EXECUTE_ON_CHANNEL_TYPE',
-    );
   });
 });

@@ -300,8 +300,8 @@ describe('execute', () => {
     await expectRefusedWithoutEvents(
       server,
       () => server.api('POST', `/webhooks/${hook.id}/${hook.token}?thread_id=1`, { body: { content: 'x' } }),
-      400,
-      'INVALID_FORM_BODY',
+      404,
+      'UNKNOWN_CHANNEL',
     );
   });
 });

@@ -1,0 +1,32 @@
+// A deleted thread takes its messages with it, in the log too (issue 29, as a deleted channel does): their keys are
+// destroyed and their text is in no file of DATA_DIR, while the parent channel's messages stay readable.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../contracts/eventually.js';
+import { filesHolding } from '../support/files.js';
+import { fileServer } from '../support/server.js';
+import { createGuild } from './guildSupport.js';
+
+const SCRUB_MS = 100;
+const server = await fileServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) });
+const secret = (label: string) => `SECRET-${randomBytes(8).toString('hex')}-${label}`;
+
+describe('a thread deleted', () => {
+  it('leaves its messages’ text nowhere in DATA_DIR, and the parent’s where they were', async () => {
+    const guild = await createGuild(server);
+    const token = guild.owner.token;
+    const [kept, gone] = [secret('parent'), secret('thread')];
+    const thread = await server.api('POST', `/channels/${guild.channelId}/threads`, { token, body: { name: 'doomed', type: 11 } });
+    expect(thread.status).toBe(201);
+    const send = (channelId: string, content: string) => server.api('POST', `/channels/${channelId}/messages`, { token, body: { content } });
+    expect((await send(guild.channelId, kept)).status).toBe(200);
+    expect((await send(thread.body.id, gone)).status).toBe(200);
+    expect(await filesHolding(server.dataDir, gone)).not.toEqual([]);
+
+    expect((await server.api('DELETE', `/channels/${thread.body.id}`, { token })).status).toBe(200);
+    await eventually(async () => expect(await filesHolding(server.dataDir, gone)).toEqual([]), SCRUB_MS + 1500);
+    expect(await filesHolding(server.dataDir, kept)).not.toEqual([]);
+    const history = await server.api('GET', `/channels/${guild.channelId}/messages`, { token });
+    expect(history.body.map((m: { content: string }) => m.content)).toContain(kept);
+  });
+});
