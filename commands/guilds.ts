@@ -13,6 +13,7 @@ import { channelSendsGate, exclusive, exclusiveAll } from './queue.js';
 import { guildStream } from './streams.js';
 import { purgeMessagesOf } from './messages/delete.js';
 import { claimVanityCode, releaseVanityCode } from './vanity.js';
+import { deleteThreadsWithParent } from './threads.js';
 
 /** The guild's images, each stored under its CDN folder: {folder}/{guildId}/{hash}. */
 const GUILD_IMAGES = { icon: 'icons', banner: 'banners', splash: 'splashes', discovery_splash: 'discovery-splashes' } as const;
@@ -119,12 +120,19 @@ export async function timeoutMember(deps: Uses<'commands' | 'clock' | 'settle'>,
 
 /**
  * A channel's deletion waits for the sends under way in it, and holds back new ones until it is appended; its files
- * leave the blob store before the answer (the attachment remover follows ChannelDeleted).
+ * leave the blob store before the answer (the attachment remover follows ChannelDeleted). Its threads go first, once
+ * the deletion is known to be allowed, so that no thread outlives its parent with its messages readable.
  */
-export async function deleteChannel(deps: Uses<'commands' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string, channelId: string) {
-  const { position } = await exclusive(channelSendsGate(channelId), () =>
-    runGuildCommand(deps, meta, guildId, { type: 'DeleteChannel', actorId: meta.actorId, channelId }),
-  );
+export async function deleteChannel(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>,
+  meta: ActorMeta,
+  guildId: string,
+  channelId: string,
+) {
+  const command = { type: 'DeleteChannel', actorId: meta.actorId, channelId } as const;
+  await assertGuildCommand(deps, guildId, command);
+  await deleteThreadsWithParent(deps, meta, channelId);
+  const { position } = await exclusive(channelSendsGate(channelId), () => runGuildCommand(deps, meta, guildId, command));
   await deps.settleFiles(position);
 }
 

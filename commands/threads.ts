@@ -9,7 +9,7 @@ import { Permission, requirePermission } from '../domain/permissions.js';
 import { type Participant, type ThreadCommand, type ThreadData, type ThreadFields, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
 import { isoNow } from '../ports/clock.js';
 import { channelById } from '../projections/channels.queries.js';
-import { threadById } from '../projections/threads.queries.js';
+import { threadById, threadsOfParent } from '../projections/threads.queries.js';
 import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
 import { type ActorMeta, type Uses, metadata, serviceMeta } from './deps.js';
 import { loadMessage } from './messages/state.js';
@@ -134,6 +134,16 @@ export async function updateThread(deps: ThreadDeps, meta: ActorMeta, threadId: 
 export async function deleteThread(deps: ThreadDeps, meta: ActorMeta, threadId: string): Promise<void> {
   const { guild, parent } = await resolveThread(deps, threadId);
   await exclusive(channelSendsGate(threadId), () => run(deps, meta, threadId, { type: 'DeleteThread', actor: participant(guild, parent, meta.actorId) }));
+}
+
+/**
+ * Deletes every thread of a channel whose deletion was already found allowed, each under its sends gate: their
+ * messages are sealed under the thread's own id, so the thread's deletion is what erases them (issue 29).
+ */
+export async function deleteThreadsWithParent(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, parentId: string): Promise<void> {
+  for (const { _id } of await threadsOfParent(deps.readStore, parentId)) {
+    await exclusive(channelSendsGate(_id), () => run(deps, meta, _id, { type: 'DeleteWithParent' }));
+  }
 }
 
 export async function addThreadMember(deps: ThreadDeps, meta: ActorMeta, threadId: string, userId: string): Promise<void> {

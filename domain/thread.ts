@@ -55,7 +55,8 @@ export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thre
 export type ThreadUpdated = DomainEvent<'ThreadUpdated', { guildId: string; threadId: string; parentId: string; changes: Change[]; byMessage?: true }>;
 /** The service archived a thread that saw no activity for its auto_archive_duration (no one's edit: no audit-log entry). */
 export type ThreadArchived = DomainEvent<'ThreadArchived', { guildId: string; threadId: string; parentId: string; archiveTimestamp: string }>;
-export type ThreadDeleted = DomainEvent<'ThreadDeleted', { guildId: string; thread: ThreadData }>;
+/** `withParent`: deleted because its parent channel was (no audit entry of its own, as the widely used API shows none). */
+export type ThreadDeleted = DomainEvent<'ThreadDeleted', { guildId: string; thread: ThreadData; withParent?: true }>;
 export type ThreadMemberAdded = DomainEvent<
   'ThreadMemberAdded',
   { guildId: string; threadId: string; parentId: string; userId: string; joinTimestamp: string; memberCount: number }
@@ -81,6 +82,8 @@ export type ThreadCommand =
   | { type: 'CreateThread'; actor: Participant; parentType: number; fromMessage: boolean; thread: ThreadData; forumTags?: readonly ForumTag[] }
   | { type: 'UpdateThread'; actor: Participant; fields: ThreadFields; at: string; forumTags?: readonly ForumTag[] }
   | { type: 'DeleteThread'; actor: Participant }
+  /** Its parent channel is being deleted by someone allowed to: the thread and its messages go with it. */
+  | { type: 'DeleteWithParent' }
   | { type: 'AddThreadMember'; actor: Participant; target: Participant | null; at: string }
   | { type: 'RemoveThreadMember'; actor: Participant; userId: string }
   /**
@@ -187,6 +190,11 @@ const deciders = {
     const { thread, permissions } = requireVisibleThread(state, command.actor);
     requirePermission(permissions, Permission.MANAGE_THREADS);
     return [{ type: 'ThreadDeleted', data: { guildId: thread.guild_id, thread } }];
+  },
+
+  DeleteWithParent(_command: Extract<ThreadCommand, { type: 'DeleteWithParent' }>, state: ThreadState): ThreadEvent[] {
+    if (state.status !== 'active' || !state.thread) return [];
+    return [{ type: 'ThreadDeleted', data: { guildId: state.thread.guild_id, thread: state.thread, withParent: true } }];
   },
 
   AddThreadMember(command: Extract<ThreadCommand, { type: 'AddThreadMember' }>, state: ThreadState): ThreadEvent[] {

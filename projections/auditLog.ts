@@ -192,12 +192,10 @@ const auditedEvents: Audited<
   }),
   ThreadUpdated: ({ data }) =>
     data.byMessage ? null : { guildId: data.guildId, actionType: AuditLogAction.THREAD_UPDATE, targetId: data.threadId, changes: threadChanges(data.changes) },
-  ThreadDeleted: ({ data }) => ({
-    guildId: data.guildId,
-    actionType: AuditLogAction.THREAD_DELETE,
-    targetId: data.thread.id,
-    changes: deleted(data.thread, THREAD_SKIP),
-  }),
+  ThreadDeleted: ({ data }) =>
+    data.withParent
+      ? null
+      : { guildId: data.guildId, actionType: AuditLogAction.THREAD_DELETE, targetId: data.thread.id, changes: deleted(data.thread, THREAD_SKIP) },
   ChannelOverwriteSet: ({ data }) => ({
     guildId: data.guildId,
     actionType: AuditLogAction.CHANNEL_UPDATE,

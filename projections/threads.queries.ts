@@ -19,6 +19,9 @@ export const threadMembersPage = (read: Pick<ReadStore, 'find'>, threadId: strin
 /** A guild's threads that are not archived. */
 export const activeThreadsOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<ThreadDoc>(THREADS, { guild_id: guildId, archived: false });
 
+/** Every thread of a channel, archived or not. */
+export const threadsOfParent = (read: Pick<ReadStore, 'find'>, parentId: string) => read.find<ThreadDoc>(THREADS, { parent_id: parentId });
+
 /** The threads of a guild a user has joined. */
 export const threadMembershipsOf = (read: Pick<ReadStore, 'find'>, guildId: string, userId: string) =>
   read.find<ThreadMemberDoc>(THREAD_MEMBERS, { guild_id: guildId, user_id: userId });

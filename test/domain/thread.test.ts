@@ -149,6 +149,15 @@ describe('changing a thread', () => {
       .when({ type: 'DeleteThread', actor: mod })
       .then([{ type: 'ThreadDeleted', data: { guildId: 'g', thread: thread() } }]);
   });
+
+  it('goes with its parent channel, once, whoever started it', () => {
+    given(threadDecider, created())
+      .when({ type: 'DeleteWithParent' })
+      .then([{ type: 'ThreadDeleted', data: { guildId: 'g', thread: thread(), withParent: true } }]);
+    given(threadDecider, [...created(), { type: 'ThreadDeleted' as const, data: { guildId: 'g', thread: thread() } }])
+      .when({ type: 'DeleteWithParent' })
+      .then([]);
+  });
 });
 
 describe('thread members', () => {

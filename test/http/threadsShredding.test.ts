@@ -29,4 +29,26 @@ describe('a thread deleted', () => {
     const history = await server.api('GET', `/channels/${guild.channelId}/messages`, { token });
     expect(history.body.map((m: { content: string }) => m.content)).toContain(kept);
   });
+
+  it('with its parent channel takes its messages’ text too, archived or not, with one audit entry for the channel', async () => {
+    const guild = await createGuild(server);
+    const token = guild.owner.token;
+    const channel = await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'doomed', type: 0 } });
+    expect(channel.status).toBe(201);
+    const texts = [secret('open'), secret('archived')];
+    for (const [i, text] of texts.entries()) {
+      const thread = await server.api('POST', `/channels/${channel.body.id}/threads`, { token, body: { name: `t${i}`, type: 11 } });
+      expect(thread.status).toBe(201);
+      expect((await server.api('POST', `/channels/${thread.body.id}/messages`, { token, body: { content: text } })).status).toBe(200);
+      if (i === 1) expect((await server.api('PATCH', `/channels/${thread.body.id}`, { token, body: { archived: true } })).status).toBe(200);
+    }
+    for (const text of texts) expect(await filesHolding(server.dataDir, text)).not.toEqual([]);
+
+    expect((await server.api('DELETE', `/channels/${channel.body.id}`, { token })).status).toBe(200);
+    for (const text of texts) await eventually(async () => expect(await filesHolding(server.dataDir, text)).toEqual([]), SCRUB_MS + 1500);
+    const audit = await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token });
+    const actions = audit.body.audit_log_entries.map((e: { action_type: number }) => e.action_type);
+    expect(actions.filter((a: number) => a === 12)).toHaveLength(1);
+    expect(actions).not.toContain(112);
+  });
 });
