@@ -35,6 +35,9 @@ const counts = (threadId: string, update: { $inc: Record<string, number>; $set?:
   updateOne: { collection: THREADS, filter: { _id: threadId }, update },
 });
 
+/** A forum post's first message has the post's id: the widely used API's message_count leaves it out. */
+const isStarter = (message: { messageId: string; channelId: string }) => message.messageId === message.channelId;
+
 export const threadsProjection = projection({
   name: 'threads',
   handles: [
@@ -110,15 +113,17 @@ export const threadsProjection = projection({
         return e.data.guildId
           ? [
               counts(e.data.channelId, {
-                $inc: { message_count: 1, total_message_sent: 1 },
+                $inc: { message_count: isStarter(e.data) ? 0 : 1, total_message_sent: 1 },
                 $set: { last_message_id: e.data.messageId, last_activity_at: e.data.message.timestamp },
               }),
             ]
           : [];
       case 'MessageDeleted':
-        return e.data.guildId ? [counts(e.data.channelId, { $inc: { message_count: -1 } })] : [];
-      case 'MessagesBulkDeleted':
-        return e.data.guildId ? [counts(e.data.channelId, { $inc: { message_count: -e.data.messageIds.length } })] : [];
+        return e.data.guildId && !isStarter(e.data) ? [counts(e.data.channelId, { $inc: { message_count: -1 } })] : [];
+      case 'MessagesBulkDeleted': {
+        const counted = e.data.messageIds.filter((messageId) => !isStarter({ messageId, channelId: e.data.channelId }));
+        return e.data.guildId ? [counts(e.data.channelId, { $inc: { message_count: -counted.length } })] : [];
+      }
       case 'ChannelDeleted': {
         const parent = { parent_id: e.data.channel.id };
         return [{ deleteMany: { collection: THREADS, filter: parent } }, { deleteMany: { collection: THREAD_MEMBERS, filter: parent } }];

@@ -116,6 +116,12 @@ describe('forum and media channels', () => {
     expect((await server.api('GET', `/channels/${created.body.id}`, { token: alice.token })).body).toEqual(thread);
     const history = await server.api('GET', `/channels/${created.body.id}/messages`, { token: alice.token });
     expect(history.body.map((m: { id: string }) => m.id)).toEqual([created.body.id]);
+    // message_count leaves the post's first message out; total_message_sent counts it (the owner's answer skips the slowmode).
+    expect(thread).toMatchObject({ message_count: 0, total_message_sent: 1 });
+    const reply = await server.api('POST', `/channels/${created.body.id}/messages`, { token: guild.owner.token, body: { content: 'Answer' } });
+    expect(reply.status).toBe(200);
+    const counted = (await server.api('GET', `/channels/${created.body.id}`, { token: alice.token })).body;
+    expect(counted).toMatchObject({ message_count: 1, total_message_sent: 2 });
 
     // The post's owner changes its tags; a tag of no post of this forum is refused at its path.
     const retagged = await server.api('PATCH', `/channels/${created.body.id}`, { token: alice.token, body: { applied_tags: [] } });
