@@ -23,7 +23,7 @@
 // BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
 // Each phase's start is printed on stderr with the seconds elapsed, and its length kept in the JSON (phasesS).
 // `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle, a
-// log of 20000 events; test/bench/quick.test.ts runs it).
+// log of 20000 events, 2000 of them through the consumer; test/bench/quick.test.ts runs it).
 // Nothing here asserts a figure: it only fails if a step cannot run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -43,7 +43,7 @@ const MESSAGES = size('BENCH_MESSAGES', 200, 20);
 const IDLE = size('BENCH_IDLE', 10_000, 100);
 const LOG_EVENTS = size('BENCH_LOG_EVENTS', 1_000_000, 20_000);
 const ERASE = size('BENCH_ERASE', 5000, 100);
-const CONSUME = size('BENCH_CONSUME_EVENTS', 100_000, 20_000);
+const CONSUME = size('BENCH_CONSUME_EVENTS', 100_000, 2000);
 const SENDERS = 4;
 /** The moderated sends' guild: the widely used API's most keyword rules, each with its most keywords, and 10 regexes. */
 const AUTOMOD_RULES = 6;

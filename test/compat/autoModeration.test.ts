@@ -1,21 +1,14 @@
 // Compatibility: a discord.js 14 bot process creates an auto-moderation rule with guild.autoModerationRules.create(),
 // and receives autoModerationActionExecution when a member's message trips it (the message being blocked).
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, grantRole, join as joinGuild, newMember } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 
-let server: TestServer;
-let bot: BotProcess | undefined;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  bot?.child.kill('SIGKILL');
-  await server.close();
-});
+const server = await fileServer();
+const bots = killedAfterAll();
 
 describe('discord.js and auto-moderation', () => {
   it('creates a rule with guild.autoModerationRules.create and receives autoModerationActionExecution', async () => {
@@ -25,7 +18,7 @@ describe('discord.js and auto-moderation', () => {
     const member = await newMember(server, guild);
     const alerts = (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'alerts' } })).body.id;
 
-    bot = startBotProcess(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'autoModerationBot.ts')], {
+    const bot = bots.start(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'autoModerationBot.ts')], {
       PARLEY_ORIGIN: server.origin,
       BOT_TOKEN: app.token,
       NODE_EXTRA_CA_CERTS: join(server.dataDir, 'tls', 'self-signed.crt'),

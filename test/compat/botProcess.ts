@@ -2,6 +2,7 @@
 // ({event, data}) on stdout, and its failures as "error" reports; the compatibility tests wait for reports, each wait
 // bounded and cut short when the bot reports an error or exits.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll } from 'vitest';
 
 export interface Report {
   event: string;
@@ -67,4 +68,17 @@ export function startBotProcess(command: string, args: string[], env: Record<str
   }
 
   return { child, reports, next, output: () => log };
+}
+
+/** Bot processes for one test file: each one started through it is killed after the file's tests. */
+export function killedAfterAll() {
+  const started: BotProcess[] = [];
+  afterAll(() => started.forEach((bot) => bot.child.kill('SIGKILL')));
+  return {
+    start(command: string, args: string[], env: Record<string, string>): BotProcess {
+      const bot = startBotProcess(command, args, env);
+      started.push(bot);
+      return bot;
+    },
+  };
 }

@@ -4,26 +4,19 @@
 // through the API (and a member's gateway session) what the server then holds.
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.js';
 import { connectGateway } from '../support/gateway.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
 const GUILDS = 1 << 0;
 const GUILD_PRESENCES = 1 << 8;
 
 if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot against the server')) {
-  let server: TestServer;
-  let bot: BotProcess | null = null;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    bot?.child.kill('SIGKILL');
-    await server.close();
-  });
+  const server = await fileServer();
+  const bots = killedAfterAll();
 
   describe('discord.py compatibility', () => {
     it('logs in, reads content, resumes after a dropped connection, replies, reacts, edits, reads history, sends an embed and a file', async () => {
@@ -38,7 +31,7 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
         return sent.body.id as string;
       };
 
-      bot = startBotProcess(PYTHON, [join(import.meta.dirname, 'discordpy', 'bot.py')], {
+      const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'bot.py')], {
         PARLEY_ORIGIN: server.origin,
         BOT_TOKEN: app.token,
         SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),

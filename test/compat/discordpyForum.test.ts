@@ -2,22 +2,15 @@
 // guild's channels, opens a post with ForumChannel.create_thread and one of the forum's two tags, and hears
 // on_thread_create; checked again over HTTPS.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
 if (!skippedWithoutDiscordPy('discord.py forum', 'runs a discord.py bot posting in a forum against the server')) {
-  let server: TestServer;
-  let bot: BotProcess | null = null;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    bot?.child.kill('SIGKILL');
-    await server.close();
-  });
+  const server = await fileServer();
+  const bots = killedAfterAll();
 
   describe('discord.py forum', () => {
     it('ForumChannel.create_thread opens a post with a tag, whose message has its id', async () => {
@@ -26,7 +19,7 @@ if (!skippedWithoutDiscordPy('discord.py forum', 'runs a discord.py bot posting 
       const body = { name: 'help', type: 15, available_tags: [{ name: 'question' }, { name: 'solved', moderated: true }] };
       const forum = (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body })).body;
       const app = await joinGuild(server, guild, await createBot(server), 'Bot');
-      bot = startBotProcess(PYTHON, [join(import.meta.dirname, 'discordpy', 'forum.py')], {
+      const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'forum.py')], {
         PARLEY_ORIGIN: server.origin,
         BOT_TOKEN: app.token,
         FORUM_ID: forum.id,

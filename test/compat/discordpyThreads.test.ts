@@ -5,23 +5,16 @@
 // a thread; it hears on_thread_create, on_thread_member_join/remove, on_thread_update and on_thread_delete. What it
 // did is checked again over HTTPS.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, grantRole, join as joinGuild, newMember } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
 if (!skippedWithoutDiscordPy('discord.py threads', 'runs a discord.py bot with threads against the server')) {
-  let server: TestServer;
-  let bot: BotProcess | null = null;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    bot?.child.kill('SIGKILL');
-    await server.close();
-  });
+  const server = await fileServer();
+  const bots = killedAfterAll();
 
   describe('discord.py threads', () => {
     it('creates public, private and message threads, posts, adds and removes a member, archives, locks, lists, deletes, and hears of it', async () => {
@@ -31,7 +24,7 @@ if (!skippedWithoutDiscordPy('discord.py threads', 'runs a discord.py bot with t
       const app = await joinGuild(server, guild, await createBot(server), 'Bot');
       // Locking takes MANAGE_THREADS, as does listing archived private threads.
       await grantRole(server, guild, app, Permission.MANAGE_THREADS);
-      bot = startBotProcess(PYTHON, [join(import.meta.dirname, 'discordpy', 'threads.py')], {
+      const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'threads.py')], {
         PARLEY_ORIGIN: server.origin,
         BOT_TOKEN: app.token,
         CHANNEL_ID: guild.channelId,

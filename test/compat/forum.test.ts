@@ -2,20 +2,13 @@
 // reads a forum with two tags, opens a post with one of them through channel.threads.create({ name, message,
 // appliedTags }), and hears threadCreate; checked again over HTTPS.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 
-let server: TestServer;
-let bot: BotProcess | undefined;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  bot?.child.kill('SIGKILL');
-  await server.close();
-});
+const server = await fileServer();
+const bots = killedAfterAll();
 
 describe('a forum with discord.js', () => {
   it('takes a post with one of its two tags, whose starter message has the post’s id', async () => {
@@ -28,7 +21,7 @@ describe('a forum with discord.js', () => {
     };
     const forum = (await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body })).body;
     const app = await joinGuild(server, guild, await createBot(server), 'Bot');
-    bot = startBotProcess(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'forumBot.ts')], {
+    const bot = bots.start(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'forumBot.ts')], {
       PARLEY_ORIGIN: server.origin,
       BOT_TOKEN: app.token,
       FORUM_ID: forum.id,

@@ -3,21 +3,14 @@
 // guild.channels.fetchActiveThreads and channel.threads.fetchArchived, and
 // the threadCreate, threadUpdate and threadMembersUpdate events it receives; each checked again over HTTPS.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, grantRole, join as joinGuild, newMember } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 
-let server: TestServer;
-let bot: BotProcess | undefined;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  bot?.child.kill('SIGKILL');
-  await server.close();
-});
+const server = await fileServer();
+const bots = killedAfterAll();
 
 describe('threads with discord.js', () => {
   it('opens threads with and without a message, posts, adds and removes a member, locks and archives, and hears of it', async () => {
@@ -26,7 +19,7 @@ describe('threads with discord.js', () => {
     const app = await joinGuild(server, guild, await createBot(server), 'Bot');
     // Locking takes MANAGE_THREADS.
     await grantRole(server, guild, app, Permission.MANAGE_THREADS);
-    bot = startBotProcess(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'threadsBot.ts')], {
+    const bot = bots.start(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'threadsBot.ts')], {
       PARLEY_ORIGIN: server.origin,
       BOT_TOKEN: app.token,
       CHANNEL_ID: guild.channelId,

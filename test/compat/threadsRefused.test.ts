@@ -3,21 +3,14 @@
 // (403 Missing Permissions; its code is the spec's string, MISSING_PERMISSIONS, on /api/v10 as on /api/v1), and
 // nothing changes.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 
-let server: TestServer;
-let bot: BotProcess | undefined;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  bot?.child.kill('SIGKILL');
-  await server.close();
-});
+const server = await fileServer();
+const bots = killedAfterAll();
 
 describe('thread refusals with discord.js', () => {
   it('refuses a bot without CREATE_PUBLIC_THREADS or MANAGE_THREADS with 403 Missing Permissions, changing nothing', async () => {
@@ -31,7 +24,7 @@ describe('thread refusals with discord.js', () => {
     expect(denied.status).toBe(204);
     const thread = await server.api('POST', `/channels/${guild.channelId}/threads`, { token: owner, body: { name: 'the owner’s', type: 11 } });
     expect(thread.status).toBe(201);
-    bot = startBotProcess(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'threadsRefusedBot.ts')], {
+    const bot = bots.start(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'threadsRefusedBot.ts')], {
       PARLEY_ORIGIN: server.origin,
       BOT_TOKEN: app.token,
       CHANNEL_ID: guild.channelId,

@@ -1,21 +1,14 @@
 // Threads an unmodified discord.js 14 bot did not open (its own process, only its base address pointed at Parley):
 // those its GUILD_CREATE gives, a starter message's thread, and the threadListSync event when it gains a channel.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
-import { type BotProcess, startBotProcess } from './botProcess.js';
+import { createBot, fileServer } from '../support/server.js';
+import { killedAfterAll } from './botProcess.js';
 
-let server: TestServer;
-let bot: BotProcess | undefined;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  bot?.child.kill('SIGKILL');
-  await server.close();
-});
+const server = await fileServer();
+const bots = killedAfterAll();
 
 describe('threads a discord.js bot finds', () => {
   it('come in its GUILD_CREATE, on the message they started from, and by threadListSync when it gains their channel', async () => {
@@ -31,7 +24,7 @@ describe('threads a discord.js bot finds', () => {
     const later = (await post(hidden.id, { name: 'later', type: 11 })).body;
     await server.api('PUT', `/channels/${hidden.id}/permissions/${guild.id}`, { token, body: { type: 0, deny: Permission.VIEW_CHANNEL.toString() } });
 
-    bot = startBotProcess(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'threadsSyncBot.ts')], {
+    const bot = bots.start(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'threadsSyncBot.ts')], {
       PARLEY_ORIGIN: server.origin,
       BOT_TOKEN: app.token,
       GUILD_ID: guild.id,
