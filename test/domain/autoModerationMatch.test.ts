@@ -64,8 +64,9 @@ describe('keyword matching strategies', () => {
   it('keeps to word boundaries: no prefix match inside a word, no suffix match before more letters, whole words whole', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z]{1,6}$/), fc.stringMatching(/^[a-z]{1,6}$/), fc.stringMatching(/^[a-z]{2,6}$/), (before, after, word) => {
-        expect(first([`${word}*`], `${before}${word}`)).toBeUndefined();
-        expect(first([`*${word}`], `${word}${after}`)).toBeUndefined();
+        // Unless the word also begins (ends) the whole text: "bbb*" rightly finds "bbbb".
+        if (!`${before}${word}`.startsWith(word)) expect(first([`${word}*`], `${before}${word}`)).toBeUndefined();
+        if (!`${word}${after}`.endsWith(word)) expect(first([`*${word}`], `${word}${after}`)).toBeUndefined();
         expect(first([word], `${before}${word}`)).toBeUndefined();
         expect(first([word], `${word}${after}`)).toBeUndefined();
         expect(first([`*${word}*`], `${before}${word}${after}`)).toBeDefined();
