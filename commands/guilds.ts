@@ -121,7 +121,9 @@ export async function timeoutMember(deps: Uses<'commands' | 'clock' | 'settle'>,
 /**
  * A channel's deletion waits for the sends under way in it, and holds back new ones until it is appended; its files
  * leave the blob store before the answer (the attachment remover follows ChannelDeleted). Its threads go first, once
- * the deletion is known to be allowed, so that no thread outlives its parent with its messages readable.
+ * the deletion is known to be allowed, so that no thread outlives its parent with its messages readable. The guild is
+ * loaded once: the decision that allowed the threads' deletion is the one appended, unless the guild changed meanwhile
+ * (then it is decided again, and may still be refused).
  */
 export async function deleteChannel(
   deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>,
@@ -130,9 +132,14 @@ export async function deleteChannel(
   channelId: string,
 ) {
   const command = { type: 'DeleteChannel', actorId: meta.actorId, channelId } as const;
-  await assertGuildCommand(deps, guildId, command);
+  const decision = await deps.commands.decide(guildStream(guildId), guildDecider, command, deps.clock.now());
   await deleteThreadsWithParent(deps, meta, channelId);
-  const { position } = await exclusive(channelSendsGate(channelId), () => runGuildCommand(deps, meta, guildId, command));
+  const { position } = await exclusive(channelSendsGate(channelId), async () => {
+    const appended = await deps.commands.commit(decision, metadata(meta, deps.clock));
+    // Read models show the deletion before the sends held back run.
+    await deps.settle(appended.position);
+    return appended;
+  });
   await deps.settleFiles(position);
 }
 

@@ -2,7 +2,8 @@
 // decision was made on. In this process, commands on one stream wait for each other, so they never race for a
 // revision; a writer in another process makes the append fail with a wrong expected version, and the command is then
 // decided again on the fresh state after a short, jittered pause. Folded states are cached per stream and decider, so a
-// load reads only the events since.
+// load reads only the events since. A use case with work to do between the decision and the append (a channel's
+// threads to delete first) decides, does it, then commits the decision: one load serves both, unless the stream moved.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Decider, DomainEvent } from '../domain/decider.js';
@@ -64,6 +65,23 @@ export interface Handled<State, Event> {
   position: Position | null;
 }
 
+/** A command decided on a stream's state as loaded, not yet appended: what `decide` answers and `commit` appends. */
+export interface Decision<State, Command, Event extends DomainEvent> extends Loaded<State> {
+  streamId: string;
+  decider: Decider<State, Command, Event>;
+  command: Command;
+  events: Event[];
+}
+
+type Decided<State, Event> = Loaded<State> & { events: Event[] };
+
+const decideOn = <State, Command, Event extends DomainEvent>(
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  loaded: Loaded<State>,
+  at: number,
+): Decided<State, Event> => ({ ...loaded, events: decider.decide(command, loaded.state, at) });
+
 export class CommandHandler {
   private readonly queue = new KeyedQueue();
 
@@ -96,20 +114,51 @@ export class CommandHandler {
     options: HandleOptions = {},
   ): Promise<Handled<State, Event>> {
     // A stream this process has just named has no earlier command here to wait for.
-    if (options.newStream) return this.decideAndAppend(streamId, decider, command, metadata, options);
-    return this.queue.run(streamId, () => this.decideAndAppend(streamId, decider, command, metadata, options));
+    if (options.newStream) return this.decideAndAppend(streamId, decider, command, metadata, 'initial');
+    return this.queue.run(streamId, () => this.decideAndAppend(streamId, decider, command, metadata, null));
   }
 
+  /**
+   * Decides the command on the stream's current state without appending: a refusal throws here, before the caller's
+   * work outside the log. `at` is the time it is decided at (the clock port's).
+   */
+  async decide<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    at: number,
+  ): Promise<Decision<State, Command, Event>> {
+    return { streamId, decider, command, ...decideOn(decider, command, await this.load(streamId, decider), at) };
+  }
+
+  /**
+   * Appends a decision's events after this process's earlier commands on the stream, expecting the revision it was
+   * decided on. A stream that moved since (a command of this process, a writer in another) has the command decided
+   * again on its fresh state, as `handle` would: the decision's load is only trusted while it is the latest.
+   */
+  commit<State, Command, Event extends DomainEvent>(decision: Decision<State, Command, Event>, metadata: EventMetadata): Promise<Handled<State, Event>> {
+    const { streamId, decider, command } = decision;
+    return this.queue.run(streamId, () => {
+      // This process already read or wrote past the decision: the log would refuse its append, so decide again now.
+      const known = this.cache.get<State>(streamId, decider);
+      const current = known === undefined || known.revision === decision.revision;
+      return this.decideAndAppend(streamId, decider, command, metadata, current ? decision : null);
+    });
+  }
+
+  /** `first`: the first attempt's decision, made already ('initial': on the initial state); null: load and decide. */
   private async decideAndAppend<State, Command, Event extends DomainEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
     command: Command,
     metadata: EventMetadata,
-    options: HandleOptions,
+    first: Decided<State, Event> | 'initial' | null,
   ): Promise<Handled<State, Event>> {
+    const at = Date.parse(metadata.createdAt);
+    let made = first === 'initial' ? decideOn(decider, command, { state: decider.initialState(), revision: -1n }, at) : first;
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = attempt === 1 && options.newStream ? { state: decider.initialState(), revision: -1n } : await this.load(streamId, decider);
-      const events = decider.decide(command, state, Date.parse(metadata.createdAt));
+      const { state, revision, events } = made ?? decideOn(decider, command, await this.load(streamId, decider), at);
+      made = null;
       if (events.length === 0) return { state, events, position: null };
       try {
         const result = await this.store.appendToStream(

@@ -25,6 +25,7 @@ import { membersProjection } from '../../projections/members.js';
 import { messagesProjection } from '../../projections/messages.js';
 import { type Projection, byEventType } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
+import { threadsProjection } from '../../projections/threads.js';
 import { usersProjection } from '../../projections/users.js';
 
 /** When history events happened, unless they say otherwise. */
@@ -112,7 +113,7 @@ export const givenProjections =
 // ---------------------------------------------------------------------------------------------------------------
 // Commands: a real in-memory log and read store, the read models fed by the projection runner as in production.
 
-/** The read models the command functions look things up in (users, channel → guild, members and their activity, messages, DMs, commands). */
+/** The read models the command functions look things up in (users, channel → guild, members and their activity, messages, DMs, commands, threads). */
 const COMMAND_READ_MODELS: Projection[] = [
   usersProjection,
   guildsProjection,
@@ -122,6 +123,7 @@ const COMMAND_READ_MODELS: Projection[] = [
   dmsProjection,
   messagesProjection,
   applicationCommandsProjection,
+  threadsProjection,
 ];
 const SPEC_KEY = Buffer.alloc(32, 7);
 /** The service key of every spec's commands: specs name keyed streams with it (commands/streams.ts). */
