@@ -44,7 +44,7 @@ export class GatewayProjector {
       try {
         // Before this event's own dispatches: an edit's MESSAGE_UPDATE shows the version whose key is kept.
         this.registry.erased(erasures(event).map((erasure) => erasure.subject));
-        const dispatches = await deriveDispatches(event, this.runtime);
+        const dispatches = await deriveDispatches(event, this.runtime, this.registry);
         for (const dispatch of dispatches) await this.registry.route(dispatch);
         // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.
         if (event.type === 'UserErased')

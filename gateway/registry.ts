@@ -38,6 +38,11 @@ export class SessionRegistry {
     return this.sessions.get(id);
   }
 
+  /** The users with a session in the guild on this node, connected or away. */
+  usersIn(guildId: string): Set<string> {
+    return new Set([...(this.byGuild.get(guildId) ?? [])].map((session) => session.userId));
+  }
+
   /** Whether the user has a session on this node, connected or away. */
   hasSessionsOf(userId: string): boolean {
     return this.byUser.has(userId);

@@ -7,15 +7,21 @@ import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
 import type { DispatchData, DispatchEvent } from '../protocol.js';
 
+/** Who this gateway node serves: a deriver that builds a dispatch per user builds it only for those who can receive it here. */
+export interface Listeners {
+  /** The users with a session in the guild on this node. */
+  usersIn(guildId: string): ReadonlySet<string>;
+}
+
 export interface DispatchDeriver {
   handles: readonly string[];
-  derive(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]>;
+  derive(event: RecordedEvent, runtime: GatewayDeps, listeners: Listeners): Promise<Dispatch[]>;
 }
 
 /** A deriver whose `derive` sees only the events named in `handles`, typed: its `switch` over them is checked whole. */
 export function deriver<const T extends ParleyEventType>(spec: {
   handles: readonly T[];
-  derive(event: Recorded<T>, runtime: GatewayDeps): Promise<Dispatch[]>;
+  derive(event: Recorded<T>, runtime: GatewayDeps, listeners: Listeners): Promise<Dispatch[]>;
 }): DispatchDeriver {
   return spec;
 }

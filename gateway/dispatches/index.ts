@@ -4,6 +4,7 @@ import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
 import { autoModerationDispatches } from './autoModeration.js';
 import { callDispatches } from './calls.js';
+import type { Listeners } from './deriver.js';
 import { expressionDispatches } from './expressions.js';
 import { guildDispatches } from './guilds.js';
 import { interactionAnswerDispatches, interactionDispatches } from './interactions.js';
@@ -34,10 +35,10 @@ export const dispatchDerivers = [
 const derivers = byEventType(dispatchDerivers, (deriver) => deriver.handles);
 
 /** Every dispatch an event causes, in the order clients should see them. */
-export async function deriveDispatches(event: RecordedEvent, runtime: GatewayDeps): Promise<Dispatch[]> {
+export async function deriveDispatches(event: RecordedEvent, runtime: GatewayDeps, listeners: Listeners): Promise<Dispatch[]> {
   const takers = derivers.get(event.type);
   if (!takers) return [];
   const all: Dispatch[] = [];
-  for (const deriver of takers) all.push(...(await deriver.derive(event, runtime)));
+  for (const deriver of takers) all.push(...(await deriver.derive(event, runtime, listeners)));
   return all;
 }

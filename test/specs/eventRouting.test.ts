@@ -162,7 +162,7 @@ describe('event routing: runners', () => {
       vi.spyOn(deriver, 'derive').mockImplementation(async (event) => (types.push(event.type), []));
       return types;
     });
-    for (const [i, type] of PRODUCED.entries()) await deriveDispatches(recorded({ type, data: {} }, i), {} as GatewayDeps);
+    for (const [i, type] of PRODUCED.entries()) await deriveDispatches(recorded({ type, data: {} }, i), {} as GatewayDeps, { usersIn: () => new Set() });
     expect(Object.fromEntries(handed.map((types, i) => [`deriver ${i}`, types.sort()]))).toEqual(
       declared(dispatchDerivers.map((d, i) => ({ name: `deriver ${i}`, handles: d.handles }))),
     );
