@@ -42,17 +42,39 @@ const MESSAGE_TEXT = ['content', 'embeds', 'components'] as const;
 const ATTACHMENT_TEXT = ['filename', 'description'] as const;
 const EXECUTION_TEXT = ['content', 'matchedKeyword', 'matchedContent'] as const;
 
-const under = new Map<string, FieldPath[]>();
-/** The paths of `fields` under `at`, made once for each place (a send's event would otherwise build them each time). */
-function pathsUnder(at: FieldPath, fields: readonly string[]): FieldPath[] {
-  const name = `${at.join('\u0001')}\u0002${fields.join('\u0001')}`;
-  let paths = under.get(name);
-  if (!paths) {
-    paths = fields.map((field) => [...at, field]);
-    if (under.size < 10_000) under.set(name, paths);
+/**
+ * A place in an event, made once: its children and the paths of a field list under it are kept, so a send's event
+ * finds its paths by a few map lookups instead of building arrays and names each time (sealing runs on every send).
+ */
+class Place {
+  private readonly children = new Map<string | number, Place>();
+  private readonly lists = new Map<readonly string[], FieldPath[]>();
+
+  constructor(readonly path: FieldPath) {}
+
+  at(key: string | number): Place {
+    let child = this.children.get(key);
+    if (!child) {
+      child = new Place([...this.path, key]);
+      // Array indexes are the only keys not written in this file: a long list's far elements are not kept.
+      if (typeof key === 'string' || key < 1_000) this.children.set(key, child);
+    }
+    return child;
   }
-  return paths;
+
+  /** `fields` must be one of this file's constant lists: they are told apart by identity. */
+  paths(fields: readonly string[]): FieldPath[] {
+    let paths = this.lists.get(fields);
+    if (!paths) {
+      paths = fields.map((field) => [...this.path, field]);
+      this.lists.set(fields, paths);
+    }
+    return paths;
+  }
 }
+
+const ROOT = new Place([]);
+const DATA = ROOT.at('data');
 
 /** Collects paths by subject set, so each key seals one envelope of an event. */
 class Groups {
@@ -69,31 +91,32 @@ class Groups {
   }
 
   /** A snapshot of a user (author, mention, recipient): their names and avatar under their profile key. */
-  user(event: unknown, at: FieldPath, snapshot: UserSnapshot | undefined): this {
+  user(event: unknown, at: Place, snapshot: UserSnapshot | undefined): this {
     if (!snapshot?.id) return this;
-    return this.add([`user:${snapshot.id}`], false, pathsUnder(at, USER_FIELDS), event);
+    return this.add([`user:${snapshot.id}`], false, at.paths(USER_FIELDS), event);
   }
 
-  users(event: unknown, at: FieldPath, snapshots: UserSnapshot[] | undefined): this {
-    (snapshots ?? []).forEach((snapshot, i) => this.user(event, [...at, i], snapshot));
+  users(event: unknown, at: Place, snapshots: UserSnapshot[] | undefined): this {
+    (snapshots ?? []).forEach((snapshot, i) => this.user(event, at.at(i), snapshot));
     return this;
   }
 
-  attachments(event: unknown, at: FieldPath, subjects: string[], attachments: unknown[] | undefined): this {
-    (attachments ?? []).forEach((_, i) => this.add(subjects, true, pathsUnder([...at, i], ATTACHMENT_TEXT), event));
+  attachments(event: unknown, at: Place, subjects: string[], attachments: unknown[] | undefined): this {
+    (attachments ?? []).forEach((_, i) => this.add(subjects, true, at.at(i).paths(ATTACHMENT_TEXT), event));
     return this;
   }
 
   /** A message object: what its author wrote under the message's key, the people it shows under theirs. */
-  message(event: unknown, at: FieldPath, subjects: string[], message: MessageShape | undefined): this {
+  message(event: unknown, at: Place, subjects: string[], message: MessageShape | undefined): this {
     if (!message) return this;
-    this.add(subjects, true, pathsUnder(at, MESSAGE_TEXT), event).attachments(event, [...at, 'attachments'], subjects, message.attachments);
+    this.add(subjects, true, at.paths(MESSAGE_TEXT), event).attachments(event, at.at('attachments'), subjects, message.attachments);
     // A webhook's name and avatar are chosen per message: they are the message's, not a person's profile.
-    if (message.webhook_id) this.add(subjects, true, pathsUnder([...at, 'author'], USER_FIELDS), event);
-    else this.user(event, [...at, 'author'], message.author);
-    return this.users(event, [...at, 'mentions'], message.mentions)
-      .user(event, [...at, 'interaction_metadata', 'user'], message.interaction_metadata?.user)
-      .user(event, [...at, 'interaction', 'user'], message.interaction?.user);
+    if (message.webhook_id) this.add(subjects, true, at.at('author').paths(USER_FIELDS), event);
+    else this.user(event, at.at('author'), message.author);
+    if (message.mentions?.length) this.users(event, at.at('mentions'), message.mentions);
+    if (message.interaction_metadata?.user) this.user(event, at.at('interaction_metadata').at('user'), message.interaction_metadata.user);
+    if (message.interaction?.user) this.user(event, at.at('interaction').at('user'), message.interaction.user);
+    return this;
   }
 
   list(): SealGroup[] {
@@ -132,28 +155,28 @@ const changeValues = (event: { data: Json }, subject: string, keys?: readonly st
 
 /** By event type, the groups of its personal fields. */
 const RULES: Record<string, Rule> = {
-  MessageCreated: (event) => new Groups().message(event, ['data', 'message'], messageEventIds(event.data), event.data.message as MessageShape),
+  MessageCreated: (event) => new Groups().message(event, DATA.at('message'), messageEventIds(event.data), event.data.message as MessageShape),
   MessageEdited: (event) => {
     const subjects = messageEventIds(event.data);
     const changes = (event.data.changes ?? {}) as Json & { mentions?: UserSnapshot[]; attachments?: unknown[] };
     return new Groups()
-      .message(event, ['data', 'message'], subjects, event.data.message as MessageShape)
-      .add(subjects, true, pathsUnder(['data', 'changes'], MESSAGE_TEXT), event)
-      .attachments(event, ['data', 'changes', 'attachments'], subjects, changes.attachments)
-      .users(event, ['data', 'changes', 'mentions'], changes.mentions)
-      .attachments(event, ['data', 'removedAttachments'], subjects, event.data.removedAttachments as unknown[]);
+      .message(event, DATA.at('message'), subjects, event.data.message as MessageShape)
+      .add(subjects, true, DATA.at('changes').paths(MESSAGE_TEXT), event)
+      .attachments(event, DATA.at('changes').at('attachments'), subjects, changes.attachments)
+      .users(event, DATA.at('changes').at('mentions'), changes.mentions)
+      .attachments(event, DATA.at('removedAttachments'), subjects, event.data.removedAttachments as unknown[]);
   },
-  MessageDeleted: (event) => new Groups().attachments(event, ['data', 'attachments'], messageEventIds(event.data), event.data.attachments as unknown[]),
+  MessageDeleted: (event) => new Groups().attachments(event, DATA.at('attachments'), messageEventIds(event.data), event.data.attachments as unknown[]),
   UserRegistered: (event) => userKey(event.data, ['username', 'email'])(event),
   UserProfileUpdated: (event) => changeValues(event, `user:${String(event.data.userId)}`),
   DiscriminatorClaimed: (event) => userKey(event.data, ['username'])(event),
   DiscriminatorReleased: (event) => userKey(event.data, ['username'])(event),
   MemberUpdated: (event) => changeValues(event, `user:${String(event.data.userId)}`, ['nick', 'avatar', 'banner']),
-  DmChannelOpened: (event) => new Groups().users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
-  DmChannelReopened: (event) => new Groups().users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
+  DmChannelOpened: (event) => new Groups().users(event, DATA.at('recipients'), event.data.recipients as UserSnapshot[]),
+  DmChannelReopened: (event) => new Groups().users(event, DATA.at('recipients'), event.data.recipients as UserSnapshot[]),
   RecipientAdded: (event) =>
-    new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot).users(event, ['data', 'recipients'], event.data.recipients as UserSnapshot[]),
-  RecipientRemoved: (event) => new Groups().user(event, ['data', 'user'], event.data.user as UserSnapshot),
+    new Groups().user(event, DATA.at('user'), event.data.user as UserSnapshot).users(event, DATA.at('recipients'), event.data.recipients as UserSnapshot[]),
+  RecipientRemoved: (event) => new Groups().user(event, DATA.at('user'), event.data.user as UserSnapshot),
   InteractionCreated: (event) => {
     type SourceMessage = MessageShape & { channel_id: string; guild_id?: string | null };
     const interaction = event.data.interaction as Json & {
@@ -176,17 +199,17 @@ const RULES: Record<string, Rule> = {
     // The message a component was used on (or that showed a submitted modal), or a message command's target, as it
     // was: its author's words.
     for (const [at, message] of [
-      [['data', 'interaction', 'component', 'message'], interaction.component?.message],
-      [['data', 'interaction', 'modal', 'message'], interaction.modal?.message],
-      [['data', 'interaction', 'command', 'targetMessage'], interaction.command?.targetMessage],
+      [DATA.at('interaction').at('component').at('message'), interaction.component?.message],
+      [DATA.at('interaction').at('modal').at('message'), interaction.modal?.message],
+      [DATA.at('interaction').at('command').at('targetMessage'), interaction.command?.targetMessage],
     ] as const) {
-      if (message) groups.message(event, [...at], messageSubjects(message.id, message.channel_id, message.guild_id), message);
+      if (message) groups.message(event, at, messageSubjects(message.id, message.channel_id, message.guild_id), message);
     }
     return groups;
   },
   InteractionClicked: (event) => {
     const { user } = event.data.interaction as { user?: UserSnapshot };
-    const groups = new Groups().user(event, ['data', 'interaction', 'user'], user);
+    const groups = new Groups().user(event, DATA.at('interaction').at('user'), user);
     return user?.id ? groups.add([`user:${user.id}`], false, [['data', 'interaction', 'data', 'values']], event) : groups;
   },
   OAuth2CodeIssued: (event) => userKey(event.data, ['redirectUri'])(event),
@@ -194,7 +217,7 @@ const RULES: Record<string, Rule> = {
   // destroyed with the author's account or the guild.
   AutoModerationActionExecuted: (event) => {
     const execution = event.data.execution as { userId: string; guildId: string };
-    return new Groups().add([`user:${execution.userId}`, `guild:${execution.guildId}`], true, pathsUnder(['data', 'execution'], EXECUTION_TEXT), event);
+    return new Groups().add([`user:${execution.userId}`, `guild:${execution.guildId}`], true, DATA.at('execution').paths(EXECUTION_TEXT), event);
   },
 };
 

@@ -8,7 +8,7 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { deepFreeze } from '../frozen.js';
 import { nextNonce } from '../nonces.js';
-import { type FieldPath, type SealGroup, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
+import { type FieldPath, erasedValue, personalFields, valueAt } from '../../domain/personalData.js';
 import type {
   AppendResult,
   BatchHandler,
@@ -27,19 +27,33 @@ import { type DataKey, type Envelope, type KeyStore, SEALED, SEALED_SCHEMA, enve
 /** How a field whose key is gone reads: as the domain's erased value, or as null for the analysts' export. */
 export type ErasedAs = 'domain' | 'null';
 
+/**
+ * What a process sealed, kept on the sealed data it appended (which the embedded log hands its subscribers as it was
+ * appended) under a symbol that JSON and freezing pass over: its own events open without a decryption, and are
+ * forgotten with them. A property rather than a WeakMap: two WeakMap entries a send cost the collector more than the
+ * lookups they save.
+ */
+const APPENDED = Symbol('appended');
+interface Appended {
+  sealer: SealingEventStore;
+  generation: number;
+  original: Pick<RecordedEvent, 'data' | 'metadata'>;
+  opened: RecordedEvent | null;
+}
+
 /** Reused keys whose last sealing is kept: a user's name and avatar in every message they send are sealed once. */
 const REPEATED = 10_000;
 
 export class SealingEventStore implements EventStore {
   /** Events already opened, by the recorded (frozen, shared) event: each subscriber of the embedded log gets the same. */
   private opened = new WeakMap<RecordedEvent, RecordedEvent>();
+  /** Bumped when keys are destroyed: what was appended before opens from the log again, as any other event. */
+  private generation = 0;
   /**
-   * What this process sealed, by the sealed data it appended (which the embedded log hands its subscribers as it was
-   * appended): its own events open without a decryption, and are forgotten with them.
+   * By owner of a reused key, that key, the values it sealed last and their ciphertext (a map cleared when full:
+   * cheaper than an LRU; cleared when any key is destroyed, so a destroyed key is never used again).
    */
-  private appended = new WeakMap<object, Pick<RecordedEvent, 'data' | 'metadata'>>();
-  /** By reused key, the values it sealed last and their ciphertext (a map cleared when full: cheaper than an LRU). */
-  private readonly repeated = new Map<string, { plain: string; sealed: Pick<Envelope, 'iv' | 'd' | 't'> }>();
+  private readonly repeated = new Map<string, { key: DataKey; plain: string; sealed: Sealed }>();
 
   /** `closesKeys`: the store was opened for this log alone (a tool's), and closes with it. */
   constructor(
@@ -49,7 +63,7 @@ export class SealingEventStore implements EventStore {
   ) {
     keys.onDestroyed(() => {
       this.opened = new WeakMap();
-      this.appended = new WeakMap();
+      this.generation += 1;
       this.repeated.clear();
     });
   }
@@ -91,92 +105,98 @@ export class SealingEventStore implements EventStore {
     if (groups.length === 0) return event;
     const original = { data: event.data, metadata: event.metadata };
     const envelopes: Envelope[] = [];
-    const emptied: [FieldPath, unknown][] = [];
+    const emptied: FieldPath[] = [];
     for (const group of groups) {
-      const key = await this.keyFor(group);
-      const values: unknown[] = [];
-      for (const path of group.paths) {
-        values.push(valueAt(original, path));
-        emptied.push([path, null]);
-      }
-      const plain = JSON.stringify(values);
-      // The same values under the same key may share one ciphertext (no nonce is reused for other values).
-      const last = group.fresh ? undefined : this.repeated.get(key.id);
-      let sealed = last?.plain === plain ? last.sealed : undefined;
-      if (!sealed) {
-        sealed = encrypt(key.key, plain);
-        if (!group.fresh) {
-          if (this.repeated.size >= REPEATED) this.repeated.clear();
-          this.repeated.set(key.id, { plain, sealed });
-        }
-      }
-      envelopes.push({ k: key.id, s: group.subjects, p: group.paths, iv: sealed.iv, d: sealed.d, t: sealed.t });
+      const plain = JSON.stringify(group.paths.map((path) => valueAt(original, path)));
+      emptied.push(...group.paths);
+      const sealed = group.fresh ? encrypt(await this.keys.create(), plain) : await this.sealReused(group.subjects[0], plain);
+      envelopes.push({ k: sealed.k, s: group.subjects, p: group.paths, iv: sealed.iv, d: sealed.d, t: sealed.t });
     }
     // Sealed fields stay in place as null, so opening puts each back where it was (clients compare bytes and key order).
-    const root = withValues(original, emptied);
+    const root = withValues(original, emptied, () => null);
     // Where withValues copied the data (a path under it), the envelopes go into that copy rather than into another.
     const data = (root.data === original.data ? { ...(original.data as Record<string, unknown>) } : root.data) as Record<string, unknown>;
     data[SEALED] = envelopes;
     // Frozen when first read (open), after the log froze the sealed event: what the two share is walked once.
-    this.appended.set(data, original);
+    const appended: Appended = { sealer: this, generation: this.generation, original, opened: null };
+    Object.defineProperty(data, APPENDED, { value: appended });
     return { ...event, data, metadata: root.metadata as NewEvent['metadata'], schemaVersion: SEALED_SCHEMA };
   }
 
-  private async keyFor(group: SealGroup): Promise<DataKey> {
-    const owner = group.subjects[0];
-    if (!group.fresh) {
-      const current = await this.keys.current(owner);
-      if (current) return current;
+  /**
+   * Sealed with the owner's current key; the same values as its last sealing share that ciphertext (no nonce is
+   * reused for other values), so a user's name in every message they send is encrypted once.
+   */
+  private async sealReused(owner: string, plain: string): Promise<Sealed> {
+    const last = this.repeated.get(owner);
+    if (last?.plain === plain) return last.sealed;
+    let key = last?.key ?? (await this.keys.current(owner));
+    if (!key) {
+      key = await this.keys.create();
+      this.keys.use(owner, key);
     }
-    const key = await this.keys.create();
-    if (!group.fresh) this.keys.use(owner, key);
-    return key;
+    const sealed = encrypt(key, plain);
+    if (this.repeated.size >= REPEATED) this.repeated.clear();
+    this.repeated.set(owner, { key, plain, sealed });
+    return sealed;
   }
 
   /** The events with their sealed fields opened, or read as erased where their key is gone. */
   async open(events: RecordedEvent[], erasedAs: ErasedAs = 'domain'): Promise<RecordedEvent[]> {
     const cache = erasedAs === 'domain' ? this.opened : null;
     const needed = new Set<string>();
-    for (const event of events)
-      if (!cache?.has(event) && !this.appended.has(event.data as object)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
+    for (const event of events) if (!this.mine(event) && !cache?.has(event)) for (const envelope of envelopesOf(event)) needed.add(envelope.k);
     const keys = needed.size > 0 ? await this.keys.load([...needed]) : new Map<string, Buffer>();
     return events.map((event) => {
+      const mine = this.mine(event);
+      // Frozen, as every reader of the log gets its events: what was appended never changes.
+      if (mine) return (mine.opened ??= { ...event, ...deepFreeze(mine.original) });
       const known = cache?.get(event);
       if (known) return known;
       const envelopes = envelopesOf(event);
       if (envelopes.length === 0) return event;
-      const mine = this.appended.get(event.data as object);
-      // Frozen, as every reader of the log gets its events: what was appended never changes.
-      const opened = mine ? { ...event, ...deepFreeze(mine) } : openEvent(event, envelopes, keys, erasedAs);
+      const opened = openEvent(event, envelopes, keys, erasedAs);
       cache?.set(event, opened);
       return opened;
     });
+  }
+
+  /** What this process appended as `event`, while no key has been destroyed since. */
+  private mine(event: RecordedEvent): Appended | null {
+    const appended = (event.data as { [APPENDED]?: Appended } | null)?.[APPENDED];
+    return appended?.sealer === this && appended.generation === this.generation ? appended : null;
   }
 }
 
 function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: Map<string, Buffer>, erasedAs: ErasedAs): RecordedEvent {
   const { [SEALED]: _, ...data } = event.data as Record<string, unknown>;
-  const entries: [FieldPath, unknown][] = [];
+  const paths: FieldPath[] = [];
+  const values: unknown[] = [];
   let erased = false;
   for (const envelope of envelopes) {
     const key = keys.get(envelope.k);
-    const values = key ? decrypt(key, envelope) : null;
-    if (!values) erased = true;
-    envelope.p.forEach((path, i) => entries.push([path, values ? values[i] : erasedAs === 'null' ? null : erasedValue(path)]));
+    const opened = key ? decrypt(key, envelope) : null;
+    if (!opened) erased = true;
+    envelope.p.forEach((path, i) => {
+      const value = opened ? opened[i] : erasedAs === 'null' ? null : erasedValue(path);
+      if (value === undefined) return;
+      paths.push(path);
+      values.push(value);
+    });
   }
-  const root = withValues(
-    { data, metadata: event.metadata },
-    entries.filter(([, value]) => value !== undefined),
-  );
+  const root = withValues({ data, metadata: event.metadata }, paths, (i) => values[i]);
   const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
   return erased && erasedAs === 'null' ? ({ ...opened, erased: true } as RecordedEvent) : opened;
 }
 
-function encrypt(key: Buffer, plain: string): { iv: string; d: string; t: string } {
+type Sealed = Pick<Envelope, 'k' | 'iv' | 'd' | 't'>;
+
+function encrypt(key: DataKey, plain: string): Sealed {
   const iv = nextNonce();
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return { iv: iv.toString('base64'), d: data.toString('base64'), t: cipher.getAuthTag().toString('base64') };
+  const cipher = createCipheriv('aes-256-gcm', key.key, iv);
+  // GCM's final() adds no bytes: the base64 of update() is the whole ciphertext.
+  const d = cipher.update(plain, 'utf8', 'base64') + cipher.final('base64');
+  return { k: key.id, iv: iv.toString('base64'), d, t: cipher.getAuthTag().toString('base64') };
 }
 
 /** The values an envelope sealed, or null when they do not open (a key that is not the one they were sealed with). */
@@ -191,13 +211,15 @@ function decrypt(key: Buffer, envelope: Envelope): unknown[] | null {
 }
 
 /**
- * A copy of `root` with each path set to its value (undefined removes the field), copying only the objects and arrays
- * along the paths: the rest is shared with the original, which may be frozen.
+ * A copy of `root` with each of `paths` set to its value (`valueOf` its index; undefined removes the field), copying
+ * only the objects and arrays along the paths: the rest is shared with the original, which may be frozen.
  */
-export function withValues<T extends Record<string, unknown>>(root: T, entries: [FieldPath, unknown][]): T {
+export function withValues<T extends Record<string, unknown>>(root: T, paths: readonly FieldPath[], valueOf: (index: number) => unknown): T {
   const copied = new Set<object>();
   const result = copyOf(root, copied);
-  entries: for (const [path, value] of entries) {
+  entries: for (let p = 0; p < paths.length; p++) {
+    const path = paths[p];
+    const value = valueOf(p);
     let node = result;
     for (let i = 0; i < path.length - 1; i++) {
       const child = node[path[i]];
