@@ -8,6 +8,7 @@ import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaEventBus, messageKey } from '../../infra/bus/kafka.js';
 import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
+import type { EventPublisher } from '../../ports/bus.js';
 import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { loadKafkaSettings } from '../../infra/engines.js';
@@ -54,19 +55,12 @@ if (!docker.reachable) {
 
   describe('Kafka bus', () => {
     it('relays every event to each group once, in order per key, even when a restarted relay republishes', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
-      const store = new SqliteEventStore(join(dir, 'events.db'));
-      const readStore = new SqliteReadStore(join(dir, 'read.db'));
-      const leases = new SqliteLeases(join(dir, 'leases.db'));
-      const log = createLogger('silent');
-      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.contract' }), log);
+      const { store, readStore, bus, relayTo, close } = await relayWorld(brokers, 'parley.contract');
       const publisher = await bus.publisher();
       const delivered = { delivery: [] as RecordedEvent[], gateway: [] as RecordedEvent[] };
       await bus.consume('delivery', { durable: true }, (events) => void delivered.delivery.push(...events));
       await bus.consume('gateway', { durable: false }, (events) => void delivered.gateway.push(...events));
-      const relay = new Relay(store, readStore, publisher, leases, (error) => {
-        throw error;
-      });
+      const relay = relayTo(publisher);
       try {
         // Both groups are live once a marker published now reaches them.
         await relay.start();
@@ -85,9 +79,7 @@ if (!docker.reachable) {
         const all = await store.readAll({ maxCount: 10_000 });
         sent.push(...all.filter((e) => e.type === 'MessageCreated'));
         await readStore.bulkWrite([], [{ projection: RELAY_CHECKPOINT, position: all.find((e) => e.type === 'Marker')!.position }]);
-        const restarted = new Relay(store, readStore, publisher, leases, (error) => {
-          throw error;
-        });
+        const restarted = relayTo(publisher);
         await restarted.start();
         await restarted.caughtUp();
         await restarted.stop();
@@ -102,27 +94,17 @@ if (!docker.reachable) {
           }
         }
       } finally {
-        await bus.close();
-        await store.close();
-        await readStore.close();
-        await leases.close();
-        rmSync(dir, { recursive: true, force: true });
+        await close();
       }
     }, 180_000);
 
     it('a first relay on a log with history publishes none of it, and a batch of large events arrives whole', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
-      const store = new SqliteEventStore(join(dir, 'events.db'));
-      const readStore = new SqliteReadStore(join(dir, 'read.db'));
-      const leases = new SqliteLeases(join(dir, 'leases.db'));
-      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.large' }), createLogger('silent'));
+      const { store, bus, relayTo, close } = await relayWorld(brokers, 'parley.large');
       const got: RecordedEvent[] = [];
       try {
         for (let i = 0; i < 5; i++) await store.appendToStream(`old-${i}`, [event('History', { i })]);
         await bus.consume('delivery', { durable: true }, (events) => void got.push(...events));
-        const relay = new Relay(store, readStore, await bus.publisher(), leases, (error) => {
-          throw error;
-        });
+        const relay = relayTo(await bus.publisher());
         await relay.start();
         // 12 events of 400 KB in one relay batch: about 5 MB, five times what the broker takes in one record batch.
         for (let i = 0; i < 12; i++) await store.appendToStream(`large-${i}`, [event('Large', { guildId: 'g', text: 'x'.repeat(400_000), i })]);
@@ -132,19 +114,12 @@ if (!docker.reachable) {
         expect(got.map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
         await relay.stop();
       } finally {
-        await bus.close();
-        await store.close();
-        await readStore.close();
-        await leases.close();
-        rmSync(dir, { recursive: true, force: true });
+        await close();
       }
     }, 180_000);
 
     it('a gateway node whose handling of one fetch outlasts the session timeout is not evicted, and misses nothing', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
-      const store = new SqliteEventStore(join(dir, 'events.db'));
-      const readStore = new SqliteReadStore(join(dir, 'read.db'));
-      const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: 'parley.slow' }), createLogger('silent'));
+      const { store, bus, relayTo, close } = await relayWorld(brokers, 'parley.slow');
       const got: RecordedEvent[] = [];
       // A node waiting on read models: 120 ms an event, so 300 events of one guild (one fetch) take 36 s, past the 30 s
       // session timeout. A heartbeat only after the fetch let the coordinator evict the node; it rejoined at the live
@@ -155,10 +130,7 @@ if (!docker.reachable) {
           got.push(event);
         }
       });
-      const leases = new SqliteLeases(join(dir, 'leases.db'));
-      const relay = new Relay(store, readStore, await bus.publisher(), leases, (error) => {
-        throw error;
-      });
+      const relay = relayTo(await bus.publisher());
       try {
         await relay.start();
         await eventually(async () => {
@@ -179,14 +151,38 @@ if (!docker.reachable) {
         expect(got.filter((e) => e.type === 'Slow').map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 310 }, (_, i) => i));
         await relay.stop();
       } finally {
-        await bus.close();
-        await leases.close();
-        await store.close();
-        await readStore.close();
-        rmSync(dir, { recursive: true, force: true });
+        await close();
       }
     }, 240_000);
   });
+}
+
+/**
+ * An event log, read store and leases in a fresh folder, and a bus on `topic`; `relayTo` makes a relay from that log
+ * whose failure fails the test, and `close` ends them all and removes the folder.
+ */
+async function relayWorld(brokers: string[], topic: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-kafka-'));
+  const store = new SqliteEventStore(join(dir, 'events.db'));
+  const readStore = new SqliteReadStore(join(dir, 'read.db'));
+  const leases = new SqliteLeases(join(dir, 'leases.db'));
+  const bus = await KafkaEventBus.connect(settings(brokers, { KAFKA_TOPIC: topic }), createLogger('silent'));
+  return {
+    store,
+    readStore,
+    bus,
+    relayTo: (publisher: EventPublisher) =>
+      new Relay(store, readStore, publisher, leases, (error) => {
+        throw error;
+      }),
+    async close() {
+      await bus.close();
+      await store.close();
+      await readStore.close();
+      await leases.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One broker: one copy of each partition. */

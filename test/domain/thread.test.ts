@@ -36,6 +36,16 @@ const updated = (changes: { key: string; old_value?: unknown; new_value?: unknow
   type: 'ThreadUpdated',
   data: { guildId: 'g', threadId: 't', parentId: 'c', changes },
 });
+/** The changes that unarchive the thread archived at `archivedAt`, at `at`. */
+const unarchiving = (archivedAt: string, at: string) => [
+  { key: 'archived', old_value: true, new_value: false },
+  { key: 'archive_timestamp', old_value: archivedAt, new_value: at },
+];
+/** A message at `at` reopening the thread archived at `archivedAt`. */
+const reopenedByMessage = (archivedAt: string, at: string): ThreadEvent => ({
+  type: 'ThreadUpdated',
+  data: { guildId: 'g', threadId: 't', parentId: 'c', changes: unarchiving(archivedAt, at), byMessage: true },
+});
 const added = (userId: string, memberCount: number, at = T1): ThreadEvent => ({
   type: 'ThreadMemberAdded',
   data: { guildId: 'g', threadId: 't', parentId: 'c', userId, joinTimestamp: at, memberCount },
@@ -131,12 +141,7 @@ describe('changing a thread', () => {
       .thenRefuses('THREAD_ARCHIVED');
     given(threadDecider, archived)
       .when({ type: 'UpdateThread', actor: alice, fields: { archived: false }, at: T1 })
-      .then([
-        updated([
-          { key: 'archived', old_value: true, new_value: false },
-          { key: 'archive_timestamp', old_value: T0, new_value: T1 },
-        ]),
-      ]);
+      .then([updated(unarchiving(T0, T1))]);
     const locked = [...archived, updated([{ key: 'locked', old_value: false, new_value: true }])];
     given(threadDecider, locked)
       .when({ type: 'UpdateThread', actor: owner, fields: { archived: false }, at: T1 })
@@ -196,35 +201,15 @@ describe('thread members', () => {
     const archived = [...created(), updated([{ key: 'archived', old_value: false, new_value: true }])];
     given(threadDecider, archived)
       .when({ type: 'ThreadMessageSent', author: alice, mentioned: [owner, mod, blind, mod], at: T1 })
-      .then([
-        {
-          type: 'ThreadUpdated',
-          data: {
-            guildId: 'g',
-            threadId: 't',
-            parentId: 'c',
-            changes: [
-              { key: 'archived', old_value: true, new_value: false },
-              { key: 'archive_timestamp', old_value: T0, new_value: T1 },
-            ],
-            byMessage: true,
-          },
-        },
-        added('alice', 2),
-        added('mod', 3),
-      ]);
+      .then([reopenedByMessage(T0, T1), added('alice', 2), added('mod', 3)]);
   });
 
   it('a webhook’s message joins no author and reopens an archived thread, but not a locked one', () => {
     const archived = [...created(), updated([{ key: 'archived', old_value: false, new_value: true }])];
     const sent = { type: 'ThreadMessageSent' as const, author: null, mentioned: [], at: T1 };
-    const changes = [
-      { key: 'archived', old_value: true, new_value: false },
-      { key: 'archive_timestamp', old_value: T0, new_value: T1 },
-    ];
     given(threadDecider, archived)
       .when(sent)
-      .then([{ type: 'ThreadUpdated', data: { guildId: 'g', threadId: 't', parentId: 'c', changes, byMessage: true } }]);
+      .then([reopenedByMessage(T0, T1)]);
     given(threadDecider, [...created(), updated([{ key: 'locked', old_value: false, new_value: true }])])
       .when(sent)
       .then([]);
@@ -261,14 +246,7 @@ describe('archiving an idle thread', () => {
   });
 
   it('counts from its unarchiving and follows a changed duration, as the log has them, whatever the read models say', () => {
-    const reopened = [
-      ...hourly,
-      updated([{ key: 'archived', old_value: false, new_value: true }]),
-      updated([
-        { key: 'archived', old_value: true, new_value: false },
-        { key: 'archive_timestamp', old_value: T0, new_value: at(45) },
-      ]),
-    ];
+    const reopened = [...hourly, updated([{ key: 'archived', old_value: false, new_value: true }]), updated(unarchiving(T0, at(45)))];
     given(threadDecider, reopened).when(idle(T0, 100)).then([]);
     given(threadDecider, reopened)
       .when(idle(T0, 105))
@@ -303,20 +281,6 @@ describe('archiving an idle thread', () => {
       .thenRefuses('THREAD_ARCHIVED');
     given(threadDecider, [...hourly, archivedAt(61)])
       .when({ type: 'ThreadMessageSent', author: owner, mentioned: [], at: at(62) })
-      .then([
-        {
-          type: 'ThreadUpdated',
-          data: {
-            guildId: 'g',
-            threadId: 't',
-            parentId: 'c',
-            changes: [
-              { key: 'archived', old_value: true, new_value: false },
-              { key: 'archive_timestamp', old_value: at(61), new_value: at(62) },
-            ],
-            byMessage: true,
-          },
-        },
-      ]);
+      .then([reopenedByMessage(at(61), at(62))]);
   });
 });

@@ -1,9 +1,9 @@
 // Dispatches derived from the log reach the sessions that may see them: by intents, guild membership and VIEW_CHANNEL;
 // MESSAGE_CONTENT governs content; RESUME after a drop replays what was sent meanwhile, exactly once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join, newMember } from '../http/guildSupport.js';
-import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
-import { type TestServer, createBot, registerUser, startTestServer, expectNothingAppendedSince } from '../support/server.js';
+import { type GatewayClient, type Payload, fileGateway } from '../support/gateway.js';
+import { createBot, registerUser, expectNothingAppendedSince } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
@@ -11,16 +11,8 @@ const GUILD_MESSAGES = 1 << 9;
 const GUILD_MESSAGE_TYPING = 1 << 11;
 const MESSAGE_CONTENT = 1 << 15;
 
-let server: TestServer;
-const gateway = gatewayClients(() => server);
+const { server, gateway } = await fileGateway();
 const session = gateway.session;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
 
 const messages = (client: GatewayClient) => client.received.filter((p) => p.t === 'MESSAGE_CREATE');
 const send = (token: string, channelId: string, body: object, scheme: 'Bot' | 'Bearer' = 'Bearer') =>

@@ -1,15 +1,13 @@
 // INTERACTION_CREATE on real WebSocket sessions: READY tells the bot its application; an interaction reaches every
 // session of its bot, whatever the session's intents, and no one else's (not another bot in the same guild, not the
 // invoker); a bot that dropped its connection gets it on RESUME; the dispatch comes from the log, not the request.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join } from '../http/guildSupport.js';
 import { interactionWorld, invoke } from '../http/commandInteractionSupport.js';
-import { type Payload, gatewayClients } from '../support/gateway.js';
-import { createBot, fileServer } from '../support/server.js';
+import { type Payload, fileGateway } from '../support/gateway.js';
+import { createBot } from '../support/server.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const COMMANDS = [{ name: 'ping', description: 'Pong' }];
 const interactions = (received: Payload[]) => received.filter((p) => p.t === 'INTERACTION_CREATE');

@@ -1,14 +1,14 @@
 // Op 8 REQUEST_GUILD_MEMBERS: the request's parsing and the chunking as pure functions, then the answers over the
 // wire with a raw client — by query, by ids, the whole list — gated by intents and membership, and rate limited.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJsonKeepingIds } from '../../domain/snowflake.js';
 import { CHUNK_SIZE, FULL_LIST_INTERVAL_MS, MemberListLimiter, memberChunks, parseMemberRequest } from '../../gateway/memberChunks.js';
 import { presenceObject } from '../../gateway/presence.js';
 import { memberObject } from '../../presenters/members.js';
 import type { UserDoc } from '../../projections/users.js';
-import { type TestGuild, createGuild, join } from '../http/guildSupport.js';
-import { type GatewayClient, gatewayClients } from '../support/gateway.js';
-import { type TestBot, type TestServer, type TestUser, createBot, registerUser, startTestServer, uniqueName } from '../support/server.js';
+import { createGuild, join } from '../http/guildSupport.js';
+import { type GatewayClient, fileGateway } from '../support/gateway.js';
+import { createBot, registerUser, uniqueName } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
@@ -122,28 +122,14 @@ describe('reading op 8', () => {
   });
 });
 
-let server: TestServer;
-let guild: TestGuild;
-let ab1: TestUser;
-let ab2: TestUser;
-let cd: TestUser;
-let bot: TestBot;
-const gateway = gatewayClients(() => server);
+const { server, gateway } = await fileGateway();
 const session = gateway.session;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  guild = await createGuild(server);
-  ab1 = await join(server, guild, await registerUser(server, uniqueName('abx')));
-  ab2 = await join(server, guild, await registerUser(server, uniqueName('ABy')));
-  cd = await join(server, guild, await registerUser(server, uniqueName('cd')));
-  bot = await createBot(server);
-  await join(server, guild, bot, 'Bot');
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
+const guild = await createGuild(server);
+const ab1 = await join(server, guild, await registerUser(server, uniqueName('abx')));
+const ab2 = await join(server, guild, await registerUser(server, uniqueName('ABy')));
+const cd = await join(server, guild, await registerUser(server, uniqueName('cd')));
+const bot = await createBot(server);
+await join(server, guild, bot, 'Bot');
 
 const chunk = (client: GatewayClient, nonce: string) => client.next((p) => p.t === 'GUILD_MEMBERS_CHUNK' && p.d.nonce === nonce);
 const ids = (payload: { d: { members: { user: { id: string } }[] } }) => payload.d.members.map((m) => m.user.id).sort();

@@ -1,27 +1,17 @@
 // One start per connection. IDENTIFY and RESUME await (the token, the session start, the snapshots) before a session
 // is attached, so two start frames read in one chunk used to both proceed: two sessions on one socket, dispatches
 // sent twice, sequence numbers going back. The second start closes the connection with 4005, however the frames come.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestGuild, createGuild } from '../http/guildSupport.js';
-import { type GatewayClient, gatewayClients } from '../support/gateway.js';
-import { type TestServer, startTestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { createGuild } from '../http/guildSupport.js';
+import { type GatewayClient, fileGateway } from '../support/gateway.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MESSAGES = 1 << 9;
 const INTENTS = GUILDS | GUILD_MESSAGES;
 const ALREADY_AUTHENTICATED = 4005;
 
-let server: TestServer;
-let guild: TestGuild;
-const gateway = gatewayClients(() => server);
-beforeAll(async () => {
-  server = await startTestServer();
-  guild = await createGuild(server);
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
+const { server, gateway } = await fileGateway();
+const guild = await createGuild(server);
 
 const identify = (token: string) => ({ op: 2, d: { token, intents: INTENTS, properties: { os: 'linux', browser: 'test', device: 'test' }, shard: [0, 1] } });
 const resume = (token: string, sessionId: string, seq: number) => ({ op: 6, d: { token, session_id: sessionId, seq } });

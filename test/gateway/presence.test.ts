@@ -2,13 +2,13 @@
 // across gateway nodes (two trackers on one hint bus); and over the wire, PRESENCE_UPDATE to the guilds' sessions with
 // GUILD_PRESENCES, presences in GUILD_CREATE, 'invisible' shown as 'offline', and 'offline' once the user's last
 // session ends.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { OFFLINE, type Presence, Presences, type Shown, parseIdentifyPresence, parsePresence } from '../../gateway/presence.js';
 import { LocalHintBus } from '../../ports/hints.js';
 import { createLogger } from '../../infra/logger.js';
 import { type TestGuild, createGuild, join, newMember } from '../http/guildSupport.js';
-import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
-import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
+import { type GatewayClient, type Payload, fileGateway } from '../support/gateway.js';
+import { createBot, registerUser } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_PRESENCES = 1 << 8;
@@ -190,16 +190,8 @@ describe('a user’s presence across gateway nodes', () => {
   });
 });
 
-let server: TestServer;
-const gateway = gatewayClients(() => server);
+const { server, gateway } = await fileGateway();
 const session = gateway.session;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
 
 const presenceOf = (client: GatewayClient, userId: string, status: string) =>
   client.next((p) => p.t === 'PRESENCE_UPDATE' && p.d.user.id === userId && p.d.status === status);

@@ -3,10 +3,10 @@
 // come back in order with their sequence numbers, as discord.js and discord.py count on, with the erased fields
 // blanked; what was not erased comes back whole.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join, newMember } from '../http/guildSupport.js';
-import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
-import { type TestServer, type TestUser, registerUser, startTestServer } from '../support/server.js';
+import { type GatewayClient, type Payload, fileGateway } from '../support/gateway.js';
+import { type TestUser, registerUser } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
@@ -15,15 +15,7 @@ const DIRECT_MESSAGES = 1 << 12;
 const MESSAGE_CONTENT = 1 << 15;
 const INTENTS = GUILDS | GUILD_MEMBERS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT;
 
-let server: TestServer;
-const gateway = gatewayClients(() => server);
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
+const { server, gateway } = await fileGateway();
 
 const secret = (label: string) => `SECRET-${randomBytes(6).toString('hex')}-${label}`;
 

@@ -5,11 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESUME_WINDOW_MS } from '../../gateway/session.js';
-import { type TestGuild, createGuild, expectError, grantRole } from '../http/guildSupport.js';
-import { type GatewayClient, connectGateway, gatewayClients } from '../support/gateway.js';
-import { type TestServer, type TestUser, registerUser, startTestServer } from '../support/server.js';
+import { createGuild, expectError, grantRole } from '../http/guildSupport.js';
+import { connectGateway, fileGateway } from '../support/gateway.js';
+import { type TestUser, registerUser, startTestServer } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
@@ -17,19 +17,9 @@ const GUILD_MEMBERS = 1 << 1;
 const BOUND_MS = 5000;
 const QUIET_MS = 1000;
 
-let server: TestServer;
-let guild: TestGuild;
-let watcher: GatewayClient;
-const gateway = gatewayClients(() => server);
-beforeAll(async () => {
-  server = await startTestServer();
-  guild = await createGuild(server);
-  watcher = await gateway.session(guild.owner.token, GUILDS | GUILD_MEMBERS);
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
+const { server, gateway } = await fileGateway();
+const guild = await createGuild(server);
+const watcher = await gateway.session(guild.owner.token, GUILDS | GUILD_MEMBERS);
 
 /** A user who joined the guild through a temporary invite. */
 async function temporaryMember(on = server, into = guild): Promise<TestUser> {

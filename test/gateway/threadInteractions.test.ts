@@ -1,15 +1,12 @@
 // Interactions in threads, as the widely used API allows them: a slash command invoked and a button clicked in a thread
 // reach the bot (channel_id the thread's, `channel` the thread with the invoker's permissions there), and the bot's
 // answer is posted in the thread. Through HTTPS and real WebSocket sessions.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { type InteractionWorld, callback, interactionWorld, invoke } from '../http/commandInteractionSupport.js';
-import { gatewayClients } from '../support/gateway.js';
-import { fileServer } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const startThread = async (w: InteractionWorld, type: number) =>
   (await server.api('POST', `/channels/${w.guild.channelId}/threads`, { token: w.member.token, body: { name: 'commands', type } })).body as { id: string };

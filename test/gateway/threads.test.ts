@@ -1,24 +1,16 @@
 // Thread dispatches through real WebSocket sessions: THREAD_CREATE (newly_created), THREAD_UPDATE, THREAD_DELETE,
 // THREAD_MEMBER_UPDATE and THREAD_MEMBERS_UPDATE and MESSAGE_CREATE in threads, by intents and by who may see the
 // thread; and the audit-log entries 110-112 the same events make.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuild, join } from '../http/guildSupport.js';
-import { type GatewayClient, gatewayClients } from '../support/gateway.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
+import { type GatewayClient, fileGateway } from '../support/gateway.js';
+import { createBot } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
 const GUILD_MESSAGES = 1 << 9;
 
-let server: TestServer;
-const gateway = gatewayClients(() => server);
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
+const { server, gateway } = await fileGateway();
 
 const named = (client: GatewayClient, t: string) => client.received.filter((p) => p.t === t).map((p) => p.d as Record<string, unknown>);
 

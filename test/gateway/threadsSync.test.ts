@@ -2,25 +2,17 @@
 // `threads` (the active threads it may see, joined ones with its own thread member as `member`), THREAD_LIST_SYNC when
 // it gains access to a channel with active threads (an overwrite, a role), a starter message's MESSAGE_UPDATE with its
 // `thread`, and RESUME replaying THREAD_* dispatches missed while away.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, join } from '../http/guildSupport.js';
-import { type GatewayClient, type Payload, gatewayClients } from '../support/gateway.js';
-import { type TestServer, createBot, startTestServer } from '../support/server.js';
+import { type GatewayClient, type Payload, fileGateway } from '../support/gateway.js';
+import { createBot } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MESSAGES = 1 << 9;
 const MESSAGE_CONTENT = 1 << 15;
 
-let server: TestServer;
-const gateway = gatewayClients(() => server);
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  gateway.closeAll();
-  await server.close();
-});
+const { server, gateway } = await fileGateway();
 
 const VIEW = Permission.VIEW_CHANNEL.toString();
 const guildCreate = async (client: GatewayClient, guildId: string) => (await client.next((p) => p.t === 'GUILD_CREATE' && p.d.id === guildId)).d;

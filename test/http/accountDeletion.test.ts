@@ -1,17 +1,15 @@
 // POST /users/@me/delete over HTTPS with live gateway sessions: an account that joined a guild, wrote in it and in a DM,
 // sat in a group DM and authorized an OAuth2 client is deleted; every trace of it that other people see turns into
 // Deleted User, everything it held is revoked or released, and refusals append nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Intent } from '../../gateway/protocol.js';
 import { LOGINS, USERS } from '../../projections/collections.js';
-import { gatewayClients } from '../support/gateway.js';
-import { type TestUser, createBot, fileServer, registerUser, uniqueName } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { type TestUser, createBot, registerUser, uniqueName } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, join } from './guildSupport.js';
 import { PASSWORD, REDIRECT_URI, type TestClient, authorizedCode, grantedTokens, registerClient, tokenRequest } from './oauth2Support.js';
 
-const server = await fileServer();
-const gateway = gatewayClients(() => server);
-afterAll(() => gateway.closeAll());
+const { server, gateway } = await fileGateway();
 
 const remove = (user: TestUser, body: unknown = { password: PASSWORD }, scheme: 'Bot' | 'Bearer' = 'Bearer') =>
   server.api('POST', '/users/@me/delete', { token: user.token, scheme, body });

@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MENTION_RAID } from '../../domain/autoModerationMentionRaid.js';
 import { Intent } from '../../gateway/protocol.js';
+import type { RecordedEvent } from '../../ports/eventStore.js';
 import { gatewayClients } from '../support/gateway.js';
 import { type ApiResponse, type TestServer, type TestUser, fileServer, expectNothingAppendedSince, appendedBy } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
@@ -40,6 +41,26 @@ const keywordRule = (over: object = {}) => ({
   enabled: true,
   ...over,
 });
+
+/** Block with `customMessage`, alert in `alerts`, time the author out for a minute. */
+const blockAlertTimeout = (customMessage: string, alerts: string) => [
+  { type: 1, metadata: { custom_message: customMessage } },
+  { type: 2, metadata: { channel_id: alerts } },
+  { type: 3, metadata: { duration_seconds: 60 } },
+];
+
+/** A send a blockAlertTimeout rule caught: refused with its message, having appended the three executions, the author's timeout and the alert. */
+function expectBlockedSend(response: ApiResponse, appended: RecordedEvent[], customMessage: string) {
+  expectError(response, 400, 'AUTOMOD_BLOCKED');
+  expect(response.body.message).toBe(`Message was blocked by automatic moderation: ${customMessage}`);
+  expect(appended.map((e) => e.type)).toEqual([
+    'AutoModerationActionExecuted',
+    'AutoModerationActionExecuted',
+    'AutoModerationActionExecuted',
+    'MemberUpdated',
+    'MessageCreated',
+  ]);
+}
 
 async function createRule(guild: TestGuild, body: object) {
   const response = await server.api('POST', rulesPath(guild), { token: guild.owner.token, body });
@@ -150,31 +171,14 @@ describe('auto-moderation rules', () => {
 describe('auto-moderation of sends', () => {
   it('blocks a send with 400 AUTOMOD_BLOCKED, appending only the executions and the alert', async () => {
     const { guild, member, alerts } = await setUp();
-    const rule = await createRule(
-      guild,
-      keywordRule({
-        actions: [
-          { type: 1, metadata: { custom_message: 'Please keep it civil' } },
-          { type: 2, metadata: { channel_id: alerts } },
-          { type: 3, metadata: { duration_seconds: 60 } },
-        ],
-      }),
-    );
+    const rule = await createRule(guild, keywordRule({ actions: blockAlertTimeout('Please keep it civil', alerts) }));
     const manager = await clients.session(guild.owner.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT | Intent.GUILD_MEMBERS);
     const bystander = await clients.session(member.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT);
 
     const { response, appended } = await withAppended(() =>
       server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content: 'look at my Catapult!' } }),
     );
-    expectError(response, 400, 'AUTOMOD_BLOCKED');
-    expect(response.body.message).toBe('Message was blocked by automatic moderation: Please keep it civil');
-    expect(appended.map((e) => e.type)).toEqual([
-      'AutoModerationActionExecuted',
-      'AutoModerationActionExecuted',
-      'AutoModerationActionExecuted',
-      'MemberUpdated',
-      'MessageCreated',
-    ]);
+    expectBlockedSend(response, appended, 'Please keep it civil');
     const executions = appended.slice(0, 3).map((e) => (e.data as { execution: Record<string, unknown> }).execution);
     expect(executions.map((e) => (e.action as { type: number }).type)).toEqual([1, 2, 3]);
     expect(executions[2].timeoutUntil).toEqual(expect.any(String));
@@ -315,31 +319,14 @@ describe('mention raid protection', () => {
   it('blocks mention-bearing sends once several members mention-bomb, with the rule’s error, alert, timeouts and audit entries', async () => {
     const { guild, member, alerts } = await setUp();
     const raiders = [member, await newMember(server, guild), await newMember(server, guild)];
-    const rule = await createRule(
-      guild,
-      mentionRule(true, {
-        actions: [
-          { type: 1, metadata: { custom_message: 'Mentions are paused' } },
-          { type: 2, metadata: { channel_id: alerts } },
-          { type: 3, metadata: { duration_seconds: 60 } },
-        ],
-      }),
-    );
+    const rule = await createRule(guild, mentionRule(true, { actions: blockAlertTimeout('Mentions are paused', alerts) }));
     const manager = await clients.session(guild.owner.token, Intent.AUTO_MODERATION_EXECUTION | Intent.MESSAGE_CONTENT);
     await raidUpTo(guild, raiders);
 
     // The tenth within 30 seconds, by the third author: the raid is seen, and this send is its first caught.
     const ping = `<@${guild.owner.id}> <@${raiders[0].id}>`;
     const { response, appended } = await withAppended(() => send(raiders[0], ping, guild.channelId));
-    expectError(response, 400, 'AUTOMOD_BLOCKED');
-    expect(response.body.message).toBe('Message was blocked by automatic moderation: Mentions are paused');
-    expect(appended.map((e) => e.type)).toEqual([
-      'AutoModerationActionExecuted',
-      'AutoModerationActionExecuted',
-      'AutoModerationActionExecuted',
-      'MemberUpdated',
-      'MessageCreated',
-    ]);
+    expectBlockedSend(response, appended, 'Mentions are paused');
     const execution = await manager.dispatch('AUTO_MODERATION_ACTION_EXECUTION');
     expect(execution.d).toMatchObject({ rule_id: rule.id, rule_trigger_type: 5, user_id: raiders[0].id, content: ping, action: { type: 1 } });
     const timedOut = await server.api('GET', `/guilds/${guild.id}/members/${raiders[0].id}`, { token: guild.owner.token });

@@ -3,15 +3,13 @@
 // rate-limited like invocations); the bot receives APPLICATION_COMMAND_AUTOCOMPLETE and answers only with choices
 // (response 8), which reach the typing user's sessions alone as APPLICATION_COMMAND_AUTOCOMPLETE_RESPONSE. No message
 // is ever made; every refusal appends nothing.
-import { afterAll, describe, expect, it } from 'vitest';
-import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, type TestBot, createBot, fileServer, expectNothingAppendedSince } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { fileGateway } from '../support/gateway.js';
+import { type ApiResponse, type TestBot, createBot, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, callback, history, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, join } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const COMMANDS = [
   {

@@ -2,15 +2,12 @@
 // with and without ?with_response, then follow-ups and the response messages through the interaction's webhook
 // routes; ephemeral answers only for the invoker (history and gateway); components of the bot's messages reaching the
 // bot as interactions; every refusal without an event; the 15-minute token.
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { gatewayClients } from '../support/gateway.js';
-import { fileServer } from '../support/server.js';
+import { describe, expect, it, vi } from 'vitest';
+import { fileGateway } from '../support/gateway.js';
 import { type InteractionWorld, callback, history, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { expectError, expectRefusedWithoutEvents } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const world = (): Promise<InteractionWorld> => interactionWorld(server, clients, [{ name: 'ping', description: 'Pong' }]);
 

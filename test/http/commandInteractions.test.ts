@@ -1,16 +1,14 @@
 // Invoking an application's commands over the real HTTPS API (POST /interactions) with the member's session: the
 // event appended on the interaction's stream, the bot's INTERACTION_CREATE on its own gateway sessions only (options,
 // resolved users, roles and channels, member and permissions, the token), and every refusal without an event.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
-import { createBot, fileServer, registerUser, expectNothingAppendedSince } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { createBot, registerUser, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, interactionWorld, invoke, invoked } from './commandInteractionSupport.js';
 import { expectRefusedWithoutEvents, grantRole } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const COMMANDS = [
   {

@@ -3,15 +3,13 @@
 // with their field paths (content beside the flag, a file the message does not have); buttons inside containers; and
 // the webhook message routes of a click's token reaching the message whose button was pressed (deleted as the widely
 // used API's getting-started app does), ephemeral responses and follow-ups, never another interaction's messages.
-import { afterAll, describe, expect, it } from 'vitest';
-import { gatewayClients } from '../support/gateway.js';
-import { fileServer, expectNothingAppendedSince } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { fileGateway } from '../support/gateway.js';
+import { expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, callback, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { expectRefusedWithoutEvents } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const IS_COMPONENTS_V2 = 1 << 15;
 const world = (): Promise<InteractionWorld> => interactionWorld(server, clients, [{ name: 'challenge', description: 'Start one' }]);

@@ -3,16 +3,14 @@
 // channel selects on the bot's messages and a webhook's (values the clicker can see, resolved for the bot;
 // default_values kept and served), default_member_permissions and contexts at invocation and in a member's command
 // index; every refusal appends nothing.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, fileServer, registerUser, expectNothingAppendedSince } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { type ApiResponse, registerUser, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, interactionWorld, invoke } from './commandInteractionSupport.js';
 import { createGuild, expectRefusedWithoutEvents, grantRole } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const COMMANDS = [
   { name: 'Inspect user', type: 2 },

@@ -2,17 +2,15 @@
 // restrict to roles, delete with and without purge; who may do it; the name and image rules with their form paths;
 // the per-guild limits of count and rate; the audit log's 72/73/74; GUILD_EMOJIS_UPDATE and GUILD_CREATE's emojis.
 // Each test makes its own guild: the spec limits every emoji route to 5 requests a minute per guild.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
-import { type TestServer, fileServer, registerUser } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { registerUser } from '../support/server.js';
 import { animatedImage, dataUri, expectRefusedWithoutFiles, served, stillImage, storedFiles, streamEvents } from './expressionSupport.js';
 import { type TestGuild, createGuild, expectError, grantRole, newMember } from './guildSupport.js';
 
 // Emoji images given by URL are fetched from this very server's CDN, on a loopback address.
-const server: TestServer = await fileServer({ INTERACTIONS_ALLOW_PRIVATE: '1' });
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway({ INTERACTIONS_ALLOW_PRIVATE: '1' });
 
 const INTENT_GUILDS = 1 << 0;
 const INTENT_GUILD_EXPRESSIONS = 1 << 3;

@@ -1,15 +1,13 @@
 // Forum and media channels through the real HTTPS API and gateway: their fields and tags, posts (a public thread and
 // its first message, with the same id) with applied tags, moderated tags, and the refusals, which append nothing.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { Intent } from '../../gateway/protocol.js';
-import { gatewayClients } from '../support/gateway.js';
-import { expectNothingAppendedSince, fileServer } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { expectNothingAppendedSince } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 /** A forum with two tags, the second moderated. */
 async function createForum(guild: TestGuild, type = 15) {

@@ -2,15 +2,13 @@
 // invoking user's sessions, and theirs only, receive it as INTERACTION_MODAL_CREATE; the user submits it
 // (POST /interactions type 5), checked against the modal shown; the bot receives MODAL_SUBMIT and answers it with
 // anything but another modal. Every refusal appends nothing.
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, fileServer, expectNothingAppendedSince } from '../support/server.js';
+import { describe, expect, it, vi } from 'vitest';
+import { fileGateway } from '../support/gateway.js';
+import { type ApiResponse, expectNothingAppendedSince } from '../support/server.js';
 import { type InteractionWorld, callback, history, interactionWorld, invoked } from './commandInteractionSupport.js';
 import { expectError, expectRefusedWithoutEvents } from './guildSupport.js';
 
-const server = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const world = (): Promise<InteractionWorld> => interactionWorld(server, clients, [{ name: 'feedback', description: 'Tell us' }]);
 

@@ -1,14 +1,12 @@
 // Prune and bulk ban over HTTPS, with real gateway sessions watching. Inactivity is made by moving the service's clock
 // forward: the activity before the move is days old when the prune runs.
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
-import { type TestUser, fileServer, registerUser } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { type TestUser, registerUser } from '../support/server.js';
 import { type TestGuild, createGuild, expectError, expectRefusedWithoutEvents, grantRole, newMember } from './guildSupport.js';
 
-const server = await fileServer();
-const gateway = gatewayClients(() => server);
-afterAll(() => gateway.closeAll());
+const { server, gateway } = await fileGateway();
 afterEach(() => {
   vi.restoreAllMocks();
 });

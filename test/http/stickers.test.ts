@@ -3,16 +3,14 @@
 // of at most 500 KB checked by decoding; paths of every refusal (stickers.3.image in a bulk); who may write; the
 // per-guild count and rate limits; audit entries; GUILD_STICKERS_UPDATE and GUILD_CREATE's stickers; pack invites.
 // The create, update and delete routes take 5 requests per 10 s per guild: tests make guilds as they need them.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
-import { type ApiResponse, type TestServer, fileServer } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { type ApiResponse } from '../support/server.js';
 import { animatedImage, dataUri, expectRefusedWithoutFiles, randomImage, served, stillImage, streamEvents } from './expressionSupport.js';
 import { type TestGuild, createGuild, expectError, grantRole, newMember } from './guildSupport.js';
 
-const server: TestServer = await fileServer();
-const clients = gatewayClients(() => server);
-afterAll(() => clients.closeAll());
+const { server, gateway: clients } = await fileGateway();
 
 const png = await stillImage(320, 320, 'png');
 const webp = await stillImage(160, 160, 'webp');

@@ -1,14 +1,12 @@
 // Timeouts and slowmode through the real HTTPS API and gateway: who may time out whom, what a timed-out member can
 // no longer do, the audit entry and GUILD_MEMBER_UPDATE, and slowmode's window on sends, with its exemptions.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { gatewayClients } from '../support/gateway.js';
-import { createBot, fileServer, expectNothingAppendedSince } from '../support/server.js';
+import { fileGateway } from '../support/gateway.js';
+import { createBot, expectNothingAppendedSince } from '../support/server.js';
 import { createGuild, expectError, expectRefusedWithoutEvents, grantRole, join, newMember } from './guildSupport.js';
 
-const server = await fileServer();
-const gateway = gatewayClients(() => server);
-afterAll(() => gateway.closeAll());
+const { server, gateway } = await fileGateway();
 
 const GUILD_MEMBERS = 1 << 1;
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();

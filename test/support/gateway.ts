@@ -2,8 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { inflateSync } from 'node:zlib';
+import { afterAll } from 'vitest';
 import WebSocket from 'ws';
-import type { TestServer } from './server.js';
+import { type TestServer, fileServer } from './server.js';
 
 export interface Payload {
   op: number;
@@ -134,4 +135,15 @@ export function gatewayClients(server: () => Pick<TestServer, 'origin' | 'cert'>
       for (const client of opened.splice(0)) client.close();
     },
   };
+}
+
+/**
+ * The real server for one test file (fileServer) and the gateway clients its tests open: the clients are closed after
+ * the file's tests, before the server (vitest runs after-hooks last registered first).
+ */
+export async function fileGateway(env: Record<string, string> = {}) {
+  const server = await fileServer(env);
+  const gateway = gatewayClients(() => server);
+  afterAll(() => gateway.closeAll());
+  return { server, gateway };
 }

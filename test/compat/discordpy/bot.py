@@ -1,31 +1,16 @@
 # An unmodified discord.py 2.x bot, run the way bot developers run theirs, pointed at Parley through the library's
-# own hooks: the REST base (Route.BASE) and the gateway the Client connects to (from GET /gateway/bot). The
-# self-signed certificate is trusted through SSL_CERT_FILE. It reports what it sees as JSON lines on stdout for the
-# compatibility test; "!demo" from a member makes it reply, react, edit, read history, send an embed and a file;
-# "!members" makes it request members and set its presence.
+# own hooks (parley.py). It reports what it sees as JSON lines on stdout for the compatibility test; "!demo" from a
+# member makes it reply, react, edit, read history, send an embed and a file; "!members" makes it request members and
+# set its presence.
 import io
-import json
 import os
-import traceback
 
 import discord
-import yarl
-from discord.gateway import DiscordWebSocket
 
-discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
+from parley import ParleyClient, report
 
 
-def report(event, **data):
-    print(json.dumps({'event': event, 'data': data}), flush=True)
-
-
-class Bot(discord.Client):
-    async def setup_hook(self):
-        # A Client (not sharded) connects to DEFAULT_GATEWAY, and goes back to it after an invalid session; only
-        # AutoShardedClient asks GET /gateway/bot. After a READY it resumes at READY's resume_gateway_url.
-        _, url = await self.http.get_bot_gateway()
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
-
+class Bot(ParleyClient):
     async def on_ready(self):
         report(
             'ready',
@@ -36,9 +21,6 @@ class Bot(discord.Client):
                 for g in self.guilds
             ],
         )
-
-    async def on_error(self, event, *args, **kwargs):
-        report('error', handler=event, traceback=traceback.format_exc())
 
     async def on_resumed(self):
         report('resumed')

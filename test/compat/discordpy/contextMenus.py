@@ -1,21 +1,14 @@
 # An unmodified discord.py 2.x bot (Debian's python3-discord) with context menu commands, pointed at Parley through
-# the library's own hooks (the REST base, and the gateway from GET /gateway/bot, as bot.py explains). It declares a
+# the library's own hooks (the REST base, and the gateway from GET /gateway/bot, as parley.py explains). It declares a
 # USER and a MESSAGE command with app_commands.context_menu, registers them with CommandTree.sync(), answers each and
 # reports what it read as JSON lines on stdout for discordpyContextMenus.test.ts.
-import json
 import os
 import traceback
 
 import discord
-import yarl
 from discord import app_commands
-from discord.gateway import DiscordWebSocket
 
-discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
-
-
-def report(event, **data):
-    print(json.dumps({'event': event, 'data': data}), flush=True)
+from parley import ParleyClient, report
 
 
 @app_commands.context_menu(name='Inspect user')
@@ -30,7 +23,7 @@ async def quote_message(interaction: discord.Interaction, message: discord.Messa
     report('message', target_id=str(message.id), content=message.content, author_id=str(message.author.id), channel_id=str(message.channel.id))
 
 
-class Bot(discord.Client):
+class Bot(ParleyClient):
     def __init__(self):
         super().__init__(intents=discord.Intents.default())
         self.tree = app_commands.CommandTree(self)
@@ -38,19 +31,12 @@ class Bot(discord.Client):
         self.tree.add_command(quote_message)
         self.tree.error(self.on_app_command_error)
 
-    async def setup_hook(self):
-        _, url = await self.http.get_bot_gateway()
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
-
     async def on_ready(self):
         synced = await self.tree.sync()
         report('ready', user_id=str(self.user.id), commands={c.name: {'id': str(c.id), 'type': c.type.value} for c in synced})
 
     async def on_app_command_error(self, interaction, error):
         report('error', handler='app_command', traceback=''.join(traceback.format_exception(error)))
-
-    async def on_error(self, event, *args, **kwargs):
-        report('error', handler=event, traceback=traceback.format_exc())
 
 
 Bot().run(os.environ['BOT_TOKEN'])

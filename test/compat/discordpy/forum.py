@@ -1,27 +1,15 @@
 # An unmodified discord.py 2.x bot (Debian's python3-discord) posting in a forum, pointed at Parley through the
-# library's own hooks (the REST base, and the gateway from GET /gateway/bot, as bot.py explains). Once ready it finds
+# library's own hooks (the REST base, and the gateway from GET /gateway/bot, as parley.py explains). Once ready it finds
 # FORUM_ID among its guild's channels (from GUILD_CREATE), opens a post with ForumChannel.create_thread and one of the
 # forum's tags, and reports what it made and each on_thread_create as JSON lines on stdout for discordpyForum.test.ts.
-import json
 import os
-import traceback
 
 import discord
-import yarl
-from discord.gateway import DiscordWebSocket
 
-discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
+from parley import ParleyClient, report
 
 
-def report(event, **data):
-    print(json.dumps({'event': event, 'data': data}), flush=True)
-
-
-class Bot(discord.Client):
-    async def setup_hook(self):
-        _, url = await self.http.get_bot_gateway()
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
-
+class Bot(ParleyClient):
     async def on_ready(self):
         forum = self.get_channel(int(os.environ['FORUM_ID']))
         tags = [{'id': str(tag.id), 'name': tag.name, 'moderated': tag.moderated} for tag in forum.available_tags]
@@ -39,9 +27,6 @@ class Bot(discord.Client):
 
     async def on_thread_create(self, thread):
         report('thread_create', id=str(thread.id), name=thread.name, parent_id=str(thread.parent_id))
-
-    async def on_error(self, event, *args, **kwargs):
-        report('error', handler=event, traceback=traceback.format_exc())
 
 
 Bot(intents=discord.Intents.default()).run(os.environ['BOT_TOKEN'])

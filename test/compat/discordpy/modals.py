@@ -1,24 +1,17 @@
-# An unmodified discord.py 2.x bot with a modal and an autocompleted option, pointed at Parley the way bot.py is
+# An unmodified discord.py 2.x bot with a modal and an autocompleted option, pointed at Parley by parley.py
 # (Route.BASE and the gateway from GET /gateway/bot; the certificate through SSL_CERT_FILE). It syncs its slash
 # commands with an app_commands.CommandTree; /feedback answers with a discord.ui.Modal whose on_submit replies with
 # what was typed; /fruit's option is completed by an @app_commands.autocomplete callback. It reports what it sees as
 # JSON lines on stdout for discordpyModals.test.ts.
-import json
 import os
 import traceback
 
 import discord
-import yarl
 from discord import app_commands
-from discord.gateway import DiscordWebSocket
 
-discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
+from parley import ParleyClient, report
 
 FRUITS = ['apple', 'apricot', 'banana', 'blueberry', 'cherry']
-
-
-def report(event, **data):
-    print(json.dumps({'event': event, 'data': data}), flush=True)
 
 
 class Feedback(discord.ui.Modal, title='Your feedback'):
@@ -40,21 +33,14 @@ class Feedback(discord.ui.Modal, title='Your feedback'):
         report('error', handler='modal', traceback=''.join(traceback.format_exception(error)))
 
 
-class Bot(discord.Client):
+class Bot(ParleyClient):
     def __init__(self):
         super().__init__(intents=discord.Intents.default())
         self.tree = app_commands.CommandTree(self)
 
-    async def setup_hook(self):
-        _, url = await self.http.get_bot_gateway()
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
-
     async def on_ready(self):
         synced = await self.tree.sync()
         report('ready', user_id=str(self.user.id), commands={c.name: str(c.id) for c in synced})
-
-    async def on_error(self, event, *args, **kwargs):
-        report('error', handler=event, traceback=traceback.format_exc())
 
 
 bot = Bot()

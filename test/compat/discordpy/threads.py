@@ -1,4 +1,4 @@
-# An unmodified discord.py 2.x bot working with threads, pointed at Parley the way bot.py is (Route.BASE and the
+# An unmodified discord.py 2.x bot working with threads, pointed at Parley by parley.py (Route.BASE and the
 # gateway from GET /gateway/bot; the certificate through SSL_CERT_FILE). Once ready it opens a public and a private
 # thread in CHANNEL_ID with TextChannel.create_thread and one from a message with Message.create_thread, posts in the
 # public one, adds MEMBER_ID to it and removes them, archives and locks it with Thread.edit, archives the private one,
@@ -6,19 +6,12 @@
 # message's thread, fetches that membership and deletes the thread. It reports each result and each on_thread_create,
 # on_thread_update, on_thread_member_join, on_thread_member_remove and on_thread_delete as JSON lines on stdout for
 # discordpyThreads.test.ts.
-import json
 import os
 import traceback
 
 import discord
-import yarl
-from discord.gateway import DiscordWebSocket
 
-discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
-
-
-def report(event, **data):
-    print(json.dumps({'event': event, 'data': data}), flush=True)
+from parley import ParleyClient, report
 
 
 def described(thread: discord.Thread):
@@ -37,14 +30,7 @@ def described(thread: discord.Thread):
     }
 
 
-class Bot(discord.Client):
-    async def setup_hook(self):
-        _, url = await self.http.get_bot_gateway()
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
-
-    async def on_error(self, event, *args, **kwargs):
-        report('error', handler=event, traceback=traceback.format_exc())
-
+class Bot(ParleyClient):
     async def on_thread_create(self, thread):
         report('thread_create', **described(thread))
 
