@@ -115,8 +115,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     let shredder: KeyShredder | null = null;
     if (runsDelivery(engines.role)) {
       // The remover needs only ids, which the log keeps in clear: it follows the log as stored, with nothing to open.
-      const worker = new AttachmentRemover({ ...opened, store: opened.store.sealedLog, commands: new CommandHandler(opened.store) }, (error) =>
-        fatal(error, 'attachment removal stopped'),
+      const worker = new AttachmentRemover(
+        { ...opened, store: opened.store.sealedLog, commands: new CommandHandler(opened.store), clock: systemClock },
+        config.uploadGraceMs,
+        (error) => fatal(error, 'attachment removal stopped'),
       );
       remover = worker;
       started.push(() => worker.stop());
