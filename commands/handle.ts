@@ -2,13 +2,15 @@
 // decision was made on. In this process, commands on one stream wait for each other, so they never race for a
 // revision; a writer in another process makes the append fail with a wrong expected version, and the command is then
 // decided again on the fresh state after a short, jittered pause. Folded states are cached per stream and decider, so a
-// load reads only the events since.
+// load reads only the events since. What an erasure erases leaves the cache with it: a deleted message's last state,
+// an erased account's, the messages of a deleted channel or guild (commands/erasedStates.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { DomainError } from '../domain/errors.js';
 import { type EventMetadata, type EventStore, type Position, WrongExpectedVersionError } from '../ports/eventStore.js';
 import { KeyedQueue } from './queue.js';
+import { ErasedStates } from './erasedStates.js';
 
 export interface Loaded<State> {
   state: State;
@@ -46,6 +48,11 @@ export class AggregateCache {
   set<State>(streamId: string, decider: object, entry: Loaded<State>): void {
     this.entries.set(this.key(streamId, decider), entry);
   }
+
+  /** Drops every decider's state of the streams `which` picks (a pass over the keys: erasures are rare beside loads). */
+  forget(which: (streamId: string) => boolean): void {
+    for (const key of [...this.entries.keys()]) if (which(key.slice(key.indexOf(':') + 1))) this.entries.delete(key);
+  }
 }
 
 export interface HandleOptions {
@@ -66,11 +73,22 @@ export interface Handled<State, Event> {
 
 export class CommandHandler {
   private readonly queue = new KeyedQueue();
+  private readonly erased: ErasedStates;
 
   constructor(
     private readonly store: EventStore,
     private readonly cache = new AggregateCache(),
-  ) {}
+  ) {
+    this.erased = new ErasedStates(cache);
+  }
+
+  /**
+   * The keys of erased subjects were destroyed (the key store's onDestroyed): states a load folded from clear text in
+   * between are dropped again, and from now on folds read the erased values.
+   */
+  keysDestroyed(): void {
+    this.erased.keysDestroyed();
+  }
 
   async load<State, Event extends DomainEvent>(
     streamId: string,
@@ -83,7 +101,9 @@ export class CommandHandler {
       state = decider.evolve(state, { type: event.type, data: event.data } as Event);
       revision = event.revision;
     }
-    if (events.length > 0 || !cached) this.cache.set(streamId, decider, { state, revision });
+    // A state folded through an erasure is not kept: it may hold what was erased, read before the key was destroyed.
+    if (this.erased.note(events)) this.cache.forget((id) => id === streamId);
+    else if (events.length > 0 || !cached) this.cache.set(streamId, decider, { state, revision });
     return { state, revision };
   }
 
@@ -118,7 +138,8 @@ export class CommandHandler {
           { expectedRevision: revision < 0n ? 'no_stream' : revision },
         );
         const next = events.reduce(decider.evolve, state);
-        this.cache.set(streamId, decider, { state: next, revision: result.nextExpectedRevision });
+        if (this.erased.note(events)) this.cache.forget((id) => id === streamId);
+        else this.cache.set(streamId, decider, { state: next, revision: result.nextExpectedRevision });
         return { state: next, events, position: result.position };
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;

@@ -135,6 +135,8 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     const lease = await ProcessIdLease.take(opened.leases, config, holder, systemClock, (error) => fatal(error, 'snowflake process id lost'));
     started.push(() => lease.release());
     const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder], lease.processId);
+    // States the command side folded from what is now erased leave its cache once the keys are gone (commands/erasedStates.ts).
+    opened.keys.onDestroyed(() => runtime.commands.keysDestroyed());
 
     let delivery: DeliveryWorker | null = null;
     if (runsDelivery(engines.role)) {
