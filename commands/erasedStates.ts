@@ -6,59 +6,58 @@
 import { erasures } from '../domain/personalData.js';
 import { messageStream, userStream } from './streams.js';
 
-/** Beyond this many erasures noted between two destructions, the next destruction clears the whole cache instead. */
+/** Beyond this many streams noted between two destructions, the next destruction drops every state instead. */
 const PENDING_MAX = 1000;
-
-type StreamPicker = (streamId: string) => boolean;
 
 /** The cache of folded states (commands/handle.ts), as far as forgetting goes. */
 interface StateCache {
-  forget(which: StreamPicker): void;
+  forgetStream(streamId: string): void;
+  forgetUnder(prefix: string): void;
 }
 
-/** The streams whose states show an erased subject; an edit's erasure (of the version it replaced) leaves none. */
-function statesShowing(subject: string): StreamPicker {
-  const [kind, id] = [subject.slice(0, subject.indexOf(':')), subject.slice(subject.indexOf(':') + 1)];
-  switch (kind) {
-    case 'message': {
-      const stream = messageStream(id);
-      return (streamId) => streamId === stream;
-    }
-    case 'user': {
-      const stream = userStream(id);
-      return (streamId) => streamId === stream;
-    }
-    // A channel's or guild's messages are not known by stream here: every message's state goes (such deletions are rare).
-    default:
-      return (streamId) => streamId.startsWith(messageStream(''));
-  }
+/** The states an erasure shows: one stream's, or those of every stream under a prefix. */
+type Shown = { stream: string } | { prefix: string };
+
+/** The streams whose states show an erased subject. */
+function statesShowing(subject: string): Shown {
+  const id = subject.slice(subject.indexOf(':') + 1);
+  if (subject.startsWith('message:')) return { stream: messageStream(id) };
+  if (subject.startsWith('user:')) return { stream: userStream(id) };
+  // A channel's or guild's messages are not known by stream here: every message's state goes (such deletions are rare).
+  return { prefix: messageStream('') };
 }
 
 export class ErasedStates {
   /** What to forget again once keys are destroyed. */
-  private pending: StreamPicker[] = [];
+  private readonly streams = new Set<string>();
+  private readonly prefixes = new Set<string>();
 
   constructor(private readonly cache: StateCache) {}
 
-  /** Forgets the states the events' erasures show; whether there were any. */
+  /** Forgets the states the events' erasures show (an edit's, of the version it replaced, shows in none); whether any. */
   note(events: readonly { type: string; data: unknown }[]): boolean {
     let any = false;
     for (const event of events)
       for (const erasure of erasures(event)) {
         if (erasure.keepOwn) continue;
-        const picker = statesShowing(erasure.subject);
-        this.cache.forget(picker);
-        if (this.pending.length < PENDING_MAX) this.pending.push(picker);
-        else this.pending = [() => true];
+        const shown = statesShowing(erasure.subject);
+        if ('stream' in shown) {
+          this.cache.forgetStream(shown.stream);
+          if (this.streams.size < PENDING_MAX) this.streams.add(shown.stream);
+          else this.prefixes.add('');
+        } else {
+          this.cache.forgetUnder(shown.prefix);
+          this.prefixes.add(shown.prefix);
+        }
         any = true;
       }
     return any;
   }
 
   keysDestroyed(): void {
-    if (this.pending.length === 0) return;
-    const pickers = this.pending;
-    this.pending = [];
-    this.cache.forget((streamId) => pickers.some((pick) => pick(streamId)));
+    for (const prefix of this.prefixes) this.cache.forgetUnder(prefix);
+    if (!this.prefixes.has('')) for (const stream of this.streams) this.cache.forgetStream(stream);
+    this.prefixes.clear();
+    this.streams.clear();
   }
 }

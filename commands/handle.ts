@@ -49,9 +49,14 @@ export class AggregateCache {
     this.entries.set(this.key(streamId, decider), entry);
   }
 
-  /** Drops every decider's state of the streams `which` picks (a pass over the keys: erasures are rare beside loads). */
-  forget(which: (streamId: string) => boolean): void {
-    for (const key of [...this.entries.keys()]) if (which(key.slice(key.indexOf(':') + 1))) this.entries.delete(key);
+  /** Drops every decider's state of the stream. */
+  forgetStream(streamId: string): void {
+    for (let id = 0; id < this.nextDeciderId; id++) this.entries.delete(`${id}:${streamId}`);
+  }
+
+  /** Drops the states of every stream whose id starts with `prefix`: a pass over the cache, for rare erasures. */
+  forgetUnder(prefix: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix, key.indexOf(':') + 1)) this.entries.delete(key);
   }
 }
 
@@ -102,7 +107,7 @@ export class CommandHandler {
       revision = event.revision;
     }
     // A state folded through an erasure is not kept: it may hold what was erased, read before the key was destroyed.
-    if (this.erased.note(events)) this.cache.forget((id) => id === streamId);
+    if (this.erased.note(events)) this.cache.forgetStream(streamId);
     else if (events.length > 0 || !cached) this.cache.set(streamId, decider, { state, revision });
     return { state, revision };
   }
@@ -138,7 +143,7 @@ export class CommandHandler {
           { expectedRevision: revision < 0n ? 'no_stream' : revision },
         );
         const next = events.reduce(decider.evolve, state);
-        if (this.erased.note(events)) this.cache.forget((id) => id === streamId);
+        if (this.erased.note(events)) this.cache.forgetStream(streamId);
         else this.cache.set(streamId, decider, { state: next, revision: result.nextExpectedRevision });
         return { state: next, events, position: result.position };
       } catch (error) {
