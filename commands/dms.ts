@@ -1,5 +1,5 @@
 // DMs and group DMs: opening, recipients, closing and leaving. Who may use a DM channel is checked in access.ts.
-import { type DmChannelCommand, dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
+import { type DmChannelCommand, cannotSendMessagesToUser, dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
 import { invalidForm } from '../domain/errors.js';
 import { type GroupDmCommand, groupDmDecider } from '../domain/groupDm.js';
 import { unknownChannel } from '../domain/guildState.js';
@@ -9,7 +9,7 @@ import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import { dmChannelsOf } from '../projections/dms.queries.js';
-import { usersByIds } from '../projections/users.queries.js';
+import { userById, usersByIds } from '../projections/users.queries.js';
 import { isDm, messageChannelAccess } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { groupDmStream } from './streams.js';
@@ -31,8 +31,9 @@ async function dmDoc(deps: Uses<'readStore'>, channelId: string): Promise<DmChan
   return doc;
 }
 
-/** Opens the DM between the actor and `recipientId`, creating it the first time. */
+/** Opens the DM between the actor and `recipientId`, creating it the first time; a deleted account takes none. */
 export async function openDm(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, recipientId: string): Promise<DmChannelDoc> {
+  if ((await userById(deps.readStore, recipientId))?.deleted) throw cannotSendMessagesToUser();
   const [opener, recipient] = await requireUsers(deps, [meta.actorId, recipientId], () => 'recipient_id');
   const command: DmChannelCommand = { type: 'OpenDm', channelId: deps.ids.next(), opener, recipient };
   const { state, position } = await deps.commands.handle(dmPairStream(meta.actorId, recipientId), dmChannelDecider, command, metadata(meta, deps.clock));

@@ -4,12 +4,15 @@
 // decided again on the fresh state after a short, jittered pause. Folded states are cached per stream and decider, so a
 // load reads only the events since. A use case with work to do between the decision and the append (a channel's
 // threads to delete first) decides, does it, then commits the decision: one load serves both, unless the stream moved.
+// What an erasure erases leaves the cache with it: a deleted message's last state, an erased account's, the messages
+// of a deleted channel or guild (commands/erasedStates.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { DomainError } from '../domain/errors.js';
 import { type EventMetadata, type EventStore, type Position, WrongExpectedVersionError } from '../ports/eventStore.js';
 import { KeyedQueue } from './queue.js';
+import { ErasedStates } from './erasedStates.js';
 
 export interface Loaded<State> {
   state: State;
@@ -46,6 +49,16 @@ export class AggregateCache {
 
   set<State>(streamId: string, decider: object, entry: Loaded<State>): void {
     this.entries.set(this.key(streamId, decider), entry);
+  }
+
+  /** Drops every decider's state of the stream. */
+  forgetStream(streamId: string): void {
+    for (let id = 0; id < this.nextDeciderId; id++) this.entries.delete(`${id}:${streamId}`);
+  }
+
+  /** Drops the states of every stream whose id starts with `prefix`: a pass over the cache, for rare erasures. */
+  forgetUnder(prefix: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix, key.indexOf(':') + 1)) this.entries.delete(key);
   }
 }
 
@@ -84,11 +97,22 @@ const decideOn = <State, Command, Event extends DomainEvent>(
 
 export class CommandHandler {
   private readonly queue = new KeyedQueue();
+  private readonly erased: ErasedStates;
 
   constructor(
     private readonly store: EventStore,
     private readonly cache = new AggregateCache(),
-  ) {}
+  ) {
+    this.erased = new ErasedStates(cache);
+  }
+
+  /**
+   * The keys of erased subjects were destroyed (the key store's onDestroyed): states a load folded from clear text in
+   * between are dropped again, and from now on folds read the erased values.
+   */
+  keysDestroyed(): void {
+    this.erased.keysDestroyed();
+  }
 
   async load<State, Event extends DomainEvent>(
     streamId: string,
@@ -101,7 +125,9 @@ export class CommandHandler {
       state = decider.evolve(state, { type: event.type, data: event.data } as Event);
       revision = event.revision;
     }
-    if (events.length > 0 || !cached) this.cache.set(streamId, decider, { state, revision });
+    // A state folded through an erasure is not kept: it may hold what was erased, read before the key was destroyed.
+    if (this.erased.note(events)) this.cache.forgetStream(streamId);
+    else if (events.length > 0 || !cached) this.cache.set(streamId, decider, { state, revision });
     return { state, revision };
   }
 
@@ -167,7 +193,8 @@ export class CommandHandler {
           { expectedRevision: revision < 0n ? 'no_stream' : revision },
         );
         const next = events.reduce(decider.evolve, state);
-        this.cache.set(streamId, decider, { state: next, revision: result.nextExpectedRevision });
+        if (this.erased.note(events)) this.cache.forgetStream(streamId);
+        else this.cache.set(streamId, decider, { state: next, revision: result.nextExpectedRevision });
         return { state: next, events, position: result.position };
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;

@@ -3,7 +3,7 @@
 // only; opening it again, or a new message in it, brings it back with the same id and history.
 // Events carry the participants as user objects, so the read model and the gateway's CHANNEL_CREATE need no lookups.
 import type { Decider, DomainEvent } from './decider.js';
-import { invalidForm } from './errors.js';
+import { forbidden, invalidForm } from './errors.js';
 import type { MessageUser } from './message.js';
 
 export const DmChannelType = { DM: 1, GROUP_DM: 3 } as const;
@@ -28,6 +28,9 @@ export interface DmChannelState {
 export type DmChannelCommand =
   /** `channelId` is used only when the pair has no channel yet. */
   { type: 'OpenDm'; channelId: string; opener: MessageUser; recipient: MessageUser } | { type: 'CloseDm'; userId: string };
+
+/** A DM to, or a new DM with, a deleted account: as the widely used API answers it (its 50007). */
+export const cannotSendMessagesToUser = () => forbidden('CANNOT_SEND_MESSAGES_TO_USER', 'Cannot send messages to this user');
 
 export const dmPairStream = (a: string, b: string) => {
   const [low, high] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];

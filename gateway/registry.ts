@@ -85,9 +85,15 @@ export class SessionRegistry {
     this.erasures.forgetUpTo(oldest);
   }
 
-  /** The subjects' keys are destroyed: dispatches buffered until now are replayed without their fields. */
+  /**
+   * The subjects' keys are destroyed: dispatches buffered until now are replayed without their fields. The buffers of
+   * sessions away (few, and held until they resume or expire) are scrubbed at once; a connected session's client
+   * acknowledges what it holds at its next heartbeat, which drops it, and a session scrubs its own when it goes away.
+   */
   erased(subjects: string[]): void {
+    if (subjects.length === 0) return;
     for (const subject of subjects) this.erasures.erase(subject);
+    for (const session of this.sessions.values()) if (!session.connection) session.scrubReplay();
   }
 
   /** Dispatches sent to sessions since start, for operators' dispatch rate. */

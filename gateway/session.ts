@@ -134,6 +134,22 @@ export class Session {
   detach(): void {
     this.connection = null;
     this.awaySince ??= Date.now();
+    this.scrubReplay();
+  }
+
+  /**
+   * Blanks, in the dispatches it holds, the fields of the subjects erased since each was buffered: what a session away
+   * holds until it resumes or expires is scrubbed when the erasure happens, not at the RESUME alone.
+   */
+  scrubReplay(): void {
+    const mark = this.erasures.mark;
+    for (const entry of this.replay) {
+      if (entry.mark === mark) continue;
+      const d = this.erasures.replayable(entry);
+      this.replayBytes += d.length - entry.d.length;
+      entry.d = d;
+      entry.mark = mark;
+    }
   }
 
   /** The client's heartbeat carries the last sequence it got: what it has need not be held for a resume. */

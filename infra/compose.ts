@@ -115,8 +115,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     let shredder: KeyShredder | null = null;
     if (runsDelivery(engines.role)) {
       // The remover needs only ids, which the log keeps in clear: it follows the log as stored, with nothing to open.
-      const worker = new AttachmentRemover({ ...opened, store: opened.store.sealedLog, commands: new CommandHandler(opened.store) }, (error) =>
-        fatal(error, 'attachment removal stopped'),
+      const worker = new AttachmentRemover(
+        { ...opened, store: opened.store.sealedLog, commands: new CommandHandler(opened.store), clock: systemClock },
+        config.uploadGraceMs,
+        (error) => fatal(error, 'attachment removal stopped'),
       );
       remover = worker;
       started.push(() => worker.stop());
@@ -133,6 +135,8 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     const lease = await ProcessIdLease.take(opened.leases, config, holder, systemClock, (error) => fatal(error, 'snowflake process id lost'));
     started.push(() => lease.release());
     const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder], lease.processId);
+    // States the command side folded from what is now erased leave its cache once the keys are gone (commands/erasedStates.ts).
+    opened.keys.onDestroyed(() => runtime.commands.keysDestroyed());
 
     let delivery: DeliveryWorker | null = null;
     if (runsDelivery(engines.role)) {

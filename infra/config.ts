@@ -101,5 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     voiceEndpoint: env.VOICE_ENDPOINT || null,
     callRingTimeoutMs: integer(env, 'CALL_RING_TIMEOUT_MS', 60_000, 100, 10 * 60_000),
     threadArchiveSweepMs: integer(env, 'THREAD_ARCHIVE_SWEEP_MS', 60_000, 10, 3_600_000),
+    uploadGraceMs: integer(env, 'UPLOAD_GRACE_MS', 3_600_000, 100, 7 * 86_400_000),
   };
 }

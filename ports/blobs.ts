@@ -11,6 +11,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Removes every blob whose key lies under the folder `prefix` (whole segments: `a/1` takes `a/1/x`, never `a/10/x`). */
   deleteUnder(prefix: string): Promise<void>;
+  /** The names of the folders directly under the folder `prefix` that hold any blob (none when there is none). */
+  folders(prefix: string): Promise<string[]>;
 }
 
 /** Keys are slash-separated segments of safe characters, so they map onto paths and object names alike. */

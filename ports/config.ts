@@ -68,4 +68,9 @@ export interface Config {
   callRingTimeoutMs: number;
   /** How often idle threads are looked for, the most an auto-archiving runs late (THREAD_ARCHIVE_SWEEP_MS). */
   threadArchiveSweepMs: number;
+  /**
+   * How old a note of uploads (a send's or edit's files, noted before they are stored) must be before its files count
+   * as left behind by a request that died; also how often the attachment remover looks.
+   */
+  uploadGraceMs: number;
 }

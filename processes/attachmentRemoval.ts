@@ -4,11 +4,15 @@
 // checkpoint and removes again (a file already gone is fine). Its first start reads the log from the beginning, so the
 // files that versions before it left behind go too. Commands that drop files wait for it (settleFiles), as they wait
 // for the read models, so a 2xx means the CDN answers 404.
+// It also sweeps the uploads noted before a send's or edit's files are stored (commands/messages/attachments.ts): a
+// note still there after the grace is a request that died between storing its files and appending its event (or
+// could not take them back), and its files the message does not list go. At start, then every grace period.
 import type { Uses } from '../commands/deps.js';
-import { attachmentFolder, channelAttachmentsFolder } from '../commands/messages/attachments.js';
+import { UPLOADS_FOLDER, attachmentFolder, channelAttachmentsFolder, readUploadNote, takeBackUnlisted } from '../commands/messages/attachments.js';
 import { guildStream } from '../commands/streams.js';
 import type { ChannelDeleted } from '../domain/channel.js';
 import { type GuildDeleted, guildDecider } from '../domain/guild.js';
+import { snowflakeTimestamp } from '../domain/snowflake.js';
 import type { MessageEvent } from '../domain/message.js';
 import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
 
@@ -19,7 +23,10 @@ const CHECKPOINT_EVERY = 1000;
 type Dropping = MessageEvent | ChannelDeleted | GuildDeleted;
 const DROPPING = new Set<string>(['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted']);
 
-export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | 'blobs'> {
+/** Notes read per sweep: a longer backlog (a crash loop) waits for the next sweeps. */
+const SWEEP_BATCH = 1000;
+
+export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | 'blobs' | 'clock'> {
   store: EventStore;
 }
 
@@ -28,13 +35,22 @@ export class AttachmentRemover {
   private processed: Position | null = null;
   private uncheckpointed = 0;
   private readonly waits = new PositionWaits();
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<number> | null = null;
 
+  /** `uploadGraceMs`: how old a note of uploads must be before its files count as left behind. */
   constructor(
     private readonly deps: AttachmentRemovalDeps,
+    private readonly uploadGraceMs: number,
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
   async start(): Promise<void> {
+    // A sweep that fails (the blob store away) is tried again at the next: it only delays what it removes.
+    const sweep = () => void this.sweepUploads().catch(() => {});
+    sweep();
+    this.sweepTimer = setInterval(sweep, this.uploadGraceMs);
+    this.sweepTimer.unref();
     const from = await this.deps.readStore.getCheckpoint(CHECKPOINT);
     this.processed = from;
     this.subscription = this.deps.store.subscribeToAll(
@@ -89,6 +105,28 @@ export class AttachmentRemover {
     }
   }
 
+  /**
+   * Takes back the files of the notes older than the grace; answers how many notes it settled. One sweep at a time: a
+   * call during one waits for it and then sweeps again.
+   */
+  async sweepUploads(): Promise<number> {
+    while (this.sweeping) await this.sweeping.catch(() => {});
+    this.sweeping = this.sweepOnce();
+    try {
+      return await this.sweeping;
+    } finally {
+      this.sweeping = null;
+    }
+  }
+
+  private async sweepOnce(): Promise<number> {
+    // A note is named by a snowflake: its time is when the request made it, with no read of the note.
+    const before = this.deps.clock.now() - this.uploadGraceMs;
+    const due = (await this.deps.blobs.folders(UPLOADS_FOLDER)).filter((noteId) => /^\d+$/.test(noteId) && snowflakeTimestamp(noteId) < before);
+    for (const noteId of due.slice(0, SWEEP_BATCH)) await takeBackUnlisted(this.deps, noteId, await readUploadNote(this.deps, noteId));
+    return Math.min(due.length, SWEEP_BATCH);
+  }
+
   /** Resolves once the files the log let go of up to `position` are gone, or at once when the remover is not running. */
   waitFor(position: Position | null, timeoutMs: number): Promise<void> {
     if (!position || !this.subscription || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
@@ -101,6 +139,9 @@ export class AttachmentRemover {
   }
 
   async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    await this.sweeping?.catch(() => {});
     const subscription = this.subscription;
     this.subscription = null;
     await subscription?.stop();

@@ -71,10 +71,52 @@ export function resolveAttachments(deps: Uses<'ids'>, entries: AttachmentEntry[]
   return { listed: [...listed, ...added.filter((attachment) => !listed.includes(attachment))], added, uploads };
 }
 
+/** Where each send's or edit's uploads are noted, from before its files are stored until its event is appended. */
+export const UPLOADS_FOLDER = 'attachment-uploads';
+
+/** A note of uploads under way: ids only (a filename is personal data), named by the first attachment's id. */
+export interface UploadNote {
+  channelId: string;
+  messageId: string;
+  attachmentIds: string[];
+}
+
+const noteFolder = (noteId: string) => `${UPLOADS_FOLDER}/${noteId}`;
+const noteKey = (noteId: string) => `${noteFolder(noteId)}/note.json`;
+
+/** Notes uploads about to be stored, durably, before any of their files is; answers the note's id. */
+export async function noteUploads(deps: Uses<'blobs'>, note: UploadNote): Promise<string> {
+  const noteId = note.attachmentIds[0];
+  await deps.blobs.put(noteKey(noteId), { data: Buffer.from(JSON.stringify(note)), contentType: 'application/json' });
+  return noteId;
+}
+
+/** The note, or null for one whose own put was cut short (then none of its files was stored). */
+export async function readUploadNote(deps: Uses<'blobs'>, noteId: string): Promise<UploadNote | null> {
+  const blob = await deps.blobs.get(noteKey(noteId));
+  return blob && (JSON.parse(blob.data.toString()) as UploadNote);
+}
+
+/**
+ * Removes the files of a note that its message does not list (the log has the last word: an append that landed but
+ * whose answer was lost keeps its files), then the note.
+ */
+export async function takeBackUnlisted(deps: Uses<'blobs' | 'commands'>, noteId: string, note: UploadNote | null): Promise<void> {
+  if (note) {
+    const state = await loadMessage(deps, note.messageId);
+    const listed = state.status === 'active' ? state.message!.attachments : [];
+    const unlisted = note.attachmentIds.filter((id) => !listed.some((a) => a.id === id));
+    await Promise.all(unlisted.map((id) => deps.blobs.deleteUnder(attachmentFolder(note.channelId, { id }))));
+  }
+  await deps.blobs.deleteUnder(noteFolder(noteId));
+}
+
 /**
  * Stores the uploads, then runs `append`, the append of the event that lists them. When it fails (the message was
  * deleted meanwhile, the write conflicted), no event names the files and nothing would ever remove them: they are
- * taken back, unless the message lists them after all (an append that landed but whose answer was lost).
+ * taken back, unless the message lists them after all (an append that landed but whose answer was lost). A note
+ * stored before the files and removed after covers a crash in between: the attachment remover takes back the files
+ * of a note older than its grace (processes/attachmentRemoval.ts).
  */
 export async function appendWithFiles<T>(
   deps: Uses<'blobs' | 'commands'>,
@@ -83,16 +125,19 @@ export async function appendWithFiles<T>(
   uploads: ReadonlyMap<UploadedFile, Attachment>,
   append: () => Promise<T>,
 ): Promise<T> {
-  await Promise.all(
-    [...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })),
-  );
+  if (uploads.size === 0) return append();
+  const note: UploadNote = { channelId, messageId, attachmentIds: [...uploads.values()].map((attachment) => attachment.id) };
+  const noteId = await noteUploads(deps, note);
+  let appended: T;
   try {
-    return await append();
+    await Promise.all(
+      [...uploads].map(([file, attachment]) => deps.blobs.put(attachmentKey(channelId, attachment), { data: file.data, contentType: attachment.content_type })),
+    );
+    appended = await append();
   } catch (error) {
-    const state = await loadMessage(deps, messageId);
-    const listed = state.status === 'active' ? state.message!.attachments : [];
-    const unlisted = [...uploads.values()].filter((attachment) => !listed.some((a) => a.id === attachment.id));
-    await Promise.all(unlisted.map((attachment) => deps.blobs.delete(attachmentKey(channelId, attachment))));
+    await takeBackUnlisted(deps, noteId, note);
     throw error;
   }
+  await deps.blobs.deleteUnder(noteFolder(noteId));
+  return appended;
 }

@@ -1,5 +1,6 @@
 // Sending a message: checked whole (channel access, permissions, the body, and the decider's rule for a new message) before anything is
 // stored or appended, so a refused send leaves no trace; files go to the blob store before the event that names them.
+import { DmChannelType, cannotSendMessagesToUser } from '../../domain/dmChannel.js';
 import { badRequest, invalidForm } from '../../domain/errors.js';
 import { cannotSendInForum, isForum } from '../../domain/forum.js';
 import { type Attachment, type MessageFields, type MessageUser, MessageType, assertNewMessage, messageDecider, unknownMessage } from '../../domain/message.js';
@@ -8,7 +9,8 @@ import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slowmodeDecider } from '../../domain/slowmode.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
-import { userById } from '../../projections/users.queries.js';
+import type { UserDoc } from '../../projections/users.js';
+import { userById, usersByIds } from '../../projections/users.queries.js';
 import { unknownChannel } from '../../domain/guildState.js';
 import { type MessageChannelAccess, channelStands, messageChannelAccess, requireNotTimedOutIn } from '../access.js';
 import { type ActorMeta, type Uses, metadata } from '../deps.js';
@@ -191,6 +193,18 @@ export async function sendMessage(
   return sendIn(deps, meta, await messageChannelAccess(deps, channelId, sender.userId), input, files, sender);
 }
 
+/**
+ * The sender's user document. In a DM, whose other side may have deleted their account meanwhile, both are read in
+ * one query and a deleted one takes nothing, as on the widely used API.
+ */
+async function authorIn(deps: Uses<'readStore'>, access: MessageChannelAccess, userId: string): Promise<UserDoc> {
+  const other = access.dm?.type === DmChannelType.DM ? access.dm.recipient_ids.find((id) => id !== userId) : undefined;
+  if (other === undefined) return (await userById(deps.readStore, userId))!;
+  const users = await usersByIds(deps.readStore, [userId, other]);
+  if (users.find((user) => user._id === other)?.deleted) throw cannotSendMessagesToUser();
+  return users.find((user) => user._id === userId)!;
+}
+
 /** sendMessage in a channel the caller resolved: a forum post's thread about to be opened (`opens`) among them. */
 export async function sendIn(
   deps: SendDeps,
@@ -205,7 +219,7 @@ export async function sendIn(
   requireNotTimedOutIn(access, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
-  const author = toMessageUser((await userById(deps.readStore, sender.userId))!);
+  const author = toMessageUser(await authorIn(deps, access, sender.userId));
   const content = input.content ?? '';
   const moderation = moderate(deps, access, sender.userId, content, true);
   if (moderation.blocks) {

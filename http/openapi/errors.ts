@@ -43,6 +43,7 @@ export const ERRORS = {
   // 403
   MISSING_PERMISSIONS: [403, 'The caller lacks a permission the action needs, or the target is not below them in the role hierarchy.'],
   MISSING_ACCESS: [403, 'The caller may not act on this application or in this place, or is timed out in the guild (they may only read until it ends).'],
+  CANNOT_SEND_MESSAGES_TO_USER: [403, 'The other side of the DM deleted their account (50007 under /api/v9 and /api/v10): nothing can be sent to it.'],
   BOTS_NOT_ALLOWED: [403, 'Bots cannot use this endpoint: it takes a person’s session.'],
   BOTS_ONLY: [403, 'Only a bot token names an application here.'],
   USER_BANNED: [403, 'The user is banned from the guild.'],

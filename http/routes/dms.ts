@@ -37,10 +37,11 @@ export const openDmRoute = route({
   method: 'POST',
   path: '/users/@me/channels',
   summary: 'Open a DM or create a group DM',
-  description: '`recipient_id` opens (or reopens) the DM with that user; `recipients` makes a group DM with them.',
+  description:
+    '`recipient_id` opens (or reopens) the DM with that user (403 CANNOT_SEND_MESSAGES_TO_USER when that account was deleted); `recipients` makes a group DM with them.',
   body: openSchema,
   responses: { 200: { description: 'The DM channel.', schema: ref('Channel') } },
-  errors: [],
+  errors: ['CANNOT_SEND_MESSAGES_TO_USER'],
   async handle(ctx, { body }, deps) {
     const meta = actorMeta(ctx);
     const doc = 'recipient_id' in body ? await openDm(deps, meta, body.recipient_id) : await createGroupDm(deps, meta, [...body.recipients]);

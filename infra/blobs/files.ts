@@ -1,7 +1,7 @@
 // Embedded blob store: one file per blob under DATA_DIR/blobs, written to a temporary name, fsync'd and renamed, so
 // a blob an event refers to is complete on disk before the event is appended. Blobs are private to the service's
 // user like the rest of DATA_DIR (infra/dataDir.ts).
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../dataDir.js';
 import { type Blob, type BlobStore, assertBlobKey } from '../../ports/blobs.js';
@@ -50,6 +50,16 @@ export class FileBlobStore implements BlobStore {
     const path = this.path(prefix);
     await rm(path, { recursive: true, force: true });
     await syncDirectory(dirname(path));
+  }
+
+  async folders(prefix: string): Promise<string[]> {
+    try {
+      const entries = await readdir(this.path(prefix), { withFileTypes: true });
+      return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
   }
 }
 

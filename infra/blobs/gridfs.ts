@@ -38,10 +38,16 @@ export class GridFsBlobStore implements BlobStore {
   }
 
   async deleteUnder(prefix: string): Promise<void> {
-    assertBlobKey(prefix);
-    // Keys hold no regular-expression metacharacters but the dot (assertBlobKey); an anchored prefix uses the filename index.
-    const under = new RegExp(`^${prefix.replaceAll('.', '\\.')}/`);
-    await this.remove((await this.bucket.find({ filename: under }).toArray()).map((file) => file._id));
+    await this.remove((await this.bucket.find({ filename: under(prefix) }).toArray()).map((file) => file._id));
+  }
+
+  async folders(prefix: string): Promise<string[]> {
+    const files = await this.bucket.find({ filename: under(prefix) }, { projection: { filename: 1 } }).toArray();
+    const names = files.flatMap((file) => {
+      const rest = file.filename.slice(prefix.length + 1).split('/');
+      return rest.length > 1 ? [rest[0]] : [];
+    });
+    return [...new Set(names)];
   }
 
   private async remove(ids: ObjectId[]): Promise<void> {
@@ -52,4 +58,11 @@ export class GridFsBlobStore implements BlobStore {
       });
     }
   }
+}
+
+/** Matches the names of the blobs under the folder `prefix`. */
+function under(prefix: string): RegExp {
+  assertBlobKey(prefix);
+  // Keys hold no regular-expression metacharacters but the dot (assertBlobKey); an anchored prefix uses the filename index.
+  return new RegExp(`^${prefix.replaceAll('.', '\\.')}/`);
 }

@@ -49,6 +49,19 @@ export function describeBlobStoreContract(name: string, factory: () => Promise<{
       await expect(subject.blobs.deleteUnder('attachments/..')).rejects.toThrow(/Unsafe blob key/);
     });
 
+    it('folders names the folders directly under a folder that hold blobs, nested or not; none for a missing folder', async () => {
+      const folder = `uploads/${randomUUID()}`;
+      const text = { data: Buffer.from('x'), contentType: 'text/plain' };
+      await subject.blobs.put(`${folder}/1/a.txt`, text);
+      await subject.blobs.put(`${folder}/2/deeper/b.txt`, text);
+      await subject.blobs.put(`${folder}/beside.txt`, text);
+      await subject.blobs.put(`${folder}0/3/c.txt`, text);
+      expect((await subject.blobs.folders(folder)).sort()).toEqual(['1', '2']);
+      await subject.blobs.deleteUnder(`${folder}/1`);
+      expect(await subject.blobs.folders(folder)).toEqual(['2']);
+      expect(await subject.blobs.folders(`uploads/${randomUUID()}`)).toEqual([]);
+    });
+
     it('refuses keys that could escape their place', async () => {
       await expect(subject.blobs.put('../etc/passwd', { data: Buffer.from('x'), contentType: 'text/plain' })).rejects.toThrow(/Unsafe blob key/);
       await expect(subject.blobs.get('a/../../b')).rejects.toThrow(/Unsafe blob key/);

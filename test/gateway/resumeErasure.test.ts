@@ -116,6 +116,23 @@ describe('RESUME after erasures', () => {
     expect(replayed.filter((p) => p.t === 'MESSAGE_UPDATE').map((p) => p.d.content)).toEqual(['', third]);
   });
 
+  it('scrubs what a session away holds when the erasure happens, before any RESUME', async () => {
+    const guild = await createGuild(server);
+    const watcher = await newMember(server, guild);
+    const sentinel = await gateway.session(guild.owner.token, INTENTS);
+    const left = await away(watcher, 1);
+    const held = [...server.gateway!.registry.all()].find((session) => session.id === left.sessionId)!;
+    const text = secret('held');
+    const id = await send(guild.owner, guild.channelId, text);
+    expect((await server.api('DELETE', `/channels/${guild.channelId}/messages/${id}`, { token: guild.owner.token })).status).toBe(204);
+    await sentinel.next((p) => p.t === 'MESSAGE_DELETE' && p.d.id === id);
+    // Everything it holds is as of the latest erasure: no dispatch older than it is left for a RESUME to blank.
+    expect(held.oldestMark).toBe(server.gateway!.registry.erasures.mark);
+    const { replayed } = await resume(watcher, left);
+    expect(JSON.stringify(replayed)).not.toContain(text);
+    expect(replayed.find((p) => p.t === 'MESSAGE_CREATE' && p.d.id === id)?.d.content).toBe('');
+  });
+
   it('shows a deleted account as Deleted User in what it replays: the author of messages that stay, mentions, members', async () => {
     const guild = await createGuild(server);
     const watcher = await newMember(server, guild);

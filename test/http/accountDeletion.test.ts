@@ -115,11 +115,19 @@ describe('POST /users/@me/delete', () => {
     expect(dmMessages.body[0]).toMatchObject({ content: 'hello bob', author: { id: ada.id, ...DELETED } });
     const group = dms.body.find((c: { id: string }) => c.id === groupDmId);
     expect(group.recipients.map((u: { id: string }) => u.id)).toEqual([guild.owner.id]);
-    expectError(await server.api('POST', '/users/@me/channels', { token: bob.token, body: { recipient_id: ada.id } }), 400, 'INVALID_FORM_BODY');
 
     // The email is gone from every read model: the user document has none, and no login names it.
     expect((await server.runtime.readStore.findOne(USERS, { _id: ada.id }))?.email).toBeNull();
     expect(await server.runtime.readStore.find(LOGINS, { email_lower: email })).toEqual([]);
+  });
+
+  it('takes nothing more into its DM, nor a new DM with it: 50007 as the widely used API answers, appending nothing', async () => {
+    const send = (prefix: string) => server.call('POST', `${prefix}/channels/${dmId}/messages`, { token: bob.token, body: { content: 'still there?' } });
+    await expectRefusedWithoutEvents(server, () => send('/api/v1'), 403, 'CANNOT_SEND_MESSAGES_TO_USER');
+    const open = () => server.api('POST', '/users/@me/channels', { token: bob.token, body: { recipient_id: ada.id } });
+    await expectRefusedWithoutEvents(server, open, 403, 'CANNOT_SEND_MESSAGES_TO_USER');
+    const widelyUsed = await send('/api/v10');
+    expect({ status: widelyUsed.status, body: widelyUsed.body }).toEqual({ status: 403, body: { code: 50007, message: 'Cannot send messages to this user' } });
   });
 
   it('frees the username and the email: they register again, as a new account', async () => {

@@ -6,8 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CommandHandler } from '../../commands/handle.js';
+import { UPLOADS_FOLDER, appendWithFiles, noteUploads, resolveAttachments } from '../../commands/messages/attachments.js';
 import { messageStream } from '../../commands/streams.js';
 import { messageDecider } from '../../domain/message.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
@@ -183,6 +185,54 @@ describe('a deletion on disk when the process died', () => {
       await eventually(async () => {
         for (const file of files) await expectErased(after, file);
       });
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+/**
+ * Stores a file as a send does (its note first, then the file) and goes no further, as a process that dies before
+ * appending the message leaves it; the bytes it stored.
+ */
+async function storeThenDie(on: TestServer, channelId: string, label: string): Promise<Buffer> {
+  const data = distinctive(label);
+  const { uploads } = resolveAttachments(on.runtime, undefined, [{ index: 0, filename: `${label}.txt`, contentType: 'text/plain', data }], []);
+  void appendWithFiles(on.runtime, channelId, on.runtime.ids.next(), uploads, () => new Promise<never>(() => {}));
+  await eventually(async () => expect(await blobsHolding(on.dataDir, data)).toHaveLength(1));
+  return data;
+}
+
+describe('files a request stored and no message names (it died before appending it)', () => {
+  it('leave the blob store once older than UPLOAD_GRACE_MS, at start and at each sweep; listed files and uploads under way stay', async () => {
+    const dataDir = await freshDataDir();
+    const env = { UPLOAD_GRACE_MS: '1500' };
+    const before = await startTestServer(env, dataDir);
+    const guild = await createGuild(before);
+    const sent = await sendFiles(before, guild.owner, guild.channelId, 'listed');
+    // Its note left behind, as by a death right after the append: the message lists the file, which must stay.
+    const listedId = new URL(sent.files[0].url).pathname.split('/')[3];
+    await noteUploads(before.runtime, { channelId: guild.channelId, messageId: sent.id, attachmentIds: [listedId] });
+    const orphan = await storeThenDie(before, guild.channelId, 'orphan');
+    await before.close();
+    await sleep(1600);
+
+    const after = await startTestServer(env, dataDir);
+    try {
+      const uploading = await storeThenDie(after, guild.channelId, 'uploading');
+      // The sweep at start, and one more.
+      await after.remover!.sweepUploads();
+      expect(await blobsHolding(dataDir, orphan)).toEqual([]);
+      expect(await blobsHolding(dataDir, uploading)).toHaveLength(1);
+      await expectServed(after, sent.files[0]);
+      expect(await after.runtime.blobs.folders(UPLOADS_FOLDER)).toHaveLength(1);
+
+      // The upload that never lands goes once it is older than the grace.
+      await sleep(1600);
+      await after.remover!.sweepUploads();
+      expect(await blobsHolding(dataDir, uploading)).toEqual([]);
+      expect(await after.runtime.blobs.folders(UPLOADS_FOLDER)).toEqual([]);
+      await expectServed(after, sent.files[0]);
     } finally {
       await after.close();
     }

@@ -144,6 +144,10 @@ export class MemoryBlobStore implements BlobStore {
   async deleteUnder(prefix: string) {
     for (const key of this.blobs.keys()) if (key.startsWith(`${prefix}/`)) this.blobs.delete(key);
   }
+  async folders(prefix: string) {
+    const nested = [...this.blobs.keys()].filter((key) => key.startsWith(`${prefix}/`)).map((key) => key.slice(prefix.length + 1).split('/'));
+    return [...new Set(nested.filter((rest) => rest.length > 1).map((rest) => rest[0]))];
+  }
 }
 
 export interface CommandWorld {
