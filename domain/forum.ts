@@ -26,6 +26,14 @@ export interface ReactionEmoji {
 }
 
 export const cannotSendInForum = () => badRequest('CANNOT_SEND_IN_FORUM_CHANNEL', 'Cannot send messages in a forum channel');
+/** A webhook executed into a forum opens a post (`thread_name`) or posts in one (`thread_id`): the widely used API's 220001 and 220002. */
+export const webhookNeedsThread = () => badRequest('WEBHOOK_FORUM_THREAD_REQUIRED', 'Webhooks posted to forum channels must have a thread_name or thread_id');
+export const webhookThreadNameAndId = () =>
+  badRequest('WEBHOOK_FORUM_THREAD_NAME_AND_ID', 'Webhooks posted to forum channels cannot have both a thread_name and thread_id');
+/** `thread_name` outside a forum (220003): a webhook opens posts, not threads of a text channel. */
+export const webhookThreadOutsideForum = () => badRequest('WEBHOOK_THREADS_ONLY_IN_FORUMS', 'Webhooks can only create threads in forum channels');
+/** The code-host and chat-service adapters render one message and can name no post (220004). */
+export const webhookServiceInForum = () => badRequest('WEBHOOK_SERVICES_NOT_IN_FORUMS', 'Webhook services cannot be used in forum channels');
 
 /** The tags as the channel will keep them: an id naming one of its tags stays, anything else gets a new id. */
 export function withTagIds(tags: readonly ForumTagInput[], current: readonly ForumTag[], mint: () => string): ForumTag[] {

@@ -50,7 +50,8 @@ export interface ThreadState {
   members: ReadonlyMap<string, string>;
 }
 
-export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thread: ThreadData; fromMessage: boolean }>;
+/** `byWebhook`: a webhook opened the post, as its message's side (no member joins, no audit-log entry, as for its messages). */
+export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thread: ThreadData; fromMessage: boolean; byWebhook?: true }>;
 /** `byMessage`: a message reopened the archived thread (no one's edit, so no audit-log entry). */
 export type ThreadUpdated = DomainEvent<'ThreadUpdated', { guildId: string; threadId: string; parentId: string; changes: Change[]; byMessage?: true }>;
 /** The service archived a thread that saw no activity for its auto_archive_duration (no one's edit: no audit-log entry). */
@@ -78,8 +79,19 @@ export type ThreadFields = Partial<
 >;
 
 export type ThreadCommand =
-  /** `forumTags`: the parent's tags, when it is a forum or media channel. */
-  | { type: 'CreateThread'; actor: Participant; parentType: number; fromMessage: boolean; thread: ThreadData; forumTags?: readonly ForumTag[] }
+  /**
+   * `forumTags`: the parent's tags, when it is a forum or media channel. `byWebhook`: the actor is a webhook opening a
+   * post (executed with thread_name), which does not join it.
+   */
+  | {
+      type: 'CreateThread';
+      actor: Participant;
+      parentType: number;
+      fromMessage: boolean;
+      thread: ThreadData;
+      forumTags?: readonly ForumTag[];
+      byWebhook?: true;
+    }
   | { type: 'UpdateThread'; actor: Participant; fields: ThreadFields; at: string; forumTags?: readonly ForumTag[] }
   | { type: 'DeleteThread'; actor: Participant }
   /** Its parent channel is being deleted by someone allowed to: the thread and its messages go with it. */
@@ -152,10 +164,9 @@ const deciders = {
         thread.type === ThreadType.PRIVATE_THREAD ? Permission.CREATE_PRIVATE_THREADS : Permission.CREATE_PUBLIC_THREADS,
       );
     }
-    return [
-      { type: 'ThreadCreated', data: { guildId: thread.guild_id, thread, fromMessage: command.fromMessage } },
-      memberAdded(thread, actor.id, thread.create_timestamp, 1),
-    ];
+    const created: ThreadCreated = { type: 'ThreadCreated', data: { guildId: thread.guild_id, thread, fromMessage: command.fromMessage } };
+    if (command.byWebhook) return [{ ...created, data: { ...created.data, byWebhook: true } }];
+    return [created, memberAdded(thread, actor.id, thread.create_timestamp, 1)];
   },
 
   UpdateThread(command: Extract<ThreadCommand, { type: 'UpdateThread' }>, state: ThreadState): ThreadEvent[] {

@@ -23,13 +23,24 @@ export interface ApiVersion {
   stickerList: 'page' | 'array';
   /**
    * Error codes answered as the widely used API numbers them, where a client may compare the number: a message that
-   * auto-moderation blocked is its 200000, one sent straight into a forum its 40058. The spec's codes are strings (`AUTOMOD_BLOCKED`).
+   * auto-moderation blocked is its 200000, one sent straight into a forum its 40058, a forum's webhook's refusals its 2200xx. The spec's codes are strings (`AUTOMOD_BLOCKED`).
    */
   errorCodes: Readonly<Record<string, number>>;
 }
 
 const SPEC: ApiVersion = { formErrors: 'list', stickerList: 'page', errorCodes: {} };
-const WIDELY_USED: ApiVersion = { formErrors: 'tree', stickerList: 'array', errorCodes: { AUTOMOD_BLOCKED: 200000, CANNOT_SEND_IN_FORUM_CHANNEL: 40058 } };
+const WIDELY_USED: ApiVersion = {
+  formErrors: 'tree',
+  stickerList: 'array',
+  errorCodes: {
+    AUTOMOD_BLOCKED: 200000,
+    CANNOT_SEND_IN_FORUM_CHANNEL: 40058,
+    WEBHOOK_FORUM_THREAD_REQUIRED: 220001,
+    WEBHOOK_FORUM_THREAD_NAME_AND_ID: 220002,
+    WEBHOOK_THREADS_ONLY_IN_FORUMS: 220003,
+    WEBHOOK_SERVICES_NOT_IN_FORUMS: 220004,
+  },
+};
 
 /** By the prefix after /api: none (the latest, which is v1), v1, and the widely used API's v9 and v10. */
 const VERSIONS: Record<string, ApiVersion> = { '': SPEC, '/v1': SPEC, '/v9': WIDELY_USED, '/v10': WIDELY_USED };
