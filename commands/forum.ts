@@ -69,6 +69,7 @@ export function preparePost(
     fromMessage: false,
     thread,
     forumTags: forum.available_tags,
+    forumFlags: forum.flags ?? 0,
     ...(byWebhook ? { byWebhook: true as const } : {}),
   };
   // Refused here, before the message's checks (auto-moderation appends what its rules do).

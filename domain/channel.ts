@@ -2,7 +2,7 @@
 // fields, as in the widely used API; a request naming another type's field is refused whole.
 import type { DomainEvent } from './decider.js';
 import { type FieldError, invalidForm } from './errors.js';
-import { emojiErrors, isForum, tagErrors } from './forum.js';
+import { channelFlagErrors, emojiErrors, isForum, tagErrors } from './forum.js';
 import {
   type Change,
   type ChannelData,
@@ -131,8 +131,11 @@ function fieldErrors(state: GuildState, channelType: number, fields: ChannelFiel
   const allowed = GUILD_CHANNEL_TYPES[channelType].fields;
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined && key !== 'type' && !allowed.includes(key)) errors.push({ path: key, message: `Not a field of channels of type ${channelType}` });
+    // Every channel has flags, each type its own (checked below).
+    if (value !== undefined && key !== 'type' && key !== 'flags' && !allowed.includes(key))
+      errors.push({ path: key, message: `Not a field of channels of type ${channelType}` });
   }
+  errors.push(...channelFlagErrors(channelType, fields.flags));
   errors.push(...parentErrors(state, fields.parent_id, channelType, 'parent_id'));
   // Forum and media channels' guidelines may be longer than a text channel's topic.
   if (!isForum(channelType) && (fields.topic?.length ?? 0) > TEXT_TOPIC_LENGTH)

@@ -8,6 +8,16 @@ import { Permission, requirePermission } from './permissions.js';
 export const isForum = (type: number) => type === 15 || type === 16;
 
 export const MAX_FORUM_TAGS = 20;
+
+/** The channel flags of forums and their posts, as the widely used API numbers them. */
+export const ChannelFlag = { PINNED: 1 << 1, REQUIRE_TAG: 1 << 4, HIDE_MEDIA_DOWNLOAD_OPTIONS: 1 << 15 } as const;
+/** The flags a channel of each type may carry: REQUIRE_TAG on forums and media channels, media download options on the latter. */
+export const CHANNEL_FLAGS_BY_TYPE: Readonly<Record<number, number>> = {
+  15: ChannelFlag.REQUIRE_TAG,
+  16: ChannelFlag.REQUIRE_TAG | ChannelFlag.HIDE_MEDIA_DOWNLOAD_OPTIONS,
+};
+/** The most posts a forum pins at once, as the widely used API has it. */
+export const MAX_PINNED_POSTS = 1;
 export const MAX_APPLIED_TAGS = 5;
 
 /** A tag a forum's posts may carry; `moderated` ones are set and removed only by MANAGE_THREADS holders. */
@@ -34,6 +44,18 @@ export const webhookThreadNameAndId = () =>
 export const webhookThreadOutsideForum = () => badRequest('WEBHOOK_THREADS_ONLY_IN_FORUMS', 'Webhooks can only create threads in forum channels');
 /** The code-host and chat-service adapters render one message and can name no post (220004). */
 export const webhookServiceInForum = () => badRequest('WEBHOOK_SERVICES_NOT_IN_FORUMS', 'Webhook services cannot be used in forum channels');
+
+/** A forum with REQUIRE_TAG takes posts with at least one tag (the widely used API's 40067). */
+export const tagRequired = () => badRequest('TAG_REQUIRED', 'A tag is required to create a forum post in this channel');
+/** The forum has its pinned post already (30047): unpin it first. */
+export const maxPinnedPosts = () => badRequest('MAX_PINNED_THREADS', `Maximum number of pinned threads in a forum has been reached (${MAX_PINNED_POSTS})`);
+
+/** Flags a channel of this type cannot carry, at `flags`. */
+export function channelFlagErrors(type: number, flags: number | undefined): FieldError[] {
+  return flags !== undefined && (flags & ~(CHANNEL_FLAGS_BY_TYPE[type] ?? 0)) !== 0
+    ? [{ path: 'flags', message: `Not flags channels of type ${type} can carry` }]
+    : [];
+}
 
 /** The tags as the channel will keep them: an id naming one of its tags stays, anything else gets a new id. */
 export function withTagIds(tags: readonly ForumTagInput[], current: readonly ForumTag[], mint: () => string): ForumTag[] {

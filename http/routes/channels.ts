@@ -53,6 +53,8 @@ const channelFieldsSchema = {
   default_thread_rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
   default_sort_order: { type: ['integer', 'null'], enum: [0, 1, null] },
   default_forum_layout: { type: 'integer', enum: [0, 1, 2] },
+  // REQUIRE_TAG on forums and media channels, HIDE_MEDIA_DOWNLOAD_OPTIONS on the latter (domain/forum.ts).
+  flags: { type: 'integer', minimum: 0, maximum: MAX_INT32 },
 } as const;
 
 export const createChannelSchema = { type: 'object', properties: channelFieldsSchema, required: ['name'], additionalProperties: false } as const;
