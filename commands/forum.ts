@@ -9,7 +9,7 @@ import type { MessageDoc } from '../projections/messages.js';
 import type { MessageChannelAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import type { Sender, SendInput, UploadedFile } from './messages/input.js';
-import { type Opening, type SendDeps, sendIn } from './messages/send.js';
+import { type Opening, type SendDeps, admitSlowmodeSend, sendIn, slowmodeWindow } from './messages/send.js';
 import { run } from './threads.js';
 
 export interface NewPost {
@@ -81,7 +81,11 @@ export function preparePost(
   return { access, opening: { id: threadId, open: async () => void (await run(deps, meta, threadId, command, true)) } };
 }
 
-/** A member opens a post: its thread and first message, sent as any of their sends is. Answers both. */
+/**
+ * A member opens a post: its thread and first message, sent as any of their sends is. The forum's rate_limit_per_user
+ * spaces out the posts a member opens there, as a channel's spaces out sends (those who manage threads, messages or the
+ * channel are exempt): admitted once the post is checked whole, just before its thread is appended. Answers both.
+ */
 export async function createForumPost(
   deps: SendDeps,
   meta: ActorMeta,
@@ -91,6 +95,11 @@ export async function createForumPost(
   sender: Sender,
 ): Promise<{ threadId: string; message: MessageDoc }> {
   const { access, opening } = preparePost(deps, meta, forum, sender.userId, input);
-  const message = await sendIn(deps, meta, access, input.message, files, sender, opening);
+  const window = slowmodeWindow(forum.channel.rate_limit_per_user ?? 0, forum.permissions, true);
+  const open = async () => {
+    if (window > 0) await admitSlowmodeSend(deps, meta, forum.channel.id, sender.userId, window);
+    await opening.open();
+  };
+  const message = await sendIn(deps, meta, access, input.message, files, sender, { ...opening, open });
   return { threadId: opening.id, message };
 }
