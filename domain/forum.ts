@@ -73,6 +73,27 @@ export function emojiErrors(emoji: ReactionEmoji | null | undefined, path: strin
   return emoji?.emoji_id && emoji.emoji_name ? [{ path, message: 'Only one of emoji_id and emoji_name may be set' }] : [];
 }
 
+/**
+ * A custom emoji a tag or the default reaction newly names must be one of the guild's (`emojiIds`). One the channel
+ * already carries there stays valid once its emoji is deleted, as the widely used API leaves the id in place, so a
+ * client resending the channel's tags unchanged is not refused.
+ */
+export function unknownEmojiErrors(
+  fields: { available_tags?: readonly ForumTag[]; default_reaction_emoji?: ReactionEmoji | null },
+  current: { available_tags?: readonly ForumTag[]; default_reaction_emoji?: ReactionEmoji | null } | undefined,
+  emojiIds: ReadonlySet<string>,
+): FieldError[] {
+  const unknown = (id: string | null | undefined, kept: boolean, path: string) =>
+    id && !kept && !emojiIds.has(id) ? [{ path, message: 'Unknown emoji' }] : [];
+  const reaction = fields.default_reaction_emoji?.emoji_id;
+  return [
+    ...(fields.available_tags ?? []).flatMap((tag, i) =>
+      unknown(tag.emoji_id, current?.available_tags?.some((t) => t.id === tag.id && t.emoji_id === tag.emoji_id) ?? false, `available_tags.${i}.emoji_id`),
+    ),
+    ...unknown(reaction, current?.default_reaction_emoji?.emoji_id === reaction, 'default_reaction_emoji.emoji_id'),
+  ];
+}
+
 /** Tag names are unique within a channel; each tag's emoji is one or the other. */
 export function tagErrors(tags: readonly ForumTag[]): FieldError[] {
   return tags.flatMap((tag, i) => [

@@ -58,10 +58,10 @@ describe('a forum or media channel', () => {
       .then([{ type: 'ChannelCreated', data: { guildId: 'g', channel: { ...channel, type: 16, ...defaults } } }]);
   });
 
-  it('refuses tags with one name twice, an emoji both custom and unicode, a media layout, and tags on a text channel', () => {
+  it('refuses tags with one name twice, an emoji both custom and unicode or not the guild’s, a media layout, and tags on a text channel', () => {
     const create = (type: number, fields: object) =>
       given(guildDecider, guild)
-        .when({ type: 'CreateChannel', actorId: 'owner', channelId: 'forum', fields: { name: 'help', type, ...fields } })
+        .when({ type: 'CreateChannel', actorId: 'owner', channelId: 'forum', fields: { name: 'help', type, ...fields }, emojiIds: new Set(['1']) })
         .thenRefuses('INVALID_FORM_BODY').errors;
     expect(create(15, { available_tags: [tag('a'), { ...tag('b'), name: 'a' }] })).toEqual([
       { path: 'available_tags.1.name', message: 'Tag names must be unique' },
@@ -69,6 +69,14 @@ describe('a forum or media channel', () => {
     expect(create(15, { default_reaction_emoji: { emoji_id: '1', emoji_name: '👍' } })).toEqual([
       { path: 'default_reaction_emoji', message: 'Only one of emoji_id and emoji_name may be set' },
     ]);
+    expect(
+      create(15, {
+        available_tags: [
+          { ...tag('a'), emoji_id: '1' },
+          { ...tag('b'), emoji_id: '2' },
+        ],
+      }),
+    ).toEqual([{ path: 'available_tags.1.emoji_id', message: 'Unknown emoji' }]);
     expect(create(16, { default_forum_layout: 1 })).toEqual([{ path: 'default_forum_layout', message: 'Not a field of channels of type 16' }]);
     expect(create(0, { available_tags: [] })).toEqual([{ path: 'available_tags', message: 'Not a field of channels of type 0' }]);
   });
