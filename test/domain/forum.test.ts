@@ -1,7 +1,7 @@
 // Given/when/then on forum and media channels: their fields and tags (guild aggregate), and posts with applied tags
 // (thread aggregate).
 import { describe, expect, it } from 'vitest';
-import { type ForumTag, withTagIds } from '../../domain/forum.js';
+import { ChannelFlag, type ForumTag, withTagIds } from '../../domain/forum.js';
 import { guildDecider } from '../../domain/guild.js';
 import { initialGuildState } from '../../domain/guildState.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../domain/permissions.js';
@@ -163,6 +163,35 @@ describe('a post', () => {
       .thenRefuses('INVALID_FORM_BODY');
     given(threadDecider, [{ type: 'ThreadCreated', data: { guildId: 'g', thread: plain, fromMessage: false } }])
       .when(retag(author, []))
+      .thenRefuses('INVALID_FORM_BODY');
+  });
+
+  it('opened by a webhook joins no one; in a forum with REQUIRE_TAG it carries a tag', () => {
+    const hook = { id: 'hook', parentPermissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES };
+    given(threadDecider, [])
+      .when({ ...open(hook, { owner_id: 'hook' }), byWebhook: true })
+      .then([{ type: 'ThreadCreated', data: { guildId: 'g', thread: post({ owner_id: 'hook' }), fromMessage: false, byWebhook: true } }]);
+    given(threadDecider, [])
+      .when({ ...open(author), forumFlags: ChannelFlag.REQUIRE_TAG })
+      .thenRefuses('TAG_REQUIRED');
+    given(threadDecider, [])
+      .when({ ...open(author, { applied_tags: ['question'] }), forumFlags: ChannelFlag.REQUIRE_TAG })
+      .then(opened({ applied_tags: ['question'] }));
+  });
+
+  it('is pinned by MANAGE_THREADS holders while no other post of its forum is', () => {
+    const pin = (actor: typeof author, pinnedPostId: string | null, flags: number = ChannelFlag.PINNED) =>
+      ({ type: 'UpdateThread', actor, fields: { flags }, at: T0, pinnedPostId }) as const;
+    given(threadDecider, opened())
+      .when(pin(mod, null))
+      .then([{ type: 'ThreadUpdated', data: { guildId: 'g', threadId: 't', parentId: 'forum', changes: [{ key: 'flags', old_value: 0, new_value: 2 }] } }]);
+    given(threadDecider, opened()).when(pin(author, null)).thenRefuses('MISSING_PERMISSIONS');
+    given(threadDecider, opened()).when(pin(mod, 'other')).thenRefuses('MAX_PINNED_THREADS');
+    given(threadDecider, opened({ flags: 2 }))
+      .when(pin(mod, 't'))
+      .then([]);
+    given(threadDecider, opened())
+      .when(pin(mod, null, ChannelFlag.REQUIRE_TAG))
       .thenRefuses('INVALID_FORM_BODY');
   });
 });
