@@ -1,13 +1,20 @@
 // A guild's custom emojis: create (the image stored under the emoji's id), rename or restrict to roles, delete (and
 // with purge, the image too). Decided on the guild's expressions stream, with the actor's standing from the guild.
 import { missingPermissions } from '../domain/errors.js';
-import type { EmojiData } from '../domain/guildExpressions.js';
+import { type EmojiData, guildExpressionsDecider } from '../domain/guildExpressions.js';
 import { isoNow } from '../ports/clock.js';
 import type { Image } from '../ports/images.js';
 import { type ActorMeta, type Uses } from './deps.js';
 import { emojiImageKey, expressionAccess, requireGuildRoles, runExpressionCommand } from './expressions.js';
+import { guildExpressionsStream } from './streams.js';
 
 type Deps = Uses<'commands' | 'blobs' | 'clock' | 'settle'>;
+
+/** The ids of the guild's custom emojis, as its expressions stream has them: what a forum's tags may name (domain/forum.ts). */
+export async function guildEmojiIds(deps: Uses<'commands'>, guildId: string): Promise<ReadonlySet<string>> {
+  const { state } = await deps.commands.load(guildExpressionsStream(guildId), guildExpressionsDecider);
+  return new Set(state.emojis.keys());
+}
 
 /**
  * `image` reads the image (a data URI decoded, or a URL fetched) only once the actor is known to be allowed to create

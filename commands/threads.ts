@@ -3,17 +3,18 @@
 // thread, its guild and its parent, hands the thread's decider the parent's permissions of whom it concerns, and
 // waits until the read models show the result.
 import { badRequest } from '../domain/errors.js';
+import { ChannelFlag } from '../domain/forum.js';
 import { type ChannelData, type GuildState, channelPermissions, requireNotTimedOut, requireVisibleChannel, unknownChannel } from '../domain/guildState.js';
 import { unknownMessage } from '../domain/message.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import { type Participant, type ThreadCommand, type ThreadData, type ThreadFields, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
 import { isoNow } from '../ports/clock.js';
 import { channelById } from '../projections/channels.queries.js';
-import { threadById, threadsOfParent } from '../projections/threads.queries.js';
+import { pinnedPostOf, threadById, threadsOfParent } from '../projections/threads.queries.js';
 import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
 import { type ActorMeta, type Uses, metadata, serviceMeta } from './deps.js';
 import { loadMessage } from './messages/state.js';
-import { channelSendsGate, exclusive } from './queue.js';
+import { channelSendsGate, exclusive, queued } from './queue.js';
 import { threadStream } from './streams.js';
 
 type ThreadDeps = Uses<'commands' | 'clock' | 'settle'>;
@@ -122,12 +123,22 @@ async function guildOfChannel(deps: Uses<'commands' | 'readStore' | 'clock'>, ch
 /** Changes to a thread as a request names them: a null slowmode is none. */
 type ThreadChanges = Omit<ThreadFields, 'rate_limit_per_user'> & { rate_limit_per_user?: number | null };
 
-export async function updateThread(deps: ThreadDeps, meta: ActorMeta, threadId: string, changes: ThreadChanges): Promise<void> {
+/**
+ * Changes a thread. Pinning a post reads its forum's pinned post and appends in turn with the forum's other pinnings in
+ * this process, so two at once do not both pass (between processes of the distributed mode they may, as two webhooks
+ * made at once may pass the per-channel count).
+ */
+export async function updateThread(deps: ThreadDeps & Uses<'readStore'>, meta: ActorMeta, threadId: string, changes: ThreadChanges): Promise<void> {
   const { rate_limit_per_user: slowmode, ...rest } = changes;
   const fields: ThreadFields = slowmode === undefined ? rest : { ...rest, rate_limit_per_user: slowmode ?? 0 };
   const { guild, parent } = await resolveThread(deps, threadId);
   const actor = participant(guild, parent, meta.actorId);
-  await run(deps, meta, threadId, { type: 'UpdateThread', actor, fields, at: isoNow(deps.clock), forumTags: parent.available_tags });
+  const update = async (pinnedPostId: string | null = null) => {
+    const command: ThreadCommand = { type: 'UpdateThread', actor, fields, at: isoNow(deps.clock), forumTags: parent.available_tags, pinnedPostId };
+    await run(deps, meta, threadId, command);
+  };
+  if (!((fields.flags ?? 0) & ChannelFlag.PINNED)) return update();
+  await queued(`forum-pins-${parent.id}`, async () => update((await pinnedPostOf(deps.readStore, parent.id))?._id ?? null));
 }
 
 /** Deletes the thread once the sends under way in it are appended, as a channel's deletion does. */

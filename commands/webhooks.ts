@@ -2,6 +2,7 @@
 // webhook, and executing it, which posts a normal message in its channel under the webhook's name.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
+import { isForum, webhookNeedsThread, webhookServiceInForum, webhookThreadNameAndId, webhookThreadOutsideForum } from '../domain/forum.js';
 import { guildDecider } from '../domain/guild.js';
 import { type ChannelData, type GuildState, unknownChannel } from '../domain/guildState.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
@@ -25,7 +26,8 @@ import { channelAccess, loadThread } from './access.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import type { MessageChannelAccess } from './access.js';
 import type { SendInput, UploadedFile } from './messages/input.js';
-import { type Authorship, postMessage } from './messages/send.js';
+import { type Authorship, type Opening, postMessage } from './messages/send.js';
+import { preparePost } from './forum.js';
 import { guildStream, webhookStream } from './streams.js';
 
 const avatarKey = (webhookId: string, hash: string) => `avatars/${webhookId}/${hash}`;
@@ -71,7 +73,8 @@ async function managedChannel(
 }
 
 function assertWebhookChannel(channel: ChannelData, path: string) {
-  if (!WEBHOOK_CHANNEL_TYPES.includes(channel.type)) throw invalidForm([{ path, message: 'Webhooks can only post in text and announcement channels' }]);
+  if (!WEBHOOK_CHANNEL_TYPES.includes(channel.type))
+    throw invalidForm([{ path, message: 'Webhooks can only post in text, announcement, forum and media channels' }]);
 }
 
 /** An interaction_url must be https and, unless development allows it, resolve only to public addresses (no SSRF). */
@@ -197,6 +200,10 @@ export async function deleteWebhook(deps: Uses<'commands' | 'clock' | 'settle'>,
 export interface ExecuteInput extends SendInput {
   username?: string;
   avatar_url?: string;
+  /** A forum's webhook opens a post of this name, its message the first (domain/forum.ts). */
+  thread_name?: string;
+  /** The forum's tags the post it opens carries. */
+  applied_tags?: string[];
 }
 
 export interface ExecuteOptions {
@@ -204,29 +211,57 @@ export interface ExecuteOptions {
   deliveryId?: string;
   /** Post in this thread of the webhook's channel instead. */
   threadId?: string;
+  /** Executed by a service adapter (code host, chat service), which cannot name a post. */
+  service?: true;
 }
 
-/** Where an execution posts: the webhook's channel, or a thread of it (UNKNOWN_CHANNEL for any other thread). */
-async function executionPlace(deps: Uses<'commands'>, opened: Awaited<ReturnType<typeof webhookByToken>>, threadId?: string): Promise<MessageChannelAccess> {
-  const { guild, channel } = opened;
+type OpenedWebhook = Awaited<ReturnType<typeof webhookByToken>>;
+
+/**
+ * Where an execution posts: the webhook's channel, a thread of it (UNKNOWN_CHANNEL for any other thread), or, for a
+ * forum's webhook, a post it opens with `thread_name` (`opening` appends it before its first message).
+ */
+async function executionPlace(
+  deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>,
+  meta: RequestMeta,
+  opened: OpenedWebhook,
+  input: ExecuteInput,
+  options: ExecuteOptions,
+): Promise<{ access: MessageChannelAccess; opening?: Opening }> {
+  const { webhook, guild, channel } = opened;
+  const { thread_name: threadName, applied_tags: appliedTags } = input;
+  const { threadId } = options;
+  if (isForum(channel.type)) {
+    if (options.service) throw webhookServiceInForum();
+    if (threadName !== undefined && threadId) throw webhookThreadNameAndId();
+    if (threadName === undefined && !threadId) throw webhookNeedsThread();
+  } else if (threadName !== undefined) throw webhookThreadOutsideForum();
+  if (appliedTags !== undefined && threadName === undefined) {
+    throw invalidForm([{ path: 'applied_tags', message: 'Tags are applied to the post an execution opens with thread_name' }]);
+  }
+  if (threadName !== undefined) {
+    const forum = { guild, channel, permissions: WEBHOOK_PERMISSIONS };
+    return preparePost(deps, { ...meta, actorId: webhook.id }, forum, webhook.id, { name: threadName, applied_tags: appliedTags }, true);
+  }
   const place = { guildId: guild.id, permissions: WEBHOOK_PERMISSIONS, guild, dm: null };
-  if (!threadId) return { ...place, channelId: channel.id, type: channel.type };
+  if (!threadId) return { access: { ...place, channelId: channel.id, type: channel.type } };
   const thread = await loadThread(deps, threadId);
   if (thread.status !== 'active' || thread.thread!.parent_id !== channel.id) throw unknownChannel();
-  return { ...place, channelId: threadId, type: thread.thread!.type, thread };
+  return { access: { ...place, channelId: threadId, type: thread.thread!.type, thread } };
 }
 
 /** Executes the webhook: a message in its channel, by the webhook, with the name and avatar overrides given. */
 export async function executeWebhook(
   deps: Uses<'commands' | 'readStore' | 'ids' | 'blobs' | 'clock' | 'settle'>,
   meta: RequestMeta,
-  opened: Awaited<ReturnType<typeof webhookByToken>>,
+  opened: OpenedWebhook,
   input: ExecuteInput,
   files: UploadedFile[],
   options: ExecuteOptions = {},
 ): Promise<MessageDoc> {
   const { webhook } = opened;
-  const access = await executionPlace(deps, opened, options.threadId);
+  const { thread_name: _name, applied_tags: _tags, ...message } = input;
+  const { access, opening } = await executionPlace(deps, meta, opened, input, options);
   const by: Authorship = {
     author: {
       id: webhook.id,
@@ -240,8 +275,9 @@ export async function executeWebhook(
     },
     webhookId: webhook.id,
     components: true,
+    opens: opening,
   };
-  const send: SendInput = { ...input };
+  const send: SendInput = { ...message };
   if (options.deliveryId) {
     send.nonce = `codehost:${options.deliveryId}`;
     by.nonceWindowMs = CODEHOST_REDELIVERY_WINDOW_MS;

@@ -2,7 +2,7 @@
 // fields, as in the widely used API; a request naming another type's field is refused whole.
 import type { DomainEvent } from './decider.js';
 import { type FieldError, invalidForm } from './errors.js';
-import { emojiErrors, isForum, tagErrors } from './forum.js';
+import { channelFlagErrors, emojiErrors, isForum, tagErrors, unknownEmojiErrors } from './forum.js';
 import {
   type Change,
   type ChannelData,
@@ -100,9 +100,10 @@ export type ChannelEvent = ChannelCreated | ChannelUpdated | ChannelDeleted | Ch
 
 export type ChannelMove = { id: string; position?: number | null; parent_id?: string | null; lock_permissions?: boolean | null };
 
+/** `emojiIds`: the guild's custom emojis, which a forum's tags and default reaction may name (none when not given). */
 export type ChannelCommand =
-  | { type: 'CreateChannel'; actorId: string; channelId: string; fields: ChannelFields & { name: string; type: number } }
-  | { type: 'UpdateChannel'; actorId: string; channelId: string; fields: ChannelFields }
+  | { type: 'CreateChannel'; actorId: string; channelId: string; fields: ChannelFields & { name: string; type: number }; emojiIds?: ReadonlySet<string> }
+  | { type: 'UpdateChannel'; actorId: string; channelId: string; fields: ChannelFields; emojiIds?: ReadonlySet<string> }
   | { type: 'DeleteChannel'; actorId: string; channelId: string }
   | { type: 'MoveChannels'; actorId: string; moves: ChannelMove[] }
   | { type: 'SetChannelOverwrite'; actorId: string; channelId: string; overwrite: OverwriteInput }
@@ -126,19 +127,26 @@ function parentErrors(state: GuildState, parentId: string | null | undefined, ch
   return state.channels.get(parentId)?.type === ChannelType.GUILD_CATEGORY ? [] : [{ path, message: 'Not a category of this guild' }];
 }
 
-/** Every field must belong to the channel's type; parents must be categories; overwrites must name roles or members. */
-function fieldErrors(state: GuildState, channelType: number, fields: ChannelFields): FieldError[] {
+/**
+ * Every field must belong to the channel's type; parents must be categories; overwrites must name roles or members; a
+ * custom emoji newly named must be the guild's (`current`: the channel before the change).
+ */
+function fieldErrors(state: GuildState, channelType: number, fields: ChannelFields, emojiIds?: ReadonlySet<string>, current?: ChannelData): FieldError[] {
   const allowed = GUILD_CHANNEL_TYPES[channelType].fields;
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined && key !== 'type' && !allowed.includes(key)) errors.push({ path: key, message: `Not a field of channels of type ${channelType}` });
+    // Every channel has flags, each type its own (checked below).
+    if (value !== undefined && key !== 'type' && key !== 'flags' && !allowed.includes(key))
+      errors.push({ path: key, message: `Not a field of channels of type ${channelType}` });
   }
+  errors.push(...channelFlagErrors(channelType, fields.flags));
   errors.push(...parentErrors(state, fields.parent_id, channelType, 'parent_id'));
   // Forum and media channels' guidelines may be longer than a text channel's topic.
   if (!isForum(channelType) && (fields.topic?.length ?? 0) > TEXT_TOPIC_LENGTH)
     errors.push({ path: 'topic', message: `Must be ${TEXT_TOPIC_LENGTH} or fewer in length` });
   if (fields.available_tags) errors.push(...tagErrors(fields.available_tags));
   errors.push(...emojiErrors(fields.default_reaction_emoji, 'default_reaction_emoji'));
+  errors.push(...unknownEmojiErrors(fields, current, emojiIds ?? new Set()));
   fields.permission_overwrites?.forEach((o, i) => errors.push(...overwriteTargetErrors(state, o, `permission_overwrites.${i}.id`)));
   return errors;
 }
@@ -154,7 +162,7 @@ export const channelDeciders = {
     const held = requireGuildPermission(state, command.actorId, Permission.MANAGE_CHANNELS);
     const { type, permission_overwrites: overwriteInputs, ...fields } = command.fields;
     if (!GUILD_CHANNEL_TYPES[type]) throw invalidForm([{ path: 'type', message: `Channels of type ${type} cannot be created in a guild` }]);
-    const errors = fieldErrors(state, type, command.fields);
+    const errors = fieldErrors(state, type, command.fields, command.emojiIds);
     if (errors.length) throw invalidForm(errors);
     const overwrites = (overwriteInputs ?? []).map(normalizeOverwrite);
     if (overwrites.length) requireOverwriteRights(held, overwrites);
@@ -174,7 +182,7 @@ export const channelDeciders = {
   UpdateChannel(command: Extract<ChannelCommand, { type: 'UpdateChannel' }>, state: GuildState): ChannelEvent[] {
     const { channel, permissions } = requireVisibleChannel(state, command.actorId, command.channelId);
     requirePermission(permissions, Permission.MANAGE_CHANNELS);
-    const errors = fieldErrors(state, channel.type, command.fields);
+    const errors = fieldErrors(state, channel.type, command.fields, command.emojiIds, channel);
     const type = command.fields.type;
     if (type !== undefined && type !== channel.type && !(CONVERTIBLE.includes(type) && CONVERTIBLE.includes(channel.type))) {
       errors.push({ path: 'type', message: 'Only text and announcement channels can change type, into each other' });

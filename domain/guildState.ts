@@ -77,6 +77,8 @@ export interface ChannelData {
   default_thread_rate_limit_per_user?: number;
   default_sort_order?: number | null;
   default_forum_layout?: number;
+  /** Forum and media channels' REQUIRE_TAG (and media download options): domain/forum.ts. Absent: none. */
+  flags?: number;
 }
 
 export interface MemberData {

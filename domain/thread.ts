@@ -5,7 +5,7 @@
 // same message finds its stream taken.
 import type { Decider, DomainEvent } from './decider.js';
 import { DomainError, badRequest, invalidForm, missingPermissions } from './errors.js';
-import { type ForumTag, cannotSendInForum, isForum, requireAppliedTags } from './forum.js';
+import { ChannelFlag, type ForumTag, cannotSendInForum, isForum, maxPinnedPosts, requireAppliedTags, tagRequired } from './forum.js';
 import { type Change, type GuildState, applyChanges, channelPermissions, diff, unknownChannel, unknownMember } from './guildState.js';
 import { Permission, hasPermission, requirePermission, threadPermissions } from './permissions.js';
 
@@ -40,6 +40,8 @@ export interface ThreadData {
   create_timestamp: string;
   /** Posts in forum and media channels only: the ids of the parent's tags the post carries. */
   applied_tags?: string[];
+  /** PINNED (a post pinned atop its forum) or none; absent: none. */
+  flags?: number;
 }
 
 export interface ThreadState {
@@ -50,7 +52,8 @@ export interface ThreadState {
   members: ReadonlyMap<string, string>;
 }
 
-export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thread: ThreadData; fromMessage: boolean }>;
+/** `byWebhook`: a webhook opened the post, as its message's side (no member joins, no audit-log entry, as for its messages). */
+export type ThreadCreated = DomainEvent<'ThreadCreated', { guildId: string; thread: ThreadData; fromMessage: boolean; byWebhook?: true }>;
 /** `byMessage`: a message reopened the archived thread (no one's edit, so no audit-log entry). */
 export type ThreadUpdated = DomainEvent<'ThreadUpdated', { guildId: string; threadId: string; parentId: string; changes: Change[]; byMessage?: true }>;
 /** The service archived a thread that saw no activity for its auto_archive_duration (no one's edit: no audit-log entry). */
@@ -74,13 +77,26 @@ export interface Participant {
 }
 
 export type ThreadFields = Partial<
-  Pick<ThreadData, 'name' | 'archived' | 'locked' | 'auto_archive_duration' | 'invitable' | 'rate_limit_per_user' | 'applied_tags'>
+  Pick<ThreadData, 'name' | 'archived' | 'locked' | 'auto_archive_duration' | 'invitable' | 'rate_limit_per_user' | 'applied_tags' | 'flags'>
 >;
 
 export type ThreadCommand =
-  /** `forumTags`: the parent's tags, when it is a forum or media channel. */
-  | { type: 'CreateThread'; actor: Participant; parentType: number; fromMessage: boolean; thread: ThreadData; forumTags?: readonly ForumTag[] }
-  | { type: 'UpdateThread'; actor: Participant; fields: ThreadFields; at: string; forumTags?: readonly ForumTag[] }
+  /**
+   * `forumTags` and `forumFlags`: the parent's tags and flags, when it is a forum or media channel. `byWebhook`: the
+   * actor is a webhook opening a post (executed with thread_name), which does not join it.
+   */
+  | {
+      type: 'CreateThread';
+      actor: Participant;
+      parentType: number;
+      fromMessage: boolean;
+      thread: ThreadData;
+      forumTags?: readonly ForumTag[];
+      forumFlags?: number;
+      byWebhook?: true;
+    }
+  /** `pinnedPostId`: the parent forum's pinned post, if it has one (a forum pins one at most). */
+  | { type: 'UpdateThread'; actor: Participant; fields: ThreadFields; at: string; forumTags?: readonly ForumTag[]; pinnedPostId?: string | null }
   | { type: 'DeleteThread'; actor: Participant }
   /** Its parent channel is being deleted by someone allowed to: the thread and its messages go with it. */
   | { type: 'DeleteWithParent' }
@@ -101,6 +117,17 @@ export const threadArchived = () => badRequest('THREAD_ARCHIVED', 'Operation is 
 export const threadAlreadyCreated = () => badRequest('THREAD_ALREADY_CREATED', 'A thread has already been created for this message');
 const notAPost = () => invalidForm([{ path: 'applied_tags', message: 'Only posts in forum and media channels have tags' }]);
 export const threadLocked = () => new DomainError('forbidden', 'THREAD_LOCKED', 'Thread is locked');
+
+/**
+ * A thread's flags are PINNED or none; only a forum's post is pinned, and only while no other post of the forum is
+ * (MANAGE_THREADS, which pinning takes, is checked with the other fields).
+ */
+function requirePinnable(thread: ThreadData, flags: number, pinnedPostId: string | null): void {
+  if (flags & ~ChannelFlag.PINNED) throw invalidForm([{ path: 'flags', message: 'A thread’s only flag is PINNED (2)' }]);
+  if (!(flags & ChannelFlag.PINNED)) return;
+  if (thread.applied_tags === undefined) throw invalidForm([{ path: 'flags', message: 'Only posts in forum and media channels are pinned' }]);
+  if (pinnedPostId !== null && pinnedPostId !== thread.id) throw maxPinnedPosts();
+}
 
 /** The participant's permissions in the thread, by the one permission algorithm. */
 export function permissionsIn(state: ThreadState, who: Participant): bigint {
@@ -145,6 +172,7 @@ const deciders = {
       if (command.fromMessage) throw cannotSendInForum();
       requirePermission(actor.parentPermissions, Permission.SEND_MESSAGES);
       requireAppliedTags(thread.applied_tags ?? [], [], command.forumTags ?? [], actor.parentPermissions);
+      if ((command.forumFlags ?? 0) & ChannelFlag.REQUIRE_TAG && !thread.applied_tags?.length) throw tagRequired();
     } else {
       if (thread.applied_tags !== undefined) throw notAPost();
       requirePermission(
@@ -152,10 +180,9 @@ const deciders = {
         thread.type === ThreadType.PRIVATE_THREAD ? Permission.CREATE_PRIVATE_THREADS : Permission.CREATE_PUBLIC_THREADS,
       );
     }
-    return [
-      { type: 'ThreadCreated', data: { guildId: thread.guild_id, thread, fromMessage: command.fromMessage } },
-      memberAdded(thread, actor.id, thread.create_timestamp, 1),
-    ];
+    const created: ThreadCreated = { type: 'ThreadCreated', data: { guildId: thread.guild_id, thread, fromMessage: command.fromMessage } };
+    if (command.byWebhook) return [{ ...created, data: { ...created.data, byWebhook: true } }];
+    return [created, memberAdded(thread, actor.id, thread.create_timestamp, 1)];
   },
 
   UpdateThread(command: Extract<ThreadCommand, { type: 'UpdateThread' }>, state: ThreadState): ThreadEvent[] {
@@ -169,11 +196,12 @@ const deciders = {
       if (thread.applied_tags === undefined) throw notAPost();
       requireAppliedTags(fields.applied_tags, thread.applied_tags, command.forumTags ?? [], permissions);
     }
+    if (fields.flags !== undefined) requirePinnable(thread, fields.flags, command.pinnedPostId ?? null);
     // An archived thread changes only by being unarchived (other fields may change along with it).
     if (thread.archived && fields.archived !== false) throw threadArchived();
     if (thread.locked && !manages) throw threadLocked();
     const next: ThreadFields & { archive_timestamp?: string } = { ...fields };
-    const changes = diff(thread, next);
+    const changes = diff({ ...thread, flags: thread.flags ?? 0 }, next);
     if (changes.length === 0) return [];
     const isOwner = thread.owner_id === command.actor.id;
     for (const { key, new_value } of changes) {

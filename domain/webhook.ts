@@ -10,8 +10,8 @@ import { type Change, applyChanges, diff } from './guildState.js';
 export const WEBHOOK_TYPE_INCOMING = 1;
 /** As the widely used API: at most 15 webhooks per channel. */
 export const MAX_WEBHOOKS_PER_CHANNEL = 15;
-/** Channel types a webhook may post into: text and announcement channels. */
-export const WEBHOOK_CHANNEL_TYPES = [0, 5];
+/** Channel types a webhook may post into: text and announcement channels, and forum and media channels' posts. */
+export const WEBHOOK_CHANNEL_TYPES = [0, 5, 15, 16];
 
 export interface WebhookData {
   id: string;

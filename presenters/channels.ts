@@ -26,5 +26,5 @@ export type GuildChannelObject = APIGuildChannel &
 /** A guild channel object: the fields of its type (the read model keeps only those) and its guild. */
 export function channelObject(doc: ChannelDoc): GuildChannelObject {
   const { _id, ...fields } = doc;
-  return { id: _id, ...fields, ...lastPinTimestamp(doc), flags: NO_FLAGS };
+  return { id: _id, ...fields, ...lastPinTimestamp(doc), flags: doc.flags ?? NO_FLAGS };
 }

@@ -32,7 +32,7 @@ export function threadObject(thread: ThreadData, counts: ThreadCounts): APIThrea
       create_timestamp: apiTimestamp(thread.create_timestamp),
     },
     ...(thread.applied_tags ? { applied_tags: thread.applied_tags } : {}),
-    flags: NO_FLAGS,
+    flags: thread.flags ?? NO_FLAGS,
   };
 }
 

@@ -184,12 +184,11 @@ const auditedEvents: Audited<
     targetId: data.channel.id,
     changes: deleted(data.channel),
   }),
-  ThreadCreated: ({ data }) => ({
-    guildId: data.guildId,
-    actionType: AuditLogAction.THREAD_CREATE,
-    targetId: data.thread.id,
-    changes: created(data.thread, THREAD_SKIP),
-  }),
+  // A webhook's post is its message's side, and a webhook's messages make no entry.
+  ThreadCreated: ({ data }) =>
+    data.byWebhook
+      ? null
+      : { guildId: data.guildId, actionType: AuditLogAction.THREAD_CREATE, targetId: data.thread.id, changes: created(data.thread, THREAD_SKIP) },
   ThreadUpdated: ({ data }) =>
     data.byMessage ? null : { guildId: data.guildId, actionType: AuditLogAction.THREAD_UPDATE, targetId: data.threadId, changes: threadChanges(data.changes) },
   ThreadDeleted: ({ data }) =>

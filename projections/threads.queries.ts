@@ -1,4 +1,5 @@
 // Reads of the threads projection's collections: threads and their members.
+import { ChannelFlag } from '../domain/forum.js';
 import { AUTO_ARCHIVE_DURATIONS } from '../domain/thread.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { THREADS, THREAD_MEMBERS } from './collections.js';
@@ -18,6 +19,10 @@ export const threadMembersPage = (read: Pick<ReadStore, 'find'>, threadId: strin
 
 /** A guild's threads that are not archived. */
 export const activeThreadsOfGuild = (read: Pick<ReadStore, 'find'>, guildId: string) => read.find<ThreadDoc>(THREADS, { guild_id: guildId, archived: false });
+
+/** The forum's pinned post (PINNED is the only flag a thread carries), archived or not. */
+export const pinnedPostOf = (read: Pick<ReadStore, 'findOne'>, forumId: string) =>
+  read.findOne<ThreadDoc>(THREADS, { parent_id: forumId, flags: ChannelFlag.PINNED });
 
 /** Every thread of a channel, archived or not. */
 export const threadsOfParent = (read: Pick<ReadStore, 'find'>, parentId: string) => read.find<ThreadDoc>(THREADS, { parent_id: parentId });

@@ -5,7 +5,7 @@ import { badRequest, invalidForm } from '../../domain/errors.js';
 import { cannotSendInForum, isForum } from '../../domain/forum.js';
 import { type Attachment, type MessageFields, type MessageUser, MessageType, assertNewMessage, messageDecider, unknownMessage } from '../../domain/message.js';
 import { nonceDecider } from '../../domain/messageNonce.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
+import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { slowmodeDecider } from '../../domain/slowmode.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
@@ -157,23 +157,29 @@ async function appendMessage(
 }
 
 /**
- * The slowmode window a send by the user must respect, in seconds: the channel's (or thread's) rate_limit_per_user, 0 in
- * DMs and for members who may manage messages or the channel, or the threads of a thread's (bots are held to it).
+ * The slowmode window, in seconds, of a channel whose rate_limit_per_user is `seconds` for a user with `permissions`
+ * there: 0 for those who may manage messages or the channel, or threads where threads are concerned (a thread's sends,
+ * a forum's posts). Bots are held to it.
  */
-function slowmodeWindow(access: MessageChannelAccess): number {
-  const seconds = (access.thread ? access.thread.thread?.rate_limit_per_user : access.guild?.channels.get(access.channelId)?.rate_limit_per_user) ?? 0;
+export function slowmodeWindow(seconds: number, permissions: bigint, threads: boolean): number {
   const exempt =
-    has(access, Permission.MANAGE_MESSAGES) ||
-    has(access, Permission.MANAGE_CHANNELS) ||
-    (access.thread !== undefined && has(access, Permission.MANAGE_THREADS));
+    hasPermission(permissions, Permission.MANAGE_MESSAGES) ||
+    hasPermission(permissions, Permission.MANAGE_CHANNELS) ||
+    (threads && hasPermission(permissions, Permission.MANAGE_THREADS));
   return seconds > 0 && !exempt ? seconds : 0;
+}
+
+/** The window of a send in the channel (or thread) of `access`: none in DMs. */
+function sendWindow(access: MessageChannelAccess): number {
+  const seconds = (access.thread ? access.thread.thread?.rate_limit_per_user : access.guild?.channels.get(access.channelId)?.rate_limit_per_user) ?? 0;
+  return slowmodeWindow(seconds, access.permissions, access.thread !== undefined);
 }
 
 /**
  * Lets a send through the channel's slowmode, or refuses it with 429 SLOWMODE_RATE_LIMITED and the seconds left. Run
  * once the message is checked whole, just before it is appended, so a send refused for anything else counts for nothing.
  */
-async function admitSlowmodeSend(deps: SendDeps, meta: ActorMeta, channelId: string, userId: string, windowSeconds: number): Promise<void> {
+export async function admitSlowmodeSend(deps: SendDeps, meta: ActorMeta, channelId: string, userId: string, windowSeconds: number): Promise<void> {
   const command = { type: 'AdmitSlowmodeSend' as const, channelId, userId, at: deps.clock.now(), windowSeconds };
   await deps.commands.handle(slowmodeStream(channelId, userId), slowmodeDecider, command, metadata(meta, deps.clock));
 }
@@ -226,7 +232,7 @@ export async function sendIn(
     await executeActions(deps, meta, access, author, content, moderation, null);
     throw automodBlocked(moderation);
   }
-  const window = slowmodeWindow(access);
+  const window = sendWindow(access);
   const slowmode = window > 0 ? { beforeAppend: () => admitSlowmodeSend(deps, meta, channelId, sender.userId, window) } : {};
   const message = await postMessage(deps, meta, access, input, files, { author, webhookId: null, components: sender.bot, ...slowmode, opens });
   if (moderation.triggers.length) await executeActions(deps, meta, access, author, content, moderation, message._id);

@@ -26,8 +26,9 @@ export const threadDispatches = deriver({
     switch (event.type) {
       case 'ThreadCreated': {
         const { thread, guildId } = event.data;
-        // Its creator joins in the same append: one member.
-        const d = { ...threadObject(thread, { ...NEW_THREAD_COUNTS, member_count: 1 }), newly_created: true as const };
+        // Its creator joins in the same append: one member (none for a webhook's post).
+        const members = event.data.byWebhook ? 0 : 1;
+        const d = { ...threadObject(thread, { ...NEW_THREAD_COUNTS, member_count: members }), newly_created: true as const };
         return [dispatch('THREAD_CREATE', d, { intent: Intent.GUILDS, audience: seers(guildId, thread.id) })];
       }
       // An archiving by the service is a THREAD_UPDATE like anyone's.

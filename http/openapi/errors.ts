@@ -37,6 +37,12 @@ export const ERRORS = {
   FAILED_TO_BAN_USERS: [400, 'A bulk ban could ban none of its users (the widely used API’s 500000): nothing was done.'],
   THREAD_ARCHIVED: [400, 'Operation is not allowed on an archived thread (the widely used API’s 50083): unarchive it first.'],
   THREAD_ALREADY_CREATED: [400, 'A thread has already been created for this message (160004).'],
+  TAG_REQUIRED: [400, 'The forum has REQUIRE_TAG: a post carries at least one of its tags in `applied_tags` (40067 under /api/v9 and /api/v10).'],
+  MAX_PINNED_THREADS: [400, 'The forum has its pinned post already: unpin it first (30047 under /api/v9 and /api/v10).'],
+  WEBHOOK_FORUM_THREAD_REQUIRED: [400, 'A forum’s webhook posts with `thread_name` (a new post) or `thread_id` (220001 under /api/v9 and /api/v10).'],
+  WEBHOOK_FORUM_THREAD_NAME_AND_ID: [400, 'A forum’s webhook posts with `thread_name` or `thread_id`, not both (220002).'],
+  WEBHOOK_THREADS_ONLY_IN_FORUMS: [400, '`thread_name` opens a post: only a forum’s or media channel’s webhook takes it (220003).'],
+  WEBHOOK_SERVICES_NOT_IN_FORUMS: [400, 'The code-host and chat-service adapters cannot post through a forum’s webhook (220004).'],
   // 401
   UNAUTHORIZED: [401, 'No token, or a token that does not authenticate (clients drop their token on a 401).'],
   INVALID_WEBHOOK_TOKEN: [401, 'The token in the path is not this webhook’s (or interaction’s).'],

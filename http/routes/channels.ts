@@ -1,6 +1,7 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
 import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
+import { guildEmojiIds } from '../../commands/emojis.js';
 import { deleteChannel, runGuildCommand } from '../../commands/guilds.js';
 import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
@@ -53,6 +54,8 @@ const channelFieldsSchema = {
   default_thread_rate_limit_per_user: { type: 'integer', minimum: 0, maximum: 21600 },
   default_sort_order: { type: ['integer', 'null'], enum: [0, 1, null] },
   default_forum_layout: { type: 'integer', enum: [0, 1, 2] },
+  // REQUIRE_TAG on forums and media channels, HIDE_MEDIA_DOWNLOAD_OPTIONS on the latter (domain/forum.ts).
+  flags: { type: 'integer', minimum: 0, maximum: MAX_INT32 },
 } as const;
 
 export const createChannelSchema = { type: 'object', properties: channelFieldsSchema, required: ['name'], additionalProperties: false } as const;
@@ -157,7 +160,8 @@ export const createChannelRoute = route({
     const meta = actorMeta(ctx);
     const channelId = deps.ids.next();
     const fields = { ...channelFields(deps, body), name: body.name, type: body.type ?? 0 };
-    await runGuildCommand(deps, meta, guildId, { type: 'CreateChannel', actorId: meta.actorId, channelId, fields });
+    const emojiIds = await guildEmojiIds(deps, guildId);
+    await runGuildCommand(deps, meta, guildId, { type: 'CreateChannel', actorId: meta.actorId, channelId, fields, emojiIds });
     return fetchChannel(deps, channelId);
   },
 });
@@ -220,7 +224,8 @@ export const updateChannelRoute = route({
     const body = parseBody(updateChannelSchema, ctx.request.body);
     const { guildId, channel } = await channelAccess(deps, channelId, meta.actorId);
     const fields = channelFields(deps, body, channel.available_tags);
-    await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields });
+    const emojiIds = await guildEmojiIds(deps, guildId);
+    await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields, emojiIds });
     return fetchChannel(deps, channelId);
   },
 });

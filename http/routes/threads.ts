@@ -26,7 +26,7 @@ import type { HttpDeps } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { passOn, route } from '../route.js';
-import { type FromSchema, nameSchema, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
+import { type FromSchema, MAX_INT32, nameSchema, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 import { deleteChannelRoute, getChannelRoute, updateChannelRoute } from './channels.js';
 
 export const threadFields = {
@@ -59,6 +59,8 @@ export const updateThreadSchema = {
     locked: { type: 'boolean' },
     invitable: { type: 'boolean' },
     applied_tags: appliedTagsSchema,
+    // PINNED (2) on a forum's post, by MANAGE_THREADS holders (domain/thread.ts).
+    flags: { type: 'integer', minimum: 0, maximum: MAX_INT32 },
   },
   additionalProperties: false,
 } as const;
@@ -143,7 +145,7 @@ export const startThreadRoute = route({
   body: startThreadSchema,
   audit: 'THREAD_CREATE',
   responses: { 201: thread },
-  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE'],
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE', 'TAG_REQUIRED'],
   async handle(ctx, { params: { channelId }, body }, deps) {
     const threadId = await createThread(deps, actorMeta(ctx), channelId, body, null);
     return presentThread(deps, threadId);
@@ -179,7 +181,7 @@ export const updateThreadRoute = route({
   readsItself: ['body'],
   audit: 'THREAD_UPDATE',
   responses: updateChannelRoute.responses,
-  errors: [...updateChannelRoute.errors, 'THREAD_ARCHIVED', 'THREAD_LOCKED'],
+  errors: [...updateChannelRoute.errors, 'THREAD_ARCHIVED', 'THREAD_LOCKED', 'MAX_PINNED_THREADS'],
   async handle(ctx, { params: { channelId } }, deps) {
     if (!(await isThread(deps, channelId))) return passOn;
     const fields: FromSchema<typeof updateThreadSchema> = parseBody(updateThreadSchema, ctx.request.body);

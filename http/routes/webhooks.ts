@@ -37,6 +37,7 @@ import { webhookObject } from '../../presenters/webhooks.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { route } from '../route.js';
 import { sendSchema } from './messages.js';
+import { appliedTagsSchema, threadFields } from './threads.js';
 
 const webhookName = nameSchema(1, 80);
 const avatar = { type: ['string', 'null'] } as const;
@@ -64,7 +65,14 @@ const { nonce: _nonce, message_reference: _reference, ...sendFields } = sendSche
 /** A send's fields (replies and nonces aside, as in the widely used API) plus the webhook's name and avatar overrides. */
 export const executeSchema = {
   type: 'object',
-  properties: { ...sendFields, username: nameSchema(1, 80), avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' } },
+  properties: {
+    ...sendFields,
+    username: nameSchema(1, 80),
+    avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' },
+    // A forum's webhook opens a post (commands/webhooks.ts).
+    thread_name: threadFields.name,
+    applied_tags: appliedTagsSchema,
+  },
 } as const;
 export const executeQuery = { type: 'object', properties: { wait: { type: 'boolean', default: false }, thread_id: snowflakeSchema } } as const;
 export const codehostHeaders = {
@@ -80,8 +88,6 @@ export const tokenParams = {
   properties: { webhookId: snowflakeSchema, token: { type: 'string', minLength: 1, maxLength: 200 } },
   required: ['webhookId', 'token'],
 } as const;
-
-/** Threads are not part of this service: a webhook posts in its own channel. */
 
 /** An adapter's body: JSON, or (as code hosts and chat services may also send) a form whose `payload` field holds it. */
 function adapterBody(ctx: Context): unknown {
@@ -162,6 +168,8 @@ const postErrors = [
   'CANNOT_SEND_EMPTY_MESSAGE',
   'UNKNOWN_CHANNEL',
   'THREAD_ARCHIVED',
+  'WEBHOOK_FORUM_THREAD_REQUIRED',
+  'WEBHOOK_SERVICES_NOT_IN_FORUMS',
 ] as const;
 /** The adapters' payloads are the sender's own formats, read by domain/codehost.ts and domain/slack.ts, not a schema. */
 const adapterPayload = { type: 'object', description: 'The service’s own event payload.' } as const;
@@ -177,7 +185,7 @@ export const createWebhookRoute = route({
   path: '/channels/:channelId/webhooks',
   summary: 'Create a webhook',
   description:
-    'Needs MANAGE_WEBHOOKS; text and announcement channels only. `avatar` is a data URI; `interaction_url` (https) receives the clicks on its messages’ components.',
+    'Needs MANAGE_WEBHOOKS; text, announcement, forum and media channels only. `avatar` is a data URI; `interaction_url` (https) receives the clicks on its messages’ components.',
   params: channelParams,
   body: createSchema,
   responses: { 200: webhook },
@@ -330,11 +338,11 @@ export const executeWebhookRoute = route({
   path: '/webhooks/:webhookId/:token',
   summary: 'Execute a webhook, or send an interaction follow-up',
   description:
-    'Posts a message as the webhook (`username` and `avatar_url` override its name and avatar for this message). With an application’s id and an interaction’s token in the path instead, it sends a follow-up to that interaction (`username` and `avatar_url` are ignored there). `thread_id` posts in a thread of the webhook’s channel (unarchiving it, unless it is locked).',
+    'Posts a message as the webhook (`username` and `avatar_url` override its name and avatar for this message). With an application’s id and an interaction’s token in the path instead, it sends a follow-up to that interaction (`username` and `avatar_url` are ignored there). `thread_id` posts in a thread of the webhook’s channel (unarchiving it, unless it is locked). A forum’s or media channel’s webhook posts with `thread_id` in one of its posts, or opens a post with `thread_name` (and `applied_tags`, none moderated), its message the first; the post is the webhook’s (`owner_id`), which joins no one.',
   body: executeSchema,
   multipart: true,
   responses: posted,
-  errors: [...postErrors, 'UNKNOWN_INTERACTION'],
+  errors: [...postErrors, 'UNKNOWN_INTERACTION', 'WEBHOOK_FORUM_THREAD_NAME_AND_ID', 'WEBHOOK_THREADS_ONLY_IN_FORUMS'],
   async handle(ctx, _input, deps) {
     const opened = await byToken(ctx, deps);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
@@ -360,7 +368,7 @@ export const codehostRoute = route({
     const opened = await byToken(ctx, deps);
     // Events that are not rendered (ping, unknown events) are accepted and post nothing, as code hosts expect.
     if (!message) return noContent(ctx);
-    await execute(ctx, deps, opened, message, [], { deliveryId: headers['x-codehost-delivery'] });
+    await execute(ctx, deps, opened, message, [], { deliveryId: headers['x-codehost-delivery'], service: true });
   },
 });
 
@@ -382,7 +390,7 @@ export const slackRoute = route({
   errors: postErrors,
   async handle(ctx, _input, deps) {
     const message = slackMessage(adapterBody(ctx));
-    await execute(ctx, deps, await byToken(ctx, deps), message, []);
+    await execute(ctx, deps, await byToken(ctx, deps), message, [], { service: true });
     if (ctx.status === 204) {
       // Slack's incoming webhooks answer 200 "ok", which its clients check for.
       ctx.status = 200;

@@ -1,7 +1,7 @@
 // Given/when/then on forum and media channels: their fields and tags (guild aggregate), and posts with applied tags
 // (thread aggregate).
 import { describe, expect, it } from 'vitest';
-import { type ForumTag, withTagIds } from '../../domain/forum.js';
+import { ChannelFlag, type ForumTag, withTagIds } from '../../domain/forum.js';
 import { guildDecider } from '../../domain/guild.js';
 import { initialGuildState } from '../../domain/guildState.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../domain/permissions.js';
@@ -58,10 +58,10 @@ describe('a forum or media channel', () => {
       .then([{ type: 'ChannelCreated', data: { guildId: 'g', channel: { ...channel, type: 16, ...defaults } } }]);
   });
 
-  it('refuses tags with one name twice, an emoji both custom and unicode, a media layout, and tags on a text channel', () => {
+  it('refuses tags with one name twice, an emoji both custom and unicode or not the guild’s, a media layout, and tags on a text channel', () => {
     const create = (type: number, fields: object) =>
       given(guildDecider, guild)
-        .when({ type: 'CreateChannel', actorId: 'owner', channelId: 'forum', fields: { name: 'help', type, ...fields } })
+        .when({ type: 'CreateChannel', actorId: 'owner', channelId: 'forum', fields: { name: 'help', type, ...fields }, emojiIds: new Set(['1']) })
         .thenRefuses('INVALID_FORM_BODY').errors;
     expect(create(15, { available_tags: [tag('a'), { ...tag('b'), name: 'a' }] })).toEqual([
       { path: 'available_tags.1.name', message: 'Tag names must be unique' },
@@ -69,6 +69,14 @@ describe('a forum or media channel', () => {
     expect(create(15, { default_reaction_emoji: { emoji_id: '1', emoji_name: '👍' } })).toEqual([
       { path: 'default_reaction_emoji', message: 'Only one of emoji_id and emoji_name may be set' },
     ]);
+    expect(
+      create(15, {
+        available_tags: [
+          { ...tag('a'), emoji_id: '1' },
+          { ...tag('b'), emoji_id: '2' },
+        ],
+      }),
+    ).toEqual([{ path: 'available_tags.1.emoji_id', message: 'Unknown emoji' }]);
     expect(create(16, { default_forum_layout: 1 })).toEqual([{ path: 'default_forum_layout', message: 'Not a field of channels of type 16' }]);
     expect(create(0, { available_tags: [] })).toEqual([{ path: 'available_tags', message: 'Not a field of channels of type 0' }]);
   });
@@ -155,6 +163,35 @@ describe('a post', () => {
       .thenRefuses('INVALID_FORM_BODY');
     given(threadDecider, [{ type: 'ThreadCreated', data: { guildId: 'g', thread: plain, fromMessage: false } }])
       .when(retag(author, []))
+      .thenRefuses('INVALID_FORM_BODY');
+  });
+
+  it('opened by a webhook joins no one; in a forum with REQUIRE_TAG it carries a tag', () => {
+    const hook = { id: 'hook', parentPermissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES };
+    given(threadDecider, [])
+      .when({ ...open(hook, { owner_id: 'hook' }), byWebhook: true })
+      .then([{ type: 'ThreadCreated', data: { guildId: 'g', thread: post({ owner_id: 'hook' }), fromMessage: false, byWebhook: true } }]);
+    given(threadDecider, [])
+      .when({ ...open(author), forumFlags: ChannelFlag.REQUIRE_TAG })
+      .thenRefuses('TAG_REQUIRED');
+    given(threadDecider, [])
+      .when({ ...open(author, { applied_tags: ['question'] }), forumFlags: ChannelFlag.REQUIRE_TAG })
+      .then(opened({ applied_tags: ['question'] }));
+  });
+
+  it('is pinned by MANAGE_THREADS holders while no other post of its forum is', () => {
+    const pin = (actor: typeof author, pinnedPostId: string | null, flags: number = ChannelFlag.PINNED) =>
+      ({ type: 'UpdateThread', actor, fields: { flags }, at: T0, pinnedPostId }) as const;
+    given(threadDecider, opened())
+      .when(pin(mod, null))
+      .then([{ type: 'ThreadUpdated', data: { guildId: 'g', threadId: 't', parentId: 'forum', changes: [{ key: 'flags', old_value: 0, new_value: 2 }] } }]);
+    given(threadDecider, opened()).when(pin(author, null)).thenRefuses('MISSING_PERMISSIONS');
+    given(threadDecider, opened()).when(pin(mod, 'other')).thenRefuses('MAX_PINNED_THREADS');
+    given(threadDecider, opened({ flags: 2 }))
+      .when(pin(mod, 't'))
+      .then([]);
+    given(threadDecider, opened())
+      .when(pin(mod, null, ChannelFlag.REQUIRE_TAG))
       .thenRefuses('INVALID_FORM_BODY');
   });
 });
