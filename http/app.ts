@@ -10,7 +10,7 @@ import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
-import { type Route, router, scopes } from './route.js';
+import { type Route, rateLimiters, router, scopes } from './route.js';
 import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
@@ -187,8 +187,8 @@ export const API_ROUTES: readonly Route[] = API_MODULES.flat();
  * middleware only for a request a route matches: an allowedMethods() per module would wrap each request some twenty
  * times to change nothing, so refusals of a method are routesOf's alone.
  */
-export function apiRouter(deps: HttpDeps): Router {
-  const api = router(API_ROUTES, deps);
+export function apiRouter(deps: HttpDeps, limiters = rateLimiters(API_ROUTES, deps.rateLimits)): Router {
+  const api = router(API_ROUTES, deps, limiters);
   api.use(referenceRoutes().routes());
   api.use(entryRoutes().routes());
   return api;
@@ -198,11 +198,13 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const app = new Koa({ proxy: deps.config.plainHttp });
   app.silent = true;
 
-  const api = apiRouter(deps);
+  // One limiter per bucket for both mounts: the authorization page at the root and under the API counts once.
+  const limiters = rateLimiters(API_ROUTES, deps.rateLimits);
+  const api = apiRouter(deps, limiters);
 
   const root = new Router();
   root.use(router(cdnRoutes, deps).routes());
-  root.use(router(oauth2AuthorizeRoutes, deps).routes());
+  root.use(router(oauth2AuthorizeRoutes, deps, limiters).routes());
   root.use(entryRoutes().routes());
 
   app.use(exactJsonType);

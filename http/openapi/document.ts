@@ -267,6 +267,7 @@ function operation(entry: RouteDoc) {
     tags: [entry.tag],
     ...(entry.deprecated ? { deprecated: true } : {}),
     ...(entry.audit ? { 'x-audit-log-action': entry.audit } : {}),
+    ...(entry.rateLimits ? { 'x-rate-limits': entry.rateLimits } : {}),
     parameters: parameters(entry),
     ...(body ? { requestBody: body } : {}),
     responses: Object.fromEntries(Object.entries({ ...failures(codes), ...own }).sort(([a], [b]) => Number(a) - Number(b))),
@@ -303,7 +304,7 @@ export function openApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
       description: [
         'Every error answers `{code, message}` (`INVALID_FORM_BODY` adds `errors[{path, message}]`); a 204 carries no body.',
         'Ids are snowflakes as decimal strings (the `Snowflake` schema); timestamps look like `2026-01-01T00:00:00.000000+00:00` (`Timestamp`).',
-        'Rate-limited routes send `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After` and `-Bucket`; every 429 adds `Retry-After`, `X-RateLimit-Scope` and `{retry_after, global: false}`. There is no global limit.',
+        'Rate-limited routes name their buckets in `x-rate-limits` (`points` per `durationSeconds`, `when` for a bucket only some requests spend) and send `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After` and `-Bucket`; every 429 adds `Retry-After`, `X-RateLimit-Scope` and `{retry_after, global: false}`. There is no global limit.',
         'The API answers under `/api/v1` and `/api` (the latest version); the CDN and the operator’s endpoints at the origin’s root.',
         'It answers under `/api/v9` and `/api/v10` too, for clients that pin the widely used API’s versions, in that API’s shapes where this document departs from them: `INVALID_FORM_BODY` nests its `errors` by path (`{"content": {"_errors": [{"code", "message"}]}}`), and the guild sticker list is a plain array of every sticker.',
       ].join('\n\n'),
