@@ -1,7 +1,7 @@
 // A route is one entry: its method and path, the ajv schemas of its parameters, query and body (the handler's input
 // types derived from them), what it answers and refuses, its rate-limit buckets, the OAuth2 scope that opens it, the
-// audit-log action it records, and its handler. The koa router (router), the OpenAPI document (routeDocs, read by
-// http/openapi/document.ts), the OAuth2 scope table (scopes, read by http/auth.ts) and the rate-limit table (limits)
+// audit-log action it records, and its handler. The koa router (router), the OpenAPI document (routeDocs, which
+// http/app.ts builds it from), the OAuth2 scope table (scopes, read by http/auth.ts) and the rate-limit table (limits)
 // are all read from the same entries.
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
