@@ -1,22 +1,18 @@
 // What the gateway sends for an event, and to whom. Dispatches are derived from the log by the gateway projector;
 // HTTP handlers never emit them.
+import type { DispatchData, DispatchEvent } from './protocol.js';
+
 export type Audience =
   /** Sessions of these users (DMs, the user's own updates, ephemeral messages). */
   | { users: string[] }
   /** Sessions in the guild — only those whose user can view `channelId` when it is set — plus sessions of `users`. */
   | { guildId: string; channelId?: string; users?: string[] };
 
-export interface Dispatch {
-  t: string;
-  d: unknown;
+/** How a dispatch is routed: everything but its name and data. */
+export interface Routing {
   /** The intent a session needs to receive it; null: every session in the audience. */
   intent: number | null;
   audience: Audience;
-  /**
-   * For messages: what a session without the MESSAGE_CONTENT intent receives instead of `d`, unless its user wrote
-   * the message or is mentioned in it.
-   */
-  withoutContent?: { d: unknown; authorId: string; mentionIds: string[] };
   /** Membership changes the session index must know before routing (joins are routed to the new member). */
   join?: { guildId: string; userId: string };
   leave?: { guildId: string; userId: string };
@@ -27,6 +23,23 @@ export interface Dispatch {
   /** Users of the audience who receive it with `intentOf` instead of `intent` (a thread member's own membership change). */
   intentOf?: { users: string[]; intent: number };
 }
+
+/** What a session without the MESSAGE_CONTENT intent receives instead of a message's data `D`. */
+export interface Withheld<D> {
+  d: D;
+  /** Sessions of the message's author and of the users it mentions receive the whole data all the same. */
+  authorId: string;
+  mentionIds: string[];
+}
+
+/** One event's dispatch: its data, and what it shows without content, are that event's (DispatchData). */
+type DispatchOf<T extends DispatchEvent> = Routing & { t: T; d: DispatchData[T]; withoutContent?: Withheld<DispatchData[T]> };
+
+/**
+ * A dispatch of one of the events T (by default any): a union over the events, so a name cannot go with another
+ * event's data, and testing `t` narrows `d`.
+ */
+export type Dispatch<T extends DispatchEvent = DispatchEvent> = { [K in T]: DispatchOf<K> }[T];
 
 /** Views a user's permission to see a channel of a guild, for one dispatch's routing. */
 export type ChannelVisibility = (guildId: string, channelId: string) => Promise<(userId: string) => boolean>;

@@ -74,3 +74,10 @@ type APIDispatchData = { [P in GatewayDispatchPayload as `${P['t']}`]: P['d'] };
 /** Each dispatch Parley sends and its data: the API's, or Parley's declared difference (presenters/differences.ts). */
 export type DispatchData = Omit<APIDispatchData, keyof ParleyDispatchData> & ParleyDispatchData;
 export type DispatchEvent = keyof DispatchData;
+
+/**
+ * Data every event of T takes: for one event, its data; for a name chosen at run time among several, what all of
+ * them take, so that no name goes out with the data of another.
+ */
+export type DataOfEach<T extends DispatchEvent> = DispatchData[T] &
+  ((T extends DispatchEvent ? (d: DispatchData[T]) => void : never) extends (d: infer D) => void ? D : never);

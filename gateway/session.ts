@@ -4,7 +4,7 @@
 import { constants, createDeflate, type Deflate } from 'node:zlib';
 import type { WebSocket } from 'ws';
 import { ErasedSubjects, type Marked, NO_SUBJECTS, subjectsOf } from './erasures.js';
-import type { DispatchData, DispatchEvent } from './protocol.js';
+import type { DataOfEach, DispatchEvent } from './protocol.js';
 
 /** Outbound bytes a connection may have queued before it counts as too slow and is dropped (it can resume). */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -74,7 +74,7 @@ export class Connection {
 }
 
 /** A dispatch frame around a payload serialized once for all its recipients. */
-const frame = (seq: number, t: string, json: string) => `{"op":0,"s":${seq},"t":${JSON.stringify(t)},"d":${json}}`;
+const frame = (seq: number, t: DispatchEvent, json: string) => `{"op":0,"s":${seq},"t":${JSON.stringify(t)},"d":${json}}`;
 
 export interface SessionIdentity {
   id: string;
@@ -91,7 +91,7 @@ export class Session {
   awaySince: number | null = null;
   readonly guildIds = new Set<string>();
   /** What a RESUME would send again: the payload `d` is the string every recipient of the dispatch shares. */
-  private replay: ({ seq: number; t: string } & Marked)[] = [];
+  private replay: ({ seq: number; t: DispatchEvent } & Marked)[] = [];
   private replayBytes = 0;
   private overflowed = false;
 
@@ -110,7 +110,7 @@ export class Session {
   }
 
   /** Sends a dispatch whose `d` was serialized once for all its recipients, showing the fields of `subjects`. */
-  dispatch(t: string, json: string, subjects: readonly string[] = NO_SUBJECTS): void {
+  dispatch(t: DispatchEvent, json: string, subjects: readonly string[] = NO_SUBJECTS): void {
     this.seq += 1;
     this.replay.push({ seq: this.seq, t, d: json, subjects, mark: this.erasures.mark });
     this.replayBytes += json.length;
@@ -122,7 +122,7 @@ export class Session {
   }
 
   /** Sends a dispatch made for this session alone, its data checked against its event's (DispatchData). */
-  dispatchOwn<T extends DispatchEvent>(t: T, d: DispatchData[T]): void {
+  dispatchOwn<T extends DispatchEvent>(t: T, d: DataOfEach<T>): void {
     this.dispatch(t, JSON.stringify(d), subjectsOf(d));
   }
 

@@ -1,6 +1,7 @@
 // The Koa application: error format, request ids, body parsing and authentication in front of the API routes, which
 // answer under /api/v1, /api (latest) and the widely used API's /api/v9 and /api/v10 (http/apiVersions.ts); the CDN
-// answers at the origin's root.
+// answers at the origin's root, and so do the entries that say so (the authorization page, the reference's GET /).
+// The OpenAPI document is built here, from every entry.
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
@@ -10,7 +11,10 @@ import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
-import { type Route, router, scopes } from './route.js';
+import type { RouteDoc } from './openapi/entry.js';
+import { openApiDocument } from './openapi/document.js';
+import { operationDocs } from './openapi/operations.js';
+import { type Route, rateLimiters, routeDocs, router, scopes } from './route.js';
 import { type Operations, operations } from './operations.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationCommandRoutes } from './routes/applicationCommands.js';
@@ -33,7 +37,7 @@ import { messageRoutes } from './routes/messages.js';
 import { moderationRoutes } from './routes/moderation.js';
 import { oauth2Routes } from './routes/oauth2.js';
 import { oauth2AuthorizeRoutes } from './routes/oauth2Authorize.js';
-import { entryRoutes, referenceRoutes } from './routes/reference.js';
+import { referenceRoutes } from './routes/reference.js';
 import { roleRoutes } from './routes/roles.js';
 import { stickerRoutes } from './routes/stickers.js';
 import { threadRoutes } from './routes/threads.js';
@@ -144,6 +148,12 @@ function mountApi(api: Router, root: Router) {
 }
 
 /**
+ * The reference: this document, the page that renders it, and GET /, which leads there. The document is built from
+ * these entries too, so they are given it to call, not to import.
+ */
+const REFERENCE_ROUTES = referenceRoutes(() => DOCUMENT);
+
+/**
  * The API's route modules, in the order the router tries them (a route that passes a request on, as the channel
  * routes do for DMs, comes before the one it passes it to), each a list of route entries (http/route.ts).
  */
@@ -177,33 +187,75 @@ const API_MODULES: readonly (readonly Route[])[] = [
   // OAuth2: the token endpoints, and the authorization page, which the origin's root serves too.
   oauth2Routes,
   oauth2AuthorizeRoutes,
+  REFERENCE_ROUTES,
 ];
 
 /** Every API route declared as an entry. */
 export const API_ROUTES: readonly Route[] = API_MODULES.flat();
 
 /**
+ * Every documented route, in the order the reference shows them (a tag's operations in the order of their modules
+ * here, which is not the router's): the entries, API and origin root alike, the operator's endpoints answered before
+ * routing, and the reference's own.
+ */
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...[
+    accountRoutes,
+    applicationRoutes,
+    userRoutes,
+    guildRoutes,
+    channelRoutes,
+    roleRoutes,
+    memberRoutes,
+    moderationRoutes,
+    emojiRoutes,
+    stickerRoutes,
+    inviteRoutes,
+    vanityRoutes,
+    auditLogRoutes,
+    autoModerationRoutes,
+    messageRoutes,
+    threadRoutes,
+    dmRoutes,
+    callRoutes,
+    webhookRoutes,
+    interactionWebhookRoutes,
+    applicationCommandRoutes,
+    interactionRoutes,
+    oauth2Routes,
+    oauth2AuthorizeRoutes,
+    gatewayRoutes,
+    cdnRoutes,
+  ].flatMap(routeDocs),
+  ...operationDocs,
+  ...routeDocs(REFERENCE_ROUTES),
+];
+
+/** The OpenAPI document, built once: an entry it cannot document fails at start-up. */
+const DOCUMENT = openApiDocument(ROUTE_DOCS);
+
+/**
  * Every API route, relative to the version prefix. The modules' routes are merged into one router, which runs its
  * middleware only for a request a route matches: an allowedMethods() per module would wrap each request some twenty
  * times to change nothing, so refusals of a method are routesOf's alone.
  */
-export function apiRouter(deps: HttpDeps): Router {
-  const api = router(API_ROUTES, deps);
-  api.use(referenceRoutes().routes());
-  api.use(entryRoutes().routes());
-  return api;
+export function apiRouter(deps: HttpDeps, limiters = rateLimiters(API_ROUTES, deps.rateLimits)): Router {
+  return router(API_ROUTES, deps, limiters);
+}
+
+/** What the origin's root answers: the CDN, and the API's entries served there too (`root: 'also'`). */
+export function rootRouter(deps: HttpDeps, limiters = rateLimiters(API_ROUTES, deps.rateLimits)): Router {
+  return router([...cdnRoutes, ...API_ROUTES.filter((entry) => entry.root)], deps, limiters);
 }
 
 export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   const app = new Koa({ proxy: deps.config.plainHttp });
   app.silent = true;
 
-  const api = apiRouter(deps);
-
-  const root = new Router();
-  root.use(router(cdnRoutes, deps).routes());
-  root.use(router(oauth2AuthorizeRoutes, deps).routes());
-  root.use(entryRoutes().routes());
+  // One limiter per bucket for both mounts: the authorization page at the root and under the API counts once.
+  const limiters = rateLimiters(API_ROUTES, deps.rateLimits);
+  const api = apiRouter(deps, limiters);
+  const root = rootRouter(deps, limiters);
 
   app.use(exactJsonType);
   app.use(measure(deps.metrics));

@@ -1,7 +1,7 @@
 // A route is one entry: its method and path, the ajv schemas of its parameters, query and body (the handler's input
 // types derived from them), what it answers and refuses, its rate-limit buckets, the OAuth2 scope that opens it, the
-// audit-log action it records, and its handler. The koa router (router), the OpenAPI document (routeDocs, read by
-// http/openapi/document.ts), the OAuth2 scope table (scopes, read by http/auth.ts) and the rate-limit table (limits)
+// audit-log action it records, and its handler. The koa router (router), the OpenAPI document (routeDocs, which
+// http/app.ts builds it from), the OAuth2 scope table (scopes, read by http/auth.ts) and the rate-limit table (limits)
 // are all read from the same entries.
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
@@ -17,10 +17,22 @@ import { type FromSchema, type JSONSchema, parseBody, parseQuery, snowflakeSchem
 /** What a schema validates to; nothing for a part the route does not declare. */
 type Parsed<S> = S extends JSONSchema ? FromSchema<S> : undefined;
 
-export interface RouteInput<P, Q, B> {
+export interface RouteInput<P, Q, B, L extends string = never> {
   params: Parsed<P>;
   query: Parsed<Q>;
   body: Parsed<B>;
+  spend: Spend<L>;
+}
+
+/** Spends one of the buckets the entry says its handler spends itself; a 429 (RateLimited) when it is empty. */
+export type Spend<L extends string> = (bucket: L) => Promise<void>;
+
+/**
+ * A bucket the handler spends itself, on the requests `when` says (one flow of a page): the others do not spend it.
+ * It is in the rate-limit table and the document as the buckets every request spends are.
+ */
+export interface ConditionalLimit extends LimitSpec {
+  when: string;
 }
 
 /**
@@ -29,7 +41,7 @@ export interface RouteInput<P, Q, B> {
  */
 type OwnInput = 'params' | 'query' | 'body';
 
-export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' | 'body' | 'oauth2Scope' | 'errors'> {
+export interface RouteEntry<P, Q, B, L extends string = never> extends Omit<RouteDoc, 'params' | 'query' | 'body' | 'oauth2Scope' | 'rateLimits' | 'errors'> {
   params?: P;
   query?: Q;
   body?: B;
@@ -41,6 +53,8 @@ export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' |
   guards?: readonly ((deps: HttpDeps) => Middleware)[];
   /** The buckets a request spends, in order; a bucket named by several routes is one bucket. */
   limits?: readonly LimitSpec[];
+  /** The buckets the handler spends itself (`spend`), on some of its requests only. */
+  spendsItself?: readonly (ConditionalLimit & { bucket: L })[];
   /** An OAuth2 access token with this scope may call the route (GET only), as well as sessions and bots. */
   scope?: Scope;
   /**
@@ -53,12 +67,12 @@ export interface RouteEntry<P, Q, B> extends Omit<RouteDoc, 'params' | 'query' |
    * that writes its own answer (a redirect, a file) returns undefined after setting ctx. `passOn` hands the request
    * on to the next route of its path, untouched (a guild channel's route, for a DM's id).
    */
-  handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B>>, deps: HttpDeps): unknown;
+  handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B, L>>, deps: HttpDeps): unknown;
 }
 
 /** An entry as the derivations read it: its input types erased. */
-export interface Route extends Omit<RouteEntry<Schema, Schema, Schema>, 'handle'> {
-  handle(ctx: Context, input: { params: unknown; query: unknown; body: unknown }, deps: HttpDeps): unknown;
+export interface Route extends Omit<RouteEntry<Schema, Schema, Schema, string>, 'handle'> {
+  handle(ctx: Context, input: { params: unknown; query: unknown; body: unknown; spend: (bucket: string) => Promise<void> }, deps: HttpDeps): unknown;
 }
 
 /** A handler's answer for a request that is not its route's: the next route on the same path answers it. */
@@ -69,15 +83,19 @@ export function route<
   const P extends JSONSchema | undefined = undefined,
   const Q extends JSONSchema | undefined = undefined,
   const B extends JSONSchema | undefined = undefined,
->(entry: RouteEntry<P, Q, B>): Route {
+  const L extends string = never,
+>(entry: RouteEntry<P, Q, B, L>): Route {
   return entry as unknown as Route;
 }
+
+/** Every bucket the entry spends: those of all its requests, then those its handler spends itself. */
+const bucketsOf = (entry: Route): readonly LimitSpec[] => [...(entry.limits ?? []), ...(entry.spendsItself ?? [])];
 
 /** The rate-limit table: every bucket the routes spend, by name; one name with two specs is a mistake. */
 export function limits(routes: readonly Route[]): Map<string, LimitSpec> {
   const buckets = new Map<string, LimitSpec>();
   for (const entry of routes) {
-    for (const spec of entry.limits ?? []) {
+    for (const spec of bucketsOf(entry)) {
       if ((buckets.get(spec.bucket) ?? spec) !== spec) throw new Error(`${entry.method} ${entry.path}: the bucket ${spec.bucket} is declared twice`);
       buckets.set(spec.bucket, spec);
     }
@@ -98,9 +116,12 @@ function authorize(ctx: Context, entry: Route): void {
   if (entry.auth === 'session') requireSession(ctx);
 }
 
+const spent = async () => {};
+
 /**
  * The koa router of `routes`: each route's guards, then its buckets, its credential, its parsed input (parameters, then
- * query, then body), its handler and its answer. `limiters` lets routers of several modules share buckets.
+ * query, then body), its handler and its answer. `limiters` lets routers of several modules, or of one module mounted
+ * twice, share buckets.
  */
 export function router(routes: readonly Route[], deps: HttpDeps, limiters = rateLimiters(routes, deps.rateLimits)): Router {
   const served = new Router();
@@ -108,12 +129,14 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
     const success = successOf(entry);
     const own = new Set(entry.readsItself ?? []);
     const buckets = (entry.limits ?? []).map((spec) => limiters.get(spec.bucket)!);
+    const spendable = new Map((entry.spendsItself ?? []).map((spec) => [spec.bucket, limiters.get(spec.bucket)!]));
     async function answer(ctx: Context, next: Next) {
       authorize(ctx, entry);
       const input = {
         params: entry.params && !own.has('params') ? parseBody<JSONSchema, unknown>(entry.params as JSONSchema, ctx.params) : undefined,
         query: entry.query && !own.has('query') ? parseQuery<JSONSchema, unknown>(entry.query as JSONSchema, ctx.query) : undefined,
         body: entry.body && !own.has('body') ? parseBody<JSONSchema, unknown>(entry.body as JSONSchema, ctx.request.body) : undefined,
+        spend: (bucket: string) => spendable.get(bucket)!(ctx, spent),
       };
       const result = await entry.handle(ctx, input, deps);
       if (result === passOn) return next();
@@ -129,21 +152,23 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
 }
 
 /**
- * The routes as the reference documents them: a limited route can answer 429, a scoped one takes OAuth2 tokens; one
- * documented by another entry of its path is left to that one.
+ * The routes as the reference documents them: a limited route can answer 429 and names its buckets, a scoped one takes
+ * OAuth2 tokens; one documented by another entry of its path is left to that one.
  */
 export const routeDocs = (routes: readonly Route[]): RouteDoc[] =>
-  routes.flatMap(({ guards: _g, limits: spent, scope, handle: _h, readsItself: _r, documentedBy, ...doc }): RouteDoc[] =>
-    documentedBy
-      ? []
-      : [
-          {
-            ...doc,
-            ...(scope ? { oauth2Scope: scope } : {}),
-            errors: spent?.length ? [...doc.errors, 'RATE_LIMITED'] : doc.errors,
-          },
-        ],
-  );
+  routes.flatMap((entry): RouteDoc[] => {
+    const { guards: _g, limits: _l, spendsItself: _s, scope, handle: _h, readsItself: _r, documentedBy, ...doc } = entry;
+    if (documentedBy) return [];
+    const spent = bucketsOf(entry).map(({ key: _key, ...bucket }) => bucket);
+    return [
+      {
+        ...doc,
+        ...(scope ? { oauth2Scope: scope } : {}),
+        ...(spent.length ? { rateLimits: spent } : {}),
+        errors: spent.length ? [...doc.errors, 'RATE_LIMITED'] : doc.errors,
+      },
+    ];
+  });
 
 /** A path parameter's pattern in the scope table: an id is digits, as the route's schema will insist. */
 const segmentOf = (entry: Route, name: string) => {

@@ -4,8 +4,8 @@ import type { ParleyEventType } from '../../domain/events.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
 import type { Recorded } from '../../projections/projection.js';
 import type { GatewayDeps } from '../deps.js';
-import type { Dispatch } from '../dispatch.js';
-import type { DispatchData, DispatchEvent } from '../protocol.js';
+import type { Dispatch, Routing, Withheld } from '../dispatch.js';
+import type { DataOfEach, DispatchEvent } from '../protocol.js';
 
 /** Who this gateway node serves: a deriver that builds a dispatch per user builds it only for those who can receive it here. */
 export interface Listeners {
@@ -26,12 +26,15 @@ export function deriver<const T extends ParleyEventType>(spec: {
   return spec;
 }
 
-/** How a dispatch is routed: everything but its name and data. */
-type Routing<T extends DispatchEvent> = Omit<Dispatch, 't' | 'd' | 'withoutContent'> & {
-  withoutContent?: Omit<NonNullable<Dispatch['withoutContent']>, 'd'> & { d: DispatchData[T] };
-};
-
-/** A dispatch whose data is checked against its event's (DispatchData): a field the type lacks is a compile error. */
-export function dispatch<T extends DispatchEvent>(t: T, d: DispatchData[T], routing: Routing<T>): Dispatch {
+/**
+ * A dispatch whose data is checked against its event's (a field the type lacks is a compile error); for a name chosen
+ * at run time among several, against each of theirs. Its result does not infer T from where it goes (NoInfer): from a
+ * `Dispatch[]`, that inference searches the union of every event and costs tsc minutes.
+ */
+export function dispatch<T extends DispatchEvent>(
+  t: T,
+  d: DataOfEach<T>,
+  routing: Routing & { withoutContent?: Withheld<DataOfEach<NoInfer<T>>> },
+): NoInfer<Dispatch<T>> {
   return { t, d, ...routing };
 }

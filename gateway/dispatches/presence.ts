@@ -13,9 +13,9 @@ export function presenceDispatch(guildId: string, userId: string, presence: Show
  * member the presences of the members its GUILD_CREATE listed.
  */
 export function presencesOnJoin(guildCreate: Dispatch, presenceOf: (userId: string) => Shown): Dispatch[] {
-  if (!guildCreate.join) return [];
+  if (guildCreate.t !== 'GUILD_CREATE' || !guildCreate.join) return [];
   const { guildId, userId } = guildCreate.join;
-  const listed = (guildCreate.d as { members?: { user: { id: string } }[] }).members ?? [];
+  const listed = guildCreate.d.members ?? [];
   const all = [userId, ...listed.map((member) => member.user.id).filter((id) => id !== userId)];
   return all.flatMap((id) => {
     const presence = presenceOf(id);

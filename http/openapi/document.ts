@@ -1,73 +1,12 @@
-// The OpenAPI 3.1 document of the API, built from the route entries (http/route.ts; the operator's endpoints and the
-// reference's own routes, which are no entries, in http/openapi/operations.ts and reference.ts), whose bodies,
-// queries and parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which
-// those draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
+// The OpenAPI 3.1 document of the API, built (by http/app.ts) from what the route entries document (routeDocs,
+// http/route.ts) and the operator's endpoints, which are no entries (http/openapi/operations.ts). Bodies, queries and
+// parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which those
+// draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
 import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
-import { accountRoutes } from '../routes/accounts.js';
-import { applicationCommandRoutes } from '../routes/applicationCommands.js';
-import { applicationRoutes } from '../routes/applications.js';
-import { auditLogRoutes } from '../routes/auditLog.js';
-import { autoModerationRoutes } from '../routes/autoModeration.js';
-import { callRoutes } from '../routes/calls.js';
-import { channelRoutes } from '../routes/channels.js';
-import { dmRoutes } from '../routes/dms.js';
-import { cdnRoutes } from '../routes/cdn.js';
-import { emojiRoutes } from '../routes/emojis.js';
-import { gatewayRoutes } from '../routes/gateway.js';
-import { guildRoutes } from '../routes/guilds.js';
-import { interactionRoutes } from '../routes/interactions.js';
-import { interactionWebhookRoutes } from '../routes/interactionWebhooks.js';
-import { inviteRoutes } from '../routes/invites.js';
-import { memberRoutes } from '../routes/members.js';
-import { moderationRoutes } from '../routes/moderation.js';
-import { messageRoutes } from '../routes/messages.js';
-import { oauth2Routes } from '../routes/oauth2.js';
-import { oauth2AuthorizeRoutes } from '../routes/oauth2Authorize.js';
-import { roleRoutes } from '../routes/roles.js';
-import { stickerRoutes } from '../routes/stickers.js';
-import { threadRoutes } from '../routes/threads.js';
-import { userRoutes } from '../routes/users.js';
-import { vanityRoutes } from '../routes/vanity.js';
-import { webhookRoutes } from '../routes/webhooks.js';
-import { routeDocs } from '../route.js';
 import { type Answer, type Auth, type RouteDoc, type Schema, TAGS, routeShape } from './entry.js';
 import { ERRORS, type ErrorCode } from './errors.js';
-import { operationDocs } from './operations.js';
-import { referenceDocs } from './reference.js';
-
-/** Every documented route, API and origin root alike. */
-export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...routeDocs(accountRoutes),
-  ...routeDocs(applicationRoutes),
-  ...routeDocs(userRoutes),
-  ...routeDocs(guildRoutes),
-  ...routeDocs(channelRoutes),
-  ...routeDocs(roleRoutes),
-  ...routeDocs(memberRoutes),
-  ...routeDocs(moderationRoutes),
-  ...routeDocs(emojiRoutes),
-  ...routeDocs(stickerRoutes),
-  ...routeDocs(inviteRoutes),
-  ...routeDocs(vanityRoutes),
-  ...routeDocs(auditLogRoutes),
-  ...routeDocs(autoModerationRoutes),
-  ...routeDocs(messageRoutes),
-  ...routeDocs(threadRoutes),
-  ...routeDocs(dmRoutes),
-  ...routeDocs(callRoutes),
-  ...routeDocs(webhookRoutes),
-  ...routeDocs(interactionWebhookRoutes),
-  ...routeDocs(applicationCommandRoutes),
-  ...routeDocs(interactionRoutes),
-  ...routeDocs(oauth2Routes),
-  ...routeDocs(oauth2AuthorizeRoutes),
-  ...routeDocs(gatewayRoutes),
-  ...routeDocs(cdnRoutes),
-  ...operationDocs,
-  ...referenceDocs,
-];
 
 const CLEAN_NAME =
   'Stored NFC-normalized and trimmed; refused with control characters, lone surrogates or nothing visible; its length is counted once cleaned.';
@@ -267,6 +206,7 @@ function operation(entry: RouteDoc) {
     tags: [entry.tag],
     ...(entry.deprecated ? { deprecated: true } : {}),
     ...(entry.audit ? { 'x-audit-log-action': entry.audit } : {}),
+    ...(entry.rateLimits ? { 'x-rate-limits': entry.rateLimits } : {}),
     parameters: parameters(entry),
     ...(body ? { requestBody: body } : {}),
     responses: Object.fromEntries(Object.entries({ ...failures(codes), ...own }).sort(([a], [b]) => Number(a) - Number(b))),
@@ -281,7 +221,7 @@ const ROOT_SERVER = { url: '/', description: 'The origin’s root' };
  * Builds the document; throws on entries that cannot be documented as written: two for one route, one path with two
  * sets of parameter names, a parameter schema naming a parameter the path lacks.
  */
-export function openApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
+export function openApiDocument(docs: readonly RouteDoc[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   const templates = new Map<string, string>();
   for (const entry of docs) {
@@ -303,7 +243,7 @@ export function openApiDocument(docs: readonly RouteDoc[] = ROUTE_DOCS) {
       description: [
         'Every error answers `{code, message}` (`INVALID_FORM_BODY` adds `errors[{path, message}]`); a 204 carries no body.',
         'Ids are snowflakes as decimal strings (the `Snowflake` schema); timestamps look like `2026-01-01T00:00:00.000000+00:00` (`Timestamp`).',
-        'Rate-limited routes send `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After` and `-Bucket`; every 429 adds `Retry-After`, `X-RateLimit-Scope` and `{retry_after, global: false}`. There is no global limit.',
+        'Rate-limited routes name their buckets in `x-rate-limits` (`points` per `durationSeconds`, `when` for a bucket only some requests spend) and send `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After` and `-Bucket`; every 429 adds `Retry-After`, `X-RateLimit-Scope` and `{retry_after, global: false}`. There is no global limit.',
         'The API answers under `/api/v1` and `/api` (the latest version); the CDN and the operator’s endpoints at the origin’s root.',
         'It answers under `/api/v9` and `/api/v10` too, for clients that pin the widely used API’s versions, in that API’s shapes where this document departs from them: `INVALID_FORM_BODY` nests its `errors` by path (`{"content": {"_errors": [{"code", "message"}]}}`), and the guild sticker list is a plain array of every sticker.',
       ].join('\n\n'),

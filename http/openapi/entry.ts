@@ -55,6 +55,16 @@ export interface Answer {
   content?: Record<string, Schema>;
 }
 
+/** A rate-limit bucket: `points` requests per `durationSeconds` for each key, and `burst` more at once. */
+export interface RateLimitDoc {
+  bucket: string;
+  points: number;
+  durationSeconds: number;
+  burst?: number;
+  burstSeconds?: number;
+  when?: string;
+}
+
 export interface RouteDoc {
   method: Method;
   /** Koa form, relative to /api/v1 (or to the origin for `root` routes): '/guilds/:guildId'. */
@@ -81,6 +91,8 @@ export interface RouteDoc {
   audit?: keyof typeof AuditLogAction;
   /** Its answers by status; a refusal here (a route that refuses in a format of its own) replaces the catalogue's. */
   responses: Partial<Record<number, Answer>>;
+  /** The buckets it spends (shown as `x-rate-limits`); `when` for one spent on some of its requests only. */
+  rateLimits?: readonly RateLimitDoc[];
   /** The refusals the route gives besides those every route of its kind can give (document.ts adds those). */
   errors: readonly ErrorCode[];
   /** Served at the origin's root (the CDN, the operator's endpoints) instead of under /api/v1, or there too. */

@@ -22,8 +22,8 @@ import { type HttpDeps, requestMeta } from '../context.js';
 import { STATUS } from '../errors.js';
 import { sendPage } from '../html.js';
 import type { Answer } from '../openapi/entry.js';
-import { RateLimited, rateLimit } from '../rateLimit.js';
-import { route } from '../route.js';
+import { RateLimited } from '../rateLimit.js';
+import { type ConditionalLimit, type Spend, route } from '../route.js';
 
 const SESSION_COOKIE = '__Host-parley_session';
 const CSRF_COOKIE = '__Host-parley_csrf';
@@ -131,27 +131,30 @@ async function answerAsPage(ctx: Context, next: Next) {
   }
 }
 
-const noop = async () => {};
+// The spec's Limits: the bot authorization URL, 10 per minute per application.
+const botFlowLimit = {
+  bucket: 'oauth2:authorize:bot',
+  points: 10,
+  durationSeconds: 60,
+  key: (ctx: Context) => `app:${String(ctx.query.client_id)}`,
+  when: 'The page of the bot flow (`bot` among the scopes), per application (client_id).',
+} as const satisfies ConditionalLimit;
+
+// Password guessing through the page is as slow as through POST /auth/login.
+const signInLimit = {
+  bucket: 'oauth2:authorize:signin',
+  points: 60,
+  durationSeconds: 60,
+  key: (ctx: Context) => `ip:${ctx.ip}`,
+  when: 'A sign-in (action=signin), per client address.',
+} as const satisfies ConditionalLimit;
 
 interface AuthorizePage {
-  show(ctx: Context): Promise<void>;
-  submit(ctx: Context): Promise<void>;
+  show(ctx: Context, spend: Spend<typeof botFlowLimit.bucket>): Promise<void>;
+  submit(ctx: Context, spend: Spend<typeof signInLimit.bucket>): Promise<void>;
 }
 
-/** One page per service, mounted at the root and under /api/v1: both mounts count against the same limits. */
-const pages = new WeakMap<HttpDeps, AuthorizePage>();
-
 function authorizePage(deps: HttpDeps): AuthorizePage {
-  const existing = pages.get(deps);
-  if (existing) return existing;
-  // The spec's Limits: the bot authorization URL, 10 per minute per application.
-  const botFlowLimit = rateLimit(
-    { bucket: 'oauth2:authorize:bot', points: 10, durationSeconds: 60, key: (ctx) => `app:${String(ctx.query.client_id)}` },
-    deps.rateLimits,
-  );
-  // Password guessing through the page is as slow as through POST /auth/login.
-  const signInLimit = rateLimit({ bucket: 'oauth2:authorize:signin', points: 60, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` }, deps.rateLimits);
-
   const formContext = (ctx: Context, csrf: string): FormContext => ({ action: `?${ctx.querystring}`, csrf });
 
   async function signedIn(ctx: Context): Promise<{ userId: string; username: string } | null> {
@@ -200,8 +203,14 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
     ctx.status = 303;
   }
 
-  async function signIn(ctx: Context, request: AuthorizeRequest, fields: Readonly<Record<string, string>>, csrf: string) {
-    await signInLimit(ctx, noop);
+  async function signIn(
+    ctx: Context,
+    request: AuthorizeRequest,
+    fields: Readonly<Record<string, string>>,
+    csrf: string,
+    spend: Spend<typeof signInLimit.bucket>,
+  ) {
+    await spend(signInLimit.bucket);
     const name = (fields.login ?? '').trim();
     const password = fields.password ?? '';
     if (!name || !password || name.length > 300 || password.length > 128) {
@@ -258,20 +267,20 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
     sendPage(ctx, 200, title, messageView({ title, text: `${request.client.name} was not given access.` }));
   }
 
-  const page: AuthorizePage = {
-    async show(ctx) {
+  return {
+    async show(ctx, spend) {
       const request = await authorizeRequest(deps, ctx.query);
-      if (request.bot) await botFlowLimit(ctx, noop);
+      if (request.bot) await spend(botFlowLimit.bucket);
       const csrf = csrfToken(ctx);
       const user = await signedIn(ctx);
       if (!user) return showSignIn(ctx, request, csrf);
       await showConsent(ctx, request, csrf, user);
     },
-    async submit(ctx) {
+    async submit(ctx, spend) {
       const request = await authorizeRequest(deps, ctx.query);
       const fields = checkedForm(ctx);
       const csrf = fields.csrf;
-      if (fields.action === 'signin') return signIn(ctx, request, fields, csrf);
+      if (fields.action === 'signin') return signIn(ctx, request, fields, csrf, spend);
       if (fields.action !== 'authorize' && fields.action !== 'cancel') throw invalidRequest('The form’s action is sign in, authorize or cancel');
       const user = await signedIn(ctx);
       if (!user) return showSignIn(ctx, request, csrf, { status: 401, error: 'Sign in first: your session has ended.', login: '' });
@@ -279,8 +288,6 @@ function authorizePage(deps: HttpDeps): AuthorizePage {
       await authorize(ctx, request, fields, user, csrf);
     },
   };
-  pages.set(deps, page);
-  return page;
 }
 
 // The query and the form are read by hand (a bad request is shown on the page): these schemas only describe them.
@@ -318,7 +325,7 @@ const answers = {
   200: htmlPage('Sign-in, consent (or for the bot flow, the guild to add it to), or what was done.'),
   400: htmlPage('A request that cannot be authorized (unknown client_id, unregistered redirect_uri, unknown scope…): shown, never redirected.'),
   403: htmlPage('The form did not come from this page (CSRF), or the person cannot add a bot to the guild the link names.'),
-  429: htmlPage('Too many bot authorizations for this application (10 a minute), or sign-ins from this address; with Retry-After.'),
+  429: htmlPage('Too many bot authorizations for this application, or sign-ins from this address (`x-rate-limits`); with Retry-After.'),
 };
 const base = {
   tag: 'OAuth2',
@@ -337,7 +344,8 @@ export const showAuthorizePageRoute = route({
   summary: 'Show the authorization page',
   description: 'Sign-in when the page has no session (its own cookie, never read by the API), else consent.',
   responses: answers,
-  handle: (ctx, _input, deps) => authorizePage(deps).show(ctx),
+  spendsItself: [botFlowLimit],
+  handle: (ctx, { spend }, deps) => authorizePage(deps).show(ctx, spend),
 });
 
 export const submitAuthorizePageRoute = route({
@@ -354,7 +362,8 @@ export const submitAuthorizePageRoute = route({
     303: { description: 'To the redirect URI with the outcome, or back to the page after signing in.' },
     401: htmlPage('The page’s session has ended: sign in again.'),
   },
-  handle: (ctx, _input, deps) => authorizePage(deps).submit(ctx),
+  spendsItself: [signInLimit],
+  handle: (ctx, { spend }, deps) => authorizePage(deps).submit(ctx, spend),
 });
 
 /** The authorization page, at the origin's root and under the API's prefixes. */

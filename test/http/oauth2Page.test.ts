@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../support/server.js';
-import { fileServer, registerUser, expectNothingAppendedSince } from '../support/server.js';
+import { fileServer, registerUser, expectNothingAppendedSince, startTestServer } from '../support/server.js';
 import { createGuild, grantRole, join } from './guildSupport.js';
 import { PASSWORD, PageVisitor, REDIRECT_URI, addBotUser, codeQuery, redirectedTo, registerClient, tokenRequest } from './oauth2Support.js';
 
@@ -299,5 +299,28 @@ describe('the bot flow', () => {
     // Through the other mount too: one limit per application, not per path.
     expect((await new PageVisitor(server, '/api/v1').get(botQuery(client.id))).status).toBe(429);
     expect((await visitor.get(botQuery(other.client.id))).status).toBe(200);
+  });
+});
+
+describe('sign-in through the page', () => {
+  it('is limited to 60 a minute per address across both mounts, and only a sign-in spends it (429 page with Retry-After)', async () => {
+    // A server of its own: this uses up the test address's sign-ins.
+    const own = await startTestServer();
+    try {
+      const client = await registerClient(own);
+      const visitors = [new PageVisitor(own), new PageVisitor(own, '/api/v1')];
+      const pages = await Promise.all(visitors.map((visitor) => visitor.get(codeQuery(client))));
+      const signIn = (i: number) => visitors[i % 2].post(codeQuery(client), { action: 'signin', login: '', password: '' }, pages[i % 2]);
+      for (let i = 0; i < 60; i++) expect((await signIn(i)).status).toBe(400);
+      const limited = await signIn(60);
+      expect(limited.status).toBe(429);
+      expect(limited.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(limited.text).toContain('You are being rate limited.');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      // Showing the page spends no sign-in.
+      expect((await visitors[0].get(codeQuery(client))).status).toBe(200);
+    } finally {
+      await own.close();
+    }
   });
 });

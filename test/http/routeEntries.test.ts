@@ -34,6 +34,10 @@ describe('the API router and the document', () => {
 
   it('document each entry’s body, query and parameters with the schemas its route validates', () => {
     expect(API_ROUTES.length).toBeGreaterThan(10);
+    // The reference's own routes are entries too, though they serve the document built from the entries.
+    expect(documented.map((entry) => `${entry.method} ${entry.path}`)).toEqual(
+      expect.arrayContaining(['GET /', 'GET /openapi.json', 'GET /docs', 'GET /docs/:asset']),
+    );
     for (const entry of documented) {
       const operation = document.paths[template(entry.path)][entry.method.toLowerCase()];
       const where = `${entry.method} ${entry.path}`;
@@ -49,7 +53,7 @@ describe('the API router and the document', () => {
     }
   });
 
-  it('serve each entry with its buckets, and document the 429 of exactly those that have one', () => {
+  it('serve each entry with its buckets, and document the 429 and the buckets of exactly those that have one', () => {
     for (const entry of documented) {
       // A path with two entries (one passing requests on to the other) has a layer for each, in the entries' order.
       const samePath = (r: { method: string; path: string }) => r.method === entry.method && r.path === entry.path;
@@ -57,10 +61,13 @@ describe('the API router and the document', () => {
       const where = `${entry.method} ${entry.path}`;
       const limited = layer.stack.filter((middleware) => middleware.name === 'limitRate').length;
       expect(limited, where).toBe(entry.limits?.length ?? 0);
-      // The authorization page spends its buckets only on some requests (the bot flow, a sign-in), and says so itself;
-      // a send may be refused by the channel's slowmode, a 429 of the domain's.
-      const ownRefusal = 429 in entry.responses || entry.errors.some((code) => ERRORS[code][0] === 429);
-      expect(Object.keys(document.paths[template(entry.path)][entry.method.toLowerCase()].responses).includes('429'), where).toBe(limited > 0 || ownRefusal);
+      // The buckets every request spends, then those the handler spends on some requests (the authorization page's).
+      const buckets = [...(entry.limits ?? []), ...(entry.spendsItself ?? [])];
+      const operation = document.paths[template(entry.path)][entry.method.toLowerCase()];
+      expect(operation['x-rate-limits'], where).toEqual(buckets.length ? buckets.map(({ key: _key, ...bucket }) => bucket) : undefined);
+      // A send may be refused by the channel's slowmode, a 429 of the domain's.
+      const ownRefusal = entry.errors.some((code) => ERRORS[code][0] === 429);
+      expect(Object.keys(operation.responses).includes('429'), where).toBe(buckets.length > 0 || ownRefusal);
     }
   });
 
@@ -101,6 +108,16 @@ describe('the API router and the document', () => {
 });
 
 describe('the tables read from the entries', () => {
+  it('count the buckets a handler spends itself: the authorization page’s bot flow (the spec’s 10 a minute) and sign-in', () => {
+    const table = limits(API_ROUTES);
+    expect(table.get('oauth2:authorize:bot')).toMatchObject({ points: 10, durationSeconds: 60 });
+    expect(table.get('oauth2:authorize:signin')).toMatchObject({ points: 60, durationSeconds: 60 });
+    const page = document.paths['/oauth2/authorize'];
+    expect(page.get['x-rate-limits']).toEqual([expect.objectContaining({ bucket: 'oauth2:authorize:bot', points: 10, when: expect.any(String) })]);
+    expect(page.post['x-rate-limits']).toEqual([expect.objectContaining({ bucket: 'oauth2:authorize:signin', points: 60, when: expect.any(String) })]);
+    expect(page.get.responses['200'].headers).toHaveProperty('X-RateLimit-Bucket');
+  });
+
   it('open to OAuth2 tokens exactly the scoped routes, ids matched as digits', () => {
     const table = scopes(API_ROUTES);
     const scopeOf = (path: string) => table.find((r) => r.path.test(path))?.scope;
