@@ -363,8 +363,10 @@ export class SqliteReadStore implements ReadStore {
     }
     const name = this.ensureCollection(collection);
     const sets = fields.map(([path]) => `'$.${path}', json(?)`).join(', ');
-    const matching = `SELECT id FROM ${name} WHERE ${where}${limit === undefined ? '' : ` LIMIT ${limit}`}`;
-    this.runForgetting(name, `UPDATE ${name} SET doc = json_set(doc, ${sets}) WHERE id IN (${matching}) RETURNING id`, [...(values as string[]), ...params]);
+    // By _id, the row is named outright: the IN (subquery) form that pins one of several matches costs half as much again.
+    const byId = Object.keys(filter).length === 1 && typeof filter._id === 'string';
+    const matching = byId ? where : `id IN (SELECT id FROM ${name} WHERE ${where}${limit === undefined ? '' : ` LIMIT ${limit}`})`;
+    this.runForgetting(name, `UPDATE ${name} SET doc = json_set(doc, ${sets}) WHERE ${matching} RETURNING id`, [...(values as string[]), ...params]);
     return true;
   }
 
