@@ -3,8 +3,8 @@
 // messages or the channel are exempt, webhooks are not held to it, and the post's own slowmode is the thread's.
 import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
-import { expectNothingAppendedSince, fileServer } from '../support/server.js';
-import { createGuild, grantRole, newMember } from './guildSupport.js';
+import { fileServer } from '../support/server.js';
+import { createGuild, expectSlowmodeRefused, grantRole, newMember } from './guildSupport.js';
 
 const server = await fileServer();
 
@@ -23,17 +23,7 @@ describe('a forum’s slowmode', () => {
     // The post takes the forum's default for its own messages, not the forum's rate_limit_per_user.
     expect(first.body.rate_limit_per_user).toBe(5);
     const before = await server.runtime.store.headPosition();
-    const limited = await post(member.token, 'Too soon');
-    expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({
-      code: 'SLOWMODE_RATE_LIMITED',
-      message: 'This action cannot be performed due to slowmode rate limit.',
-      global: false,
-    });
-    expect(limited.body.retry_after).toBeGreaterThan(50);
-    expect(limited.body.retry_after).toBeLessThanOrEqual(60);
-    expect(limited.headers).toMatchObject({ 'retry-after': '60', 'x-ratelimit-scope': 'user' });
-    await expectNothingAppendedSince(server, before);
+    await expectSlowmodeRefused(server, await post(member.token, 'Too soon'), 60, before);
     // A post refused for anything else does not count: another member's first post passes after a refused one.
     const other = await newMember(server, guild);
     expect((await server.api('POST', `/channels/${forum.id}/threads`, { token: other.token, body: { name: 'x', message: { content: '' } } })).status).toBe(400);

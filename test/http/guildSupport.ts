@@ -50,3 +50,21 @@ export async function expectRefusedWithoutEvents(server: TestServer, request: ()
   expectError(await request(), status, code);
   await expectNothingAppendedSince(server, before);
 }
+
+/**
+ * A request slowmode held back: 429 with the seconds left of a `windowSeconds` window (some have passed since the
+ * admitted one), per user, and nothing appended since `before`.
+ */
+export async function expectSlowmodeRefused(
+  server: TestServer,
+  response: ApiResponse,
+  windowSeconds: number,
+  before: Parameters<typeof expectNothingAppendedSince>[1],
+) {
+  expect(response.status).toBe(429);
+  expect(response.body).toMatchObject({ code: 'SLOWMODE_RATE_LIMITED', message: 'This action cannot be performed due to slowmode rate limit.', global: false });
+  expect(response.body.retry_after).toBeGreaterThan(windowSeconds * 0.8);
+  expect(response.body.retry_after).toBeLessThanOrEqual(windowSeconds);
+  expect(response.headers).toMatchObject({ 'retry-after': String(windowSeconds), 'x-ratelimit-scope': 'user' });
+  await expectNothingAppendedSince(server, before);
+}
