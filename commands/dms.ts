@@ -1,6 +1,6 @@
 // DMs and group DMs: opening, recipients, closing and leaving. Who may use a DM channel is checked in access.ts.
 import { type DmChannelCommand, cannotSendMessagesToUser, dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
-import { invalidForm } from '../domain/errors.js';
+import { type DomainError, invalidForm } from '../domain/errors.js';
 import { type GroupDmCommand, groupDmDecider } from '../domain/groupDm.js';
 import { unknownChannel } from '../domain/guildState.js';
 import type { MessageUser } from '../domain/message.js';
@@ -9,7 +9,7 @@ import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import { dmChannelsOf } from '../projections/dms.queries.js';
-import { userById, usersByIds } from '../projections/users.queries.js';
+import { usersByIds } from '../projections/users.queries.js';
 import { isDm, messageChannelAccess } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { groupDmStream } from './streams.js';
@@ -17,9 +17,19 @@ import { groupDmStream } from './streams.js';
 /** A user as messages and DMs embed them: the API's partial user, as of the event. */
 export const toMessageUser = (doc: UserDoc): MessageUser => partialUser(doc);
 
-/** The users with these ids, in the order given; a missing (or deleted) one is a form error at `path`.index. */
-async function requireUsers(deps: Uses<'readStore'>, ids: readonly string[], path: (i: number) => string): Promise<MessageUser[]> {
-  const docs = (await usersByIds(deps.readStore, [...ids])).filter((doc) => !doc.deleted);
+/**
+ * The users with these ids, in the order given; a missing (or deleted) one is a form error at `path`.index, unless
+ * `ifDeleted` refuses a deleted one with its own error.
+ */
+async function requireUsers(
+  deps: Uses<'readStore'>,
+  ids: readonly string[],
+  path: (i: number) => string,
+  ifDeleted?: () => DomainError,
+): Promise<MessageUser[]> {
+  const found = await usersByIds(deps.readStore, [...ids]);
+  if (ifDeleted && found.some((doc) => doc.deleted)) throw ifDeleted();
+  const docs = found.filter((doc) => !doc.deleted);
   const errors = ids.flatMap((id, i) => (docs.some((d) => d._id === id) ? [] : [{ path: path(i), message: 'Unknown user' }]));
   if (errors.length) throw invalidForm(errors);
   return ids.map((id) => toMessageUser(docs.find((d) => d._id === id)!));
@@ -33,8 +43,7 @@ async function dmDoc(deps: Uses<'readStore'>, channelId: string): Promise<DmChan
 
 /** Opens the DM between the actor and `recipientId`, creating it the first time; a deleted account takes none. */
 export async function openDm(deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>, meta: ActorMeta, recipientId: string): Promise<DmChannelDoc> {
-  if ((await userById(deps.readStore, recipientId))?.deleted) throw cannotSendMessagesToUser();
-  const [opener, recipient] = await requireUsers(deps, [meta.actorId, recipientId], () => 'recipient_id');
+  const [opener, recipient] = await requireUsers(deps, [meta.actorId, recipientId], () => 'recipient_id', cannotSendMessagesToUser);
   const command: DmChannelCommand = { type: 'OpenDm', channelId: deps.ids.next(), opener, recipient };
   const { state, position } = await deps.commands.handle(dmPairStream(meta.actorId, recipientId), dmChannelDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);
