@@ -52,6 +52,8 @@ export interface Wrapping {
 export interface KeyStore {
   /** A new key, durable before it is returned, so an event sealed with it is never left without it. */
   create(): Promise<DataKey>;
+  /** What create() would give, when a key made ahead is ready now; null when one must be waited for (call create). */
+  createNow(): DataKey | null;
   /** The key a subject's data is sealed with now, when the store knows one (a subject's keys are reused unless fresh). */
   current(subject: string): Promise<DataKey | null>;
   /** Remembers that `key` now seals `subject`'s data (what current() answers next; the log stays the truth). */

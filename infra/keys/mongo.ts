@@ -86,8 +86,16 @@ export class MongoKeyStore implements KeyStore {
   }
 
   async create(): Promise<DataKey> {
-    while (this.ahead.length === 0) await (this.making ??= this.makeAhead().finally(() => (this.making = null)));
-    const key = this.ahead.pop()!;
+    for (;;) {
+      const key = this.createNow();
+      if (key) return key;
+      await (this.making ??= this.makeAhead().finally(() => (this.making = null)));
+    }
+  }
+
+  createNow(): DataKey | null {
+    const key = this.ahead.pop();
+    if (!key) return null;
     this.cache.set(key.id, key.key);
     return key;
   }

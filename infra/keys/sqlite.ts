@@ -68,12 +68,19 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async create(): Promise<DataKey> {
+    for (;;) {
+      const key = this.createNow();
+      if (key) return key;
+      await this.makeAhead();
+    }
+  }
+
+  createNow(): DataKey | null {
     // The next batch is asked for while this one still lasts, so that a send rarely waits for one.
     if (this.ahead.length <= LOW) void this.makeAhead().catch(() => {});
-    while (this.ahead.length === 0) await this.makeAhead();
     // Not cached: the embedded log hands this process's own events back as they were appended, so opening them needs
     // no key (infra/eventStore/sealing.ts); a later read from disk loads it.
-    return this.ahead.pop()!;
+    return this.ahead.pop() ?? null;
   }
 
   private makeAhead(): Promise<void> {

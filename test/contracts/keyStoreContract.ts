@@ -65,6 +65,19 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
         });
       });
 
+      it('hands out keys made ahead without waiting (createNow), none twice, each as durable as create()s', async () => {
+        const first = await keys.create();
+        const now: DataKey[] = [];
+        for (let key = keys.createNow(); key && now.length < 100; key = keys.createNow()) now.push(key);
+        expect(now.length).toBeGreaterThan(0);
+        const ids = [first.id, ...now.map((key) => key.id)];
+        expect(new Set(ids).size).toBe(ids.length);
+        await withReopened(async (other) => {
+          const loaded = await other.load(ids);
+          for (const key of now) expect(loaded.get(key.id)?.equals(key.key)).toBe(true);
+        });
+      });
+
       it('leaves unknown ids out of what load answers', async () => {
         const key = await keys.create();
         const loaded = await keys.load(['no-such-key', key.id, 'another-unknown']);
