@@ -23,6 +23,8 @@ const unique = (values: Iterable<string>) => [...new Set(values)];
 const idsOf = (text: string, pattern: RegExp) => unique([...text.matchAll(pattern)].map((m) => m[1]));
 
 export function parseMentions(content: string): ParsedMentions {
+  // Every mention starts with < or @: most messages have neither, and need no pattern run over them.
+  if (!content.includes('<') && !content.includes('@')) return { users: [], roles: [], channels: [], everyone: false };
   const text = content.replace(CODE, ' ');
   return { users: idsOf(text, USER), roles: idsOf(text, ROLE), channels: idsOf(text, CHANNEL), everyone: EVERYONE.test(text) };
 }

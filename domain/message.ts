@@ -218,26 +218,31 @@ function assertNotEmpty(message: Pick<MessageFields, 'content' | 'embeds' | 'att
 }
 
 function assertContentLength(content: string, path = 'content'): void {
-  if ([...content].length > MAX_CONTENT_LENGTH)
+  // A string has no more code points than UTF-16 units: only a long one needs counting.
+  if (content.length > MAX_CONTENT_LENGTH && [...content].length > MAX_CONTENT_LENGTH)
     throw invalidForm([{ path, message: `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`, code: 'BASE_TYPE_MAX_LENGTH' }]);
 }
 
+const legacyFieldError = (field: 'content' | 'embeds'): FieldError => ({
+  path: field,
+  message: `The '${field}' field cannot be used when using MessageFlags.IS_COMPONENTS_V2`,
+  code: 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2',
+});
+
 /**
  * A Components V2 message says everything with its components: content and embeds are refused, as the widely used API
- * does; and the files its components name must be its own attachments.
+ * does. The files its components and embeds name must be its own attachments, and its embeds keep to their total
+ * length. Every problem is refused at once.
  */
-function layoutErrors(message: Pick<MessageFields, 'content' | 'embeds' | 'attachments' | 'components' | 'flags'>): FieldError[] {
-  const legacy = (field: 'content' | 'embeds') => ({
-    path: field,
-    message: `The '${field}' field cannot be used when using MessageFlags.IS_COMPONENTS_V2`,
-    code: 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2',
-  });
-  const v2 = message.flags & MessageFlags.IS_COMPONENTS_V2;
-  return [
-    ...(v2 && message.content !== '' ? [legacy('content')] : []),
-    ...(v2 && message.embeds.length ? [legacy('embeds')] : []),
-    ...componentAttachmentErrors(message.components, message.attachments),
-  ];
+function assertLayout(message: Pick<MessageFields, 'content' | 'embeds' | 'attachments' | 'components' | 'flags'>): void {
+  const errors: FieldError[] = [];
+  if (message.flags & MessageFlags.IS_COMPONENTS_V2) {
+    if (message.content !== '') errors.push(legacyFieldError('content'));
+    if (message.embeds.length) errors.push(legacyFieldError('embeds'));
+  }
+  if (message.components.length) errors.push(...componentAttachmentErrors(message.components, message.attachments));
+  if (message.embeds.length) errors.push(...embedErrors(message.embeds, message.attachments));
+  if (errors.length) throw invalidForm(errors);
 }
 
 /**
@@ -251,8 +256,7 @@ export function assertNewMessage(message: MessageFields): void {
   }
   assertNotEmpty(message);
   if (message.attachments.length > MAX_ATTACHMENTS) throw invalidForm([{ path: 'attachments', message: `Must have at most ${MAX_ATTACHMENTS} attachments` }]);
-  const errors = [...layoutErrors(message), ...embedErrors(message.embeds, message.attachments)];
-  if (errors.length) throw invalidForm(errors);
+  assertLayout(message);
 }
 
 function create(command: Extract<MessageCommand, { type: 'CreateMessage' }>, state: MessageState): MessageEvent[] {
@@ -310,8 +314,7 @@ function edit(command: Extract<MessageCommand, { type: 'EditMessage' }>, state: 
   if (Object.keys(changes).some((key) => key !== 'flags')) changes.edited_timestamp = new Date(command.at).toISOString();
   const after = { ...message, ...changes };
   assertNotEmpty(after);
-  const errors = [...layoutErrors(after), ...embedErrors(after.embeds, after.attachments)];
-  if (errors.length) throw invalidForm(errors);
+  assertLayout(after);
   const removedAttachments = changes.attachments ? message.attachments.filter((a) => !changes.attachments!.some((b) => b.id === a.id)) : [];
   return [{ type: 'MessageEdited', data: { ...idsOf(message), editorId: command.actorId, changes, message: after, removedAttachments } }];
 }

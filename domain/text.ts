@@ -6,11 +6,14 @@
 const LONE_SURROGATE = /\p{Cs}/u;
 /** C0 and C1 control characters (NUL among them) and DEL. */
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
-/** Whitespace, and the characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft hyphen, Hangul fillers. */
-const INVISIBLE = /[\s\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u2028-\u202F\u205F-\u206F\u3164\uFEFF\uFFA0]/gu;
+/**
+ * A character that shows: anything but whitespace and the characters that render as nothing (zero-width spaces and
+ * joiners, word joiner, BOM, soft hyphen, Hangul fillers).
+ */
+const VISIBLE = /[^\s\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u2028-\u202F\u205F-\u206F\u3164\uFEFF\uFFA0]/u;
 
-/** True when `text` shows nothing: empty, or only whitespace and invisible characters. */
-export const isBlank = (text: string) => text.replace(INVISIBLE, '') === '';
+/** True when `text` shows nothing: empty, or only whitespace and invisible characters. Stops at the first that shows. */
+export const isBlank = (text: string) => !VISIBLE.test(text);
 
 export type CleanName = { ok: true; value: string } | { ok: false; message: string };
 

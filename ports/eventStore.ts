@@ -111,20 +111,17 @@ export function comparePositions(a: Position, b: Position): number {
  * the follower reaches it, when the follower stops, or after its timeout, whichever comes first.
  */
 export class PositionWaits {
-  private waiting: { target: Position; release: () => void }[] = [];
+  private waiting: PositionWaiter[] = [];
 
   wait(target: Position, timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting = this.waiting.filter((w) => w !== waiter);
-        resolve();
-      }, timeoutMs).unref();
-      const waiter = {
+      const waiter: PositionWaiter = {
         target,
-        release: () => {
-          clearTimeout(timer);
+        resolve,
+        timer: setTimeout(() => {
+          this.waiting = this.waiting.filter((w) => w !== waiter);
           resolve();
-        },
+        }, timeoutMs).unref(),
       };
       this.waiting.push(waiter);
     });
@@ -133,14 +130,27 @@ export class PositionWaits {
   reached(position: Position): void {
     this.waiting = this.waiting.filter((waiter) => {
       if (comparePositions(position, waiter.target) < 0) return true;
-      waiter.release();
+      release(waiter);
       return false;
     });
   }
 
   releaseAll(): void {
-    for (const waiter of this.waiting.splice(0)) waiter.release();
+    for (const waiter of this.waiting.splice(0)) release(waiter);
   }
+}
+
+/** A caller waiting for a position, and the timer that lets it go if the position is not reached in time. */
+interface PositionWaiter {
+  target: Position;
+  resolve: () => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** Lets a waiter go before its timeout. Not a method of each waiter, which would be a function made per wait. */
+function release(waiter: PositionWaiter): void {
+  clearTimeout(waiter.timer);
+  waiter.resolve();
 }
 
 /** Checkpoints are stored as text so that they round-trip through any read store. */

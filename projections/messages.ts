@@ -65,8 +65,9 @@ const visibility = (message: MessageFields): Pick<MessageDoc, 'ephemeral' | 'vis
   message.flags & MessageFlags.EPHEMERAL ? { ephemeral: true, visible_to: ephemeralAudience(message) } : {};
 
 /** The document a created message starts as; the gateway can build the same from the event. */
-export function messageDoc({ id, ...fields }: MessageFields): MessageDoc {
-  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {}, ...visibility({ id, ...fields }), mention_ids: mentionIds(fields) };
+export function messageDoc(message: MessageFields): MessageDoc {
+  const { id, ...fields } = message;
+  return { _id: id, ...fields, pinned: false, pinned_at: null, reactions: {}, ...visibility(message), mention_ids: mentionIds(message) };
 }
 
 const mentionIds = (message: Pick<MessageFields, 'mentions'>) => message.mentions.map((user) => user.id);

@@ -54,6 +54,8 @@ export interface Authorship {
   fields?: Partial<Pick<MessageFields, 'type' | 'message_reference' | 'application_id' | 'interaction_metadata' | 'interaction'>>;
   /** Runs once the message is checked whole, before anything is stored: an interaction response claims its interaction here. */
   beforeAppend?: (message: MessageFields) => Promise<void>;
+  /** The channel's slowmode window the author's send is held to, in seconds (a user's send); none when 0 or absent. */
+  slowmodeSeconds?: number;
   /** A forum post's first message, which opens the post: see Opening. */
   opens?: Opening;
 }
@@ -114,18 +116,14 @@ export async function postMessage(
   return shared(channelSendsGate(channelId), async () => {
     await by.opens?.open();
     if (!(await channelStands(deps, access, by.webhookId === null ? by.author.id : null))) throw unknownChannel();
-    // In a thread, the message joins its author (and those it mentions) and reopens it, once the send is admitted.
-    const admitted = async (sent: MessageFields) => {
-      await by.beforeAppend?.(sent);
-      await threadMessageSent(deps, meta, access, sent);
-    };
-    return appendMessage(deps, meta, message, input, uploads, { ...by, beforeAppend: admitted });
+    return appendMessage(deps, meta, access, message, input, uploads, by);
   });
 }
 
 async function appendMessage(
   deps: SendDeps,
   meta: ActorMeta,
+  access: MessageChannelAccess,
   message: MessageFields,
   input: SendInput,
   uploads: ReturnType<typeof resolveAttachments>['uploads'],
@@ -134,6 +132,9 @@ async function appendMessage(
   const channelId = message.channel_id;
   let messageId = message.id;
   await by.beforeAppend?.(message);
+  if (by.slowmodeSeconds) await admitSlowmodeSend(deps, meta, channelId, by.author.id, by.slowmodeSeconds);
+  // In a thread, the message joins its author (and those it mentions) and reopens it, once the send is admitted.
+  await threadMessageSent(deps, meta, access, message);
 
   if (input.nonce !== undefined) {
     const authorId = by.author.id;
@@ -221,7 +222,6 @@ export async function sendIn(
   sender: Sender,
   opens?: Opening,
 ): Promise<MessageDoc> {
-  const { channelId } = access;
   requireNotTimedOutIn(access, sender.userId);
   requirePermission(access.permissions, Permission.SEND_MESSAGES);
   if (files.length) requirePermission(access.permissions, Permission.ATTACH_FILES);
@@ -232,9 +232,13 @@ export async function sendIn(
     await executeActions(deps, meta, access, author, content, moderation, null);
     throw automodBlocked(moderation);
   }
-  const window = sendWindow(access);
-  const slowmode = window > 0 ? { beforeAppend: () => admitSlowmodeSend(deps, meta, channelId, sender.userId, window) } : {};
-  const message = await postMessage(deps, meta, access, input, files, { author, webhookId: null, components: sender.bot, ...slowmode, opens });
+  const message = await postMessage(deps, meta, access, input, files, {
+    author,
+    webhookId: null,
+    components: sender.bot,
+    slowmodeSeconds: sendWindow(access),
+    opens,
+  });
   if (moderation.triggers.length) await executeActions(deps, meta, access, author, content, moderation, message._id);
   rememberSend(deps, access, sender.userId, content);
   return message;

@@ -76,7 +76,6 @@ export const messageDispatches = deriver({
     'GroupDmRenamed',
   ],
   async derive(event, runtime) {
-    const channelDoc = (channelId: string) => dmChannelById(runtime.readStore, channelId);
     switch (event.type) {
       case 'MessageCreated': {
         return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), messageDoc(event.data.message), runtime)];
@@ -153,7 +152,7 @@ export const messageDispatches = deriver({
         return [dispatch('CHANNEL_PINS_UPDATE', d, { intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILDS, audience: place.audience })];
       }
       case 'DmChannelOpened': {
-        const doc = await channelDoc(event.data.channelId);
+        const doc = await dmChannelById(runtime.readStore, event.data.channelId);
         return doc
           ? dmChannelDispatches(
               'CHANNEL_CREATE',
@@ -163,15 +162,15 @@ export const messageDispatches = deriver({
           : [];
       }
       case 'DmChannelReopened': {
-        const doc = await channelDoc(event.data.channelId);
+        const doc = await dmChannelById(runtime.readStore, event.data.channelId);
         return doc ? dmChannelDispatches('CHANNEL_CREATE', doc, [event.data.userId]) : [];
       }
       case 'DmChannelClosed': {
-        const doc = await channelDoc(event.data.channelId);
+        const doc = await dmChannelById(runtime.readStore, event.data.channelId);
         return doc ? dmChannelDispatches('CHANNEL_DELETE', doc, [event.data.userId]) : [];
       }
       case 'RecipientAdded': {
-        const doc = await channelDoc(event.data.channelId);
+        const doc = await dmChannelById(runtime.readStore, event.data.channelId);
         if (!doc) return [];
         const others = doc.recipient_ids.filter((id) => id !== event.data.user.id);
         return [
@@ -180,7 +179,7 @@ export const messageDispatches = deriver({
         ];
       }
       case 'RecipientRemoved': {
-        const doc = await channelDoc(event.data.channelId);
+        const doc = await dmChannelById(runtime.readStore, event.data.channelId);
         if (!doc) return [];
         return [
           dispatch('CHANNEL_RECIPIENT_REMOVE', { channel_id: doc._id, user: event.data.user }, { intent: null, audience: { users: doc.recipient_ids } }),
@@ -188,7 +187,7 @@ export const messageDispatches = deriver({
         ];
       }
       case 'GroupDmRenamed': {
-        const doc = await channelDoc(event.data.channelId);
+        const doc = await dmChannelById(runtime.readStore, event.data.channelId);
         return doc ? dmChannelDispatches('CHANNEL_UPDATE', doc, doc.recipient_ids) : [];
       }
     }
