@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { type Position, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges } from '../../ports/keyStore.js';
-import { newDataKeys } from './dataKeys.js';
+import { type KeyBatch, dataKeysOf, newKeyBatch } from './dataKeys.js';
 
 export interface KeyWriter {
   /** `count` new keys, each on disk, wrapped, before the promise resolves. */
@@ -53,10 +53,10 @@ export function keyStatements(db: Database.Database) {
 }
 export type KeyStatements = ReturnType<typeof keyStatements>;
 
-function makeKeys(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string, count: number): DataKey[] {
-  const made = newDataKeys(count);
+function makeKeys(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string, count: number): KeyBatch {
+  const made = newKeyBatch(count);
   const rows: string[] = [];
-  for (const key of made) rows.push(key.id, seal(key.key.toString('base64')));
+  made.ids.forEach((id, i) => rows.push(id, seal(made.material.toString('base64', 32 * i, 32 * (i + 1)))));
   db.transaction(() => insertPairs(statements.insert, rows))();
   return made;
 }
@@ -102,7 +102,7 @@ function applyChanges(db: Database.Database, statements: KeyStatements, changes:
 
 export function inPlaceKeyWriter(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string): KeyWriter {
   return {
-    make: async (count) => makeKeys(db, statements, seal, count),
+    make: async (count) => dataKeysOf(makeKeys(db, statements, seal, count)),
     apply: async (changes, checkpoint) => applyChanges(db, statements, flatKeyChanges(changes), encodePosition(checkpoint)),
     close: async () => {},
   };
@@ -125,7 +125,8 @@ const threadEntry = (): URL =>
   new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './keyWriterThread.dev.mjs' : './keyWriterThread.js', import.meta.url);
 
 export type ToKeyWriter = { id: number; count: number } | { id: number; changes: FlatKeyChanges; checkpoint: string };
-export type FromKeyWriter = { id: number; made: { id: string; key: Uint8Array }[] } | { id: number; destroyed: string[] } | { id: number; error: string };
+/** Keys made come back in one buffer: an object a key, each with a buffer of its own, made the reply's clone cost more. */
+export type FromKeyWriter = { id: number; made: KeyBatch } | { id: number; destroyed: string[] } | { id: number; error: string };
 
 /** A thread with its own connection to `file`, wrapping with `masterKey`; it keeps the process alive only while asked. */
 export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
@@ -166,7 +167,7 @@ export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
   return {
     async make(count) {
       const reply = await request({ count });
-      return 'made' in reply ? reply.made.map(({ id, key }) => ({ id, key: Buffer.from(key) })) : [];
+      return 'made' in reply ? dataKeysOf(reply.made) : [];
     },
     async apply(changes, checkpoint) {
       const reply = await request({ changes: flatKeyChanges(changes), checkpoint: encodePosition(checkpoint) });
