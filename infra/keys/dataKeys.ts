@@ -8,12 +8,23 @@ import type { DataKey } from '../../ports/keyStore.js';
 
 let lastBatchAt = 0;
 
-export function newDataKeys(count: number): DataKey[] {
+/** Keys as one buffer of their bytes (32 a key, in the order of `ids`), as the key writer thread sends them back. */
+export interface KeyBatch {
+  ids: string[];
+  material: Uint8Array;
+}
+
+export function newKeyBatch(count: number): KeyBatch & { material: Buffer } {
   lastBatchAt = Math.max(Date.now(), lastBatchAt + 1);
   const prefix = lastBatchAt.toString(36).padStart(9, '0') + randomBytes(4).toString('hex');
-  const material = randomBytes(32 * count);
-  return Array.from({ length: count }, (_, i) => ({
-    id: prefix + i.toString(36).padStart(3, '0'),
-    key: Buffer.from(material.subarray(32 * i, 32 * (i + 1))),
-  }));
+  return { ids: Array.from({ length: count }, (_, i) => prefix + i.toString(36).padStart(3, '0')), material: randomBytes(32 * count) };
+}
+
+/** The batch's keys, each with a copy of its own bytes. */
+export function dataKeysOf({ ids, material }: KeyBatch): DataKey[] {
+  return ids.map((id, i) => ({ id, key: Buffer.from(material.subarray(32 * i, 32 * (i + 1))) }));
+}
+
+export function newDataKeys(count: number): DataKey[] {
+  return dataKeysOf(newKeyBatch(count));
 }

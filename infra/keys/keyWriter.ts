@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { type Position, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges } from '../../ports/keyStore.js';
-import { newDataKeys } from './dataKeys.js';
+import { type KeyBatch, dataKeysOf, newKeyBatch } from './dataKeys.js';
 
 export interface KeyWriter {
   /** `count` new keys, each on disk, wrapped, before the promise resolves. */
@@ -18,10 +18,31 @@ export interface KeyWriter {
   close(): Promise<void>;
 }
 
+/**
+ * Rows an insert of many takes at once: run a row at a time, each statement's own work outweighed the row's insert
+ * (measured on owners, 3072 a batch: 16 rows a statement 14.0 µs a key's three, 64 rows 13.4, 256 rows 14.1).
+ */
+const ROWS = 64;
+
+/** `sql` once with `(?, ?)` for one row, once with it for ROWS rows. */
+function pairInsert(db: Database.Database, sql: string) {
+  return {
+    one: db.prepare<[string, string]>(`${sql} (?, ?)`),
+    many: db.prepare<[string[]]>(`${sql} ${Array<string>(ROWS).fill('(?, ?)').join(', ')}`),
+  };
+}
+
+/** Inserts `pairs` (two values a row, one after the other), ROWS rows a statement. */
+function insertPairs(insert: ReturnType<typeof pairInsert>, pairs: readonly string[]): void {
+  let at = 0;
+  for (; at + 2 * ROWS <= pairs.length; at += 2 * ROWS) insert.many.run(pairs.slice(at, at + 2 * ROWS));
+  for (; at < pairs.length; at += 2) insert.one.run(pairs[at], pairs[at + 1]);
+}
+
 export function keyStatements(db: Database.Database) {
   return {
-    insert: db.prepare<[string, string]>('INSERT INTO keys (id, wrapped) VALUES (?, ?)'),
-    own: db.prepare<[string, string]>('INSERT OR IGNORE INTO owners (subject, key_id) VALUES (?, ?)'),
+    insert: pairInsert(db, 'INSERT INTO keys (id, wrapped) VALUES'),
+    own: pairInsert(db, 'INSERT OR IGNORE INTO owners (subject, key_id) VALUES'),
     owned: db.prepare<[string], { key_id: string }>('SELECT key_id FROM owners WHERE subject = ?'),
     destroyKey: db.prepare<[string]>('DELETE FROM keys WHERE id = ?'),
     disown: db.prepare<[string]>('DELETE FROM owners WHERE key_id = ?'),
@@ -32,18 +53,33 @@ export function keyStatements(db: Database.Database) {
 }
 export type KeyStatements = ReturnType<typeof keyStatements>;
 
-function makeKeys(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string, count: number): DataKey[] {
-  const made = newDataKeys(count);
-  db.transaction(() => {
-    for (const key of made) statements.insert.run(key.id, seal(key.key.toString('base64')));
-  })();
+function makeKeys(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string, count: number): KeyBatch {
+  const made = newKeyBatch(count);
+  const rows: string[] = [];
+  made.ids.forEach((id, i) => rows.push(id, seal(made.material.toString('base64', 32 * i, 32 * (i + 1)))));
+  db.transaction(() => insertPairs(statements.insert, rows))();
   return made;
 }
 
-function applyChanges(db: Database.Database, statements: KeyStatements, changes: KeyChanges, checkpoint: string): string[] {
+/**
+ * What the shredder learnt, as the thread is sent it: the owners flat (subject, key id, subject, key id…), which
+ * a message carries at a fraction of the cost of an object an owner.
+ */
+export interface FlatKeyChanges {
+  owned: string[];
+  erased: KeyChanges['erased'];
+}
+
+function flatKeyChanges(changes: KeyChanges): FlatKeyChanges {
+  const owned: string[] = [];
+  for (const { subject, keyId } of changes.owned) owned.push(subject, keyId);
+  return { owned, erased: changes.erased };
+}
+
+function applyChanges(db: Database.Database, statements: KeyStatements, changes: FlatKeyChanges, checkpoint: string): string[] {
   const destroyed: string[] = [];
   const write = db.transaction(() => {
-    for (const { subject, keyId } of changes.owned) statements.own.run(subject, keyId);
+    insertPairs(statements.own, changes.owned);
     for (const { subject, except } of changes.erased) {
       for (const { key_id } of statements.owned.all(subject)) {
         if (key_id === except) continue;
@@ -66,8 +102,8 @@ function applyChanges(db: Database.Database, statements: KeyStatements, changes:
 
 export function inPlaceKeyWriter(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string): KeyWriter {
   return {
-    make: async (count) => makeKeys(db, statements, seal, count),
-    apply: async (changes, checkpoint) => applyChanges(db, statements, changes, encodePosition(checkpoint)),
+    make: async (count) => dataKeysOf(makeKeys(db, statements, seal, count)),
+    apply: async (changes, checkpoint) => applyChanges(db, statements, flatKeyChanges(changes), encodePosition(checkpoint)),
     close: async () => {},
   };
 }
@@ -88,8 +124,9 @@ export function threadWork(db: Database.Database, seal: (plain: string) => strin
 const threadEntry = (): URL =>
   new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './keyWriterThread.dev.mjs' : './keyWriterThread.js', import.meta.url);
 
-export type ToKeyWriter = { id: number; count: number } | { id: number; changes: KeyChanges; checkpoint: string };
-export type FromKeyWriter = { id: number; made: { id: string; key: Uint8Array }[] } | { id: number; destroyed: string[] } | { id: number; error: string };
+export type ToKeyWriter = { id: number; count: number } | { id: number; changes: FlatKeyChanges; checkpoint: string };
+/** Keys made come back in one buffer: an object a key, each with a buffer of its own, made the reply's clone cost more. */
+export type FromKeyWriter = { id: number; made: KeyBatch } | { id: number; destroyed: string[] } | { id: number; error: string };
 
 /** A thread with its own connection to `file`, wrapping with `masterKey`; it keeps the process alive only while asked. */
 export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
@@ -118,7 +155,7 @@ export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
     });
     return started;
   };
-  const request = (message: Omit<{ id: number; count: number }, 'id'> | Omit<{ id: number; changes: KeyChanges; checkpoint: string }, 'id'>) => {
+  const request = (message: { count: number } | { changes: FlatKeyChanges; checkpoint: string }) => {
     const thread = (worker ??= start());
     const id = (next += 1);
     return new Promise<FromKeyWriter>((resolve, reject) => {
@@ -130,10 +167,10 @@ export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
   return {
     async make(count) {
       const reply = await request({ count });
-      return 'made' in reply ? reply.made.map(({ id, key }) => ({ id, key: Buffer.from(key) })) : [];
+      return 'made' in reply ? dataKeysOf(reply.made) : [];
     },
     async apply(changes, checkpoint) {
-      const reply = await request({ changes, checkpoint: encodePosition(checkpoint) });
+      const reply = await request({ changes: flatKeyChanges(changes), checkpoint: encodePosition(checkpoint) });
       return 'destroyed' in reply ? reply.destroyed : [];
     },
     async close() {

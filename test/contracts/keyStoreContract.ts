@@ -163,6 +163,26 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
         expect(await keys.current('message:1')).toEqual(own);
       });
 
+      it("learns a shredder's batch of owners (three a message key, some learnt twice) and destroys by any of them", async () => {
+        const made = await Promise.all(Array.from({ length: 151 }, () => keys.create()));
+        const owned = made.flatMap((key, i) => [
+          { keyId: key.id, subject: `message:${i}` },
+          { keyId: key.id, subject: `channel:${i % 2}` },
+          { keyId: key.id, subject: 'guild:1' },
+        ]);
+        // Owners learnt twice, in a batch and in the next (a replay after a crash); each batch ends with an owner that
+        // only the last erasure below destroys by.
+        await keys.apply({ owned: [...owned.slice(0, 90), ...owned.slice(0, 303)], erased: [] }, at(1n));
+        await keys.apply({ owned: owned.slice(240), erased: [] }, at(2n));
+        expect(await keys.current('message:150')).toEqual(made[150]);
+        expect(await keys.apply({ owned: [], erased: [{ subject: 'message:0' }, { subject: 'message:149' }] }, at(3n))).toBe(true);
+        expect(await found(keys, ...made)).toEqual(ids(...made.filter((_, i) => i !== 0 && i !== 149)));
+        expect(await keys.apply({ owned: [], erased: [{ subject: 'channel:1' }] }, at(4n))).toBe(true);
+        expect(await found(keys, ...made)).toEqual(ids(...made.filter((_, i) => i % 2 === 0 && i > 0)));
+        expect(await keys.apply({ owned: [], erased: [{ subject: 'guild:1' }] }, at(5n))).toBe(true);
+        expect(await found(keys, ...made)).toEqual([]);
+      });
+
       it('spares the `except` key of an erased subject, which current() answers next', async () => {
         const [old, edited] = await Promise.all([keys.create(), keys.create()]);
         const owned = [

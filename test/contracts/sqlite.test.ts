@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
 import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
+import { MasterKeys } from '../../infra/masterKeys.js';
 import { SecretBox } from '../../infra/secrets.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
@@ -42,6 +43,20 @@ describeKeyStoreContract('SQLite', async () => {
         throw new Error('disk I/O error');
       });
     },
+  };
+});
+
+// A server's key store: its keys made and its owners learnt on the key writer thread, wrapped by a master key.
+describeKeyStoreContract('SQLite, written on its thread', async () => {
+  const path = file('keys');
+  const master = randomBytes(32);
+  const wrapping = MasterKeys.of(master, [], SecretBox.fromKey(randomBytes(32)));
+  const keys = new SqliteKeyStore(path, wrapping, 1000, master);
+  return {
+    keys,
+    close: () => keys.close(),
+    reopen: async () => new SqliteKeyStore(path, wrapping, 1000, master),
+    stored: async () => Buffer.concat([path, `${path}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f))),
   };
 });
 
