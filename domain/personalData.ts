@@ -78,15 +78,15 @@ const DATA = ROOT.at('data');
 
 /** Collects paths by subject set, so each key seals one envelope of an event. */
 class Groups {
-  private readonly byKey = new Map<string, SealGroup>();
+  /** Few (an event has one to three): found by comparing subjects, with no map or joined names to build per event. */
+  private readonly groups: SealGroup[] = [];
 
   add(subjects: string[], fresh: boolean, paths: FieldPath[], source: unknown): this {
     const present = paths.filter((path) => valueAt(source, path) !== undefined);
     if (present.length === 0) return this;
-    const name = `${fresh ? 'fresh' : 'kept'}:${subjects.join(',')}`;
-    const group = this.byKey.get(name);
+    const group = this.groups.find((known) => known.fresh === fresh && sameSubjects(known.subjects, subjects));
     if (group) group.paths.push(...present);
-    else this.byKey.set(name, { subjects, fresh, paths: present });
+    else this.groups.push({ subjects, fresh, paths: present });
     return this;
   }
 
@@ -120,8 +120,12 @@ class Groups {
   }
 
   list(): SealGroup[] {
-    return [...this.byKey.values()];
+    return this.groups;
   }
+}
+
+function sameSubjects(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((subject, i) => subject === b[i]));
 }
 
 function messageSubjects(messageId: string, channelId: string, guildId: string | null | undefined): string[] {
