@@ -273,9 +273,11 @@ export function erasedValue(path: FieldPath): unknown {
 
 export function valueAt(source: unknown, path: FieldPath): unknown {
   let value = source;
-  for (const key of path) {
+  // By index: the log freezes the events it keeps, and with them the paths their envelopes share with this file, and
+  // V8 iterates a frozen array with for…of through an iterator object per step.
+  for (let i = 0; i < path.length; i++) {
     if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string | number, unknown>)[key];
+    value = (value as Record<string | number, unknown>)[path[i]];
   }
   return value;
 }
