@@ -7,7 +7,8 @@ import { SealingEventStore } from '../../infra/eventStore/sealing.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
 import { SecretBox } from '../../infra/secrets.js';
-import type { NewEvent } from '../../ports/eventStore.js';
+import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
+import { envelopesOf } from '../../ports/keyStore.js';
 
 const P = (label: string) => `PERSONAL-${label}`;
 const metadata = { actorId: '9', createdAt: '2026-01-01T00:00:00.000Z' };
@@ -238,6 +239,25 @@ describe('sealing personal data in the log', () => {
       await writer.close();
     },
   );
+
+  it('encrypts each envelope once: what the process keeps of an appended event is what the log stored', async () => {
+    const { log, writer } = await stores();
+    // The log hands its subscribers what it kept in memory after the first position it committed in this process.
+    const { position } = await writer.appendToStream('first', [{ type: 'Nothing personal', data: {}, metadata }]);
+    await writer.appendToStream('s', [EVENTS[0], EVENTS[1]]);
+    let kept: RecordedEvent[] = [];
+    const subscription = log.subscribeToAll({ fromPosition: position }, async (events) => {
+      kept = [...kept, ...events];
+    });
+    await subscription.caughtUp();
+    await subscription.stop();
+    const stored = await log.readAll({ fromPosition: { commit: position.commit + 1n, prepare: position.prepare + 1n } });
+    const ciphertexts = (events: RecordedEvent[]) => events.flatMap((event) => envelopesOf(event).map(({ k, iv, d, t }) => ({ k, iv, d, t })));
+    expect(ciphertexts(kept)).toHaveLength(5);
+    expect(ciphertexts(kept)).toEqual(ciphertexts(stored));
+    expect(JSON.stringify(kept[0].data)).toBe(JSON.stringify(stored[0].data));
+    await writer.close();
+  });
 
   it('reads a message whose keys are destroyed with the domain’s erased values, its ids intact', async () => {
     const { keys, log, writer, reader } = await stores();
