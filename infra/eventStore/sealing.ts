@@ -242,20 +242,23 @@ type Sealed = Pick<Envelope, 'k' | 'iv' | 'd' | 't'>;
  */
 class Ciphertext {
   #sealed: Sealed | null = null;
-  readonly #key: DataKey;
-  readonly #plain: string;
+  /** Dropped once encrypted: the event the process keeps holds no more clear text than it did before. */
+  #pending: { key: DataKey; plain: string } | null;
+
+  readonly keyId: string;
 
   constructor(key: DataKey, plain: string) {
-    this.#key = key;
-    this.#plain = plain;
-  }
-
-  get keyId(): string {
-    return this.#key.id;
+    this.keyId = key.id;
+    this.#pending = { key, plain };
   }
 
   sealed(): Sealed {
-    return (this.#sealed ??= encrypt(this.#key, this.#plain));
+    if (!this.#sealed) {
+      const { key, plain } = this.#pending!;
+      this.#sealed = encrypt(key, plain);
+      this.#pending = null;
+    }
+    return this.#sealed;
   }
 }
 
