@@ -232,7 +232,8 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: ReadonlyMa
   return erased && erasedAs === 'null' ? ({ ...opened, erased: true } as RecordedEvent) : opened;
 }
 
-type Sealed = Pick<Envelope, 'k' | 'iv' | 'd' | 't'>;
+/** What an encryption makes: the key's id is its envelope's own (Ciphertext.keyId). */
+type Sealed = Pick<Envelope, 'iv' | 'd' | 't'>;
 
 /**
  * Values to seal with a key, encrypted when first needed: when their event is serialized (the embedded log serializes
@@ -301,7 +302,7 @@ function encrypt(key: DataKey, plain: string): Sealed {
   // update() and final() would cost a string decoder per call: about a tenth of an encryption).
   const d = cipher.update(plain, 'utf8').toString('base64');
   cipher.final();
-  return { k: key.id, iv: iv.toString('base64'), d, t: cipher.getAuthTag().toString('base64') };
+  return { iv: iv.toString('base64'), d, t: cipher.getAuthTag().toString('base64') };
 }
 
 /** The values an envelope sealed, or null when they do not open (a key that is not the one they were sealed with). */
