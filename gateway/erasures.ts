@@ -98,7 +98,7 @@ export class ErasedSubjects {
   }
 
   /** Whether a subject the dispatch shows was erased after it was buffered (looked up without building anything). */
-  erasedSince(entry: Marked): boolean {
+  private erasedSince(entry: Marked): boolean {
     if (entry.mark === this.count) return false;
     for (let i = 0; i < entry.subjects.length; i++) if ((this.last.get(entry.subjects[i]) ?? 0) > entry.mark) return true;
     return false;

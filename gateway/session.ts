@@ -139,16 +139,13 @@ export class Session {
 
   /**
    * Blanks, in the dispatches it holds, the fields of the subjects erased since each was buffered: what a session away
-   * holds until it resumes or expires is scrubbed when the erasure happens, not at the RESUME alone.
+   * holds until it resumes or expires is scrubbed within a second of the erasure (the registry's), not at the RESUME
+   * alone.
    */
   scrubReplay(): void {
     const mark = this.erasures.mark;
     for (const entry of this.replay) {
       if (entry.mark === mark) continue;
-      if (!this.erasures.erasedSince(entry)) {
-        entry.mark = mark;
-        continue;
-      }
       const d = this.erasures.replayable(entry);
       this.replayBytes += d.length - entry.d.length;
       entry.d = d;
