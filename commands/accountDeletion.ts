@@ -13,7 +13,7 @@ import { membershipsOf } from '../projections/members.queries.js';
 import { oauth2TokensOfUser } from '../projections/oauth2.queries.js';
 import { loginById } from '../projections/users.queries.js';
 import { releaseDiscriminator, releaseEmail } from './claims.js';
-import { type ActorMeta, type Uses, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata, settleWithFiles } from './deps.js';
 import { closeDm } from './dms.js';
 import { runGuildCommand } from './guilds.js';
 import { oauth2GrantStream, userStream } from './streams.js';
@@ -21,7 +21,7 @@ import { oauth2GrantStream, userStream } from './streams.js';
 /** The person's password, or null for an operator carrying out an erasure request. */
 export type DeletionProof = { password: string } | null;
 
-type DeletionDeps = Uses<'commands' | 'readStore' | 'secrets' | 'clock' | 'settle'>;
+type DeletionDeps = Uses<'commands' | 'readStore' | 'secrets' | 'clock' | 'settle' | 'settleFiles'>;
 
 /** Whether the password is the account's; null when none was asked for. */
 async function checkPassword(deps: DeletionDeps, userId: string, proof: DeletionProof): Promise<boolean | null> {
@@ -83,6 +83,7 @@ export async function deleteAccount(deps: DeletionDeps, meta: ActorMeta, proof: 
     await erasureCommand(deps, userId, passwordMatches),
     metadata(meta, deps.clock),
   );
-  await deps.settle(position);
+  // Answered once the account's keys are destroyed: a 2xx means its names and email are gone (README, Privacy).
+  await settleWithFiles(deps, position);
   progress('erased the account: its sessions and tokens are revoked');
 }

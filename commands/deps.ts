@@ -19,8 +19,9 @@ export interface CommandDeps {
   /** Waits until the read models reflect the log up to `position`, so a client reads its own writes. */
   settle(position: Position | null): Promise<void>;
   /**
-   * Waits until the files the log let go of up to `position` (deleted messages', dropped attachments') have left the
-   * blob store, where this process removes them (processes/attachmentRemoval.ts); elsewhere it returns at once.
+   * Waits until what the log erased up to `position` is gone: the files it let go of (deleted messages', dropped
+   * attachments') have left the blob store and the keys of erased subjects are destroyed, where this process removes
+   * and destroys them (processes/attachmentRemoval.ts, processes/keyShredding.ts); elsewhere it returns at once.
    */
   settleFiles(position: Position | null): Promise<void>;
 }

@@ -141,10 +141,16 @@ export async function updateThread(deps: ThreadDeps & Uses<'readStore'>, meta: A
   await queued(`forum-pins-${parent.id}`, async () => update((await pinnedPostOf(deps.readStore, parent.id))?._id ?? null));
 }
 
-/** Deletes the thread once the sends under way in it are appended, as a channel's deletion does. */
-export async function deleteThread(deps: ThreadDeps, meta: ActorMeta, threadId: string): Promise<void> {
+/**
+ * Deletes the thread once the sends under way in it are appended, as a channel's deletion does, and answers once its
+ * messages' keys and files are gone.
+ */
+export async function deleteThread(deps: ThreadDeps & Uses<'settleFiles'>, meta: ActorMeta, threadId: string): Promise<void> {
   const { guild, parent } = await resolveThread(deps, threadId);
-  await exclusive(channelSendsGate(threadId), () => run(deps, meta, threadId, { type: 'DeleteThread', actor: participant(guild, parent, meta.actorId) }));
+  const { position } = await exclusive(channelSendsGate(threadId), () =>
+    run(deps, meta, threadId, { type: 'DeleteThread', actor: participant(guild, parent, meta.actorId) }),
+  );
+  await deps.settleFiles(position);
 }
 
 /**

@@ -37,10 +37,11 @@ export async function eraseAccount(
       secrets,
       clock: systemClock,
       settle: (position: Parameters<ProjectionRunner['waitFor']>[0]) => projections.waitFor(position),
+      // The erasure is the last event the deletion appends: the shredder caught up with the log has destroyed its keys.
+      settleFiles: () => shredder.caughtUp(),
     };
     // Each event records the account itself as the actor (it leaves its guilds), and the operator's request as the reason.
     await deleteAccount(deps, { actorId: userId, reason: 'erasure request' }, null, (step) => out.write(`erase ${userId}: ${step}\n`));
-    await shredder.caughtUp();
     if (failure) throw failure;
   } finally {
     await shredder.stop();
