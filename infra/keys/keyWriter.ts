@@ -57,7 +57,7 @@ function makeKeys(db: Database.Database, statements: KeyStatements, seal: (plain
   const made = newKeyBatch(count);
   const rows: string[] = [];
   made.ids.forEach((id, i) => rows.push(id, seal(made.material.toString('base64', 32 * i, 32 * (i + 1)))));
-  db.transaction(() => insertPairs(statements.insert, rows))();
+  db.transaction(() => insertPairs(statements.insert, rows)).immediate();
   return made;
 }
 
@@ -93,7 +93,9 @@ function applyChanges(db: Database.Database, statements: KeyStatements, changes:
   // Only a destruction must be on disk before the shredder moves on; what it learns of owners it learns again.
   db.pragma(`synchronous = ${changes.erased.length > 0 ? 'FULL' : 'NORMAL'}`);
   try {
-    write();
+    // Immediate: the write lock is waited for at the start (busy_timeout). A transaction that read first could not wait
+    // for it (SQLite refuses a reader's upgrade at once), and the WAL scrub's checkpoint holds it while waiting for readers.
+    write.immediate();
   } finally {
     db.pragma('synchronous = FULL');
   }

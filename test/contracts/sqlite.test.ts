@@ -412,3 +412,24 @@ describe('SQLite key store: destroyed keys', () => {
     await keys.close();
   });
 });
+
+describe('SQLite key store: another connection writing keys.db', () => {
+  // The WAL scrub's checkpoint holds keys.db's write lock while it waits for readers: the key writer thread, had it
+  // read before it wrote, could not take the lock (SQLite refuses a reader's upgrade at once, without waiting), and
+  // the shredder would stop.
+  it('makes an erasure wait for the lock, not fail', async () => {
+    const path = file('keys');
+    const master = randomBytes(32);
+    const keys = new SqliteKeyStore(path, MasterKeys.of(master, [], SecretBox.fromKey(randomBytes(32))), 60_000, master);
+    const key = await keys.create();
+    await keys.apply({ owned: [{ keyId: key.id, subject: 'message:1' }], erased: [] }, { commit: 1n, prepare: 1n });
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.exec('ROLLBACK'), 200);
+    // Owners already known: the thread's first statement is the read of the erased subject's keys.
+    await expect(keys.apply({ owned: [], erased: [{ subject: 'message:1' }] }, { commit: 2n, prepare: 2n })).resolves.toBe(true);
+    expect(await keys.load([key.id])).toEqual(new Map());
+    other.close();
+    await keys.close();
+  });
+});
