@@ -10,7 +10,7 @@ import type { MessageChannelAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import type { Sender, SendInput, UploadedFile } from './messages/input.js';
 import { type Opening, type SendDeps, admitSlowmodeSend, sendIn, slowmodeWindow } from './messages/send.js';
-import { run } from './threads.js';
+import { run, whileParentStands } from './threads.js';
 
 export interface NewPost {
   name: string;
@@ -78,7 +78,8 @@ export function preparePost(
   const opened: ThreadState = { status: 'active', thread, members };
   // The first message is sent with the forum's permissions: opening a post takes SEND_MESSAGES there, not in threads.
   const access: MessageChannelAccess = { channelId: threadId, guildId: guild.id, type: thread.type, permissions, guild, dm: null, thread: opened };
-  return { access, opening: { id: threadId, open: async () => void (await run(deps, meta, threadId, command, true)) } };
+  const open = async () => void (await whileParentStands(deps, guild.id, forum.id, () => run(deps, meta, threadId, command, true)));
+  return { access, opening: { id: threadId, open } };
 }
 
 /**

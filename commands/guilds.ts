@@ -133,8 +133,9 @@ export async function deleteChannel(
 ) {
   const command = { type: 'DeleteChannel', actorId: meta.actorId, channelId } as const;
   const decision = await deps.commands.decide(guildStream(guildId), guildDecider, command, deps.clock.now());
-  await deleteThreadsWithParent(deps, meta, channelId);
   const { position } = await exclusive(channelSendsGate(channelId), async () => {
+    // Under the gate that threads are opened under (commands/threads.ts): none can be opened after these are found.
+    await deleteThreadsWithParent(deps, meta, channelId);
     const appended = await deps.commands.commit(decision, metadata(meta, deps.clock));
     // Read models show the deletion before the sends held back run.
     await deps.settle(appended.position);

@@ -14,7 +14,7 @@ import { pinnedPostOf, threadById, threadsOfParent } from '../projections/thread
 import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
 import { type ActorMeta, type Uses, metadata, serviceMeta } from './deps.js';
 import { loadMessage } from './messages/state.js';
-import { channelSendsGate, exclusive, queued } from './queue.js';
+import { channelSendsGate, exclusive, queued, shared } from './queue.js';
 import { threadStream } from './streams.js';
 
 type ThreadDeps = Uses<'commands' | 'clock' | 'settle'>;
@@ -39,6 +39,18 @@ async function resolveThread(deps: Uses<'commands' | 'clock'>, threadId: string)
   const parent = guild.channels.get(thread.thread!.parent_id);
   if (!parent) throw unknownChannel();
   return { guild, parent, thread };
+}
+
+/**
+ * Appends a thread's creation while its parent stands: beside the parent's sends, never during its deletion, which
+ * deletes the threads it finds under the same gate. A thread that comes after the deletion finds its parent gone,
+ * rather than outliving it with its messages sealed where the deletion does not reach (its own channel id).
+ */
+export function whileParentStands<T>(deps: Uses<'commands' | 'clock'>, guildId: string, parentId: string, append: () => Promise<T>): Promise<T> {
+  return shared(channelSendsGate(parentId), async () => {
+    if (!(await loadGuild(deps, guildId)).channels.has(parentId)) throw unknownChannel();
+    return append();
+  });
 }
 
 export async function run(deps: ThreadDeps, meta: ActorMeta, threadId: string, command: ThreadCommand, newStream = false) {
@@ -104,7 +116,7 @@ export async function createThread(
     fromMessage: messageId !== null,
     thread,
   };
-  await run(deps, meta, threadId, command, messageId === null);
+  await whileParentStands(deps, guild.id, parent.id, () => run(deps, meta, threadId, command, messageId === null));
   return threadId;
 }
 

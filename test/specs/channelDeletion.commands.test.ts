@@ -2,6 +2,8 @@
 // the guild's state that allowed it is loaded once; a guild that changed before the append has it decided again.
 import { describe, expect, it } from 'vitest';
 import { deleteChannel } from '../../commands/guilds.js';
+import { createThread } from '../../commands/threads.js';
+import { THREADS } from '../../projections/collections.js';
 import type { ThreadCreated, ThreadData } from '../../domain/thread.js';
 import { DomainError } from '../../domain/errors.js';
 import { EARLIER, appendStreams, commandDeps, givenStreams } from './support.js';
@@ -103,6 +105,30 @@ describe('deleteChannel and the guild stream', () => {
       const refusals = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as DomainError).code] : []));
       expect(refusals).toEqual(['UNKNOWN_CHANNEL']);
       expect(await w.channelDeletions()).toBe(1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('a thread opened while its threads are being deleted: refused, so none outlives the channel', async () => {
+    const w = await world();
+    try {
+      // Ada opens a thread just after the deletion has listed the channel's threads (given 300 ms to get it appended).
+      const find = w.readStore.find.bind(w.readStore);
+      let opening = null as Promise<unknown> | null;
+      w.readStore.find = (async (collection: string, filter: object, ...rest: unknown[]) => {
+        const found = await (find as (...args: unknown[]) => Promise<unknown>)(collection, filter, ...rest);
+        if (collection === THREADS && !opening) {
+          opening = createThread(w.deps, { actorId: ada.id }, GENERAL, { name: 'late', type: 11 }, null).catch((error: unknown) => error);
+          await Promise.race([opening, new Promise((resolve) => setTimeout(resolve, 300))]);
+        }
+        return found;
+      }) as typeof w.readStore.find;
+      await deleteChannel(w.deps, { actorId: ada.id }, G, GENERAL);
+      const refusal = await opening;
+      expect(refusal).toBeInstanceOf(DomainError);
+      expect((refusal as DomainError).code).toBe('UNKNOWN_CHANNEL');
+      expect(await find(THREADS, { parent_id: GENERAL })).toEqual([]);
     } finally {
       await w.close();
     }
