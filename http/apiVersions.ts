@@ -23,7 +23,7 @@ export interface ApiVersion {
   stickerList: 'page' | 'array';
   /**
    * Error codes answered as the widely used API numbers them, where a client may compare the number: a message that
-   * auto-moderation blocked is its 200000, one sent straight into a forum its 40058, one to a deleted account its 50007, a forum's webhook's refusals its 2200xx. The spec's codes are strings (`AUTOMOD_BLOCKED`).
+   * auto-moderation blocked is its 200000, one sent straight into a forum its 40058, one to a deleted account its 50007, a send in slowmode its 20016, a forum's webhook's refusals its 2200xx. The spec's codes are strings (`AUTOMOD_BLOCKED`).
    */
   errorCodes: Readonly<Record<string, number>>;
 }
@@ -37,6 +37,7 @@ const WIDELY_USED: ApiVersion = {
     CANNOT_SEND_IN_FORUM_CHANNEL: 40058,
     CANNOT_SEND_MESSAGES_TO_USER: 50007,
     TAG_REQUIRED: 40067,
+    SLOWMODE_RATE_LIMITED: 20016,
     MAX_PINNED_THREADS: 30047,
     WEBHOOK_FORUM_THREAD_REQUIRED: 220001,
     WEBHOOK_FORUM_THREAD_NAME_AND_ID: 220002,

@@ -96,7 +96,7 @@ export const ERRORS = {
   RATE_LIMITED: [429, 'The route’s bucket is empty for now: wait Retry-After seconds (X-RateLimit-Scope: user).'],
   SLOWMODE_RATE_LIMITED: [
     429,
-    'The channel is in slowmode and the caller sent there less than rate_limit_per_user seconds ago: wait retry_after seconds (X-RateLimit-Scope: user).',
+    'The channel is in slowmode and the caller sent there less than rate_limit_per_user seconds ago: wait retry_after seconds (X-RateLimit-Scope: user; 20016 under /api/v9 and /api/v10).',
   ],
   IMAGE_QUEUE_FULL: [429, 'Too many images are being processed: try again in a second (X-RateLimit-Scope: shared).'],
 } as const satisfies Record<string, readonly [number, string]>;

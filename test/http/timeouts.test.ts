@@ -123,6 +123,9 @@ describe('slowmode', () => {
     expect((await send(channelId, member.token)).status).toBe(200);
     const before = await server.runtime.store.headPosition();
     await expectSlowmodeRefused(server, await send(channelId, member.token), 10, before);
+    // Numbered as the widely used API numbers it where its clients read the code.
+    const onV10 = await server.call('POST', `/api/v10/channels/${channelId}/messages`, { token: member.token, body: { content: 'again' } });
+    expect([onV10.status, onV10.body.code]).toEqual([429, 20016]);
     // Per user and per channel: another member, and the same member elsewhere, are not held back.
     expect((await send(channelId, (await newMember(server, guild)).token)).status).toBe(200);
     expect((await send(guild.channelId, member.token)).status).toBe(200);
