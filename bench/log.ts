@@ -125,7 +125,7 @@ async function consume(dir: string, count: number): Promise<void> {
   const secrets = await SecretBox.load(null, join(dir, 'secret.key'));
   const leases = new SqliteLeases(join(dir, 'leases.db'));
   const opened = { store, readStore, blobs: new FileBlobStore(join(dir, 'blobs')), bus, leases, rateLimits: new MemoryRateLimits() };
-  const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, new PrometheusMetrics(), [], 1);
+  const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, new PrometheusMetrics(), {}, 1);
   const projector = new GatewayProjector(runtime, new SessionRegistry(channelVisibility(runtime)), new Presences(bus.hints, async () => {}, log));
   const started = performance.now();
   await projector.start();

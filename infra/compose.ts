@@ -134,7 +134,7 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
     const lease = await ProcessIdLease.take(opened.leases, config, holder, systemClock, (error) => fatal(error, 'snowflake process id lost'));
     started.push(() => lease.release());
-    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, [remover, shredder], lease.processId);
+    const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, metrics, { remover, shredder }, lease.processId);
     // States the command side folded from what is now erased leave its cache once the keys are gone (commands/erasedStates.ts).
     opened.keys.onDestroyed(() => runtime.commands.keysDestroyed());
 

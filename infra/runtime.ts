@@ -7,7 +7,7 @@ import { SnowflakeGenerator } from '../domain/snowflake.js';
 import type { BlobStore } from '../ports/blobs.js';
 import { systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/bus.js';
-import type { EventStore } from '../ports/eventStore.js';
+import { type EventStore, encodePosition } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
 import type { Leases } from '../ports/leases.js';
 import type { Images } from '../ports/images.js';
@@ -16,6 +16,7 @@ import type { RateLimits } from '../ports/rateLimits.js';
 import type { CheckOutboundUrl, GetBytes, PostForAnswer } from '../ports/outbound.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { AttachmentRemover } from '../processes/attachmentRemoval.js';
+import type { KeyShredder } from '../processes/keyShredding.js';
 import type { ProjectionRunner } from '../projections/runner.js';
 import type { Config } from './config.js';
 import type { EngineConfig } from './engines.js';
@@ -56,8 +57,8 @@ export function assembleRuntime(
   secrets: SecretBox,
   projections: ProjectionRunner,
   metrics: Metrics,
-  /** The followers erasing commands wait for (files and keys): null where another process runs them. */
-  erasers: (Pick<AttachmentRemover, 'waitFor'> | null)[],
+  /** The followers erasing commands wait for (files and keys): none where another process runs them. */
+  erasers: { remover?: Pick<AttachmentRemover, 'waitFor'> | null; shredder?: Pick<KeyShredder, 'waitFor'> | null },
   /** The snowflake process id this process holds (infra/processIds.ts). */
   processId: number,
 ): Runtime {
@@ -85,7 +86,16 @@ export function assembleRuntime(
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),
     settleFiles: async (position) => {
-      await Promise.all(erasers.map((eraser) => eraser?.waitFor(position, engines.settleTimeoutMs)));
+      const [, keysGone] = await Promise.all([
+        erasers.remover?.waitFor(position, engines.settleTimeoutMs),
+        erasers.shredder?.waitFor(position, engines.settleTimeoutMs) ?? true,
+      ]);
+      // The erasure is answered anyway (README, Privacy): the keys go when the shredder gets to them.
+      if (!keysGone && position)
+        log.warn(
+          { position: encodePosition(position) },
+          `an erasure is answered before its keys are destroyed: the key shredder is more than ${engines.settleTimeoutMs} ms behind`,
+        );
     },
   };
 }

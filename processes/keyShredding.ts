@@ -78,10 +78,18 @@ export class KeyShredder {
     this.uncheckpointed = 0;
   }
 
-  /** Resolves once the keys the log erased up to `position` are destroyed, or at once when the shredder is not running. */
-  waitFor(position: Position | null, timeoutMs: number): Promise<void> {
-    if (!position || !this.subscription || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
-    return this.waits.wait(position, timeoutMs);
+  /**
+   * Resolves once the keys the log erased up to `position` are destroyed, or at once when the shredder is not running:
+   * true then, false when `timeoutMs` passed first.
+   */
+  async waitFor(position: Position | null, timeoutMs: number): Promise<boolean> {
+    if (!position || !this.subscription) return true;
+    if (!this.reached(position)) await this.waits.wait(position, timeoutMs);
+    return this.reached(position);
+  }
+
+  private reached(position: Position): boolean {
+    return this.processed !== null && comparePositions(this.processed, position) >= 0;
   }
 
   async caughtUp(): Promise<void> {

@@ -51,3 +51,32 @@ describe('key shredder', () => {
     expect(await contentsAfter([created('kept')])).toEqual(['kept']);
   });
 });
+
+describe('waiting for the key shredder', () => {
+  it('answers whether the keys were destroyed in time: false while it is held back, true once it got there', async () => {
+    const keys = new SqliteKeyStore(':memory:', SecretBox.fromKey(randomBytes(32)));
+    const log = new SealingEventStore(new SqliteEventStore(':memory:'), keys);
+    const shredder = new KeyShredder(log.sealedLog, keys);
+    await shredder.start();
+    try {
+      await log.appendToStream('message-1', [created('held')]);
+      await shredder.caughtUp();
+      // The key store's write is held back, as a slow disk or a busy writer would.
+      let letGo!: () => void;
+      const held = new Promise<void>((resolve) => (letGo = resolve));
+      const apply = keys.apply.bind(keys);
+      keys.apply = async (changes, checkpoint) => {
+        await held;
+        return apply(changes, checkpoint);
+      };
+      const { position } = await log.appendToStream('message-1', [deleted]);
+      expect(await shredder.waitFor(position, 50)).toBe(false);
+      letGo();
+      expect(await shredder.waitFor(position, 5000)).toBe(true);
+      expect(await shredder.waitFor(null, 0)).toBe(true);
+    } finally {
+      await shredder.stop();
+      await log.close();
+    }
+  });
+});
