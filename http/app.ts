@@ -11,7 +11,7 @@ import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
 import type { HttpDeps } from './context.js';
 import { errorHandler } from './errors.js';
-import type { RouteDoc } from './openapi/entry.js';
+import { type RouteDoc, TAGS } from './openapi/entry.js';
 import { openApiDocument } from './openapi/document.js';
 import { operationDocs } from './openapi/operations.js';
 import { type Route, rateLimiters, routeDocs, router, scopes } from './route.js';
@@ -193,43 +193,16 @@ const API_MODULES: readonly (readonly Route[])[] = [
 /** Every API route declared as an entry. */
 export const API_ROUTES: readonly Route[] = API_MODULES.flat();
 
+/** The reference's tags, in the order it shows them. */
+const TAG_ORDER: readonly string[] = Object.keys(TAGS);
+
 /**
- * Every documented route, in the order the reference shows them (a tag's operations in the order of their modules
- * here, which is not the router's): the entries, API and origin root alike, the operator's endpoints answered before
- * routing, and the reference's own.
+ * Every documented route, in the order the reference shows them: by tag, in TAGS' order, and within a tag in the
+ * router's order; the CDN's, the operator's endpoints answered before routing, and the reference's own among them.
  */
-export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...[
-    accountRoutes,
-    applicationRoutes,
-    userRoutes,
-    guildRoutes,
-    channelRoutes,
-    roleRoutes,
-    memberRoutes,
-    moderationRoutes,
-    emojiRoutes,
-    stickerRoutes,
-    inviteRoutes,
-    vanityRoutes,
-    auditLogRoutes,
-    autoModerationRoutes,
-    messageRoutes,
-    threadRoutes,
-    dmRoutes,
-    callRoutes,
-    webhookRoutes,
-    interactionWebhookRoutes,
-    applicationCommandRoutes,
-    interactionRoutes,
-    oauth2Routes,
-    oauth2AuthorizeRoutes,
-    gatewayRoutes,
-    cdnRoutes,
-  ].flatMap(routeDocs),
-  ...operationDocs,
-  ...routeDocs(REFERENCE_ROUTES),
-];
+export const ROUTE_DOCS: readonly RouteDoc[] = routeDocs([...API_ROUTES, ...cdnRoutes])
+  .concat(operationDocs)
+  .sort((a, b) => TAG_ORDER.indexOf(a.tag) - TAG_ORDER.indexOf(b.tag));
 
 /** The OpenAPI document, built once: an entry it cannot document fails at start-up. */
 const DOCUMENT = openApiDocument(ROUTE_DOCS);
