@@ -27,10 +27,17 @@ export async function runGuildCommand(deps: Uses<'commands' | 'clock' | 'settle'
   return result;
 }
 
-/** Decides the command on the current state without appending: refuses before side effects outside the log happen. */
-export async function assertGuildCommand(deps: Uses<'commands' | 'clock'>, guildId: string, command: GuildCommand): Promise<void> {
-  const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
-  guildDecider.decide(command, state, deps.clock.now());
+/**
+ * Decides the command on the current state without appending: refuses before side effects outside the log happen.
+ * What it decided is appended by commitGuildCommand, decided again only if the guild changed in between.
+ */
+const decideGuildCommand = (deps: Uses<'commands' | 'clock'>, guildId: string, command: GuildCommand) =>
+  deps.commands.decide(guildStream(guildId), guildDecider, command, deps.clock.now());
+
+async function commitGuildCommand(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, decision: Awaited<ReturnType<typeof decideGuildCommand>>) {
+  const result = await deps.commands.commit(decision, metadata(meta, deps.clock));
+  await deps.settle(result.position);
+  return result;
 }
 
 /** A new guild with @everyone, a #general text channel and its creator as owner and first member. */
@@ -71,11 +78,10 @@ async function runGuildCommandWithImages<F extends string>(
   keyOf: (field: F, hash: string) => string,
 ) {
   const stored = Object.entries(images).filter((entry): entry is [F, Image] => Boolean(entry[1]));
-  if (stored.length) {
-    await assertGuildCommand(deps, guildId, command);
-    for (const [field, image] of stored) await deps.blobs.put(keyOf(field, image.hash), image);
-  }
-  await runGuildCommand(deps, meta, guildId, command);
+  if (!stored.length) return runGuildCommand(deps, meta, guildId, command);
+  const decision = await decideGuildCommand(deps, guildId, command);
+  for (const [field, image] of stored) await deps.blobs.put(keyOf(field, image.hash), image);
+  return commitGuildCommand(deps, meta, decision);
 }
 
 /** Each image given replaces the guild's (null removes it); one left out stays. */
@@ -132,7 +138,7 @@ export async function deleteChannel(
   channelId: string,
 ) {
   const command = { type: 'DeleteChannel', actorId: meta.actorId, channelId } as const;
-  const decision = await deps.commands.decide(guildStream(guildId), guildDecider, command, deps.clock.now());
+  const decision = await decideGuildCommand(deps, guildId, command);
   const { position } = await exclusive(channelSendsGate(channelId), async () => {
     // Under the gate that threads are opened under (commands/threads.ts): none can be opened after these are found.
     await deleteThreadsWithParent(deps, meta, channelId);
@@ -163,9 +169,9 @@ export async function banUser(
   deleteMessageSeconds: number,
 ) {
   const command: GuildCommand = { type: 'BanMember', actorId: meta.actorId, userId, deleteMessageSeconds, bannedAt: isoNow(deps.clock) };
-  await assertGuildCommand(deps, guildId, command);
+  const decision = await decideGuildCommand(deps, guildId, command);
   if (!(await userById(deps.readStore, userId))) throw notFound('UNKNOWN_USER', 'Unknown User');
-  const { state } = await runGuildCommand(deps, meta, guildId, command);
+  const { state } = await commitGuildCommand(deps, meta, decision);
   await purgeMessagesOfBan(deps, meta, state, { userId, bannedAt: command.bannedAt, deleteMessageSeconds });
 }
 
@@ -184,9 +190,9 @@ export async function purgeMessagesOfBan(
 /** Sets (or with null removes) a guild's vanity code: the code is claimed first, the old one released last. */
 export async function setVanityCode(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, code: string | null) {
   const command: GuildCommand = { type: 'SetVanityCode', actorId: meta.actorId, code };
-  await assertGuildCommand(deps, guildId, command);
+  const decision = await decideGuildCommand(deps, guildId, command);
   if (code) await claimVanityCode(deps, meta, guildId, code);
-  const { events } = await runGuildCommand(deps, meta, guildId, command);
+  const { events } = await commitGuildCommand(deps, meta, decision);
   const set = events.find((e) => e.type === 'VanityCodeSet');
   if (set?.type === 'VanityCodeSet' && set.data.previousCode) await releaseVanityCode(deps, meta, guildId, set.data.previousCode);
 }

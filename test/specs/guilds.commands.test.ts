@@ -1,7 +1,8 @@
 // Command specs of member moderation on the guild stream: kicks, role grants and bans (whose actor and reason, carried
 // in the events' metadata, are what the audit log is built from).
-import { describe, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { banUser, runGuildCommand } from '../../commands/guilds.js';
+import { guildDecider } from '../../domain/guild.js';
 import { NOW, givenStreams } from './support.js';
 import { G, GENERAL, MEMBER_ROLE, MOD_ROLE, accounts, ada, bob, cy, eve, finn, guildStream, messageUser, sent } from './events.js';
 
@@ -58,6 +59,18 @@ describe('banUser', () => {
         data: { guildId: G, userId: bob.id, deleteMessageSeconds: 0, removedMember: true, bannedAt: NOW },
         metadata: { actorId: cy.id, reason: 'spam', createdAt: NOW },
       }));
+
+  it('decides the ban once: the decision that passed its checks is the one appended', async () => {
+    const decide = vi.spyOn(guildDecider, 'decide');
+    try {
+      await givenStreams(...people, guildStream)
+        .when((deps) => banUser(deps, { actorId: cy.id }, G, finn.id, 0))
+        .then({ stream: GUILD, type: 'MemberBanned', data: { guildId: G, userId: finn.id, deleteMessageSeconds: 0, removedMember: false, bannedAt: NOW } });
+      expect(decide.mock.calls.filter(([command]) => command.type === 'BanMember')).toHaveLength(1);
+    } finally {
+      decide.mockRestore();
+    }
+  });
 
   it('bans a user who never joined, so they cannot join: the ban removes no member', () =>
     givenStreams(...people, guildStream)
