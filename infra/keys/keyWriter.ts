@@ -15,8 +15,6 @@ export interface KeyWriter {
   make(count: number): Promise<DataKey[]>;
   /** Applies the shredder's changes with its checkpoint in one transaction; the ids of the keys it destroyed. */
   apply(changes: KeyChanges, checkpoint: Position): Promise<string[]>;
-  /** Copies the WAL into keys.db and truncates it (the scrub of destroyed keys); false when a reader kept it from it. */
-  scrub(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -96,8 +94,7 @@ function applyChanges(db: Database.Database, statements: KeyStatements, changes:
   db.pragma(`synchronous = ${changes.erased.length > 0 ? 'FULL' : 'NORMAL'}`);
   try {
     // Immediate: the write lock is waited for at the start (busy_timeout). A transaction that read first could not wait
-    // for it (SQLite refuses a reader's upgrade at once): another connection's checkpoint, which holds it while waiting
-    // for readers, would have failed the shredder.
+    // for it (SQLite refuses a reader's upgrade at once), and the WAL scrub's checkpoint holds it while waiting for readers.
     write.immediate();
   } finally {
     db.pragma('synchronous = FULL');
@@ -105,17 +102,10 @@ function applyChanges(db: Database.Database, statements: KeyStatements, changes:
   return destroyed;
 }
 
-/** The WAL copied into the file (secure_delete has zeroed destroyed keys there) and truncated; false when a reader was in the way. */
-export function truncateWal(db: Database.Database): boolean {
-  const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-  return !result.busy;
-}
-
 export function inPlaceKeyWriter(db: Database.Database, statements: KeyStatements, seal: (plain: string) => string): KeyWriter {
   return {
     make: async (count) => dataKeysOf(makeKeys(db, statements, seal, count)),
     apply: async (changes, checkpoint) => applyChanges(db, statements, flatKeyChanges(changes), encodePosition(checkpoint)),
-    scrub: async () => truncateWal(db),
     close: async () => {},
   };
 }
@@ -126,7 +116,6 @@ export function threadWork(db: Database.Database, seal: (plain: string) => strin
   return (request) => {
     try {
       if ('count' in request) return { id: request.id, made: makeKeys(db, statements, seal, request.count) };
-      if ('scrub' in request) return { id: request.id, scrubbed: truncateWal(db) };
       return { id: request.id, destroyed: applyChanges(db, statements, request.changes, request.checkpoint) };
     } catch (error) {
       return { id: request.id, error: error instanceof Error ? error.message : String(error) };
@@ -137,10 +126,9 @@ export function threadWork(db: Database.Database, seal: (plain: string) => strin
 const threadEntry = (): URL =>
   new URL(extname(fileURLToPath(import.meta.url)) === '.ts' ? './keyWriterThread.dev.mjs' : './keyWriterThread.js', import.meta.url);
 
-export type ToKeyWriter = { id: number; count: number } | { id: number; changes: FlatKeyChanges; checkpoint: string } | { id: number; scrub: true };
+export type ToKeyWriter = { id: number; count: number } | { id: number; changes: FlatKeyChanges; checkpoint: string };
 /** Keys made come back in one buffer: an object a key, each with a buffer of its own, made the reply's clone cost more. */
-export type FromKeyWriter =
-  { id: number; made: KeyBatch } | { id: number; destroyed: string[] } | { id: number; scrubbed: boolean } | { id: number; error: string };
+export type FromKeyWriter = { id: number; made: KeyBatch } | { id: number; destroyed: string[] } | { id: number; error: string };
 
 /** A thread with its own connection to `file`, wrapping with `masterKey`; it keeps the process alive only while asked. */
 export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
@@ -169,7 +157,7 @@ export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
     });
     return started;
   };
-  const request = (message: { count: number } | { changes: FlatKeyChanges; checkpoint: string } | { scrub: true }) => {
+  const request = (message: { count: number } | { changes: FlatKeyChanges; checkpoint: string }) => {
     const thread = (worker ??= start());
     const id = (next += 1);
     return new Promise<FromKeyWriter>((resolve, reject) => {
@@ -186,10 +174,6 @@ export function threadKeyWriter(file: string, masterKey: Buffer): KeyWriter {
     async apply(changes, checkpoint) {
       const reply = await request({ changes: flatKeyChanges(changes), checkpoint: encodePosition(checkpoint) });
       return 'destroyed' in reply ? reply.destroyed : [];
-    },
-    async scrub() {
-      const reply = await request({ scrub: true });
-      return 'scrubbed' in reply && reply.scrubbed;
     },
     async close() {
       const thread = worker;

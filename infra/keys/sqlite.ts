@@ -12,7 +12,7 @@ import { type Position, decodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 import { createPrivateDatabaseFile } from '../dataDir.js';
-import { type KeyWriter, inPlaceKeyWriter, keyStatements, threadKeyWriter, truncateWal } from './keyWriter.js';
+import { type KeyWriter, inPlaceKeyWriter, keyStatements, threadKeyWriter } from './keyWriter.js';
 
 /** Keys made ahead with one fsync. */
 const BATCH = 1024;
@@ -29,9 +29,6 @@ export class SqliteKeyStore implements KeyStore {
   private readonly current_ = new LRUCache<string, DataKey>({ max: 10_000 });
   private readonly listeners: (() => void)[] = [];
   private scrubTimer: NodeJS.Timeout | null = null;
-  private closed = false;
-  /** The scrub the writer is doing, if any (it never rejects). */
-  private scrubbing: Promise<void> | null = null;
   /** Counts destructions, so that a lookup a destruction overtook does not remember the key it found. */
   private destructions = 0;
   private readonly statements;
@@ -185,37 +182,31 @@ export class SqliteKeyStore implements KeyStore {
     // carried it all truncated: a rotation is rare and offline, and must leave no trace of the old key's work.
     if (this.file !== ':memory:' && rewrapped > 0) {
       this.db.exec('VACUUM');
-      if (!truncateWal(this.db)) throw new Error('keys.db is held open by another process: its WAL could not be truncated after the re-wrapping');
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result.busy) throw new Error('keys.db is held open by another process: its WAL could not be truncated after the re-wrapping');
     }
     return rewrapped;
   }
 
-  /**
-   * The destroyed keys' old pages leave the WAL: copied over (zeroed) into the file, the WAL truncated. By the writer,
-   * on its thread in a server: the copy and its fsync took about 5 ms of the main thread a second of erasures.
-   */
+  /** The destroyed keys' old pages leave the WAL: copied over (zeroed) into the file, the WAL truncated. */
   private scheduleScrub(): void {
-    if (this.scrubTimer || this.closed || this.file === ':memory:') return;
+    if (this.scrubTimer || this.file === ':memory:') return;
     this.scrubTimer = setTimeout(() => {
       this.scrubTimer = null;
-      // Tried again while a reader is in the way or the writer failed, until the store closes.
-      this.scrubbing = this.writer.scrub().then(
-        (done) => void (done || this.scheduleScrub()),
-        () => this.scheduleScrub(),
-      );
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result.busy) this.scheduleScrub();
     }, this.scrubAfterMs);
     this.scrubTimer.unref();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.scrubTimer) clearTimeout(this.scrubTimer);
-    this.scrubTimer = null;
     await this.making?.catch(() => {});
-    await this.scrubbing;
     await this.writer.close();
-    // Whatever a scrub still had to do, the store does as it closes.
-    if (this.file !== ':memory:') truncateWal(this.db);
+    if (this.scrubTimer) {
+      clearTimeout(this.scrubTimer);
+      this.scrubTimer = null;
+      if (this.file !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     this.db.close();
   }
 }

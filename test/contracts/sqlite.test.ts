@@ -392,22 +392,10 @@ describe('SQLite event store: the events it committed last', () => {
   });
 });
 
-/** A key store scrubbing 50 ms after a destruction: written in place (a tool's), or on its thread (a server's). */
-const scrubbingStores: [string, (path: string) => SqliteKeyStore][] = [
-  ['written in place', (path) => new SqliteKeyStore(path, SecretBox.fromKey(randomBytes(32)), 50)],
-  [
-    'written on its thread',
-    (path) => {
-      const master = randomBytes(32);
-      return new SqliteKeyStore(path, MasterKeys.of(master, [], SecretBox.fromKey(randomBytes(32))), 50, master);
-    },
-  ],
-];
-
-describe.each(scrubbingStores)('SQLite key store %s: destroyed keys', (_, open) => {
+describe('SQLite key store: destroyed keys', () => {
   it('leave not even their wrapped form in keys.db or its WAL once the scrub ran, while the store stays open', async () => {
     const path = file('keys');
-    const keys = open(path);
+    const keys = new SqliteKeyStore(path, SecretBox.fromKey(randomBytes(32)), 50);
     const created = await Promise.all(Array.from({ length: 600 }, () => keys.create()));
     const db = new Database(path, { readonly: true });
     const wrapped = db.prepare('SELECT id, wrapped FROM keys').all() as { id: string; wrapped: string }[];
