@@ -142,10 +142,8 @@ export async function deleteChannel(
   const { position } = await exclusive(channelSendsGate(channelId), async () => {
     // Under the gate that threads are opened under (commands/threads.ts): none can be opened after these are found.
     await deleteThreadsWithParent(deps, meta, channelId);
-    const appended = await deps.commands.commit(decision, metadata(meta, deps.clock));
-    // Read models show the deletion before the sends held back run.
-    await deps.settle(appended.position);
-    return appended;
+    // Settled here, so that read models show the deletion before the sends held back run.
+    return commitGuildCommand(deps, meta, decision);
   });
   await deps.settleFiles(position);
 }

@@ -93,15 +93,19 @@ export class ErasedSubjects {
   /** The dispatch's payload as it may be replayed now. */
   replayable(entry: Marked): string {
     if (!this.erasedSince(entry)) return entry.d;
-    const erased = new Set(entry.subjects.filter((subject) => (this.last.get(subject) ?? 0) > entry.mark));
+    const erased = new Set(entry.subjects.filter((subject) => this.erasedAfter(subject, entry.mark)));
     return JSON.stringify(scrub(JSON.parse(entry.d), erased));
   }
 
   /** Whether a subject the dispatch shows was erased after it was buffered (looked up without building anything). */
   private erasedSince(entry: Marked): boolean {
     if (entry.mark === this.count) return false;
-    for (let i = 0; i < entry.subjects.length; i++) if ((this.last.get(entry.subjects[i]) ?? 0) > entry.mark) return true;
+    for (let i = 0; i < entry.subjects.length; i++) if (this.erasedAfter(entry.subjects[i], entry.mark)) return true;
     return false;
+  }
+
+  private erasedAfter(subject: string, mark: number): boolean {
+    return (this.last.get(subject) ?? 0) > mark;
   }
 
   /** Forgets the erasures that no dispatch still buffered predates: `oldest` is the mark of the oldest. */
