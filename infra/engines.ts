@@ -128,7 +128,7 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
 /** An engine that could not be reached at start: main prints the message alone, on one line, and exits non-zero. */
 export class EngineUnreachableError extends Error {
   constructor(
-    readonly engine: 'EventStoreDB' | 'MongoDB' | 'Kafka',
+    readonly engine: 'EventStoreDB' | 'MongoDB' | 'PostgreSQL' | 'Kafka',
     readonly address: string,
     cause: unknown,
   ) {
