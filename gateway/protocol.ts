@@ -61,6 +61,14 @@ export const Intent = {
 
 export const ALL_INTENTS = Object.values(Intent).reduce((all, bit) => all | bit, 0);
 
+/**
+ * Whether IDENTIFY's `intents` names defined intents only: a non-negative safe integer with no other bit set. The range
+ * is checked first, as JavaScript's bitwise operators see only a number's low 32 bits (2 ** 64 would pass them).
+ */
+export function isIntentSet(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= ALL_INTENTS && (value & ~ALL_INTENTS) === 0;
+}
+
 export interface GatewayPayload {
   op: number;
   d?: unknown;

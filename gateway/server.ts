@@ -26,7 +26,7 @@ import {
 } from './memberChunks.js';
 import { ONLINE, Presences, type Shown, parseIdentifyPresence, parsePresence } from './presence.js';
 import { GatewayProjector } from './projector.js';
-import { ALL_INTENTS, CloseCode, GATEWAY_VERSION, type GatewayPayload, Intent, Op } from './protocol.js';
+import { CloseCode, GATEWAY_VERSION, type GatewayPayload, Intent, Op, isIntentSet } from './protocol.js';
 import { SessionRegistry } from './registry.js';
 import { Connection, Session } from './session.js';
 import { type Snapshots, createSnapshots } from './snapshots.js';
@@ -280,7 +280,7 @@ export class Gateway {
     const token = await this.authenticate(connection, data.token);
     if (!token) return null;
     const intents = data.intents ?? 0;
-    if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~ALL_INTENTS) !== 0) {
+    if (!isIntentSet(intents)) {
       connection.close(CloseCode.InvalidIntents, 'Invalid intent(s)');
       return null;
     }

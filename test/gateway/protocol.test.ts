@@ -2,6 +2,7 @@
 // zlib-stream framing, which closes end a session, and RESUME of an unknown session (dispatches.test.ts covers routing
 // and RESUME after a drop).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_INTENTS } from '../../gateway/protocol.js';
 import { connectGateway } from '../support/gateway.js';
 import { type TestServer, createBot, registerUser, startTestServer } from '../support/server.js';
 
@@ -67,6 +68,19 @@ describe('gateway', () => {
 
     const version = await connectGateway(server, 'v=9&encoding=json');
     expect((await version.closed).code).toBe(4012);
+  });
+
+  it('closes with 4013 on intents outside the defined bits, even those whose low 32 bits are defined ones', async () => {
+    const bot = await createBot(server);
+    for (const intents of [2 ** 64, 2 ** 32 + 1, 2 ** 53 + 2, -1, 1.5, '1', Number.MAX_VALUE]) {
+      const client = await connectGateway(server);
+      client.send({ op: 2, d: { token: bot.token, intents, properties: {} } });
+      expect({ intents, code: (await client.closed).code }).toEqual({ intents, code: 4013 });
+    }
+    const defined = await connectGateway(server);
+    defined.send({ op: 2, d: { token: bot.token, intents: ALL_INTENTS, properties: {} } });
+    expect((await defined.next((p) => p.t === 'READY')).d.user.id).toBe(bot.id);
+    defined.close();
   });
 
   it('closes a connection that stops heartbeating (4009)', async () => {
