@@ -21,7 +21,12 @@ export type FieldCondition =
       /** The field is an array holding every one of these values (the way to ask for containment). */
       $all?: Comparable[];
     };
-/** Field paths may be dotted. Equality compares whole values; use $all to ask whether an array contains values. */
+/**
+ * Field paths may be dotted. Equality compares whole values; use $all to ask whether an array contains values. Null
+ * means null or missing, as in MongoDB: `null`, `{$eq: null}` and an `$in` list holding null match a field that is
+ * null or absent; `{$ne: null}` and a `$nin` list holding null match neither. `$ne` and `$nin` without null match a
+ * missing field.
+ */
 export type Filter = Record<string, FieldCondition>;
 
 export interface Update {

@@ -81,11 +81,14 @@ function compileFilter(filter: Filter, params: Param[]): string {
           break;
         case '$in':
         case '$nin': {
-          const values = operand as Comparable[];
-          const inner = values.length === 0 ? 'NULL' : values.map(() => '?').join(', ');
+          // A null in the list stands for a null or missing field (json_extract's NULL), as in MongoDB: SQL's IN never
+          // matches NULL, so it is tested apart.
+          const values = (operand as Comparable[]).filter((value) => value !== null);
+          const withNull = values.length < (operand as Comparable[]).length;
           params.push(...values.map(sqlValue));
-          const test = `${col} IN (${inner})`;
-          clauses.push(op === '$in' ? test : `(${col} IS NULL OR NOT ${test})`);
+          const listed = values.length === 0 ? '0' : `${col} IN (${values.map(() => '?').join(', ')})`;
+          if (op === '$in') clauses.push(withNull ? `(${col} IS NULL OR ${listed})` : listed);
+          else clauses.push(withNull ? `(${col} IS NOT NULL AND NOT ${listed})` : `(${col} IS NULL OR NOT ${listed})`);
           break;
         }
         case '$exists':

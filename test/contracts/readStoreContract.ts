@@ -7,8 +7,28 @@ import type { Doc, Filter, ReadStore, Update } from '../../ports/readStore.js';
 
 const at = (n: bigint): Position => ({ commit: n, prepare: n });
 
-/** `bulkLoad`: the adapter implements the port's optional bulkLoad. */
-export function describeReadStoreContract(name: string, factory: () => Promise<ReadStore>, options: { bulkLoad?: boolean } = {}): void {
+/** The labels of every collection the tests below use: a store that wraps another is told their names in advance. */
+const COLLECTIONS = [
+  'a',
+  'b',
+  'docs',
+  'dup',
+  'last',
+  'many',
+  'maxed',
+  'mine',
+  'never_written',
+  'nothing_here',
+  'other',
+  'people',
+  'seen',
+  'theirs',
+  'things',
+  'users',
+];
+
+/** `factory` gets the names of the collections the test uses; `bulkLoad`: the adapter implements the port's optional bulkLoad. */
+export function describeReadStoreContract(name: string, factory: (collections: string[]) => Promise<ReadStore>, options: { bulkLoad?: boolean } = {}): void {
   describe(`${name}: read store contract`, () => {
     let store: ReadStore;
     let suffix: string;
@@ -19,8 +39,8 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
     const ids = (docs: Doc[]) => docs.map((d) => d._id);
 
     beforeEach(async () => {
-      store = await factory();
       suffix = randomUUID().replaceAll('-', '').slice(0, 12);
+      store = await factory(COLLECTIONS.map(own));
     });
     afterEach(async () => {
       await store.close();
@@ -75,6 +95,31 @@ export function describeReadStoreContract(name: string, factory: () => Promise<R
         expect(await find({ address: { $exists: false } })).toBe('cid');
         expect(await find({ 'address.city': { $exists: true } })).toBe('ann,bob,dee');
         expect(await find({ _id: { $gt: 'b' } })).toBe('bob,cid,dee');
+      });
+
+      it('null stands for null or missing in $eq, $ne, $in and $nin, as in MongoDB', async () => {
+        const find = async (filter: Filter) => ids(await store.find(own('people'), filter, { sort: { _id: 1 } })).join(',');
+        const count = (filter: Filter) => store.count(own('people'), filter);
+        // nickname: null on cid, missing elsewhere; address.zip: only ann's; address: missing on cid.
+        expect(await find({ nickname: { $eq: null } })).toBe('ann,bob,cid,dee');
+        expect(await find({ nickname: { $ne: null } })).toBe('');
+        expect(await find({ 'address.zip': { $ne: null } })).toBe('ann');
+        expect(await find({ 'address.zip': { $in: [null, '0150'] } })).toBe('ann,bob,cid,dee');
+        expect(await find({ 'address.zip': { $in: [null] } })).toBe('bob,cid,dee');
+        expect(await find({ 'address.city': { $in: [null, 'Bergen'] } })).toBe('bob,cid');
+        expect(await find({ 'address.city': { $nin: [null] } })).toBe('ann,bob,dee');
+        expect(await find({ 'address.city': { $nin: [null, 'Oslo'] } })).toBe('bob');
+        expect(await find({ 'address.city': { $nin: ['Oslo'] } })).toBe('bob,cid');
+        expect(await find({ name: { $nin: [] } })).toBe('ann,bob,cid,dee');
+        expect(await find({ age: { $in: [null, 25] }, 'address.city': { $in: [null, 'Oslo'] } })).toBe('dee');
+        expect(await count({ nickname: { $in: [null] } })).toBe(4);
+        // Writes select by the same rules.
+        await store.bulkWrite([
+          { updateMany: { collection: own('people'), filter: { 'address.city': { $in: [null, 'Bergen'] } }, update: { $set: { far: true } } } },
+        ]);
+        expect(await find({ far: true })).toBe('bob,cid');
+        await store.bulkWrite([{ deleteMany: { collection: own('people'), filter: { 'address.zip': { $nin: [null] } } } }]);
+        expect(await find({})).toBe('bob,cid,dee');
       });
 
       it('$all asks whether an array holds every value', async () => {

@@ -14,6 +14,7 @@ import { SecretBox } from '../../infra/secrets.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from '../../ports/eventStore.js';
 import { SqliteEventStore } from '../../infra/eventStore/sqlite.js';
 import { type AppendToCommit, WriterThread, threadLogWriter } from '../../infra/eventStore/sqliteCommit.js';
+import { CachedReadStore } from '../../infra/readStore/cached.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import type { IndexSpec, WriteOp } from '../../ports/readStore.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
@@ -28,6 +29,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEventStoreContract('SQLite', async () => new SqliteEventStore(file('events')), { startsEmpty: true });
 describeReadStoreContract('SQLite', async () => new SqliteReadStore(file('read')), { bulkLoad: true });
+// The cache the projectors' process puts in front of it, keeping every collection's documents read by _id.
+describeReadStoreContract('SQLite, cached', async (collections) => new CachedReadStore(new SqliteReadStore(file('read')), collections));
 describeBlobStoreContract('Files', async () => ({ blobs: new FileBlobStore(file('blobs')), close: async () => {} }));
 describeKeyStoreContract('SQLite', async () => {
   const path = file('keys');

@@ -150,6 +150,24 @@ describe('who may invoke', () => {
     const refused = await server.api('GET', `/guilds/${w.guild.id}/application-command-index`, { token: stranger.token });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 404, code: 'UNKNOWN_GUILD' });
   });
+
+  it('the command index lists the application’s global commands beside the guild’s own, as most bots register them', async () => {
+    const w = await world();
+    const global = await server.api('PUT', `/applications/${w.bot.applicationId}/commands`, {
+      token: w.bot.token,
+      scheme: 'Bot',
+      body: [
+        { name: 'ping', description: 'Everywhere' },
+        { name: 'Global user', type: 2 },
+        { name: 'dm-global', description: 'Only in DMs', contexts: [1] },
+      ],
+    });
+    expect(global.status).toBe(200);
+    const index = await server.api('GET', `/guilds/${w.guild.id}/application-command-index`, { token: w.member.token });
+    expect(index.status).toBe(200);
+    const listed = (index.body.application_commands as { name: string; guild_id?: string }[]).map((c) => `${c.name}${c.guild_id ? ' (guild)' : ''}`).sort();
+    expect(listed).toEqual(['Global user', 'Inspect user (guild)', 'Quote message (guild)', 'hello (guild)', 'ping']);
+  });
 });
 
 describe('user, role, mentionable and channel selects', () => {
