@@ -99,7 +99,7 @@ describe('rate limits per application', () => {
     expect(waited).toBeGreaterThanOrEqual(responses[4].retryAfter! * 1000 - 1000);
     const names = ((await rest.get(route)) as { name: string }[]).map((c) => c.name);
     expect(names.sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'other']);
-  }, 30_000);
+  });
 });
 
 describe('discord.js command managers', () => {
@@ -165,5 +165,5 @@ describe('discord.js command managers', () => {
     } finally {
       await client.destroy();
     }
-  }, 30_000);
+  });
 });

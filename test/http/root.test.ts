@@ -64,5 +64,5 @@ describe('npm start', () => {
     expect(line.listening).toBe(started.origin);
     expect(line.docs).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api\/v1\/docs$/);
     expect(line.msg).toBe(`Parley is listening: the API reference is at ${line.docs}`);
-  }, 30_000);
+  });
 });

@@ -110,5 +110,5 @@ describe('crash safety', () => {
     } finally {
       await Promise.all([store.close(), served.close(), rebuilt.close()]);
     }
-  }, 45_000);
+  });
 });

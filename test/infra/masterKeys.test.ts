@@ -123,7 +123,7 @@ describe('MasterKeys', () => {
     expect(texts.size).toBe(1);
     expect(parseMasterKey([...texts][0] ?? '', file)).toHaveLength(32);
     expect(readdirSync(dataDir)).toEqual(['master.key']);
-  }, 30_000);
+  });
 
   it('refuses a master key that is not 32 bytes, naming where it came from', () => {
     expect(() => MasterKeys.load(settings(tempDir(), { masterKey: 'c2hvcnQ=' }), secretBox)).toThrow(
@@ -212,7 +212,7 @@ describe('replay rotate-master-key', () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 
   it('is refused while a server runs on DATA_DIR, and changes nothing', async () => {
     const before = readFileSync(files.current, 'utf8');
@@ -225,7 +225,7 @@ describe('replay rotate-master-key', () => {
     expect(readFileSync(files.current, 'utf8')).toBe(before);
     expect(existsSync(files.next)).toBe(false);
     expect(rows()).toEqual(wrapped);
-  }, 60_000);
+  });
 
   it('re-wraps every data key with a new master key and leaves the old one in no file of DATA_DIR', async () => {
     const old = currentKey();

@@ -200,7 +200,7 @@ describe('replay migrate refuses', () => {
     expect(stderr.trim()).toMatch(
       /^replay: migrate rewrites only the embedded engines \(DATA_DIR\/events\.db and read-models\.db\): EventStoreDB and MongoDB are shared with running processes[^\n]*$/,
     );
-  }, 30_000);
+  });
 
   it('to replace anything when the read models rebuilt from the migrated log differ from the current ones', async () => {
     const dir = await caughtUpFixture();

@@ -70,7 +70,7 @@ describe('replay rebuild', () => {
     expect(stderr).toMatch(PROGRESS('rebuild'));
     expect(stderr).toContain(`rebuilt ${allProjections.map((p) => p.name).join(', ')} from ${log.length} events`);
     expect(await snapshot()).toEqual(incremental);
-  }, 60_000);
+  });
 
   it('rebuilds only the projections named', async () => {
     const users = allProjections.find((p) => p.name === 'users')!;
@@ -82,13 +82,13 @@ describe('replay rebuild', () => {
     for (const collection of users.collections) expect(after[collection]).toEqual(incremental[collection]);
     for (const collection of others) expect(after[collection]).toEqual([]);
     expect((await replay('rebuild')).code).toBe(0);
-  }, 60_000);
+  });
 
   it('refuses an unknown projection in one line', async () => {
     const { code, stderr } = await replay('rebuild', '--projections', 'nope');
     expect(code).toBe(1);
     expect(stderr.trim()).toMatch(/^replay: PROJECTIONS names unknown projections: nope \(known: .*\)$/);
-  }, 30_000);
+  });
 
   it('rebuilds and erases only while no server runs on DATA_DIR, and once that server was killed', async () => {
     const server = await startServerProcess(dataDir);
@@ -105,7 +105,7 @@ describe('replay rebuild', () => {
     const { code, stderr } = await replay('rebuild');
     expect(code, stderr).toBe(0);
     expect(await snapshot()).toEqual(incremental);
-  }, 60_000);
+  });
 
   it('keeps a server from starting on DATA_DIR while it rebuilds', async () => {
     const rebuilding = holdForRebuild(dataDir);
@@ -116,7 +116,7 @@ describe('replay rebuild', () => {
     } finally {
       rebuilding.release();
     }
-  }, 30_000);
+  });
 });
 
 describe('replay export', () => {
@@ -126,7 +126,7 @@ describe('replay export', () => {
     expect(stdout.trim().split('\n').map(eventFromJson)).toEqual(log);
     expect(stderr).toMatch(PROGRESS('export'));
     expect(stderr).toContain(`exported ${log.length} events`);
-  }, 30_000);
+  });
 
   it('as the README runs it: every line of the file is an event', async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -139,7 +139,7 @@ describe('replay export', () => {
     });
     const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
     expect(lines.map((line) => eventFromJson(line))).toEqual(log);
-  }, 60_000);
+  });
 
   it('from a position (inclusive), and to a file', async () => {
     const middle = Math.floor(log.length / 2);
@@ -147,7 +147,7 @@ describe('replay export', () => {
     const { code } = await replay('export', '--from', encodePosition(log[middle].position), '--out', out);
     expect(code).toBe(0);
     expect(readFileSync(out, 'utf8').trim().split('\n').map(eventFromJson)).toEqual(log.slice(middle));
-  }, 30_000);
+  });
 
   it('one stream only', async () => {
     const streamId = log[log.length - 1].streamId;
@@ -156,7 +156,7 @@ describe('replay export', () => {
     const expected = log.filter((e) => e.streamId === streamId);
     expect(expected.length).toBeGreaterThan(0);
     expect(stdout.trim().split('\n').map(eventFromJson)).toEqual(expected);
-  }, 30_000);
+  });
 
   it('refuses a stream the log does not have, writing nothing', async () => {
     const out = join(dataDir, 'none.ndjson');
@@ -165,66 +165,58 @@ describe('replay export', () => {
     expect(stderr.trim()).toBe('replay: the log has no stream user-0');
     expect(stdout).toBe('');
     expect(existsSync(out)).toBe(false);
-  }, 30_000);
+  });
 
   it('without a command says how to use it', async () => {
     const { code, stderr } = await replay();
     expect(code).toBe(1);
     expect(stderr.trim()).toMatch(/^replay: usage: replay rebuild/);
-  }, 30_000);
+  });
 });
 
 describe('replay itself', () => {
-  it.each(['--help', '-h'])(
-    '%s prints the commands, options and environment, and exits 0',
-    async (flag) => {
-      const { code, stdout, stderr } = await replay(flag);
-      expect(code).toBe(0);
-      expect(stderr).toBe('');
-      expect(stdout).toMatch(/^usage: replay rebuild/);
-      for (const word of [
-        'Commands:',
-        'rebuild',
-        'export',
-        'Options:',
-        '--projections',
-        '--stream',
-        '--from',
-        '--out',
-        'Environment:',
-        'DATA_DIR',
-        'npm run -s replay',
-      ])
-        expect(stdout).toContain(word);
-    },
-    30_000,
-  );
+  it.each(['--help', '-h'])('%s prints the commands, options and environment, and exits 0', async (flag) => {
+    const { code, stdout, stderr } = await replay(flag);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^usage: replay rebuild/);
+    for (const word of [
+      'Commands:',
+      'rebuild',
+      'export',
+      'Options:',
+      '--projections',
+      '--stream',
+      '--from',
+      '--out',
+      'Environment:',
+      'DATA_DIR',
+      'npm run -s replay',
+    ])
+      expect(stdout).toContain(word);
+  });
 
   it('refuses an option it does not know, pointing at --help', async () => {
     const { code, stderr } = await replay('export', '--nope');
     expect(code).toBe(1);
     expect(stderr.trim()).toBe("replay: Unknown option '--nope': --help lists the options");
-  }, 30_000);
+  });
 
-  it.each(['export', 'rebuild'])(
-    '%s refuses a DATA_DIR that holds no event log, and creates nothing',
-    async (command) => {
-      const empty = mkdtempSync(join(tmpdir(), 'parley-replay-empty-'));
-      const missing = join(empty, 'data');
-      try {
-        for (const directory of [empty, missing]) {
-          const { code, stdout, stderr } = await replayIn(directory, command);
-          expect(code).toBe(1);
-          expect(stdout).toBe('');
-          expect(stderr.trim()).toBe(`replay: ${directory} holds no event log (events.db): set DATA_DIR to the data directory of the server whose log to read`);
-        }
-        expect(readdirSync(empty)).toEqual([]);
-      } finally {
-        rmSync(empty, { recursive: true, force: true });
+  it.each(['export', 'rebuild'])('%s refuses a DATA_DIR that holds no event log, and creates nothing', async (command) => {
+    const empty = mkdtempSync(join(tmpdir(), 'parley-replay-empty-'));
+    const missing = join(empty, 'data');
+    try {
+      for (const directory of [empty, missing]) {
+        const { code, stdout, stderr } = await replayIn(directory, command);
+        expect(code).toBe(1);
+        expect(stdout).toBe('');
+        expect(stderr.trim()).toBe(`replay: ${directory} holds no event log (events.db): set DATA_DIR to the data directory of the server whose log to read`);
       }
-    },
-    30_000,
-  );
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('progress bar', () => {
@@ -266,7 +258,7 @@ describe('replay erase', () => {
     const other = await registerUser(server);
     expect((await server.api('POST', '/users/@me/delete', { token: other.token, body: { password: 'correct horse battery' } })).status).toBe(204);
     await server.close();
-  }, 60_000);
+  });
 
   it('refuses an id that names no user, appending nothing', async () => {
     const before = await head();
@@ -274,7 +266,7 @@ describe('replay erase', () => {
     expect(code).toBe(1);
     expect(stderr.trim()).toBe('replay: no user has the id 123');
     expect(await head()).toEqual(before);
-  }, 30_000);
+  });
 
   it('deletes any account without its password, a progress line per step, with the result the route gives', async () => {
     const { code, stderr } = await replay('erase', '--user', ada.id);
@@ -295,7 +287,7 @@ describe('replay erase', () => {
     }
     const twice = await replay('erase', '--user', ada.id);
     expect({ code: twice.code, stderr: twice.stderr.trim() }).toEqual({ code: 1, stderr: 'replay: This account is already deleted' });
-  }, 60_000);
+  });
 
   it('leaves a log whose rebuild gives exactly the read models incremental processing built', async () => {
     const afterErasures = await snapshot();
@@ -304,5 +296,5 @@ describe('replay erase', () => {
     await spoil(allProjections.flatMap((p) => p.collections));
     expect((await replay('rebuild')).code).toBe(0);
     expect(await snapshot()).toEqual(afterErasures);
-  }, 60_000);
+  });
 });

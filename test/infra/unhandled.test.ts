@@ -32,7 +32,7 @@ describe('a rejection nobody waited for', () => {
         .split('\n')
         .map((line) => JSON.parse(line)),
     ).toEqual([{ message: 'a failure nobody waited for', err: 'Error: the read store went away' }, { stillServing: true }]);
-  }, 20_000);
+  });
 
   it('is logged, and a distributed role ends through the graceful stop, for its supervisor to restart it', async () => {
     const { code, output } = await rejectIn('gateway');
@@ -46,5 +46,5 @@ describe('a rejection nobody waited for', () => {
       { message: 'a failure nobody waited for', err: 'Error: the read store went away' },
       { stopped: 'unhandledRejection', code: 1 },
     ]);
-  }, 20_000);
+  });
 });
