@@ -39,7 +39,7 @@ export class ErasedStates {
     let any = false;
     for (const event of events)
       for (const erasure of erasures(event)) {
-        if (erasure.keepOwn) continue;
+        if (erasure.keepKeyOf) continue;
         const shown = statesShowing(erasure.subject);
         if ('stream' in shown) {
           this.cache.forgetStream(shown.stream);

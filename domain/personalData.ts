@@ -2,7 +2,8 @@
 // sealing (infra/eventStore/sealing.ts) and the key shredder (processes/keyShredding.ts) follow. A field that a
 // person wrote or that identifies a person is sealed with a key of its subject; ids, times, types and permission
 // numbers stay in clear so the log stays readable for ordering and auditing. Subjects are named by ids only:
-// `message:ID` (one key per version: an edit's key replaces the last), `user:ID` (one key for a profile and what
+// `message:ID` (one key per version: an edit's key replaces the last, and the attachments it drops are sealed under a
+// key of their own that the edit destroys with the replaced version's), `user:ID` (one key for a profile and what
 // shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them).
 
 /** A path into an event: 'data' or 'metadata', then keys and array indexes. */
@@ -13,13 +14,18 @@ export interface SealGroup {
   subjects: string[];
   /** A new key for this event (a message's version), never reused for the next one. */
   fresh: boolean;
+  /** Sealed apart from the event's other fields of its subjects, under a fresh key the event's own erasure destroys. */
+  replaced?: boolean;
   paths: FieldPath[];
 }
 
 export interface Erasure {
   subject: string;
-  /** Keep the key this event's own fields of the subject are sealed with (an edit's new version). */
-  keepOwn?: boolean;
+  /**
+   * Keep the key that seals this field of the event itself (an edit's new version); the subject's other keys go, the
+   * event's own `replaced` group's among them.
+   */
+  keepKeyOf?: FieldPath;
 }
 
 // The fields the rules look at; the events' own types live with their deciders.
@@ -81,12 +87,12 @@ class Groups {
   /** Few (an event has one to three): found by comparing subjects, with no map or joined names to build per event. */
   private readonly groups: SealGroup[] = [];
 
-  add(subjects: string[], fresh: boolean, paths: FieldPath[], source: unknown): this {
+  add(subjects: string[], fresh: boolean, paths: FieldPath[], source: unknown, replaced = false): this {
     const present = paths.filter((path) => valueAt(source, path) !== undefined);
     if (present.length === 0) return this;
-    const group = this.groups.find((known) => known.fresh === fresh && sameSubjects(known.subjects, subjects));
+    const group = this.groups.find((known) => known.fresh === fresh && (known.replaced ?? false) === replaced && sameSubjects(known.subjects, subjects));
     if (group) group.paths.push(...present);
-    else this.groups.push({ subjects, fresh, paths: present });
+    else this.groups.push(replaced ? { subjects, fresh, replaced, paths: present } : { subjects, fresh, paths: present });
     return this;
   }
 
@@ -101,8 +107,8 @@ class Groups {
     return this;
   }
 
-  attachments(event: unknown, at: Place, subjects: string[], attachments: unknown[] | undefined): this {
-    (attachments ?? []).forEach((_, i) => this.add(subjects, true, at.at(i).paths(ATTACHMENT_TEXT), event));
+  attachments(event: unknown, at: Place, subjects: string[], attachments: unknown[] | undefined, replaced = false): this {
+    (attachments ?? []).forEach((_, i) => this.add(subjects, true, at.at(i).paths(ATTACHMENT_TEXT), event, replaced));
     return this;
   }
 
@@ -163,12 +169,15 @@ const RULES: Record<string, Rule> = {
   MessageEdited: (event) => {
     const subjects = messageEventIds(event.data);
     const changes = (event.data.changes ?? {}) as Json & { mentions?: UserSnapshot[]; attachments?: unknown[] };
-    return new Groups()
-      .message(event, DATA.at('message'), subjects, event.data.message as MessageShape)
-      .add(subjects, true, DATA.at('changes').paths(MESSAGE_TEXT), event)
-      .attachments(event, DATA.at('changes').at('attachments'), subjects, changes.attachments)
-      .users(event, DATA.at('changes').at('mentions'), changes.mentions)
-      .attachments(event, DATA.at('removedAttachments'), subjects, event.data.removedAttachments as unknown[]);
+    return (
+      new Groups()
+        .message(event, DATA.at('message'), subjects, event.data.message as MessageShape)
+        .add(subjects, true, DATA.at('changes').paths(MESSAGE_TEXT), event)
+        .attachments(event, DATA.at('changes').at('attachments'), subjects, changes.attachments)
+        .users(event, DATA.at('changes').at('mentions'), changes.mentions)
+        // What the edit drops belongs to the version it replaces: it goes with that version's key, not the live one.
+        .attachments(event, DATA.at('removedAttachments'), subjects, event.data.removedAttachments as unknown[], true)
+    );
   },
   MessageDeleted: (event) => new Groups().attachments(event, DATA.at('attachments'), messageEventIds(event.data), event.data.attachments as unknown[]),
   UserRegistered: (event) => userKey(event.data, ['username', 'email'])(event),
@@ -233,6 +242,9 @@ export function personalFields(event: { type: string; data: unknown; metadata: {
   return groups.list();
 }
 
+/** Where an edit's new version is: the key sealing it is the one the edit keeps of its message's. */
+const EDITED_VERSION: FieldPath = ['data', 'message'];
+
 /** The subjects an event erases: their keys are destroyed once the shredder follows it. */
 export function erasures(event: { type: string; data: unknown }): Erasure[] {
   const data = event.data as Json;
@@ -240,7 +252,7 @@ export function erasures(event: { type: string; data: unknown }): Erasure[] {
     case 'MessageDeleted':
       return [{ subject: `message:${String(data.messageId)}` }];
     case 'MessageEdited':
-      return [{ subject: `message:${String(data.messageId)}`, keepOwn: true }];
+      return [{ subject: `message:${String(data.messageId)}`, keepKeyOf: EDITED_VERSION }];
     case 'ChannelDeleted':
       return [{ subject: `channel:${String((data.channel as { id: string }).id)}` }];
     // A thread's messages are sealed under its own channel id: they go with it.

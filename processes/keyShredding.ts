@@ -5,12 +5,17 @@
 // from an older backup replays every erasure the log recorded since (README, Privacy: backups). Commands that erase
 // wait for it (settleFiles), so a 2xx means the keys are gone.
 import { LRUCache } from 'lru-cache';
-import { erasures } from '../domain/personalData.js';
+import { type FieldPath, erasures } from '../domain/personalData.js';
 import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
-import { type KeyChanges, type KeyStore, envelopesOf } from '../ports/keyStore.js';
+import { type Envelope, type KeyChanges, type KeyStore, envelopesOf } from '../ports/keyStore.js';
 
 /** Batches that destroy nothing move the checkpoint at most this often (in events). */
 const CHECKPOINT_EVERY = 1000;
+
+/** Whether the envelope seals a field at or under `field`. */
+function seals(envelope: Envelope, field: FieldPath): boolean {
+  return envelope.p.some((path) => field.every((key, i) => path[i] === key));
+}
 
 export class KeyShredder {
   private subscription: Subscription | null = null;
@@ -60,7 +65,8 @@ export class KeyShredder {
         for (let s = 0; s < envelope.s.length; s++) this.pending.owned.push({ keyId: envelope.k, subject: envelope.s[s] });
       }
       for (const erasure of erasures(event)) {
-        const own = erasure.keepOwn ? envelopes.find((envelope) => envelope.s[0] === erasure.subject)?.k : undefined;
+        const keep = erasure.keepKeyOf;
+        const own = keep ? envelopes.find((envelope) => envelope.s[0] === erasure.subject && seals(envelope, keep))?.k : undefined;
         this.pending.erased.push({ subject: erasure.subject, except: own });
       }
       previous = event.position;

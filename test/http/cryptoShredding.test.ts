@@ -107,6 +107,47 @@ describe('a direct message sent, edited and deleted', () => {
   });
 });
 
+describe('an edit that drops attachments', () => {
+  it('leaves the dropped files’ names and descriptions nowhere in DATA_DIR nor in the export; the kept file’s stay', async () => {
+    const [ada, bob] = [await registerUser(server), await registerUser(server)];
+    const channel = await dm(ada, bob);
+    const files = ['dropped-a', 'kept', 'dropped-b'].map((label) => ({ filename: `${secret(label)}.txt`, description: secret(`${label}-alt`) }));
+    const form = new FormData();
+    form.append('payload_json', JSON.stringify({ content: 'files', attachments: files.map((file, id) => ({ id, ...file })) }));
+    files.forEach((file, i) => form.append(`files[${i}]`, new Blob([`bytes ${i}`], { type: 'text/plain' }), file.filename));
+    const encoded = new Response(form);
+    const sent = await server.api('POST', `/channels/${channel}/messages`, {
+      token: ada.token,
+      rawBody: Buffer.from(await encoded.arrayBuffer()),
+      headers: { 'content-type': encoded.headers.get('content-type')! },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const attachments = sent.body.attachments as { id: string; filename: string; description: string }[];
+    expect(attachments.map((a) => [a.filename, a.description])).toEqual(files.map((file) => [file.filename, file.description]));
+
+    const edited = await server.api('PATCH', `/channels/${channel}/messages/${sent.body.id}`, {
+      token: ada.token,
+      body: { attachments: [{ id: attachments[1].id }] },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    const [dropped, kept] = [[files[0], files[2]], files[1]];
+    for (const text of dropped.flatMap((file) => [file.filename, file.description])) await expectNowhere(text);
+    const { text, events } = await exported();
+    for (const file of dropped) {
+      expect(text).not.toContain(file.filename);
+      expect(text).not.toContain(file.description);
+    }
+    expect(text).toContain(kept.filename);
+    expect(text).toContain(kept.description);
+    // The edit still names what it dropped, by id, with the names read as erased.
+    const edit = events.find((e) => e.type === 'MessageEdited' && e.data.messageId === sent.body.id)!;
+    expect(edit.data.removedAttachments.map((a: any) => [a.id, a.filename, a.description])).toEqual([
+      [attachments[0].id, null, null],
+      [attachments[2].id, null, null],
+    ]);
+  }, 60_000);
+});
+
 describe('an account deleted with POST /users/@me/delete', () => {
   it('leaves its email and username nowhere in DATA_DIR nor in the export; the email registers again', async () => {
     const username = `gone${randomBytes(4).toString('hex')}`;

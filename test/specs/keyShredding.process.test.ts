@@ -22,8 +22,8 @@ const edited = (content: string): NewEvent => ({
 });
 const deleted: NewEvent = { type: 'MessageDeleted', data: { ...ids, deletedBy: '9', bulk: false, attachments: [] }, metadata: meta };
 
-/** Given the events in the log before the shredder starts (so it reads them in one batch), the contents it leaves readable. */
-async function contentsAfter(events: NewEvent[]): Promise<unknown[]> {
+/** Given the events in the log before the shredder starts (so it reads them in one batch), the events it leaves readable. */
+async function readableAfter(events: NewEvent[]) {
   const keys = new SqliteKeyStore(':memory:', SecretBox.fromKey(randomBytes(32)));
   const writer = new SealingEventStore(new SqliteEventStore(':memory:'), keys);
   for (const event of events) await writer.appendToStream('message-1', [event]);
@@ -35,12 +35,32 @@ async function contentsAfter(events: NewEvent[]): Promise<unknown[]> {
   const reader = new SealingEventStore(writer.sealedLog, keys);
   const read = await reader.readStream('message-1');
   await writer.close();
-  return read.map((event) => (event.data as { message?: { content: string } }).message?.content ?? null);
+  return read;
+}
+
+async function contentsAfter(events: NewEvent[]): Promise<unknown[]> {
+  return (await readableAfter(events)).map((event) => (event.data as { message?: { content: string } }).message?.content ?? null);
 }
 
 describe('key shredder', () => {
   it('an edit erases the version it replaced, and a second edit in the same batch the first edit’s, never its own', async () => {
     expect(await contentsAfter([created('first'), edited('second'), edited('third')])).toEqual(['', '', 'third']);
+  });
+
+  it('an edit that drops an attachment erases its name and description with the version it replaced, and keeps the new version’s', async () => {
+    const file = (id: string) => ({ id, filename: `${id}.png`, description: `alt ${id}`, content_type: 'image/png', size: 1 });
+    const [gone, kept] = [file('6'), file('7')];
+    const dropping: NewEvent = {
+      type: 'MessageEdited',
+      data: { ...ids, editorId: '9', changes: { attachments: [kept] }, message: { ...message('text'), attachments: [kept] }, removedAttachments: [gone] },
+      metadata: meta,
+    };
+    const [, edit] = await readableAfter([{ ...created('text'), data: { ...ids, message: { ...message('text'), attachments: [gone, kept] } } }, dropping]);
+    expect(edit.data).toMatchObject({
+      message: { content: 'text', attachments: [kept] },
+      changes: { attachments: [kept] },
+      removedAttachments: [{ ...gone, filename: null, description: null }],
+    });
   });
 
   it('a deletion erases every version', async () => {
