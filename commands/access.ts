@@ -199,3 +199,15 @@ export async function channelStands(deps: Uses<'commands' | 'clock'>, access: Me
 export function requireNotTimedOutIn(access: MessageChannelAccess, userId: string): void {
   if (access.guild) requireNotTimedOut(access.guild, userId);
 }
+
+/**
+ * Where a user's interaction happens, checked alike for every kind (a command or its autocomplete, a click, a modal's
+ * submit) before anything about it is looked up: a channel they see, of a guild they are a member of or a DM they take
+ * part in, and not while they are timed out there. USE_APPLICATION_COMMANDS is a command's own check, as on the widely
+ * used API: a click or a modal's submit does not need it.
+ */
+export async function interactionAccess(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, userId: string): Promise<MessageChannelAccess> {
+  const access = await messageChannelAccess(deps, channelId, userId);
+  requireNotTimedOutIn(access, userId);
+  return access;
+}

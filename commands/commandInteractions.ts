@@ -40,7 +40,7 @@ import { applicationCommandById } from '../projections/applicationCommands.queri
 import { dmChannelById } from '../projections/dms.queries.js';
 import { threadById } from '../projections/threads.queries.js';
 import { userById, usersByIds } from '../projections/users.queries.js';
-import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, loadThread, messageChannelAccess, requireNotTimedOutIn } from './access.js';
+import { DM_PERMISSIONS, type MessageChannelAccess, canViewChannel, interactionAccess, loadThread } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { applicationStream, commandInteractionStream, guildStream, interactionStream, messageStream } from './streams.js';
 
@@ -316,8 +316,7 @@ export async function invokeCommand(
   input: InvocationInput,
   mode: 'invoke' | 'autocomplete' = 'invoke',
 ): Promise<CreatedInteraction> {
-  const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
-  requireNotTimedOutIn(access, meta.actorId);
+  const access = await interactionAccess(deps, input.channel_id, meta.actorId);
   if (input.guild_id !== undefined && input.guild_id !== access.guildId) throw invalidForm([{ path: 'guild_id', message: 'Must be the guild of the channel' }]);
   const command = await applicationCommandById(deps.readStore, input.data.id);
   if (!command) throw unknownCommand();
@@ -345,10 +344,12 @@ export async function invokeCommand(
 /**
  * The user a modal was shown to submits it (POST /interactions type 5): in the interaction's channel, to its
  * application, with the modal's custom_id and values that fit it (checkModalSubmit), once, within the interaction
- * token's life; the user must still see the channel and the bot still be there. The modal is marked submitted on the
- * showing interaction's stream before the submit is recorded as an interaction of its own (MODAL_SUBMIT) for the bot.
+ * token's life; the user must still be where it was shown as any interaction is (interactionAccess: a member who sees
+ * the channel, not timed out) and the bot still be there. The modal is marked submitted on the showing interaction's
+ * stream before the submit is recorded as an interaction of its own (MODAL_SUBMIT) for the bot.
  */
 export async function submitModal(deps: InteractionDeps, meta: ActorMeta, input: ModalSubmitInput): Promise<CreatedInteraction> {
+  const access = await interactionAccess(deps, input.channel_id, meta.actorId);
   const { state, streamId } = await loadInteraction(deps, input.data.id);
   const modal = assertMaySubmitModal(state, meta.actorId, deps.clock.now());
   const shown = state.interaction!;
@@ -362,7 +363,6 @@ export async function submitModal(deps: InteractionDeps, meta: ActorMeta, input:
   ];
   if (mismatches.length) throw invalidForm(mismatches);
   const components = checkModalSubmit(modal, input.data.components);
-  const access = await messageChannelAccess(deps, shown.channelId, meta.actorId);
   const bot = { applicationId: shown.applicationId, botUserId: shown.botUserId };
   const appPermissions = botPermissions(access, bot);
   const submitId = deps.ids.next();

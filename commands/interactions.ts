@@ -19,7 +19,7 @@ import { webhookDecider } from '../domain/webhook.js';
 import type { Clock } from '../ports/clock.js';
 import { userById } from '../projections/users.queries.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
-import { messageChannelAccess, requireNotTimedOutIn } from './access.js';
+import { interactionAccess } from './access.js';
 import { type CreatedInteraction, type InteractionDeps, messageApplication, resolveSelected, useComponent } from './commandInteractions.js';
 import { interactionStream, messageStream, webhookStream } from './streams.js';
 
@@ -35,8 +35,7 @@ export interface ClickInput extends Click {
  * the click and delivers nothing.
  */
 export async function clickComponent(deps: InteractionDeps, meta: ActorMeta, input: ClickInput): Promise<CreatedInteraction> {
-  const access = await messageChannelAccess(deps, input.channel_id, meta.actorId);
-  requireNotTimedOutIn(access, meta.actorId);
+  const access = await interactionAccess(deps, input.channel_id, meta.actorId);
   const message = requireMessage((await deps.commands.load(messageStream(input.message_id), messageDecider)).state, input.channel_id);
   // An ephemeral message exists only for those it is shown to.
   if (message.flags & MessageFlags.EPHEMERAL && !ephemeralAudience(message).includes(meta.actorId)) throw unknownMessage();

@@ -207,6 +207,42 @@ describe('a modal submit (POST /interactions type 5)', () => {
     await submitted(w, d.id, { subject: 'Fine' });
   });
 
+  it('is refused to a member timed out since it was shown, as their clicks and autocompletes are (403 MISSING_ACCESS), appending nothing', async () => {
+    const pick = { name: 'pick', description: 'Pick one', options: [{ type: 3, name: 'what', description: 'Which', autocomplete: true }] };
+    const w = await interactionWorld(server, clients, [{ name: 'feedback', description: 'Tell us' }, pick]);
+    const d = await shown(w);
+    const button = { type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] };
+    const sent = await server.api('POST', `/channels/${w.guild.channelId}/messages`, {
+      token: w.bot.token,
+      scheme: 'Bot',
+      body: { content: 'Go?', components: [button] },
+    });
+    expect(sent.status).toBe(200);
+    const timeout = (until: string | null) =>
+      server.api('PATCH', `/guilds/${w.guild.id}/members/${w.member.id}`, { token: w.guild.owner.token, body: { communication_disabled_until: until } });
+    expect((await timeout(new Date(Date.now() + 10 * 60_000).toISOString())).status).toBe(200);
+
+    await expectRefusedWithoutEvents(server, () => submit(w, d.id, { subject: 'Sneaky' }), 403, 'MISSING_ACCESS');
+    const click = () =>
+      server.api('POST', '/interactions/click', { token: w.member.token, body: { channel_id: w.guild.channelId, message_id: sent.body.id, custom_id: 'go' } });
+    await expectRefusedWithoutEvents(server, click, 403, 'MISSING_ACCESS');
+    const autocomplete = () =>
+      server.api('POST', '/interactions', {
+        token: w.member.token,
+        body: {
+          type: 4,
+          application_id: w.bot.applicationId,
+          channel_id: w.guild.channelId,
+          data: { id: w.commands.pick.id, name: 'pick', type: 1, options: [{ type: 3, name: 'what', value: 'a', focused: true }] },
+        },
+      });
+    await expectRefusedWithoutEvents(server, autocomplete, 403, 'MISSING_ACCESS');
+
+    // The refusal took nothing from the modal: once the timeout is lifted, it is submitted as usual.
+    expect((await timeout(null)).status).toBe(200);
+    expect((await submitted(w, d.id, { subject: 'Later' })).data.components[0].components[0].value).toBe('Later');
+  });
+
   it('of a modal shown for a component carries its message, which the bot may then update (7)', async () => {
     const w = await world();
     const sent = await server.api('POST', `/channels/${w.guild.channelId}/messages`, {
