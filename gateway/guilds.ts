@@ -56,10 +56,16 @@ export async function channelPayload(runtime: GatewayDeps, channelId: string) {
   return channel ? channelObject(channel) : null;
 }
 
+/** The member object of a user in a guild, with its user; null when they are not a member. */
+export async function guildMember(runtime: GatewayDeps, guildId: string, userId: string) {
+  const [member, users] = await Promise.all([memberOf(runtime.readStore, guildId, userId), usersById(runtime, [userId])]);
+  const user = users.get(userId);
+  return member && user ? memberObject(member, user) : null;
+}
+
 export async function memberPayload(runtime: GatewayDeps, guildId: string, userId: string) {
-  const member = await memberOf(runtime.readStore, guildId, userId);
-  const user = (await usersById(runtime, [userId])).get(userId);
-  return member && user ? { guild_id: guildId, ...memberObject(member, user) } : null;
+  const member = await guildMember(runtime, guildId, userId);
+  return member ? { guild_id: guildId, ...member } : null;
 }
 
 export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, userId: string) {

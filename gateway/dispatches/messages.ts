@@ -14,6 +14,7 @@ import { threadDocObject } from '../../presenters/threads.js';
 import type { APIThreadChannel } from 'discord-api-types/v10';
 import type { Audience, Dispatch } from '../dispatch.js';
 import { deriver, dispatch } from './deriver.js';
+import { guildMember } from '../guilds.js';
 import { Intent, type DispatchData } from '../protocol.js';
 
 interface Place {
@@ -118,9 +119,12 @@ export const messageDispatches = deriver({
         const ids: DispatchData['MESSAGE_REACTION_REMOVE_ALL'] = { channel_id: channelId, message_id: messageId, ...(guildId ? { guild_id: guildId } : {}) };
         const intent = place.dm ? Intent.DIRECT_MESSAGE_REACTIONS : Intent.GUILD_MESSAGE_REACTIONS;
         if (event.type === 'ReactionAdded') {
+          // In a guild the reacting member comes along (reaction-role bots read it), as the widely used API sends it.
+          const member = guildId ? await guildMember(runtime, guildId, event.data.userId) : null;
           const d: DispatchData['MESSAGE_REACTION_ADD'] = {
             ...ids,
             user_id: event.data.userId,
+            ...(member ? { member } : {}),
             emoji: event.data.emoji,
             message_author_id: event.data.messageAuthorId,
             burst: false,

@@ -1,11 +1,14 @@
 // A real discord.py 2.x bot (Debian's python3-discord, unmodified) logs in, reads a member's message with its content,
 // survives a dropped gateway connection by resuming, and on "!demo" replies, reacts, edits, reads history, sends an
 // embed and a file; it chunks its guild at start-up, requests members and sets its presence. The assertions read back
-// through the API (and a member's gateway session) what the server then holds.
+// through the API (and a member's gateway session) what the server then holds. discord.py's reaction-role example
+// gives and takes a role through MESSAGE_REACTION_ADD's member, whose avatar URL discord.py builds from Asset.BASE.
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createGuild, join as joinGuild, newMember } from '../http/guildSupport.js';
+import sharp from 'sharp';
+import { Permission } from '../../domain/permissions.js';
+import { createGuild, grantRole, join as joinGuild, newMember } from '../http/guildSupport.js';
 import { connectGateway } from '../support/gateway.js';
 import { createBot, fileServer } from '../support/server.js';
 import { killedAfterAll } from './botProcess.js';
@@ -87,6 +90,48 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
       } finally {
         watcher.close();
       }
+    }, 40_000);
+
+    it('runs discord.py’s reaction-role example: payload.member gets the role, and its avatar URL points at Parley', async () => {
+      expect(missing).toBeNull();
+      const guild = await createGuild(server);
+      const app = await createBot(server);
+      await joinGuild(server, guild, app, 'Bot');
+      await grantRole(server, guild, app, Permission.MANAGE_ROLES, 'role managers');
+      // Made after the bot's role, so below it: the bot may hand it out.
+      const red = await server.api('POST', `/guilds/${guild.id}/roles`, { token: guild.owner.token, body: { name: 'red' } });
+      const member = await newMember(server, guild);
+      const avatar = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
+        .png()
+        .toBuffer();
+      const patched = await server.api('PATCH', '/users/@me', { token: member.token, body: { avatar: `data:image/png;base64,${avatar.toString('base64')}` } });
+      expect(patched.status).toBe(200);
+      const roles = async () => (await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token })).body.roles;
+
+      const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'reaction_roles.py')], {
+        PARLEY_ORIGIN: server.origin,
+        BOT_TOKEN: app.token,
+        SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
+        CHANNEL_ID: guild.channelId,
+        ROLE_ID: red.body.id,
+      });
+      const { role_message_id: messageId } = (await bot.next('ready')).data;
+      const reaction = `/channels/${guild.channelId}/messages/${messageId}/reactions/${encodeURIComponent('🔴')}/@me`;
+      expect((await server.api('PUT', reaction, { token: member.token })).status).toBe(204);
+      const added = (await bot.next('added')).data;
+      expect(added).toEqual({
+        member_id: member.id,
+        role_id: red.body.id,
+        avatar_url: `${server.origin}/avatars/${member.id}/${patched.body.avatar}.png?size=1024`,
+      });
+      expect(await roles()).toEqual([red.body.id]);
+      const image = await request(added.avatar_url, { dispatcher: server.dispatcher });
+      expect([image.statusCode, image.headers['content-type']]).toEqual([200, 'image/png']);
+      await image.body.dump();
+
+      expect((await server.api('DELETE', reaction, { token: member.token })).status).toBe(204);
+      expect((await bot.next('removed')).data).toEqual({ member_id: member.id, role_id: red.body.id });
+      expect(await roles()).toEqual([]);
     }, 40_000);
   });
 }

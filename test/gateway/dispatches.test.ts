@@ -1,7 +1,7 @@
 // Dispatches derived from the log reach the sessions that may see them: by intents, guild membership and VIEW_CHANNEL;
 // MESSAGE_CONTENT governs content; RESUME after a drop replays what was sent meanwhile, exactly once.
 import { describe, expect, it } from 'vitest';
-import { createGuild, join, newMember } from '../http/guildSupport.js';
+import { createGuild, grantRole, join, newMember } from '../http/guildSupport.js';
 import { type GatewayClient, type Payload, fileGateway } from '../support/gateway.js';
 import { createBot, registerUser, expectNothingAppendedSince } from '../support/server.js';
 
@@ -9,6 +9,8 @@ const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
 const GUILD_MESSAGES = 1 << 9;
 const GUILD_MESSAGE_TYPING = 1 << 11;
+const GUILD_MESSAGE_REACTIONS = 1 << 10;
+const DIRECT_MESSAGE_REACTIONS = 1 << 13;
 const MESSAGE_CONTENT = 1 << 15;
 
 const { server, gateway } = await fileGateway();
@@ -91,6 +93,33 @@ describe('gateway dispatches', () => {
     const typing = await watcher.dispatch('TYPING_START');
     expect(typing.d).toMatchObject({ channel_id: guild.channelId, guild_id: guild.id, user_id: typist.id });
     await expectNothingAppendedSince(server, head);
+  });
+
+  it('sends MESSAGE_REACTION_ADD in a guild with the reacting member and its user, and in a DM without one', async () => {
+    const guild = await createGuild(server);
+    const [bot, member] = [await join(server, guild, await createBot(server), 'Bot'), await newMember(server, guild)];
+    const roleId = await grantRole(server, guild, member, 0n, 'reactors');
+    const watcher = await session(bot.token, GUILDS | GUILD_MESSAGE_REACTIONS | DIRECT_MESSAGE_REACTIONS);
+    const react = (channelId: string, messageId: string) =>
+      server.api('PUT', `/channels/${channelId}/messages/${messageId}/reactions/${encodeURIComponent('👍')}/@me`, { token: member.token });
+
+    const posted = await send(bot.token, guild.channelId, { content: 'react for a role' }, 'Bot');
+    expect((await react(guild.channelId, posted.body.id)).status).toBe(204);
+    const inGuild = await watcher.next((p) => p.t === 'MESSAGE_REACTION_ADD' && p.d.message_id === posted.body.id);
+    expect(inGuild.d).toMatchObject({
+      guild_id: guild.id,
+      user_id: member.id,
+      member: { user: { id: member.id, username: member.username, bot: false }, roles: [roleId], nick: null, joined_at: expect.any(String) },
+      emoji: { id: null, name: '👍' },
+    });
+
+    const dm = await server.api('POST', '/users/@me/channels', { token: member.token, body: { recipient_id: bot.id } });
+    const direct = await send(member.token, dm.body.id, { content: 'hi' });
+    expect((await react(dm.body.id, direct.body.id)).status).toBe(204);
+    const inDm = await watcher.next((p) => p.t === 'MESSAGE_REACTION_ADD' && p.d.message_id === direct.body.id);
+    expect(inDm.d).toMatchObject({ channel_id: dm.body.id, user_id: member.id });
+    expect(inDm.d).not.toHaveProperty('member');
+    expect(inDm.d).not.toHaveProperty('guild_id');
   });
 
   it('RESUME after a drop replays the messages sent meanwhile, in order, exactly once', async () => {

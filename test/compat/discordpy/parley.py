@@ -1,7 +1,8 @@
-# What the discord.py bots here share: the library pointed at Parley through its own hooks, the REST base (Route.BASE)
-# and the gateway the Client connects to (from GET /gateway/bot), the self-signed certificate being trusted through
-# SSL_CERT_FILE; their reports, JSON lines on stdout for the compatibility tests; and a Client that reports its
-# handlers' failures as "error".
+# What the discord.py bots here share: the library pointed at Parley through its own hooks, the REST base (Route.BASE),
+# the origin of image URLs (Asset.BASE: Parley serves avatars, icons, emojis and stickers at the widely used CDN's
+# paths, at its root) and the gateway the Client connects to (from GET /gateway/bot), the self-signed certificate
+# being trusted through SSL_CERT_FILE; their reports, JSON lines on stdout for the compatibility tests; and a Client
+# that reports its handlers' failures as "error".
 import json
 import os
 import traceback
@@ -11,6 +12,7 @@ import yarl
 from discord.gateway import DiscordWebSocket
 
 discord.http.Route.BASE = f"{os.environ['PARLEY_ORIGIN']}/api/v10"
+discord.asset.Asset.BASE = os.environ['PARLEY_ORIGIN']
 
 
 def report(event, **data):
