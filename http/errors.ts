@@ -6,6 +6,7 @@ import type { Context, Next } from 'koa';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
 import type { Logger } from '../ports/logger.js';
 import { formErrorsFor, versionOf } from './apiVersions.js';
+import { closeAfterAnswer } from './lingeringClose.js';
 import { RateLimited } from './rateLimit.js';
 
 export const STATUS: Record<ErrorKind, number> = {
@@ -37,8 +38,8 @@ export function errorHandler(log: Logger) {
       if (ctx.status === 404 && ctx.body === undefined) throw new DomainError('not_found', 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
     } catch (error) {
       answer(ctx, error, log);
-      // The rest of a body too large to read is not worth receiving: the connection ends with this answer.
-      if (ctx.status === 413) ctx.set('Connection', 'close');
+      // The rest of a body too large to read is not worth receiving: the connection ends after this answer.
+      if (ctx.status === 413) closeAfterAnswer(ctx);
     }
   };
 }
