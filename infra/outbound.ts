@@ -150,6 +150,12 @@ function exchange(
       const chunks: Buffer[] = [];
       let received = 0;
       const done = (tooLarge: boolean) => settle(() => resolve({ status, contentType, data: Buffer.concat(chunks), tooLarge }));
+      // A length declared past the limit is refused before any of it is read.
+      if (Number(res.headers['content-length']) > options.maxBytes) {
+        done(true);
+        res.destroy();
+        return;
+      }
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > options.maxBytes) {

@@ -22,7 +22,7 @@ import { botInteractionObject, interactionCallbackObject } from '../../presenter
 import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
-import { maxMultipartBytes, messageBodyOf, readMessageBody } from '../multipart.js';
+import { messageBodyOf, readMessageBody } from '../multipart.js';
 import { ref } from '../openapi/components.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { passOn, route } from '../route.js';
@@ -295,10 +295,12 @@ async function answerFromEndpoint(
   if (!subjects) return { failure: 'endpoint_invalid_response', detail: '' };
   const object = botInteractionObject(interaction, { token, origin: deps.config.publicBaseUrl, ...subjects });
   const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
+  // A request's JSON body limit holds for the answer as a whole (files too): reading stops there, or at the 3 seconds.
   const limit = deps.config.jsonBodyLimit;
-  const answer = await postInteraction(deps, policy, interaction.applicationId, url, JSON.stringify(object), maxMultipartBytes(limit));
+  const answer = await postInteraction(deps, policy, interaction.applicationId, url, JSON.stringify(object), limit);
   if (typeof answer === 'string') return { failure: answer, detail: '' };
   if (answer.status < 200 || answer.status > 299) return { failure: 'endpoint_status', detail: ` (${answer.status})` };
+  if (answer.tooLarge) return { failure: 'endpoint_invalid_response', detail: `: it is larger than ${limit} bytes` };
   try {
     const { payload, files } = await messageBodyOf(answer.contentType, answer.data, limit, deps.images);
     await respondToInteraction(deps, requestMeta(ctx), interaction.id, token, callbackInput(payload), files);

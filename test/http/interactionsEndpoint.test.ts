@@ -16,7 +16,9 @@ import { type TestBot, createBot, fileServer, registerUser } from '../support/se
 import { interactionWorld, invoke } from './commandInteractionSupport.js';
 import { expectError, expectRefusedWithoutEvents } from './guildSupport.js';
 
-const server = await fileServer({ INTERACTIONS_ALLOW_PRIVATE: '1' });
+/** Small, so that an endpoint streaming past it gets there at once, however busy the machine. */
+const JSON_BODY_LIMIT = 64 * 1024;
+const server = await fileServer({ INTERACTIONS_ALLOW_PRIVATE: '1', JSON_BODY_LIMIT: String(JSON_BODY_LIMIT) });
 const clients = gatewayClients(() => server);
 afterEach(() => clients.closeAll());
 
@@ -28,6 +30,29 @@ const json = (res: ServerResponse, body: unknown, status = 200) => {
   res.setHeader('Content-Type', 'application/json');
   res.end(JSON.stringify(body));
 };
+
+/**
+ * Answers 200 with `first`, then with `next()` whenever the connection takes more (or every `everyMs`), and never
+ * ends: resolves once Parley closed the connection, the only way such an answer stops.
+ */
+function neverEnding(res: ServerResponse, first: string, next: () => string, everyMs?: number): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json');
+  res.on('error', () => {});
+  res.write(first);
+  const more = () => {
+    if (res.destroyed) return;
+    if (everyMs === undefined) {
+      while (res.write(next()));
+      res.once('drain', more);
+    } else {
+      res.write(next());
+      setTimeout(more, everyMs);
+    }
+  };
+  more();
+  return new Promise((resolve) => res.on('close', resolve));
+}
 
 /** A bot's HTTPS interactions endpoint: verifyKeyMiddleware with the application's key (unless told not to check), then `answer`. */
 class Endpoint {
@@ -231,6 +256,59 @@ describe('interactions delivered to the endpoint', () => {
       expect((await member.next((p) => p.t === 'INTERACTION_FAILURE' && p.d.id === id)).d.reason).toMatch(/^endpoint_/);
     }
     expect((await messages()).length).toBe(before);
+  });
+});
+
+describe('an endpoint’s answer is read only up to JSON_BODY_LIMIT and within the 3 seconds', () => {
+  let world: Awaited<ReturnType<typeof interactionWorld>>;
+  let endpoint: Endpoint;
+
+  beforeAll(async () => {
+    world = await interactionWorld(server, clients, [{ name: 'stream', description: 'Answers at length', type: 1 }]);
+    const made = await endpointFor(world.bot);
+    endpoint = made.endpoint;
+    expect((await setEndpoint(world.bot, made.url)).status).toBe(200);
+  });
+
+  /** Invokes with `answer` at the endpoint: the invoker's answer, once the endpoint saw its connection closed. */
+  async function invokedWith(answer: (res: ServerResponse) => Promise<void>) {
+    let closed!: Promise<void>;
+    endpoint.answer = (_interaction, res) => void (closed = answer(res));
+    const before = (await server.api('GET', `/channels/${world.guild.channelId}/messages`, { token: world.member.token })).body.length;
+    const invoked = await invoke(server, world, 'stream');
+    await closed;
+    const { id, token } = endpoint.interactions.at(-1);
+    // Nothing was posted, and the token takes no response after.
+    expect((await server.api('GET', `/channels/${world.guild.channelId}/messages`, { token: world.member.token })).body.length).toBe(before);
+    expectError(
+      await server.api('POST', `/interactions/${id}/${token}/callback`, { body: { type: 4, data: { content: 'Late' } } }),
+      404,
+      'UNKNOWN_INTERACTION',
+    );
+    return invoked;
+  }
+
+  it('fails with 424 an answer past the limit, whole or streaming without end (cut off there)', async () => {
+    // A valid response, then whitespace (which JSON allows): only its size can refuse it.
+    const response = JSON.stringify({ type: 4, data: { content: 'Padded' } });
+    const padding = ' '.repeat(16 * 1024);
+    const whole = (res: ServerResponse) =>
+      new Promise<void>((resolve) => {
+        res.on('close', resolve);
+        res.setHeader('Content-Type', 'application/json');
+        res.end(response.padEnd(JSON_BODY_LIMIT + 1));
+      });
+    for (const answer of [whole, (res: ServerResponse) => neverEnding(res, response, () => padding)]) {
+      const failed = await invokedWith(answer);
+      expectError(failed, 424, 'INTERACTION_FAILED');
+      expect(failed.body.message).toBe(`The application answered with something that is no interaction response: it is larger than ${JSON_BODY_LIMIT} bytes`);
+    }
+  });
+
+  it('fails with 424 at the deadline an answer that trickles past it, which is cut off then', async () => {
+    const failed = await invokedWith((res) => neverEnding(res, '{"type": 4, "data": {"content": "', () => 'a', 100));
+    expectError(failed, 424, 'INTERACTION_FAILED');
+    expect(failed.body.message).toBe('The application did not respond within 3 seconds');
   });
 });
 

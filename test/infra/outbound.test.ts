@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { getDefaultAutoSelectFamily, setDefaultAutoSelectFamily } from 'node:net';
 import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { checkOutboundUrl, OutboundUrlError, postJson, type OutboundRefusal } from '../../infra/outbound.js';
+import { checkOutboundUrl, OutboundUrlError, postForAnswer, postJson, type OutboundRefusal } from '../../infra/outbound.js';
 
 /** Names under .dns.test answer what `answers` holds for them: a DNS the test controls, without the network. */
 const answers = new Map<string, string[]>();
@@ -43,6 +43,11 @@ async function startServer(host: string): Promise<{ server: Server; port: number
       if (req.url === '/hang') return;
       if (req.url === '/redirect') {
         res.writeHead(302, { location: `https://127.0.0.1:${port}/elsewhere` }).end();
+        return;
+      }
+      if (req.url === '/declared-huge') {
+        // Declares more than any limit, sends a little of it, and waits.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 ** 40) }).write('{"type": 4');
         return;
       }
       if (req.url === '/endless') {
@@ -139,6 +144,11 @@ describe('postJson with allowPrivate (development)', () => {
 
   it('resolves with the status after a bounded part of an endless answer', async () => {
     await expect(postJson(`https://127.0.0.1:${port}/endless`, body, headers, { allowPrivate: true, timeoutMs: 2_000 })).resolves.toEqual({ status: 200 });
+  });
+
+  it('refuses an answer whose declared length is past the limit without waiting for it', async () => {
+    const answer = await postForAnswer(`https://127.0.0.1:${port}/declared-huge`, body, headers, { allowPrivate: true, timeoutMs: 60_000, maxBytes: 1024 });
+    expect({ status: answer.status, tooLarge: answer.tooLarge, read: answer.data.length }).toEqual({ status: 200, tooLarge: true, read: 0 });
   });
 
   it('times out against a server that never answers', async () => {
