@@ -43,6 +43,8 @@ const WIDELY_USED: ApiVersion = {
     WEBHOOK_FORUM_THREAD_NAME_AND_ID: 220002,
     WEBHOOK_THREADS_ONLY_IN_FORUMS: 220003,
     WEBHOOK_SERVICES_NOT_IN_FORUMS: 220004,
+    // Its general error: what its 503s carry.
+    SERVICE_UNAVAILABLE: 0,
   },
 };
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import type { Metrics } from '../ports/metrics.js';
+import { admission } from './admission.js';
 import { apiVersion } from './apiVersions.js';
 import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
@@ -237,6 +238,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(errorHandler(deps.log));
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
+  app.use(admission(deps.config.maxRequestsInFlight));
   app.use(bodyParser(deps.config.jsonBodyLimit));
   app.use(authenticate(deps.readStore, deps.clock, scopes(API_ROUTES)));
   app.use(mountApi(api, root));

@@ -81,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5000, 0, 60_000),
+    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 512, 0, 1_000_000),
     metricsToken: env.METRICS_TOKEN || null,
     gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
     gatewayNodeUrl: env.GATEWAY_NODE_URL ? env.GATEWAY_NODE_URL.replace(/\/+$/, '') : null,

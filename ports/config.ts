@@ -28,6 +28,8 @@ export interface Config {
   metricsToken: string | null;
   /** On SIGTERM, how long requests in flight get to finish before their connections are cut (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /** Requests a process serves at once (MAX_REQUESTS_IN_FLIGHT); more are answered 503 at once. 0: no limit. */
+  maxRequestsInFlight: number;
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
   gatewayUrl: string | null;
   /**
