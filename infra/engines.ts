@@ -7,7 +7,7 @@ export const ROLES: readonly Role[] = ['api', 'projector', 'relay', 'gateway', '
 
 export interface EngineConfig {
   role: Role;
-  store: { kind: 'sqlite' } | { kind: 'esdb'; url: string };
+  store: { kind: 'sqlite' } | { kind: 'esdb'; url: string } | { kind: 'postgres'; url: string };
   readStore: { kind: 'embedded' } | { kind: 'mongodb'; url: string; database: string };
   bus: { kind: 'local' } | ({ kind: 'kafka' } & KafkaSettings);
   /** Projections a projector process runs (PROJECTIONS=users,applications); all of them when unset. */
@@ -98,10 +98,11 @@ function required(env: NodeJS.ProcessEnv, name: string, because: string): string
 
 export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
   const role = choice(env, 'ROLE', ROLES, 'all');
-  const store = choice(env, 'STORE', ['sqlite', 'esdb'] as const, 'sqlite');
+  const store = choice(env, 'STORE', ['sqlite', 'esdb', 'postgres'] as const, 'sqlite');
   const readStore = choice(env, 'READ_STORE', ['embedded', 'mongodb'] as const, 'embedded');
   const bus = choice(env, 'BUS', ['local', 'kafka'] as const, 'local');
-  if (role !== 'all' && store === 'sqlite') throw new Error(`ROLE=${role} runs beside other processes: it needs a shared log (STORE=esdb with ESDB_URL)`);
+  if (role !== 'all' && store === 'sqlite')
+    throw new Error(`ROLE=${role} runs beside other processes: it needs a shared log (STORE=postgres with POSTGRES_URL, or STORE=esdb with ESDB_URL)`);
   if (role !== 'all' && readStore === 'embedded')
     throw new Error(`ROLE=${role} runs beside other processes: it needs shared read models (READ_STORE=mongodb with MONGO_URL)`);
   if (role === 'relay' && bus !== 'kafka') throw new Error('ROLE=relay publishes to Kafka: it needs BUS=kafka with KAFKA_BROKERS');
@@ -110,7 +111,12 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
     throw new Error(`SETTLE_TIMEOUT_MS must be an integer from 0 to 60000, got "${env.SETTLE_TIMEOUT_MS}"`);
   return {
     role,
-    store: store === 'esdb' ? { kind: 'esdb', url: required(env, 'ESDB_URL', 'STORE=esdb') } : { kind: 'sqlite' },
+    store:
+      store === 'esdb'
+        ? { kind: 'esdb', url: required(env, 'ESDB_URL', 'STORE=esdb') }
+        : store === 'postgres'
+          ? { kind: 'postgres', url: required(env, 'POSTGRES_URL', 'STORE=postgres') }
+          : { kind: 'sqlite' },
     readStore:
       readStore === 'mongodb'
         ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'READ_STORE=mongodb'), database: env.MONGO_DB || 'parley' }

@@ -15,6 +15,7 @@ import { Relay } from './bus/relay.js';
 import type { Config } from './config.js';
 import type { EngineConfig, Role } from './engines.js';
 import { EsdbEventStore } from './eventStore/esdb.js';
+import { PostgresEventStore } from './eventStore/postgres.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
 import { SealingEventStore } from './eventStore/sealing.js';
@@ -148,7 +149,11 @@ export async function openEngines(
   };
   try {
     const sealedLog = keep(
-      engines.store.kind === 'esdb' ? await EsdbEventStore.connect(engines.store.url) : new SqliteEventStore(join(config.dataDir, 'events.db')),
+      engines.store.kind === 'esdb'
+        ? await EsdbEventStore.connect(engines.store.url)
+        : engines.store.kind === 'postgres'
+          ? await PostgresEventStore.connect(engines.store.url)
+          : new SqliteEventStore(join(config.dataDir, 'events.db')),
     );
     let readStore: ReadStore;
     let blobs: BlobStore;

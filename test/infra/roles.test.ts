@@ -60,9 +60,15 @@ describe('engine settings', () => {
     });
   });
 
+  it('take PostgreSQL as the shared log of a role', () => {
+    const engines = loadEngineConfig({ ROLE: 'api', STORE: 'postgres', POSTGRES_URL: 'postgres://pg/parley', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://m' });
+    expect(engines.store).toEqual({ kind: 'postgres', url: 'postgres://pg/parley' });
+  });
+
   it('refuse what cannot work, saying what to set', () => {
     expect(() => loadEngineConfig({ ROLE: 'web' })).toThrow('ROLE must be one of api, projector, relay, gateway, delivery, all, got "web"');
     expect(() => loadEngineConfig({ STORE: 'esdb' })).toThrow('ESDB_URL is required when STORE=esdb');
+    expect(() => loadEngineConfig({ STORE: 'postgres' })).toThrow('POSTGRES_URL is required when STORE=postgres');
     expect(() => loadEngineConfig({ READ_STORE: 'mongodb' })).toThrow('MONGO_URL is required when READ_STORE=mongodb');
     expect(() => loadEngineConfig({ BUS: 'kafka' })).toThrow('KAFKA_BROKERS is required when BUS=kafka');
     expect(() => loadEngineConfig({ ROLE: 'projector', STORE: 'esdb', ESDB_URL: 'esdb://x' })).toThrow(/needs shared read models/);

@@ -67,6 +67,8 @@ describe('an unreachable engine at start', () => {
   it('a role that needs shared engines refuses the embedded ones, in one line', async () => {
     const outcome = await runService({ ROLE: 'api' });
     expect(outcome.code).toBe(1);
-    expect(outcome.stderr.trim()).toBe('Parley failed to start: ROLE=api runs beside other processes: it needs a shared log (STORE=esdb with ESDB_URL)');
+    expect(outcome.stderr.trim()).toBe(
+      'Parley failed to start: ROLE=api runs beside other processes: it needs a shared log (STORE=postgres with POSTGRES_URL, or STORE=esdb with ESDB_URL)',
+    );
   });
 });

@@ -1,0 +1,215 @@
+// The contracts against the PostgreSQL adapters, each test on a database of its own (dropped after it), on the server
+// every session and CI run starts.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHANNEL, PostgresEventStore, type PostgresEventStoreOptions, appendStatement } from '../../infra/eventStore/postgres.js';
+import { SealingEventStore } from '../../infra/eventStore/sealing.js';
+import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
+import { SecretBox } from '../../infra/secrets.js';
+import {
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+  WrongExpectedVersionError,
+  comparePositions,
+  decodePosition,
+  encodePosition,
+} from '../../ports/eventStore.js';
+import { messageFields } from '../support/messageFields.js';
+import { createTestDatabase, withEngine } from './engines.js';
+import { describeEventStoreContract } from './eventStoreContract.js';
+import { eventually } from './eventually.js';
+
+// The event store: the contract, and what a shared log on PostgreSQL must add to it — appends that commit out of order
+// are read in their place (never skipped), racing appends from several connections, and readers woken by NOTIFY.
+/** A database of its own for a test's logs: every store opened on it is closed, then the database dropped. */
+async function logDatabase() {
+  const database = await createTestDatabase('parley_log');
+  const stores: PostgresEventStore[] = [];
+  return {
+    url: database.url,
+    async open(options?: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+      const store = await PostgresEventStore.connect(database.url, options);
+      stores.push(store);
+      return store;
+    },
+    async close(): Promise<void> {
+      await Promise.all(stores.map((store) => store.close()));
+      await database.drop();
+    },
+  };
+}
+
+/** A log on a fresh database, which its close drops. */
+async function freshLog(): Promise<EventStore> {
+  const database = await logDatabase();
+  const store = await database.open();
+  return new Proxy(store, {
+    get: (target, key) => (key === 'close' ? database.close : Reflect.get(target, key, target)),
+  });
+}
+
+const meta = { actorId: '9', createdAt: '2026-01-01T00:00:00.000Z' };
+const note = (label: string): NewEvent => ({ type: 'Noted', data: { label }, metadata: meta });
+const labels = (events: RecordedEvent[]) => events.map((event) => (event.data as { label: string }).label);
+
+await withEngine('postgres', 'runs the event store contract against PostgreSQL', () => {
+  describeEventStoreContract('PostgreSQL', freshLog, { startsEmpty: true });
+
+  describe('PostgreSQL log: an append that commits late', () => {
+    let database: Awaited<ReturnType<typeof logDatabase>>;
+    let late: pg.Client;
+    beforeEach(async () => {
+      database = await logDatabase();
+      late = new pg.Client({ connectionString: database.url });
+      await late.connect();
+    });
+    afterEach(async () => {
+      await late.end().catch(() => {});
+      await database.close();
+    });
+
+    it('holds back what committed after it, then delivers it in its place: a subscriber that has delivered skips nothing', async () => {
+      const store = await database.open();
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll({}, (batch) => void seen.push(...batch));
+      await store.appendToStream('early', [note('X')]);
+      await eventually(() => expect(labels(seen)).toEqual(['X']));
+      const [x] = seen;
+
+      // A's transaction takes its position first and stays open while B appends and commits.
+      await late.query('BEGIN');
+      await late.query(appendStatement('late', [note('A')], 'no_stream'));
+      await store.appendToStream('quick', [note('B')]);
+      expect(labels(await store.readAll())).toEqual(['X']);
+      expect(await store.headPosition()).toEqual(x.position);
+      await subscription.caughtUp();
+      expect(labels(seen)).toEqual(['X']);
+
+      await late.query('COMMIT');
+      await store.appendToStream('after', [note('Y')]);
+      await eventually(() => expect(labels(seen)).toEqual(['X', 'A', 'B', 'Y']));
+      await subscription.stop();
+      const all = await store.readAll();
+      expect(labels(all)).toEqual(['X', 'A', 'B', 'Y']);
+      expect(all.map((event) => event.id)).toEqual(seen.map((event) => event.id));
+      for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1].position, all[i].position)).toBeLessThan(0);
+    });
+
+    it('orders the log by transaction: an append whose transaction began first reads first, whatever its sequence number', async () => {
+      const store = await database.open();
+      await late.query('BEGIN');
+      await late.query('SELECT pg_current_xact_id()');
+      await store.appendToStream('quick', [note('B')]);
+      await late.query(appendStatement('late', [note('A')], 'no_stream'));
+      await late.query('COMMIT');
+      const all = await store.readAll();
+      expect(labels(all)).toEqual(['A', 'B']);
+      expect(all[0].position.prepare).toBeGreaterThan(all[1].position.prepare);
+      expect(comparePositions(all[0].position, all[1].position)).toBeLessThan(0);
+      const checkpoint = decodePosition(encodePosition(all[0].position));
+      expect(labels(await store.readAll({ fromPosition: checkpoint }))).toEqual(['A', 'B']);
+      const after: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll({ fromPosition: checkpoint }, (batch) => void after.push(...batch));
+      await subscription.caughtUp();
+      await subscription.stop();
+      expect(labels(after)).toEqual(['B']);
+    });
+  });
+
+  describe('PostgreSQL log: appends from several connections', () => {
+    let database: Awaited<ReturnType<typeof logDatabase>>;
+    let stores: PostgresEventStore[];
+    beforeEach(async () => {
+      database = await logDatabase();
+      stores = await Promise.all(Array.from({ length: 4 }, () => database.open()));
+    });
+    afterEach(() => database.close());
+
+    it('at one revision: exactly one wins each round, the others are refused with the revision that won', async () => {
+      await stores[0].appendToStream('contended', [note('0')]);
+      for (let revision = 0n; revision < 8n; revision++) {
+        const outcomes = await Promise.allSettled(
+          stores.flatMap((store) => [1, 2].map(() => store.appendToStream('contended', [note(String(revision + 1n))], { expectedRevision: revision }))),
+        );
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+        for (const outcome of outcomes) {
+          if (outcome.status === 'rejected') {
+            expect(outcome.reason).toBeInstanceOf(WrongExpectedVersionError);
+            expect(outcome.reason).toMatchObject({ expected: revision, actual: revision + 1n });
+          }
+        }
+      }
+      const stream = await stores[1].readStream('contended');
+      expect(stream.map((event) => event.revision)).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n]);
+    });
+
+    it('at any revision: every append lands, its events together at consecutive revisions', async () => {
+      const results = await Promise.all(
+        stores.flatMap((store, s) => Array.from({ length: 10 }, (_, i) => store.appendToStream('shared', [note(`${s}.${i}.first`), note(`${s}.${i}.second`)]))),
+      );
+      const stream = await stores[0].readStream('shared');
+      expect(stream.map((event) => event.revision)).toEqual(Array.from({ length: 80 }, (_, i) => BigInt(i)));
+      for (let i = 0; i < 80; i += 2) {
+        const [first, second] = labels(stream.slice(i, i + 2));
+        expect(second).toBe(first.replace('first', 'second'));
+      }
+      expect(new Set(results.map((result) => result.nextExpectedRevision)).size).toBe(40);
+    });
+  });
+
+  describe('PostgreSQL log: notifications', () => {
+    it('an append in one process wakes a subscriber in another that does not poll', async () => {
+      const database = await logDatabase();
+      const admin = new pg.Client({ connectionString: database.url });
+      try {
+        const writer = await database.open();
+        const reader = await database.open({ pollMs: 3_600_000 });
+        const seen: RecordedEvent[] = [];
+        const subscription = reader.subscribeToAll({}, (batch) => void seen.push(...batch));
+        await subscription.caughtUp();
+        // The reader's LISTEN is in place (its connection's last statement) before anything is appended.
+        await admin.connect();
+        await eventually(async () => {
+          const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND state = 'idle'", [
+            `LISTEN ${CHANNEL}`,
+          ]);
+          expect(rows).toHaveLength(1);
+        });
+        await writer.appendToStream('announced', [note('N')]);
+        await eventually(() => expect(labels(seen)).toEqual(['N']));
+        await subscription.stop();
+      } finally {
+        await admin.end().catch(() => {});
+        await database.close();
+      }
+    });
+  });
+
+  describe('PostgreSQL log: sealed', () => {
+    it('keeps personal data as ciphertext, opened on read while the key lasts', async () => {
+      const database = await logDatabase();
+      const keys = new SqliteKeyStore(':memory:', SecretBox.fromKey(randomBytes(32)));
+      const raw = new pg.Client({ connectionString: database.url });
+      try {
+        const log = new SealingEventStore(await database.open(), keys);
+        const author = { id: '9', username: 'ada', discriminator: '0001', global_name: null, avatar: null, bot: false, public_flags: 0 };
+        const message = messageFields({ id: '1', channel_id: '2', guild_id: null, author, content: 'words only ada wrote', timestamp: meta.createdAt });
+        await log.appendToStream('message-1', [
+          { type: 'MessageCreated', data: { messageId: '1', channelId: '2', guildId: null, authorId: '9', message }, metadata: meta },
+        ]);
+        await raw.connect();
+        const { rows } = await raw.query<{ data: string }>('SELECT data FROM event_log');
+        expect(rows).toHaveLength(1);
+        expect(rows[0].data).not.toContain('words only ada wrote');
+        const [read] = await new SealingEventStore(log.sealedLog, keys).readStream('message-1');
+        expect(read.data).toMatchObject({ message: { content: 'words only ada wrote' } });
+      } finally {
+        await raw.end().catch(() => {});
+        await keys.close();
+        await database.close();
+      }
+    });
+  });
+});
