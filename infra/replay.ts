@@ -91,7 +91,8 @@ Progress (a bar with events/s) and the summary go to stderr, never to stdout.
 
 Environment:
   DATA_DIR            the embedded log (events.db) and read models (default ./data); refused without events.db
-  STORE, ESDB_URL     STORE=esdb reads the log from EventStoreDB instead
+  STORE, POSTGRES_URL, ESDB_URL
+                      STORE=postgres reads the log from PostgreSQL instead, STORE=esdb from EventStoreDB
   READ_STORE, MONGO_URL, MONGO_DB
                       READ_STORE=mongodb rebuilds read models in MongoDB instead
 
