@@ -9,7 +9,8 @@ import type { MessageDoc } from '../projections/messages.js';
 import type { MessageChannelAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import type { Sender, SendInput, UploadedFile } from './messages/input.js';
-import { type Opening, type SendDeps, admitSlowmodeSend, sendIn, slowmodeWindow } from './messages/send.js';
+import { type Opening, type SendDeps, sendIn } from './messages/send.js';
+import { admitSlowmode, slowmodeWindow } from './slowmode.js';
 import { run, whileParentStands } from './threads.js';
 
 export interface NewPost {
@@ -84,8 +85,8 @@ export function preparePost(
 
 /**
  * A member opens a post: its thread and first message, sent as any of their sends is. The forum's rate_limit_per_user
- * spaces out the posts a member opens there, as a channel's spaces out sends (those who manage threads, messages or the
- * channel are exempt): admitted once the post is checked whole, just before its thread is appended. Answers both.
+ * spaces out the posts a member opens there, as a channel's spaces out the threads started in it (bots, and those who
+ * manage threads, messages or the channel, are exempt): admitted once the post is checked whole, just before its thread is appended. Answers both.
  */
 export async function createForumPost(
   deps: SendDeps,
@@ -96,9 +97,9 @@ export async function createForumPost(
   sender: Sender,
 ): Promise<{ threadId: string; message: MessageDoc }> {
   const { access, opening } = preparePost(deps, meta, forum, sender.userId, input);
-  const window = slowmodeWindow(forum.channel.rate_limit_per_user ?? 0, forum.permissions, true);
+  const window = slowmodeWindow(forum.channel.rate_limit_per_user ?? 0, { permissions: forum.permissions, bot: sender.bot }, true);
   const open = async () => {
-    if (window > 0) await admitSlowmodeSend(deps, meta, forum.channel.id, sender.userId, window);
+    if (window > 0) await admitSlowmode(deps, meta, 'thread', forum.channel.id, sender.userId, window);
     await opening.open();
   };
   const message = await sendIn(deps, meta, access, input.message, files, sender, { ...opening, open });

@@ -1,4 +1,5 @@
 // Stream ids of the aggregates, in one place so command modules (and process workflows) can name each other's streams.
+import type { SlowmodeAction } from '../domain/slowmode.js';
 import { type SecretBox, sha256 } from '../ports/secrets.js';
 
 export const guildStream = (guildId: string) => `guild-${guildId}`;
@@ -42,6 +43,7 @@ export const legacyUsernameStream = (username: string) => `username-${sha256(use
 export const legacyEmailStream = (email: string) => `email-${sha256(email.toLowerCase())}`;
 export const bulkDeleteStream = (channelId: string) => `channel-bulk-deletes-${channelId}`;
 export const nonceStream = (channelId: string, authorId: string, nonce: string) => `message-nonce-${sha256(`${channelId}:${authorId}:${nonce}`)}`;
-/** One user's sends in one slowed channel (domain/slowmode.ts). */
-export const slowmodeStream = (channelId: string, userId: string) => `slowmode-${channelId}-${userId}`;
+/** One user's messages, or the threads they start, in one slowed channel (domain/slowmode.ts). */
+export const slowmodeStream = (channelId: string, userId: string, action: SlowmodeAction) =>
+  action === 'thread' ? `slowmode-threads-${channelId}-${userId}` : `slowmode-${channelId}-${userId}`;
 export const sessionStartsStream = (userId: string) => `gateway-session-starts-${userId}`;

@@ -15,6 +15,7 @@ import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
 import { type ActorMeta, type Uses, metadata, serviceMeta } from './deps.js';
 import { loadMessage } from './messages/state.js';
 import { channelSendsGate, exclusive, queued, shared } from './queue.js';
+import { admitSlowmode, slowmodeWindow } from './slowmode.js';
 import { threadStream } from './streams.js';
 
 type ThreadDeps = Uses<'commands' | 'clock' | 'settle'>;
@@ -70,7 +71,10 @@ export interface NewThread {
 
 /**
  * Starts a thread in a guild channel the actor can see: from one of its messages (the thread takes the message's id)
- * or on its own (a new id). Answers the thread's id.
+ * or on its own (a new id). The channel's slowmode spaces out the threads a member starts there, apart from their
+ * messages (one of each per window; bots and those who manage messages or the channel are exempt): admitted once the
+ * thread passes its own rules, just before it is appended, so a thread refused for anything else counts for nothing.
+ * Answers the thread's id.
  */
 export async function createThread(
   deps: ThreadDeps & Uses<'readStore' | 'ids'>,
@@ -78,6 +82,7 @@ export async function createThread(
   channelId: string,
   input: NewThread,
   messageId: string | null,
+  byBot: boolean,
 ): Promise<string> {
   const guild = await guildOfChannel(deps, channelId);
   requireNotTimedOut(guild, meta.actorId);
@@ -116,7 +121,14 @@ export async function createThread(
     fromMessage: messageId !== null,
     thread,
   };
-  await whileParentStands(deps, guild.id, parent.id, () => run(deps, meta, threadId, command, messageId === null));
+  const window = slowmodeWindow(parent.rate_limit_per_user ?? 0, { permissions, bot: byBot }, false);
+  await whileParentStands(deps, guild.id, parent.id, async () => {
+    if (window > 0) {
+      threadDecider.decide(command, await loadThread(deps, threadId));
+      await admitSlowmode(deps, meta, 'thread', parent.id, meta.actorId, window);
+    }
+    return run(deps, meta, threadId, command, messageId === null);
+  });
   return threadId;
 }
 

@@ -5,8 +5,7 @@ import { badRequest, invalidForm } from '../../domain/errors.js';
 import { cannotSendInForum, isForum } from '../../domain/forum.js';
 import { type Attachment, type MessageFields, type MessageUser, MessageType, assertNewMessage, messageDecider, unknownMessage } from '../../domain/message.js';
 import { nonceDecider } from '../../domain/messageNonce.js';
-import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
-import { slowmodeDecider } from '../../domain/slowmode.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
 import { snowflakeTimestamp } from '../../domain/snowflake.js';
 import { type MessageDoc, messageDoc } from '../../projections/messages.js';
 import type { UserDoc } from '../../projections/users.js';
@@ -17,7 +16,8 @@ import { type ActorMeta, type Uses, metadata } from '../deps.js';
 import { toMessageUser } from '../dms.js';
 import { channelSendsGate, shared } from '../queue.js';
 import { threadMessageSent } from '../threads.js';
-import { messageStream, nonceStream, slowmodeStream } from '../streams.js';
+import { admitSlowmode, slowmodeWindow } from '../slowmode.js';
+import { messageStream, nonceStream } from '../streams.js';
 import { appendWithFiles, resolveAttachments } from './attachments.js';
 import { automodBlocked, executeActions, moderate, rememberSend } from './autoModeration.js';
 import { componentsOf, mentionsOf } from './content.js';
@@ -132,7 +132,7 @@ async function appendMessage(
   const channelId = message.channel_id;
   let messageId = message.id;
   await by.beforeAppend?.(message);
-  if (by.slowmodeSeconds) await admitSlowmodeSend(deps, meta, channelId, by.author.id, by.slowmodeSeconds);
+  if (by.slowmodeSeconds) await admitSlowmode(deps, meta, 'message', channelId, by.author.id, by.slowmodeSeconds);
   // In a thread, the message joins its author (and those it mentions) and reopens it, once the send is admitted.
   await threadMessageSent(deps, meta, access, message);
 
@@ -157,32 +157,10 @@ async function appendMessage(
   return messageDoc(state.message!);
 }
 
-/**
- * The slowmode window, in seconds, of a channel whose rate_limit_per_user is `seconds` for a user with `permissions`
- * there: 0 for those who may manage messages or the channel, or threads where threads are concerned (a thread's sends,
- * a forum's posts). Bots are held to it.
- */
-export function slowmodeWindow(seconds: number, permissions: bigint, threads: boolean): number {
-  const exempt =
-    hasPermission(permissions, Permission.MANAGE_MESSAGES) ||
-    hasPermission(permissions, Permission.MANAGE_CHANNELS) ||
-    (threads && hasPermission(permissions, Permission.MANAGE_THREADS));
-  return seconds > 0 && !exempt ? seconds : 0;
-}
-
-/** The window of a send in the channel (or thread) of `access`: none in DMs. */
-function sendWindow(access: MessageChannelAccess): number {
+/** The window of a sender's send in the channel (or thread) of `access`: none in DMs. */
+function sendWindow(access: MessageChannelAccess, sender: Sender): number {
   const seconds = (access.thread ? access.thread.thread?.rate_limit_per_user : access.guild?.channels.get(access.channelId)?.rate_limit_per_user) ?? 0;
-  return slowmodeWindow(seconds, access.permissions, access.thread !== undefined);
-}
-
-/**
- * Lets a send through the channel's slowmode, or refuses it with 429 SLOWMODE_RATE_LIMITED and the seconds left. Run
- * once the message is checked whole, just before it is appended, so a send refused for anything else counts for nothing.
- */
-export async function admitSlowmodeSend(deps: SendDeps, meta: ActorMeta, channelId: string, userId: string, windowSeconds: number): Promise<void> {
-  const command = { type: 'AdmitSlowmodeSend' as const, channelId, userId, at: deps.clock.now(), windowSeconds };
-  await deps.commands.handle(slowmodeStream(channelId, userId), slowmodeDecider, command, metadata(meta, deps.clock));
+  return slowmodeWindow(seconds, { permissions: access.permissions, bot: sender.bot }, access.thread !== undefined);
 }
 
 /**
@@ -236,7 +214,7 @@ export async function sendIn(
     author,
     webhookId: null,
     components: sender.bot,
-    slowmodeSeconds: sendWindow(access),
+    slowmodeSeconds: sendWindow(access, sender),
     opens,
   });
   if (moderation.triggers.length) await executeActions(deps, meta, access, author, content, moderation, message._id);

@@ -268,7 +268,7 @@ export const sendMessageRoute = route({
   path: '/channels/:channelId/messages',
   summary: 'Send a message',
   description:
-    'Needs SEND_MESSAGES (ATTACH_FILES for files). Content is at most 2000 characters; a message needs content, an embed, an attachment or a component (components count only from bots). A repeated `nonce` answers the message it first made. A timed-out member is refused (403 MISSING_ACCESS). In slowmode (`rate_limit_per_user` > 0) a member sends once per that many seconds in the channel (429 SLOWMODE_RATE_LIMITED with `retry_after`), unless they hold MANAGE_MESSAGES or MANAGE_CHANNELS; bots are held to it too. A DM whose other side deleted their account takes nothing (403 CANNOT_SEND_MESSAGES_TO_USER).',
+    'Needs SEND_MESSAGES (ATTACH_FILES for files). Content is at most 2000 characters; a message needs content, an embed, an attachment or a component (components count only from bots). A repeated `nonce` answers the message it first made. A timed-out member is refused (403 MISSING_ACCESS). In slowmode (`rate_limit_per_user` > 0) a member sends once per that many seconds in the channel (429 SLOWMODE_RATE_LIMITED with `retry_after`), unless they hold MANAGE_MESSAGES or MANAGE_CHANNELS; bots are not held to it, as on the widely used API. A DM whose other side deleted their account takes nothing (403 CANNOT_SEND_MESSAGES_TO_USER).',
   params: channelParams,
   body: sendSchema,
   // JSON or multipart, read once the caller is authenticated: a stranger's upload is never parsed.

@@ -28,6 +28,7 @@ import { channelParams, guildParams } from '../params.js';
 import { passOn, route } from '../route.js';
 import { type FromSchema, MAX_INT32, nameSchema, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 import { deleteChannelRoute, getChannelRoute, updateChannelRoute } from './channels.js';
+import { senderOf } from './messages.js';
 
 export const threadFields = {
   name: nameSchema(1, 100),
@@ -122,14 +123,14 @@ export const startThreadFromMessageRoute = route({
   path: '/channels/:channelId/messages/:messageId/threads',
   summary: 'Start a thread from a message',
   description:
-    'A public thread (an announcement thread in an announcement channel) with the message’s id; needs CREATE_PUBLIC_THREADS and READ_MESSAGE_HISTORY. The creator joins it.',
+    'A public thread (an announcement thread in an announcement channel) with the message’s id; needs CREATE_PUBLIC_THREADS and READ_MESSAGE_HISTORY. The creator joins it. In slowmode a member starts one thread per `rate_limit_per_user` seconds in the channel, counted apart from their messages (429 SLOWMODE_RATE_LIMITED with `retry_after`); bots and holders of MANAGE_MESSAGES or MANAGE_CHANNELS are exempt.',
   params: messageParams,
   body: startFromMessageSchema,
   audit: 'THREAD_CREATE',
   responses: { 201: thread },
-  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS', 'THREAD_ALREADY_CREATED', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE'],
+  errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS', 'THREAD_ALREADY_CREATED', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'SLOWMODE_RATE_LIMITED'],
   async handle(ctx, { params: { channelId, messageId }, body }, deps) {
-    const threadId = await createThread(deps, actorMeta(ctx), channelId, body, messageId);
+    const threadId = await createThread(deps, actorMeta(ctx), channelId, body, messageId, senderOf(ctx).bot);
     return presentThread(deps, threadId);
   },
 });
@@ -140,14 +141,14 @@ export const startThreadRoute = route({
   path: '/channels/:channelId/threads',
   summary: 'Start a thread without a message',
   description:
-    'Private (12) unless `type` says otherwise, as the widely used API’s v9; public threads need CREATE_PUBLIC_THREADS, private ones CREATE_PRIVATE_THREADS. The creator joins it. In a forum or media channel, a post (http/routes/forum.ts): a public thread with its first `message` (as a send takes it, JSON or multipart; it takes the thread’s id and is answered as the thread’s `message`) and up to 5 of the channel’s tags in `applied_tags` (moderated ones need MANAGE_THREADS); it needs SEND_MESSAGES there, and takes the channel’s `default_thread_rate_limit_per_user` unless it names its own.',
+    'Private (12) unless `type` says otherwise, as the widely used API’s v9; public threads need CREATE_PUBLIC_THREADS, private ones CREATE_PRIVATE_THREADS. The creator joins it. In slowmode a member starts one thread per `rate_limit_per_user` seconds in the channel, counted apart from their messages (429 SLOWMODE_RATE_LIMITED with `retry_after`); bots and holders of MANAGE_MESSAGES or MANAGE_CHANNELS are exempt. In a forum or media channel, a post (http/routes/forum.ts): a public thread with its first `message` (as a send takes it, JSON or multipart; it takes the thread’s id and is answered as the thread’s `message`) and up to 5 of the channel’s tags in `applied_tags` (moderated ones need MANAGE_THREADS); it needs SEND_MESSAGES there, and takes the channel’s `default_thread_rate_limit_per_user` unless it names its own.',
   params: channelParams,
   body: startThreadSchema,
   audit: 'THREAD_CREATE',
   responses: { 201: thread },
-  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE', 'TAG_REQUIRED'],
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE', 'TAG_REQUIRED', 'SLOWMODE_RATE_LIMITED'],
   async handle(ctx, { params: { channelId }, body }, deps) {
-    const threadId = await createThread(deps, actorMeta(ctx), channelId, body, null);
+    const threadId = await createThread(deps, actorMeta(ctx), channelId, body, null, senderOf(ctx).bot);
     return presentThread(deps, threadId);
   },
 });

@@ -1,10 +1,13 @@
-// Given/when/then on slowmode: one user's sends in one slowed channel, spaced out by its rate_limit_per_user.
+// Given/when/then on slowmode: one user's messages, or the threads they start, in one slowed channel, spaced out by its
+// rate_limit_per_user.
 import { describe, expect, it } from 'vitest';
-import { type SlowmodeSendAdmitted, slowmodeDecider } from '../../domain/slowmode.js';
+import { type SlowmodeAction, type SlowmodeSendAdmitted, type SlowmodeThreadAdmitted, slowmodeDecider } from '../../domain/slowmode.js';
 import { given } from '../support/given.js';
 
 const admitted = (at: number): SlowmodeSendAdmitted => ({ type: 'SlowmodeSendAdmitted', data: { channelId: 'c', userId: 'u', at } });
-const send = (at: number, windowSeconds = 10) => ({ type: 'AdmitSlowmodeSend', channelId: 'c', userId: 'u', at, windowSeconds }) as const;
+const threadAdmitted = (at: number): SlowmodeThreadAdmitted => ({ type: 'SlowmodeThreadAdmitted', data: { channelId: 'c', userId: 'u', at } });
+const send = (at: number, windowSeconds = 10, action: SlowmodeAction = 'message') =>
+  ({ type: 'AdmitSlowmode', action, channelId: 'c', userId: 'u', at, windowSeconds }) as const;
 
 describe('slowmode', () => {
   it('lets the first send through, and the next once the window has passed', () => {
@@ -27,5 +30,14 @@ describe('slowmode', () => {
     given(slowmodeDecider, [admitted(1_000)])
       .when(send(3_500, 2))
       .then([admitted(3_500)]);
+  });
+
+  it('records a thread as a thread, and holds the next one to the window', () => {
+    given(slowmodeDecider, [])
+      .when(send(1_000, 10, 'thread'))
+      .then([threadAdmitted(1_000)]);
+    given(slowmodeDecider, [threadAdmitted(1_000)])
+      .when(send(5_000, 10, 'thread'))
+      .thenRefuses('SLOWMODE_RATE_LIMITED');
   });
 });

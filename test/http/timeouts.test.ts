@@ -1,5 +1,5 @@
 // Timeouts and slowmode through the real HTTPS API and gateway: who may time out whom, what a timed-out member can
-// no longer do, the audit entry and GUILD_MEMBER_UPDATE, and slowmode's window on sends, with its exemptions.
+// no longer do, the audit entry and GUILD_MEMBER_UPDATE, and slowmode's window on sends and threads, with its exemptions.
 import { describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { fileGateway } from '../support/gateway.js';
@@ -27,6 +27,9 @@ async function moderatedGuild() {
 
 const send = (channelId: string, token: string, content = 'hello', scheme: 'Bot' | 'Bearer' = 'Bearer') =>
   server.api('POST', `/channels/${channelId}/messages`, { token, scheme, body: { content } });
+/** A public thread started in the channel, without a message. */
+const startThread = (channelId: string, token: string, scheme: 'Bot' | 'Bearer' = 'Bearer') =>
+  server.api('POST', `/channels/${channelId}/threads`, { token, scheme, body: { name: 'a thread', type: 11 } });
 
 describe('timeouts', () => {
   it('times a member out: they may read but not send, react, use interactions or moderate, until it is lifted', async () => {
@@ -131,6 +134,30 @@ describe('slowmode', () => {
     expect((await send(guild.channelId, member.token)).status).toBe(200);
   });
 
+  it('lets a member start one thread per window, counted apart from their messages, with or without a message', async () => {
+    const { guild, channelId } = await slowedChannel(60);
+    const member = await newMember(server, guild);
+    // A message, then a thread: one of each in the window.
+    const sent = await send(channelId, member.token);
+    expect(sent.status).toBe(200);
+    expect((await startThread(channelId, member.token)).status).toBe(201);
+    const before = await server.runtime.store.headPosition();
+    await expectSlowmodeRefused(server, await startThread(channelId, member.token), 60, before);
+    const fromMessage = () =>
+      server.api('POST', `/channels/${channelId}/messages/${sent.body.id}/threads`, { token: member.token, body: { name: 'from a message' } });
+    await expectRefusedWithoutEvents(server, fromMessage, 429, 'SLOWMODE_RATE_LIMITED');
+    for (const version of ['v9', 'v10']) {
+      const numbered = await server.call('POST', `/api/${version}/channels/${channelId}/threads`, { token: member.token, body: { name: 'again', type: 11 } });
+      expect([version, numbered.status, numbered.body.code]).toEqual([version, 429, 20016]);
+    }
+    // A thread from a message, then a message: one of each again, for another member.
+    const other = await newMember(server, guild);
+    const fromSent = await server.api('POST', `/channels/${channelId}/messages/${sent.body.id}/threads`, { token: other.token, body: { name: 'on it' } });
+    expect(fromSent.status).toBe(201);
+    expect((await send(channelId, other.token)).status).toBe(200);
+    await expectRefusedWithoutEvents(server, () => send(channelId, other.token), 429, 'SLOWMODE_RATE_LIMITED');
+  });
+
   it('lets one of several concurrent sends by a member through', async () => {
     const { guild, channelId } = await slowedChannel(60);
     const member = await newMember(server, guild);
@@ -138,18 +165,24 @@ describe('slowmode', () => {
     expect(statuses).toEqual([200, 429, 429, 429]);
   });
 
-  it('exempts MANAGE_MESSAGES and MANAGE_CHANNELS, not bots; no limit at 0', async () => {
+  it('exempts bots, MANAGE_MESSAGES and MANAGE_CHANNELS, for messages and threads alike; no limit at 0', async () => {
     const { guild, channelId } = await slowedChannel(30);
     const [messages, channels] = [await newMember(server, guild), await newMember(server, guild)];
     await grantRole(server, guild, messages, Permission.MANAGE_MESSAGES, 'message managers');
     await grantRole(server, guild, channels, Permission.MANAGE_CHANNELS, 'channel managers');
     for (const token of [messages.token, channels.token, guild.owner.token]) {
       expect([(await send(channelId, token)).status, (await send(channelId, token)).status]).toEqual([200, 200]);
+      expect([(await startThread(channelId, token)).status, (await startThread(channelId, token)).status]).toEqual([201, 201]);
     }
+    // A bot answering in a slowed channel is not held back, as on the widely used API.
     const bot = await createBot(server);
     await join(server, guild, bot, 'Bot');
-    expect((await send(channelId, bot.token, 'beep', 'Bot')).status).toBe(200);
-    expectError(await send(channelId, bot.token, 'beep', 'Bot'), 429, 'SLOWMODE_RATE_LIMITED');
+    const beeps = [await send(channelId, bot.token, 'beep', 'Bot'), await send(channelId, bot.token, 'beep', 'Bot')];
+    expect(beeps.map((r) => r.status)).toEqual([200, 200]);
+    expect([(await startThread(channelId, bot.token, 'Bot')).status, (await startThread(channelId, bot.token, 'Bot')).status]).toEqual([201, 201]);
+    const fromBeep = (n: number) =>
+      server.api('POST', `/channels/${channelId}/messages/${beeps[n].body.id}/threads`, { token: bot.token, scheme: 'Bot', body: { name: 'on a beep' } });
+    expect([(await fromBeep(0)).status, (await fromBeep(1)).status]).toEqual([201, 201]);
 
     const off = await server.api('PATCH', `/channels/${channelId}`, { token: guild.owner.token, body: { rate_limit_per_user: 0 } });
     expect(off.body.rate_limit_per_user).toBe(0);

@@ -119,7 +119,7 @@ describe('deleteChannel and the guild stream', () => {
       w.readStore.find = (async (collection: string, filter: object, ...rest: unknown[]) => {
         const found = await (find as (...args: unknown[]) => Promise<unknown>)(collection, filter, ...rest);
         if (collection === THREADS && !opening) {
-          opening = createThread(w.deps, { actorId: ada.id }, GENERAL, { name: 'late', type: 11 }, null).catch((error: unknown) => error);
+          opening = createThread(w.deps, { actorId: ada.id }, GENERAL, { name: 'late', type: 11 }, null, false).catch((error: unknown) => error);
           await Promise.race([opening, new Promise((resolve) => setTimeout(resolve, 300))]);
         }
         return found;

@@ -93,6 +93,7 @@ const PRODUCED = Object.keys({
   RoleUpdated: true,
   SessionStarted: true,
   SlowmodeSendAdmitted: true,
+  SlowmodeThreadAdmitted: true,
   StickerCreated: true,
   StickerDeleted: true,
   StickerUpdated: true,
