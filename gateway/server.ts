@@ -162,7 +162,7 @@ export class Gateway {
   }
 
   private connect(ws: WebSocket, query: URLSearchParams): void {
-    const connection = new Connection(ws, query.get('compress') === 'zlib-stream');
+    const connection = new Connection(ws, query.get('compress') === 'zlib-stream', this.runtime.config.gatewayOutboundBufferBytes);
     const send = (payload: GatewayPayload) => connection.send(JSON.stringify(payload));
     const version = query.get('v');
     if (version !== null && Number(version) !== GATEWAY_VERSION) return connection.close(CloseCode.InvalidApiVersion, 'Invalid API version');

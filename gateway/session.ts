@@ -6,8 +6,8 @@ import type { WebSocket } from 'ws';
 import { ErasedSubjects, type Marked, NO_SUBJECTS, subjectsOf } from './erasures.js';
 import type { DataOfEach, DispatchEvent } from './protocol.js';
 
-/** Outbound bytes a connection may have queued before it counts as too slow and is dropped (it can resume). */
-export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** The close code of a connection whose client does not read: WebSocket's "try again later". */
+export const CLIENT_NOT_READING = 1013;
 /** Dispatches, and bytes of their payloads, a session holds for a RESUME; past either, the oldest go. */
 const REPLAY_LIMIT = 5000;
 const REPLAY_BYTES = 2 * 1024 * 1024;
@@ -21,6 +21,8 @@ export class Connection {
   constructor(
     readonly socket: WebSocket,
     compress: boolean,
+    /** Outbound bytes the connection may have waiting before it counts as not reading (GATEWAY_OUTBOUND_BUFFER_BYTES). */
+    private readonly maxBufferedBytes: number,
   ) {
     this.deflate = compress ? createDeflate({ flush: constants.Z_SYNC_FLUSH }) : null;
   }
@@ -29,11 +31,15 @@ export class Connection {
     return this.socket.readyState === this.socket.OPEN;
   }
 
-  /** Sends a frame; false when the client is too slow and the connection was closed for it. */
+  /**
+   * Sends a frame; false when the client does not read what it is sent and the connection was closed for it: its
+   * buffer stays bounded, and its session keeps what it missed for a RESUME. 1013 (try again later) is a code both
+   * discord.js and discord.py resume after; 4008 would make discord.js identify again.
+   */
   send(frame: string): boolean {
     if (!this.open) return false;
-    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-      this.close(4000, 'Client too slow: outbound buffer full');
+    if (this.socket.bufferedAmount > this.maxBufferedBytes) {
+      this.close(CLIENT_NOT_READING, 'Client not reading: outbound buffer full');
       return false;
     }
     if (!this.deflate) {
@@ -93,7 +99,6 @@ export class Session {
   /** What a RESUME would send again: the payload `d` is the string every recipient of the dispatch shares. */
   private replay: ({ seq: number; t: DispatchEvent } & Marked)[] = [];
   private replayBytes = 0;
-  private overflowed = false;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -116,7 +121,6 @@ export class Session {
     this.replayBytes += json.length;
     while (this.replay.length > REPLAY_LIMIT || (this.replayBytes > REPLAY_BYTES && this.replay.length > 1)) {
       this.replayBytes -= this.replay.shift()!.d.length;
-      if (!this.connection) this.overflowed = true;
     }
     if (this.connection && !this.connection.send(frame(this.seq, t, json))) this.detach();
   }
@@ -160,9 +164,12 @@ export class Session {
     if (drop) this.replay.splice(0, drop);
   }
 
-  /** The frames after `seq`, or null when some of them are no longer held. */
+  /**
+   * The frames after `seq`, or null when some of them are no longer held. What was dropped is refused only to a client
+   * that misses it: one closed for not reading has most of the buffer already, and resumes though dispatches went on.
+   */
   framesAfter(seq: number): string[] | null {
-    if (this.overflowed || seq > this.seq) return null;
+    if (seq > this.seq) return null;
     if (seq === this.seq) return [];
     const first = this.replay[0];
     if (!first || first.seq > seq + 1) return null;

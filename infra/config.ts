@@ -87,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewayNodeUrl: env.GATEWAY_NODE_URL ? env.GATEWAY_NODE_URL.replace(/\/+$/, '') : null,
     gatewayHeartbeatMs: integer(env, 'GATEWAY_HEARTBEAT_MS', 41_250, 100, 600_000),
     gatewaySessionStartLimit: integer(env, 'GATEWAY_SESSION_START_LIMIT', 1000, 1, 1_000_000),
+    gatewayOutboundBufferBytes: integer(env, 'GATEWAY_OUTBOUND_BUFFER_BYTES', 4 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     readModelScrubMs: integer(env, 'READ_MODEL_SCRUB_MS', SCRUB_AFTER_MS, 10, 3_600_000),
     secretKey: env.SECRET_KEY || null,
     masterKey: env.MASTER_KEY || null,

@@ -40,6 +40,8 @@ export interface Config {
   gatewayHeartbeatMs: number;
   /** IDENTIFYs one user may make in 24 hours (GATEWAY_SESSION_START_LIMIT; 1000, as in the widely used API). */
   gatewaySessionStartLimit: number;
+  /** Bytes a gateway connection may have waiting to be sent (GATEWAY_OUTBOUND_BUFFER_BYTES); past them it is closed, resumable. */
+  gatewayOutboundBufferBytes: number;
   /** How long after a write the embedded read models' WAL may keep the text it removed or replaced (READ_MODEL_SCRUB_MS). */
   readModelScrubMs: number;
   /** The service's key for sealed secrets (SECRET_KEY, 32 bytes base64 or hex); null: a key file in DATA_DIR. */

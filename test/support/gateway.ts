@@ -22,6 +22,8 @@ export interface GatewayClient {
   sendRaw(text: string): void;
   /** Sends the payloads as text frames in a single write to the socket: the server reads them in one chunk. */
   sendInOneWrite(payloads: unknown[]): void;
+  /** Stops reading the socket, as a client stuck elsewhere does; returns what starts reading it again. */
+  stopReading(): () => void;
   /** Resolves with the first payload (already received or to come) matching the predicate. */
   next(predicate: (p: Payload) => boolean, timeoutMs?: number): Promise<Payload>;
   dispatch(t: string, timeoutMs?: number): Promise<Payload>;
@@ -84,6 +86,11 @@ export async function connectGateway(server: Pick<TestServer, 'origin' | 'cert'>
     // ws writes each frame on its own; its socket (private, but the one the frames travel on) takes them all at once.
     sendInOneWrite: (payloads) =>
       (ws as unknown as { _socket: Duplex })._socket.write(Buffer.concat(payloads.map((p) => maskedFrame(Buffer.from(JSON.stringify(p)))))),
+    stopReading() {
+      const socket = (ws as unknown as { _socket: Duplex })._socket;
+      socket.pause();
+      return () => socket.resume();
+    },
     next(predicate, timeoutMs = 5000) {
       const found = received.find(predicate);
       if (found) return Promise.resolve(found);
