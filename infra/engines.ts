@@ -8,7 +8,7 @@ export const ROLES: readonly Role[] = ['api', 'projector', 'relay', 'gateway', '
 export interface EngineConfig {
   role: Role;
   store: { kind: 'sqlite' } | { kind: 'esdb'; url: string } | { kind: 'postgres'; url: string };
-  readStore: { kind: 'embedded' } | { kind: 'mongodb'; url: string; database: string };
+  readStore: { kind: 'embedded' } | { kind: 'mongodb'; url: string; database: string } | { kind: 'postgres'; url: string };
   bus: { kind: 'local' } | ({ kind: 'kafka' } & KafkaSettings);
   /** Projections a projector process runs (PROJECTIONS=users,applications); all of them when unset. */
   projections: string[] | null;
@@ -99,12 +99,14 @@ function required(env: NodeJS.ProcessEnv, name: string, because: string): string
 export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
   const role = choice(env, 'ROLE', ROLES, 'all');
   const store = choice(env, 'STORE', ['sqlite', 'esdb', 'postgres'] as const, 'sqlite');
-  const readStore = choice(env, 'READ_STORE', ['embedded', 'mongodb'] as const, 'embedded');
+  const readStore = choice(env, 'READ_STORE', ['embedded', 'mongodb', 'postgres'] as const, 'embedded');
   const bus = choice(env, 'BUS', ['local', 'kafka'] as const, 'local');
   if (role !== 'all' && store === 'sqlite')
     throw new Error(`ROLE=${role} runs beside other processes: it needs a shared log (STORE=postgres with POSTGRES_URL, or STORE=esdb with ESDB_URL)`);
   if (role !== 'all' && readStore === 'embedded')
-    throw new Error(`ROLE=${role} runs beside other processes: it needs shared read models (READ_STORE=mongodb with MONGO_URL)`);
+    throw new Error(
+      `ROLE=${role} runs beside other processes: it needs shared read models (READ_STORE=postgres with POSTGRES_URL, or READ_STORE=mongodb with MONGO_URL)`,
+    );
   if (role === 'relay' && bus !== 'kafka') throw new Error('ROLE=relay publishes to Kafka: it needs BUS=kafka with KAFKA_BROKERS');
   const settle = Number(env.SETTLE_TIMEOUT_MS || 5000);
   if (!Number.isInteger(settle) || settle < 0 || settle > 60_000)
@@ -120,7 +122,9 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
     readStore:
       readStore === 'mongodb'
         ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'READ_STORE=mongodb'), database: env.MONGO_DB || 'parley' }
-        : { kind: 'embedded' },
+        : readStore === 'postgres'
+          ? { kind: 'postgres', url: required(env, 'POSTGRES_URL', 'READ_STORE=postgres') }
+          : { kind: 'embedded' },
     bus: bus === 'kafka' ? { kind: 'kafka', ...loadKafkaSettings(env) } : { kind: 'local' },
     projections: env.PROJECTIONS
       ? env.PROJECTIONS.split(',')

@@ -7,6 +7,7 @@ import type { Projection } from '../projections/projection.js';
 import { gatewayUrl } from '../presenters/urls.js';
 import { FileBlobStore } from './blobs/files.js';
 import { GridFsBlobStore } from './blobs/gridfs.js';
+import { PostgresBlobStore } from './blobs/postgres.js';
 import type { BlobStore } from '../ports/blobs.js';
 import { KafkaEventBus } from './bus/kafka.js';
 import { LocalEventBus } from './bus/local.js';
@@ -20,20 +21,24 @@ import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
 import { SealingEventStore } from './eventStore/sealing.js';
 import { MongoKeyStore } from './keys/mongo.js';
+import { PostgresKeyStore } from './keys/postgres.js';
 import { SqliteKeyStore } from './keys/sqlite.js';
 import type { KeyStore } from '../ports/keyStore.js';
 import { MasterKeys } from './masterKeys.js';
 import { SecretBox } from './secrets.js';
 import { CachedReadStore } from './readStore/cached.js';
 import { MongoReadStore } from './readStore/mongo.js';
+import { PostgresReadStore } from './readStore/postgres.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
 import { MongoLeases } from './leases/mongo.js';
+import { PostgresLeases } from './leases/postgres.js';
 import { SqliteLeases } from './leases/sqlite.js';
 import type { Leases } from '../ports/leases.js';
 import type { RateLimits } from '../ports/rateLimits.js';
 import { MemoryRateLimits } from './rateLimits/counters.js';
 import { mongoRateLimits } from './rateLimits/mongo.js';
+import { PostgresRateLimits } from './rateLimits/postgres.js';
 
 /** The embedded default: ROLE=all on SQLite and files, what loadEngineConfig gives for an empty environment. */
 export const EMBEDDED: EngineConfig = {
@@ -113,8 +118,9 @@ export interface Engines {
   /** Where the processes of the deployment hold their snowflake process ids (infra/processIds.ts). */
   leases: Leases;
   /**
-   * Where the HTTP API's rate-limit buckets count: in MongoDB, which every node shares, on the distributed engines
-   * (each node counting on its own would allow N times the limits); in memory for the embedded server.
+   * Where the HTTP API's rate-limit buckets count: in the read store's database (PostgreSQL or MongoDB), which every
+   * node shares, on the distributed engines (each node counting on its own would allow N times the limits); in memory
+   * for the embedded server.
    */
   rateLimits: RateLimits;
   close(): Promise<void>;
@@ -167,6 +173,13 @@ export async function openEngines(
       keys = keep(await MongoKeyStore.open(mongo.db, masterKeys));
       leases = new MongoLeases(mongo.db);
       rateLimits = await mongoRateLimits(mongo.db);
+    } else if (engines.readStore.kind === 'postgres') {
+      const postgres = keep(await PostgresReadStore.connect(engines.readStore.url, { vacuumAfterMs: config.readModelScrubMs }));
+      readStore = postgres;
+      blobs = await PostgresBlobStore.open(postgres.pool);
+      keys = keep(await PostgresKeyStore.open(postgres.pool, masterKeys));
+      leases = await PostgresLeases.open(postgres.pool);
+      rateLimits = keep(await PostgresRateLimits.open(postgres.pool));
     } else {
       readStore = keep(new SqliteReadStore(join(config.dataDir, 'read-models.db'), config.readModelScrubMs));
       blobs = new FileBlobStore(join(config.dataDir, 'blobs'));

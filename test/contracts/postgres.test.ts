@@ -1,8 +1,10 @@
 // The contracts against the PostgreSQL adapters, each test on a database of its own (dropped after it), on the server
 // every session and CI run starts.
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNEL, PostgresEventStore, type PostgresEventStoreOptions, appendStatement } from '../../infra/eventStore/postgres.js';
 import { SealingEventStore } from '../../infra/eventStore/sealing.js';
 import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
@@ -17,9 +19,150 @@ import {
   encodePosition,
 } from '../../ports/eventStore.js';
 import { messageFields } from '../support/messageFields.js';
-import { createTestDatabase, withEngine } from './engines.js';
+import { PostgresBlobStore } from '../../infra/blobs/postgres.js';
+import { DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS, PostgresKeyStore } from '../../infra/keys/postgres.js';
+import { PostgresLeases } from '../../infra/leases/postgres.js';
+import { PostgresRateLimits } from '../../infra/rateLimits/postgres.js';
+import { PostgresReadStore } from '../../infra/readStore/postgres.js';
+import { messageStream } from '../../commands/streams.js';
+import { envelopesOf } from '../../ports/keyStore.js';
+import { EMBEDDED } from '../../infra/roles.js';
+import { registerUser, startTestServer } from '../support/server.js';
+import { type TestDatabase, createTestDatabase, withEngine } from './engines.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
 import { eventually } from './eventually.js';
+import { describeBlobStoreContract } from './blobStoreContract.js';
+import { describeKeyStoreContract } from './keyStoreContract.js';
+import { describeLeasesContract } from './leasesContract.js';
+import { describeRateLimitsContract } from './rateLimitsContract.js';
+import { describeReadStoreContract } from './readStoreContract.js';
+
+/** The databases the test made, dropped after it. */
+const databases: TestDatabase[] = [];
+const freshDatabase = async () => {
+  const database = await createTestDatabase('parley_read');
+  databases.push(database);
+  return database;
+};
+afterEach(async () => {
+  for (const database of databases.splice(0)) await database.drop();
+});
+
+const run = promisify(execFile);
+
+/** A pool of connections to a fresh database, standing for one process of the deployment. */
+const pool = (url: string) => new pg.Pool({ connectionString: url });
+
+await withEngine('postgres', 'runs the read store, key store, lease, rate-limit and blob contracts against PostgreSQL', () => {
+  describeReadStoreContract('PostgreSQL', async () => PostgresReadStore.connect((await freshDatabase()).url));
+  describeBlobStoreContract('PostgreSQL', async () => {
+    const connections = pool((await freshDatabase()).url);
+    return { blobs: await PostgresBlobStore.open(connections), close: () => connections.end() };
+  });
+  // Two pools stand for two processes of the deployment.
+  describeLeasesContract('PostgreSQL', async () => {
+    const { url } = await freshDatabase();
+    const [one, two] = [pool(url), pool(url)];
+    return {
+      first: await PostgresLeases.open(one),
+      second: await PostgresLeases.open(two),
+      close: async () => {
+        await one.end();
+        await two.end();
+      },
+    };
+  });
+  // Two pools stand for two api nodes; ending the first one's pool is its PostgreSQL becoming unreachable.
+  describeRateLimitsContract('PostgreSQL', async () => {
+    const { url } = await freshDatabase();
+    const [one, two] = [pool(url), pool(url)];
+    const [first, second] = [await PostgresRateLimits.open(one), await PostgresRateLimits.open(two)];
+    return {
+      first,
+      second,
+      breakFirst: () => one.end(),
+      close: async () => {
+        await Promise.all([first.close(), second.close()]);
+        if (!one.ended) await one.end();
+        await two.end();
+      },
+    };
+  });
+  describeKeyStoreContract('PostgreSQL', async () => {
+    const connections = pool((await freshDatabase()).url);
+    const secrets = SecretBox.fromKey(randomBytes(32));
+    const keys = await PostgresKeyStore.open(connections, secrets);
+    const rows = async (table: string) => (await connections.query<{ row: string }>(`SELECT t::text AS row FROM ${table} t`)).rows.map((r) => r.row);
+    return {
+      keys,
+      close: async () => {
+        await keys.close();
+        await connections.end();
+      },
+      reopen: () => PostgresKeyStore.open(connections, secrets),
+      stored: async () => Buffer.from((await Promise.all([DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS].map(rows))).flat().join('\n')),
+      breakCheckpointWrite: () => {
+        // The checkpoint is the key store's only write to its progress table: that statement fails, once.
+        const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+        const failingOnce = function (this: pg.Client, ...args: unknown[]): unknown {
+          if (typeof args[0] !== 'string' || !args[0].includes(`INTO ${DATA_KEY_PROGRESS}`)) return query.apply(this, args);
+          spy.mockRestore();
+          return Promise.reject(new Error('write failed'));
+        };
+        const spy = vi.spyOn(pg.Client.prototype as { query: (...args: unknown[]) => unknown }, 'query').mockImplementation(failingOnce);
+      },
+    };
+  });
+
+  // Item 6 of the erasure promise on these engines: a server whose read models, keys, leases, rate limits and blobs are
+  // in PostgreSQL (its log embedded) deletes a message, and the database keeps neither its text nor its key.
+  describe('PostgreSQL read models: a deleted message', () => {
+    const dumped = async (url: string) => (await run('pg_dump', ['--data-only', '--dbname', url])).stdout;
+    const statistic = async (url: string, sql: string, params: unknown[]) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    it('leaves its text nowhere in the database (pg_dump --data-only) and its key gone from the key table once the deletion is answered', async () => {
+      const { url } = await freshDatabase();
+      const server = await startTestServer({ READ_MODEL_SCRUB_MS: '100' }, undefined, { ...EMBEDDED, readStore: { kind: 'postgres', url } });
+      try {
+        const [ada, bob] = [await registerUser(server), await registerUser(server)];
+        const channel = (await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipient_id: bob.id } })).body.id as string;
+        const text = `SECRET-${randomBytes(8).toString('hex')}-pg`;
+        const sent = await server.api('POST', `/channels/${channel}/messages`, { token: ada.token, body: { content: text } });
+        expect(sent.status).toBe(200);
+        const subject = `message:${sent.body.id}`;
+        // The search finds what is there: the read model holds the text, and the key table the keys its event is sealed with.
+        expect(await dumped(url)).toContain(text);
+        const sealed = await (server.runtime.store as SealingEventStore).sealedLog.readStream(messageStream(sent.body.id));
+        const keyIds = sealed.flatMap((event) =>
+          envelopesOf(event)
+            .filter((envelope) => envelope.s.includes(subject))
+            .map((envelope) => envelope.k),
+        );
+        expect(keyIds.length).toBeGreaterThan(0);
+        expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toHaveLength(new Set(keyIds).size);
+        const vacuums = async () =>
+          Number((await statistic(url, "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'c_messages'", []))[0].vacuum_count);
+        const vacuumedBefore = await vacuums();
+
+        expect((await server.api('DELETE', `/channels/${channel}/messages/${sent.body.id}`, { token: ada.token })).status).toBe(204);
+        expect(await dumped(url)).not.toContain(text);
+        expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toEqual([]);
+        // The deleted row's dead tuple is vacuumed soon after (README: what PostgreSQL keeps beyond that).
+        await eventually(async () => expect(await vacuums()).toBeGreaterThan(vacuumedBefore));
+      } finally {
+        await server.close();
+      }
+    }, 60_000);
+  });
+});
 
 // The event store: the contract, and what a shared log on PostgreSQL must add to it — appends that commit out of order
 // are read in their place (never skipped), racing appends from several connections, and readers woken by NOTIFY.

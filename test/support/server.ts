@@ -8,6 +8,7 @@ import { Agent, request } from 'undici';
 import { afterAll, expect } from 'vitest';
 import { type Composition, compose } from '../../infra/compose.js';
 import { loadConfig } from '../../infra/config.js';
+import type { EngineConfig } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
 import { EMBEDDED } from '../../infra/roles.js';
 import type { Runtime } from '../../infra/runtime.js';
@@ -65,11 +66,12 @@ export function apiClient(origin: string, dispatcher: Agent): Pick<TestServer, '
   return { api: (method, path, options) => call(method, `/api/v1${path}`, options), call };
 }
 
-export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+/** `engines`: what the server runs on (the embedded engines unless a test names shared ones, such as PostgreSQL's). */
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, engines: EngineConfig = EMBEDDED): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
   // PORT may be given, for a test whose settings must name the port before the server starts.
   const config = loadConfig({ PORT: '0', ...env, DATA_DIR: dir, HOST: '127.0.0.1' });
-  const composition = await compose(config, EMBEDDED, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const composition = await compose(config, engines, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
   const { runtime } = composition;
   const server = composition.http!;
   const origin = `https://127.0.0.1:${server.port}`;
