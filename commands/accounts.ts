@@ -182,11 +182,11 @@ export async function resetClientSecret(deps: Uses<'commands' | 'clock' | 'settl
 export async function updateProfile(
   deps: Uses<'commands' | 'blobs' | 'secrets' | 'clock' | 'settle'>,
   meta: RequestMeta & { actorId: string },
-  input: { username?: string; avatar?: { data: Buffer; contentType: string; hash: string } | null },
+  input: { username?: string; avatar?: { data: Buffer; contentType: string; hash: string } | null; locale?: string },
 ) {
   const userId = meta.actorId;
   const { state } = await deps.commands.load(userStream(userId), userDecider);
-  const change: { username?: string; discriminator?: string; avatar?: string | null } = {};
+  const change: { username?: string; discriminator?: string; avatar?: string | null; locale?: string } = { locale: input.locale };
   const renamed = input.username !== undefined && input.username !== state.username;
   if (renamed) {
     await assertRegistrable(deps, input.username!, null);

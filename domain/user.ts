@@ -15,9 +15,48 @@ export type UserRegistered = DomainEvent<
     applicationId: string | null;
   }
 >;
+/** The widely used API's locales, the ones a user may choose (and that localized commands are keyed by). */
+export const LOCALES = [
+  'id',
+  'da',
+  'de',
+  'en-GB',
+  'en-US',
+  'es-ES',
+  'es-419',
+  'fr',
+  'hr',
+  'it',
+  'lt',
+  'hu',
+  'nl',
+  'no',
+  'pl',
+  'pt-BR',
+  'ro',
+  'fi',
+  'sv-SE',
+  'vi',
+  'tr',
+  'cs',
+  'el',
+  'bg',
+  'ru',
+  'uk',
+  'hi',
+  'th',
+  'zh-CN',
+  'ja',
+  'zh-TW',
+  'ko',
+] as const;
+export type Locale = (typeof LOCALES)[number];
+/** A new account's locale, until its user chooses another. */
+export const DEFAULT_LOCALE: Locale = 'en-US';
+
 export type UserProfileUpdated = DomainEvent<
   'UserProfileUpdated',
-  { userId: string; changes: { key: 'username' | 'discriminator' | 'avatar'; old_value: string | null; new_value: string | null }[] }
+  { userId: string; changes: { key: 'username' | 'discriminator' | 'avatar' | 'locale'; old_value: string | null; new_value: string | null }[] }
 >;
 export type SessionStarted = DomainEvent<'SessionStarted', { userId: string; tokenHash: string }>;
 export type BotTokenIssued = DomainEvent<'BotTokenIssued', { userId: string; tokenHash: string; previousTokenHash: string | null }>;
@@ -33,6 +72,7 @@ export interface UserState {
   username: string;
   discriminator: string;
   avatar: string | null;
+  locale: string;
   bot: boolean;
   botTokenHash: string | null;
   /** Kept to release its claim (domain/emailClaim.ts) when the account is deleted. */
@@ -43,7 +83,7 @@ export interface UserState {
 export type UserCommand =
   | { type: 'RegisterUser'; userId: string; username: string; discriminator: string; email: string | null; passwordHash: string }
   | { type: 'RegisterBotUser'; userId: string; applicationId: string; username: string; discriminator: string; tokenHash: string }
-  | { type: 'UpdateProfile'; userId: string; username?: string; discriminator?: string; avatar?: string | null }
+  | { type: 'UpdateProfile'; userId: string; username?: string; discriminator?: string; avatar?: string | null; locale?: string }
   | { type: 'StartSession'; userId: string; tokenHash: string }
   | { type: 'ResetBotToken'; userId: string; tokenHash: string }
   /**
@@ -77,7 +117,17 @@ function decideErasure(command: Extract<UserCommand, { type: 'EraseUser' }>, sta
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
-  initialState: () => ({ exists: false, username: '', discriminator: '', avatar: null, bot: false, botTokenHash: null, email: null, erased: false }),
+  initialState: () => ({
+    exists: false,
+    username: '',
+    discriminator: '',
+    avatar: null,
+    locale: DEFAULT_LOCALE,
+    bot: false,
+    botTokenHash: null,
+    email: null,
+    erased: false,
+  }),
 
   decide(command, state) {
     switch (command.type) {
@@ -116,8 +166,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         ];
       case 'UpdateProfile': {
         requireLive(state);
+        if (command.locale !== undefined && !(LOCALES as readonly string[]).includes(command.locale)) {
+          throw invalidForm([{ path: 'locale', message: `Must be one of: ${LOCALES.join(', ')}` }]);
+        }
         const changes: UserProfileUpdated['data']['changes'] = [];
-        for (const key of ['username', 'discriminator', 'avatar'] as const) {
+        for (const key of ['username', 'discriminator', 'avatar', 'locale'] as const) {
           const next = command[key];
           if (next !== undefined && next !== state[key]) changes.push({ key, old_value: state[key], new_value: next });
         }
@@ -144,6 +197,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         const next = { ...state };
         for (const change of event.data.changes) {
           if (change.key === 'avatar') next.avatar = change.new_value;
+          // An erased account's choice reads as null: it falls back to the default.
+          else if (change.key === 'locale') next.locale = change.new_value ?? DEFAULT_LOCALE;
           else next[change.key] = change.new_value ?? '';
         }
         return next;

@@ -52,6 +52,8 @@ function messageOf(error: ErrorObject): string {
       return `Must be ${error.params.limit} or fewer in length.`;
     case 'minLength':
       return `Must be ${error.params.limit} or more in length.`;
+    case 'enum':
+      return `Must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
       // The snowflake pattern spells out every number up to 2^64 - 1: the person reading the answer needs its meaning.
       if (error.params.pattern === UINT64_PATTERN) return 'Must be a snowflake: a decimal string of a 64-bit unsigned integer';

@@ -2,7 +2,10 @@
 import type { APIUser } from 'discord-api-types/v10';
 import type { UserDoc } from '../projections/users.js';
 
-/** A user object with every field of the spec's table; `self` adds what only its owner sees. */
+/**
+ * A user object with the fields of the spec's table; `self` adds what only its owner sees: the email, and the locale
+ * its user chose (another party gets fewer fields, as the spec allows).
+ */
 export function userObject(doc: UserDoc, self = false): APIUser {
   return {
     id: doc._id,
@@ -13,7 +16,7 @@ export function userObject(doc: UserDoc, self = false): APIUser {
     bot: doc.bot,
     system: doc.system,
     mfa_enabled: doc.mfa_enabled,
-    locale: doc.locale,
+    ...(self ? { locale: doc.locale } : {}),
     flags: doc.flags,
     premium_type: doc.premium_type,
     public_flags: doc.public_flags,

@@ -1,5 +1,6 @@
 // Read models of accounts: public user documents, the login lookup, and the token lookup used by authentication.
 import type { MessageUser } from '../domain/message.js';
+import { DEFAULT_LOCALE } from '../domain/user.js';
 import type { WriteOp } from '../ports/readStore.js';
 import { LOGINS, TOKENS, USERS } from './collections.js';
 import { projection } from './projection.js';
@@ -69,7 +70,7 @@ export const usersProjection = projection({
           bot: d.bot,
           system: false,
           mfa_enabled: false,
-          locale: 'en-US',
+          locale: DEFAULT_LOCALE,
           flags: 0,
           premium_type: 0,
           public_flags: 0,

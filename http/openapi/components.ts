@@ -72,18 +72,17 @@ export const COMPONENTS = {
   }),
   Session: object('A session token for the `Bearer` scheme.', { token: string, user_id: id }),
   User: object(
-    'A user (presenters/users.ts); the caller’s own adds email and verified.',
+    'A user (presenters/users.ts); the caller’s own adds its locale, email and verified.',
     {
       ...partialUserFields,
       system: boolean,
       mfa_enabled: boolean,
-      locale: string,
       flags: integer,
       premium_type: integer,
       banner: { type: 'null' },
       accent_color: { type: 'null' },
     },
-    { email: nullable(string), verified: boolean },
+    { locale: string, email: nullable(string), verified: boolean },
   ),
   PartialUser,
   Application: object(

@@ -2,6 +2,7 @@
 import { deleteAccount } from '../../commands/accountDeletion.js';
 import { updateProfile } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
+import { LOCALES } from '../../domain/user.js';
 import type { UserDoc } from '../../projections/users.js';
 import { userById } from '../../projections/users.queries.js';
 import { hasScope, requireAuth } from '../auth.js';
@@ -17,6 +18,7 @@ export const patchMeSchema = {
   properties: {
     username: { ...nameSchema(2, 32), pattern: '^[^@#:`]*[^@#:`\\s][^@#:`]*$' },
     avatar: { type: ['string', 'null'] },
+    locale: { type: 'string', enum: LOCALES },
   },
   additionalProperties: false,
 } as const;
@@ -63,7 +65,8 @@ export const updateMeRoute = route({
   method: 'PATCH',
   path: '/users/@me',
   summary: 'Change the current user',
-  description: '`avatar` is a data URI (data:image/png;base64,…); null removes it. Limited to once per 10 seconds.',
+  description:
+    '`avatar` is a data URI (data:image/png;base64,…); null removes it. `locale` is one of the widely used API’s locales (`de`, `en-GB`, `pt-BR`…), which interactions carry. Limited to once per 10 seconds.',
   tag: 'Users',
   auth: 'any',
   body: patchMeSchema,
@@ -73,7 +76,7 @@ export const updateMeRoute = route({
   async handle(ctx, { body }, deps) {
     const { userId } = requireAuth(ctx);
     const avatar = body.avatar === undefined ? undefined : body.avatar === null ? null : await deps.images.parseDataUri(body.avatar, 'avatar');
-    await updateProfile(deps, { ...requestMeta(ctx), actorId: userId }, { username: body.username, avatar });
+    await updateProfile(deps, { ...requestMeta(ctx), actorId: userId }, { username: body.username, avatar, locale: body.locale });
     return userObject(await user(deps, userId), true);
   },
 });

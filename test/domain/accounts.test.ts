@@ -28,6 +28,14 @@ describe('user', () => {
     given(userDecider, [registered]).when({ type: 'UpdateProfile', userId: '1', username: 'ada' }).then([]);
   });
 
+  it('records a locale chosen among the widely used API’s, and refuses any other', () => {
+    const chosen = { type: 'UserProfileUpdated' as const, data: { userId: '1', changes: [{ key: 'locale' as const, old_value: 'en-US', new_value: 'de' }] } };
+    given(userDecider, [registered]).when({ type: 'UpdateProfile', userId: '1', locale: 'de' }).then([chosen]);
+    given(userDecider, [registered, chosen]).when({ type: 'UpdateProfile', userId: '1', locale: 'de' }).then([]);
+    given(userDecider, [registered]).when({ type: 'UpdateProfile', userId: '1', locale: 'en-US' }).then([]);
+    given(userDecider, [registered]).when({ type: 'UpdateProfile', userId: '1', locale: 'klingon' }).thenRefuses('INVALID_FORM_BODY');
+  });
+
   it('gives bots a token and rotates it, naming the token it replaces', () => {
     const bot = { ...registered, data: { ...registered.data, bot: true, passwordHash: null, applicationId: '9' } };
     given(userDecider, [bot, { type: 'BotTokenIssued', data: { userId: '1', tokenHash: 'old', previousTokenHash: null } }])

@@ -107,6 +107,14 @@ describe('POST /interactions', () => {
     expect(w.otherSession.received.some((p) => p.t === 'INTERACTION_CREATE')).toBe(false);
   });
 
+  it('carries the locale its invoker chose and the guild’s preferred_locale, for localised answers', async () => {
+    const w = await world();
+    expect((await server.api('PATCH', '/users/@me', { token: w.member.token, body: { locale: 'de' } })).status).toBe(200);
+    expect((await server.api('PATCH', `/guilds/${w.guild.id}`, { token: w.guild.owner.token, body: { preferred_locale: 'fr' } })).status).toBe(200);
+    const d = await invoked(server, w, 'echo', [{ type: 3, name: 'text', value: 'hallo' }]);
+    expect(d).toMatchObject({ locale: 'de', guild_locale: 'fr', guild: { id: w.guild.id, locale: 'fr' } });
+  });
+
   it('resolves the users, members, roles and channels the options name', async () => {
     const w = await world();
     const role = await grantRole(server, w.guild, w.other, 0n, 'helpers');

@@ -2,6 +2,7 @@ import { connect } from 'node:tls';
 import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectGateway } from '../support/gateway.js';
 import { type TestServer, registerUser, startTestServer, uniqueName, expectNothingAppendedSince } from '../support/server.js';
 
 let server: TestServer;
@@ -81,6 +82,35 @@ describe('users', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.body).toMatchObject({ code: 'RATE_LIMITED', retry_after: expect.any(Number) });
     expect(limited.headers['x-ratelimit-bucket']).toEqual(expect.any(String));
+  });
+
+  it('PATCH /users/@me sets the locale to one of the widely used API’s, shown to its user alone (USER_UPDATE too)', async () => {
+    const user = await registerUser(server);
+    const session = await connectGateway(server);
+    try {
+      await session.identify(user.token, 0);
+      const patched = await server.api('PATCH', '/users/@me', { token: user.token, body: { locale: 'de' } });
+      expect([patched.status, patched.body.locale]).toEqual([200, 'de']);
+      expect((await server.api('GET', '/users/@me', { token: user.token })).body.locale).toBe('de');
+      expect((await session.next((p) => p.t === 'USER_UPDATE')).d).toMatchObject({ id: user.id, locale: 'de' });
+      // Another party sees the user without it.
+      expect((await server.api('GET', `/users/${user.id}`)).body).not.toHaveProperty('locale');
+    } finally {
+      session.close();
+    }
+
+    // Each refusal by a user of its own: the route allows one change per 10 seconds, refused or not.
+    for (const locale of ['xx', 'DE', 'en', '']) {
+      const other = await registerUser(server);
+      const head = await server.runtime.store.headPosition();
+      const refused = await server.api('PATCH', '/users/@me', { token: other.token, body: { locale } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([{ path: 'locale', message: expect.stringMatching(/^Must be one of: id, da, de, en-GB, .*, ko$/) }]);
+      await expectNothingAppendedSince(server, head);
+    }
+    // The widely used API's form, which discord.py reads.
+    const v10 = await server.call('PATCH', '/api/v10/users/@me', { token: (await registerUser(server)).token, body: { locale: 'xx' } });
+    expect(v10.body.errors).toEqual({ locale: { _errors: [{ code: 'BASE_TYPE_CHOICES', message: expect.stringContaining('en-US') }] } });
   });
 
   it('GET /users/:id works without authentication and answers 404 UNKNOWN_USER', async () => {
