@@ -2,7 +2,8 @@
 // survives a dropped gateway connection by resuming, and on "!demo" replies, reacts, edits, reads history, sends an
 // embed and a file; it chunks its guild at start-up, requests members and sets its presence. The assertions read back
 // through the API (and a member's gateway session) what the server then holds. discord.py's reaction-role example
-// gives and takes a role through MESSAGE_REACTION_ADD's member, whose avatar URL discord.py builds from Asset.BASE.
+// gives and takes a role through MESSAGE_REACTION_ADD's member, whose avatar URL discord.py builds from Asset.BASE; a
+// command synced globally shows in a member's command index and is answered in the member's chosen locale.
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
 const GUILDS = 1 << 0;
 const GUILD_PRESENCES = 1 << 8;
+const GUILD_MESSAGES = 1 << 9;
+const MESSAGE_CONTENT = 1 << 15;
 
 if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot against the server')) {
   const server = await fileServer();
@@ -132,6 +135,42 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
       expect((await server.api('DELETE', reaction, { token: member.token })).status).toBe(204);
       expect((await bot.next('removed')).data).toEqual({ member_id: member.id, role_id: red.body.id });
       expect(await roles()).toEqual([]);
+    }, 40_000);
+
+    it('answers a globally synced command in the invoker’s locale, the guild’s beside it', async () => {
+      expect(missing).toBeNull();
+      const guild = await createGuild(server);
+      const app = await createBot(server);
+      await joinGuild(server, guild, app, 'Bot');
+      const member = await newMember(server, guild);
+      expect((await server.api('PATCH', '/users/@me', { token: member.token, body: { locale: 'de' } })).status).toBe(200);
+      expect((await server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { preferred_locale: 'fr' } })).status).toBe(200);
+      const watcher = await connectGateway(server);
+      try {
+        await watcher.identify(member.token, GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
+        const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'localized.py')], {
+          PARLEY_ORIGIN: server.origin,
+          BOT_TOKEN: app.token,
+          SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
+        });
+        const greetId = (await bot.next('ready', undefined, 30_000)).data.commands.greet;
+        // Synced globally, the command is in the member's index of the guild.
+        const index = await server.api('GET', `/guilds/${guild.id}/application-command-index`, { token: member.token });
+        expect(index.body.application_commands).toEqual([expect.objectContaining({ id: greetId, name: 'greet' })]);
+
+        const body = {
+          type: 2,
+          application_id: app.applicationId,
+          guild_id: guild.id,
+          channel_id: guild.channelId,
+          data: { id: greetId, name: 'greet', type: 1 },
+        };
+        expect((await server.api('POST', '/interactions', { token: member.token, body })).status).toBe(204);
+        expect((await bot.next('greeted')).data).toEqual({ locale: 'de', guild_locale: 'fr', text: 'Hallo' });
+        await watcher.next((p) => p.t === 'MESSAGE_CREATE' && p.d.content === 'Hallo' && p.d.author.id === app.id);
+      } finally {
+        watcher.close();
+      }
     }, 40_000);
   });
 }
