@@ -135,7 +135,7 @@ export async function updateApplication(
   meta: RequestMeta & { actorId: string },
   applicationId: string,
   input: { description?: string; flags?: number; icon?: Image | null; redirect_uris?: string[]; interactions_endpoint_url?: string | null },
-  verifyEndpoint: (url: string) => Promise<void>,
+  verifyEndpoint: (url: string, ownerId: string) => Promise<void>,
 ) {
   const { icon, ...fields } = input;
   const command: ApplicationCommand = {
@@ -149,7 +149,8 @@ export async function updateApplication(
   const { state } = await deps.commands.load(applicationStream(applicationId), applicationDecider);
   applicationDecider.decide(command, state);
   const url = input.interactions_endpoint_url;
-  if (url && url !== state.interactions_endpoint_url) await verifyEndpoint(url);
+  // The stored URL too: what answers there may have changed since it was verified.
+  if (url) await verifyEndpoint(url, state.ownerId!);
   if (icon) await deps.blobs.put(`app-icons/${applicationId}/${icon.hash}`, icon);
   const { position } = await deps.commands.handle(applicationStream(applicationId), applicationDecider, command, metadata(meta, deps.clock));
   await deps.settle(position);

@@ -15,7 +15,7 @@ import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
 import { applicationObject } from '../../presenters/applications.js';
-import { route } from '../route.js';
+import { type ConditionalLimit, type Spend, route } from '../route.js';
 import { type FromSchema, MAX_INT32, parseBody, snowflakeSchema } from '../validation.js';
 
 export const editApplicationSchema = {
@@ -69,16 +69,54 @@ async function ownApplicationId(deps: HttpDeps, ctx: Context): Promise<string> {
   return user.application_id;
 }
 
-async function edit(deps: HttpDeps, ctx: Context, applicationId: string, body: FromSchema<typeof editOwnedApplicationSchema>) {
+/** Whose verification a request spends, set on it before the buckets below count it. */
+interface Verifying {
+  application: string;
+  owner: string;
+}
+const verifying = (ctx: Context) => ctx.state.verifying as Verifying;
+
+// Verifying an endpoint POSTs twice to a URL the caller chose: so that this is no way to probe other hosts, every
+// change that sets one (the stored one again too) spends these, once access is checked and before any request.
+const verificationsPerApplication = {
+  bucket: 'applications:endpoint-verification',
+  points: 5,
+  durationSeconds: 60,
+  key: (ctx: Context) => `application:${verifying(ctx).application}`,
+  when: 'A change that sets `interactions_endpoint_url` (which verifies it, the stored URL too), per application.',
+} as const satisfies ConditionalLimit;
+
+const verificationsPerOwner = {
+  bucket: 'applications:endpoint-verification:owner',
+  points: 10,
+  durationSeconds: 60,
+  key: (ctx: Context) => `owner:${verifying(ctx).owner}`,
+  when: 'A change that sets `interactions_endpoint_url`, per owner, across their applications.',
+} as const satisfies ConditionalLimit;
+
+const verificationLimits = [verificationsPerApplication, verificationsPerOwner];
+
+async function edit(
+  deps: HttpDeps,
+  ctx: Context,
+  spend: Spend<(typeof verificationLimits)[number]['bucket']>,
+  applicationId: string,
+  body: FromSchema<typeof editOwnedApplicationSchema>,
+) {
   const { icon, interactions_endpoint_url: endpointUrl, ...fields } = body;
   const image = icon === undefined ? undefined : icon === null ? null : await deps.images.parseDataUri(icon, 'icon');
   const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
+  const verify = async (url: string, owner: string) => {
+    ctx.state.verifying = { application: applicationId, owner } satisfies Verifying;
+    for (const limit of verificationLimits) await spend(limit.bucket);
+    await verifyInteractionsEndpoint(deps, policy, applicationId, url);
+  };
   await updateApplication(
     deps,
     { ...requestMeta(ctx), actorId: requireAuth(ctx).userId },
     applicationId,
     { ...fields, icon: image, ...(endpointUrl !== undefined ? { interactions_endpoint_url: endpointUrl || null } : {}) },
-    (url) => verifyInteractionsEndpoint(deps, policy, applicationId, url),
+    verify,
   );
   return fetchApplicationObject(deps, applicationId);
 }
@@ -119,7 +157,7 @@ export const editOwnApplicationRoute = route({
   path: '/applications/@me',
   summary: 'Change the bot’s application',
   description:
-    '`icon` is a data URI (null removes it); `flags` may change only the limited intent flags (1 << 13, 1 << 15, 1 << 19); `interactions_endpoint_url` is taken once the endpoint answers a PING signed with the application’s key (`verify_key`) with `{"type": 1}` and refuses one with an invalid signature with 401 (null or "" removes it).',
+    '`icon` is a data URI (null removes it); `flags` may change only the limited intent flags (1 << 13, 1 << 15, 1 << 19); `interactions_endpoint_url` is taken once the endpoint answers a PING signed with the application’s key (`verify_key`) with `{"type": 1}` and refuses one with an invalid signature with 401 (null or "" removes it). Each change that sets it verifies it, the stored URL too: 5 a minute per application, 10 per owner.',
   tag: 'Accounts',
   auth: 'bot',
   body: editApplicationSchema,
@@ -127,7 +165,8 @@ export const editOwnApplicationRoute = route({
   readsItself: ['body'],
   responses: { 200: own },
   errors: ['UNKNOWN_APPLICATION'],
-  handle: async (ctx, _input, deps) => edit(deps, ctx, await ownApplicationId(deps, ctx), parseBody(editApplicationSchema, ctx.request.body)),
+  spendsItself: verificationLimits,
+  handle: async (ctx, { spend }, deps) => edit(deps, ctx, spend, await ownApplicationId(deps, ctx), parseBody(editApplicationSchema, ctx.request.body)),
 });
 
 // The owner's edit, which also sets the OAuth2 redirect URIs (the bot's own edit above cannot).
@@ -143,7 +182,8 @@ export const editApplicationRoute = route({
   body: editOwnedApplicationSchema,
   responses: { 200: { description: 'The application.', schema: ref('Application') } },
   errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS'],
-  handle: async (ctx, { params, body }, deps) => edit(deps, ctx, await applicationIdFor(deps.readStore, params.id), body),
+  spendsItself: verificationLimits,
+  handle: async (ctx, { params, body, spend }, deps) => edit(deps, ctx, spend, await applicationIdFor(deps.readStore, params.id), body),
 });
 
 /** In the order the reference shows them; /applications/@me before /applications/:id, which would take @me for an id. */

@@ -59,15 +59,21 @@ class Endpoint {
   key = '';
   checksSignatures = true;
   answer: Answer = (_interaction, res) => json(res, { type: 4, data: { content: 'Hi' } });
-  /** What reached `answer` (signature verified), and the status of every request, PINGs included. */
+  /** Answers every request instead, PINGs included, when set. */
+  answerAll: ((res: ServerResponse) => void) | null = null;
+  /** What reached `answer` (signature verified), the status of every request, PINGs included, and how many came. */
   readonly interactions: Interaction[] = [];
   readonly statuses: number[] = [];
+  requests = 0;
   private server!: Server;
 
   async start(): Promise<string> {
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
     this.server = createServer({ cert: pems.cert, key: pems.private }, (req: IncomingMessage & { header?: unknown; body?: unknown }, res) => {
+      this.requests += 1;
       res.on('finish', () => this.statuses.push(res.statusCode));
+      const answerAll = this.answerAll;
+      if (answerAll) return void req.resume().on('end', () => answerAll(res));
       if (!this.checksSignatures) return void req.resume().on('end', () => json(res, { type: 1 }));
       req.header = (name: string) => req.headers[name.toLowerCase()];
       void verifyKeyMiddleware(this.key)(req as never, res as never, () => {
@@ -128,7 +134,7 @@ describe('an application’s key and interactions endpoint URL', () => {
     expect((await setEndpoint(bot, null)).body.interactions_endpoint_url).toBeNull();
   });
 
-  it('refuses 400 at interactions_endpoint_url, appending nothing, an endpoint that does not check signatures, one that fails, and an address the rules refuse', async () => {
+  it('refuses 400 at interactions_endpoint_url, appending nothing, and in one sentence whatever failed: no check of signatures, a wrong key, no answer, a 404, nobody listening', async () => {
     const bot = await createBot(server);
     const { endpoint, url } = await endpointFor(bot);
     endpoint.checksSignatures = false;
@@ -136,22 +142,27 @@ describe('an application’s key and interactions endpoint URL', () => {
     const refused = await setEndpoint(bot, url, 'v10');
     expect(refused.body.errors.interactions_endpoint_url._errors[0]).toEqual({
       code: 'APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID',
-      message: 'The specified interactions endpoint url could not be verified: a PING with an invalid signature was answered 200, not 401',
+      message: 'The specified interactions endpoint url could not be verified.',
     });
 
-    endpoint.checksSignatures = true;
-    endpoint.key = '0'.repeat(64);
-    const unverified = await setEndpoint(bot, url);
-    expect(unverified.body.errors).toEqual([
-      {
-        path: 'interactions_endpoint_url',
-        message: 'The specified interactions endpoint url could not be verified: a signed PING was answered 401 without {"type": 1}',
-      },
-    ]);
-    const plain = await setEndpoint(bot, url.replace('https:', 'http:'));
+    // Another application of the same owner: each counts its own verifications.
+    const sibling = await createBot(server, bot.owner);
+    const { endpoint: failing, url: failingUrl } = await endpointFor(sibling);
+    failing.key = '0'.repeat(64);
+    const failures: [string, () => void][] = [
+      [failingUrl, () => {}],
+      [failingUrl, () => (failing.answerAll = () => {})],
+      [failingUrl, () => (failing.answerAll = (res) => json(res, { message: 'Not Found' }, 404))],
+      ['https://127.0.0.1:1/interactions', () => {}],
+    ];
+    for (const [target, arrange] of failures) {
+      arrange();
+      const failed = await setEndpoint(sibling, target);
+      expect(failed.body.errors).toEqual([{ path: 'interactions_endpoint_url', message: 'The specified interactions endpoint url could not be verified.' }]);
+    }
+    // How the URL is written is still told: it says nothing of any host.
+    const plain = await setEndpoint(sibling, failingUrl.replace('https:', 'http:'));
     expect(plain.body.errors).toEqual([{ path: 'interactions_endpoint_url', message: 'Must be an https URL' }]);
-    const nobody = await setEndpoint(bot, 'https://127.0.0.1:1/interactions');
-    expect(nobody.body.errors[0].message).toBe('The specified interactions endpoint url could not be verified: it could not be reached');
     expect((await server.api('GET', '/applications/@me', { token: bot.token, scheme: 'Bot' })).body.interactions_endpoint_url).toBeNull();
 
     // Someone else's application: refused before the endpoint is called.
@@ -160,6 +171,42 @@ describe('an application’s key and interactions endpoint URL', () => {
     const other = await server.api('PATCH', `/applications/${bot.applicationId}`, { token: stranger.token, body: { interactions_endpoint_url: url } });
     expectError(other, 403, 'MISSING_ACCESS');
     expect(endpoint.statuses.length).toBe(calls);
+  });
+});
+
+describe('verifying an endpoint is limited per application and per owner', () => {
+  const PER_APPLICATION = 5;
+  const PER_OWNER = 10;
+
+  const expectLimited = (response: Awaited<ReturnType<typeof setEndpoint>>) => {
+    expectError(response, 429, 'RATE_LIMITED');
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+  };
+
+  it('verifies the stored URL again each time it is set; past the limit answers 429 with Retry-After before any request', async () => {
+    const bot = await createBot(server);
+    const { endpoint, url } = await endpointFor(bot);
+    for (let i = 0; i < PER_APPLICATION; i++) expect((await setEndpoint(bot, url)).status).toBe(200);
+    // A signed and a forged PING each time.
+    expect(endpoint.requests).toBe(2 * PER_APPLICATION);
+    // Any URL, through either route: the application's verifications are spent.
+    expectLimited(await setEndpoint(bot, url));
+    const elsewhere = await endpointFor(bot);
+    expectLimited(
+      await server.api('PATCH', `/applications/${bot.applicationId}`, { token: bot.owner.token, body: { interactions_endpoint_url: elsewhere.url } }),
+    );
+    expect([endpoint.requests, elsewhere.endpoint.requests]).toEqual([2 * PER_APPLICATION, 0]);
+    // A change that sets no endpoint is not verified, and not limited.
+    expect((await setEndpoint(bot, null)).status).toBe(200);
+  });
+
+  it('an owner’s applications share a limit of their own', async () => {
+    const owner = await registerUser(server);
+    const bots = [await createBot(server, owner), await createBot(server, owner), await createBot(server, owner)];
+    const endpoints = await Promise.all(bots.map((bot) => endpointFor(bot)));
+    for (const i of [0, 1]) for (let n = 0; n < PER_OWNER / 2; n++) expect((await setEndpoint(bots[i], endpoints[i].url)).status).toBe(200);
+    expectLimited(await setEndpoint(bots[2], endpoints[2].url));
+    expect(endpoints.map(({ endpoint }) => endpoint.requests)).toEqual([PER_OWNER, PER_OWNER, 0]);
   });
 });
 
