@@ -65,11 +65,17 @@ describe('engine settings', () => {
     expect(engines.store).toEqual({ kind: 'postgres', url: 'postgres://pg/parley' });
   });
 
+  it('take PostgreSQL as the shared read models of a role', () => {
+    const engines = loadEngineConfig({ ROLE: 'projector', STORE: 'postgres', POSTGRES_URL: 'postgres://pg/parley', READ_STORE: 'postgres' });
+    expect(engines.readStore).toEqual({ kind: 'postgres', url: 'postgres://pg/parley' });
+  });
+
   it('refuse what cannot work, saying what to set', () => {
     expect(() => loadEngineConfig({ ROLE: 'web' })).toThrow('ROLE must be one of api, projector, relay, gateway, delivery, all, got "web"');
     expect(() => loadEngineConfig({ STORE: 'esdb' })).toThrow('ESDB_URL is required when STORE=esdb');
     expect(() => loadEngineConfig({ STORE: 'postgres' })).toThrow('POSTGRES_URL is required when STORE=postgres');
     expect(() => loadEngineConfig({ READ_STORE: 'mongodb' })).toThrow('MONGO_URL is required when READ_STORE=mongodb');
+    expect(() => loadEngineConfig({ READ_STORE: 'postgres' })).toThrow('POSTGRES_URL is required when READ_STORE=postgres');
     expect(() => loadEngineConfig({ BUS: 'kafka' })).toThrow('KAFKA_BROKERS is required when BUS=kafka');
     expect(() => loadEngineConfig({ ROLE: 'projector', STORE: 'esdb', ESDB_URL: 'esdb://x' })).toThrow(/needs shared read models/);
     expect(() => loadEngineConfig({ ROLE: 'relay', STORE: 'esdb', ESDB_URL: 'esdb://x', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://x' })).toThrow(

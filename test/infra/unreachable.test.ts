@@ -40,6 +40,7 @@ describe('an unreachable engine at start', () => {
   const cases: [engine: string, env: (port: number) => Record<string, string>][] = [
     ['EventStoreDB', (port) => ({ STORE: 'esdb', ESDB_URL: `esdb://127.0.0.1:${port}?tls=false` })],
     ['MongoDB', (port) => ({ READ_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/` })],
+    ['PostgreSQL', (port) => ({ READ_STORE: 'postgres', POSTGRES_URL: `postgres://postgres@127.0.0.1:${port}/parley` })],
     ['Kafka', (port) => ({ BUS: 'kafka', KAFKA_BROKERS: `127.0.0.1:${port}` })],
   ];
 
