@@ -2,8 +2,8 @@
 // One topic carries the whole log. A message's key is the guild its event is about (else the channel, else the
 // stream), so Kafka keeps per-guild (per-channel) order within a partition; its headers carry the event type and
 // the encoded log position, so consumers can route and deduplicate without parsing the value. The producer is
-// idempotent (no duplicates from its own retries), retries as long as the brokers take to elect a leader, and sends
-// in log order, split by bytes under the brokers' limit and compressed.
+// idempotent (no duplicates from its own retries), retries as long as the brokers take to elect a leader or to come
+// back, and sends in log order, split by bytes under the brokers' limit and compressed.
 import {
   type ConsumerConfig,
   CompressionTypes,
@@ -199,6 +199,20 @@ export const PRODUCER: ProducerConfig = {
   retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 30_000 },
 };
 
+/**
+ * Whether a failed send is worth sending again, as kafkajs's own consumer decides a restart: by the error's original
+ * cause. A send's retries (PRODUCER) cover leaders moving, but reaching a broker at all gets the client's few tries,
+ * so a broker restarting (no broker answering for seconds) failed the send, and stopped the relay.
+ */
+export function retriableSend(error: unknown): boolean {
+  let cause = error;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  return (cause as { retriable?: unknown }).retriable === true;
+}
+
+/** How long a publisher waits before sending again what the brokers could not take: doubling, at most 10 s. */
+export const RESEND_MS = { first: 500, most: 10_000 } as const;
+
 /** The topics the bus creates when they are missing: replicated as configured, so acks=-1 means min.insync copies. */
 export function topicsToCreate(settings: KafkaSettings, existing: string[]): ITopicConfig[] {
   const replication = { replicationFactor: settings.replicationFactor };
@@ -291,7 +305,7 @@ export class KafkaEventBus implements EventBus {
   private constructor(
     private readonly kafka: Kafka,
     private readonly settings: KafkaSettings,
-    log: Logger,
+    private readonly log: Logger,
   ) {
     this.hints = new KafkaHintBus(kafka, hintTopic(settings.topic), consumerGroup(settings, 'hints', false), log, this.closers);
   }
@@ -332,16 +346,34 @@ export class KafkaEventBus implements EventBus {
     return new KafkaEventBus(new Kafka(kafkaConfig(settings, () => (entry: LogEntry) => logEntry(log, entry))), settings, log);
   }
 
+  /**
+   * A send the brokers could not take for a reason that passes (none answering) is sent again, until it is taken or
+   * the publisher is closed: the relay waits out a broker restart instead of stopping. A batch sent again that had
+   * been written is dropped by the idempotent producer, or else by the consumers, by position.
+   */
   async publisher(): Promise<EventPublisher> {
     const producer = this.kafka.producer(PRODUCER);
     await producer.connect();
-    const close = () => producer.disconnect();
+    let closed = false;
+    const close = () => {
+      closed = true;
+      return producer.disconnect();
+    };
     this.closers.add(close);
+    const send = async (messages: OutgoingMessage[]) => {
+      for (let wait: number = RESEND_MS.first; ; wait = Math.min(wait * 2, RESEND_MS.most)) {
+        try {
+          return await producer.send({ topic: this.settings.topic, acks: -1, compression: CompressionTypes.GZIP, messages });
+        } catch (error) {
+          if (closed || !retriableSend(error)) throw error;
+          this.log.warn({ err: error, retryInMs: wait }, 'Kafka did not take a batch: sending it again');
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      }
+    };
     return {
       publish: async (events) => {
-        for (const messages of splitByBytes(events.map(toMessage), this.settings.maxBatchBytes)) {
-          await producer.send({ topic: this.settings.topic, acks: -1, compression: CompressionTypes.GZIP, messages });
-        }
+        for (const messages of splitByBytes(events.map(toMessage), this.settings.maxBatchBytes)) await send(messages);
       },
       close: async () => {
         this.closers.delete(close);
