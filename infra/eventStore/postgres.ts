@@ -3,14 +3,16 @@
 // sequence. A sequence alone cannot order the log for its readers: it is handed out before the transaction commits,
 // so an append that commits late lands behind a position a reader has already passed, and would never be read.
 // The log is therefore read in (transaction id, sequence) order, and only below the oldest transaction still running
-// (`pg_snapshot_xmin(pg_current_snapshot())`): whatever commits later has a transaction id at or above that line, so
-// after everything already read. A Position is {commit: transaction id, prepare: sequence}, which comparePositions
-// orders that way. Subscribers read the same way, woken by a NOTIFY each process sends after its appends commit
-// (coalesced, outside the append's transaction: a NOTIFY inside it would serialise every writer at commit), by a
-// retry while committed events wait behind a running transaction, and by a poll should a notification be lost.
+// (`pg_snapshot_xmin(pg_current_snapshot())`, leaving out other databases' transactions): whatever commits later has
+// a transaction id at or above that line, so after everything already read. A Position is {commit: transaction id,
+// prepare: sequence}, which comparePositions orders that way. Subscribers read the same way, woken by a NOTIFY each
+// process sends after its appends commit (coalesced, outside the append's transaction: a NOTIFY inside it would
+// serialise every writer at commit), by a retry while committed events wait behind a running transaction, and by a
+// poll should a notification be lost.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EngineUnreachableError, withDeadline } from '../engines.js';
+import { createOnce } from '../postgres.js';
 import {
   type AppendResult,
   type BatchHandler,
@@ -55,11 +57,22 @@ const SCHEMA = `
     CONSTRAINT event_log_stream_revision UNIQUE (stream_id, revision)
   )`;
 
-/** Serialises the schema's creation between processes starting together (CREATE … IF NOT EXISTS races otherwise). */
-const SCHEMA_LOCK = 0x706172_6c6579n;
-
-/** Below the oldest transaction still running: once read, nothing can commit before it. An InitPlan, evaluated once. */
-const SETTLED = 'transaction_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))';
+/**
+ * The first transaction id whose events may still commit: the oldest transaction still running in this database, or
+ * the first not yet started (the snapshot's xmin and xmax, pg_snapshot_xmin when every running transaction is this
+ * database's). Transaction ids are the server's, shared by its databases, but a transaction of another database
+ * (a CREATE DATABASE, another application's batch) can write no row here: those are left out, so they do not hold
+ * this log's readers back. Only a transaction known to be another database's is left out; one that ended meanwhile
+ * still counts, which errs on the safe side. An InitPlan, evaluated once per read.
+ */
+const HORIZON = `(
+  SELECT coalesce(min(running), pg_snapshot_xmax(pg_current_snapshot()))
+    FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+   WHERE running::text::bigint % 4294967296 NOT IN (
+     SELECT backend_xid::text::bigint FROM pg_stat_get_activity(NULL)
+      WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`;
+/** Settled: once read, no event can commit before it. */
+const SETTLED = `transaction_id < ${HORIZON}`;
 const COLUMNS = 'transaction_id::text AS transaction_id, position, stream_id, revision, id, type, data, metadata, schema_version';
 
 /**
@@ -161,16 +174,19 @@ export class PostgresEventStore implements EventStore {
     const timeoutMs = options.timeoutMs ?? 10_000;
     let pool: pg.Pool;
     try {
-      pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+      // No connectionTimeoutMillis: pg-pool applies it to waiting for a busy pool's connection too, which would fail
+      // appends under load; the deadline below bounds the start.
+      pool = new pg.Pool({ connectionString: url });
     } catch (error) {
       throw new EngineUnreachableError('PostgreSQL', url, error);
     }
     // An idle connection the server drops is reported here; the pool replaces it, and the next query fails if it must.
     pool.on('error', () => {});
     try {
-      await withDeadline(createSchema(pool), timeoutMs, 'PostgreSQL', url);
+      await withDeadline(createOnce(pool, 'event_log', SCHEMA), timeoutMs, 'PostgreSQL', url);
     } catch (error) {
-      await pool.end().catch(() => {});
+      // Not awaited: a connection still trying to reach the server would hold the failure up as long as it tries.
+      void pool.end().catch(() => {});
       throw error;
     }
     return new PostgresEventStore(pool, url, options.pollMs ?? POLL_MS);
@@ -280,11 +296,15 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecorded);
   }
 
-  /** Whether committed events wait behind a transaction still running (a reader caught up must look again soon). */
-  private async heldBack(): Promise<boolean> {
+  /**
+   * Whether events committed after `after` though a read found none settled: they wait behind a transaction still
+   * running, or settled since that read. Either way the reader must look again soon.
+   */
+  private async heldBack(after: Position): Promise<boolean> {
     const { rows } = await this.pool.query<{ held: boolean }>({
       name: 'event_log_held_back',
-      text: 'SELECT EXISTS (SELECT 1 FROM event_log WHERE transaction_id >= (SELECT pg_snapshot_xmin(pg_current_snapshot()))) AS held',
+      text: 'SELECT EXISTS (SELECT 1 FROM event_log WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint)) AS held',
+      values: [String(after.commit), String(after.prepare)],
     });
     return rows[0].held;
   }
@@ -308,8 +328,8 @@ export class PostgresEventStore implements EventStore {
         const page = await this.readForwards(after ?? START, false, PAGE);
         if (page.length > 0) {
           retryMs = HELD_BACK_MS;
-        } else if (await this.heldBack()) {
-          // Their transaction's NOTIFY wakes this reader too, unless it is no append of ours (another database's).
+        } else if (await this.heldBack(after ?? START)) {
+          // What holds them back may be no append (nothing announces its end): look again, less and less often.
           clearTimeout(retry);
           retry = setTimeout(() => subscription.wake(), retryMs).unref();
           retryMs = Math.min(retryMs * 2, this.pollMs);
@@ -382,21 +402,6 @@ export class PostgresEventStore implements EventStore {
     await Promise.allSettled([...this.appending]);
     await this.announcing;
     await this.pool.end();
-  }
-}
-
-async function createSchema(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [String(SCHEMA_LOCK)]);
-    await client.query(SCHEMA);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
   }
 }
 

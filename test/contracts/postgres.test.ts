@@ -28,7 +28,7 @@ import { messageStream } from '../../commands/streams.js';
 import { envelopesOf } from '../../ports/keyStore.js';
 import { EMBEDDED } from '../../infra/roles.js';
 import { registerUser, startTestServer } from '../support/server.js';
-import { type TestDatabase, createTestDatabase, withEngine } from './engines.js';
+import { POSTGRES_ADMIN_URL, type TestDatabase, createTestDatabase, withEngine } from './engines.js';
 import { describeEventStoreContract } from './eventStoreContract.js';
 import { eventually } from './eventually.js';
 import { describeBlobStoreContract } from './blobStoreContract.js';
@@ -258,6 +258,26 @@ await withEngine('postgres', 'runs the event store contract against PostgreSQL',
       await subscription.caughtUp();
       await subscription.stop();
       expect(labels(after)).toEqual(['B']);
+    });
+  });
+
+  describe('PostgreSQL log: a transaction of another database', () => {
+    it('does not hold the log back: transaction ids are the server’s, but it can write no event here', async () => {
+      const database = await logDatabase();
+      const elsewhere = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      try {
+        const store = await database.open();
+        await elsewhere.connect();
+        await elsewhere.query('BEGIN');
+        await elsewhere.query('SELECT pg_current_xact_id()');
+        const { position } = await store.appendToStream('while', [note('W')]);
+        expect(labels(await store.readAll())).toEqual(['W']);
+        expect(await store.headPosition()).toEqual(position);
+        await elsewhere.query('COMMIT');
+      } finally {
+        await elsewhere.end().catch(() => {});
+        await database.close();
+      }
     });
   });
 
