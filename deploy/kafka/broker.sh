@@ -32,7 +32,7 @@ fetch() {
   if [[ ! -f "$lib/.fetched" || "$here/pom.xml" -nt "$lib/.fetched" ]]; then
     say "fetching the broker's jars with Maven into $lib (the first time downloads about 45 MB into ~/.m2)"
     rm -rf "$lib"
-    (cd "$here" && mvn -q -B dependency:copy-dependencies)
+    (cd "$here" && mvn -q -B -Dstyle.color=never dependency:copy-dependencies) >&2
     touch "$lib/.fetched"
   fi
   exec 9>&-
