@@ -93,8 +93,8 @@ Environment:
   DATA_DIR            the embedded log (events.db) and read models (default ./data); refused without events.db
   STORE, POSTGRES_URL, ESDB_URL
                       STORE=postgres reads the log from PostgreSQL instead, STORE=esdb from EventStoreDB
-  READ_STORE, MONGO_URL, MONGO_DB
-                      READ_STORE=mongodb rebuilds read models in MongoDB instead
+  READ_STORE, POSTGRES_URL, MONGO_URL, MONGO_DB
+                      READ_STORE=postgres rebuilds read models in PostgreSQL instead, READ_STORE=mongodb in MongoDB
 
 From a clone, keep npm's own lines off stdout with -s:
   npm run -s replay -- export > log.ndjson
