@@ -9,7 +9,7 @@ import traceback
 import discord
 from discord import app_commands
 
-from parley import ParleyClient, report
+from parley import CommandTreeClient, report
 
 FRUITS = ['apple', 'apricot', 'banana', 'blueberry', 'cherry']
 
@@ -33,22 +33,7 @@ class Feedback(discord.ui.Modal, title='Your feedback'):
         report('error', handler='modal', traceback=''.join(traceback.format_exception(error)))
 
 
-class Bot(ParleyClient):
-    def __init__(self):
-        super().__init__(intents=discord.Intents.default())
-        self.tree = app_commands.CommandTree(self)
-
-    async def on_ready(self):
-        synced = await self.tree.sync()
-        report('ready', user_id=str(self.user.id), commands={c.name: str(c.id) for c in synced})
-
-
-bot = Bot()
-
-
-@bot.tree.error
-async def on_tree_error(interaction: discord.Interaction, error: app_commands.AppCommandError):
-    report('error', handler='tree', traceback=''.join(traceback.format_exception(error)))
+bot = CommandTreeClient()
 
 
 @bot.tree.command(name='feedback', description='Tell us what you think')
