@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { Permission } from '../../domain/permissions.js';
 import { createGuild, grantRole, join as joinGuild, newMember } from '../http/guildSupport.js';
 import { connectGateway } from '../support/gateway.js';
-import { createBot, fileServer } from '../support/server.js';
+import { type TestBot, createBot, fileServer } from '../support/server.js';
 import { killedAfterAll } from './botProcess.js';
 import { PYTHON, missing, skippedWithoutDiscordPy } from './discordpyProbe.js';
 
@@ -24,24 +24,34 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
   const server = await fileServer();
   const bots = killedAfterAll();
 
+  /** A guild with a bot's user and a member in it. */
+  async function guildWithBot() {
+    const guild = await createGuild(server);
+    const app = await createBot(server);
+    await joinGuild(server, guild, app, 'Bot');
+    return { guild, app, member: await newMember(server, guild) };
+  }
+
+  /** Runs discordpy/`script` as `app`'s bot, pointed at this server. */
+  const runBot = (script: string, app: TestBot, env: Record<string, string> = {}) =>
+    bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', script)], {
+      PARLEY_ORIGIN: server.origin,
+      BOT_TOKEN: app.token,
+      SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
+      ...env,
+    });
+
   describe('discord.py compatibility', () => {
     it('logs in, reads content, resumes after a dropped connection, replies, reacts, edits, reads history, sends an embed and a file', async () => {
       expect(missing).toBeNull();
-      const guild = await createGuild(server);
-      const app = await createBot(server);
-      await joinGuild(server, guild, app, 'Bot');
-      const member = await newMember(server, guild);
+      const { guild, app, member } = await guildWithBot();
       const post = async (content: string) => {
         const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content } });
         expect(sent.status).toBe(200);
         return sent.body.id as string;
       };
 
-      const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'bot.py')], {
-        PARLEY_ORIGIN: server.origin,
-        BOT_TOKEN: app.token,
-        SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
-      });
+      const bot = runBot('bot.py', app);
       const ready = await bot.next('ready');
       expect(ready.data).toEqual({
         user_id: app.id,
@@ -97,13 +107,10 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
 
     it('runs discord.py’s reaction-role example: payload.member gets the role, and its avatar URL points at Parley', async () => {
       expect(missing).toBeNull();
-      const guild = await createGuild(server);
-      const app = await createBot(server);
-      await joinGuild(server, guild, app, 'Bot');
+      const { guild, app, member } = await guildWithBot();
       await grantRole(server, guild, app, Permission.MANAGE_ROLES, 'role managers');
       // Made after the bot's role, so below it: the bot may hand it out.
       const red = await server.api('POST', `/guilds/${guild.id}/roles`, { token: guild.owner.token, body: { name: 'red' } });
-      const member = await newMember(server, guild);
       const avatar = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
         .png()
         .toBuffer();
@@ -111,13 +118,7 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
       expect(patched.status).toBe(200);
       const roles = async () => (await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token })).body.roles;
 
-      const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'reaction_roles.py')], {
-        PARLEY_ORIGIN: server.origin,
-        BOT_TOKEN: app.token,
-        SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
-        CHANNEL_ID: guild.channelId,
-        ROLE_ID: red.body.id,
-      });
+      const bot = runBot('reaction_roles.py', app, { CHANNEL_ID: guild.channelId, ROLE_ID: red.body.id });
       const { role_message_id: messageId } = (await bot.next('ready')).data;
       const reaction = `/channels/${guild.channelId}/messages/${messageId}/reactions/${encodeURIComponent('🔴')}/@me`;
       expect((await server.api('PUT', reaction, { token: member.token })).status).toBe(204);
@@ -139,20 +140,13 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
 
     it('answers a globally synced command in the invoker’s locale, the guild’s beside it', async () => {
       expect(missing).toBeNull();
-      const guild = await createGuild(server);
-      const app = await createBot(server);
-      await joinGuild(server, guild, app, 'Bot');
-      const member = await newMember(server, guild);
+      const { guild, app, member } = await guildWithBot();
       expect((await server.api('PATCH', '/users/@me', { token: member.token, body: { locale: 'de' } })).status).toBe(200);
       expect((await server.api('PATCH', `/guilds/${guild.id}`, { token: guild.owner.token, body: { preferred_locale: 'fr' } })).status).toBe(200);
       const watcher = await connectGateway(server);
       try {
         await watcher.identify(member.token, GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
-        const bot = bots.start(PYTHON, [join(import.meta.dirname, 'discordpy', 'localized.py')], {
-          PARLEY_ORIGIN: server.origin,
-          BOT_TOKEN: app.token,
-          SSL_CERT_FILE: join(server.dataDir, 'tls', 'self-signed.crt'),
-        });
+        const bot = runBot('localized.py', app);
         const greetId = (await bot.next('ready', undefined, 30_000)).data.commands.greet;
         // Synced globally, the command is in the member's index of the guild.
         const index = await server.api('GET', `/guilds/${guild.id}/application-command-index`, { token: member.token });
