@@ -3,7 +3,7 @@
 // to nothing until asked), the topics it creates, its consumer groups and the deadline of joining one, and how a
 // consumer hands a fetched batch on (slices, heartbeats all along, an early end).
 import { inspect } from 'node:util';
-import { Kafka, type LogEntry } from 'kafkajs';
+import { Kafka, KafkaJSError, KafkaJSNonRetriableError, type LogEntry } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import {
   CONSUMING,
@@ -18,6 +18,7 @@ import {
   messageBytes,
   messageKey,
   positionOf,
+  retriableSend,
   splitByBytes,
   toMessage,
   topicsToCreate,
@@ -25,6 +26,7 @@ import {
 import { loadKafkaSettings } from '../../infra/engines.js';
 import { MAX_EVENT_BYTES } from '../../infra/eventStore/limits.js';
 import type { RecordedEvent } from '../../ports/eventStore.js';
+import { freePort } from '../contracts/ports.js';
 
 function event(data: unknown, overrides: Partial<RecordedEvent> = {}): RecordedEvent {
   return {
@@ -164,6 +166,22 @@ describe('the relay’s producer', () => {
     );
     expect(warnings((kafka) => kafka.producer(PRODUCER))).toEqual([]);
     expect(PRODUCER).toMatchObject({ idempotent: true, maxInFlightRequests: 1, retry: { retries: Number.MAX_SAFE_INTEGER } });
+  });
+
+  it('sends again what no broker answered (a broker restarting), not what the brokers refused', async () => {
+    // What the relay's producer fails with while no broker answers: the client's 3 tries to connect, used up.
+    const kafka = new Kafka(kafkaConfig(settings({ KAFKA_BROKERS: `127.0.0.1:${await freePort()}` }), () => () => {}));
+    const unanswered = await kafka
+      .producer(PRODUCER)
+      .connect()
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(unanswered).toBeInstanceOf(KafkaJSNonRetriableError);
+    expect(retriableSend(unanswered)).toBe(true);
+    // A refusal (a batch too large) fails the same way, around a cause that is not worth sending again.
+    expect(retriableSend(new KafkaJSNonRetriableError(new KafkaJSError('message too large', { retriable: false })))).toBe(false);
   });
 });
 
