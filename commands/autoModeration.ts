@@ -11,7 +11,7 @@ import {
   triggerMetadataFor,
   unknownAutoModerationRule,
 } from '../domain/autoModeration.js';
-import { REGEX_FLAGS, compile } from '../domain/autoModerationMatch.js';
+import { REGEX_FLAGS, compile, regexSource } from '../domain/autoModerationMatch.js';
 import { type FieldError, invalidForm } from '../domain/errors.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import { guildAccess } from './access.js';
@@ -46,13 +46,17 @@ export async function getAutoModerationRule(
   return rule;
 }
 
-/** Each pattern compiles, and recheck finds it safe from catastrophic backtracking; otherwise 400 naming the pattern. */
+/**
+ * Each pattern compiles, and recheck finds it safe from catastrophic backtracking, as it is compiled (regexSource: its
+ * non-ASCII characters folded as the content is); otherwise 400 naming the pattern.
+ */
 async function checkRegexes(metadata: TriggerMetadata | undefined): Promise<void> {
   const errors: FieldError[] = [];
   const patterns = metadata?.regex_patterns ?? [];
   await Promise.all(
-    patterns.map(async (source, i) => {
+    patterns.map(async (pattern, i) => {
       const path = `trigger_metadata.regex_patterns.${i}`;
+      const source = regexSource(pattern);
       try {
         new RegExp(source, REGEX_FLAGS);
       } catch {

@@ -1,7 +1,9 @@
 // Which of a guild's auto-moderation rules a message triggers. Pure and fast enough for every send: each rule version
 // is compiled once (cached by the rule object, which an update replaces) into one keyword automaton (Aho-Corasick:
 // one pass over the content whatever the number of keywords) and its few regexes, whose safety was checked when the
-// rule was saved.
+// rule was saved. Keywords, allow lists and regexes all meet the content as foldText makes it, so that text which only
+// looks different (decomposed accents, other cases, compatibility forms, invisible characters) is caught alike; the
+// keywords are folded once, when the rule is compiled.
 import { type AutoModerationRuleData, TriggerType } from './autoModeration.js';
 import { mentionCount } from './autoModerationMentionRaid.js';
 import { PRESET_WORDS } from './autoModerationPresets.js';
@@ -17,22 +19,45 @@ interface Keyword {
 }
 
 export function parseKeyword(source: string): Keyword {
-  const lower = lowerCase(source.trim());
-  const openStart = lower.startsWith('*');
-  const openEnd = lower.length > 1 && lower.endsWith('*');
-  return { source, text: lower.slice(openStart ? 1 : 0, openEnd ? -1 : undefined), openStart, openEnd };
+  const trimmed = source.trim();
+  const openStart = trimmed.startsWith('*');
+  const openEnd = trimmed.length > 1 && trimmed.endsWith('*');
+  return { source, text: foldText(trimmed.slice(openStart ? 1 : 0, openEnd ? -1 : undefined)), openStart, openEnd };
 }
 
-/** Lower case that keeps every index in place (a few characters lengthen under toLowerCase: those stay as they are). */
-export function lowerCase(text: string): string {
-  const lower = text.toLowerCase();
-  if (lower.length === text.length) return lower;
-  let kept = '';
-  for (const char of text) {
-    const one = char.toLowerCase();
-    kept += one.length === char.length ? one : char;
+const ASCII = /^[\x00-\x7f]*$/;
+/** Characters that show nothing: soft hyphen, zero-width space, non-joiner and joiner, word joiner, zero-width no-break space. */
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
+
+/**
+ * Text as auto-moderation compares it: without invisible characters, NFKC-normalised (a decomposed é is é, a
+ * full-width ｃａｔ is cat) and case-folded (upper then lower case, so ß is ss; a final sigma ς is σ). ASCII text, most
+ * messages, is only lower-cased: the rest changes nothing there.
+ */
+export function foldText(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
+  const normalised = text.replace(INVISIBLE, '').normalize('NFKC');
+  return normalised.toUpperCase().toLowerCase().replaceAll('ς', 'σ').normalize('NFKC');
+}
+
+/** A character with the combining marks that follow it (or marks alone): the pieces writtenSpan folds one by one. */
+const PIECE = /\P{M}\p{M}*|\p{M}+/gsu;
+
+/**
+ * What was written where [start, end) of foldText(content) is: the pieces of `content` whose folds cover it. Only a
+ * match asks, so a send that triggers nothing never pays for it.
+ */
+export function writtenSpan(content: string, start: number, end: number): string {
+  if (ASCII.test(content)) return content.slice(start, end);
+  if (end <= start) return '';
+  let folded = 0;
+  let from = -1;
+  for (const piece of content.matchAll(PIECE)) {
+    folded += foldText(piece[0]).length;
+    if (from < 0 && folded > start) from = piece.index;
+    if (folded >= end) return content.slice(from, piece.index + piece[0].length);
   }
-  return kept;
+  return content.slice(Math.max(from, 0));
 }
 
 const WORD = /[\p{L}\p{N}_]/u;
@@ -105,13 +130,13 @@ export class KeywordMatcher {
   }
 
   /**
-   * Visits the occurrences that keep to their keyword's boundaries, in order of where they end, until `visit` returns
-   * true (then so does scan); `lower` is lowerCase(content).
+   * Visits the occurrences in `folded` (foldText of the content) that keep to their keyword's boundaries, in order of
+   * where they end, until `visit` returns true (then so does scan).
    */
-  scan(content: string, lower: string, visit: (match: KeywordMatch) => boolean): boolean {
+  scan(folded: string, visit: (match: KeywordMatch) => boolean): boolean {
     let node = 0;
-    for (let i = 0; i < lower.length; i++) {
-      const c = lower.charCodeAt(i);
+    for (let i = 0; i < folded.length; i++) {
+      const c = folded.charCodeAt(i);
       let target = this.next.get(node * 0x10000 + c);
       while (target === undefined && node !== 0) {
         node = this.fail[node];
@@ -123,10 +148,10 @@ export class KeywordMatcher {
           const keyword = this.keywords[index];
           let start = i + 1 - keyword.text.length;
           let end = i + 1;
-          if (!keyword.openStart && isWordChar(content, start - 1)) continue;
-          if (!keyword.openEnd && isWordChar(content, end)) continue;
-          while (keyword.openStart && isWordChar(content, start - 1)) start--;
-          while (keyword.openEnd && isWordChar(content, end)) end++;
+          if (!keyword.openStart && isWordChar(folded, start - 1)) continue;
+          if (!keyword.openEnd && isWordChar(folded, end)) continue;
+          while (keyword.openStart && isWordChar(folded, start - 1)) start--;
+          while (keyword.openEnd && isWordChar(folded, end)) end++;
           if (visit({ keyword: keyword.source, start, end })) return true;
         }
       }
@@ -135,9 +160,9 @@ export class KeywordMatcher {
   }
 
   /** Every occurrence scan visits. */
-  matches(content: string, lower: string): KeywordMatch[] {
+  matches(folded: string): KeywordMatch[] {
     const found: KeywordMatch[] = [];
-    this.scan(content, lower, (match) => {
+    this.scan(folded, (match) => {
       found.push(match);
       return false;
     });
@@ -148,12 +173,45 @@ export class KeywordMatcher {
 /** A rule version, ready to match. */
 interface CompiledRule {
   keywords: KeywordMatcher | null;
-  regexes: RegExp[];
+  /** Each pattern as the rule has it, and compiled from regexSource. */
+  regexes: { source: string; regex: RegExp }[];
   allow: KeywordMatcher | null;
 }
 
 /** The flags regex_patterns are compiled (and checked for backtracking) with: case-insensitive, like keywords. */
 export const REGEX_FLAGS = 'iu';
+
+/** An escape (a backslash and the character after it), a class's bracket, or a character with the marks that follow it. */
+const PATTERN_TOKEN = /\\.|[[\]]|\P{M}\p{M}*|\p{M}+/gsu;
+const escapeOutside = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+const escapeInClass = (text: string) => text.replace(/[\\\]\-^]/g, '\\$&');
+
+/**
+ * A regex_patterns entry as it is compiled (and checked for backtracking): its non-ASCII characters folded as the
+ * content is (foldText), so that `straße` or a decomposed é in a pattern meets the folded content. A character that
+ * folds to several is one group of them (`ß+` is `(?:ss)+`), to nothing an empty group, to a syntax character that
+ * character escaped. Escapes are left as written, and so is a character in a class that folds to several. An ASCII
+ * pattern is as written.
+ */
+export function regexSource(pattern: string): string {
+  if (ASCII.test(pattern)) return pattern;
+  let out = '';
+  let inClass = false;
+  for (const [token] of pattern.matchAll(PATTERN_TOKEN)) {
+    // In a class (without the v flag), a '[' is a character like any other: only ']' ends it.
+    if (token === '[') inClass = true;
+    else if (token === ']') inClass = false;
+    if (token.startsWith('\\') || ASCII.test(token)) {
+      out += token;
+      continue;
+    }
+    const folded = foldText(token);
+    const single = [...folded].length === 1;
+    if (inClass) out += single ? escapeInClass(folded) : token;
+    else out += single ? escapeOutside(folded) : `(?:${escapeOutside(folded)})`;
+  }
+  return out;
+}
 
 const compiled = new WeakMap<AutoModerationRuleData, CompiledRule>();
 
@@ -167,7 +225,7 @@ export function compile(rule: AutoModerationRuleData): CompiledRule {
   const allow = new KeywordMatcher(meta.allow_list ?? []);
   done = {
     keywords: keywords.size ? keywords : null,
-    regexes: (meta.regex_patterns ?? []).map((source) => new RegExp(source, REGEX_FLAGS)),
+    regexes: (meta.regex_patterns ?? []).map((source) => ({ source, regex: new RegExp(regexSource(source), REGEX_FLAGS) })),
     allow: allow.size ? allow : null,
   };
   compiled.set(rule, done);
@@ -211,7 +269,7 @@ export interface RecentSend {
  */
 export const SPAM_RULES = { repeatWindowMs: 30_000, repeats: 2, floodWindowMs: 5_000, floodCount: 5 } as const;
 
-export const spamText = (content: string) => lowerCase(content).replace(/\s+/g, ' ').trim();
+export const spamText = (content: string) => foldText(content).replace(/\s+/g, ' ').trim();
 
 export function isSpam(recent: readonly RecentSend[], content: string, now: number): boolean {
   const text = spamText(content);
@@ -224,22 +282,25 @@ export function isSpam(recent: readonly RecentSend[], content: string, now: numb
   return repeats >= SPAM_RULES.repeats || flood >= SPAM_RULES.floodCount;
 }
 
-/** Whether a keyword or regex match is covered by one of the allow list's. */
-function allowed(rule: CompiledRule, content: string, lower: string, start: number, end: number): boolean {
-  return rule.allow !== null && rule.allow.scan(content, lower, (allow) => allow.start <= start && allow.end >= end);
+/** Whether a keyword or regex match in `folded` is covered by one of the allow list's. */
+function allowed(rule: CompiledRule, folded: string, start: number, end: number): boolean {
+  return rule.allow !== null && rule.allow.scan(folded, (allow) => allow.start <= start && allow.end >= end);
 }
 
-function contentTrigger(rule: CompiledRule, content: string, lower: string): Omit<Trigger, 'rule'> | null {
+/** What the rule matches in the content (`folded` its foldText), reported as written. */
+function contentTrigger(rule: CompiledRule, content: string, folded: string): Omit<Trigger, 'rule'> | null {
   let found: KeywordMatch | undefined;
-  rule.keywords?.scan(content, lower, (match) => {
-    if (allowed(rule, content, lower, match.start, match.end)) return false;
+  rule.keywords?.scan(folded, (match) => {
+    if (allowed(rule, folded, match.start, match.end)) return false;
     found = match;
     return true;
   });
-  if (found) return { matchedKeyword: found.keyword, matchedContent: content.slice(found.start, found.end) };
-  for (const regex of rule.regexes) {
-    const match = regex.exec(content);
-    if (match && !allowed(rule, content, lower, match.index, match.index + match[0].length)) return { matchedKeyword: regex.source, matchedContent: match[0] };
+  if (found) return { matchedKeyword: found.keyword, matchedContent: writtenSpan(content, found.start, found.end) };
+  for (const { source, regex } of rule.regexes) {
+    const match = regex.exec(folded);
+    if (!match) continue;
+    const end = match.index + match[0].length;
+    if (!allowed(rule, folded, match.index, end)) return { matchedKeyword: source, matchedContent: writtenSpan(content, match.index, end) };
   }
   return null;
 }
@@ -266,14 +327,14 @@ export function triggeredRules(send: ModeratedSend): Trigger[] {
   if (guild.autoModerationRules.size === 0) return [];
   if (managesGuild(send)) return [];
   const roles = rolesOf(send);
-  let lower: string | null = null;
+  let folded: string | null = null;
   const triggers: Trigger[] = [];
   for (const rule of guild.autoModerationRules.values()) {
     if (!rule.enabled || exempt(rule, send, roles)) continue;
     switch (rule.trigger_type) {
       case TriggerType.KEYWORD:
       case TriggerType.KEYWORD_PRESET: {
-        const found = contentTrigger(compile(rule), send.content, (lower ??= lowerCase(send.content)));
+        const found = contentTrigger(compile(rule), send.content, (folded ??= foldText(send.content)));
         if (found) triggers.push({ rule, ...found });
         break;
       }

@@ -1,8 +1,9 @@
 // Keyword matching against the widely used API's keyword matching strategies (its documented examples, in any case
-// and any surrounding text), and the keyword automaton against a plain scan of every keyword.
+// and any surrounding text), the keyword automaton against a plain scan of every keyword, and the folding that makes
+// text which only looks different (decomposed, another case, invisible characters) match alike.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeywordMatcher, isSpam, lowerCase, parseKeyword } from '../../domain/autoModerationMatch.js';
+import { KeywordMatcher, REGEX_FLAGS, foldText, isSpam, parseKeyword, regexSource, spamText, writtenSpan } from '../../domain/autoModerationMatch.js';
 
 /** The documented examples: keyword, then content it matches with the matched part. */
 const DOCUMENTED: [string, string, string][] = [
@@ -33,7 +34,7 @@ const DOCUMENTED: [string, string, string][] = [
   ['the mat', 'the mat', 'the mat'],
 ];
 
-const first = (keywords: string[], content: string) => new KeywordMatcher(keywords).matches(content, lowerCase(content))[0];
+const first = (keywords: string[], content: string) => new KeywordMatcher(keywords).matches(foldText(content))[0];
 
 /** Text around a word that keeps it a word: empty, or starting / ending with a separator. */
 const separated = (side: 'before' | 'after') =>
@@ -54,7 +55,7 @@ describe('keyword matching strategies', () => {
           const content = `${before}${cased}${after}`;
           const match = first([keyword], content);
           expect(match, `${keyword} in ${JSON.stringify(content)}`).toBeDefined();
-          expect(lowerCase(content.slice(match!.start, match!.end))).toBe(lowerCase(matched));
+          expect(foldText(writtenSpan(content, match!.start, match!.end))).toBe(foldText(matched));
         }),
         { numRuns: 50 },
       );
@@ -85,7 +86,7 @@ describe('keyword matching strategies', () => {
     fc.assert(
       fc.property(fc.array(keyword, { minLength: 1, maxLength: 12 }), fc.stringMatching(/^[ab .]{0,30}$/), (keywords, content) => {
         const matcher = new KeywordMatcher(keywords);
-        const found = new Set(matcher.matches(content, content).map((m) => m.keyword));
+        const found = new Set(matcher.matches(content).map((m) => m.keyword));
         const expected = keywords.filter((source) => {
           const { text, openStart, openEnd } = parseKeyword(source);
           const word = (i: number) => i >= 0 && i < content.length && /[a-z]/.test(content[i]);
@@ -97,6 +98,57 @@ describe('keyword matching strategies', () => {
         expect([...found].sort()).toEqual([...new Set(expected)].sort());
       }),
     );
+  });
+});
+
+describe('text that only looks different', () => {
+  it('folds to one form: NFKC, case-folded (ß as ss, a final sigma as σ), without zero-width characters and soft hyphens', () => {
+    expect(foldText('e\u0301cole')).toBe(foldText('école'));
+    expect(foldText('ÉCOLE')).toBe('école');
+    expect(foldText('STRASSE')).toBe(foldText('straße'));
+    expect(foldText('ΟΔΟΣ')).toBe(foldText('οδος'));
+    expect(foldText('ｃａｔ ﬁsh')).toBe('cat fish');
+    for (const invisible of ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad']) expect(foldText(`b${invisible}ad`)).toBe('bad');
+    expect(foldText('Plain ASCII, as most messages are.')).toBe('plain ascii, as most messages are.');
+  });
+
+  it('matches keywords however the content writes them, and reports what was written', () => {
+    const cases: [string, string, string][] = [
+      ['école', 'une e\u0301cole ici', 'e\u0301cole'],
+      ['e\u0301cole', 'UNE ÉCOLE', 'ÉCOLE'],
+      ['straße', 'die STRASSE', 'STRASSE'],
+      ['STRASSE', 'die straße', 'straße'],
+      ['οδος', 'ΟΔΟΣ!', 'ΟΔΟΣ'],
+      ['bad', 'so b\u200bad', 'b\u200bad'],
+      ['bad*', 'so ba\u00addly', 'ba\u00addly'],
+      ['*cat*', 'ｌｏｃａｔｉｏｎ', 'ｌｏｃａｔｉｏｎ'],
+    ];
+    for (const [keyword, content, written] of cases) {
+      const match = first([keyword], content);
+      expect(match, `${keyword} in ${JSON.stringify(content)}`).toBeDefined();
+      expect(writtenSpan(content, match!.start, match!.end)).toBe(written);
+    }
+    // Still whole words: folding joins no words and splits none.
+    expect(first(['école'], 'les écoliers')).toBeUndefined();
+    expect(parseKeyword('*ÉCOLE*')).toMatchObject({ text: 'école', openStart: true, openEnd: true });
+  });
+
+  it('folds a pattern’s non-ASCII characters as the content is, keeping its syntax', () => {
+    const matches = (pattern: string, content: string) => new RegExp(regexSource(pattern), REGEX_FLAGS).test(foldText(content));
+    expect(matches('straße\\s+\\d', 'STRASSE 5')).toBe(true);
+    expect(matches('^ß+$', 'ssss')).toBe(true);
+    expect(matches('^ß+$', 'sss')).toBe(false);
+    expect(matches('e\u0301cole', 'ÉCOLE')).toBe(true);
+    expect(matches('a（b）', 'a(b)')).toBe(true);
+    expect(matches('[éa]x', 'E\u0301X')).toBe(true);
+    expect(matches('οδος', 'ΟΔΟΣ')).toBe(true);
+    expect(regexSource('free\\s+nitro')).toBe('free\\s+nitro');
+    expect(regexSource('ß+')).toBe('(?:ss)+');
+    expect(regexSource('\u200b*x')).toBe('(?:)*x');
+  });
+
+  it('counts copies for SPAM however they are written', () => {
+    expect(spamText('Straße  E\u0301cole')).toBe(spamText('strasse école'));
   });
 });
 

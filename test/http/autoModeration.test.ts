@@ -240,6 +240,18 @@ describe('auto-moderation of sends', () => {
     expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 200000 });
   });
 
+  it('blocks text that only looks like a keyword or a regex (decomposed, another case, zero-width or soft hyphens), and allows alike', async () => {
+    const { guild, member } = await setUp();
+    const trigger_metadata = { keyword_filter: ['école', 'straße'], regex_patterns: ['οδος\\d'], allow_list: ['grande école'] };
+    await createRule(guild, keywordRule({ trigger_metadata }));
+    const send = (content: string) => server.api('POST', `/channels/${guild.channelId}/messages`, { token: member.token, body: { content } });
+    for (const content of ['une e\u0301cole', 'UNE ÉCOLE', 'une é\u200bcole', 'une éc\u00adole', 'ｅ\u0301ｃｏｌｅ', 'die STRASSE', 'ΟΔΟΣ1']) {
+      expectError(await send(content), 400, 'AUTOMOD_BLOCKED');
+    }
+    expect((await send('la grande e\u0301cole')).status).toBe(200);
+    expect((await send('les écoliers')).status).toBe(200);
+  });
+
   it('lets through what the rules do not match, and exempt roles, channels, managers and disabled rules', async () => {
     const { guild, member, alerts } = await setUp();
     const exempt = await newMember(server, guild);
