@@ -47,7 +47,17 @@ function fieldOf(path: string): string {
   return `(doc #> '{${path.split('.').join(',')}}')`;
 }
 
-const jsonb = (value: unknown) => JSON.stringify(value);
+/**
+ * What JSON.stringify writes for text JSONB refuses: NUL and lone surrogates (escaped by a backslash that is not itself
+ * escaped). A message may hold them; a batch that failed on one would stop its projection for good.
+ */
+const UNSTORABLE = /(?<=(?:^|[^\\])(?:\\\\)*)(?:\\u0000|\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/g;
+
+/** A value as JSONB takes it: what it refuses becomes U+FFFD, as MongoDB's driver writes a lone surrogate (filters alike). */
+function jsonb(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.includes('\\u') ? text.replace(UNSTORABLE, '\\ufffd') : text;
+}
 const JSON_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean' };
 const COMPARISONS: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 const OPERATORS = new Set(['$eq', '$ne', '$in', '$nin', '$exists', '$all', ...Object.keys(COMPARISONS)]);

@@ -23,6 +23,7 @@ import { PostgresBlobStore } from '../../infra/blobs/postgres.js';
 import { DATA_KEYS, DATA_KEY_OWNERS, DATA_KEY_PROGRESS, PostgresKeyStore } from '../../infra/keys/postgres.js';
 import { PostgresLeases } from '../../infra/leases/postgres.js';
 import { PostgresRateLimits } from '../../infra/rateLimits/postgres.js';
+import { CachedReadStore } from '../../infra/readStore/cached.js';
 import { PostgresReadStore } from '../../infra/readStore/postgres.js';
 import { messageStream } from '../../commands/streams.js';
 import { envelopesOf } from '../../ports/keyStore.js';
@@ -55,6 +56,11 @@ const pool = (url: string) => new pg.Pool({ connectionString: url });
 
 await withEngine('postgres', 'runs the read store, key store, lease, rate-limit and blob contracts against PostgreSQL', () => {
   describeReadStoreContract('PostgreSQL', async () => PostgresReadStore.connect((await freshDatabase()).url));
+  // The cache a projector process puts in front of it, keeping every collection's documents read by _id.
+  describeReadStoreContract(
+    'PostgreSQL, cached',
+    async (collections) => new CachedReadStore(await PostgresReadStore.connect((await freshDatabase()).url), collections),
+  );
   describeBlobStoreContract('PostgreSQL', async () => {
     const connections = pool((await freshDatabase()).url);
     return { blobs: await PostgresBlobStore.open(connections), close: () => connections.end() };
@@ -112,6 +118,23 @@ await withEngine('postgres', 'runs the read store, key store, lease, rate-limit 
         const spy = vi.spyOn(pg.Client.prototype as { query: (...args: unknown[]) => unknown }, 'query').mockImplementation(failingOnce);
       },
     };
+  });
+
+  describe('PostgreSQL read store: text JSONB refuses', () => {
+    it('writes NUL and lone surrogates as U+FFFD instead of failing the batch (and its projection for good); filters alike', async () => {
+      const store = await PostgresReadStore.connect((await freshDatabase()).url);
+      try {
+        const odd = { _id: 'm1', content: 'a\u0000b', half: '\ud800!', typed: '\\u0000', emoji: '\u{1F600}' };
+        await store.bulkWrite([{ insertOne: { collection: 'messages', document: odd } }], [{ projection: 'messages', position: { commit: 1n, prepare: 1n } }]);
+        const stored = { _id: 'm1', content: 'a\ufffdb', half: '\ufffd!', typed: '\\u0000', emoji: '\u{1F600}' };
+        expect(await store.findOne('messages', { _id: 'm1' })).toEqual(stored);
+        expect(await store.findOne('messages', { content: 'a\u0000b', typed: '\\u0000' })).toEqual(stored);
+        await store.bulkWrite([{ updateOne: { collection: 'messages', filter: { _id: 'm1' }, update: { $set: { content: '\u0000' } } } }]);
+        expect((await store.findOne('messages', { _id: 'm1' }))?.content).toBe('\ufffd');
+      } finally {
+        await store.close();
+      }
+    });
   });
 
   // Item 6 of the erasure promise on these engines: a server whose read models, keys, leases, rate limits and blobs are
