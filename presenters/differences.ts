@@ -178,8 +178,8 @@ type APIBotInteraction = APIBaseInteraction<
 
 /**
  * An interaction as its bot receives it in INTERACTION_CREATE: its channel and message are Parley's (above), and its
- * locales are the user's and the guild's, the spec's "locale | string | preferred language locale", not one of the
- * API's named locales.
+ * guild's locale is the spec's free "locale | string | preferred language locale", not one of the API's named
+ * locales; the user's is one of those (domain/user.ts), kept a string as the interactions recorded carry it.
  */
 export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message'> & {
   guild?: Omit<NonNullable<APIBotInteraction['guild']>, 'locale'> & { locale: string };
