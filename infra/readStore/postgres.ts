@@ -145,6 +145,54 @@ function compileFilter(filter: Filter, params: Params): string {
 /** MongoDB's order for a missing field (and null, JSONB's lowest value): first ascending, last descending. */
 const ordered = (path: string, direction: 1 | -1) => `${fieldOf(path)} ${direction === 1 ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`;
 
+type PlannedOp = Exclude<WriteOp, { insertOne: unknown }> | { insertMany: { collection: string; documents: Doc[] } };
+
+/**
+ * The operations table by table, each table's in their order (an operation reads and writes its own table alone, so
+ * only the order within a table matters), each run of inserts into a table one statement: a batch of sends is then
+ * one INSERT of its messages rather than one each.
+ */
+function byTable(ops: WriteOp[]): PlannedOp[] {
+  const tables = new Map<string, PlannedOp[]>();
+  for (const op of ops) {
+    const collection = collectionOf(op);
+    let planned = tables.get(collection);
+    if (!planned) tables.set(collection, (planned = []));
+    const last = planned[planned.length - 1];
+    if (!('insertOne' in op)) planned.push(op);
+    else if (last && 'insertMany' in last) last.insertMany.documents.push(op.insertOne.document);
+    else planned.push({ insertMany: { collection, documents: [op.insertOne.document] } });
+  }
+  return [...tables.values()].flat();
+}
+
+/** A field an update can name in SQL as it is: top-level, not _id. */
+const TOP_LEVEL_FIELD = /^(?!_id$)[A-Za-z_]\w*$/;
+
+/**
+ * An update that only sets top-level fields, or raises one by $max (a channel's last_message_id), is one statement that
+ * reads nothing first, as in the embedded store: only where the filter pins the document when one is updated. Answers
+ * whether it changed a row, or null when the update needs the general path.
+ */
+async function setInPlace(client: pg.PoolClient, table: string, filter: Filter, update: Update, limit: number | undefined): Promise<boolean | null> {
+  const max = Object.entries(update.$max ?? {});
+  const fields: [string, unknown][] = update.$max ? max : Object.entries(update.$set ?? {});
+  if (Object.keys(update).length !== 1 || fields.length === 0 || max.length > 1 || (limit !== undefined && typeof filter._id !== 'string')) return null;
+  if (fields.some(([path, value]) => !TOP_LEVEL_FIELD.test(path) || value === undefined)) return null;
+  const params = new Params();
+  let where = compileFilter(filter, params);
+  let set: string;
+  if (max.length) {
+    const [[path, value]] = max;
+    // isBelow (documents.ts) in SQL: "C" compares text by its UTF-8 bytes.
+    const current = `(doc -> '${path}')`;
+    where += ` AND (${current} IS NULL OR jsonb_typeof(${current}) IN ('null', 'number') OR (jsonb_typeof(${current}) = 'string' AND (doc ->> '${path}') COLLATE "C" < ${params.add(value)}))`;
+    set = `jsonb_set(doc, '{${path}}', ${params.add(jsonb(value), '::jsonb')})`;
+  } else set = `doc || ${params.add(jsonb(Object.fromEntries(fields)), '::jsonb')}`;
+  const { rowCount } = await client.query(`UPDATE ${table} SET doc = ${set} WHERE ${where}`, params.values);
+  return (rowCount ?? 0) > 0;
+}
+
 export class PostgresReadStore implements ReadStore {
   /** Tables known to exist (created here or found). */
   private readonly known = new Set<string>();
@@ -243,7 +291,7 @@ export class PostgresReadStore implements ReadStore {
     if (merged.length === 0 && checkpoints.length === 0) return;
     const touched = new Set<string>();
     await inTransaction(this.pool, async (client) => {
-      for (const op of merged) if (await this.apply(client, op)) touched.add(collectionTable(collectionOf(op)));
+      for (const op of byTable(merged)) if (await this.apply(client, op)) touched.add(collectionTable(collectionOf(op)));
       // One statement for the batch's checkpoints.
       if (checkpoints.length > 0) {
         const params = new Params();
@@ -258,10 +306,13 @@ export class PostgresReadStore implements ReadStore {
   }
 
   /** Applies one operation in the transaction; answers whether it left dead tuples (rows updated or deleted). */
-  private async apply(client: pg.PoolClient, op: WriteOp): Promise<boolean> {
-    if ('insertOne' in op) {
-      const { collection, document } = op.insertOne;
-      await client.query(`INSERT INTO ${collectionTable(collection)} (id, doc) VALUES ($1, $2::jsonb)`, [document._id, jsonb(document)]);
+  private async apply(client: pg.PoolClient, op: PlannedOp): Promise<boolean> {
+    if ('insertMany' in op) {
+      const { collection, documents } = op.insertMany;
+      await client.query(`INSERT INTO ${collectionTable(collection)} (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[])`, [
+        documents.map((document) => document._id),
+        documents.map(jsonb),
+      ]);
       return false;
     }
     if ('replaceOne' in op) {
@@ -314,6 +365,8 @@ export class PostgresReadStore implements ReadStore {
     upsert: boolean,
   ): Promise<boolean> {
     const table = collectionTable(collection);
+    const inPlace = upsert ? null : await setInPlace(client, table, filter, update, limit);
+    if (inPlace !== null) return inPlace;
     const found = (await this.select(collection, filter, limit === undefined ? {} : { limit }, 'doc', client, ' FOR UPDATE')).rows as { doc: Doc }[];
     if (found.length === 0) {
       // A seed whose _id is taken (the filter's other conditions did not match it) fails on the key, as in MongoDB.
