@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNEL, PostgresEventStore, type PostgresEventStoreOptions, appendStatement } from '../../infra/eventStore/postgres.js';
+import { MAX_EVENT_BYTES } from '../../infra/eventStore/limits.js';
 import { SealingEventStore } from '../../infra/eventStore/sealing.js';
 import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
 import { SecretBox } from '../../infra/secrets.js';
@@ -342,6 +343,20 @@ await withEngine('postgres', 'runs the event store contract against PostgreSQL',
         expect(second).toBe(first.replace('first', 'second'));
       }
       expect(new Set(results.map((result) => result.nextExpectedRevision)).size).toBe(40);
+    });
+  });
+
+  describe('PostgreSQL log: limits', () => {
+    it('refuses an event larger than the bus carries with a 413, appending nothing of its append', async () => {
+      const database = await logDatabase();
+      try {
+        const store = await database.open();
+        const huge: NewEvent = { type: 'Noted', data: { label: 'é'.repeat(MAX_EVENT_BYTES / 2) }, metadata: meta };
+        await expect(store.appendToStream('large', [note('before'), huge])).rejects.toMatchObject({ kind: 'too_large', code: 'REQUEST_ENTITY_TOO_LARGE' });
+        expect(await store.readStream('large')).toEqual([]);
+      } finally {
+        await database.close();
+      }
     });
   });
 
