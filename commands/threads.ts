@@ -124,6 +124,7 @@ export async function createThread(
   const window = slowmodeWindow(parent.rate_limit_per_user ?? 0, { permissions, bot: byBot }, false);
   await whileParentStands(deps, guild.id, parent.id, async () => {
     if (window > 0) {
+      // Decided before it is admitted, so that a thread its own rules refuse takes nothing from the window.
       threadDecider.decide(command, await loadThread(deps, threadId));
       await admitSlowmode(deps, meta, 'thread', parent.id, meta.actorId, window);
     }

@@ -137,6 +137,11 @@ describe('slowmode', () => {
   it('lets a member start one thread per window, counted apart from their messages, with or without a message', async () => {
     const { guild, channelId } = await slowedChannel(60);
     const member = await newMember(server, guild);
+    // A thread its own rules refuse (its message has one already) takes nothing from the window.
+    const taken = (await send(channelId, guild.owner.token, 'taken')).body.id;
+    const onTaken = (token: string) => server.api('POST', `/channels/${channelId}/messages/${taken}/threads`, { token, body: { name: 'on taken' } });
+    expect((await onTaken(guild.owner.token)).status).toBe(201);
+    await expectRefusedWithoutEvents(server, () => onTaken(member.token), 400, 'THREAD_ALREADY_CREATED');
     // A message, then a thread: one of each in the window.
     const sent = await send(channelId, member.token);
     expect(sent.status).toBe(200);
