@@ -9,6 +9,7 @@ import { CHANNEL, PostgresEventStore, type PostgresEventStoreOptions, appendStat
 import { MAX_EVENT_BYTES } from '../../infra/eventStore/limits.js';
 import { SealingEventStore } from '../../infra/eventStore/sealing.js';
 import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
+import { MasterKeys } from '../../infra/masterKeys.js';
 import { SecretBox } from '../../infra/secrets.js';
 import {
   type EventStore,
@@ -119,6 +120,26 @@ await withEngine('postgres', 'runs the read store, key store, lease, rate-limit 
         const spy = vi.spyOn(pg.Client.prototype as { query: (...args: unknown[]) => unknown }, 'query').mockImplementation(failingOnce);
       },
     };
+  });
+
+  describe('PostgreSQL key store: a master key rotation', () => {
+    it('re-wraps every stored key with the new master key, after which the keys open without the old one', async () => {
+      const connections = pool((await freshDatabase()).url);
+      const secrets = SecretBox.fromKey(randomBytes(32));
+      const [before, after] = [randomBytes(32), randomBytes(32)];
+      try {
+        const keys = await PostgresKeyStore.open(connections, MasterKeys.of(before, [], secrets));
+        const made = await Promise.all(Array.from({ length: 300 }, () => keys.create()));
+        const stored = Number((await connections.query(`SELECT count(*) AS n FROM ${DATA_KEYS}`)).rows[0].n);
+        const rotating = MasterKeys.of(after, [before], secrets);
+        expect(await (await PostgresKeyStore.open(connections, rotating)).rewrap(rotating)).toBe(stored);
+        expect(await (await PostgresKeyStore.open(connections, rotating)).rewrap(rotating)).toBe(0);
+        const loaded = await (await PostgresKeyStore.open(connections, MasterKeys.of(after, [], secrets))).load(made.map((key) => key.id));
+        expect(made.every((key) => loaded.get(key.id)?.equals(key.key))).toBe(true);
+      } finally {
+        await connections.end();
+      }
+    });
   });
 
   describe('PostgreSQL read store: text JSONB refuses', () => {
