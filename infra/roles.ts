@@ -6,39 +6,26 @@ import { allProjections } from '../projections/index.js';
 import type { Projection } from '../projections/projection.js';
 import { gatewayUrl } from '../presenters/urls.js';
 import { FileBlobStore } from './blobs/files.js';
-import { GridFsBlobStore } from './blobs/gridfs.js';
-import { PostgresBlobStore } from './blobs/postgres.js';
 import type { BlobStore } from '../ports/blobs.js';
-import { KafkaEventBus } from './bus/kafka.js';
 import { LocalEventBus } from './bus/local.js';
 import type { EventBus } from '../ports/bus.js';
 import { Relay } from './bus/relay.js';
 import type { Config } from './config.js';
 import type { EngineConfig, Role } from './engines.js';
-import { EsdbEventStore } from './eventStore/esdb.js';
-import { PostgresEventStore } from './eventStore/postgres.js';
 import { SqliteEventStore } from './eventStore/sqlite.js';
 import type { Logger } from './logger.js';
 import { SealingEventStore } from './eventStore/sealing.js';
-import { MongoKeyStore } from './keys/mongo.js';
-import { PostgresKeyStore } from './keys/postgres.js';
 import { SqliteKeyStore } from './keys/sqlite.js';
 import type { KeyStore } from '../ports/keyStore.js';
 import { MasterKeys } from './masterKeys.js';
 import { SecretBox } from './secrets.js';
 import { CachedReadStore } from './readStore/cached.js';
-import { MongoReadStore } from './readStore/mongo.js';
-import { PostgresReadStore } from './readStore/postgres.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { SqliteReadStore } from './readStore/sqlite.js';
-import { MongoLeases } from './leases/mongo.js';
-import { PostgresLeases } from './leases/postgres.js';
 import { SqliteLeases } from './leases/sqlite.js';
 import type { Leases } from '../ports/leases.js';
 import type { RateLimits } from '../ports/rateLimits.js';
 import { MemoryRateLimits } from './rateLimits/counters.js';
-import { mongoRateLimits } from './rateLimits/mongo.js';
-import { PostgresRateLimits } from './rateLimits/postgres.js';
 
 /** The embedded default: ROLE=all on SQLite and files, what loadEngineConfig gives for an empty environment. */
 export const EMBEDDED: EngineConfig = {
@@ -154,11 +141,13 @@ export async function openEngines(
     for (const engine of opened.splice(0).reverse()) await engine.close();
   };
   try {
+    // The shared engines' clients are imported only by the processes that use them: together they are seconds of
+    // module loading on a loaded machine, which the embedded default and its tests would pay at every start.
     const sealedLog = keep(
       engines.store.kind === 'esdb'
-        ? await EsdbEventStore.connect(engines.store.url)
+        ? await (await import('./eventStore/esdb.js')).EsdbEventStore.connect(engines.store.url)
         : engines.store.kind === 'postgres'
-          ? await PostgresEventStore.connect(engines.store.url)
+          ? await (await import('./eventStore/postgres.js')).PostgresEventStore.connect(engines.store.url)
           : new SqliteEventStore(join(config.dataDir, 'events.db')),
     );
     let readStore: ReadStore;
@@ -167,6 +156,13 @@ export async function openEngines(
     let leases: Leases;
     let rateLimits: RateLimits;
     if (engines.readStore.kind === 'mongodb') {
+      const [{ MongoReadStore }, { GridFsBlobStore }, { MongoKeyStore }, { MongoLeases }, { mongoRateLimits }] = await Promise.all([
+        import('./readStore/mongo.js'),
+        import('./blobs/gridfs.js'),
+        import('./keys/mongo.js'),
+        import('./leases/mongo.js'),
+        import('./rateLimits/mongo.js'),
+      ]);
       const mongo = keep(await MongoReadStore.connect(engines.readStore.url, engines.readStore.database));
       readStore = mongo;
       blobs = new GridFsBlobStore(mongo.db);
@@ -174,6 +170,13 @@ export async function openEngines(
       leases = new MongoLeases(mongo.db);
       rateLimits = await mongoRateLimits(mongo.db);
     } else if (engines.readStore.kind === 'postgres') {
+      const [{ PostgresReadStore }, { PostgresBlobStore }, { PostgresKeyStore }, { PostgresLeases }, { PostgresRateLimits }] = await Promise.all([
+        import('./readStore/postgres.js'),
+        import('./blobs/postgres.js'),
+        import('./keys/postgres.js'),
+        import('./leases/postgres.js'),
+        import('./rateLimits/postgres.js'),
+      ]);
       const postgres = keep(await PostgresReadStore.connect(engines.readStore.url, { vacuumAfterMs: config.readModelScrubMs }));
       readStore = postgres;
       blobs = await PostgresBlobStore.open(postgres.pool);
@@ -194,6 +197,7 @@ export async function openEngines(
     let bus: EventBus;
     let relay: Relay | null = null;
     if (engines.bus.kind === 'kafka') {
+      const { KafkaEventBus } = await import('./bus/kafka.js');
       const kafka = keep(consumesOrPublishes(engines.role) ? await KafkaEventBus.connect(engines.bus, log) : KafkaEventBus.lazy(engines.bus, log));
       bus = openingBus(kafka, store);
       // Kafka carries the log as stored: its topics hold personal fields only as ciphertext.
