@@ -15,7 +15,10 @@
 //     (bench/log.ts consume: the bus port, the gateway projector, read-your-writes on the read store's checkpoints);
 //  6. erasure (run after the page reads, before the gateway's messages): BENCH_ERASE (default 5000) of the sent
 //     messages deleted, BENCH_CONNECTIONS at a time, each answer after the message's key is destroyed: messages
-//     erased per second.
+//     erased per second;
+//  7. overload, after the erasure: the same durable sends from BENCH_OVERLOAD_CONNECTIONS connections (default 1000)
+//     for BENCH_OVERLOAD_DURATION seconds (default 20), past the server's admission limit (MAX_REQUESTS_IN_FLIGHT at
+//     its default): client timeouts (10 s, autocannon's), 503s, the p99 of the admitted (2xx) sends alone, and RSS.
 // Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
 // BENCH_DURATION seconds (default 8) after a warm-up of BENCH_WARMUP seconds (default 1). Each throughput is also
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
@@ -23,7 +26,8 @@
 // BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
 // Each phase's start is printed on stderr with the seconds elapsed, and its length kept in the JSON (phasesS).
 // `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle, a
-// log of 20000 events, 2000 of them through the consumer; test/bench/quick.test.ts runs it).
+// log of 20000 events, 2000 of them through the consumer, an overload of 50 connections for 2 s;
+// test/bench/quick.test.ts runs it).
 // Nothing here asserts a figure: it only fails if a step cannot run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -44,6 +48,8 @@ const IDLE = size('BENCH_IDLE', 10_000, 100);
 const LOG_EVENTS = size('BENCH_LOG_EVENTS', 1_000_000, 20_000);
 const ERASE = size('BENCH_ERASE', 5000, 100);
 const CONSUME = size('BENCH_CONSUME_EVENTS', 100_000, 2000);
+const OVERLOAD_CONNECTIONS = size('BENCH_OVERLOAD_CONNECTIONS', 1000, 50);
+const OVERLOAD_DURATION = size('BENCH_OVERLOAD_DURATION', 20, 2);
 const SENDERS = 4;
 /** The moderated sends' guild: the widely used API's most keyword rules, each with its most keywords, and 10 regexes. */
 const AUTOMOD_RULES = 6;
@@ -215,6 +221,68 @@ async function load(server: Process, path: string, options: { method?: 'GET' | '
     errors: result.errors,
     timeouts: result.timeouts,
     bytesPerResponse: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
+  };
+}
+
+interface Overload {
+  connections: number;
+  durationS: number;
+  /** Answered 2xx, per second. */
+  admittedPerS: number;
+  admitted: number;
+  /** Answered 503: refused by admission. */
+  refused: number;
+  /** Any other answer. */
+  otherNon2xx: number;
+  /** Requests that had no answer within autocannon's 10 s. */
+  timeouts: number;
+  errors: number;
+  admittedP50Ms: number;
+  admittedP99Ms: number;
+  admittedMaxMs: number;
+  rssBeforeMiB: number;
+  rssAfterMiB: number;
+}
+
+/** OVERLOAD_CONNECTIONS sending at once, no warm-up: what is admitted, refused or left to time out, and how fast. */
+async function overload(server: Process, path: string, body: string, headers: () => Record<string, string>): Promise<Overload> {
+  const rssBefore = await rssOf(server.child.pid!);
+  const admittedMs: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `${server.origin}${path}`,
+        connections: OVERLOAD_CONNECTIONS,
+        duration: OVERLOAD_DURATION,
+        timeout: 10,
+        method: 'POST',
+        tlsOptions: { ca: server.ca },
+        servername: 'localhost',
+        requests: [{ method: 'POST', body, setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', ...headers() } }) }],
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) admittedMs.push(ms);
+    });
+  });
+  const counts = result.statusCodeStats as Record<string, { count: number } | undefined>;
+  const admitted = percentiles(admittedMs);
+  const refused = counts['503']?.count ?? 0;
+  return {
+    connections: OVERLOAD_CONNECTIONS,
+    durationS: result.duration,
+    admittedPerS: admitted.count / result.duration,
+    admitted: admitted.count,
+    refused,
+    otherNon2xx: result.non2xx - refused,
+    timeouts: result.timeouts,
+    errors: result.errors,
+    admittedP50Ms: admitted.p50Ms,
+    admittedP99Ms: admitted.p99Ms,
+    admittedMaxMs: admitted.maxMs,
+    rssBeforeMiB: rssBefore / 2 ** 20,
+    rssAfterMiB: (await rssOf(server.child.pid!)) / 2 ** 20,
   };
 }
 
@@ -400,6 +468,12 @@ async function main() {
     const erasureS = (performance.now() - erasureStarted) / 1000;
     const erasure = { messages: toErase.length, connections: CONNECTIONS, seconds: erasureS, perS: toErase.length / erasureS, ...percentiles(deleteTimes) };
 
+    // 7. Overload: far more senders at once than the server admits; the refused are told so at once (503).
+    phase('overload', `${OVERLOAD_CONNECTIONS} connections, ${OVERLOAD_DURATION} s…`);
+    const overloaded = await overload(parley, `/api/v1/channels/${channelId}/messages`, messageBody, () => ({
+      authorization: `Bearer ${senders[turn++ % senders.length]}`,
+    }));
+
     // 4a. Latency at CLIENTS connected sessions, all in the guild; and the POST's own round trip, one at a time.
     phase('gateway', `${CLIENTS} sessions, ${MESSAGES} messages…`);
     const arrivals = new Map<string, number[]>();
@@ -472,6 +546,7 @@ async function main() {
       idleSessions,
       sendsMemory,
       erasure,
+      overload: overloaded,
       log,
       consumer,
       phasesS: phases,
@@ -501,6 +576,7 @@ type Results = {
   idleSessions: { sessions: number; rssBeforeMiB: number; rssAfterMiB: number; kibPerSession: number };
   sendsMemory: { sends: number; rssBeforeMiB: number; rssAfterMiB: number };
   erasure: ReturnType<typeof percentiles> & { messages: number; connections: number; seconds: number; perS: number };
+  overload: Overload;
   log: { events: number; rebuildS: number; eventsPerS: number; readAloneS: number; readAlonePerS: number; rebuildRatioToReadAlone: number; coldStartS: number };
   consumer: { events: number; seconds: number; eventsPerS: number; ratioToReadAlone: number };
 };
@@ -571,6 +647,16 @@ function table(r: Results): string {
       ms(r.erasure.maxMs),
       '0',
       `${r.erasure.seconds.toFixed(1)} s (messages erased/s)`,
+    ],
+    [
+      `overload: durable sends past admission, ${r.overload.refused} refused (503), ${r.overload.timeouts} client timeouts, RSS ${r.overload.rssBeforeMiB.toFixed(0)} → ${r.overload.rssAfterMiB.toFixed(0)} MiB`,
+      `${r.overload.connections}`,
+      r.overload.admittedPerS.toFixed(0),
+      ms(r.overload.admittedP50Ms),
+      ms(r.overload.admittedP99Ms),
+      ms(r.overload.admittedMaxMs),
+      `${r.overload.refused + r.overload.otherNon2xx}`,
+      'req/s and latencies of the admitted (2xx) sends',
     ],
     [
       `read the log alone, ${r.log.events} events (the rebuild's ceiling)`,
