@@ -11,7 +11,7 @@
 // poll should a notification be lost.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { EngineUnreachableError, withDeadline } from '../engines.js';
+import { withDeadline } from '../engines.js';
 import { createOnce } from '../postgres.js';
 import {
   type AppendResult,
@@ -172,14 +172,9 @@ export class PostgresEventStore implements EventStore {
   /** Connects, creates the schema if it is not there (idempotent), and proves the server answers within the deadline. */
   static async connect(url: string, options: PostgresEventStoreOptions & { timeoutMs?: number } = {}): Promise<PostgresEventStore> {
     const timeoutMs = options.timeoutMs ?? 10_000;
-    let pool: pg.Pool;
-    try {
-      // No connectionTimeoutMillis: pg-pool applies it to waiting for a busy pool's connection too, which would fail
-      // appends under load; the deadline below bounds the start.
-      pool = new pg.Pool({ connectionString: url });
-    } catch (error) {
-      throw new EngineUnreachableError('PostgreSQL', url, error);
-    }
+    // No connectionTimeoutMillis: pg-pool applies it to waiting for a busy pool's connection too, which would fail
+    // appends under load; the deadline below bounds the start (and reports a malformed URL, parsed on connecting).
+    const pool = new pg.Pool({ connectionString: url });
     // An idle connection the server drops is reported here; the pool replaces it, and the next query fails if it must.
     pool.on('error', () => {});
     try {
