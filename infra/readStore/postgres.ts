@@ -291,7 +291,10 @@ export class PostgresReadStore implements ReadStore {
     if (merged.length === 0 && checkpoints.length === 0) return;
     const touched = new Set<string>();
     await inTransaction(this.pool, async (client) => {
-      for (const op of byTable(merged)) if (await this.apply(client, op)) touched.add(collectionTable(collectionOf(op)));
+      for (const op of byTable(merged)) {
+        const collection = 'insertMany' in op ? op.insertMany.collection : collectionOf(op);
+        if (await this.apply(client, op)) touched.add(collectionTable(collection));
+      }
       // One statement for the batch's checkpoints.
       if (checkpoints.length > 0) {
         const params = new Params();
