@@ -71,6 +71,17 @@ export async function withEngine(engine: RunnableEngine, what: string, suites: (
   });
 }
 
+/** withEngine for suites that need several engines: registered when every one answers, else skipped (or failed) as it says. */
+export async function withEngines(engines: RunnableEngine[], what: string, suites: () => void): Promise<void> {
+  const [engine, ...rest] = engines;
+  if (!engine) return suites();
+  let inner: Promise<void> = Promise.resolve();
+  await withEngine(engine, what, () => {
+    inner = withEngines(rest, what, suites);
+  });
+  await inner;
+}
+
 /** A database of the test's own on the PostgreSQL server, dropped (with its connections) by `drop`. */
 export interface TestDatabase {
   name: string;

@@ -1,0 +1,323 @@
+// `npm run cluster`: the distributed mode on one machine, each role a process of its own on PostgreSQL and Kafka —
+// two api nodes, two gateway nodes, a projector, a relay and a standby relay, and a delivery worker — on consecutive
+// ports from CLUSTER_BASE_PORT, behind two TCP balancers (the API's and the gateway's public addresses), sharing the
+// secrets and the certificate generated once into CLUSTER_DIR. It restarts a process that ends without being asked to
+// (as a supervisor would: a distributed role ends on a fatal error to be restarted), and SIGINT or SIGTERM stops them
+// all gracefully before it exits. README: "A cluster on one machine".
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { type Server, type Socket, connect, createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { integer } from './config.js';
+import { PRIVATE_DIR } from './dataDir.js';
+import type { Role } from './engines.js';
+import { keyFileText } from './secrets.js';
+import { loadTls } from './tls.js';
+
+/** One process of the cluster: its name, role, snowflake process id and port. */
+export interface ClusterNode {
+  name: string;
+  role: Exclude<Role, 'all'>;
+  processId: number;
+  port: number;
+}
+
+/** The ports before the nodes': the balancers in front of the api nodes and of the gateway nodes. */
+const BALANCERS = 2;
+
+/** The processes `npm run cluster` starts, in start order, on consecutive ports after the balancers'. */
+export function clusterNodes(basePort: number): ClusterNode[] {
+  const roles: [string, ClusterNode['role']][] = [
+    ['projector', 'projector'],
+    ['relay', 'relay'],
+    ['relay-standby', 'relay'],
+    ['delivery', 'delivery'],
+    ['api-1', 'api'],
+    ['api-2', 'api'],
+    ['gateway-1', 'gateway'],
+    ['gateway-2', 'gateway'],
+  ];
+  // Process id 0 is left to a ROLE=all server or a replay tool run beside the cluster.
+  return roles.map(([name, role], i) => ({ name, role, processId: i + 1, port: basePort + BALANCERS + i }));
+}
+
+/** How long a process may take to say it listens: tsx's first start of eight processes on 2 cores is slow. */
+const START_TIMEOUT_MS = 180_000;
+/** A process that ended on its own is started again after this long, doubling while it keeps failing to start. */
+const RESTART_DELAY_MS = 1000;
+const RESTART_DELAY_MAX_MS = 30_000;
+/** The last bytes of a process's output kept to explain a start that failed. */
+const OUTPUT_TAIL = 4000;
+
+const repoRoot = resolve(import.meta.dirname, '..');
+const say = (line: string) => process.stdout.write(`cluster: ${line}\n`);
+
+interface Settings {
+  dir: string;
+  host: string;
+  basePort: number;
+  postgresUrl: string;
+  kafkaBrokers: string;
+}
+
+function loadSettings(env: NodeJS.ProcessEnv): Settings {
+  return {
+    dir: resolve(env.CLUSTER_DIR || './data/cluster'),
+    host: env.HOST || '127.0.0.1',
+    // 0: the first block of free consecutive ports the system hands out (tests run clusters side by side).
+    basePort: integer(env, 'CLUSTER_BASE_PORT', 8443, 0, 65535 - BALANCERS - clusterNodes(0).length),
+    postgresUrl: env.POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/parley_cluster',
+    kafkaBrokers: env.KAFKA_BROKERS || '127.0.0.1:9092',
+  };
+}
+
+/** Creates the cluster's database when it is missing, ordering text by its bytes as the read store requires. */
+async function ensureDatabase(url: string): Promise<string> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`POSTGRES_URL must name a database of letters, digits and _, got "${name}"`);
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: server.toString(), connectionTimeoutMillis: 10_000 });
+  await client.connect().catch((error: Error) => {
+    throw new Error(`PostgreSQL does not answer at ${server.host}: ${error.message}`);
+  });
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE ${name} TEMPLATE template0 LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`);
+      say(`created the database ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+  return name;
+}
+
+/** Whether `port` can be listened on at `host` now. */
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, host, () => server.close(() => done(true)));
+  });
+}
+
+/** A base port whose block of `count` ports is free: from an ephemeral port the system picks, tried a few times. */
+async function freeBlock(host: string, count: number): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = await new Promise<number>((done, fail) => {
+      const server = createServer();
+      server.once('error', fail);
+      server.listen(0, host, () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => done(port));
+      });
+    });
+    if (base + count > 65535) continue;
+    let free = true;
+    for (let port = base; port < base + count && free; port++) free = await portFree(host, port);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports found on ${host}: set CLUSTER_BASE_PORT`);
+}
+
+/**
+ * What a load balancer does in front of a deployment, at its simplest: each connection goes to the next of `ports` in
+ * turn, or, when that one does not answer (stopped, restarting), to the one after. TLS passes through: every node
+ * serves the cluster's one certificate.
+ */
+function balance(host: string, port: number, ports: number[]): Promise<Server> {
+  let next = 0;
+  const server = createServer((client) => {
+    client.pause();
+    client.on('error', () => {});
+    const first = next++ % ports.length;
+    const attempt = (tried: number) => {
+      if (tried === ports.length || client.destroyed) return void client.destroy();
+      const backend: Socket = connect({ host, port: ports[(first + tried) % ports.length] });
+      backend.once('error', () => attempt(tried + 1));
+      backend.once('connect', () => {
+        backend.removeAllListeners('error');
+        backend.on('error', () => client.destroy());
+        client.on('close', () => backend.destroy());
+        backend.on('close', () => client.destroy());
+        client.pipe(backend).pipe(client);
+        client.resume();
+      });
+    };
+    attempt(0);
+  });
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => done(server));
+  });
+}
+
+interface Running {
+  node: ClusterNode;
+  env: NodeJS.ProcessEnv;
+  child: ChildProcess | null;
+  /** Resolves when the process has exited; null when none runs. */
+  exited: Promise<void> | null;
+  restartDelay: number;
+}
+
+async function main() {
+  const settings = loadSettings(process.env);
+  mkdirSync(settings.dir, { recursive: true, mode: PRIVATE_DIR });
+  mkdirSync(join(settings.dir, 'logs'), { recursive: true, mode: PRIVATE_DIR });
+  const database = await ensureDatabase(settings.postgresUrl);
+  // What every process must agree on, generated once: the sealing key, the master key and one certificate.
+  const secretKey = process.env.SECRET_KEY || keyFileText(join(settings.dir, 'secret.key'));
+  const masterKey = process.env.MASTER_KEY || keyFileText(join(settings.dir, 'master.key'));
+  const useTls = !(process.env.PLAIN_HTTP === '1' || process.env.PLAIN_HTTP === 'true');
+  if (useTls && !process.env.TLS_CERT_FILE) await loadTls(settings.dir, null, settings.host);
+  const tls = useTls
+    ? {
+        TLS_CERT_FILE: process.env.TLS_CERT_FILE || join(settings.dir, 'tls', 'self-signed.crt'),
+        TLS_KEY_FILE: process.env.TLS_KEY_FILE || join(settings.dir, 'tls', 'self-signed.key'),
+      }
+    : {};
+  const basePort = settings.basePort || (await freeBlock(settings.host, BALANCERS + clusterNodes(0).length));
+  const nodes = clusterNodes(basePort);
+  const hostInUrl = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const gatewayAt = (node: ClusterNode) => `${useTls ? 'wss' : 'ws'}://${hostInUrl}:${node.port}/gateway`;
+  const portsOf = (role: Role) => nodes.filter((node) => node.role === role).map((node) => node.port);
+  // Clients are sent to the balancers, and READY sends each session back to its own gateway node.
+  const publicBaseUrl = `${useTls ? 'https' : 'http'}://${hostInUrl}:${basePort}`;
+  const gatewayUrl = `${useTls ? 'wss' : 'ws'}://${hostInUrl}:${basePort + 1}/gateway`;
+  const balancers = [await balance(settings.host, basePort, portsOf('api')), await balance(settings.host, basePort + 1, portsOf('gateway'))];
+  const shared: NodeJS.ProcessEnv = {
+    ...process.env,
+    STORE: 'postgres',
+    READ_STORE: 'postgres',
+    BUS: 'kafka',
+    POSTGRES_URL: settings.postgresUrl,
+    KAFKA_BROKERS: settings.kafkaBrokers,
+    // One broker holds one copy; and the database names the topic and the consumer groups, so two clusters on one
+    // broker (test files side by side) never read each other's events.
+    KAFKA_REPLICATION_FACTOR: process.env.KAFKA_REPLICATION_FACTOR || '1',
+    KAFKA_MIN_INSYNC_REPLICAS: process.env.KAFKA_MIN_INSYNC_REPLICAS || '1',
+    KAFKA_TOPIC: process.env.KAFKA_TOPIC || `parley.${database}`,
+    KAFKA_CLIENT_ID: process.env.KAFKA_CLIENT_ID || `parley.${database}`,
+    SECRET_KEY: secretKey,
+    MASTER_KEY: masterKey,
+    HOST: settings.host,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    GATEWAY_URL: gatewayUrl,
+    ...tls,
+  };
+  const running: Running[] = nodes.map((node) => ({
+    node,
+    restartDelay: RESTART_DELAY_MS,
+    child: null,
+    exited: null,
+    env: {
+      ...shared,
+      ROLE: node.role,
+      PROCESS_ID: String(node.processId),
+      PORT: String(node.port),
+      DATA_DIR: join(settings.dir, node.name),
+      ...(node.role === 'gateway' ? { GATEWAY_NODE_URL: gatewayAt(node) } : {}),
+    },
+  }));
+
+  let stopping = false;
+  const stopAll = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second Ctrl-C: whatever still runs is killed.
+      for (const entry of running) entry.child?.kill('SIGKILL');
+      return;
+    }
+    stopping = true;
+    say(`${signal}: stopping every process`);
+    // Clients' doors first, the workers behind them last.
+    for (const entry of [...running].reverse()) entry.child?.kill('SIGTERM');
+    await Promise.all(running.map((entry) => entry.exited));
+    for (const balancer of balancers) balancer.close();
+    say('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stopAll('SIGINT'));
+  process.on('SIGTERM', () => void stopAll('SIGTERM'));
+
+  /** Starts the node's process; resolves once it says where it listens, rejects when it exits before. */
+  const start = (entry: Running): Promise<void> => {
+    const { node } = entry;
+    const log = createWriteStream(join(settings.dir, 'logs', `${node.name}.log`), { flags: 'a', mode: 0o600 });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], { cwd: repoRoot, env: entry.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    entry.child = child;
+    let tail = '';
+    let listening = false;
+    let exitStatus = '';
+    entry.exited = new Promise((done) =>
+      child.once('exit', (code, signal) => {
+        exitStatus = signal ?? String(code);
+        entry.child = null;
+        log.end();
+        done();
+      }),
+    );
+    return new Promise((ready, fail) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        fail(new Error(`${node.name} did not listen within ${START_TIMEOUT_MS / 1000} s:\n${tail}`));
+      }, START_TIMEOUT_MS);
+      const read = (chunk: Buffer) => {
+        log.write(chunk);
+        tail = (tail + chunk.toString()).slice(-OUTPUT_TAIL);
+        if (listening) return;
+        const match = /"listening":"([^"]+)"/.exec(tail);
+        if (!match) return;
+        listening = true;
+        clearTimeout(timer);
+        entry.restartDelay = RESTART_DELAY_MS;
+        const serves = node.role === 'gateway' ? ` ${gatewayAt(node)}` : node.role === 'api' ? '' : ' (/healthz, /readyz, /metrics)';
+        say(`${node.name} (${node.role}, PROCESS_ID ${node.processId}) pid ${child.pid} listening ${match[1]}${serves}`);
+        ready();
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      void entry.exited!.then(() => {
+        clearTimeout(timer);
+        if (!listening) fail(new Error(`${node.name} exited (${exitStatus}) before listening:\n${tail}`));
+        if (stopping) return;
+        // Ended on its own (a fatal error, a kill): started again, as a supervisor would, from its checkpoints.
+        say(`${node.name} (${node.role}) pid ${child.pid} exited (${exitStatus}): starting it again in ${entry.restartDelay / 1000} s`);
+        const delay = entry.restartDelay;
+        entry.restartDelay = Math.min(delay * 2, RESTART_DELAY_MAX_MS);
+        setTimeout(() => {
+          if (!stopping) start(entry).catch((error: Error) => say(error.message.split('\n')[0]));
+        }, delay);
+      });
+    });
+  };
+
+  say(`the API at ${publicBaseUrl}/api/v10 and the gateway at ${gatewayUrl}: balancers in front of the api and gateway nodes`);
+  say(
+    `starting ${nodes.length} processes on ports ${nodes[0].port}-${nodes.at(-1)!.port} of ${settings.host}, database ${database}, Kafka ${settings.kafkaBrokers}`,
+  );
+  say(`logs in ${join(settings.dir, 'logs')}`);
+  try {
+    // The projector first: it creates the read models' tables, which every other process then finds made.
+    await start(running[0]);
+    await Promise.all(running.slice(1).map(start));
+  } catch (error) {
+    if (!stopping) {
+      process.stderr.write(`cluster: ${(error as Error).message}\n`);
+      stopping = true;
+      for (const entry of running) entry.child?.kill('SIGTERM');
+      await Promise.all(running.map((entry) => entry.exited));
+      process.exit(1);
+    }
+    return;
+  }
+  say(`ready: the API at ${publicBaseUrl}/api/v10, the gateway at ${gatewayUrl}; Ctrl-C stops it`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`cluster: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
