@@ -30,6 +30,7 @@ describe('npm run bench -- --quick', () => {
       'POST → MESSAGE_CREATE',
       'idle sessions',
       'erasure: 100 messages deleted',
+      'overload: durable sends past admission',
       'read the log alone',
       'rebuild every read model',
       "gateway node's consumer",
@@ -49,6 +50,7 @@ describe('npm run bench -- --quick', () => {
         'idleSessions',
         'sendsMemory',
         'erasure',
+        'overload',
         'log',
         'consumer',
       ]),
@@ -59,5 +61,7 @@ describe('npm run bench -- --quick', () => {
     expect(json.log.readAlonePerS).toBeGreaterThan(0);
     expect(json.consumer.events).toBe(2000);
     expect({ erased: json.erasure.messages, answered: json.erasure.count }).toEqual({ erased: 100, answered: 100 });
+    expect(json.overload.connections).toBe(50);
+    expect(json.overload.admitted).toBeGreaterThan(0);
   }, 180_000);
 });
