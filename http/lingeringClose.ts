@@ -24,12 +24,20 @@ export function closeAfterAnswer(ctx: Context): void {
     // how much came, the socket's byte count does.
     const readBefore = socket.bytesRead;
     const started = Date.now();
+    // The answer is written out first (as destroySoon does), unless LINGER.ms pass before the client takes it.
+    let closing = false;
+    const close = () => {
+      if (closing) return;
+      closing = true;
+      if (socket.writableFinished) socket.destroy();
+      else socket.once('finish', () => socket.destroy());
+    };
     const watch = setInterval(() => {
-      if (socket.bytesRead - readBefore >= LINGER.bytes || Date.now() - started >= LINGER.ms) socket.destroy();
+      if (Date.now() - started >= LINGER.ms) socket.destroy();
+      else if (socket.bytesRead - readBefore >= LINGER.bytes) close();
     }, LINGER.checkMs);
     watch.unref();
     socket.once('close', () => clearInterval(watch));
-    const close = () => socket.destroy();
     socket.once('end', close);
     req.once('end', close);
     req.once('error', close);
