@@ -29,6 +29,7 @@ import { CachedReadStore } from '../../infra/readStore/cached.js';
 import { PostgresReadStore } from '../../infra/readStore/postgres.js';
 import { messageStream } from '../../commands/streams.js';
 import { envelopesOf } from '../../ports/keyStore.js';
+import type { EngineConfig } from '../../infra/engines.js';
 import { EMBEDDED } from '../../infra/roles.js';
 import { registerUser, startTestServer } from '../support/server.js';
 import { POSTGRES_ADMIN_URL, type TestDatabase, createTestDatabase, withEngine } from './engines.js';
@@ -173,39 +174,50 @@ await withEngine('postgres', 'runs the read store, key store, lease, rate-limit 
       }
     };
 
-    it('leaves its text nowhere in the database (pg_dump --data-only) and its key gone from the key table once the deletion is answered', async () => {
-      const { url } = await freshDatabase();
-      const server = await startTestServer({ READ_MODEL_SCRUB_MS: '100' }, undefined, { ...EMBEDDED, readStore: { kind: 'postgres', url } });
-      try {
-        const [ada, bob] = [await registerUser(server), await registerUser(server)];
-        const channel = (await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipient_id: bob.id } })).body.id as string;
-        const text = `SECRET-${randomBytes(8).toString('hex')}-pg`;
-        const sent = await server.api('POST', `/channels/${channel}/messages`, { token: ada.token, body: { content: text } });
-        expect(sent.status).toBe(200);
-        const subject = `message:${sent.body.id}`;
-        // The search finds what is there: the read model holds the text, and the key table the keys its event is sealed with.
-        expect(await dumped(url)).toContain(text);
-        const sealed = await (server.runtime.store as SealingEventStore).sealedLog.readStream(messageStream(sent.body.id));
-        const keyIds = sealed.flatMap((event) =>
-          envelopesOf(event)
-            .filter((envelope) => envelope.s.includes(subject))
-            .map((envelope) => envelope.k),
-        );
-        expect(keyIds.length).toBeGreaterThan(0);
-        expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toHaveLength(new Set(keyIds).size);
-        const vacuums = async () =>
-          Number((await statistic(url, "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'c_messages'", []))[0].vacuum_count);
-        const vacuumedBefore = await vacuums();
+    // On the embedded log, and on PostgreSQL's, where the database holds the log too: only ever as ciphertext.
+    it.each([
+      ['the embedded log', (url: string): EngineConfig => ({ ...EMBEDDED, readStore: { kind: 'postgres', url } })],
+      ['the PostgreSQL log', (url: string): EngineConfig => ({ ...EMBEDDED, store: { kind: 'postgres', url }, readStore: { kind: 'postgres', url } })],
+    ])(
+      'on %s: leaves its text nowhere in the database (pg_dump --data-only) and its key gone from the key table once the deletion is answered',
+      async (_, engines) => {
+        const { url } = await freshDatabase();
+        const config = engines(url);
+        const server = await startTestServer({ READ_MODEL_SCRUB_MS: '100' }, undefined, config);
+        try {
+          const [ada, bob] = [await registerUser(server), await registerUser(server)];
+          const channel = (await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipient_id: bob.id } })).body.id as string;
+          const text = `SECRET-${randomBytes(8).toString('hex')}-pg`;
+          const sent = await server.api('POST', `/channels/${channel}/messages`, { token: ada.token, body: { content: text } });
+          expect(sent.status).toBe(200);
+          const subject = `message:${sent.body.id}`;
+          // The search finds what is there: the read model holds the text (a log here holds none of it in clear), and the
+          // key table the keys its event is sealed with.
+          expect(await dumped(url)).toContain(text);
+          if (config.store.kind === 'postgres') expect(await statistic(url, 'SELECT id FROM event_log WHERE data LIKE $1', [`%${text}%`])).toEqual([]);
+          const sealed = await (server.runtime.store as SealingEventStore).sealedLog.readStream(messageStream(sent.body.id));
+          const keyIds = sealed.flatMap((event) =>
+            envelopesOf(event)
+              .filter((envelope) => envelope.s.includes(subject))
+              .map((envelope) => envelope.k),
+          );
+          expect(keyIds.length).toBeGreaterThan(0);
+          expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toHaveLength(new Set(keyIds).size);
+          const vacuums = async () =>
+            Number((await statistic(url, "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'c_messages'", []))[0].vacuum_count);
+          const vacuumedBefore = await vacuums();
 
-        expect((await server.api('DELETE', `/channels/${channel}/messages/${sent.body.id}`, { token: ada.token })).status).toBe(204);
-        expect(await dumped(url)).not.toContain(text);
-        expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toEqual([]);
-        // The deleted row's dead tuple is vacuumed soon after (README: what PostgreSQL keeps beyond that).
-        await eventually(async () => expect(await vacuums()).toBeGreaterThan(vacuumedBefore));
-      } finally {
-        await server.close();
-      }
-    }, 60_000);
+          expect((await server.api('DELETE', `/channels/${channel}/messages/${sent.body.id}`, { token: ada.token })).status).toBe(204);
+          expect(await dumped(url)).not.toContain(text);
+          expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toEqual([]);
+          // The deleted row's dead tuple is vacuumed soon after (README: what PostgreSQL keeps beyond that).
+          await eventually(async () => expect(await vacuums()).toBeGreaterThan(vacuumedBefore));
+        } finally {
+          await server.close();
+        }
+      },
+      60_000,
+    );
   });
 });
 
