@@ -6,6 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKey } from '../../ports/keyStore.js';
 
+/**
+ * How long a process of the distributed mode trusts a key it cached: another process's shredder may have destroyed it
+ * since (the key stores on PostgreSQL and MongoDB).
+ */
+export const KEY_TTL_MS = 30_000;
+
 let lastBatchAt = 0;
 
 /** Keys as one buffer of their bytes (32 a key, in the order of `ids`), as the key writer thread sends them back. */

@@ -12,10 +12,8 @@ import { type AnyBulkWriteOperation, type ClientSession, type Db, WriteConcern }
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
-import { newDataKeys } from './dataKeys.js';
+import { KEY_TTL_MS, newDataKeys } from './dataKeys.js';
 
-/** How long a process trusts a key it cached (another process may have destroyed it since). */
-export const KEY_TTL_MS = 30_000;
 export const DATA_KEYS = 'dataKeys';
 export const DATA_KEY_OWNERS = 'dataKeyOwners';
 export const DATA_KEY_PROGRESS = 'dataKeyProgress';

@@ -13,8 +13,7 @@ import { type Position, decodePosition, encodePosition } from '../../ports/event
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 import { createOnce, inTransaction } from '../postgres.js';
-import { newDataKeys } from './dataKeys.js';
-import { KEY_TTL_MS } from './mongo.js';
+import { KEY_TTL_MS, newDataKeys } from './dataKeys.js';
 
 export const DATA_KEYS = 'data_keys';
 export const DATA_KEY_OWNERS = 'data_key_owners';
