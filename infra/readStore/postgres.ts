@@ -3,7 +3,8 @@
 // indexes on the same expressions, and a bulk write commits together with the projectors' checkpoints in one
 // transaction: after a crash neither the documents nor the checkpoint of a batch are there, so it is projected again,
 // never twice or skipped. Updates are applied to the documents as read (documents.ts, the rows locked FOR UPDATE), so
-// every update operator means here what it means in MongoDB and the embedded store.
+// every update operator means here what it means in MongoDB and the embedded store; only those that set top-level
+// fields or raise one by $max are written in SQL, reading nothing first.
 // Text a write removed or replaced lives on as dead tuples until VACUUM: the tables a write updated or deleted rows of
 // are vacuumed soon after (the same bound as the embedded store's scrub). README, Distributed mode, says what
 // PostgreSQL still keeps after that.
