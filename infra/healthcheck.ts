@@ -1,4 +1,4 @@
-// The container's health check (deploy/compose.yaml): `node dist/infra/healthcheck.js /readyz` asks this process, on
+// The container's health check (deploy/compose.common.yaml): `node dist/infra/healthcheck.js /readyz` asks this process, on
 // its own port and in its own environment, for one of the operator's endpoints and exits 0 on a 200, 1 otherwise,
 // with the answer on stdout (Docker keeps it with the health status). The roles that take clients' traffic are
 // checked on /readyz (current read models), the others on /healthz (up). Only this process's certificate is trusted.
