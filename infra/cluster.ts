@@ -7,11 +7,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { integer } from './config.js';
 import { PRIVATE_DIR } from './dataDir.js';
 import type { Role } from './engines.js';
+import { LEASES } from './leases/postgres.js';
 import { keyFileText } from './secrets.js';
 import { loadTls } from './tls.js';
 
@@ -155,6 +157,23 @@ function balance(host: string, port: number, ports: number[]): Promise<Server> {
   });
 }
 
+/**
+ * Gives up the leases (its snowflake process id, the relay's lease) of a process seen to have exited, as its graceful
+ * stop would have: a process killed with SIGKILL leaves them held for their 30 s, and the process started in its place
+ * would be refused its PROCESS_ID until then, and a standby relay would wait as long. Holders are named
+ * `{hostname}:{pid}:{uuid}` (infra/compose.ts, infra/bus/relay.ts): only the exited process's are released.
+ */
+async function releaseLeasesOf(postgresUrl: string, pid: number): Promise<number> {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query(`DELETE FROM ${LEASES} WHERE starts_with(holder, $1)`, [`${hostname()}:${pid}:`]);
+    return rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
 interface Running {
   node: ClusterNode;
   env: NodeJS.ProcessEnv;
@@ -288,8 +307,14 @@ async function main() {
         say(`${node.name} (${node.role}) pid ${child.pid} exited (${exitStatus}): starting it again in ${entry.restartDelay / 1000} s`);
         const delay = entry.restartDelay;
         entry.restartDelay = Math.min(delay * 2, RESTART_DELAY_MAX_MS);
+        const released = releaseLeasesOf(settings.postgresUrl, child.pid!).then(
+          (count) => count && say(`released the ${count} lease(s) pid ${child.pid} held`),
+          (error: Error) => say(`could not release the leases of pid ${child.pid} (${error.message}): its successor waits for them to run out`),
+        );
         setTimeout(() => {
-          if (!stopping) start(entry).catch((error: Error) => say(error.message.split('\n')[0]));
+          void released.then(() => {
+            if (!stopping) start(entry).catch((error: Error) => say(error.message.split('\n')[0]));
+          });
         }, delay);
       });
     });

@@ -13,7 +13,14 @@ const clients = tokens.map((token, bot) => {
   });
   client.on('error', (error) => report('error', { bot, error: String(error) }));
   client.on(Events.Raw, (packet: { t: string | null; d: any }) => {
-    if (packet.t === GatewayDispatchEvents.Ready) report('ready', { bot, userId: packet.d.user.id, resumeGatewayUrl: packet.d.resume_gateway_url });
+    if (packet.t === GatewayDispatchEvents.Ready)
+      report('ready', {
+        bot,
+        userId: packet.d.user.id,
+        sessionId: packet.d.session_id,
+        resumeGatewayUrl: packet.d.resume_gateway_url,
+        guilds: packet.d.guilds.map((g: { id: string }) => g.id),
+      });
   });
   client.on(Events.ShardResume, () => report('resumed', { bot }));
   client.on(Events.MessageCreate, (message) => report('messageCreate', { bot, id: message.id, content: message.content, channelId: message.channelId }));

@@ -29,6 +29,8 @@ export interface Cluster {
   node(name: string): ClusterNode;
   cert: string;
   dir: string;
+  /** The cluster's database. */
+  postgresUrl: string;
   /** The launcher's output so far. */
   output(): string;
   /** Resolves with the first line of the launcher (already written or to come) that matches. */
@@ -124,6 +126,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
       },
       cert,
       dir,
+      postgresUrl: database.url,
       output: () => output,
       line,
       launcher,
