@@ -74,8 +74,11 @@ function loadSettings(env: NodeJS.ProcessEnv): Settings {
   };
 }
 
-/** Creates the cluster's database when it is missing, ordering text by its bytes as the read store requires. */
-async function ensureDatabase(url: string): Promise<string> {
+/**
+ * Creates the cluster's database when it is missing, ordering text by its bytes as the read store requires; its name,
+ * and the server's max_connections.
+ */
+async function ensureDatabase(url: string): Promise<{ name: string; maxConnections: number }> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`POSTGRES_URL must name a database of letters, digits and _, got "${name}"`);
@@ -91,10 +94,21 @@ async function ensureDatabase(url: string): Promise<string> {
       await client.query(`CREATE DATABASE ${name} TEMPLATE template0 LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`);
       say(`created the database ${name}`);
     }
+    const { rows } = await client.query<{ max_connections: string }>('SHOW max_connections');
+    return { name, maxConnections: Number(rows[0].max_connections) };
   } finally {
     await client.end();
   }
-  return name;
+}
+
+/**
+ * The size of each of a process's two PostgreSQL pools (the log's, the read store's) so that the cluster at its busiest,
+ * with each process's LISTEN connection, takes at most half the server's connections, leaving the rest to other
+ * clients (psql, the replay tool, another cluster): pg's default of 10 a pool made eight processes under load ask for
+ * more than PostgreSQL's default 100, and the requests that met "too many clients" failed.
+ */
+function poolSizeFor(maxConnections: number, processes: number): number {
+  return Math.max(1, Math.floor((maxConnections / 2 - processes) / (2 * processes)));
 }
 
 /** Whether `port` can be listened on at `host` now. */
@@ -187,7 +201,7 @@ async function main() {
   const settings = loadSettings(process.env);
   mkdirSync(settings.dir, { recursive: true, mode: PRIVATE_DIR });
   mkdirSync(join(settings.dir, 'logs'), { recursive: true, mode: PRIVATE_DIR });
-  const database = await ensureDatabase(settings.postgresUrl);
+  const { name: database, maxConnections } = await ensureDatabase(settings.postgresUrl);
   // What every process must agree on, generated once: the sealing key, the master key and one certificate.
   const secretKey = process.env.SECRET_KEY || keyFileText(join(settings.dir, 'secret.key'));
   const masterKey = process.env.MASTER_KEY || keyFileText(join(settings.dir, 'master.key'));
@@ -214,6 +228,7 @@ async function main() {
     READ_STORE: 'postgres',
     BUS: 'kafka',
     POSTGRES_URL: settings.postgresUrl,
+    POSTGRES_POOL_SIZE: process.env.POSTGRES_POOL_SIZE || String(poolSizeFor(maxConnections, nodes.length)),
     KAFKA_BROKERS: settings.kafkaBrokers,
     // One broker holds one copy; and the database names the topic and the consumer groups, so two clusters on one
     // broker (test files side by side) never read each other's events.
@@ -325,6 +340,10 @@ async function main() {
     `starting ${nodes.length} processes on ports ${nodes[0].port}-${nodes.at(-1)!.port} of ${settings.host}, database ${database}, Kafka ${settings.kafkaBrokers}`,
   );
   say(`logs in ${join(settings.dir, 'logs')}`);
+  const poolSize = Number(shared.POSTGRES_POOL_SIZE);
+  say(
+    `PostgreSQL: at most ${nodes.length * (2 * poolSize + 1)} connections of its max_connections ${maxConnections} (POSTGRES_POOL_SIZE=${poolSize}: two pools and a LISTEN a process)`,
+  );
   try {
     // The projector first: it creates the read models' tables, which every other process then finds made.
     await start(running[0]);

@@ -7,8 +7,9 @@ export const ROLES: readonly Role[] = ['api', 'projector', 'relay', 'gateway', '
 
 export interface EngineConfig {
   role: Role;
-  store: { kind: 'sqlite' } | { kind: 'esdb'; url: string } | { kind: 'postgres'; url: string };
-  readStore: { kind: 'embedded' } | { kind: 'mongodb'; url: string; database: string } | { kind: 'postgres'; url: string };
+  /** `poolSize`: the most connections each PostgreSQL pool of the process opens (POSTGRES_POOL_SIZE; pg's 10 when unset). */
+  store: { kind: 'sqlite' } | { kind: 'esdb'; url: string } | { kind: 'postgres'; url: string; poolSize?: number };
+  readStore: { kind: 'embedded' } | { kind: 'mongodb'; url: string; database: string } | { kind: 'postgres'; url: string; poolSize?: number };
   bus: { kind: 'local' } | ({ kind: 'kafka' } & KafkaSettings);
   /** Projections a projector process runs (PROJECTIONS=users,applications); all of them when unset. */
   projections: string[] | null;
@@ -108,6 +109,7 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
       `ROLE=${role} runs beside other processes: it needs shared read models (READ_STORE=postgres with POSTGRES_URL, or READ_STORE=mongodb with MONGO_URL)`,
     );
   if (role === 'relay' && bus !== 'kafka') throw new Error('ROLE=relay publishes to Kafka: it needs BUS=kafka with KAFKA_BROKERS');
+  const poolSize = integer(env, 'POSTGRES_POOL_SIZE', 10, 1, 1000);
   const settle = Number(env.SETTLE_TIMEOUT_MS || 5000);
   if (!Number.isInteger(settle) || settle < 0 || settle > 60_000)
     throw new Error(`SETTLE_TIMEOUT_MS must be an integer from 0 to 60000, got "${env.SETTLE_TIMEOUT_MS}"`);
@@ -117,13 +119,13 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): EngineCo
       store === 'esdb'
         ? { kind: 'esdb', url: required(env, 'ESDB_URL', 'STORE=esdb') }
         : store === 'postgres'
-          ? { kind: 'postgres', url: required(env, 'POSTGRES_URL', 'STORE=postgres') }
+          ? { kind: 'postgres', url: required(env, 'POSTGRES_URL', 'STORE=postgres'), poolSize }
           : { kind: 'sqlite' },
     readStore:
       readStore === 'mongodb'
         ? { kind: 'mongodb', url: required(env, 'MONGO_URL', 'READ_STORE=mongodb'), database: env.MONGO_DB || 'parley' }
         : readStore === 'postgres'
-          ? { kind: 'postgres', url: required(env, 'POSTGRES_URL', 'READ_STORE=postgres') }
+          ? { kind: 'postgres', url: required(env, 'POSTGRES_URL', 'READ_STORE=postgres'), poolSize }
           : { kind: 'embedded' },
     bus: bus === 'kafka' ? { kind: 'kafka', ...loadKafkaSettings(env) } : { kind: 'local' },
     projections: env.PROJECTIONS

@@ -147,7 +147,7 @@ export async function openEngines(
       engines.store.kind === 'esdb'
         ? await (await import('./eventStore/esdb.js')).EsdbEventStore.connect(engines.store.url)
         : engines.store.kind === 'postgres'
-          ? await (await import('./eventStore/postgres.js')).PostgresEventStore.connect(engines.store.url)
+          ? await (await import('./eventStore/postgres.js')).PostgresEventStore.connect(engines.store.url, { poolSize: engines.store.poolSize })
           : new SqliteEventStore(join(config.dataDir, 'events.db')),
     );
     let readStore: ReadStore;
@@ -177,7 +177,9 @@ export async function openEngines(
         import('./leases/postgres.js'),
         import('./rateLimits/postgres.js'),
       ]);
-      const postgres = keep(await PostgresReadStore.connect(engines.readStore.url, { vacuumAfterMs: config.readModelScrubMs }));
+      const postgres = keep(
+        await PostgresReadStore.connect(engines.readStore.url, { vacuumAfterMs: config.readModelScrubMs, poolSize: engines.readStore.poolSize }),
+      );
       readStore = postgres;
       blobs = await PostgresBlobStore.open(postgres.pool);
       keys = keep(await PostgresKeyStore.open(postgres.pool, masterKeys));

@@ -149,6 +149,8 @@ export function appendStatement(streamId: string, events: NewEvent[], expected: 
 export interface PostgresEventStoreOptions {
   /** How often subscribers poll besides being notified (tests turn it off to see notifications alone). */
   pollMs?: number;
+  /** The most connections the pool opens (pg's 10 when unset): the processes sharing a server must fit its max_connections. */
+  poolSize?: number;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -174,7 +176,7 @@ export class PostgresEventStore implements EventStore {
     const timeoutMs = options.timeoutMs ?? 10_000;
     // No connectionTimeoutMillis: pg-pool applies it to waiting for a busy pool's connection too, which would fail
     // appends under load; the deadline below bounds the start (and reports a malformed URL, parsed on connecting).
-    const pool = new pg.Pool({ connectionString: url });
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize });
     // An idle connection the server drops is reported here; the pool replaces it, and the next query fails if it must.
     pool.on('error', () => {});
     try {

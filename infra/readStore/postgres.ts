@@ -214,9 +214,10 @@ export class PostgresReadStore implements ReadStore {
    * bytes (sorts and ranges on string fields must agree with the embedded store and MongoDB), so a wrong POSTGRES_URL
    * fails at start.
    */
-  static async connect(url: string, options: { vacuumAfterMs?: number; timeoutMs?: number } = {}): Promise<PostgresReadStore> {
+  static async connect(url: string, options: { vacuumAfterMs?: number; timeoutMs?: number; poolSize?: number } = {}): Promise<PostgresReadStore> {
     const timeoutMs = options.timeoutMs ?? 10_000;
-    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'parley' });
+    // poolSize: at most so many connections (pg's 10 when unset), so the processes sharing a server fit its max_connections.
+    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'parley', max: options.poolSize });
     // An idle connection the server dropped is replaced by the next query: nothing to report from here.
     pool.on('error', () => {});
     try {

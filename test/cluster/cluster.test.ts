@@ -3,6 +3,7 @@
 // balancer, WebSocket sessions, unmodified discord.js bots and the HTTP-interactions example bot. One cluster for the
 // file (eight processes are expensive on 2 cores), on a database of its own.
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Intent } from '../../gateway/protocol.js';
 import { type BotProcess, startBotProcess } from '../compat/botProcess.js';
@@ -206,6 +207,15 @@ await withEngines(['postgres', 'kafka'], 'a cluster of every role on PostgreSQL 
       );
       const sent = await Promise.all(sends);
       expect(sent.filter((s) => s.status !== 200)).toEqual([]);
+      // Under that load the cluster stayed within the share of the server's connections the launcher gave it.
+      const budget = Number((await cluster.line(/^cluster: PostgreSQL: at most (\d+) connections/))[1]);
+      const admin = new pg.Client({ connectionString: cluster.postgresUrl });
+      await admin.connect();
+      const { rows } = await admin.query<{ count: string }>(
+        'SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      await admin.end();
+      expect(Number(rows[0].count)).toBeLessThanOrEqual(budget);
       expect(new Set(sent.map((s) => s.id)).size).toBe(sent.length);
       for (const { name, id } of sent) expect(Number((BigInt(id) >> 12n) & 31n)).toBe(cluster.node(name).processId);
       const history = (await cluster.node('api-2').api('GET', `/channels/${guild.channelId}/messages?limit=100`, { token: owner.token })).body as {

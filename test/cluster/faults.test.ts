@@ -162,6 +162,7 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
     const load = sendLoad(owner.token, guild.channelId, 2);
     await load.after(10);
     const leader = await relayLeaseHolder();
+    if (leader === null) throw new Error('no relay holds the relay lease');
     const relay = ['relay', 'relay-standby'].find((name) => cluster.node(name).pid === leader)!;
     process.kill(leader, 'SIGKILL');
     await restarted(relay, leader);

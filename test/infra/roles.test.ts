@@ -62,12 +62,22 @@ describe('engine settings', () => {
 
   it('take PostgreSQL as the shared log of a role', () => {
     const engines = loadEngineConfig({ ROLE: 'api', STORE: 'postgres', POSTGRES_URL: 'postgres://pg/parley', READ_STORE: 'mongodb', MONGO_URL: 'mongodb://m' });
-    expect(engines.store).toEqual({ kind: 'postgres', url: 'postgres://pg/parley' });
+    expect(engines.store).toEqual({ kind: 'postgres', url: 'postgres://pg/parley', poolSize: 10 });
   });
 
   it('take PostgreSQL as the shared read models of a role', () => {
     const engines = loadEngineConfig({ ROLE: 'projector', STORE: 'postgres', POSTGRES_URL: 'postgres://pg/parley', READ_STORE: 'postgres' });
-    expect(engines.readStore).toEqual({ kind: 'postgres', url: 'postgres://pg/parley' });
+    expect(engines.readStore).toEqual({ kind: 'postgres', url: 'postgres://pg/parley', poolSize: 10 });
+  });
+
+  it('size both PostgreSQL pools by POSTGRES_POOL_SIZE, refusing a size that is not a positive integer', () => {
+    const env = { ROLE: 'api', STORE: 'postgres', POSTGRES_URL: 'postgres://pg/parley', READ_STORE: 'postgres', POSTGRES_POOL_SIZE: '3' };
+    const engines = loadEngineConfig(env);
+    expect([engines.store, engines.readStore]).toEqual([
+      { kind: 'postgres', url: 'postgres://pg/parley', poolSize: 3 },
+      { kind: 'postgres', url: 'postgres://pg/parley', poolSize: 3 },
+    ]);
+    expect(() => loadEngineConfig({ ...env, POSTGRES_POOL_SIZE: '0' })).toThrow('POSTGRES_POOL_SIZE must be an integer from 1 to 1000, got "0"');
   });
 
   it('refuse what cannot work, saying what to set', () => {
