@@ -1,12 +1,13 @@
 // discord.js's moderation calls against the server, unchanged but for its base address: member.timeout() (which sends
 // its camelCase option beside the field) holds the member back from sending until member.timeout(null), and
-// channel.setRateLimitPerUser() makes a second send by a member who is not exempt a 429 with its retry_after.
+// channel.setRateLimitPerUser() makes a second send by a member who is not exempt a 429 with its retry_after (a
+// person: bots, like moderators, are exempt from slowmode, as in the widely used API).
 import { type Guild, RateLimitError, type TextChannel } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../domain/permissions.js';
 import { type TestGuild, createGuild, grantRole, join } from '../http/guildSupport.js';
 import { type RestClient, restClient } from '../support/discordjs.js';
-import { type TestBot, type TestServer, createBot, fileServer } from '../support/server.js';
+import { type TestBot, type TestServer, createBot, fileServer, registerUser } from '../support/server.js';
 
 let server: TestServer;
 let testGuild: TestGuild;
@@ -62,14 +63,19 @@ describe('discord.js moderation', () => {
     expect((await channel.send('thanks')).content).toBe('thanks');
   });
 
-  it('sets slowmode with setRateLimitPerUser(10): a second send by a member is a 429 with retry_after, a moderator is exempt', async () => {
+  it('sets slowmode with setRateLimitPerUser(10): a second send by a person is a 429 with retry_after, bots and moderators are exempt', async () => {
     const created = await guild.channels.create({ name: 'slow' });
     const slowed = await (created as TextChannel).setRateLimitPerUser(10);
     expect(slowed.rateLimitPerUser).toBe(10);
 
+    // A person, through discord.js's REST with their session token.
+    const person = await registerUser(server);
+    await join(server, testGuild, person);
+    const personal = await restClient(server, person.token, 'Bearer');
+    clients.push(personal);
     // discord.js waits out a 429 and retries by default: asked to reject instead, it shows what the server answered.
-    Object.assign(member.client.rest.options, { rejectOnRateLimit: ['/channels'] });
-    const channel = await channelOf(member, created.id);
+    Object.assign(personal.client.rest.options, { rejectOnRateLimit: ['/channels'] });
+    const channel = await channelOf(personal, created.id);
     await channel.send('first');
     const limited = await channel.send('second').then(
       () => null,
@@ -79,8 +85,10 @@ describe('discord.js moderation', () => {
     expect(limited).toMatchObject({ scope: 'user', method: 'POST' });
     expect((limited as RateLimitError).retryAfter).toBeGreaterThan(8_000);
 
-    const own = await channelOf(moderator, created.id);
-    expect((await own.send('one')).content).toBe('one');
-    expect((await own.send('two')).content).toBe('two');
+    for (const exempt of [member, moderator]) {
+      const own = await channelOf(exempt, created.id);
+      expect((await own.send('one')).content).toBe('one');
+      expect((await own.send('two')).content).toBe('two');
+    }
   });
 });

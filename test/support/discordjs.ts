@@ -12,9 +12,12 @@ export interface RestClient {
   close(): Promise<void>;
 }
 
-/** A discord.js client with the bot's token, its API and CDN at the server, unchanged otherwise. */
-export async function restClient(server: TestServer, token: string): Promise<RestClient> {
-  const client = new Client({ intents: [], rest: { api: `${server.origin}/api`, cdn: server.origin, version: '1', retries: 0 } });
+/**
+ * A discord.js client with the bot's token, its API and CDN at the server, unchanged otherwise; with `Bearer`, a
+ * person's session token instead (discord.js's REST takes it as its authPrefix).
+ */
+export async function restClient(server: TestServer, token: string, authPrefix: 'Bot' | 'Bearer' = 'Bot'): Promise<RestClient> {
+  const client = new Client({ intents: [], rest: { api: `${server.origin}/api`, cdn: server.origin, version: '1', retries: 0, authPrefix } });
   const agent = new Agent({ connect: { ca: server.cert, servername: 'localhost' } });
   client.rest.setAgent(agent as never);
   client.token = token;
