@@ -2,6 +2,8 @@
 // nodes behind the launcher's balancers, driven through the real surface only — HTTPS to a chosen node or the
 // balancer, WebSocket sessions, unmodified discord.js bots and the HTTP-interactions example bot. One cluster for the
 // file (eight processes are expensive on 2 cores), on a database of its own.
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +226,23 @@ await withEngines(['postgres', 'kafka'], 'a cluster of every role on PostgreSQL 
       const ids = history.map((m) => m.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).toEqual(expect.arrayContaining(sent.map((s) => s.id)));
+    });
+  });
+
+  describe('stopping', () => {
+    // Last: it stops the file's cluster.
+    it('SIGTERM to the launcher stops every process gracefully, and the launcher exits once they have', async () => {
+      const names = ['projector', 'relay', 'relay-standby', 'delivery', 'api-1', 'api-2', 'gateway-1', 'gateway-2'];
+      const pids = names.map((name) => cluster.node(name).pid);
+      const exited = once(cluster.launcher, 'exit');
+      cluster.launcher.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+      expect(cluster.output()).toMatch(/^cluster: stopped$/m);
+      for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+      for (const name of names) {
+        const log = await readFile(join(cluster.dir, 'logs', `${name}.log`), 'utf8');
+        expect(log, name).toMatch(/"signal":"SIGTERM","msg":"stopped"/);
+      }
     });
   });
 });
