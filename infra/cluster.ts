@@ -5,7 +5,7 @@
 // (as a supervisor would: a distributed role ends on a fatal error to be restarted), and SIGINT or SIGTERM stops them
 // all gracefully before it exits. README: "A cluster on one machine".
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -67,7 +67,7 @@ function loadSettings(env: NodeJS.ProcessEnv): Settings {
   return {
     dir: resolve(env.CLUSTER_DIR || './data/cluster'),
     host: env.HOST || '127.0.0.1',
-    // 0: the first block of free consecutive ports the system hands out (tests run clusters side by side).
+    // 0: a free block of consecutive ports below the ephemeral range (tests run clusters side by side).
     basePort: integer(env, 'CLUSTER_BASE_PORT', 8443, 0, 65535 - BALANCERS - clusterNodes(0).length),
     postgresUrl: env.POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/parley_cluster',
     kafkaBrokers: env.KAFKA_BROKERS || '127.0.0.1:9092',
@@ -120,18 +120,30 @@ function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A base port whose block of `count` ports is free: from an ephemeral port the system picks, tried a few times. */
+/**
+ * How often a process may fail to start before the launcher gives up: a start can fail on what another process is
+ * doing at that moment (a topic being created by another had no partition leader yet), as under any supervisor.
+ */
+const START_ATTEMPTS = 3;
+
+/** Where the system's ephemeral ports start (Linux says; 49152, IANA's, elsewhere). */
+function ephemeralPortsFrom(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 49_152;
+  } catch {
+    return 49_152;
+  }
+}
+
+/**
+ * A base port whose block of `count` ports is free, below the ephemeral range: a block among the ephemeral ports
+ * could be handed to another program's connection or port-0 listener while the processes start (it was, in tests).
+ */
 async function freeBlock(host: string, count: number): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = await new Promise<number>((done, fail) => {
-      const server = createServer();
-      server.once('error', fail);
-      server.listen(0, host, () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => done(port));
-      });
-    });
-    if (base + count > 65535) continue;
+  const from = 10_000;
+  const to = ephemeralPortsFrom() - count;
+  for (let attempt = 0; attempt < 50 && to > from; attempt++) {
+    const base = from + Math.floor(Math.random() * (to - from));
     let free = true;
     for (let port = base; port < base + count && free; port++) free = await portFree(host, port);
     if (free) return base;
@@ -195,6 +207,12 @@ interface Running {
   /** Resolves when the process has exited; null when none runs. */
   exited: Promise<void> | null;
   restartDelay: number;
+  /** Starts that ended before the process listened, while it never has: the first start allows a few. */
+  failedStarts: number;
+  everListened: boolean;
+  /** Settled when the process first listens, or when its first starts have all failed. */
+  listening: Promise<void>;
+  settleListening: { resolve(): void; reject(error: Error): void };
 }
 
 async function main() {
@@ -243,20 +261,28 @@ async function main() {
     GATEWAY_URL: gatewayUrl,
     ...tls,
   };
-  const running: Running[] = nodes.map((node) => ({
-    node,
-    restartDelay: RESTART_DELAY_MS,
-    child: null,
-    exited: null,
-    env: {
-      ...shared,
-      ROLE: node.role,
-      PROCESS_ID: String(node.processId),
-      PORT: String(node.port),
-      DATA_DIR: join(settings.dir, node.name),
-      ...(node.role === 'gateway' ? { GATEWAY_NODE_URL: gatewayAt(node) } : {}),
-    },
-  }));
+  const running: Running[] = nodes.map((node) => {
+    let settleListening!: Running['settleListening'];
+    const listening = new Promise<void>((resolve, reject) => (settleListening = { resolve, reject }));
+    return {
+      node,
+      restartDelay: RESTART_DELAY_MS,
+      failedStarts: 0,
+      everListened: false,
+      listening,
+      settleListening,
+      child: null,
+      exited: null,
+      env: {
+        ...shared,
+        ROLE: node.role,
+        PROCESS_ID: String(node.processId),
+        PORT: String(node.port),
+        DATA_DIR: join(settings.dir, node.name),
+        ...(node.role === 'gateway' ? { GATEWAY_NODE_URL: gatewayAt(node) } : {}),
+      },
+    };
+  });
 
   let stopping = false;
   const stopAll = async (signal: NodeJS.Signals) => {
@@ -306,6 +332,8 @@ async function main() {
         const match = /"listening":"([^"]+)"/.exec(tail);
         if (!match) return;
         listening = true;
+        entry.everListened = true;
+        entry.settleListening.resolve();
         clearTimeout(timer);
         entry.restartDelay = RESTART_DELAY_MS;
         const serves = node.role === 'gateway' ? ` ${gatewayAt(node)}` : node.role === 'api' ? '' : ' (/healthz, /readyz, /metrics)';
@@ -316,7 +344,11 @@ async function main() {
       child.stderr!.on('data', read);
       void entry.exited!.then(() => {
         clearTimeout(timer);
-        if (!listening) fail(new Error(`${node.name} exited (${exitStatus}) before listening:\n${tail}`));
+        if (!listening) {
+          const error = new Error(`${node.name} exited (${exitStatus}) before listening:\n${tail}`);
+          fail(error);
+          if (!entry.everListened && ++entry.failedStarts >= START_ATTEMPTS) return entry.settleListening.reject(error);
+        }
         if (stopping) return;
         // Ended on its own (a fatal error, a kill): started again, as a supervisor would, from its checkpoints.
         say(`${node.name} (${node.role}) pid ${child.pid} exited (${exitStatus}): starting it again in ${entry.restartDelay / 1000} s`);
@@ -345,9 +377,13 @@ async function main() {
     `PostgreSQL: at most ${nodes.length * (2 * poolSize + 1)} connections of its max_connections ${maxConnections} (POSTGRES_POOL_SIZE=${poolSize}: two pools and a LISTEN a process)`,
   );
   try {
-    // The projector first: it creates the read models' tables, which every other process then finds made.
-    await start(running[0]);
-    await Promise.all(running.slice(1).map(start));
+    // The projector and the first relay first: they create the read models' tables and the topic, which the others
+    // then find made. Processes creating a new topic together failed (its partitions had no leader yet for one of them).
+    const [projector, relay, ...rest] = running;
+    // A start that failed is started again (below, as any exit is) until START_ATTEMPTS have failed.
+    const started = (entries: Running[]) => Promise.all(entries.map((entry) => (start(entry).catch(() => {}), entry.listening)));
+    await started([projector, relay]);
+    await started(rest);
   } catch (error) {
     if (!stopping) {
       process.stderr.write(`cluster: ${(error as Error).message}\n`);
