@@ -95,9 +95,19 @@ export function positionOf(message: IncomingMessage): Position {
 export class PartitionProgress {
   private readonly last = new Map<number, Position>();
 
-  isNew(partition: number, position: Position): boolean {
-    const seen = this.last.get(partition);
-    return !seen || comparePositions(position, seen) > 0;
+  /**
+   * The messages of a partition's slice that are new: past the last one handled, and past every earlier message of
+   * the slice. A slow consumer can fetch an event and its republished copy in one slice, where both are past the last
+   * one handled.
+   */
+  newIn<M extends IncomingMessage>(partition: number, messages: readonly M[]): M[] {
+    let newest = this.last.get(partition);
+    return messages.filter((message) => {
+      const position = positionOf(message);
+      if (newest && comparePositions(position, newest) <= 0) return false;
+      newest = position;
+      return true;
+    });
   }
 
   /** Called once the handler took the batch: a batch that failed is redelivered, and must not be dropped then. */
@@ -155,7 +165,7 @@ export function batchConsumer(
       for (let from = 0; from < batch.messages.length; from += limits.sliceEvents) {
         if (!isRunning() || isStale() || refusals.length > 0) break;
         const slice = batch.messages.slice(from, from + limits.sliceEvents);
-        const events = slice.filter((message) => progress.isNew(batch.partition, positionOf(message))).map(fromMessage);
+        const events = progress.newIn(batch.partition, slice).map(fromMessage);
         if (events.length > 0) {
           await handler(events);
           progress.handled(batch.partition, events[events.length - 1].position);

@@ -112,21 +112,21 @@ describe('messages', () => {
 
 describe('partition progress', () => {
   const at = (n: bigint) => ({ commit: n, prepare: n });
+  const messagesAt = (...ns: bigint[]) => ns.map((n) => received(toMessage(event({ guildId: '900' }, { position: at(n) }))));
+  const positions = (messages: ReturnType<typeof messagesAt>) => messages.map((message) => positionOf(message).commit);
 
   it('drops what a partition already handled (a republish after a relay crash), per partition', () => {
     const progress = new PartitionProgress();
-    expect(progress.isNew(0, at(5n))).toBe(true);
+    expect(positions(progress.newIn(0, messagesAt(5n)))).toEqual([5n]);
     progress.handled(0, at(5n));
-    expect(progress.isNew(0, at(4n))).toBe(false);
-    expect(progress.isNew(0, at(5n))).toBe(false);
-    expect(progress.isNew(0, at(6n))).toBe(true);
-    expect(progress.isNew(1, at(1n))).toBe(true);
+    expect(positions(progress.newIn(0, messagesAt(4n, 5n, 6n)))).toEqual([6n]);
+    expect(positions(progress.newIn(1, messagesAt(1n)))).toEqual([1n]);
   });
 
   it('keeps a batch whose handler failed, so its redelivery is not dropped', () => {
     const progress = new PartitionProgress();
-    expect(progress.isNew(0, at(7n))).toBe(true);
-    expect(progress.isNew(0, at(7n))).toBe(true);
+    expect(positions(progress.newIn(0, messagesAt(7n)))).toEqual([7n]);
+    expect(positions(progress.newIn(0, messagesAt(7n)))).toEqual([7n]);
   });
 });
 
@@ -284,6 +284,17 @@ describe('a consumer’s batch', () => {
     };
     await batchConsumer(handler, new PartitionProgress(), { sliceEvents: 100, heartbeatMs: 20 })(payload);
     expect(seenWhileHandling).toBeGreaterThanOrEqual(3);
+  });
+
+  it('drops a republished copy fetched in the same slice as its original (a relay restarted while the consumer lagged)', async () => {
+    const handed: number[] = [];
+    const { payload, resolved } = fetched(4);
+    // The relay published 1…4, restarted from an older checkpoint, and published 3 and 4 again: one fetch holds all six.
+    const copies = payload.batch.messages.slice(2).map((message, n) => ({ ...message, offset: String(104 + n) }));
+    payload.batch.messages.push(...copies);
+    await batchConsumer((events) => void handed.push(...numbers(events)), new PartitionProgress())(payload);
+    expect(handed).toEqual([0, 1, 2, 3]);
+    expect(resolved).toEqual(['100', '101', '102', '103', '104', '105']);
   });
 
   it('ends between slices when the consumer stops, resolving only the offsets it handled', async () => {
