@@ -34,3 +34,53 @@ export function dataKeysOf({ ids, material }: KeyBatch): DataKey[] {
 export function newDataKeys(count: number): DataKey[] {
   return dataKeysOf(newKeyBatch(count));
 }
+
+/**
+ * Keys made ahead `count` at a time with one durable write (`store`), handed out one at a time: concurrent takers
+ * wait for the batch under way instead of making their own. The shared engines' key stores use it.
+ */
+export class KeysMadeAhead {
+  private ahead: DataKey[] = [];
+  private making: Promise<void> | null = null;
+
+  constructor(
+    private readonly count: number,
+    private readonly store: (made: DataKey[]) => Promise<void>,
+  ) {}
+
+  async take(): Promise<DataKey> {
+    for (;;) {
+      const key = this.takeNow();
+      if (key) return key;
+      await (this.making ??= this.make().finally(() => (this.making = null)));
+    }
+  }
+
+  takeNow(): DataKey | null {
+    return this.ahead.pop() ?? null;
+  }
+
+  /** Once the batch under way, if any, is written or failed. */
+  async settled(): Promise<void> {
+    await this.making?.catch(() => {});
+  }
+
+  private async make(): Promise<void> {
+    const made = newDataKeys(this.count);
+    await this.store(made);
+    // Taken from the end: the lowest id first, so the owners index by key grows at its edge too.
+    this.ahead = made.reverse();
+  }
+}
+
+/** The keys of `ids` the cache holds, and the ids to look up. */
+export function fromCache(ids: readonly string[], cache: { get(id: string): Buffer | undefined }): { found: Map<string, Buffer>; missing: string[] } {
+  const found = new Map<string, Buffer>();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const key = cache.get(id);
+    if (key) found.set(id, key);
+    else missing.push(id);
+  }
+  return { found, missing };
+}

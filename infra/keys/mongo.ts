@@ -12,7 +12,7 @@ import { type AnyBulkWriteOperation, type ClientSession, type Db, WriteConcern }
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
-import { KEY_TTL_MS, newDataKeys } from './dataKeys.js';
+import { KEY_TTL_MS, KeysMadeAhead, fromCache } from './dataKeys.js';
 
 export const DATA_KEYS = 'dataKeys';
 export const DATA_KEY_OWNERS = 'dataKeyOwners';
@@ -45,9 +45,12 @@ interface ProgressDoc {
 }
 
 export class MongoKeyStore implements KeyStore {
-  private ahead: DataKey[] = [];
-  /** The batch being made, which concurrent create() calls wait for instead of making their own. */
-  private making: Promise<void> | null = null;
+  private readonly ahead = new KeysMadeAhead(BATCH, async (made) => {
+    await this.keys.insertMany(
+      made.map((key) => ({ _id: key.id, wrapped: this.secrets.seal(key.key.toString('base64')) })),
+      { writeConcern: DURABLE },
+    );
+  });
   private readonly cache = new LRUCache<string, Buffer>({ max: CACHED_KEYS, ttl: KEY_TTL_MS });
   private readonly current_ = new LRUCache<string, DataKey>({ max: 10_000, ttl: KEY_TTL_MS });
   /** Counts destructions made here: a read that started before one must not cache what it found. */
@@ -84,28 +87,15 @@ export class MongoKeyStore implements KeyStore {
   }
 
   async create(): Promise<DataKey> {
-    for (;;) {
-      const key = this.createNow();
-      if (key) return key;
-      await (this.making ??= this.makeAhead().finally(() => (this.making = null)));
-    }
-  }
-
-  createNow(): DataKey | null {
-    const key = this.ahead.pop();
-    if (!key) return null;
+    const key = await this.ahead.take();
     this.cache.set(key.id, key.key);
     return key;
   }
 
-  private async makeAhead(): Promise<void> {
-    const made = newDataKeys(BATCH);
-    await this.keys.insertMany(
-      made.map((key) => ({ _id: key.id, wrapped: this.secrets.seal(key.key.toString('base64')) })),
-      { writeConcern: DURABLE },
-    );
-    // Taken from the end: the lowest id first, so the owners index grows at its edge too.
-    this.ahead = made.reverse();
+  createNow(): DataKey | null {
+    const key = this.ahead.takeNow();
+    if (key) this.cache.set(key.id, key.key);
+    return key;
   }
 
   async current(subject: string): Promise<DataKey | null> {
@@ -128,13 +118,7 @@ export class MongoKeyStore implements KeyStore {
   }
 
   async load(ids: readonly string[]): Promise<Map<string, Buffer>> {
-    const found = new Map<string, Buffer>();
-    const missing: string[] = [];
-    for (const id of ids) {
-      const key = this.cache.get(id);
-      if (key) found.set(id, key);
-      else missing.push(id);
-    }
+    const { found, missing } = fromCache(ids, this.cache);
     const generation = this.generation;
     for (const chunk of chunks(missing)) {
       for await (const doc of this.keys.find({ _id: { $in: chunk } })) {

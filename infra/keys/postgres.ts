@@ -13,7 +13,7 @@ import { type Position, decodePosition, encodePosition } from '../../ports/event
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 import { createOnce, inTransaction } from '../postgres.js';
-import { KEY_TTL_MS, newDataKeys } from './dataKeys.js';
+import { KEY_TTL_MS, KeysMadeAhead, fromCache } from './dataKeys.js';
 
 export const DATA_KEYS = 'data_keys';
 export const DATA_KEY_OWNERS = 'data_key_owners';
@@ -27,9 +27,12 @@ const CACHED_KEYS = 100_000;
 const SHREDDER = 'shredder';
 
 export class PostgresKeyStore implements KeyStore {
-  private ahead: DataKey[] = [];
-  /** The batch being made, which concurrent create() calls wait for instead of making their own. */
-  private making: Promise<void> | null = null;
+  private readonly ahead = new KeysMadeAhead(BATCH, async (made) => {
+    await this.pool.query(`INSERT INTO ${DATA_KEYS} (id, wrapped) SELECT * FROM unnest($1::text[], $2::text[])`, [
+      made.map((key) => key.id),
+      made.map((key) => this.secrets.seal(key.key.toString('base64'))),
+    ]);
+  });
   private readonly cache = new LRUCache<string, Buffer>({ max: CACHED_KEYS, ttl: KEY_TTL_MS });
   private readonly current_ = new LRUCache<string, DataKey>({ max: 10_000, ttl: KEY_TTL_MS });
   /** Counts destructions made here: a read that started before one must not cache what it found. */
@@ -59,28 +62,15 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async create(): Promise<DataKey> {
-    for (;;) {
-      const key = this.createNow();
-      if (key) return key;
-      await (this.making ??= this.makeAhead().finally(() => (this.making = null)));
-    }
-  }
-
-  createNow(): DataKey | null {
-    const key = this.ahead.pop();
-    if (!key) return null;
+    const key = await this.ahead.take();
     this.cache.set(key.id, key.key);
     return key;
   }
 
-  private async makeAhead(): Promise<void> {
-    const made = newDataKeys(BATCH);
-    await this.pool.query(`INSERT INTO ${DATA_KEYS} (id, wrapped) SELECT * FROM unnest($1::text[], $2::text[])`, [
-      made.map((key) => key.id),
-      made.map((key) => this.secrets.seal(key.key.toString('base64'))),
-    ]);
-    // Taken from the end: the lowest id first, so the owners index by key grows at its edge too.
-    this.ahead = made.reverse();
+  createNow(): DataKey | null {
+    const key = this.ahead.takeNow();
+    if (key) this.cache.set(key.id, key.key);
+    return key;
   }
 
   async current(subject: string): Promise<DataKey | null> {
@@ -110,13 +100,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async load(ids: readonly string[]): Promise<Map<string, Buffer>> {
-    const found = new Map<string, Buffer>();
-    const missing: string[] = [];
-    for (const id of ids) {
-      const key = this.cache.get(id);
-      if (key) found.set(id, key);
-      else missing.push(id);
-    }
+    const { found, missing } = fromCache(ids, this.cache);
     if (missing.length === 0) return found;
     const generation = this.generation;
     const { rows } = await this.pool.query<{ id: string; wrapped: string }>(`SELECT id, wrapped FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [missing]);
@@ -214,6 +198,6 @@ export class PostgresKeyStore implements KeyStore {
 
   async close(): Promise<void> {
     clearInterval(this.expiry);
-    await this.making?.catch(() => {});
+    await this.ahead.settled();
   }
 }

@@ -12,6 +12,7 @@ import { type Position, decodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
 import { createPrivateDatabaseFile } from '../dataDir.js';
+import { fromCache } from './dataKeys.js';
 import { type KeyWriter, inPlaceKeyWriter, keyStatements, threadKeyWriter } from './keyWriter.js';
 
 /** Keys made ahead with one fsync. */
@@ -122,13 +123,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async load(ids: readonly string[]): Promise<Map<string, Buffer>> {
-    const found = new Map<string, Buffer>();
-    const missing: string[] = [];
-    for (const id of ids) {
-      const key = this.cache.get(id);
-      if (key) found.set(id, key);
-      else missing.push(id);
-    }
+    const { found, missing } = fromCache(ids, this.cache);
     for (let i = 0; i < missing.length; i += CHUNK) {
       const chunk = missing.slice(i, i + CHUNK);
       const rows = this.db.prepare(`SELECT id, wrapped FROM keys WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as {
