@@ -18,7 +18,10 @@ import { usersByIds } from '../projections/users.queries.js';
 import { voiceStatesOfGuild } from '../projections/voiceStates.queries.js';
 import { voiceStateObject } from '../presenters/voiceStates.js';
 import { ChannelType } from '../domain/channel.js';
-import { loadGuildNow, threadsVisibleTo } from '../commands/access.js';
+import { loadGuild, loadGuildNow, threadsVisibleTo } from '../commands/access.js';
+import { DomainError } from '../domain/errors.js';
+import { guildPermissions } from '../domain/guildState.js';
+import { hasPermission } from '../domain/permissions.js';
 import { activeThreadsOfGuild, threadMembershipsOf } from '../projections/threads.queries.js';
 import { threadDocObject, threadMemberObject } from '../presenters/threads.js';
 
@@ -28,6 +31,17 @@ const FULL_MEMBER_LIST = 250;
 export async function usersById(runtime: GatewayDeps, ids: string[]): Promise<Map<string, UserDoc>> {
   const docs = ids.length ? await usersByIds(runtime.readStore, ids) : [];
   return new Map(docs.map((d) => [d._id, d]));
+}
+
+/** The members who hold `permission` in the guild as it stands (none once it is gone). */
+export async function membersWith(runtime: GatewayDeps, guildId: string, permission: bigint): Promise<string[]> {
+  try {
+    const guild = await loadGuild(runtime, guildId);
+    return [...guild.members.keys()].filter((userId) => hasPermission(guildPermissions(guild, userId), permission));
+  } catch (error) {
+    if (error instanceof DomainError) return [];
+    throw error;
+  }
 }
 
 export async function userPartial(runtime: GatewayDeps, userId: string) {

@@ -209,6 +209,8 @@ export interface ParleyDispatchData {
   GUILD_UPDATE: ParleyGuild;
   /** A member gone, named as the read model names them (ParleyNamedUser). */
   GUILD_MEMBER_REMOVE: WithNamedUser<GatewayGuildMemberRemoveDispatchData, 'user'>;
+  /** A new audit entry, as the audit log route presents it, with its guild. */
+  GUILD_AUDIT_LOG_ENTRY_CREATE: ParleyAuditLogEntry & { guild_id: string };
   /** A ban: the same. */
   GUILD_BAN_ADD: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
   /** A ban lifted: the same. */

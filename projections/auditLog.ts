@@ -369,9 +369,30 @@ export function auditEntryId(event: RecordedEvent): string {
 /** A member's nickname and guild images are their user's: erased with the account, as they read in the log then. */
 const MEMBER_PERSONAL_KEYS = ['nick', 'avatar_hash', 'banner_hash'];
 
+/** The event types that make an audit entry. */
+export const AUDITED_EVENT_TYPES = Object.keys(auditedEvents) as (keyof typeof auditedEvents)[];
+
+/** The entry an audited event makes (null for an event of those types that records none); the gateway pushes the same. */
+export function auditEntryOf(event: RecordedEvent): AuditEntryDoc | null {
+  const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts | null) | undefined>)[event.type];
+  const facts = describe?.(event);
+  if (!facts) return null;
+  return {
+    _id: auditEntryId(event),
+    guild_id: facts.guildId,
+    action_type: facts.actionType,
+    target_id: facts.targetId,
+    user_id: event.metadata.actorId,
+    changes: facts.changes ?? [],
+    options: facts.options ?? null,
+    reason: event.metadata.reason ?? null,
+    timestamp: event.metadata.createdAt,
+  };
+}
+
 export const auditLogProjection = projection({
   name: 'auditLog',
-  handles: ['GuildDeleted', 'UserErased', ...(Object.keys(auditedEvents) as (keyof typeof auditedEvents)[])],
+  handles: ['GuildDeleted', 'UserErased', ...AUDITED_EVENT_TYPES],
   collections: [AUDIT_LOG_ENTRIES],
   indexes: [
     { collection: AUDIT_LOG_ENTRIES, keys: { guild_id: 1, _id: -1 } },
@@ -392,20 +413,8 @@ export const auditLogProjection = projection({
         })),
       ];
     }
-    const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts | null) | undefined>)[event.type];
-    const facts = describe?.(event);
-    if (!facts) return [];
-    const entry: AuditEntryDoc = {
-      _id: auditEntryId(event),
-      guild_id: facts.guildId,
-      action_type: facts.actionType,
-      target_id: facts.targetId,
-      user_id: event.metadata.actorId,
-      changes: facts.changes ?? [],
-      options: facts.options ?? null,
-      reason: event.metadata.reason ?? null,
-      timestamp: event.metadata.createdAt,
-    };
+    const entry = auditEntryOf(event);
+    if (!entry) return [];
     return [{ replaceOne: { collection: AUDIT_LOG_ENTRIES, filter: { _id: entry._id }, replacement: entry, upsert: true } }];
   },
 });

@@ -1,25 +1,15 @@
 // Dispatches of auto-moderation: rule changes (AUTO_MODERATION_CONFIGURATION) and action executions
 // (AUTO_MODERATION_EXECUTION), to the guild's members who may see them, those with MANAGE_GUILD. An execution's
 // content and matched content reach only sessions with MESSAGE_CONTENT (or the author's own), as the widely used API.
-import { loadGuild } from '../../commands/access.js';
-import { DomainError } from '../../domain/errors.js';
-import { guildPermissions } from '../../domain/guildState.js';
-import { Permission, hasPermission } from '../../domain/permissions.js';
+import { Permission } from '../../domain/permissions.js';
 import { actionExecutionObject, autoModerationRuleObject } from '../../presenters/autoModeration.js';
 import type { GatewayDeps } from '../deps.js';
+import { membersWith } from '../guilds.js';
 import { Intent } from '../protocol.js';
 import { deriver, dispatch } from './deriver.js';
 
 /** The members who manage the guild, as it stands (none once it is gone). */
-async function managers(runtime: GatewayDeps, guildId: string): Promise<string[]> {
-  try {
-    const guild = await loadGuild(runtime, guildId);
-    return [...guild.members.keys()].filter((userId) => hasPermission(guildPermissions(guild, userId), Permission.MANAGE_GUILD));
-  } catch (error) {
-    if (error instanceof DomainError) return [];
-    throw error;
-  }
-}
+const managers = (runtime: GatewayDeps, guildId: string) => membersWith(runtime, guildId, Permission.MANAGE_GUILD);
 
 export const autoModerationDispatches = deriver({
   handles: ['AutoModerationRuleCreated', 'AutoModerationRuleUpdated', 'AutoModerationRuleDeleted', 'AutoModerationActionExecuted'],

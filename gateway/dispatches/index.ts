@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../ports/eventStore.js';
 import { byEventType } from '../../projections/projection.js';
 import type { GatewayDeps } from '../deps.js';
 import type { Dispatch } from '../dispatch.js';
+import { auditLogDispatches } from './auditLog.js';
 import { autoModerationDispatches } from './autoModeration.js';
 import { callDispatches } from './calls.js';
 import type { Listeners } from './deriver.js';
@@ -29,6 +30,7 @@ export const dispatchDerivers = [
   autoModerationDispatches,
   voiceDispatches,
   callDispatches,
+  auditLogDispatches,
 ];
 
 /** The derivers each event type goes to, built once: an event no deriver takes costs one lookup. */
