@@ -95,12 +95,27 @@ export class Relay {
     this.subscription = this.store.subscribeToAll(
       { fromPosition: from ?? undefined },
       async (events) => {
+        this.assertHolds();
         await this.publisher.publish(events);
+        this.assertHolds();
         await this.checkpoints.bulkWrite([], [{ projection: RELAY_CHECKPOINT, position: events[events.length - 1].position }]);
       },
       this.onError,
     );
     this.leading = true;
+  }
+
+  /**
+   * Refuses to publish, or to move the checkpoint, once the lease may have run out: a relay that was paused (SIGSTOP,
+   * a VM frozen, a long GC) past its lease wakes with its subscription's timers due before its renewal, and would
+   * otherwise publish beside the relay that took over, and move the checkpoint back behind it. The error stops the
+   * subscription, and this relay (onError).
+   */
+  private assertHolds(): void {
+    if (this.until - this.clock.now() < RENEW_MS) {
+      this.leading = false;
+      throw new Error('the relay lease may have run out (this relay did not renew it in time): this relay stops publishing');
+    }
   }
 
   private async lose(error: Error): Promise<void> {

@@ -169,6 +169,31 @@ describe('two relays', () => {
       await standby.stop();
     }
   });
+  it('a relay paused past its lease publishes nothing when it wakes, before its renewal has told it the lease is gone', async () => {
+    const [paused, taking] = [new RecordingPublisher(), new RecordingPublisher()];
+    const errors: unknown[] = [];
+    const stalled = new Relay(store, readStore, paused, leases, (error) => errors.push(error), clock);
+    const standby = new Relay(store, readStore, taking, leases, () => {}, clock);
+    try {
+      await stalled.start();
+      await standby.start();
+      await store.appendToStream('s', [noted(1)]);
+      await stalled.caughtUp();
+      clock.time += 31_000;
+      await standby.tick();
+      expect(standby.publishing).toBe(true);
+      // The paused relay's subscription is woken by the append before its renewal comes round.
+      await store.appendToStream('s', [noted(2)]);
+      await standby.caughtUp();
+      await eventually(() => expect(String(errors[0])).toContain('the relay lease may have run out'));
+      expect(stalled.publishing).toBe(false);
+      expect([numbers(paused), numbers(taking)]).toEqual([[1], [2]]);
+      expect(await readStore.getCheckpoint(RELAY_CHECKPOINT)).toEqual(taking.published[0].position);
+    } finally {
+      await stalled.stop();
+      await standby.stop();
+    }
+  });
 });
 
 describe('local bus', () => {
