@@ -29,13 +29,29 @@
 // log of 20000 events, 2000 of them through the consumer, an overload of 50 connections for 2 s;
 // test/bench/quick.test.ts runs it).
 // Nothing here asserts a figure: it only fails if a step cannot run.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import {
+  type Load,
+  type Process,
+  ROOT,
+  apiClient,
+  connectAll,
+  gatewaySession,
+  loader,
+  markdownTable,
+  percentiles,
+  rssOf,
+  spawnListening,
+  startCeiling,
+  startParley,
+  stop,
+} from './harness.js';
 
 const QUICK = process.argv.includes('--quick');
 const size = (name: string, normal: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : normal));
@@ -51,6 +67,7 @@ const CONSUME = size('BENCH_CONSUME_EVENTS', 100_000, 2000);
 const OVERLOAD_CONNECTIONS = size('BENCH_OVERLOAD_CONNECTIONS', 1000, 50);
 const OVERLOAD_DURATION = size('BENCH_OVERLOAD_DURATION', 20, 2);
 const SENDERS = 4;
+const load = loader({ connections: CONNECTIONS, duration: DURATION, warmup: WARMUP });
 /** The moderated sends' guild: the widely used API's most keyword rules, each with its most keywords, and 10 regexes. */
 const AUTOMOD_RULES = 6;
 const AUTOMOD_KEYWORDS = 1000;
@@ -82,63 +99,6 @@ function benchKeywords(r: number): string[] {
  */
 const SESSIONS_PER_LANE = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(import.meta.dirname, 'results', 'latest.json');
-const ROOT = join(import.meta.dirname, '..');
-
-interface Process {
-  child: ChildProcess;
-  origin: string;
-  ca: string;
-  dir: string;
-}
-
-/** Spawns `node --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output. */
-async function spawnListening(entry: string, env: Record<string, string>, dir: string): Promise<Omit<Process, 'ca'>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const origin = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`${entry} did not listen within 30 s: ${output}`)), 30_000);
-    // Keep reading for as long as it runs: a full pipe would block its logging.
-    child.stdout!.on('data', (chunk) => {
-      if (output.length < 1 << 16) output += chunk;
-      const match = /"listening":"(https:\/\/[^"]+)"/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before listening: ${output}`)));
-  });
-  return { child, origin, dir };
-}
-
-async function startParley(): Promise<Process> {
-  const dir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
-  const started = await spawnListening(
-    'infra/main.ts',
-    { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' },
-    dir,
-  );
-  return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
-}
-
-async function startCeiling(page: Buffer): Promise<Process> {
-  const dir = await mkdtemp(join(tmpdir(), 'parley-bench-ceiling-'));
-  await writeFile(join(dir, 'page.json'), page);
-  const started = await spawnListening('bench/ceiling.ts', { CEILING_DIR: dir, CEILING_PAGE: join(dir, 'page.json') }, dir);
-  return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
-}
-
-/** Stops the process; its DATA_DIR stays when `keep` is set. */
-async function stop(server: Process, keep = false): Promise<void> {
-  if (server.child.exitCode === null) {
-    const exited = new Promise((resolve) => server.child.once('exit', resolve));
-    server.child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    if (server.child.exitCode === null) server.child.kill('SIGKILL');
-  }
-  if (!keep) await rm(server.dir, { recursive: true, force: true });
-}
-
 /** Runs `node --import tsx bench/log.ts …` to its end; its stdout. */
 function logTool(args: string[]): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/log.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -165,63 +125,6 @@ async function coldStart(dir: string): Promise<{ seconds: number; server: Proces
   } finally {
     await dispatcher.close();
   }
-}
-
-function rssOf(pid: number): Promise<number> {
-  return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)![1]) * 1024);
-}
-
-interface Load {
-  connections: number;
-  durationS: number;
-  reqPerS: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  bytesPerResponse: number;
-}
-
-/** A warm-up, then the measured autocannon run; `headers` may vary per request (e.g. several senders' tokens). */
-async function load(server: Process, path: string, options: { method?: 'GET' | 'POST'; body?: string; headers?: () => Record<string, string> }): Promise<Load> {
-  const run = (duration: number) =>
-    autocannon({
-      url: `${server.origin}${path}`,
-      connections: CONNECTIONS,
-      duration,
-      method: options.method ?? 'GET',
-      // autocannon connects with rejectUnauthorized: false whatever it is given; the CA and name are given all the same.
-      tlsOptions: { ca: server.ca },
-      servername: 'localhost',
-      requests: [
-        {
-          method: options.method ?? 'GET',
-          body: options.body,
-          setupRequest: (req) => ({
-            ...req,
-            headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers?.() },
-          }),
-        },
-      ],
-    });
-  if (WARMUP > 0) await run(WARMUP);
-  const result = await run(DURATION);
-  return {
-    connections: CONNECTIONS,
-    durationS: result.duration,
-    reqPerS: result.requests.total / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    maxMs: result.latency.max,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    bytesPerResponse: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
-  };
 }
 
 interface Overload {
@@ -286,22 +189,6 @@ async function overload(server: Process, path: string, body: string, headers: ()
   };
 }
 
-function percentiles(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-  return { count: sorted.length, p50Ms: at(50), p99Ms: at(99), maxMs: sorted[sorted.length - 1] ?? NaN };
-}
-
-/** Sequential sessions for each token (an account may start one session at a time), the tokens side by side. */
-async function connectAll<T>(tokens: string[], total: number, connectOne: (token: string) => Promise<T>): Promise<T[]> {
-  const lanes = tokens.map(async (token, lane) => {
-    const mine: T[] = [];
-    for (let i = lane; i < total; i += tokens.length) mine.push(await connectOne(token));
-    return mine;
-  });
-  return (await Promise.all(lanes)).flat();
-}
-
 async function main() {
   const startedAt = new Date();
   const t0 = performance.now();
@@ -317,22 +204,7 @@ async function main() {
   };
   const loadBefore = loadavg();
   const parley = await startParley();
-  const dispatcher = new Agent({ connect: { ca: parley.ca, servername: 'localhost' }, connections: 64 });
-  const api = async (method: string, path: string, token?: string, body?: unknown, scheme = 'Bearer') => {
-    const response = await request(`${parley.origin}/api/v1${path}`, {
-      method: method as 'GET',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `${scheme} ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      dispatcher,
-    });
-    const text = await response.body.text();
-    if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
-    return text;
-  };
-  const json = async (method: string, path: string, token?: string, body?: unknown, scheme = 'Bearer') => {
-    const text = await api(method, path, token, body, scheme);
-    return text ? JSON.parse(text) : null;
-  };
+  const { api, json, close } = apiClient(parley.origin, parley.ca);
   let ceiling: Process | undefined;
 
   try {
@@ -358,19 +230,7 @@ async function main() {
     }
 
     const url = `${parley.origin.replace('https', 'wss')}/gateway?v=10&encoding=json`;
-    const connect = (token: string, intents: number, onDispatch?: (t: string, d: any) => void) =>
-      new Promise<WebSocket>((resolve, reject) => {
-        // Not verifying the bench's own certificate on loopback (as autocannon does not): the check costs the bench's
-        // process about a fifth of each connect, and with 10,000 sessions on two cores the bench is then the bottleneck.
-        const ws = new WebSocket(url, { rejectUnauthorized: false });
-        ws.on('message', (data) => {
-          const payload = JSON.parse(data.toString());
-          if (payload.op === 10) ws.send(JSON.stringify({ op: 2, d: { token, intents, properties: {} } }));
-          else if (payload.op === 0 && payload.t === 'READY') resolve(ws);
-          else if (payload.op === 0) onDispatch?.(payload.t, payload.d);
-        });
-        ws.once('error', reject);
-      });
+    const connect = (token: string, intents: number, onDispatch?: (t: string, d: any) => void) => gatewaySession(url, token, intents, onDispatch);
     // 4b. Idle sessions and memory per session, first, on a server no load has grown yet (after the loads its heap
     // shrinks while the sessions connect). Each account may start 1000 sessions a day: spread them over accounts.
     phase('idle', `${IDLE} sessions…`);
@@ -561,7 +421,7 @@ async function main() {
   } finally {
     if (ceiling) await stop(ceiling);
     await stop(parley);
-    await dispatcher.close();
+    await close();
   }
 }
 
@@ -690,9 +550,7 @@ function table(r: Results): string {
     ],
     [`cold start to /healthz on ${r.log.events} events`, '–', '–', '–', '–', '–', '–', `${r.log.coldStartS.toFixed(1)} s`],
   ];
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`;
-  return [line(rows[0]), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.slice(1).map(line)].join('\n');
+  return markdownTable(rows);
 }
 
 main().catch((error) => {
