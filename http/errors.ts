@@ -5,6 +5,7 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
 import type { Logger } from '../ports/logger.js';
+import { outageOf } from '../ports/outages.js';
 import { formErrorsFor, versionOf } from './apiVersions.js';
 import { closeAfterAnswer } from './lingeringClose.js';
 import { RateLimited } from './rateLimit.js';
@@ -66,14 +67,14 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     ctx.body = { code: httpCode(status), message: (error as Error).message };
     return;
   }
-  if (status === 503) {
-    // A dependency that cannot be reached for now (the read models of a distributed deployment): the error says what
-    // the client may be told, and when to come back.
+  if (status === 503 || outageOf(error)) {
+    // A dependency that cannot be reached for now (the read models of a distributed deployment, a database restarting
+    // or out of connections): the error says what the client may be told, and when to come back.
     const { answer: message, retryAfter } = error as { answer?: string; retryAfter?: number };
     log.warn({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed: a dependency is unavailable');
     ctx.status = 503;
     ctx.set('Retry-After', String(retryAfter ?? 1));
-    ctx.body = { code: 'SERVICE_UNAVAILABLE', message: message ?? 'Service Unavailable' };
+    ctx.body = { code: versionOf(ctx).errorCodes.SERVICE_UNAVAILABLE ?? 'SERVICE_UNAVAILABLE', message: message ?? 'Service Unavailable' };
     return;
   }
   log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');

@@ -3,9 +3,12 @@
 // log) and GET /metrics (Prometheus text, behind METRICS_TOKEN: it names routes and volumes, not for everyone).
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import { outageOf } from '../ports/outages.js';
 
 /** Projections further behind the log than this many events: the reads this process answers are too stale. */
 export const READY_MAX_LAG = 1000;
+/** How long /readyz waits for the engines to answer before it says they do not (the health check itself waits 4 s). */
+const READY_ENGINES_MS = 2000;
 
 export interface Operations {
   /** Whether the server is listening (false while starting and once closing). */
@@ -18,6 +21,14 @@ export interface Operations {
   metricsToken: string | null;
 }
 
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the engines did not answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 const sameSecret = (given: string, expected: string) => given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 export function operations(ops: Operations) {
@@ -27,7 +38,14 @@ export function operations(ops: Operations) {
       ctx.body = { status: ops.ready() ? 'ok' : 'starting' };
     },
     async '/readyz'(ctx) {
-      const lag = await ops.lag();
+      // The lag is read from the engines (the log, the checkpoints): one that fails or does not answer in time is
+      // the reason this process is not ready, said as such, not a 500 or a health check that hangs.
+      const lag = await withinDeadline(ops.lag(), READY_ENGINES_MS).catch((error: unknown) => error as Error);
+      if (lag instanceof Error) {
+        ctx.status = 503;
+        ctx.body = { status: 'engine unreachable', reason: outageOf(lag) ?? lag.message };
+        return;
+      }
       const ready = ops.ready() && lag <= READY_MAX_LAG;
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ready' : ops.ready() ? 'catching up' : 'starting', projection_lag: lag };

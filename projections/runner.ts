@@ -17,6 +17,8 @@ export class ProjectionRunner {
   private readonly takers: ReadonlyMap<string, readonly Running[]>;
   private processed: Position | null = null;
   private readonly waits = new PositionWaits();
+  /** A write failed: it may still have committed (its connection dropped at the commit), which the checkpoints tell. */
+  private unsure = false;
 
   constructor(
     private readonly store: EventStore,
@@ -38,6 +40,12 @@ export class ProjectionRunner {
   }
 
   private async apply(events: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
+    if (this.unsure) {
+      // The log hands a batch whose write failed on again (an outage it waited out): what did land is not applied twice.
+      const checkpoints = await this.readStore.getCheckpoints(this.projections.map((p) => p.name));
+      for (const entry of this.running) entry.done = checkpoints.get(entry.projection.name) ?? null;
+      this.unsure = false;
+    }
     const ops: WriteOp[] = [];
     for (const event of events) {
       const takers = this.takers.get(event.type);
@@ -49,7 +57,12 @@ export class ProjectionRunner {
     }
     const last = events[events.length - 1].position;
     const checkpoints: Checkpoint[] = this.projections.map((p) => ({ projection: p.name, position: last }));
-    await this.readStore.bulkWrite(ops, checkpoints);
+    try {
+      await this.readStore.bulkWrite(ops, checkpoints);
+    } catch (error) {
+      this.unsure = true;
+      throw error;
+    }
     for (const entry of this.running) entry.done = last;
     this.processed = last;
     this.waits.reached(last);

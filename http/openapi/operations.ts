@@ -22,7 +22,8 @@ export const operationDocs: RouteDoc[] = [
     method: 'GET',
     path: '/readyz',
     summary: 'Does the process serve current data',
-    description: '503 while starting, or while the projections are more than 1000 events behind the log (`status: "catching up"`).',
+    description:
+      '503 while starting, while the projections are more than 1000 events behind the log (`status: "catching up"`), or while the engines (the log, the read models) fail or do not answer within 2 s (`status: "engine unreachable"`, `reason`: what they said).',
     tag: 'Operations',
     auth: 'none',
     responses: { 200: status('Ready.', { status: { const: 'ready' }, projection_lag: { type: 'integer' } }) },

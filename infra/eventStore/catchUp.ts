@@ -16,6 +16,11 @@ export interface CatchUpOptions {
   handler: BatchHandler;
   onError?: (error: unknown) => void;
   onStop?: () => void;
+  /**
+   * Whether a failed read or handler is worth trying again (an engine's outage): the ms to wait before reading again
+   * from the last position handled, or null to stop the subscription (onError). `attempt` counts from 0 per outage.
+   */
+  retryAfter?: (error: unknown, attempt: number) => number | null;
 }
 
 export class CatchUpSubscription implements Subscription {
@@ -47,26 +52,18 @@ export class CatchUpSubscription implements Subscription {
 
   private async run(): Promise<void> {
     try {
-      while (!this.stopped) {
-        const seen = this.wakeups;
-        const page = await this.options.readPage(this.last);
-        if (this.stopped) break;
-        if (page.length === 0) {
-          this.settleWaiters();
-          if (this.wakeups === seen) await new Promise<void>((resolve) => (this.sleeper = resolve));
-          this.ranSince = performance.now();
-          continue;
-        }
-        const prefix = this.options.excludeTypePrefix;
-        const events = prefix ? page.filter((e) => !e.type.startsWith(prefix)) : page;
-        if (events.length > 0) await this.options.handler(events);
-        this.last = page[page.length - 1].position;
-        this.settleWaiters();
-        // The embedded log reads a page synchronously and most handlers finish in microtasks: a long catch-up would
-        // otherwise hold the event loop until it ends, and the server it runs in could not even start listening.
-        if (performance.now() - this.ranSince > YIELD_AFTER_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          this.ranSince = performance.now();
+      for (let failures = 0; !this.stopped;) {
+        try {
+          await this.step();
+          failures = 0;
+        } catch (error) {
+          const wait = this.options.retryAfter?.(error, failures++) ?? null;
+          if (wait === null || this.stopped) throw error;
+          // Read again from the last batch handled: what failed is read (and handed on) again, nothing is skipped.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait);
+            this.sleeper = () => (clearTimeout(timer), resolve());
+          });
         }
       }
     } catch (error) {
@@ -74,6 +71,30 @@ export class CatchUpSubscription implements Subscription {
       this.stopped = true;
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);
       this.options.onError?.(error);
+    }
+  }
+
+  /** Reads a page and hands it on, or sleeps until woken when there is nothing new. */
+  private async step(): Promise<void> {
+    const seen = this.wakeups;
+    const page = await this.options.readPage(this.last);
+    if (this.stopped) return;
+    if (page.length === 0) {
+      this.settleWaiters();
+      if (this.wakeups === seen) await new Promise<void>((resolve) => (this.sleeper = resolve));
+      this.ranSince = performance.now();
+      return;
+    }
+    const prefix = this.options.excludeTypePrefix;
+    const events = prefix ? page.filter((e) => !e.type.startsWith(prefix)) : page;
+    if (events.length > 0) await this.options.handler(events);
+    this.last = page[page.length - 1].position;
+    this.settleWaiters();
+    // The embedded log reads a page synchronously and most handlers finish in microtasks: a long catch-up would
+    // otherwise hold the event loop until it ends, and the server it runs in could not even start listening.
+    if (performance.now() - this.ranSince > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.ranSince = performance.now();
     }
   }
 

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { withDeadline } from '../engines.js';
 import { createOnce } from '../postgres.js';
+import { outageOf } from '../../ports/outages.js';
 import {
   type AppendResult,
   type BatchHandler,
@@ -37,6 +38,8 @@ const PAGE = 1000;
 const POLL_MS = 1000;
 /** The first retry while committed events wait behind a running transaction; it doubles up to POLL_MS. */
 const HELD_BACK_MS = 5;
+/** How long a subscriber waits before reading again while the server cannot be reached: doubling, at most 2 s. */
+const OUTAGE_RETRY_MS = { first: 100, most: 2000 } as const;
 /** The channel appends are announced on (per database). */
 export const CHANNEL = 'event_log_appended';
 
@@ -339,6 +342,11 @@ export class PostgresEventStore implements EventStore {
       head: () => this.headPosition(),
       handler,
       onError,
+      // The server restarting (or a connection it dropped, or none to spare) is waited out, and the subscription
+      // reads on from its last position: a projector or relay rides out an outage without being restarted. A batch
+      // whose handler failed is handed on again (the projection runner then reads its checkpoints first, should the
+      // write have committed as its connection dropped; the relay's consumers drop a republished copy by position).
+      retryAfter: (error, attempt) => (outageOf(error) && !this.closed ? Math.min(OUTAGE_RETRY_MS.first * 2 ** attempt, OUTAGE_RETRY_MS.most) : null),
       onStop: () => {
         clearTimeout(retry);
         this.subscriptions.delete(subscription);
