@@ -29,6 +29,7 @@ import { dmRoutes } from './routes/dms.js';
 import { emojiRoutes } from './routes/emojis.js';
 import { forumRoutes } from './routes/forum.js';
 import { gatewayRoutes } from './routes/gateway.js';
+import { guildHistoryRoutes } from './routes/guildHistory.js';
 import { guildRoutes } from './routes/guilds.js';
 import { interactionRoutes } from './routes/interactions.js';
 import { interactionWebhookRoutes } from './routes/interactionWebhooks.js';
@@ -178,6 +179,7 @@ const API_MODULES: readonly (readonly Route[])[] = [
   inviteRoutes,
   vanityRoutes,
   auditLogRoutes,
+  guildHistoryRoutes,
   autoModerationRoutes,
   messageRoutes,
   dmRoutes,

@@ -2,6 +2,7 @@
 import type { Context } from 'koa';
 import type { CommandDeps, RequestMeta } from '../commands/deps.js';
 import type { Config } from '../ports/config.js';
+import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
 import type { Images } from '../ports/images.js';
 import type { Logger } from '../ports/logger.js';
@@ -22,6 +23,8 @@ export interface HttpDeps extends CommandDeps {
   metrics: Metrics;
   /** Where the routes' rate-limit buckets count. */
   rateLimits: RateLimits;
+  /** The log itself, for what is folded from it rather than read from the read models (a guild's history). */
+  store: Pick<EventStore, 'readStream'>;
 }
 
 declare module 'koa' {
