@@ -143,7 +143,7 @@ export const rollbackRoute = route({
     required: ['actor_id'],
     additionalProperties: false,
   } as const,
-  limits: [perGuildLimit('guild-rollbacks', 5, 60)],
+  limits: [perGuildLimit('guild-rollbacks', 20, 60)],
   responses: {
     200: {
       description: 'The plan, applied unless `dry_run`.',
