@@ -25,6 +25,7 @@ import { autoModerationRoutes } from './routes/autoModeration.js';
 import { callRoutes } from './routes/calls.js';
 import { cdnRoutes } from './routes/cdn.js';
 import { channelRoutes } from './routes/channels.js';
+import { consoleRoutes } from './routes/console.js';
 import { dmRoutes } from './routes/dms.js';
 import { emojiRoutes } from './routes/emojis.js';
 import { forumRoutes } from './routes/forum.js';
@@ -191,6 +192,7 @@ const API_MODULES: readonly (readonly Route[])[] = [
   oauth2Routes,
   oauth2AuthorizeRoutes,
   REFERENCE_ROUTES,
+  consoleRoutes,
 ];
 
 /** Every API route declared as an entry. */

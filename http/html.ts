@@ -27,10 +27,13 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
   return new Html(strings.reduce((out, text, i) => out + text + (i < values.length ? render(values[i]) : ''), ''));
 }
 
-const STYLE = `
+/** The pages' colours, light and dark: the moderator console's stylesheet starts with them too. */
+export const PALETTE = `
 :root { color-scheme: light dark; --fg: #1f2329; --muted: #5c6370; --bg: #eef0f4; --card: #fff; --line: #d6d9e0; --accent: #4752c4; --danger: #b3261e; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6e8eb; --muted: #a3a8b3; --bg: #1b1d22; --card: #26292f; --line: #3a3e46; --accent: #7983f5; --danger: #f28b82; } }
-* { box-sizing: border-box; }
+`;
+
+const STYLE = `${PALETTE}* { box-sizing: border-box; }
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: var(--bg); color: var(--fg);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { width: min(28rem, calc(100vw - 2rem)); margin: 2rem 0; padding: 2rem; background: var(--card); border: 1px solid var(--line); border-radius: 12px; }

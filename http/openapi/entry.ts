@@ -40,6 +40,7 @@ export const TAGS = {
   CDN: 'User content at the origin’s root: avatars, icons, attachments.',
   Operations: 'The operator’s endpoints at the origin’s root.',
   Reference: 'This document and the page that renders it.',
+  Console: 'The moderator console, a page at the origin’s root.',
 } as const;
 
 export type Tag = keyof typeof TAGS;
