@@ -89,6 +89,17 @@ describe('the moderator console in a browser', () => {
     const raider = await newMember(server, guild);
     await grantRole(server, guild, raider, ADMINISTRATOR, 'helpers');
     const muted = members[5];
+    // An AutoMod rule that blocked one of the members' sends.
+    await call('POST', `/guilds/${guild.id}/auto-moderation/rules`, owner.token, {
+      name: 'No cats',
+      event_type: 1,
+      trigger_type: 1,
+      trigger_metadata: { keyword_filter: ['cat*'] },
+      actions: [{ type: 1 }],
+      enabled: true,
+    });
+    const blocked = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: members[4].token, body: { content: 'cats are great' } });
+    expect(blocked.status).toBe(400);
     await call('PATCH', `/guilds/${guild.id}/members/${muted.id}`, owner.token, {
       communication_disabled_until: new Date(Date.now() + 3600_000).toISOString(),
     });
@@ -152,17 +163,24 @@ describe('the moderator console in a browser', () => {
       await shot(page, '4-phone');
       await page.setViewportSize({ width: 1280, height: 800 });
 
-      // Timeouts and bans: the raid's five bans, and one timeout lifted from here.
+      // Timeouts and bans: the raid's five bans, AutoMod's block, and one timeout lifted from here.
       await page.getByRole('button', { name: 'Timeouts and bans' }).click();
       const bans = page.getByRole('table', { name: 'Bans' });
       await poll(() => bans.getByRole('button', { name: /^Unban / }).count()).toBe(5);
+      const automod = page.getByRole('table', { name: 'AutoMod actions' });
+      await poll(() => automod.innerText()).toContain('No cats');
+      expect((await automod.locator('tbody tr').first().locator('td').allInnerTexts()).slice(1, 4)).toEqual([
+        members[4].username,
+        'AutoMod blocked a message',
+        'No cats',
+      ]);
+      await shot(page, '5-timeouts-and-bans');
       await page
         .getByRole('table', { name: 'Members in timeout' })
         .getByRole('button', { name: `Lift timeout of ${muted.username}` })
         .click();
       await poll(() => page.getByRole('table', { name: 'Members in timeout' }).innerText()).toContain('No member is in timeout.');
       expect((await call('GET', `/guilds/${guild.id}/members/${muted.id}`, owner.token)).body.communication_disabled_until).toBeNull();
-      await shot(page, '5-timeouts-and-bans');
 
       // Time travel: the guild at the snapshot's moment, and what changed since.
       await page.getByRole('button', { name: 'Time travel' }).click();
