@@ -5,6 +5,7 @@
 // idempotent (no duplicates from its own retries), retries as long as the brokers take to elect a leader or to come
 // back, and sends in log order, split by bytes under the brokers' limit and compressed.
 import {
+  type Admin,
   type ConsumerConfig,
   CompressionTypes,
   type EachBatchPayload,
@@ -309,6 +310,24 @@ export async function joinedWithin(joined: Promise<void>, ms: number, groupId: s
   }
 }
 
+/**
+ * Resolves once every partition of `topics` has a leader, asking again (100 ms, doubling to 1 s) until then or until
+ * `givenUp()`. A topic another process has just created is listed before its partitions have leaders (createTopics'
+ * waitForLeaders waits only for the creator), and a process starting beside it then failed its first send or join.
+ */
+export async function leadersElected(admin: Pick<Admin, 'fetchTopicMetadata'>, topics: string[], givenUp: () => boolean): Promise<void> {
+  for (let wait = 100; !givenUp(); wait = Math.min(wait * 2, 1000)) {
+    const found = await admin.fetchTopicMetadata({ topics }).then(
+      (metadata) => metadata.topics,
+      // Not yet known to the broker asked, or no leader yet: both pass.
+      () => [],
+    );
+    const led = found.length === topics.length && found.every(({ partitions }) => partitions.length > 0 && partitions.every(({ leader }) => leader >= 0));
+    if (led) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
 function logEntry(log: Logger, entry: LogEntry): void {
   const { message, ...extra } = entry.log;
   log[pinoLevel[entry.level]]({ kafka: entry.namespace, ...extra }, message);
@@ -336,18 +355,22 @@ export class KafkaEventBus implements EventBus {
       }),
     );
     const admin = kafka.admin();
+    /** Once the start has succeeded or failed: nothing goes on asking for leaders after it. */
+    let over = false;
     try {
       await withDeadline(
         (async () => {
           await admin.connect();
           const topics = topicsToCreate(settings, await admin.listTopics());
           if (topics.length) await admin.createTopics({ waitForLeaders: true, topics });
+          await leadersElected(admin, [settings.topic, hintTopic(settings.topic)], () => over);
         })(),
         timeoutMs,
         'Kafka',
         settings.brokers.join(','),
       );
     } finally {
+      over = true;
       await admin.disconnect().catch(() => {});
     }
     starting = false;

@@ -15,6 +15,7 @@ import {
   fromMessage,
   joinedWithin,
   kafkaConfig,
+  leadersElected,
   messageBytes,
   messageKey,
   positionOf,
@@ -323,5 +324,34 @@ describe('a consumer’s batch', () => {
     const again = fetched(5);
     await batchConsumer(handler, progress, { sliceEvents: 2, heartbeatMs: 1000 })(again.payload);
     expect(handled).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('leaders of a topic another process has just created', () => {
+  /** A broker's answers for the topics, in turn: a failure (no leader yet, topic unknown) or each partition's leader. */
+  const broker = (...answers: (number[] | Error)[]) => {
+    let asked = 0;
+    return {
+      get asked() {
+        return asked;
+      },
+      fetchTopicMetadata: async ({ topics }: { topics?: string[] } = {}) => {
+        const answer = answers[Math.min(asked++, answers.length - 1)];
+        if (answer instanceof Error) throw answer;
+        return { topics: topics!.map((name) => ({ name, partitions: answer.map((leader, partitionId) => ({ partitionId, leader })) })) } as never;
+      },
+    };
+  };
+
+  it('are waited for: the topic unknown, then a partition without a leader, then every partition led', async () => {
+    const admin = broker(new KafkaJSError('This server does not host this topic-partition', { retriable: true }), [0, -1, 0], [0, 0, 0]);
+    await leadersElected(admin, ['parley', 'parley.hints'], () => false);
+    expect(admin.asked).toBe(3);
+  });
+
+  it('stops asking once the start is over (its deadline passed)', async () => {
+    const admin = broker([-1]);
+    await leadersElected(admin, ['parley'], () => admin.asked === 2);
+    expect(admin.asked).toBe(2);
   });
 });
