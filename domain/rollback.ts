@@ -2,6 +2,7 @@
 // messages, invites and webhooks that still stand) to the compensating actions, and what cannot be undone. The plan is
 // made against the guild as it is now and the compensations already in the log (events naming the event they undo as
 // their cause), so that a plan applied once plans nothing more.
+import { isDeepStrictEqual } from 'node:util';
 import { ChannelType } from './channel.js';
 import { type GuildLogEvent, foldGuildAt } from './guildHistory.js';
 import type { ChannelData, GuildSettings, GuildState, RoleData } from './guildState.js';
@@ -75,6 +76,8 @@ const ORDER: RollbackAction['kind'][] = [
 
 /** Settings a rollback does not write back: ownership moves only by its owner, images are files the change let go. */
 const UNRESTORED_SETTINGS = ['owner_id', 'icon', 'banner', 'splash', 'discovery_splash'];
+/** Settings that name a channel. */
+const CHANNEL_SETTINGS = ['afk_channel_id', 'system_channel_id'] as const;
 const RESTORED_ROLE_FIELDS = ['name', 'color', 'hoist', 'mentionable', 'permissions', 'position'] as const;
 
 const inWindow = (window: RollbackWindow) => (at: string) => {
@@ -82,12 +85,12 @@ const inWindow = (window: RollbackWindow) => (at: string) => {
   return t >= Date.parse(window.after) && t <= Date.parse(window.before);
 };
 
-/** The fields among `keys` whose value now differs from then, with their values then. */
+/** The fields among `keys` whose value now differs from then, with their values then (absent: null). */
 function differing<T extends object>(then: T, now: T, keys: Iterable<string>): Partial<T> {
   const fields: Record<string, unknown> = {};
   for (const key of keys) {
-    const [was, is] = [(then as Record<string, unknown>)[key], (now as Record<string, unknown>)[key]];
-    if (JSON.stringify(was ?? null) !== JSON.stringify(is ?? null)) fields[key] = was ?? null;
+    const [was, is] = [(then as Record<string, unknown>)[key] ?? null, (now as Record<string, unknown>)[key] ?? null];
+    if (!isDeepStrictEqual(was, is)) fields[key] = was;
   }
   return fields as Partial<T>;
 }
@@ -149,6 +152,9 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
             cause: logged.id,
             channel: was,
           });
+        // What named it lost it when it went (children their parent, the guild its system or AFK channel): given back.
+        for (const child of then.channels.values()) if (child.parent_id === was.id) keysOf(channelKeys, child.id).add('parent_id');
+        for (const key of CHANNEL_SETTINGS) if (then.settings[key] === was.id) settingKeys.add(key);
         if (was.type !== ChannelType.GUILD_CATEGORY && was.type !== ChannelType.GUILD_VOICE)
           notUndoable.push({ target_id: was.id, reason: `The messages of #${was.name} were erased with it: the recreated channel starts empty` });
         break;
@@ -165,7 +171,10 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
             cause: logged.id,
             role: was,
           });
+        // Its holders and the overwrites naming it lost it with it: given back under its new id.
         for (const member of then.members.values()) if (member.roles.includes(was.id)) members.add(member.user_id);
+        for (const channel of then.channels.values())
+          if (channel.permission_overwrites.some((o) => o.type === 0 && o.id === was.id)) keysOf(channelKeys, channel.id).add('permission_overwrites');
         break;
       }
       case 'ChannelUpdated':
@@ -208,10 +217,20 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
     }
   }
 
+  // Ids as they are now, or will be once this plan recreated what it recreates; what names nothing that will be is left out.
+  const recreated = new Set(actions.flatMap((a) => (a.kind === 'recreate_role' || a.kind === 'recreate_channel' ? [a.target_id] : [])));
+  const willExist = (id: string) => now.roles.has(current(id)) || now.channels.has(current(id)) || recreated.has(id);
+  const asNow = (channel: ChannelData): ChannelData => ({
+    ...channel,
+    parent_id: channel.parent_id && willExist(channel.parent_id) ? current(channel.parent_id) : null,
+    permission_overwrites: channel.permission_overwrites
+      .filter((o) => (o.type === 0 ? willExist(o.id) : now.members.has(o.id)))
+      .map((o) => (o.type === 0 ? { ...o, id: current(o.id) } : o)),
+  });
   for (const [channelId, keys] of channelKeys) {
     const [was, is] = [then.channels.get(channelId), now.channels.get(channelId)];
     if (!was || !is) continue; // created by the actor (deleted above) or deleted since (recreated as it was)
-    const fields = differing(was, is, keys);
+    const fields = differing(asNow(was), is, keys);
     if (Object.keys(fields).length)
       actions.push({ kind: 'restore_channel', target_id: channelId, description: `Restore #${was.name}: ${Object.keys(fields).join(', ')}`, fields });
   }
@@ -226,33 +245,33 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
     if (Object.keys(fields).length)
       actions.push({ kind: 'restore_role', target_id: roleId, description: `Restore @${was.name}: ${Object.keys(fields).join(', ')}`, fields });
   }
+  const settingsThen = { ...then.settings };
+  for (const key of CHANNEL_SETTINGS) {
+    const channelId = settingsThen[key];
+    if (channelId) settingsThen[key] = willExist(channelId) ? current(channelId) : null;
+  }
   const settings = differing(
-    then.settings,
+    settingsThen,
     now.settings,
     [...settingKeys].filter((key) => !UNRESTORED_SETTINGS.includes(key)),
   );
   if (Object.keys(settings).length)
     actions.push({ kind: 'restore_guild', target_id: then.id, description: `Restore the guild's ${Object.keys(settings).join(', ')}`, fields: settings });
   for (const key of settingKeys)
-    if (
-      UNRESTORED_SETTINGS.includes(key) &&
-      JSON.stringify(then.settings[key as keyof GuildSettings]) !== JSON.stringify(now.settings[key as keyof GuildSettings])
-    )
+    if (UNRESTORED_SETTINGS.includes(key) && !isDeepStrictEqual(then.settings[key as keyof GuildSettings], now.settings[key as keyof GuildSettings]))
       notUndoable.push({
         target_id: then.id,
         reason: `The guild's ${key} is not restored: ${key === 'owner_id' ? 'only the owner hands ownership on' : 'the replaced image is gone'}`,
       });
 
-  const recreated = new Set(actions.flatMap((a) => (a.kind === 'recreate_role' ? [a.target_id] : [])));
-  const willExist = (roleId: string) => now.roles.has(current(roleId)) || recreated.has(roleId);
   planMembers(log, window, then, now, { members, timedOut, current, willExist }, actions, notUndoable);
 
-  const made = inWindow(window);
-  for (const m of standing.messages.filter((m) => made(m.at)))
+  for (const m of standing.messages.filter((m) => within(m.at)))
     actions.push({ kind: 'delete_message', target_id: m.id, channelId: m.channelId, description: `Delete the actor's message ${m.id}` });
-  for (const i of standing.invites.filter((i) => made(i.at)))
+  for (const i of standing.invites.filter((i) => within(i.at)))
     actions.push({ kind: 'revoke_invite', target_id: i.code, description: `Revoke invite ${i.code}` });
-  for (const w of standing.webhooks.filter((w) => made(w.at))) actions.push({ kind: 'delete_webhook', target_id: w.id, description: `Delete webhook ${w.id}` });
+  for (const w of standing.webhooks.filter((w) => within(w.at)))
+    actions.push({ kind: 'delete_webhook', target_id: w.id, description: `Delete webhook ${w.id}` });
 
   actions.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || categoriesFirst(a) - categoriesFirst(b));
   return { actions, not_undoable: notUndoable, idMap };
