@@ -63,14 +63,17 @@ function comparable(structure: Structure, idMap: Record<string, string> = {}) {
   };
 }
 
-async function signIn(page: Page, user: TestUser) {
-  await page.getByLabel('Username or email').fill(user.username);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 /** The page answers as the machine allows: generous bounds. */
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000 });
+
+/** With the keyboard alone: the page starts in the first field. */
+async function signIn(page: Page, user: TestUser) {
+  await poll(() => page.evaluate('document.activeElement.id')).toBe('login');
+  await page.keyboard.type(user.username);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press('Enter');
+}
 
 const auditRows = (page: Page) => page.locator('#audit-table tbody tr[data-entry]');
 
@@ -128,6 +131,9 @@ describe('the moderator console in a browser', () => {
     try {
       await page.goto(`${server.origin}/console`);
       expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Parley moderator console');
+      // Signed out, the page shows the sign-in form and nothing of the console.
+      expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+      expect(await page.getByRole('navigation').isVisible()).toBe(false);
       await shot(page, '1-sign-in');
       await signIn(page, owner);
       await poll(() => page.getByLabel('Server').locator('option:checked').innerText()).toBe('Raided guild');
