@@ -1,9 +1,15 @@
-// Admission: a process takes at most MAX_REQUESTS_IN_FLIGHT requests at once and answers the rest at once with 503 and
-// Retry-After, before their body is read. Under overload a request then waits behind a bounded amount of work (its
-// latency is about the requests ahead of it divided by the rate they are served at) or is refused in a millisecond,
-// instead of queueing until its client gives up. The count of requests in flight is the measure because it is the
-// queue itself: the event loop's delay shows the overload only after the queue has built (it is sampled, and lags), and
-// the log's commit queue holds only the writes, so it misses a flood of reads. 429 stays the rate limits'.
+// Admission: a process admits requests up to a limit that it adapts to keep what it admits fast, and answers the rest
+// at once with 503 and Retry-After, before their body is read, instead of queueing them until their client gives up.
+// 429 stays the rate limits'.
+//
+// A fixed count of requests in flight does not bound their latency: a request's wait is about the requests ahead of it
+// divided by the rate they are served at (Little's law), and that rate falls with the machine's speed and its other
+// load. So the limit moves, as TCP's congestion window does (and Netflix's concurrency-limits' gradient): each window
+// of `targetMs` compares what the window's admitted requests waited with the target, and multiplies the limit by their
+// ratio, shrinking it when they waited longer and growing it, while it is used, when they waited less. Their wait is
+// measured from admission to answer, plus the event loop's delay in the window: a request waits about one turn of the
+// loop before admission sees it, and under overload that turn is the larger part (measured: README, Overload).
+// MAX_REQUESTS_IN_FLIGHT stays the ceiling; a floor keeps an ordinary burst from being refused on a slow machine.
 import type { Context, Next } from 'koa';
 import { versionOf } from './apiVersions.js';
 import { closeAfterAnswer } from './lingeringClose.js';
@@ -14,19 +20,102 @@ export const OVERLOAD_RETRY_AFTER_S = 1;
 /** A body larger than this is not read to keep the connection after a refusal: the connection closes instead. */
 const DRAIN_ON_REFUSAL_BYTES = 64 * 1024;
 
-/** `limit` requests at once (0: no limit); the operator's endpoints are answered before this, and never refused. */
-export function admission(limit: number) {
-  let inFlight = 0;
+/** How often the event loop's delay is sampled while requests are in flight. */
+const LOOP_SAMPLE_MS = 10;
+
+export interface AdmissionLimits {
+  /** The most requests at once (MAX_REQUESTS_IN_FLIGHT); 0: no admission control at all. */
+  maxRequestsInFlight: number;
+  /** The fewest the adaptive limit goes down to (ADMISSION_MIN_IN_FLIGHT). */
+  admissionMinInFlight: number;
+  /** The wait admitted requests are held under (ADMISSION_TARGET_MS); 0: the ceiling alone, fixed. */
+  admissionTargetMs: number;
+}
+
+/** The operator's endpoints are answered before this, and never refused. */
+export function admission(limits: AdmissionLimits) {
+  if (limits.maxRequestsInFlight === 0) return (_ctx: Context, next: Next) => next();
+  const limit = new AdaptiveLimit(limits);
   return async function admit(ctx: Context, next: Next) {
-    if (limit === 0) return next();
-    if (inFlight >= limit) return refuse(ctx);
-    inFlight += 1;
+    if (!limit.acquire()) return refuse(ctx);
+    const admitted = performance.now();
     try {
       await next();
     } finally {
-      inFlight -= 1;
+      limit.release(performance.now() - admitted);
     }
   };
+}
+
+/** The limit on requests at once, moved once a window by how long the window's admitted requests waited. */
+class AdaptiveLimit {
+  private limit: number;
+  private inFlight = 0;
+  private readonly ceiling: number;
+  private readonly floor: number;
+  private readonly targetMs: number;
+  // The window under way: its admitted requests' waits, the most in flight, the loop delay sampled in it.
+  private windowStart = performance.now();
+  private waited: number[] = [];
+  private peak = 0;
+  private loopDelay = { count: 0, sumMs: 0 };
+  private sampler: NodeJS.Timeout | null = null;
+
+  constructor(limits: AdmissionLimits) {
+    this.ceiling = limits.maxRequestsInFlight;
+    this.floor = Math.min(limits.admissionMinInFlight, this.ceiling);
+    this.targetMs = limits.admissionTargetMs;
+    // It starts open: an idle process has no reason to refuse, and the first overloaded window closes it.
+    this.limit = this.ceiling;
+  }
+
+  acquire(): boolean {
+    if (this.inFlight >= Math.floor(this.limit)) return false;
+    this.inFlight += 1;
+    this.peak = Math.max(this.peak, this.inFlight);
+    if (this.inFlight === 1 && this.targetMs > 0) this.sampleLoop();
+    return true;
+  }
+
+  release(waitedMs: number): void {
+    this.inFlight -= 1;
+    if (this.targetMs === 0) return;
+    this.waited.push(waitedMs);
+    const now = performance.now();
+    if (now - this.windowStart >= this.targetMs) this.adapt(now);
+    // The loop is only watched while something is in flight: an idle process keeps no timer going.
+    if (this.inFlight === 0 && this.sampler) {
+      clearInterval(this.sampler);
+      this.sampler = null;
+    }
+  }
+
+  private adapt(now: number): void {
+    const loopDelayMs = this.loopDelay.count ? this.loopDelay.sumMs / this.loopDelay.count : 0;
+    // The median: a stream held open for minutes, or an upload from a slow client, says nothing of the queue.
+    const waitedMs = this.waited.sort((a, b) => a - b)[this.waited.length >> 1] + loopDelayMs;
+    // At most halved or grown by a quarter a window: one slow window (a collection, a neighbour's burst) moves it, not
+    // throws it; and it only grows while it is used, so a quiet spell does not open it past what was tried.
+    const gradient = Math.min(1.25, Math.max(0.5, this.targetMs / Math.max(waitedMs, 1)));
+    if (gradient < 1) this.limit = Math.max(this.floor, this.limit * gradient);
+    else if (this.peak >= this.limit / 2) this.limit = Math.min(this.ceiling, this.limit * gradient + 1);
+    this.windowStart = now;
+    this.waited = [];
+    this.loopDelay = { count: 0, sumMs: 0 };
+    this.peak = this.inFlight;
+  }
+
+  /** The loop's delay: how late a timer of LOOP_SAMPLE_MS fires is how long a request that arrives waits to be read. */
+  private sampleLoop(): void {
+    let expected = performance.now() + LOOP_SAMPLE_MS;
+    this.sampler = setInterval(() => {
+      const now = performance.now();
+      this.loopDelay.count += 1;
+      this.loopDelay.sumMs += Math.max(0, now - expected);
+      expected = now + LOOP_SAMPLE_MS;
+    }, LOOP_SAMPLE_MS);
+    this.sampler.unref();
+  }
 }
 
 function refuse(ctx: Context): void {

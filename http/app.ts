@@ -242,7 +242,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(errorHandler(deps.log));
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
-  app.use(admission(deps.config.maxRequestsInFlight));
+  app.use(admission(deps.config));
   app.use(bodyParser(deps.config.jsonBodyLimit));
   app.use(authenticate(deps.readStore, deps.clock, scopes(API_ROUTES)));
   app.use(mountApi(api, root));

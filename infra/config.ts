@@ -82,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5000, 0, 60_000),
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 512, 0, 1_000_000),
+    admissionMinInFlight: integer(env, 'ADMISSION_MIN_IN_FLIGHT', 32, 1, 1_000_000),
+    admissionTargetMs: integer(env, 'ADMISSION_TARGET_MS', 200, 0, 60_000),
     metricsToken: env.METRICS_TOKEN || null,
     gatewayUrl: env.GATEWAY_URL ? env.GATEWAY_URL.replace(/\/+$/, '') : null,
     gatewayNodeUrl: env.GATEWAY_NODE_URL ? env.GATEWAY_NODE_URL.replace(/\/+$/, '') : null,

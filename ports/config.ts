@@ -30,6 +30,10 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests a process serves at once (MAX_REQUESTS_IN_FLIGHT); more are answered 503 at once. 0: no limit. */
   maxRequestsInFlight: number;
+  /** The fewest requests at once the adaptive admission limit goes down to (ADMISSION_MIN_IN_FLIGHT). */
+  admissionMinInFlight: number;
+  /** The wait admitted requests are held under by moving the admission limit (ADMISSION_TARGET_MS); 0: a fixed limit. */
+  admissionTargetMs: number;
   /** The wss:// URL clients are sent to for the gateway; by default derived from publicBaseUrl. */
   gatewayUrl: string | null;
   /**

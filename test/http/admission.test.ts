@@ -1,16 +1,17 @@
-// Admission (http/admission.ts): past MAX_REQUESTS_IN_FLIGHT a request is answered 503 with Retry-After at once, in
-// its API version's error form, before its body is read; the operator's endpoints are never refused; what was admitted
-// and answered 2xx is in the log, and a refused send appended nothing.
+// Admission (http/admission.ts): past its limit a request is answered 503 with Retry-After at once, in its API
+// version's error form, before its body is read; the operator's endpoints are never refused; what was admitted and
+// answered 2xx is in the log, and a refused send appended nothing. The limit adapts: under an overload whose admitted
+// requests wait longer than ADMISSION_TARGET_MS it falls from MAX_REQUESTS_IN_FLIGHT towards ADMISSION_MIN_IN_FLIGHT.
 import { connect } from 'node:tls';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, apiClient, appendedByRequestsSince, fileServer } from '../support/server.js';
+import { type ApiResponse, type TestServer, apiClient, appendedByRequestsSince, fileServer } from '../support/server.js';
 import { createGuild } from './guildSupport.js';
 
-const server = await fileServer({ MAX_REQUESTS_IN_FLIGHT: '2' });
+const server = await fileServer({ MAX_REQUESTS_IN_FLIGHT: '2', ADMISSION_TARGET_MS: '0' });
 const guild = await createGuild(server);
 // Every request of the burst on a connection of its own, as many clients would send them.
-const many = new Agent({ connect: { ca: server.cert, servername: 'localhost' }, pipelining: 1 });
+const many = new Agent({ connect: { ca: server.cert, servername: 'localhost', timeout: 60_000 }, pipelining: 1 });
 afterAll(() => many.close());
 const client = apiClient(server.origin, many);
 
@@ -48,7 +49,7 @@ describe('a process over its admission limit', () => {
 
   it('answers over the limit before reading the body, while the operator’s endpoints are still answered', async () => {
     // Two requests admitted whose bodies never come fill the limit of 2.
-    const held = [openRequest(postHead('/api/v1/auth/register', 100)), openRequest(postHead('/api/v1/auth/register', 100))];
+    const held = [openRequest(server, postHead('/api/v1/auth/register', 100)), openRequest(server, postHead('/api/v1/auth/register', 100))];
     for (const request of held) request.socket.write('{"username":');
     // GET /gateway: no bucket of its own, so probes are refused by admission alone.
     const probeUntil = async (status: number) => {
@@ -62,7 +63,7 @@ describe('a process over its admission limit', () => {
     expect(probe.status).toBe(503);
 
     // Its headers alone: the answer comes though the 1000 bytes it announces never do.
-    const refused = openRequest(postHead(`/api/v10/channels/${guild.channelId}/messages`, 1000, guild.owner.token));
+    const refused = openRequest(server, postHead(`/api/v10/channels/${guild.channelId}/messages`, 1000, guild.owner.token));
     const answer = await refused.answer;
     expect(answer.head).toMatch(/^HTTP\/1\.1 503 /);
     expect(answer.head).toMatch(/\r\nRetry-After: 1\r\n/i);
@@ -74,13 +75,66 @@ describe('a process over its admission limit', () => {
   });
 });
 
+// A target of 1 ms that no send meets: every window of an overload shrinks the limit, down to the floor of 4.
+const adaptive = await fileServer({ MAX_REQUESTS_IN_FLIGHT: '64', ADMISSION_MIN_IN_FLIGHT: '4', ADMISSION_TARGET_MS: '1' });
+const room = await createGuild(adaptive);
+// Each sender on a connection of its own. A client gives up after a minute (generous: a loaded machine takes seconds
+// for a hundred handshakes), and a timeout fails the test.
+const senders = new Agent({
+  connect: { ca: adaptive.cert, servername: 'localhost', timeout: 60_000 },
+  pipelining: 1,
+  headersTimeout: 60_000,
+  bodyTimeout: 60_000,
+});
+afterAll(() => senders.close());
+
+describe('a process overloaded past what it serves within its target', () => {
+  it('lowers its limit from the ceiling towards the floor, refusing the rest at once, and keeps every send it answered', async () => {
+    const overloaded = apiClient(adaptive.origin, senders);
+    const before = await adaptive.runtime.store.headPosition();
+    // 100 senders at once, each sending its next as soon as it is answered, as the bench's overload does.
+    const answers = (
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, sender) => {
+          const mine: { prefix: string; response: ApiResponse }[] = [];
+          for (let i = 0; i < 3; i++) {
+            const prefix = (sender + i) % 2 ? '/api/v10' : '/api/v1';
+            const path = `${prefix}/channels/${room.channelId}/messages`;
+            mine.push({ prefix, response: await overloaded.call('POST', path, { token: room.owner.token, body: { content: `load ${sender}.${i}` } }) });
+          }
+          return mine;
+        }),
+      )
+    ).flat();
+
+    expect(new Set(answers.map((a) => a.response.status))).toEqual(new Set([200, 503]));
+    for (const { prefix, response } of answers.filter((a) => a.response.status === 503)) {
+      expect(response.headers['retry-after']).toBe('1');
+      expect(response.body).toEqual({ code: prefix === '/api/v10' ? 0 : 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+    }
+    const admitted = answers.map((a) => a.response).filter((r) => r.status === 200);
+    for (const message of admitted) {
+      const read = await adaptive.api('GET', `/channels/${room.channelId}/messages/${message.body.id}`, { token: room.owner.token });
+      expect(read.body.content).toBe(message.body.content);
+    }
+    const created = (await appendedByRequestsSince(adaptive, before)).filter((event) => event.type === 'MessageCreated');
+    expect(created).toHaveLength(admitted.length);
+
+    // The limit fell from the ceiling of 64 to the floor: of five requests held open at once, one is refused.
+    const held = Array.from({ length: 5 }, () => openRequest(adaptive, postHead(`/api/v10/channels/${room.channelId}/messages`, 1000, room.owner.token)));
+    const refused = await Promise.race(held.map((request) => request.answer));
+    expect(refused.head).toMatch(/^HTTP\/1\.1 503 /);
+    for (const request of held) request.socket.destroy();
+  });
+});
+
 const postHead = (path: string, length: number, token?: string) =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n`;
 
 /** A request whose head is sent at once and whose body is left to the caller; its answer once it has come whole. */
-function openRequest(head: string) {
-  const { port } = new URL(server.origin);
-  const socket = connect({ host: '127.0.0.1', port: Number(port), ca: server.cert, servername: 'localhost' });
+function openRequest(target: TestServer, head: string) {
+  const { port } = new URL(target.origin);
+  const socket = connect({ host: '127.0.0.1', port: Number(port), ca: target.cert, servername: 'localhost' });
   socket.on('error', () => {});
   socket.write(head);
   let received = '';

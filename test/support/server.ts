@@ -69,8 +69,10 @@ export function apiClient(origin: string, dispatcher: Agent): Pick<TestServer, '
 /** `engines`: what the server runs on (the embedded engines unless a test names shared ones, such as PostgreSQL's). */
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, engines: EngineConfig = EMBEDDED): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'parley-test-')));
-  // PORT may be given, for a test whose settings must name the port before the server starts.
-  const config = loadConfig({ PORT: '0', ...env, DATA_DIR: dir, HOST: '127.0.0.1' });
+  // PORT may be given, for a test whose settings must name the port before the server starts. Admission keeps its fixed
+  // ceiling unless a test asks for the adaptive limit (test/http/admission.test.ts): the suite's bursts of a hundred
+  // requests, on a machine loaded by the other test files, would otherwise be refused in part, as they should be.
+  const config = loadConfig({ PORT: '0', ADMISSION_TARGET_MS: '0', ...env, DATA_DIR: dir, HOST: '127.0.0.1' });
   const composition = await compose(config, engines, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
   const { runtime } = composition;
   const server = composition.http!;
