@@ -68,6 +68,9 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** The rollback previewed last, to apply as it was previewed. */
+let plannedRequest = null;
+
 const state = {
   token: sessionStorage.getItem('parley-console-token'),
   me: null,
@@ -213,6 +216,11 @@ async function chooseGuild() {
   const guildId = $('guild').value;
   history.replaceState(null, '', `#guild=${guildId}`);
   state.guild = { id: guildId, channels: [], roles: [], members: [] };
+  // A plan is one server's: another server starts without one.
+  plannedRequest = null;
+  state.rollback = null;
+  $('rollback-plan').hidden = true;
+  $('rollback-applied').hidden = true;
   $('console').hidden = false;
   const [guild, channels, roles, members] = await Promise.all([
     api('GET', `/guilds/${guildId}`),
@@ -572,8 +580,6 @@ function rollbackRequest(dryRun) {
     dry_run: dryRun,
   };
 }
-
-let plannedRequest = null;
 
 async function previewRollback(event) {
   event.preventDefault();
