@@ -1,7 +1,7 @@
 // Rolling back a raid: what one actor did to a guild in a window of the last 7 days, planned from the log
 // (domain/rollback.ts) and applied as the caller's own ordinary commands, each with its audit entry and dispatches.
 // Every compensating event names the event it undoes as its cause, so a second plan sees the first was applied.
-import { invalidForm, missingPermissions, notFound } from '../domain/errors.js';
+import { DomainError, invalidForm, missingPermissions, notFound } from '../domain/errors.js';
 import type { GuildCommand } from '../domain/guild.js';
 import { type ChannelData, type GuildState, outranks } from '../domain/guildState.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
@@ -19,6 +19,9 @@ import { deleteChannel, runGuildCommand } from './guilds.js';
 import { deleteInvite } from './invites.js';
 import { deleteMessage } from './messages/delete.js';
 import { deleteWebhook, managedWebhook } from './webhooks.js';
+
+/** Actions that remove what the actor made. */
+const REMOVALS: RollbackAction['kind'][] = ['delete_message', 'delete_channel', 'delete_role', 'revoke_invite', 'delete_webhook'];
 
 /** How far back a rollback reaches. */
 export const ROLLBACK_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
@@ -83,7 +86,14 @@ export async function rollBack(deps: RollbackDeps, meta: ActorMeta, guildId: str
   if (dryRun) return result;
   const reason = `Rollback of ${window.actorId} ${window.after}..${window.before}`;
   const idMap = { ...plan.idMap };
-  for (const action of plan.actions) await apply(deps, { ...meta, reason, causationId: action.cause }, guildId, action, idMap);
+  for (const action of plan.actions) {
+    try {
+      await apply(deps, { ...meta, reason, causationId: action.cause }, guildId, action, idMap);
+    } catch (error) {
+      // What someone removed since the plan was read needs no removing: the compensation is made.
+      if (!(REMOVALS.includes(action.kind) && error instanceof DomainError && error.kind === 'not_found')) throw error;
+    }
+  }
   return { ...result, applied: true, idMap };
 }
 

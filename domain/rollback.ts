@@ -191,6 +191,8 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
       case 'MemberBanned':
         if (now.bans.has(event.data.userId)) actions.push({ kind: 'unban', target_id: event.data.userId, description: `Unban user ${event.data.userId}` });
         members.add(event.data.userId);
+        if (event.data.deleteMessageSeconds > 0)
+          notUndoable.push({ target_id: event.data.userId, reason: 'Their recent messages were deleted with the ban: their text is erased' });
         break;
       case 'MemberKicked':
         members.add(event.data.userId);

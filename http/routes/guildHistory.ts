@@ -132,7 +132,7 @@ export const rollbackRoute = route({
   path: '/guilds/:guildId/rollbacks',
   summary: 'Roll back what one actor did in the guild',
   description:
-    'Needs ADMINISTRATOR (or the owner), and an actor below the caller. The window (`after`, `before`) lies within the last 7 days and defaults to all of it. Answers the plan: each compensating action, and what cannot be undone and why. Without `dry_run` it applies the plan as the caller’s own actions, each with its audit entry (reason `Rollback of <actor> <window>`); a plan applied once plans nothing more. Recreated channels and roles get new ids: `id_map` maps the old to the new.',
+    'Needs ADMINISTRATOR (or the owner), and an actor below the caller. The window (`after`, `before`) lies within the last 7 days and defaults to all of it. Answers the plan: each compensating action, and what cannot be undone and why. Without `dry_run` it applies the plan as the caller’s own actions, each with its audit entry (reason `Rollback of <actor> <window>`); a plan applied once plans nothing more (a refusal midway keeps what was applied: applying again goes on from there). Recreated channels and roles get new ids: `id_map` maps the old to the new.',
   tag: 'Audit log',
   auth: 'any',
   guards: [guildMembersOnly],

@@ -215,4 +215,17 @@ describe('rollback plan', () => {
     expect(plan.actions).toEqual([]);
     expect(plan.not_undoable).toEqual([{ target_id: 'mod', reason: expect.stringContaining('join again') }]);
   });
+
+  it('unbans whom the actor banned, and says their purged messages are erased and that their roles wait for their return', () => {
+    const banned: GuildEvent = {
+      type: 'MemberBanned',
+      data: { guildId: 'g', userId: 'mod', deleteMessageSeconds: 3600, removedMember: true, bannedAt: DURING },
+    };
+    const plan = planRollback([...setup(), logged(banned, 'raider', DURING)], window, none);
+    expect(plan.actions).toEqual([{ kind: 'unban', target_id: 'mod', description: 'Unban user mod' }]);
+    expect(plan.not_undoable).toEqual([
+      { target_id: 'mod', reason: 'Their recent messages were deleted with the ban: their text is erased' },
+      { target_id: 'mod', reason: expect.stringContaining('join again') },
+    ]);
+  });
 });

@@ -136,12 +136,13 @@ export function moduloIds(channels: Entity[], roles: Entity[], idMap: Record<str
     channels: channels
       .map(({ id: _id, last_message_id: _m, last_pin_timestamp: _p, guild_id: _g, parent_id, permission_overwrites, ...rest }) => ({
         ...rest,
+        name: String(rest.name),
         parent: parent_id ? channelNames.get(current(parent_id as string)) : null,
         permission_overwrites: (permission_overwrites as Overwrite[])
           .map((o) => ({ ...o, id: o.type === 0 ? nameOfRole(o.id) : o.id }))
           .sort((a, b) => a.id.localeCompare(b.id)),
       }))
-      .sort((a, b) => String(a.name).localeCompare(String(b.name))),
+      .sort((a, b) => a.name.localeCompare(b.name)),
     roles: roles.map(({ id, ...rest }) => ({ ...rest, id: nameOfRole(id) })).sort((a, b) => a.id.localeCompare(b.id)),
   };
 }
