@@ -20,7 +20,8 @@ export interface EndpointPolicy {
   post: PostForAnswer;
 }
 
-const USER_AGENT = 'Service-Interactions/1.0';
+/** The User-Agent of every request that carries an interaction to an app (endpoint checks and deliveries alike). */
+export const USER_AGENT = 'Service-Interactions/1.0';
 /** A PONG is tiny; an answer to a PING is not read past this. */
 const MAX_PONG_BYTES = 4096;
 

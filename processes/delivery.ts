@@ -4,6 +4,7 @@
 // sweep (what was due while it was down, or what a lagging read model hid at start). Each attempt is claimed by an
 // append on the interaction's stream before its request goes out, so two workers never make the same attempt.
 import type { Uses } from '../commands/deps.js';
+import { USER_AGENT } from '../commands/interactionEndpoint.js';
 import { recordAttempt, startAttempt } from '../commands/interactions.js';
 import { webhookStream } from '../commands/streams.js';
 import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
@@ -16,7 +17,6 @@ import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import { OutboundUrlError, type PostJson } from '../ports/outbound.js';
 
-const USER_AGENT = 'Service-Interactions/1.0';
 /** An attempt whose outcome was never recorded (its worker stopped mid-request) counts as failed after this grace. */
 const ORPHAN_GRACE_MS = 5000;
 const SWEEP_INTERVAL_MS = 30_000;
