@@ -10,6 +10,8 @@ export const SCOPES = {
   guilds: 'Know which servers you are in',
   'guilds.join': 'Join servers for you',
   'messages.read': 'Read the messages in the channels you can see',
+  // Not in the spec's table: the analysts' event stream of a guild, for someone who may read its audit log.
+  'guilds.events.read': 'Read the events of servers whose audit log you may view',
   connections: 'Know your linked accounts',
   bot: 'Add a bot to a server',
   // Not in the spec's table, but every bot invite of the widely used API's client libraries asks for it beside `bot`.

@@ -30,6 +30,7 @@ import { dmRoutes } from './routes/dms.js';
 import { emojiRoutes } from './routes/emojis.js';
 import { forumRoutes } from './routes/forum.js';
 import { gatewayRoutes } from './routes/gateway.js';
+import { guildEventRoutes } from './routes/guildEvents.js';
 import { guildHistoryRoutes } from './routes/guildHistory.js';
 import { guildRoutes } from './routes/guilds.js';
 import { interactionRoutes } from './routes/interactions.js';
@@ -180,6 +181,7 @@ const API_MODULES: readonly (readonly Route[])[] = [
   inviteRoutes,
   vanityRoutes,
   auditLogRoutes,
+  guildEventRoutes,
   guildHistoryRoutes,
   autoModerationRoutes,
   messageRoutes,

@@ -1,6 +1,7 @@
 // What route modules get: the running service, and helpers every route uses.
 import type { Context } from 'koa';
 import type { CommandDeps, RequestMeta } from '../commands/deps.js';
+import type { GuildEventDeps } from '../commands/guildEvents.js';
 import type { Config } from '../ports/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { HintBus } from '../ports/hints.js';
@@ -25,6 +26,7 @@ export interface HttpDeps extends CommandDeps {
   rateLimits: RateLimits;
   /** The log itself, for what is folded from it rather than read from the read models (a guild's history). */
   store: Pick<EventStore, 'readStream'>;
+  guildEvents: GuildEventDeps['guildEvents'];
 }
 
 declare module 'koa' {

@@ -106,5 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callRingTimeoutMs: integer(env, 'CALL_RING_TIMEOUT_MS', 60_000, 100, 10 * 60_000),
     threadArchiveSweepMs: integer(env, 'THREAD_ARCHIVE_SWEEP_MS', 60_000, 10, 3_600_000),
     uploadGraceMs: integer(env, 'UPLOAD_GRACE_MS', 3_600_000, 100, 7 * 86_400_000),
+    eventStreams: {
+      bufferBytes: integer(env, 'EVENT_STREAM_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      stallMs: integer(env, 'EVENT_STREAM_STALL_MS', 30_000, 10, 3_600_000),
+      heartbeatMs: integer(env, 'EVENT_STREAM_HEARTBEAT_MS', 15_000, 10, 600_000),
+      perUser: integer(env, 'EVENT_STREAMS_PER_USER', 2, 1, 10_000),
+      perGuild: integer(env, 'EVENT_STREAMS_PER_GUILD', 8, 1, 10_000),
+    },
   };
 }

@@ -2,6 +2,7 @@
 // the adapters behind the ports — assembled from engines the composition root (infra/compose.ts) has opened. It
 // starts and stops nothing itself: compose() owns every lifecycle and the one close().
 import type { CommandDeps } from '../commands/deps.js';
+import { type GuildEventLog, StreamSlots } from '../commands/guildEvents.js';
 import { AggregateCache, CommandHandler } from '../commands/handle.js';
 import { SnowflakeGenerator } from '../domain/snowflake.js';
 import type { BlobStore } from '../ports/blobs.js';
@@ -24,6 +25,7 @@ import { sharpImages } from './images.js';
 import type { Logger } from './logger.js';
 import { checkOutboundUrl, getBytes, postForAnswer } from './outbound.js';
 import type { Engines } from './roles.js';
+import { guildEventLog } from './guildEventLog.js';
 
 export interface Runtime extends CommandDeps {
   config: Config;
@@ -43,6 +45,8 @@ export interface Runtime extends CommandDeps {
   metrics: Metrics;
   rateLimits: RateLimits;
   leases: Leases;
+  /** The analysts' event streams: the log as they read it, and the places this process gives them. */
+  guildEvents: { log: GuildEventLog; slots: StreamSlots };
 }
 
 /**
@@ -82,6 +86,7 @@ export function assembleRuntime(
     metrics,
     rateLimits,
     leases,
+    guildEvents: { log: guildEventLog(store), slots: new StreamSlots(config.eventStreams) },
     commands: new CommandHandler(store, new AggregateCache()),
     ids: new SnowflakeGenerator({ workerId: config.workerId, processId }),
     settle: (position) => projections.waitFor(position, engines.settleTimeoutMs),

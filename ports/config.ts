@@ -81,4 +81,16 @@ export interface Config {
    * as left behind by a request that died; also how often the attachment remover looks.
    */
   uploadGraceMs: number;
+  /** The analysts' event streams (GET /guilds/:id/events): their bounds, per process. */
+  eventStreams: {
+    /** Bytes a stream may have waiting for its reader (EVENT_STREAM_BUFFER_BYTES) before it waits for them to read. */
+    bufferBytes: number;
+    /** How long a full buffer may wait for its reader (EVENT_STREAM_STALL_MS): then the stream ends, naming where to resume. */
+    stallMs: number;
+    /** How often an idle stream sends a heartbeat (EVENT_STREAM_HEARTBEAT_MS). */
+    heartbeatMs: number;
+    /** Streams open at once per reader and per guild (EVENT_STREAMS_PER_USER, EVENT_STREAMS_PER_GUILD). */
+    perUser: number;
+    perGuild: number;
+  };
 }

@@ -4,6 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { VERSIONING, eventSchemas } from '../asyncapi/document.js';
+import { html } from '../html.js';
 
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -61,8 +63,25 @@ export const referencePage = (base: '/api/v1' | '/api') => `<!doctype html>
 </head>
 <body>
 <div id="reference" data-document="${base}/openapi.json"></div>
+${eventCatalogue(base)}
 <script src="${base}/docs/swagger-ui-bundle.js"></script>
 <script src="${base}/docs/reference.js"></script>
 </body>
 </html>
 `;
+
+/**
+ * The event catalogue beside the reference: every event type and its data's fields, as plain markup (the page runs no
+ * script of its own but Swagger UI's), with the AsyncAPI document that holds their schemas.
+ */
+function eventCatalogue(base: string): string {
+  const { events } = eventSchemas();
+  const fields = (data: Record<string, unknown>) => Object.keys((data.properties as Record<string, unknown> | undefined) ?? {});
+  return html`<section id="events" class="swagger-ui"><div class="wrapper">
+<h2>Event catalogue</h2>
+<p>What <code>GET ${base}/guilds/{guildId}/events</code> hands out: each event type, where it is declared, and its data’s fields. Their JSON
+Schemas, and the gateway’s dispatches, are in the AsyncAPI 3 document <a href="${base}/asyncapi.json">${base}/asyncapi.json</a>.</p>
+<p>${VERSIONING}</p>
+<ul>${Object.entries(events).map(([type, event]) => html`<li><code>${type}</code> (${event.declaredIn}): ${fields(event.data).join(', ')}</li>`)}</ul>
+</div></section>`.text;
+}

@@ -3,6 +3,7 @@
 // is where a newcomer looks first. The document is built from every entry, these among them, so they are given it as a
 // function by the composition (http/app.ts) instead of importing it.
 import type { Context } from 'koa';
+import { asyncApiDocument } from '../asyncapi/document.js';
 import { PAGE_CSP, asset, assetParams, referencePage } from '../openapi/page.js';
 import { route } from '../route.js';
 
@@ -33,6 +34,22 @@ export function referenceRoutes(document: () => object) {
       },
     },
     handle: () => document(),
+  });
+
+  const getEventCatalogueRoute = route({
+    ...base,
+    method: 'GET',
+    path: '/asyncapi.json',
+    summary: 'Get the event catalogue',
+    description:
+      'The AsyncAPI 3 document of every event type a guild’s event stream hands out (its data as JSON Schema, generated from the code’s declarations) and of the gateway’s dispatches.',
+    responses: {
+      200: {
+        description: 'The document.',
+        schema: { type: 'object', properties: { asyncapi: { const: '3.0.0' }, channels: { type: 'object' } }, required: ['asyncapi', 'channels'] },
+      },
+    },
+    handle: () => asyncApiDocument(),
   });
 
   const readReferenceRoute = route({
@@ -98,5 +115,5 @@ export function referenceRoutes(document: () => object) {
     },
   });
 
-  return [getDocumentRoute, readReferenceRoute, getReferenceFileRoute, findReferenceRoute];
+  return [getDocumentRoute, getEventCatalogueRoute, readReferenceRoute, getReferenceFileRoute, findReferenceRoute];
 }
