@@ -294,7 +294,8 @@ function resetAudit() {
 async function loadAudit(cursor = null) {
   showError('audit-error', null);
   const filters = auditFilters();
-  const query = new URLSearchParams({ limit: '50' });
+  const limit = Number($('filter-limit').value);
+  const query = new URLSearchParams({ limit: String(limit) });
   if (filters.actor) query.set('user_id', filters.actor);
   if (filters.action) query.set('action_type', filters.action);
   if (cursor) query.set(cursor.direction, cursor.id);
@@ -309,8 +310,8 @@ async function loadAudit(cursor = null) {
     if (cursor?.direction === 'after' && entries.length === 0) return say('No newer entries');
     state.audit.entries = entries;
     // A short page of newer entries reaches the newest: the page the gateway's entries join.
-    state.audit.cursor = cursor?.direction === 'after' && entries.length < 50 ? null : cursor;
-    state.audit.full = entries.length === 50;
+    state.audit.cursor = cursor?.direction === 'after' && entries.length < limit ? null : cursor;
+    state.audit.full = entries.length === limit;
     renderAudit();
   } catch (error) {
     showError('audit-error', error);

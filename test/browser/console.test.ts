@@ -157,6 +157,21 @@ describe('the moderator console in a browser', () => {
       expect(actions.filter((a) => a === 'Member banned')).toHaveLength(5);
       expect(actions.filter((a) => a === 'Role updated')).toHaveLength(1);
       expect(new Set(await page.locator('#audit-table tbody tr[data-entry] td:nth-child(2)').allInnerTexts())).toEqual(new Set([raider.username]));
+      // Paged: 25 of them, the 4 older ones, and back.
+      await page.getByLabel('Per page').selectOption('25');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await poll(() => auditRows(page).count()).toBe(25);
+      const newest = await auditRows(page).first().getAttribute('data-entry');
+      await page.getByRole('button', { name: 'Older' }).click();
+      await poll(() => auditRows(page).count()).toBe(4);
+      expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Newer' }).click();
+      await poll(() => auditRows(page).count()).toBe(25);
+      expect(await auditRows(page).first().getAttribute('data-entry')).toBe(newest);
+      await page.getByLabel('Per page').selectOption('50');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await poll(() => auditRows(page).count()).toBe(29);
+
       const roleRow = auditRows(page).filter({ hasText: 'Role updated' });
       await roleRow.getByRole('button', { name: 'Changes' }).press('Enter');
       const changes = page.getByRole('list', { name: 'Changes' });
