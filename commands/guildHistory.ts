@@ -63,18 +63,24 @@ function foldUntil(events: RecordedEvent[], moment: Moment, path: string): Guild
 }
 
 export interface GuildChanges {
+  /** The moment `from` stands for: the one asked for, or the guild's creation when that was before it. */
+  fromMoment: Moment;
   from: GuildThen;
   to: GuildThen;
   /** The audit log's entries of the events between the two moments (after `from`, up to `to`), oldest first. */
   entries: AuditEntryDoc[];
 }
 
-/** What changed in the guild's structure between two moments, as its audit log words it. VIEW_AUDIT_LOG. */
+/**
+ * What changed in the guild's structure between two moments, as its audit log words it; a `from` before the guild is
+ * its creation (`from` answers the moment used). VIEW_AUDIT_LOG.
+ */
 export async function guildChangesBetween(deps: HistoryDeps, userId: string, guildId: string, from: Moment, to: Moment): Promise<GuildChanges> {
   await requireAuditLogViewer(deps, guildId, userId);
   const events = await readGuildLog(deps, guildId, 'from');
-  const [then, now] = [foldUntil(events, from, 'from'), foldUntil(events, to, 'to')];
+  const fromMoment = events.length && !atOrBefore(from)(events[0]) ? { position: events[0].position } : from;
+  const [then, now] = [foldUntil(events, fromMoment, 'from'), foldUntil(events, to, 'to')];
   if (comparePositions(then.last.position, now.last.position) > 0) throw invalidForm([{ path: 'to', message: 'Must not be before from' }]);
   const between = events.filter((e) => comparePositions(e.position, then.last.position) > 0 && comparePositions(e.position, now.last.position) <= 0);
-  return { from: then, to: now, entries: between.flatMap((e) => auditEntryOf(e) ?? []) };
+  return { from: then, fromMoment, to: now, entries: between.flatMap((e) => auditEntryOf(e) ?? []) };
 }

@@ -97,7 +97,7 @@ export const guildHistoryDiffRoute = route({
   path: '/guilds/:guildId/history/diff',
   summary: 'List what changed in the guild between two moments',
   description:
-    'Needs VIEW_AUDIT_LOG. `from` and `to` are ISO 8601 times or log positions (`to` defaults to now). Each entry is the audit log’s entry of one change to the guild’s structure, with its `time`, oldest first.',
+    'Needs VIEW_AUDIT_LOG. `from` and `to` are ISO 8601 times or log positions (`to` defaults to now; a `from` before the guild is its creation). Each entry is the audit log’s entry of one change to the guild’s structure, with its `time`, oldest first.',
   tag: 'Audit log',
   auth: 'any',
   guards: [guildMembersOnly],
@@ -120,7 +120,7 @@ export const guildHistoryDiffRoute = route({
     const to = query.to ? momentOf(query.to, 'to') : { time: new Date(deps.clock.now()).toISOString() };
     const changes = await guildChangesBetween(deps, requireAuth(ctx).userId, guildId, from, to);
     return {
-      from: momentObject(from, changes.from),
+      from: momentObject(changes.fromMoment, changes.from),
       to: momentObject(to, changes.to),
       entries: changes.entries.map((entry) => ({ ...auditEntryObject(entry), time: apiTimestamp(entry.timestamp) })),
     };

@@ -87,6 +87,10 @@ describe('guild history', () => {
       changes: [{ key: 'name', old_value: 'Raid target', new_value: 'pwned' }],
       time: expect.any(String),
     });
+    // From before the guild: from its creation, the setup's entries first.
+    const whole = await server.api('GET', `/guilds/${raid.guild.id}/history/diff?from=2020-01-01T00:00:00Z`, owner);
+    expect(whole.body.entries.length).toBeGreaterThan(diff.body.entries.length);
+    expect(whole.body.entries.slice(-diff.body.entries.length)).toEqual(diff.body.entries);
     // The window between two positions holds only what happened between them.
     const to = history.body.at.position;
     const none = await server.api('GET', `/guilds/${raid.guild.id}/history/diff?from=${to}&to=${to}`, owner);
