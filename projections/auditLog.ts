@@ -145,11 +145,34 @@ const AUTO_MODERATION_ACTION_ENTRIES: Record<number, number> = {
   [ActionType.TIMEOUT]: AuditLogAction.AUTO_MODERATION_USER_COMMUNICATION_DISABLED,
 };
 
-type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
-/** null: this event of an audited type is not audited (a member joining by invite, as opposed to a bot added). */
-type Audited<T extends { type: string }> = { [K in T['type']]?: (event: RecordedEvent<DataOf<T, K>>) => AuditFacts | null };
+/** An audit-log action by the spec's name. */
+export type AuditActionName = keyof typeof AuditLogAction;
 
-/** The audited event types, and the entry each makes. Issues that add audited events add them here. */
+/**
+ * The actions an event type's entries record, and the entry of one event (null: this event of an audited type is not
+ * audited, as a member joining by invite, where a bot added is).
+ */
+interface Auditing<D> {
+  actions: readonly AuditActionName[];
+  describe(event: RecordedEvent<D>): AuditFacts | null;
+}
+
+/** Entries of one action, which `describe` is handed as its number. */
+function audits<D>(name: AuditActionName, describe: (event: RecordedEvent<D>, action: number) => AuditFacts | null): Auditing<D> {
+  const action = AuditLogAction[name];
+  return { actions: [name], describe: (event) => describe(event, action) };
+}
+
+/** Entries of one of several actions, which `describe` picks. */
+const auditsOneOf = <D>(actions: readonly AuditActionName[], describe: (event: RecordedEvent<D>) => AuditFacts | null): Auditing<D> => ({ actions, describe });
+
+type DataOf<T, K> = T extends { type: K; data: infer D } ? D : never;
+type Audited<T extends { type: string }> = { [K in T['type']]?: Auditing<DataOf<T, K>> };
+
+/**
+ * The audited event types, the actions each records and the entry each makes: the one declaration of which event records
+ * which action (a route's `audit` field is held to it by test/http/auditActions.test.ts).
+ */
 const auditedEvents: Audited<
   | GuildEvent
   | RoleEvent
@@ -164,200 +187,212 @@ const auditedEvents: Audited<
   | AutoModerationActionExecuted
   | ThreadEvent
 > = {
-  GuildUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.GUILD_UPDATE, targetId: data.guildId, changes: data.changes.map(auditKey) }),
-  VanityCodeSet: ({ data }) => ({
+  GuildUpdated: audits('GUILD_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.GUILD_UPDATE,
+    actionType: action,
+    targetId: data.guildId,
+    changes: data.changes.map(auditKey),
+  })),
+  VanityCodeSet: audits('GUILD_UPDATE', ({ data }, action) => ({
+    guildId: data.guildId,
+    actionType: action,
     targetId: data.guildId,
     changes: [{ key: 'vanity_url_code', old_value: data.previousCode, new_value: data.code }],
-  }),
-  ChannelCreated: ({ data }) => ({
+  })),
+  ChannelCreated: audits('CHANNEL_CREATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.CHANNEL_CREATE,
+    actionType: action,
     targetId: data.channel.id,
     changes: created(data.channel),
-  }),
-  ChannelUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.CHANNEL_UPDATE, targetId: data.channelId, changes: data.changes }),
-  ChannelDeleted: ({ data }) => ({
+  })),
+  ChannelUpdated: audits('CHANNEL_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.CHANNEL_DELETE,
+    actionType: action,
+    targetId: data.channelId,
+    changes: data.changes,
+  })),
+  ChannelDeleted: audits('CHANNEL_DELETE', ({ data }, action) => ({
+    guildId: data.guildId,
+    actionType: action,
     targetId: data.channel.id,
     changes: deleted(data.channel),
-  }),
+  })),
   // A webhook's post is its message's side, and a webhook's messages make no entry.
-  ThreadCreated: ({ data }) =>
-    data.byWebhook
-      ? null
-      : { guildId: data.guildId, actionType: AuditLogAction.THREAD_CREATE, targetId: data.thread.id, changes: created(data.thread, THREAD_SKIP) },
-  ThreadUpdated: ({ data }) =>
-    data.byMessage ? null : { guildId: data.guildId, actionType: AuditLogAction.THREAD_UPDATE, targetId: data.threadId, changes: threadChanges(data.changes) },
-  ThreadDeleted: ({ data }) =>
-    data.withParent
-      ? null
-      : { guildId: data.guildId, actionType: AuditLogAction.THREAD_DELETE, targetId: data.thread.id, changes: deleted(data.thread, THREAD_SKIP) },
-  ChannelOverwriteSet: ({ data }) => ({
+  ThreadCreated: audits('THREAD_CREATE', ({ data }, action) =>
+    data.byWebhook ? null : { guildId: data.guildId, actionType: action, targetId: data.thread.id, changes: created(data.thread, THREAD_SKIP) },
+  ),
+  ThreadUpdated: audits('THREAD_UPDATE', ({ data }, action) =>
+    data.byMessage ? null : { guildId: data.guildId, actionType: action, targetId: data.threadId, changes: threadChanges(data.changes) },
+  ),
+  ThreadDeleted: audits('THREAD_DELETE', ({ data }, action) =>
+    data.withParent ? null : { guildId: data.guildId, actionType: action, targetId: data.thread.id, changes: deleted(data.thread, THREAD_SKIP) },
+  ),
+  ChannelOverwriteSet: audits('CHANNEL_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.CHANNEL_UPDATE,
+    actionType: action,
     targetId: data.channelId,
     changes: (['allow', 'deny'] as const).map((key) => ({ key, old_value: data.previous?.[key], new_value: data.overwrite[key] })),
     options: overwriteOptions(data.overwrite),
-  }),
-  ChannelOverwriteDeleted: ({ data }) => ({
+  })),
+  ChannelOverwriteDeleted: audits('CHANNEL_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.CHANNEL_UPDATE,
+    actionType: action,
     targetId: data.channelId,
     changes: deleted(data.overwrite, []),
     options: overwriteOptions(data.overwrite),
-  }),
-  MemberJoined: ({ data }) => (data.botAdd ? { guildId: data.guildId, actionType: AuditLogAction.BOT_ADD, targetId: data.userId } : null),
-  MemberKicked: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_KICK, targetId: data.userId }),
+  })),
+  MemberJoined: audits('BOT_ADD', ({ data }, action) => (data.botAdd ? { guildId: data.guildId, actionType: action, targetId: data.userId } : null)),
+  MemberKicked: audits('MEMBER_KICK', ({ data }, action) => ({ guildId: data.guildId, actionType: action, targetId: data.userId })),
   // One entry for the whole prune (its first event), with the spec's "prune day counts" and how many it removed, as
   // strings, as the widely used API gives them.
-  MembersPruned: ({ data }) =>
+  MembersPruned: audits('MEMBER_PRUNE', ({ data }, action) =>
     data.part === 0
       ? {
           guildId: data.guildId,
-          actionType: AuditLogAction.MEMBER_PRUNE,
+          actionType: action,
           targetId: null,
           options: { delete_member_days: String(data.days), members_removed: String(data.total) },
         }
       : null,
-  MemberBanned: ({ data }) => ({
+  ),
+  MemberBanned: audits('MEMBER_BAN_ADD', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.MEMBER_BAN_ADD,
+    actionType: action,
     targetId: data.userId,
     options: { delete_message_days: String(Math.floor(data.deleteMessageSeconds / 86400)), delete_message_seconds: String(data.deleteMessageSeconds) },
-  }),
-  MemberUnbanned: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.MEMBER_BAN_REMOVE, targetId: data.userId }),
+  })),
+  MemberUnbanned: audits('MEMBER_BAN_REMOVE', ({ data }, action) => ({ guildId: data.guildId, actionType: action, targetId: data.userId })),
   // A timeout no member made (an auto-moderation rule's) is recorded by its execution's entry 145, not again here.
-  MemberUpdated: ({ data, metadata }) =>
+  MemberUpdated: audits('MEMBER_UPDATE', ({ data, metadata }, action) =>
     metadata.actorId === null
       ? null
       : {
           guildId: data.guildId,
-          actionType: AuditLogAction.MEMBER_UPDATE,
+          actionType: action,
           targetId: data.userId,
           changes: data.changes.map(auditKey),
         },
+  ),
   // As the widely used API: options name the channel moved to and how many members (here always one entry per member).
-  VoiceChannelMoved: ({ data }) =>
-    data.movedBy
-      ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_MOVE, targetId: data.userId, options: { channel_id: data.channelId, count: '1' } }
-      : null,
-  VoiceChannelLeft: ({ data }) =>
-    data.reason === 'disconnected'
-      ? { guildId: data.guildId, actionType: AuditLogAction.MEMBER_DISCONNECT, targetId: data.userId, options: { count: '1' } }
-      : null,
-  RoleCreated: ({ data }) => ({
+  VoiceChannelMoved: audits('MEMBER_MOVE', ({ data }, action) =>
+    data.movedBy ? { guildId: data.guildId, actionType: action, targetId: data.userId, options: { channel_id: data.channelId, count: '1' } } : null,
+  ),
+  VoiceChannelLeft: audits('MEMBER_DISCONNECT', ({ data }, action) =>
+    data.reason === 'disconnected' ? { guildId: data.guildId, actionType: action, targetId: data.userId, options: { count: '1' } } : null,
+  ),
+  RoleCreated: audits('ROLE_CREATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.ROLE_CREATE,
+    actionType: action,
     targetId: data.role.id,
     changes: created(data.role, ['id', 'position', 'tags']),
-  }),
-  RoleUpdated: ({ data }) => ({ guildId: data.guildId, actionType: AuditLogAction.ROLE_UPDATE, targetId: data.roleId, changes: data.changes }),
-  RoleDeleted: ({ data }) => ({
+  })),
+  RoleUpdated: audits('ROLE_UPDATE', ({ data }, action) => ({ guildId: data.guildId, actionType: action, targetId: data.roleId, changes: data.changes })),
+  RoleDeleted: audits('ROLE_DELETE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.ROLE_DELETE,
+    actionType: action,
     targetId: data.role.id,
     changes: deleted(data.role, ['id', 'position', 'tags']),
-  }),
-  InviteCreated: ({ data }) => ({
+  })),
+  InviteCreated: audits('INVITE_CREATE', ({ data }, action) => ({
     guildId: data.invite.guild_id,
-    actionType: AuditLogAction.INVITE_CREATE,
+    actionType: action,
     targetId: null,
     changes: created(data.invite, INVITE_SKIP),
-  }),
-  InviteDeleted: ({ data }) => ({
+  })),
+  InviteDeleted: audits('INVITE_DELETE', ({ data }, action) => ({
     guildId: data.invite.guild_id,
-    actionType: AuditLogAction.INVITE_DELETE,
+    actionType: action,
     targetId: null,
     changes: deleted(data.invite, INVITE_SKIP),
-  }),
-  WebhookCreated: ({ data }) => ({
+  })),
+  WebhookCreated: audits('WEBHOOK_CREATE', ({ data }, action) => ({
     guildId: data.webhook.guild_id,
-    actionType: AuditLogAction.WEBHOOK_CREATE,
+    actionType: action,
     targetId: data.webhook.id,
     changes: created(auditedWebhook(data.webhook), []).map(auditKey),
-  }),
-  WebhookUpdated: ({ data }) => ({
+  })),
+  WebhookUpdated: audits('WEBHOOK_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.WEBHOOK_UPDATE,
+    actionType: action,
     targetId: data.webhookId,
     changes: data.changes.map(auditKey),
-  }),
-  WebhookDeleted: ({ data }) => ({
+  })),
+  WebhookDeleted: audits('WEBHOOK_DELETE', ({ data }, action) => ({
     guildId: data.webhook.guild_id,
-    actionType: AuditLogAction.WEBHOOK_DELETE,
+    actionType: action,
     targetId: data.webhook.id,
     changes: deleted(auditedWebhook(data.webhook), []).map(auditKey),
-  }),
-  EmojiCreated: ({ data }) => ({
+  })),
+  EmojiCreated: audits('EMOJI_CREATE', ({ data }, action) => ({
     ...emojiEntry,
     guildId: data.guildId,
-    actionType: AuditLogAction.EMOJI_CREATE,
+    actionType: action,
     targetId: data.emoji.id,
     changes: created(auditedEmoji(data.emoji)),
-  }),
-  EmojiUpdated: ({ data }) => ({
+  })),
+  EmojiUpdated: audits('EMOJI_UPDATE', ({ data }, action) => ({
     ...emojiEntry,
     guildId: data.guildId,
-    actionType: AuditLogAction.EMOJI_UPDATE,
+    actionType: action,
     targetId: data.emojiId,
     changes: data.changes,
-  }),
-  EmojiDeleted: ({ data }) => ({
+  })),
+  EmojiDeleted: audits('EMOJI_DELETE', ({ data }, action) => ({
     ...emojiEntry,
     guildId: data.guildId,
-    actionType: AuditLogAction.EMOJI_DELETE,
+    actionType: action,
     targetId: data.emoji.id,
     changes: deleted(auditedEmoji(data.emoji)),
-  }),
-  StickerCreated: ({ data }) => ({
+  })),
+  StickerCreated: audits('STICKER_CREATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.STICKER_CREATE,
+    actionType: action,
     targetId: data.sticker.id,
     changes: created(auditedSticker(data.sticker)),
-  }),
-  StickerUpdated: ({ data }) => ({
+  })),
+  StickerUpdated: audits('STICKER_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.STICKER_UPDATE,
+    actionType: action,
     targetId: data.stickerId,
     changes: auditedStickerChanges(data.changes),
-  }),
-  StickerDeleted: ({ data }) => ({
+  })),
+  StickerDeleted: audits('STICKER_DELETE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.STICKER_DELETE,
+    actionType: action,
     targetId: data.sticker.id,
     changes: deleted(auditedSticker(data.sticker)),
-  }),
-  AutoModerationRuleCreated: ({ data }) => ({
+  })),
+  AutoModerationRuleCreated: audits('AUTO_MODERATION_RULE_CREATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.AUTO_MODERATION_RULE_CREATE,
+    actionType: action,
     targetId: data.rule.id,
     changes: created(data.rule, ['id', 'guild_id', 'creator_id']),
-  }),
-  AutoModerationRuleUpdated: ({ data }) => ({
+  })),
+  AutoModerationRuleUpdated: audits('AUTO_MODERATION_RULE_UPDATE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.AUTO_MODERATION_RULE_UPDATE,
+    actionType: action,
     targetId: data.ruleId,
     changes: data.changes,
-  }),
-  AutoModerationRuleDeleted: ({ data }) => ({
+  })),
+  AutoModerationRuleDeleted: audits('AUTO_MODERATION_RULE_DELETE', ({ data }, action) => ({
     guildId: data.guildId,
-    actionType: AuditLogAction.AUTO_MODERATION_RULE_DELETE,
+    actionType: action,
     targetId: data.rule.id,
     changes: deleted(data.rule, ['id', 'guild_id', 'creator_id']),
-  }),
-  AutoModerationActionExecuted: ({ data: { execution } }) => ({
-    guildId: execution.guildId,
-    actionType: AUTO_MODERATION_ACTION_ENTRIES[execution.action.type],
-    targetId: execution.userId,
-    options: {
-      auto_moderation_rule_name: execution.ruleName,
-      auto_moderation_rule_trigger_type: String(execution.ruleTriggerType),
-      channel_id: execution.channelId,
-    },
-  }),
+  })),
+  AutoModerationActionExecuted: auditsOneOf(
+    ['AUTO_MODERATION_BLOCK_MESSAGE', 'AUTO_MODERATION_FLAG_TO_CHANNEL', 'AUTO_MODERATION_USER_COMMUNICATION_DISABLED'],
+    ({ data: { execution } }) => ({
+      guildId: execution.guildId,
+      actionType: AUTO_MODERATION_ACTION_ENTRIES[execution.action.type],
+      targetId: execution.userId,
+      options: {
+        auto_moderation_rule_name: execution.ruleName,
+        auto_moderation_rule_trigger_type: String(execution.ruleTriggerType),
+        channel_id: execution.channelId,
+      },
+    }),
+  ),
 };
 
 /** A snowflake of the event's time whose low 22 bits are its log position's (prepare positions are unique per event). */
@@ -372,10 +407,15 @@ const MEMBER_PERSONAL_KEYS = ['nick', 'avatar_hash', 'banner_hash'];
 /** The event types that make an audit entry. */
 export const AUDITED_EVENT_TYPES = Object.keys(auditedEvents) as (keyof typeof auditedEvents)[];
 
+/** Each audited event type and the actions its entries record. */
+export const AUDIT_ACTIONS_BY_EVENT: ReadonlyMap<string, readonly AuditActionName[]> = new Map(
+  Object.entries(auditedEvents as Record<string, Auditing<unknown>>).map(([type, auditing]) => [type, auditing.actions]),
+);
+
 /** The entry an audited event makes (null for an event of those types that records none); the gateway pushes the same. */
 export function auditEntryOf(event: RecordedEvent): AuditEntryDoc | null {
-  const describe = (auditedEvents as Record<string, ((e: RecordedEvent) => AuditFacts | null) | undefined>)[event.type];
-  const facts = describe?.(event);
+  const auditing = (auditedEvents as Record<string, Auditing<unknown> | undefined>)[event.type];
+  const facts = auditing?.describe(event);
   if (!facts) return null;
   return {
     _id: auditEntryId(event),

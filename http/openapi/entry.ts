@@ -3,7 +3,7 @@
 // handler, buckets and scope; routeDocs reads it as this. http/openapi/document.ts turns them into the OpenAPI
 // document; test/http/openapi.test.ts holds them against the routers.
 import type { Scope } from '../../domain/oauth2.js';
-import type { AuditLogAction } from '../../projections/auditLog.js';
+import type { AuditActionName } from '../../projections/auditLog.js';
 import type { ErrorCode } from './errors.js';
 
 /** A JSON schema as a route module declares it (`as const`). */
@@ -88,8 +88,12 @@ export interface RouteDoc {
   formFields?: boolean;
   /** An OAuth2 access token with this scope may call the route too (http/auth.ts). */
   oauth2Scope?: Scope;
-  /** The audit-log entry its event records (projections/auditLog.ts derives it), shown as `x-audit-log-action`. */
-  audit?: keyof typeof AuditLogAction;
+  /**
+   * The audit-log action its events record (those it may record, when it depends on the request), shown as
+   * `x-audit-log-action`: actions projections/auditLog.ts declares for the events it audits; every route that records
+   * one says which (test/http/auditActions.test.ts).
+   */
+  audit?: AuditActionName | readonly AuditActionName[];
   /** Its answers by status; a refusal here (a route that refuses in a format of its own) replaces the catalogue's. */
   responses: Partial<Record<number, Answer>>;
   /** The buckets it spends (shown as `x-rate-limits`); `when` for one spent on some of its requests only. */

@@ -154,6 +154,7 @@ export const createChannelRoute = route({
   description: 'Needs MANAGE_CHANNELS; overwrites may not grant permissions the caller lacks.',
   params: guildParams,
   body: createChannelSchema,
+  audit: 'CHANNEL_CREATE',
   responses: { 201: channel },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
@@ -174,6 +175,7 @@ export const moveChannelsRoute = route({
   description: 'Needs MANAGE_CHANNELS.',
   params: guildParams,
   body: moveChannelsSchema,
+  audit: 'CHANNEL_UPDATE',
   responses: { 204: { description: 'Moved.' } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body: moves }, deps) {
@@ -216,6 +218,7 @@ export const updateChannelRoute = route({
   },
   // Read with the schema of the channel's kind, once the channel is known to be a guild's.
   readsItself: ['body'],
+  audit: 'CHANNEL_UPDATE',
   responses: { 200: channel },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId } }, deps) {
@@ -238,6 +241,7 @@ export const deleteChannelRoute = route({
   summary: 'Delete a channel, close a DM or leave a group DM',
   description: 'A guild channel needs MANAGE_CHANNELS. Answers the channel as it was.',
   params: channelParams,
+  audit: 'CHANNEL_DELETE',
   responses: { 200: channel },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId } }, deps) {
@@ -258,6 +262,7 @@ export const setOverwriteRoute = route({
   description: 'For a role (type 0) or a member (type 1). Needs MANAGE_ROLES; may not grant permissions the caller lacks.',
   params: overwriteParams,
   body: putOverwriteSchema,
+  audit: 'CHANNEL_UPDATE',
   responses: { 204: { description: 'Set.' } },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, overwriteId }, body }, deps) {
@@ -279,6 +284,7 @@ export const deleteOverwriteRoute = route({
   path: '/channels/:channelId/permissions/:overwriteId',
   summary: 'Delete a permission overwrite',
   params: overwriteParams,
+  audit: 'CHANNEL_UPDATE',
   responses: { 204: { description: 'Deleted.' } },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, overwriteId } }, deps) {

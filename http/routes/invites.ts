@@ -156,6 +156,7 @@ export const deleteInviteRoute = route({
   auth: 'any',
   params: codeParams,
   limits: endpoint('invites:delete'),
+  audit: 'INVITE_DELETE',
   responses: { 204: { description: 'Revoked.' } },
   errors: ['UNKNOWN_INVITE', 'MISSING_PERMISSIONS'],
   handle: (ctx, { params: { code } }, deps) => deleteInvite(deps, actorMeta(ctx), code),
@@ -171,6 +172,7 @@ export const createChannelInviteRoute = route({
   params: channelParams,
   body: createSchema,
   limits: endpoint('channel-invites:create'),
+  audit: 'INVITE_CREATE',
   responses: { 200: invite },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params: { channelId }, body }, deps) =>
@@ -204,6 +206,7 @@ export const deleteChannelInviteRoute = route({
   auth: 'any',
   params: channelCodeParams,
   limits: endpoint('channel-invites:delete'),
+  audit: 'INVITE_DELETE',
   responses: { 204: { description: 'Revoked.' } },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_INVITE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, code } }, deps) {
@@ -241,6 +244,7 @@ export const createGuildInviteRoute = route({
   params: guildParams,
   body: createGuildInviteSchema,
   limits: [application],
+  audit: 'INVITE_CREATE',
   responses: { 200: invite },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params: { guildId }, body }, deps) =>
@@ -275,6 +279,7 @@ export const createPackInviteRoute = route({
   params: packParams,
   body: createSchema,
   limits: [application],
+  audit: 'INVITE_CREATE',
   responses: { 200: invite },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params: { packId }, body }, deps) => presentCode(deps, await createPackInvite(deps, actorMeta(ctx), packId, withDefaults(body))),

@@ -155,7 +155,7 @@ export const updateMemberRoute = route({
   // @me is replaced by the caller's id before the id is checked (and the body after it).
   readsItself: ['params', 'body'],
   body: updateMemberSchema,
-  audit: 'MEMBER_UPDATE',
+  audit: ['MEMBER_UPDATE', 'MEMBER_MOVE', 'MEMBER_DISCONNECT'],
   responses: { 200: member },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
   async handle(ctx, _input, deps) {
@@ -212,6 +212,7 @@ export const addMemberRoleRoute = route({
   tag: 'Members',
   auth: 'any',
   params: memberRoleParams,
+  audit: 'MEMBER_UPDATE',
   responses: { 204: { description: 'Given.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId, roleId } }, deps) {
@@ -228,6 +229,7 @@ export const removeMemberRoleRoute = route({
   tag: 'Members',
   auth: 'any',
   params: memberRoleParams,
+  audit: 'MEMBER_UPDATE',
   responses: { 204: { description: 'Taken.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId, roleId } }, deps) {

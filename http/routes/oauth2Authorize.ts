@@ -357,6 +357,7 @@ export const submitAuthorizePageRoute = route({
     'The page’s forms post back to the same URL. Authorizing redirects (303) to the redirect URI with `code` (and `guild_id`, `permissions` for the bot flow) and `state`; cancelling with `error=access_denied`.',
   body: authorizeForm,
   formFields: true,
+  audit: 'BOT_ADD',
   responses: {
     ...answers,
     303: { description: 'To the redirect URI with the outcome, or back to the page after signing in.' },

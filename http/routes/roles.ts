@@ -128,6 +128,7 @@ export const moveRolesRoute = route({
   auth: 'any',
   params: guildParams,
   body: positionsSchema,
+  audit: 'ROLE_UPDATE',
   responses: { 200: roles },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {

@@ -51,6 +51,7 @@ const setVanityAt = (method: 'POST' | 'PATCH', summary: string, bucket: string) 
     params: guildParams,
     body: setSchema,
     limits: [{ bucket, points: 5, durationSeconds: 10 }],
+    audit: 'GUILD_UPDATE',
     responses: { 200: vanity },
     errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
     async handle(ctx, { params: { guildId }, body: { code } }, deps) {
@@ -70,6 +71,7 @@ export const deleteVanityRoute = route({
   tag: 'Invites',
   auth: 'any',
   params: guildParams,
+  audit: 'GUILD_UPDATE',
   responses: { 204: { description: 'Removed.' } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   handle: (ctx, { params }, deps) => setVanityCode(deps, actorMeta(ctx), params.guildId, null),

@@ -188,6 +188,7 @@ export const createWebhookRoute = route({
     'Needs MANAGE_WEBHOOKS; text, announcement, forum and media channels only. `avatar` is a data URI; `interaction_url` (https) receives the clicks on its messages’ components.',
   params: channelParams,
   body: createSchema,
+  audit: 'WEBHOOK_CREATE',
   responses: { 200: webhook },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'MAXIMUM_WEBHOOKS'],
   async handle(ctx, { params: { channelId }, body }, deps) {
@@ -248,6 +249,7 @@ export const updateWebhookRoute = route({
   params: webhookParams,
   body: updateSchema,
   readsItself: ['body'],
+  audit: 'WEBHOOK_UPDATE',
   responses: { 200: webhook },
   errors: ['UNKNOWN_WEBHOOK', 'UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params }, deps) {
@@ -265,6 +267,7 @@ export const deleteWebhookRoute = route({
   summary: 'Delete a webhook',
   description: MANAGE,
   params: webhookParams,
+  audit: 'WEBHOOK_DELETE',
   responses: { 204: { description: 'Deleted.' } },
   errors: ['UNKNOWN_WEBHOOK', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params }, deps) => deleteWebhook(deps, actorMeta(ctx), await managed(ctx, deps, params.webhookId)),
@@ -309,6 +312,7 @@ export const updateWebhookWithTokenRoute = route({
   description: 'The token cannot move the webhook to another channel.',
   body: tokenUpdateSchema,
   readsItself: ['body'],
+  audit: 'WEBHOOK_UPDATE',
   responses: { 200: withToken },
   errors: ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'],
   async handle(ctx, _input, deps) {
@@ -323,6 +327,7 @@ export const deleteWebhookWithTokenRoute = route({
   method: 'DELETE',
   path: '/webhooks/:webhookId/:token',
   summary: 'Delete a webhook with its token',
+  audit: 'WEBHOOK_DELETE',
   responses: { 204: { description: 'Deleted.' } },
   errors: ['UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'],
   handle: async (ctx, _input, deps) => deleteWebhook(deps, tokenMeta(ctx), (await byToken(ctx, deps)).webhook),
