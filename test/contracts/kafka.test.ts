@@ -4,12 +4,10 @@
 // is split; a gateway node whose one fetch outlasts the session timeout stays in its group; and a broker restarted
 // under load loses and duplicates nothing. Each test has a topic and groups of its own on the shared broker; the
 // restart test starts (and restarts) a broker of its own.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { KafkaEventBus, messageKey } from '../../infra/bus/kafka.js';
 import { RELAY_CHECKPOINT, Relay } from '../../infra/bus/relay.js';
@@ -22,7 +20,7 @@ import { SqliteLeases } from '../../infra/leases/sqlite.js';
 import { SqliteReadStore } from '../../infra/readStore/sqlite.js';
 import { KAFKA_TEST_BROKERS, withEngine } from './engines.js';
 import { eventually } from './eventually.js';
-import { freePort } from './ports.js';
+import { ownBroker } from './kafkaBroker.js';
 
 await withEngine('kafka', 'relays the log through Kafka to durable and per-node consumer groups', () => {
   describe('Kafka bus', () => {
@@ -264,53 +262,6 @@ await withEngine('kafka', 'relays the log through Kafka to durable and per-node 
     }, 420_000);
   });
 });
-
-const brokerScript = fileURLToPath(new URL('../../deploy/kafka/broker.sh', import.meta.url));
-
-/**
- * A broker of the test's own (deploy/kafka/broker.sh on free ports, with its data in a fresh folder), started: it can
- * be stopped and started again without touching the shared one.
- */
-async function ownBroker() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-kafka-broker-'));
-  const env = { ...process.env, KAFKA_DATA_DIR: dataDir, KAFKA_PORT: String(await freePort()), KAFKA_CONTROLLER_PORT: String(await freePort()) };
-  const run = (...args: string[]) => script(args, env);
-  // A test process ended before `remove` (a crash, a run cut short) must not leave the broker running.
-  const orphaned = () => {
-    try {
-      process.kill(Number(readFileSync(join(dataDir, 'broker.pid'), 'utf8')));
-    } catch {
-      // Not running.
-    }
-  };
-  process.once('exit', orphaned);
-  await run('start', '--daemon');
-  return {
-    brokers: [`127.0.0.1:${env.KAFKA_PORT}`],
-    start: () => run('start', '--daemon'),
-    stop: () => run('stop'),
-    async remove() {
-      process.off('exit', orphaned);
-      await run('stop');
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Runs the broker script to its exit (it returns once the broker serves, or has stopped); fails with what it said. */
-function script(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // The script bounds its own waits; this bound is for a script that hangs.
-    const child = spawn('bash', [brokerScript, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
-    let said = '';
-    child.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`broker.sh ${args.join(' ')} exited with ${code ?? signal}:\n${said}`));
-    });
-  });
-}
 
 /**
  * An event log, read store and leases in a fresh folder, and a bus on a topic, with a client id (so groups), of its
