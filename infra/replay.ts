@@ -22,13 +22,24 @@ import { type EngineConfig, loadEngineConfig } from './engines.js';
 import { eraseAccount } from './erase.js';
 import type { SealingEventStore } from './eventStore/sealing.js';
 import { eventToJson } from './eventStore/json.js';
-import { type Position, decodePosition } from '../ports/eventStore.js';
+import { type Position, type RecordedEvent, decodePosition } from '../ports/eventStore.js';
+import { placeOf } from '../commands/guildEvents.js';
 import { createLogger } from './logger.js';
 import { migrateDataDir } from './migrate.js';
 import { allProjections } from '../projections/index.js';
 import { ProgressBar, pagesOfLog, pagesOfStream, rebuildReadModels, shareOf } from './replayTools.js';
 import { selectProjections } from './roles.js';
 import { rotateMasterKey } from './rotateMasterKey.js';
+
+/** Which events an export writes: those of one guild (as its event stream places them), of some types, or both. */
+export interface ExportFilter {
+  guild?: string;
+  types?: ReadonlySet<string>;
+}
+
+/** Whether `event` passes the filter; read from its ids and type, which the log keeps in clear (nothing is opened to decide). */
+const passes = (filter: ExportFilter) => (event: RecordedEvent) =>
+  (!filter.types || filter.types.has(event.type)) && (!filter.guild || placeOf(event).guildId === filter.guild);
 
 /**
  * Writes the events as NDJSON, honouring the output's backpressure, with progress; returns how many were written.
@@ -37,7 +48,7 @@ import { rotateMasterKey } from './rotateMasterKey.js';
  */
 export async function exportNdjson(
   store: SealingEventStore,
-  options: { stream?: string; from?: Position },
+  options: { stream?: string; from?: Position } & ExportFilter,
   out: NodeJS.WritableStream,
   progress: ProgressBar,
 ): Promise<number> {
@@ -45,20 +56,22 @@ export async function exportNdjson(
   const head = await log.headPosition();
   let written = 0;
   const pages = options.stream ? pagesOfStream(log, options.stream, options.from) : pagesOfLog(log, options.from);
-  for await (const sealed of pages) {
+  const chosen = passes(options);
+  for await (const read of pages) {
+    const sealed = options.guild || options.types ? read.filter(chosen) : read;
     const page = await store.open(sealed, 'null');
     for (const event of page) {
       if (!out.write(`${eventToJson(event)}\n`)) await once(out, 'drain');
       written += 1;
     }
-    if (page.length) progress.update(shareOf(page[page.length - 1].position, head), written);
+    progress.update(shareOf(read[read.length - 1].position, head), written);
   }
   progress.update(1, written, true);
   return written;
 }
 
 const USAGE =
-  'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay migrate | replay rotate-master-key';
+  'usage: replay rebuild [--projections a,b] | replay export [--stream ID] [--guild ID] [--types A,B] [--from COMMIT/PREPARE] [--out FILE] | replay erase --user ID | replay migrate | replay rotate-master-key';
 
 const HELP = `${USAGE}
 
@@ -81,6 +94,9 @@ Commands:
 Options:
   --projections a,b   rebuild only these (known: ${allProjections.map((p) => p.name).join(', ')})
   --stream ID         export only this stream (refused when the log has no such stream)
+  --guild ID          export only this guild's events (those GET /guilds/ID/events places in it, every
+                      channel's: the operator's export filters by nobody's permissions)
+  --types A,B         export only events of these types (the catalogue at /api/v1/asyncapi.json lists them)
   --from COMMIT/PREPARE
                       export from this position on, inclusive (positions as checkpoints write them)
   --out FILE          export to FILE instead of stdout
@@ -130,6 +146,8 @@ function parsedArguments(argv: string[]) {
       options: {
         projections: { type: 'string' },
         stream: { type: 'string' },
+        guild: { type: 'string' },
+        types: { type: 'string' },
         from: { type: 'string' },
         out: { type: 'string' },
         user: { type: 'string' },
@@ -189,7 +207,16 @@ async function main(argv: string[]): Promise<void> {
     } else {
       if (values.stream && (await store.readStream(values.stream, { maxCount: 1 })).length === 0) throw new Error(`the log has no stream ${values.stream}`);
       const out = values.out ? createWriteStream(values.out) : process.stdout;
-      const count = await exportNdjson(store, { stream: values.stream, from }, out, new ProgressBar(process.stderr, 'export'));
+      const types = values.types
+        ? new Set(
+            values.types
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+          )
+        : undefined;
+      if (values.guild !== undefined && !/^\d+$/.test(values.guild)) throw new Error(`--guild takes a guild's id, not ${values.guild}`);
+      const count = await exportNdjson(store, { stream: values.stream, from, guild: values.guild, types }, out, new ProgressBar(process.stderr, 'export'));
       if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       process.stderr.write(`exported ${count} events\n`);
     }
