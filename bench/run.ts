@@ -52,6 +52,7 @@ import {
   startParley,
   stop,
 } from './harness.js';
+import { type EventStreamCost, measureEventStream } from './eventStream.js';
 
 const QUICK = process.argv.includes('--quick');
 const size = (name: string, normal: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : normal));
@@ -374,6 +375,8 @@ async function main() {
     const readAlone = JSON.parse(await logTool(['read', parley.dir])) as { events: number; seconds: number };
     phase('consume', `the log's last ${CONSUME} events through a gateway node's consumer…`);
     const consumed = JSON.parse(await logTool(['consume', parley.dir, String(CONSUME)])) as { events: number; seconds: number };
+    phase('event stream', 'sends, then sends while one reader streams a grown guild log (bench/eventStream.ts)…');
+    const eventStream = await measureEventStream(QUICK);
     phase('cold start', 'to /healthz…');
     const cold = await coldStart(parley.dir);
     await stop(cold.server);
@@ -409,6 +412,7 @@ async function main() {
       overload: overloaded,
       log,
       consumer,
+      eventStream,
       phasesS: phases,
       runS: (performance.now() - t0) / 1000,
     };
@@ -439,6 +443,7 @@ type Results = {
   overload: Overload;
   log: { events: number; rebuildS: number; eventsPerS: number; readAloneS: number; readAlonePerS: number; rebuildRatioToReadAlone: number; coldStartS: number };
   consumer: { events: number; seconds: number; eventsPerS: number; ratioToReadAlone: number };
+  eventStream: EventStreamCost;
 };
 
 /** One markdown table: every figure, and beside each its ceiling's ratio. */
@@ -467,6 +472,11 @@ function table(r: Results): string {
     ),
     load(`koa serving the same page, ${r.pageCeiling.pageBytes} B (ceiling)`, r.pageCeiling, 'ceiling'),
     load('message pages `GET /channels/:id/messages?limit=50`', r.pages, `${x(r.pages.ratioToCeiling)} req/s, p99 ${x(r.pages.p99RatioToCeiling)}`),
+    load(
+      `durable sends while one reader streams a guild's ${r.eventStream.events} events (\`GET /guilds/:id/events\`)`,
+      r.eventStream.streaming,
+      `${x(r.eventStream.ratio)} req/s of the same sends alone (${r.eventStream.alone.reqPerS.toFixed(0)}); ${r.eventStream.streamed} lines streamed`,
+    ),
     ['single send, one at a time (POST round trip)', '1', '–', ms(r.singleSend.p50Ms), ms(r.singleSend.p99Ms), ms(r.singleSend.maxMs), '0', '–'],
     [
       `POST → MESSAGE_CREATE at ${r.delivery.sessions} sessions (${r.delivery.count}/${r.delivery.expected} deliveries)`,
