@@ -10,18 +10,15 @@
 import type { Uses } from '../commands/deps.js';
 import { UPLOADS_FOLDER, attachmentFolder, channelAttachmentsFolder, readUploadNote, takeBackUnlisted } from '../commands/messages/attachments.js';
 import { guildStream } from '../commands/streams.js';
-import type { ChannelDeleted } from '../domain/channel.js';
-import { type GuildDeleted, guildDecider } from '../domain/guild.js';
+import { guildDecider } from '../domain/guild.js';
 import { snowflakeTimestamp } from '../domain/snowflake.js';
-import type { MessageEvent } from '../domain/message.js';
-import { type EventStore, type Position, PositionWaits, type RecordedEvent, type Subscription, comparePositions } from '../ports/eventStore.js';
+import type { EventStore, Position } from '../ports/eventStore.js';
+import type { Recorded } from '../projections/projection.js';
+import { LogFollower, reactor } from '../projections/reactor.js';
 
 const CHECKPOINT = 'attachment-removal';
-/** Batches that remove nothing move the checkpoint at most this often (in events): a restart reads at most these again. */
-const CHECKPOINT_EVERY = 1000;
 
-type Dropping = MessageEvent | ChannelDeleted | GuildDeleted;
-const DROPPING = new Set<string>(['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted']);
+type Dropping = Recorded<'MessageDeleted' | 'MessageEdited' | 'ChannelDeleted' | 'GuildDeleted'>;
 
 /** Notes read per sweep: a longer backlog (a crash loop) waits for the next sweeps. */
 const SWEEP_BATCH = 1000;
@@ -30,11 +27,43 @@ export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | '
   store: EventStore;
 }
 
+/** The events that may let go of files; a batch that removed any is checkpointed at once. */
+const attachmentRemoval = reactor({
+  name: 'attachmentRemoval',
+  handles: ['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted'],
+  // Most events let go of no file (a send's among them): only the few that may are awaited.
+  async react(events, deps: AttachmentRemovalDeps) {
+    const removed = await Promise.all(events.map((event) => removeFilesOf(deps, event)));
+    if (removed.includes(true)) return 'checkpoint';
+  },
+});
+
+/** Removes the files the event lets go of; whether it let go of any. */
+async function removeFilesOf(deps: AttachmentRemovalDeps, event: Dropping): Promise<boolean> {
+  const { blobs } = deps;
+  switch (event.type) {
+    case 'MessageDeleted':
+    case 'MessageEdited': {
+      const { channelId } = event.data;
+      const dropped = event.type === 'MessageDeleted' ? event.data.attachments : event.data.removedAttachments;
+      // By id: the file's name is personal data, which the key shredder may have erased by now.
+      await Promise.all(dropped.map((attachment) => blobs.deleteUnder(attachmentFolder(channelId, attachment))));
+      return dropped.length > 0;
+    }
+    case 'ChannelDeleted':
+      await blobs.deleteUnder(channelAttachmentsFolder(event.data.channel.id));
+      return true;
+    case 'GuildDeleted': {
+      // The channels it still had (those deleted before took their files then), as the guild's stream tells.
+      const { state } = await deps.commands.load(guildStream(event.data.guildId), guildDecider);
+      await Promise.all([...state.channels.keys()].map((channelId) => blobs.deleteUnder(channelAttachmentsFolder(channelId))));
+      return true;
+    }
+  }
+}
+
 export class AttachmentRemover {
-  private subscription: Subscription | null = null;
-  private processed: Position | null = null;
-  private uncheckpointed = 0;
-  private readonly waits = new PositionWaits();
+  private readonly follower: LogFollower<AttachmentRemovalDeps>;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
 
@@ -42,8 +71,15 @@ export class AttachmentRemover {
   constructor(
     private readonly deps: AttachmentRemovalDeps,
     private readonly uploadGraceMs: number,
-    private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+    onError: (error: unknown) => void = () => {},
+  ) {
+    const { readStore } = deps;
+    const checkpoint = {
+      load: () => readStore.getCheckpoint(CHECKPOINT),
+      save: (position: Position) => readStore.bulkWrite([], [{ projection: CHECKPOINT, position }]),
+    };
+    this.follower = new LogFollower(attachmentRemoval, deps, deps.store, checkpoint, onError);
+  }
 
   async start(): Promise<void> {
     // A sweep that fails (the blob store away) is tried again at the next: it only delays what it removes.
@@ -51,58 +87,7 @@ export class AttachmentRemover {
     sweep();
     this.sweepTimer = setInterval(sweep, this.uploadGraceMs);
     this.sweepTimer.unref();
-    const from = await this.deps.readStore.getCheckpoint(CHECKPOINT);
-    this.processed = from;
-    this.subscription = this.deps.store.subscribeToAll(
-      { fromPosition: from ?? undefined },
-      (events) => this.follow(events),
-      (error) => {
-        // Stopped: nobody may wait for it, and the next start resumes from the checkpoint.
-        this.subscription = null;
-        this.waits.releaseAll();
-        this.onError(error);
-      },
-    );
-  }
-
-  private async follow(events: RecordedEvent[]): Promise<void> {
-    // Most events let go of no file (a send's among them): only the few that may are awaited.
-    const dropping = events.filter((event) => DROPPING.has(event.type));
-    const removed = dropping.length > 0 && (await Promise.all(dropping.map((event) => this.removeFilesOf(event as unknown as Dropping)))).includes(true);
-    const last = events[events.length - 1].position;
-    this.uncheckpointed += events.length;
-    if (removed || this.uncheckpointed >= CHECKPOINT_EVERY) {
-      await this.deps.readStore.bulkWrite([], [{ projection: CHECKPOINT, position: last }]);
-      this.uncheckpointed = 0;
-    }
-    this.processed = last;
-    this.waits.reached(last);
-  }
-
-  /** Removes the files the event lets go of; whether it let go of any. */
-  private async removeFilesOf(event: Dropping): Promise<boolean> {
-    const { blobs } = this.deps;
-    switch (event.type) {
-      case 'MessageDeleted':
-      case 'MessageEdited': {
-        const { channelId } = event.data;
-        const dropped = event.type === 'MessageDeleted' ? event.data.attachments : event.data.removedAttachments;
-        // By id: the file's name is personal data, which the key shredder may have erased by now.
-        await Promise.all(dropped.map((attachment) => blobs.deleteUnder(attachmentFolder(channelId, attachment))));
-        return dropped.length > 0;
-      }
-      case 'ChannelDeleted':
-        await blobs.deleteUnder(channelAttachmentsFolder(event.data.channel.id));
-        return true;
-      case 'GuildDeleted': {
-        // The channels it still had (those deleted before took their files then), as the guild's stream tells.
-        const { state } = await this.deps.commands.load(guildStream(event.data.guildId), guildDecider);
-        await Promise.all([...state.channels.keys()].map((channelId) => blobs.deleteUnder(channelAttachmentsFolder(channelId))));
-        return true;
-      }
-      default:
-        return false;
-    }
+    await this.follower.start();
   }
 
   /**
@@ -128,23 +113,19 @@ export class AttachmentRemover {
   }
 
   /** Resolves once the files the log let go of up to `position` are gone, or at once when the remover is not running. */
-  waitFor(position: Position | null, timeoutMs: number): Promise<void> {
-    if (!position || !this.subscription || (this.processed && comparePositions(this.processed, position) >= 0)) return Promise.resolve();
-    return this.waits.wait(position, timeoutMs);
+  async waitFor(position: Position | null, timeoutMs: number): Promise<void> {
+    await this.follower.waitFor(position, timeoutMs);
   }
 
   /** Resolves when everything the log held when it was called has been followed. */
-  async caughtUp(): Promise<void> {
-    await this.subscription?.caughtUp();
+  caughtUp(): Promise<void> {
+    return this.follower.caughtUp();
   }
 
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     await this.sweeping?.catch(() => {});
-    const subscription = this.subscription;
-    this.subscription = null;
-    await subscription?.stop();
-    this.waits.releaseAll();
+    await this.follower.stop();
   }
 }
