@@ -2,7 +2,9 @@
 //   tsx bench/log.ts grow DATA_DIR N   appends copies of the log's last MessageCreated (new ids, one stream each,
 //                                      in the same channel) until the log holds N events, in SQL;
 //   tsx bench/log.ts rebuild DATA_DIR  empties every read model and projects the whole log again (the replay tool's
-//                                      code path), printing {"events":…,"seconds":…} on stdout;
+//                                      code path), printing {"events":…,"seconds":…,"cpuSeconds":…} on stdout (the
+//                                      CPU time of the process over the same span: on a loaded machine, the figure
+//                                      that other processes disturb least);
 //   tsx bench/log.ts read DATA_DIR     reads the whole log as the rebuild does (the same catch-up subscription: its
 //                                      pages fetched, parsed and opened) and does nothing with it: the rebuild's own
 //                                      ceiling.
@@ -37,6 +39,14 @@ import { MemoryRateLimits } from '../infra/rateLimits/counters.js';
 
 const BATCH = 50_000;
 
+/** What the modes print: events, and the wall-clock and CPU seconds they took from `started` (the same span). */
+function timed(events: number, started: { at: number; cpu: NodeJS.CpuUsage }): string {
+  const cpu = process.cpuUsage(started.cpu);
+  return `${JSON.stringify({ events, seconds: (performance.now() - started.at) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 })}\n`;
+}
+
+const start = () => ({ at: performance.now(), cpu: process.cpuUsage() });
+
 async function grow(dir: string, target: number): Promise<void> {
   // The store creates the log's schema and checks there is a message to copy; the copies are made in SQL, a
   // transaction of BATCH rows at a time, as fast as SQLite goes: the bench times the rebuild, not the growing.
@@ -67,26 +77,26 @@ async function grow(dir: string, target: number): Promise<void> {
 async function rebuild(dir: string): Promise<void> {
   const store = await openEmbeddedLog(dir);
   const readStore = new SqliteReadStore(join(dir, 'read-models.db'));
-  const started = performance.now();
+  const started = start();
   const events = await rebuildReadModels(store, readStore, allProjections, new ProgressBar(process.stderr, 'rebuild'));
-  const seconds = (performance.now() - started) / 1000;
+  const took = timed(events, started);
   await readStore.close();
   await store.close();
-  process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
+  process.stdout.write(took);
 }
 
 async function read(dir: string): Promise<void> {
   const store = await openEmbeddedLog(dir);
   let events = 0;
-  const started = performance.now();
+  const started = start();
   const subscription = store.subscribeToAll({}, async (batch) => {
     events += batch.length;
   });
   await subscription.caughtUp();
-  const seconds = (performance.now() - started) / 1000;
+  const took = timed(events, started);
   await subscription.stop();
   await store.close();
-  process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
+  process.stdout.write(took);
 }
 
 async function consume(dir: string, count: number): Promise<void> {
@@ -127,16 +137,16 @@ async function consume(dir: string, count: number): Promise<void> {
   const opened = { store, readStore, blobs: new FileBlobStore(join(dir, 'blobs')), bus, leases, rateLimits: new MemoryRateLimits() };
   const runtime = assembleRuntime(config, log, engines, opened, secrets, projections, new PrometheusMetrics(), {}, 1);
   const projector = new GatewayProjector(runtime, new SessionRegistry(channelVisibility(runtime)), new Presences(bus.hints, async () => {}, log));
-  const started = performance.now();
+  const started = start();
   await projector.start();
   await done;
-  const seconds = (performance.now() - started) / 1000;
+  const took = timed(events, started);
   await projector.stop();
   await projections.stop();
   await readStore.close();
   await leases.close();
   await store.close();
-  process.stdout.write(`${JSON.stringify({ events, seconds })}\n`);
+  process.stdout.write(took);
 }
 
 const [command, dir, size] = process.argv.slice(2);

@@ -57,6 +57,8 @@ export class SealingEventStore implements EventStore {
    * cheaper than an LRU; cleared when any key is destroyed, so a destroyed key is never used again).
    */
   private readonly repeated = new Map<string, { key: DataKey; plain: string; sealed: Ciphertext | null }>();
+  /** Profiles opened, by key, nonce and tag (openEnvelope): cleared when any key is destroyed. */
+  private readonly profiles = new Map<string, readonly unknown[]>();
   /** Fresh keys fetchKeys waited for, which sealNow takes before the key store's. */
   private readonly spare: DataKey[] = [];
 
@@ -70,6 +72,7 @@ export class SealingEventStore implements EventStore {
       this.opened = new WeakMap();
       this.generation += 1;
       this.repeated.clear();
+      this.profiles.clear();
     });
   }
 
@@ -179,27 +182,37 @@ export class SealingEventStore implements EventStore {
     }
   }
 
-  /** The events with their sealed fields opened, or read as erased where their key is gone. */
+  /**
+   * The events with their sealed fields opened, or read as erased where their key is gone. The keys of a batch are
+   * looked up once, together; each event is decrypted when its data or metadata is first read (the runner hands an
+   * event only to the projections of its type, the gateway only to its derivers: most readers of most events never
+   * look), and then once for all its readers. The analysts' export (`null`) opens at once: it reads every field.
+   */
   async open(events: RecordedEvent[], erasedAs: ErasedAs = 'domain'): Promise<RecordedEvent[]> {
-    const cache = erasedAs === 'domain' ? this.opened : null;
+    const lazy = erasedAs === 'domain';
     const needed = new Set<string>();
     for (const event of events) {
-      if (this.mine(event) || cache?.has(event)) continue;
+      if (this.mine(event) || (lazy && this.opened.has(event))) continue;
       // By index: the log's events are frozen, and V8 steps through a frozen array's for…of with an object per step.
       const envelopes = envelopesOf(event);
       for (let i = 0; i < envelopes.length; i++) needed.add(envelopes[i].k);
     }
     const keys = needed.size > 0 ? await this.keys.load([...needed]) : NO_KEYS;
+    const opener: Opener = { keys, profiles: this.profiles, erasedAs };
     return events.map((event) => {
       const mine = this.mine(event);
       // Frozen, as every reader of the log gets its events: what was appended never changes.
       if (mine) return (mine.opened ??= { ...event, ...deepFreeze(mine.original) });
-      const known = cache?.get(event);
-      if (known) return known;
       const envelopes = envelopesOf(event);
       if (envelopes.length === 0) return event;
-      const opened = openEvent(event, envelopes, keys, erasedAs);
-      cache?.set(event, opened);
+      if (!lazy) return openEvent(event, envelopes, opener);
+      // Only an event the log shares among its readers (its frozen tail) is remembered: a page read from disk is one
+      // reader's own, and a million entries of a weak map cost the collector more than they could save.
+      const shared = Object.isFrozen(event);
+      const known = shared ? this.opened.get(event) : undefined;
+      if (known) return known;
+      const opened = new OpenedWhenRead(event, envelopes, opener);
+      if (shared) this.opened.set(event, opened);
       return opened;
     });
   }
@@ -211,14 +224,75 @@ export class SealingEventStore implements EventStore {
   }
 }
 
-function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: ReadonlyMap<string, Buffer>, erasedAs: ErasedAs): RecordedEvent {
+/** What opening a batch needs: its keys, the profiles opened before, and how an erased field reads. */
+interface Opener {
+  keys: ReadonlyMap<string, Buffer>;
+  profiles: Map<string, readonly unknown[]>;
+  erasedAs: ErasedAs;
+}
+
+/**
+ * An event whose data and metadata are opened when either is first read; the batch's keys are let go then. They are
+ * own enumerable getters, so that a spread, JSON and for…in read them as fields, defined from one shared pair: a
+ * getter made per event (an object literal's) leaves V8's fast properties, and costs ten times as much to make.
+ */
+class OpenedWhenRead implements RecordedEvent {
+  static readonly #fields = {
+    data: {
+      get(this: OpenedWhenRead) {
+        return this.#open().data;
+      },
+      enumerable: true,
+    },
+    metadata: {
+      get(this: OpenedWhenRead) {
+        return this.#open().metadata;
+      },
+      enumerable: true,
+    },
+  };
+
+  readonly id: string;
+  readonly streamId: string;
+  readonly revision: bigint;
+  readonly position: RecordedEvent['position'];
+  readonly type: string;
+  declare readonly data: unknown;
+  declare readonly metadata: RecordedEvent['metadata'];
+  readonly schemaVersion: number;
+  #sealed: { event: RecordedEvent; envelopes: Envelope[]; opener: Opener } | null;
+  #opened: RecordedEvent | null = null;
+
+  constructor(event: RecordedEvent, envelopes: Envelope[], opener: Opener) {
+    this.id = event.id;
+    this.streamId = event.streamId;
+    this.revision = event.revision;
+    this.position = event.position;
+    this.type = event.type;
+    Object.defineProperty(this, 'data', OpenedWhenRead.#fields.data);
+    Object.defineProperty(this, 'metadata', OpenedWhenRead.#fields.metadata);
+    this.schemaVersion = event.schemaVersion;
+    this.#sealed = { event, envelopes, opener };
+  }
+
+  #open(): RecordedEvent {
+    if (!this.#opened) {
+      const { event, envelopes, opener } = this.#sealed!;
+      this.#opened = openEvent(event, envelopes, opener);
+      this.#sealed = null;
+    }
+    return this.#opened;
+  }
+}
+
+function openEvent(event: RecordedEvent, envelopes: Envelope[], { keys, profiles, erasedAs }: Opener): RecordedEvent {
   const { [SEALED]: _, ...data } = event.data as Record<string, unknown>;
   const paths: FieldPath[] = [];
   const values: unknown[] = [];
   let erased = false;
   for (const envelope of envelopes) {
     const key = keys.get(envelope.k);
-    const opened = key ? decrypt(key, envelope) : null;
+    const opened = key ? openEnvelope(key, envelope, profiles) : null;
     if (!opened) erased = true;
     envelope.p.forEach((path, i) => {
       const value = opened ? opened[i] : erasedAs === 'null' ? null : erasedValue(path);
@@ -230,6 +304,26 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], keys: ReadonlyMa
   const root = withValues({ data, metadata: event.metadata }, paths, (i) => values[i]);
   const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
   return erased && erasedAs === 'null' ? ({ ...opened, erased: true } as RecordedEvent) : opened;
+}
+
+/** Opened profiles kept (a map cleared when full, and whenever a key is destroyed). */
+const PROFILES = 10_000;
+
+/**
+ * An envelope's values. A profile's (a user's name and avatar, sealed once under their key and repeated in every
+ * message they send: sealReused) is decrypted once and shared, frozen; other envelopes each have their own key.
+ */
+function openEnvelope(key: Buffer, envelope: Envelope, profiles: Map<string, readonly unknown[]>): readonly unknown[] | null {
+  if (!envelope.s[0].startsWith('user:')) return decrypt(key, envelope);
+  // The tag authenticates the ciphertext: under one key and nonce, another text would not have this tag.
+  const id = `${envelope.k}:${envelope.iv}:${envelope.t}`;
+  const known = profiles.get(id);
+  if (known) return known;
+  const opened = decrypt(key, envelope);
+  if (!opened) return null;
+  if (profiles.size >= PROFILES) profiles.clear();
+  profiles.set(id, deepFreeze(opened));
+  return opened;
 }
 
 /** What an encryption makes: the key's id is its envelope's own (Ciphertext.keyId). */
