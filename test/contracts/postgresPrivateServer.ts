@@ -3,15 +3,15 @@
 // the machine), and must never be restarted. initdb and the server refuse to run as root; as root they are run as the
 // `postgres` system user (runuser), which the Debian packages create, and the directory is handed to that user.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { describe, it } from 'vitest';
 import { engineRequired } from './engines.js';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -69,6 +69,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const pgCtl = (...args: string[]) => pgTool('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', ...args]);
   await pgTool('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  // A test process ended before `remove` (a crash, a run cut short) must not leave the server running: SIGQUIT is
+  // the server's immediate shutdown.
+  const orphaned = () => {
+    try {
+      process.kill(Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGQUIT');
+    } catch {
+      // Not running.
+    }
+  };
+  process.once('exit', orphaned);
   await pgCtl('-o', options, 'start');
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
@@ -78,6 +88,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     start: async () => void (await pgCtl('-o', options, 'start')),
     restart: async () => void (await pgCtl('-m', 'fast', '-o', options, 'restart')),
     remove: async () => {
+      process.off('exit', orphaned);
       await pgCtl('-m', 'immediate', 'stop').catch(() => {});
       await rm(dir, { recursive: true, force: true });
     },
@@ -93,15 +104,4 @@ export async function onPrivateServer<T extends pg.QueryResultRow>(server: Priva
   } finally {
     await client.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
