@@ -25,7 +25,11 @@ export async function spawnListening(entry: string, env: Record<string, string>,
   const origin = await new Promise<string>((resolve, reject) => {
     let output = '';
     // An outer bound: on a 2-core machine loaded by other work a start has taken over 30 s.
-    const timer = setTimeout(() => reject(new Error(`${entry} did not listen within ${LISTEN_TIMEOUT_MS / 1000} s: ${output}`)), LISTEN_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      // Not left running behind a bench that gives up on it.
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not listen within ${LISTEN_TIMEOUT_MS / 1000} s: ${output}`));
+    }, LISTEN_TIMEOUT_MS);
     // Keep reading for as long as it runs: a full pipe would block its logging.
     child.stdout!.on('data', (chunk) => {
       if (output.length < 1 << 16) output += chunk;
