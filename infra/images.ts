@@ -3,7 +3,7 @@
 // also parse SVG, TIFF, PDF, HEIF and more: only data whose magic bytes say PNG, JPEG, WebP or GIF ever reaches it.
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
 import { type Image, type ImageFormat, type ImageInfo, type Images, type RenderOptions, type Rendered, entityTag } from '../ports/images.js';
 
@@ -23,10 +23,18 @@ export const IMAGE_LIMITS = { side: 16384, pixels: 50_000_000 } as const;
  */
 const MAX_OUTPUT_SIDE = 4096;
 
-// One libvips thread per render (the slots below bound how many run at once). No operation cache: each request
-// decodes a buffer of its own, so cached operations would only hold memory.
-sharp.concurrency(1);
-sharp.cache(false);
+let loading: Promise<typeof Sharp> | undefined;
+
+/** sharp (libvips), loaded with the first image rather than with the service: many processes never decode one. */
+function loadSharp() {
+  return (loading ??= import('sharp').then(({ default: sharp }) => {
+    // One libvips thread per render (the slots below bound how many run at once). No operation cache: each request
+    // decodes a buffer of its own, so cached operations would only hold memory.
+    sharp.concurrency(1);
+    sharp.cache(false);
+    return sharp;
+  }));
+}
 
 /** Whether a stored file's content type is one of the images the CDN renders and serves inline. */
 export const isImageType = (contentType: string) => CONTENT_TYPES.includes(contentType);
@@ -45,6 +53,7 @@ function sniff(data: Buffer): ImageFormat | undefined {
 export async function probeImage(data: Buffer): Promise<ImageInfo | undefined> {
   const sniffed = sniff(data);
   if (!sniffed) return undefined;
+  const sharp = await loadSharp();
   try {
     const { format, width, height, pages } = await sharp(data).metadata();
     if (format !== sniffed || !width || !height) return undefined;
@@ -179,6 +188,7 @@ export async function renderImage(data: Buffer, options: RenderOptions): Promise
   const tooLarge = overLimits(info, animated);
   if (tooLarge) throw badRequest('IMAGE_TOO_LARGE', tooLarge);
   const sized = Boolean(options.width || options.height);
+  const sharp = await loadSharp();
   // libvips checks the pixel limit again as it opens the data.
   let image = sharp(data, { animated, limitInputPixels: IMAGE_LIMITS.pixels }).resize({
     width: options.width ?? MAX_OUTPUT_SIDE,

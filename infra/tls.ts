@@ -2,7 +2,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import selfsigned from 'selfsigned';
 import { PRIVATE_DIR, PRIVATE_FILE } from './dataDir.js';
 
 export interface TlsMaterial {
@@ -16,6 +15,8 @@ export async function loadTls(dataDir: string, configured: { certFile: string; k
   const keyFile = join(dataDir, 'tls', 'self-signed.key');
   if (existsSync(certFile) && existsSync(keyFile)) return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
   const names = new Set(['localhost', host]);
+  // Loaded only to generate: a restart on the same DATA_DIR, and a process given its certificate, never need it.
+  const { default: selfsigned } = await import('selfsigned');
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
