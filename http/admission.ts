@@ -122,7 +122,7 @@ function refuse(ctx: Context): void {
   ctx.status = 503;
   ctx.set('Retry-After', String(OVERLOAD_RETRY_AFTER_S));
   ctx.body = {
-    code: versionOf(ctx).errorCodes.SERVICE_UNAVAILABLE ?? 'SERVICE_UNAVAILABLE',
+    code: versionOf(ctx).errorCode('SERVICE_UNAVAILABLE'),
     message: `The server is busy: try again in ${OVERLOAD_RETRY_AFTER_S} second`,
   };
   // Node reads a small unread body on to keep the connection; a large or unannounced one is not worth reading.

@@ -22,30 +22,100 @@ export interface ApiVersion {
    */
   stickerList: 'page' | 'array';
   /**
-   * Error codes answered as the widely used API numbers them, where a client may compare the number: a message that
-   * auto-moderation blocked is its 200000, one sent straight into a forum its 40058, one to a deleted account its 50007, a send in slowmode its 20016, a forum's webhook's refusals its 2200xx. The spec's codes are strings (`AUTOMOD_BLOCKED`).
+   * The `code` an error is answered with. The spec's codes are strings (`UNKNOWN_MESSAGE`); the widely used API's are
+   * numbers (10008), which its clients compare (discord.js's `DiscordAPIError.code`, discord.py's `HTTPException.code`).
    */
-  errorCodes: Readonly<Record<string, number>>;
+  errorCode(code: string): string | number;
+  /**
+   * An unknown route's and a refused method's message: the spec's says what was asked (`No route for GET /x`); the
+   * widely used API answers the status line (`404: Not Found`), which its clients show.
+   */
+  statusLineMessages: boolean;
 }
 
-const SPEC: ApiVersion = { formErrors: 'list', stickerList: 'page', errorCodes: {} };
+/**
+ * The widely used API's number for each code this server answers with one, named as discord-api-types'
+ * RESTJSONErrorCodes names it (test/http/errorCodes.test.ts holds each number to that name; the app does not load
+ * that package). Field errors inside `errors` keep their string codes (`BASE_TYPE_REQUIRED`), as there.
+ */
+export const WIDELY_USED_ERROR_NUMBERS: Readonly<Record<string, number>> = {
+  UNKNOWN_APPLICATION: 10002,
+  UNKNOWN_CHANNEL: 10003,
+  UNKNOWN_GUILD: 10004,
+  UNKNOWN_INVITE: 10006,
+  UNKNOWN_MEMBER: 10007,
+  UNKNOWN_MESSAGE: 10008,
+  UNKNOWN_ROLE: 10011,
+  UNKNOWN_USER: 10013,
+  UNKNOWN_EMOJI: 10014,
+  UNKNOWN_WEBHOOK: 10015,
+  UNKNOWN_BAN: 10026,
+  UNKNOWN_STICKER: 10060,
+  UNKNOWN_INTERACTION: 10062,
+  UNKNOWN_APPLICATION_COMMAND: 10063,
+  BOTS_NOT_ALLOWED: 20001,
+  BOTS_ONLY: 20002,
+  SLOWMODE_RATE_LIMITED: 20016,
+  MAX_PINS: 30003,
+  MAX_RECIPIENTS: 30004,
+  MAXIMUM_WEBHOOKS: 30007,
+  MAXIMUM_EMOJIS_REACHED: 30008,
+  MAX_REACTIONS: 30010,
+  TOO_MANY_ATTACHMENTS: 30015,
+  MAX_APPLICATION_COMMANDS: 30032,
+  MAXIMUM_STICKERS_REACHED: 30039,
+  MAX_PINNED_THREADS: 30047,
+  REQUEST_ENTITY_TOO_LARGE: 40005,
+  // It refuses a file over its limit with the same 413 as a body over it.
+  FILE_TOO_LARGE: 40005,
+  USER_BANNED: 40007,
+  TARGET_NOT_IN_VOICE: 40032,
+  INTERACTION_FAILED: 40043,
+  CANNOT_SEND_IN_FORUM_CHANNEL: 40058,
+  INTERACTION_ALREADY_ACKNOWLEDGED: 40060,
+  TAG_REQUIRED: 40067,
+  MISSING_ACCESS: 50001,
+  NOT_A_BOT: 50002,
+  CANNOT_BULK_DELETE_IN_DM: 50003,
+  CANNOT_EDIT_MESSAGE_BY_OTHER: 50005,
+  CANNOT_SEND_EMPTY_MESSAGE: 50006,
+  CANNOT_SEND_MESSAGES_TO_USER: 50007,
+  CANNOT_SEND_IN_NON_TEXT_CHANNEL: 50008,
+  APPLICATION_HAS_NO_BOT: 50010,
+  MISSING_PERMISSIONS: 50013,
+  CANNOT_EXECUTE_ON_CHANNEL_TYPE: 50024,
+  NOT_A_VOICE_CHANNEL: 50024,
+  INVALID_OAUTH2_ACCESS_TOKEN: 50025,
+  MISSING_OAUTH2_SCOPE: 50026,
+  INVALID_WEBHOOK_TOKEN: 50027,
+  INVALID_ROLE: 50028,
+  INVALID_FORM_BODY: 50035,
+  // Its "Invalid Form Body or invalid Content-Type provided": a body that is neither JSON nor readable multipart.
+  INVALID_MULTIPART: 50035,
+  UNSUPPORTED_MEDIA_TYPE: 50035,
+  NOT_AN_IMAGE: 50046,
+  THREAD_ARCHIVED: 50083,
+  INVALID_JSON: 50109,
+  IMAGE_QUEUE_FULL: 130000,
+  THREAD_ALREADY_CREATED: 160004,
+  THREAD_LOCKED: 160005,
+  AUTOMOD_BLOCKED: 200000,
+  WEBHOOK_FORUM_THREAD_REQUIRED: 220001,
+  WEBHOOK_FORUM_THREAD_NAME_AND_ID: 220002,
+  WEBHOOK_THREADS_ONLY_IN_FORUMS: 220003,
+  WEBHOOK_SERVICES_NOT_IN_FORUMS: 220004,
+  FAILED_TO_BAN_USERS: 500000,
+};
+
+const SPEC: ApiVersion = { formErrors: 'list', stickerList: 'page', errorCode: (code) => code, statusLineMessages: false };
 const WIDELY_USED: ApiVersion = {
   formErrors: 'tree',
   stickerList: 'array',
-  errorCodes: {
-    AUTOMOD_BLOCKED: 200000,
-    CANNOT_SEND_IN_FORUM_CHANNEL: 40058,
-    CANNOT_SEND_MESSAGES_TO_USER: 50007,
-    TAG_REQUIRED: 40067,
-    SLOWMODE_RATE_LIMITED: 20016,
-    MAX_PINNED_THREADS: 30047,
-    WEBHOOK_FORUM_THREAD_REQUIRED: 220001,
-    WEBHOOK_FORUM_THREAD_NAME_AND_ID: 220002,
-    WEBHOOK_THREADS_ONLY_IN_FORUMS: 220003,
-    WEBHOOK_SERVICES_NOT_IN_FORUMS: 220004,
-    // Its general error: what its 503s carry.
-    SERVICE_UNAVAILABLE: 0,
-  },
+  // Every other code is its general error, 0: what it answers itself for a missing or bad token (`401: Unauthorized`),
+  // an unknown route, a refused method, a rate limit and its 503s, and what a client of it reads as "no specific
+  // number" for refusals it has no number of its own for (this server's WRITE_CONFLICT, OWNER_CANNOT_LEAVE, ...).
+  errorCode: (code) => WIDELY_USED_ERROR_NUMBERS[code] ?? 0,
+  statusLineMessages: true,
 };
 
 /** By the prefix after /api: none (the latest, which is v1), v1, and the widely used API's v9 and v10. */

@@ -1,4 +1,5 @@
-// Every failure leaves as the spec's error body: {code, message}, plus errors[{path, message}] for form validation
+// Every failure leaves as the spec's error body: {code, message} (the code numbered as the widely used API numbers it
+// on its versions), plus errors[{path, message}] for form validation
 // (nested as the widely used API has them on its versions: http/apiVersions.ts) and {retry_after, global} on a 429.
 // A dependency unavailable for now answers 503 with Retry-After; unexpected failures are logged and answered 500
 // without detail.
@@ -36,7 +37,10 @@ export function errorHandler(log: Logger) {
   return async function handleErrors(ctx: Context, next: Next) {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new DomainError('not_found', 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined) {
+        const message = versionOf(ctx).statusLineMessages ? '404: Not Found' : `No route for ${ctx.method} ${ctx.path}`;
+        throw new DomainError('not_found', 'NOT_FOUND', message);
+      }
     } catch (error) {
       answer(ctx, error, log);
       // The rest of a body too large to read is not worth receiving: the connection ends after this answer.
@@ -53,7 +57,7 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     // A write that lost to others (WRITE_CONFLICT) appended nothing: the client may send it again.
     if (error.retryAfter !== undefined && retryAfter === null) ctx.set('Retry-After', String(Math.ceil(error.retryAfter)));
     ctx.body = {
-      code: versionOf(ctx).errorCodes[error.code] ?? error.code,
+      code: versionOf(ctx).errorCode(error.code),
       message: error.message,
       ...(error.errors ? { errors: formErrorsFor(versionOf(ctx), error.errors) } : {}),
       ...(retryAfter !== null ? { retry_after: retryAfter, global: false } : {}),
@@ -64,7 +68,9 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Errors thrown by koa itself or by body parsing libraries (e.g. raw-body's 413 and 400).
     ctx.status = status;
-    ctx.body = { code: httpCode(status), message: (error as Error).message };
+    const version = versionOf(ctx);
+    const message = status === 405 && version.statusLineMessages ? '405: Method Not Allowed' : (error as Error).message;
+    ctx.body = { code: version.errorCode(httpCode(status)), message };
     return;
   }
   if (status === 503 || outageOf(error)) {
@@ -74,12 +80,12 @@ function answer(ctx: Context, error: unknown, log: Logger): void {
     log.warn({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed: a dependency is unavailable');
     ctx.status = 503;
     ctx.set('Retry-After', String(retryAfter ?? 1));
-    ctx.body = { code: versionOf(ctx).errorCodes.SERVICE_UNAVAILABLE ?? 'SERVICE_UNAVAILABLE', message: message ?? 'Service Unavailable' };
+    ctx.body = { code: versionOf(ctx).errorCode('SERVICE_UNAVAILABLE'), message: message ?? 'Service Unavailable' };
     return;
   }
   log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'request failed');
   ctx.status = 500;
-  ctx.body = { code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error' };
+  ctx.body = { code: versionOf(ctx).errorCode('INTERNAL_SERVER_ERROR'), message: 'Internal Server Error' };
 }
 
 /**

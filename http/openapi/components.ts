@@ -60,7 +60,7 @@ export const COMPONENTS = {
       'An RFC 3339 timestamp with seconds and an offset (`Z`, or `+hh:mm`): `2026-01-01T00:00:00.000000+00:00`. A leap second (`23:59:60`) or an offset of hours alone is refused.',
   },
   Error: object(
-    'The spec’s error body. `errors` comes with INVALID_FORM_BODY, one entry per problem at its path in dot/index notation (`_root` for the body itself).',
+    'The spec’s error body. `errors` comes with INVALID_FORM_BODY, one entry per problem at its path in dot/index notation (`_root` for the body itself). Under `/api/v9` and `/api/v10`, `code` is the widely used API’s number instead (10008 for UNKNOWN_MESSAGE; 0, its general error, where it has none) and `errors` is nested by path.',
     { code: string, message: string },
     { errors: list(object('One problem with the request.', { path: string, message: string })) },
   ),

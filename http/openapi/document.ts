@@ -245,7 +245,7 @@ export function openApiDocument(docs: readonly RouteDoc[]) {
         'Ids are snowflakes as decimal strings (the `Snowflake` schema); timestamps look like `2026-01-01T00:00:00.000000+00:00` (`Timestamp`).',
         'Rate-limited routes name their buckets in `x-rate-limits` (`points` per `durationSeconds`, `when` for a bucket only some requests spend) and send `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After` and `-Bucket`; every 429 adds `Retry-After`, `X-RateLimit-Scope` and `{retry_after, global: false}`. There is no global limit.',
         'The API answers under `/api/v1` and `/api` (the latest version); the CDN and the operator’s endpoints at the origin’s root.',
-        'It answers under `/api/v9` and `/api/v10` too, for clients that pin the widely used API’s versions, in that API’s shapes where this document departs from them: `INVALID_FORM_BODY` nests its `errors` by path (`{"content": {"_errors": [{"code", "message"}]}}`), and the guild sticker list is a plain array of every sticker.',
+        'It answers under `/api/v9` and `/api/v10` too, for clients that pin the widely used API’s versions, in that API’s shapes where this document departs from them: an error’s `code` is that API’s number (`50013` for MISSING_PERMISSIONS, `0` where it has none), `INVALID_FORM_BODY` nests its `errors` by path (`{"content": {"_errors": [{"code", "message"}]}}`), and the guild sticker list is a plain array of every sticker.',
       ].join('\n\n'),
     },
     servers: [API_SERVER],

@@ -1,6 +1,6 @@
 // The refusals of #32's "done when" with an unmodified discord.js 14 bot (threadsRefusedBot.ts): a member without the
 // permission is refused with the widely used API's status and message, which discord.js throws as a DiscordAPIError
-// (403 Missing Permissions; its code is the spec's string, MISSING_PERMISSIONS, on /api/v10 as on /api/v1), and
+// (403 Missing Permissions, the widely used API's code 50013 on /api/v10), and
 // nothing changes.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('thread refusals with discord.js', () => {
       NODE_EXTRA_CA_CERTS: join(server.dataDir, 'tls', 'self-signed.crt'),
     });
 
-    const missing = { status: 403, code: 'MISSING_PERMISSIONS', message: 'Missing Permissions' };
+    const missing = { status: 403, code: 50013, message: 'Missing Permissions' };
     expect((await bot.next('refused', undefined, 30_000)).data).toEqual({ create: missing, lock: missing, archivedPrivate: missing });
     const active = await server.api('GET', `/guilds/${guild.id}/threads/active`, { token: owner });
     expect(active.body.threads).toEqual([expect.objectContaining({ id: thread.body.id, thread_metadata: expect.objectContaining({ locked: false }) })]);

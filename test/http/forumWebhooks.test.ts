@@ -77,7 +77,7 @@ describe('a forum’s webhook', () => {
     });
     expect(await refused(inText, { thread_name: 'No' }, 400, 220003)).toEqual({ code: 220003, message: 'Webhooks can only create threads in forum channels' });
     // A nested form error on v10: the tag's path under applied_tags.
-    expect((await refused(inForum, { thread_name: 'T', applied_tags: [guild.channelId] }, 400, 'INVALID_FORM_BODY')).errors).toEqual({
+    expect((await refused(inForum, { thread_name: 'T', applied_tags: [guild.channelId] }, 400, 50035)).errors).toEqual({
       applied_tags: { 0: { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Unknown tag of this channel' }] } },
     });
     const media = await server.call('POST', `/api/v10/webhooks/${inForum.id}/${inForum.token}?wait=true`, { body: { content: 'clip', thread_name: 'Clip' } });

@@ -11,7 +11,7 @@ export interface TestGuild {
   code: string;
 }
 
-export function expectError(response: ApiResponse, status: number, code: string) {
+export function expectError(response: ApiResponse, status: number, code: string | number) {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
 }
 
@@ -45,7 +45,7 @@ export async function grantRole(server: TestServer, guild: TestGuild, member: Te
 }
 
 /** Asserts that the request was refused as expected and that nothing was appended to the log. */
-export async function expectRefusedWithoutEvents(server: TestServer, request: () => Promise<ApiResponse>, status: number, code: string) {
+export async function expectRefusedWithoutEvents(server: TestServer, request: () => Promise<ApiResponse>, status: number, code: string | number) {
   const before = await server.runtime.store.headPosition();
   expectError(await request(), status, code);
   await expectNothingAppendedSince(server, before);

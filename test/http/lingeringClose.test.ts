@@ -70,7 +70,7 @@ describe('a body over the limit', () => {
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DiscordAPIError);
       expect((error as DiscordAPIError).status).toBe(413);
-      expect((error as DiscordAPIError).rawError).toMatchObject({ code: 'REQUEST_ENTITY_TOO_LARGE', message: expect.any(String) });
+      expect((error as DiscordAPIError).rawError).toMatchObject({ code: 40005, message: expect.any(String) });
     }
   });
 });

@@ -95,27 +95,27 @@ describe('rollbacks', () => {
     await grantRole(server, guild, senior, Permission.ADMINISTRATOR, 'senior');
     await grantRole(server, guild, admin, Permission.ADMINISTRATOR, 'admin');
     await grantRole(server, guild, moderator, Permission.BAN_MEMBERS | Permission.VIEW_AUDIT_LOG | Permission.MANAGE_GUILD, 'mod');
-    const refused = (token: string, body: object, status: number, code: string) =>
+    const refused = (token: string, body: object, status: number, code: number) =>
       expectRefusedWithoutEvents(server, () => rollback(guild.id, token, body), status, code);
 
-    await refused(moderator.token, { actor_id: stranger.id }, 403, 'MISSING_PERMISSIONS');
-    await refused(admin.token, { actor_id: senior.id }, 403, 'MISSING_PERMISSIONS');
-    await refused(admin.token, { actor_id: guild.owner.id }, 403, 'MISSING_PERMISSIONS');
-    await refused(stranger.token, { actor_id: admin.id }, 404, 'UNKNOWN_GUILD');
-    await refused(admin.token, { actor_id: '4242424242424242' }, 404, 'UNKNOWN_USER');
+    await refused(moderator.token, { actor_id: stranger.id }, 403, 50013);
+    await refused(admin.token, { actor_id: senior.id }, 403, 50013);
+    await refused(admin.token, { actor_id: guild.owner.id }, 403, 50013);
+    await refused(stranger.token, { actor_id: admin.id }, 404, 10004);
+    await refused(admin.token, { actor_id: '4242424242424242' }, 404, 10013);
     const old = new Date(Date.now() - 8 * 24 * 3600 * 1000).toISOString();
     const tooOld = await rollback(guild.id, admin.token, { actor_id: moderator.id, after: old, dry_run: true });
-    expectError(tooOld, 400, 'INVALID_FORM_BODY');
+    expectError(tooOld, 400, 50035);
     expect(tooOld.body.errors).toEqual({ after: { _errors: [{ code: expect.any(String), message: 'Must be within the last 7 days' }] } });
     const inverted = await rollback(guild.id, admin.token, {
       actor_id: moderator.id,
       after: new Date(Date.now() - 1000).toISOString(),
       before: new Date(Date.now() - 60_000).toISOString(),
     });
-    expectError(inverted, 400, 'INVALID_FORM_BODY');
+    expectError(inverted, 400, 50035);
     expect(inverted.body.errors.before._errors[0].message).toBe('Must not be before after');
-    await refused(admin.token, { actor_id: moderator.id, after: 'yesterday' }, 400, 'INVALID_FORM_BODY');
-    await refused(admin.token, { actor_id: 'nobody' }, 400, 'INVALID_FORM_BODY');
+    await refused(admin.token, { actor_id: moderator.id, after: 'yesterday' }, 400, 50035);
+    await refused(admin.token, { actor_id: 'nobody' }, 400, 50035);
 
     // Allowed: an admin rolling back someone below them (nothing to do), and the owner rolling back anyone.
     expect((await rollback(guild.id, admin.token, { actor_id: moderator.id, dry_run: true })).body).toMatchObject({ actions: [], not_undoable: [] });
