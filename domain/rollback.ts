@@ -4,8 +4,9 @@
 // their cause), so that a plan applied once plans nothing more.
 import { isDeepStrictEqual } from 'node:util';
 import { ChannelType } from './channel.js';
+import { guildDecider } from './guild.js';
 import { type GuildLogEvent, foldGuildAt } from './guildHistory.js';
-import type { ChannelData, GuildSettings, GuildState, RoleData } from './guildState.js';
+import type { ChannelData, GuildSettings, GuildState, MemberData, RoleData } from './guildState.js';
 
 export interface RollbackWindow {
   actorId: string;
@@ -101,9 +102,47 @@ function channelKeysOf(event: GuildLogEvent['event']): string[] {
   return event.type === 'ChannelOverwriteSet' || event.type === 'ChannelOverwriteDeleted' ? ['permission_overwrites'] : [];
 }
 
+/**
+ * The guild as the actor's changes found it: as it was when the window opened, and what was made within it (the guild
+ * itself, a channel, a role, a member who joined) as it was just before the actor's first change after it was made.
+ * Without the latter, a change to what the window's start did not know yet would be neither planned nor listed.
+ */
+function asFound(log: readonly GuildLogEvent[], window: RollbackWindow, isDone: (e: GuildLogEvent) => boolean): GuildState {
+  const start = Date.parse(window.after);
+  let state = guildDecider.initialState();
+  let found: GuildState | null = null;
+  const channels = new Map<string, ChannelData>();
+  const roles = new Map<string, RoleData>();
+  const members = new Map<string, MemberData>();
+  // What is known already keeps its earlier state: the window's start's first, then each entity's first sight.
+  const take = (from: GuildState) => {
+    for (const [into, entries] of [
+      [channels, from.channels],
+      [roles, from.roles],
+      [members, from.members],
+    ] as [Map<string, unknown>, ReadonlyMap<string, unknown>][])
+      for (const [id, value] of entries) if (!into.has(id)) into.set(id, value);
+  };
+  const open = () => {
+    found = state;
+    take(state);
+    return state;
+  };
+  for (const logged of log) {
+    if (found === null && Date.parse(logged.at) >= start) open();
+    if (isDone(logged)) {
+      take(state);
+      // A guild made in the window: its settings as they were before the actor first changed them.
+      if (!found!.id && state.id) found = { ...found!, id: state.id, settings: state.settings };
+    }
+    state = guildDecider.evolve(state, logged.event);
+  }
+  const atStart: GuildState = found ?? open();
+  return { ...atStart, channels, roles, members };
+}
+
 export function planRollback(log: readonly GuildLogEvent[], window: RollbackWindow, standing: StandingWork): RollbackPlan {
   const within = inWindow(window);
-  const then = foldGuildAt(log.filter((e) => Date.parse(e.at) < Date.parse(window.after))).state;
   const now = foldGuildAt(log).state;
   // Compensations already made, by the event they undo; a recreation's new id is where the old one now lives.
   const compensated = new Set<string>();
@@ -118,7 +157,11 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
   }
   const current = (id: string) => idMap[id] ?? id;
   // The actor's own doings in the window; a rollback's compensations are never the actor's to undo again.
-  const done = log.filter((e) => e.actorId === window.actorId && !e.causationId && within(e.at));
+  const isDone = (e: GuildLogEvent) => e.actorId === window.actorId && !e.causationId && within(e.at);
+  const done = log.filter(isDone);
+  const then = asFound(log, window, isDone);
+  // What the actor made in the window and deleted again: nothing to bring back.
+  const made = new Set(done.flatMap(({ event: e }) => (e.type === 'ChannelCreated' ? [e.data.channel.id] : e.type === 'RoleCreated' ? [e.data.role.id] : [])));
 
   const actions: RollbackAction[] = [];
   const notUndoable: NotUndoable[] = [];
@@ -143,7 +186,7 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
       }
       case 'ChannelDeleted': {
         const was = then.channels.get(event.data.channel.id);
-        if (!was) break; // made in the window by the actor too: nothing to bring back
+        if (!was || made.has(was.id)) break;
         if (!compensated.has(logged.id))
           actions.push({
             kind: 'recreate_channel',
@@ -161,7 +204,7 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
       }
       case 'RoleDeleted': {
         const was = then.roles.get(event.data.role.id);
-        if (!was) break;
+        if (!was || made.has(was.id)) break;
         if (was.tags) notUndoable.push({ target_id: was.id, reason: `@${was.name} was a bot's own role: it comes back with the bot` });
         else if (!compensated.has(logged.id))
           actions.push({
@@ -231,14 +274,14 @@ export function planRollback(log: readonly GuildLogEvent[], window: RollbackWind
   });
   for (const [channelId, keys] of channelKeys) {
     const [was, is] = [then.channels.get(channelId), now.channels.get(channelId)];
-    if (!was || !is) continue; // created by the actor (deleted above) or deleted since (recreated as it was)
+    if (!was || !is || made.has(channelId)) continue; // created by the actor (deleted above) or deleted since (recreated as it was)
     const fields = differing(asNow(was), is, keys);
     if (Object.keys(fields).length)
       actions.push({ kind: 'restore_channel', target_id: channelId, description: `Restore #${was.name}: ${Object.keys(fields).join(', ')}`, fields });
   }
   for (const [roleId, keys] of roleKeys) {
     const [was, is] = [then.roles.get(roleId), now.roles.get(roleId)];
-    if (!was || !is) continue;
+    if (!was || !is || made.has(roleId)) continue;
     const fields = differing(
       was,
       is,

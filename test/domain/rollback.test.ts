@@ -144,6 +144,13 @@ describe('rollback plan', () => {
     expect(plan.idMap).toEqual({});
   });
 
+  it('plans the same for a guild created inside the window (the default 7 days on a new guild) as for one made before it', () => {
+    const log = [...setup(), ...raid()];
+    const lastSevenDays: RollbackWindow = { actorId: 'raider', after: '2024-12-25T03:00:00.000Z', before: AFTER };
+    expect(Date.parse(lastSevenDays.after)).toBeLessThan(Date.parse(BEFORE));
+    expect(planRollback(log, lastSevenDays, none)).toEqual(planRollback(log, window, none));
+  });
+
   it('plans nothing more once the compensations are in the log, and maps the old ids to the recreated ones', () => {
     const log = [...setup(), ...raid()];
     const cause = (type: string, id: string) => log.find((e) => e.event.type === type && JSON.stringify(e.event.data).includes(`"id":"${id}"`))!.id;
