@@ -14,6 +14,16 @@ import type { Context, Next } from 'koa';
 import { versionOf } from './apiVersions.js';
 import { closeAfterAnswer } from './lingeringClose.js';
 
+declare module 'koa' {
+  interface DefaultState {
+    /**
+     * Gives the request's admission back before it ends: a response that streams for minutes (an event stream) has
+     * started, and is bounded by limits of its own, not by the queue admission keeps short.
+     */
+    leaveAdmission?: () => void;
+  }
+}
+
 /** The seconds a refused client is asked to wait: the queue it was refused by drains within that. */
 export const OVERLOAD_RETRY_AFTER_S = 1;
 
@@ -39,10 +49,17 @@ export function admission(limits: AdmissionLimits) {
   return async function admit(ctx: Context, next: Next) {
     if (!limit.acquire()) return refuse(ctx);
     const admitted = performance.now();
+    let held = true;
+    const leave = () => {
+      if (!held) return;
+      held = false;
+      limit.release(performance.now() - admitted);
+    };
+    ctx.state.leaveAdmission = leave;
     try {
       await next();
     } finally {
-      limit.release(performance.now() - admitted);
+      leave();
     }
   };
 }

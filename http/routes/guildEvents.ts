@@ -128,6 +128,8 @@ async function present(ctx: Context, stream: GuildEventStream, format: Format, o
   const res = ctx.res;
   res.writeHead(200, { 'Content-Type': format.contentType, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
+  // Streams are limited per reader and per guild; holding an admission slot for their life would shrink what others get.
+  ctx.state.leaveAdmission?.();
   let gone = false;
   const leave = () => {
     gone = true;

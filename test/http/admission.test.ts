@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, type TestServer, apiClient, appendedByRequestsSince, fileServer } from '../support/server.js';
 import { createGuild } from './guildSupport.js';
+import { openEvents } from './guildEventsSupport.js';
 
 const server = await fileServer({ MAX_REQUESTS_IN_FLIGHT: '2', ADMISSION_TARGET_MS: '0' });
 const guild = await createGuild(server);
@@ -72,6 +73,20 @@ describe('a process over its admission limit', () => {
     // Once the held requests go, their places are free again.
     for (const request of [...held, refused]) request.socket.destroy();
     expect((await probeUntil(200)).status).toBe(200);
+  });
+
+  it('gives back the place of an event stream once it streams: readers following a guild never fill the limit', async () => {
+    const streams = await Promise.all(Array.from({ length: 2 }, () => openEvents(server, guild.id, { token: guild.owner.token, query: '?follow=true' })));
+    try {
+      for (const stream of streams) {
+        expect(stream.status).toBe(200);
+        await stream.until((item) => item.type === 'CaughtUp');
+      }
+      // Two streams following the log, on a limit of 2: requests are still admitted.
+      expect((await client.api('GET', '/gateway')).status).toBe(200);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 });
 
