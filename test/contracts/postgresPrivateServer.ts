@@ -42,13 +42,13 @@ export function privatePostgresMissing(): string | null {
  */
 export function withPrivatePostgres(what: string, suites: () => void): void {
   const missing = privatePostgresMissing();
-  if (missing === null) return suites();
-  if (engineRequired('postgres'))
-    return describe('private PostgreSQL', () =>
+  if (missing === null) suites();
+  else if (engineRequired('postgres'))
+    describe('private PostgreSQL', () =>
       it(`${what}: PostgreSQL is required here (PARLEY_REQUIRE_ENGINES) but ${missing}`, () => {
         throw new Error(missing);
       }));
-  describe.skip(`private PostgreSQL: skipped, ${missing}`, () => it(what, () => {}));
+  else describe.skip(`private PostgreSQL: skipped, ${missing}`, () => it(what, () => {}));
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
