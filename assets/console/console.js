@@ -101,14 +101,37 @@ class ApiError extends Error {
   }
 }
 
-/** A call of the API with the session's token; a 429 is waited out (its retry_after) and tried again. */
-async function api(method, path, body) {
+/**
+ * A call of the API with the session's token. Calls of one route (its path without the query) go one after another,
+ * and one waits when the last answer said its bucket has nothing left (X-RateLimit-Remaining 0) until the bucket resets,
+ * as the client libraries do: a page that pages, filters and follows the log at once would otherwise run into 429s. A
+ * 429 that comes all the same is waited out (its retry_after) and tried again.
+ */
+const routeQueues = new Map();
+function api(method, path, body) {
+  const key = `${method} ${path.split('?')[0]}`;
+  const queued = (routeQueues.get(key) ?? Promise.resolve()).then(() => callRoute(key, method, path, body));
+  const settled = queued.catch(() => undefined).then(() => {
+    if (routeQueues.get(key) === settled) routeQueues.delete(key);
+  });
+  routeQueues.set(key, settled);
+  return queued;
+}
+
+const emptyBuckets = new Map();
+async function callRoute(key, method, path, body) {
   for (let attempt = 0; ; attempt++) {
+    const resetAt = emptyBuckets.get(key);
+    if (resetAt !== undefined && resetAt > Date.now()) await new Promise((resolve) => setTimeout(resolve, resetAt - Date.now()));
+    emptyBuckets.delete(key);
     const response = await fetch(API + path, {
       method,
       headers: { ...(state.token ? { authorization: `Bearer ${state.token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
+    if (response.headers.get('x-ratelimit-remaining') === '0') {
+      emptyBuckets.set(key, Date.now() + Number(response.headers.get('x-ratelimit-reset-after') ?? 1) * 1000);
+    }
     const answer = response.status === 204 ? null : await response.json().catch(() => null);
     if (response.status === 429 && attempt < 5) {
       say('Waiting for the rate limit…');
