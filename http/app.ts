@@ -194,11 +194,13 @@ const API_MODULES: readonly (readonly Route[])[] = [
   oauth2Routes,
   oauth2AuthorizeRoutes,
   REFERENCE_ROUTES,
-  consoleRoutes,
 ];
 
 /** Every API route declared as an entry. */
 export const API_ROUTES: readonly Route[] = API_MODULES.flat();
+
+/** The pages the origin's root alone serves, outside the API: the CDN and the moderator console. */
+const ROOT_ONLY_ROUTES: readonly Route[] = [...cdnRoutes, ...consoleRoutes];
 
 /** The reference's tags, in the order it shows them. */
 const TAG_ORDER: readonly string[] = Object.keys(TAGS);
@@ -207,7 +209,7 @@ const TAG_ORDER: readonly string[] = Object.keys(TAGS);
  * Every documented route, in the order the reference shows them: by tag, in TAGS' order, and within a tag in the
  * router's order; the CDN's, the operator's endpoints answered before routing, and the reference's own among them.
  */
-export const ROUTE_DOCS: readonly RouteDoc[] = routeDocs([...API_ROUTES, ...cdnRoutes])
+export const ROUTE_DOCS: readonly RouteDoc[] = routeDocs([...API_ROUTES, ...ROOT_ONLY_ROUTES])
   .concat(operationDocs)
   .sort((a, b) => TAG_ORDER.indexOf(a.tag) - TAG_ORDER.indexOf(b.tag));
 
@@ -223,9 +225,9 @@ export function apiRouter(deps: HttpDeps, limiters = rateLimiters(API_ROUTES, de
   return router(API_ROUTES, deps, limiters);
 }
 
-/** What the origin's root answers: the CDN, and the API's entries served there too (`root: 'also'`). */
+/** What the origin's root answers: its own pages, and the API's entries served there too (`root: 'also'`). */
 export function rootRouter(deps: HttpDeps, limiters = rateLimiters(API_ROUTES, deps.rateLimits)): Router {
-  return router([...cdnRoutes, ...API_ROUTES.filter((entry) => entry.root)], deps, limiters);
+  return router([...ROOT_ONLY_ROUTES, ...API_ROUTES.filter((entry) => entry.root)], deps, limiters);
 }
 
 export function createApp(deps: HttpDeps, options: AppOptions): Koa {
