@@ -27,6 +27,8 @@ async function filesHolding(text: string): Promise<string[]> {
   return held;
 }
 
+/** The read models hold `text` once the projection has written it: a request is answered when its events are logged. */
+const expectHeld = (text: string) => eventually(async () => expect(await filesHolding(text)).not.toEqual([]), WITHIN);
 const expectGone = (text: string) => eventually(async () => expect(await filesHolding(text)).toEqual([]), WITHIN);
 const random = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
 
@@ -38,12 +40,12 @@ describe('the read models forget what a request removed or replaced', () => {
     const sent = await server.api('POST', `/channels/${dm.body.id}/messages`, { token: ada.token, body: { content: secret } });
     expect(sent.status).toBe(200);
     // The search finds what is there: the message's row holds it.
-    expect(await filesHolding(secret)).not.toEqual([]);
+    await expectHeld(secret);
 
     const edited = await server.api('PATCH', `/channels/${dm.body.id}/messages/${sent.body.id}`, { token: ada.token, body: { content: 'edited away' } });
     expect(edited.status).toBe(200);
     await expectGone(secret);
-    expect(await filesHolding('edited away')).not.toEqual([]);
+    await expectHeld('edited away');
 
     expect((await server.api('DELETE', `/channels/${dm.body.id}/messages/${sent.body.id}`, { token: ada.token })).status).toBe(204);
     await expectGone('edited away');
@@ -52,7 +54,7 @@ describe('the read models forget what a request removed or replaced', () => {
   it('a username changed by PATCH /users/@me', async () => {
     const before = random('before');
     const carol = await registerUser(server, before);
-    expect(await filesHolding(before)).not.toEqual([]);
+    await expectHeld(before);
     const renamed = await server.api('PATCH', '/users/@me', { token: carol.token, body: { username: random('after') } });
     expect(renamed.status).toBe(200);
     await expectGone(before);
@@ -63,7 +65,7 @@ describe('the read models forget what a request removed or replaced', () => {
     const email = `${username}@example.com`;
     const registered = await server.api('POST', '/auth/register', { body: { username, password: PASSWORD, email } });
     expect(registered.status).toBe(201);
-    expect(await filesHolding(email)).not.toEqual([]);
+    await expectHeld(email);
     expect((await server.api('POST', '/users/@me/delete', { token: registered.body.token, body: { password: PASSWORD } })).status).toBe(204);
     await expectGone(email);
     await expectGone(username);
