@@ -52,19 +52,24 @@ export async function probeEngine(engine: RunnableEngine, timeoutMs = 3000): Pro
  */
 export async function withEngine(engine: RunnableEngine, what: string, suites: () => void): Promise<void> {
   const why = await probeEngine(engine);
-  if (why === null) {
-    suites();
-    return;
-  }
+  if (why === null) suites();
+  else registerUnavailable(engine, `${engine} contract`, what, why);
+}
+
+/**
+ * In place of suites that cannot run here: one test that fails when PARLEY_REQUIRE_ENGINES names `engine` (as CI
+ * does), else one skipped test; either title says why.
+ */
+export function registerUnavailable(engine: RunnableEngine, label: string, what: string, why: string): void {
   if (engineRequired(engine)) {
-    describe(`${engine} contract`, () => {
+    describe(label, () => {
       it(`${what}: ${engine} is required here (PARLEY_REQUIRE_ENGINES) but ${why}`, () => {
         throw new Error(why);
       });
     });
     return;
   }
-  const title = `${engine} contract: skipped, ${why}`;
+  const title = `${label}: skipped, ${why}`;
   console.warn(title);
   describe.skip(title, () => {
     it(what, () => {});

@@ -9,8 +9,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { describe, it } from 'vitest';
-import { engineRequired } from './engines.js';
+import { registerUnavailable } from './engines.js';
 import { freePort } from './ports.js';
 
 const run = promisify(execFile);
@@ -36,19 +35,11 @@ export function privatePostgresMissing(): string | null {
   return existsSync(join(BIN, 'initdb')) && existsSync(join(BIN, 'pg_ctl')) ? null : `no PostgreSQL programs in ${BIN} (set PARLEY_TEST_POSTGRES_BIN)`;
 }
 
-/**
- * Registers `suites` when a private server can be made here; else one test that fails (PARLEY_REQUIRE_ENGINES names
- * postgres, as CI does) or is skipped, its title saying why.
- */
+/** Registers `suites` when a private server can be made here; else fails or skips as the engine suites do. */
 export function withPrivatePostgres(what: string, suites: () => void): void {
   const missing = privatePostgresMissing();
   if (missing === null) suites();
-  else if (engineRequired('postgres'))
-    describe('private PostgreSQL', () =>
-      it(`${what}: PostgreSQL is required here (PARLEY_REQUIRE_ENGINES) but ${missing}`, () => {
-        throw new Error(missing);
-      }));
-  else describe.skip(`private PostgreSQL: skipped, ${missing}`, () => it(what, () => {}));
+  else registerUnavailable('postgres', 'private PostgreSQL', what, missing);
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
