@@ -41,19 +41,18 @@ import {
   startCeiling,
   startParley,
   stop,
+  benchSize,
+  loadSizes,
+  SESSIONS_PER_LANE,
 } from './harness.js';
 
 const QUICK = process.argv.includes('--quick');
-const size = (name: string, normal: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : normal));
-const CONNECTIONS = size('BENCH_CONNECTIONS', 64, 8);
-const DURATION = size('BENCH_DURATION', 8, 2);
-const WARMUP = size('BENCH_WARMUP', 1, 1);
+const size = benchSize(QUICK);
+const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP } = loadSizes(size);
 const ROUNDS = size('BENCH_ROUNDS', 2, 1);
 const SESSIONS = size('BENCH_CLUSTER_SESSIONS', 1000, 20);
 const MESSAGES = size('BENCH_MESSAGES', 100, 10);
 const SENDERS = 4;
-/** Sessions an account starts, one after another (max_concurrency 1); the accounts' lanes connect side by side. */
-const SESSIONS_PER_LANE = 250;
 const INTENTS = (1 << 0) | (1 << 9) | (1 << 15);
 const RESULTS = process.env.BENCH_RESULTS ?? join(import.meta.dirname, 'results', 'cluster.json');
 const KAFKA_BROKERS = (process.env.KAFKA_BROKERS || '127.0.0.1:9092').split(',');

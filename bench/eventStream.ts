@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
-import { type Load, type Process, ROOT, apiClient, loader, spawnListening, startParley, stop } from './harness.js';
+import { type Load, type Process, ROOT, apiClient, benchSize, loadSizes, loader, spawnListening, startParley, stop } from './harness.js';
 
 const SENDERS = 4;
 
@@ -25,9 +25,9 @@ export interface EventStreamCost {
 }
 
 export async function measureEventStream(quick: boolean): Promise<EventStreamCost> {
-  const size = (name: string, normal: number, small: number) => Number(process.env[name] ?? (quick ? small : normal));
+  const size = benchSize(quick);
   const STREAM_EVENTS = size('BENCH_STREAM_EVENTS', 100_000, 5000);
-  const load = loader({ connections: size('BENCH_CONNECTIONS', 64, 8), duration: size('BENCH_DURATION', 8, 2), warmup: size('BENCH_WARMUP', 1, 1) });
+  const load = loader(loadSizes(size));
   const first = await startParley();
   let parley: Process = first;
   try {

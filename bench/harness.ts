@@ -136,6 +136,20 @@ export async function connectAll<T>(tokens: string[], total: number, connectOne:
   return (await Promise.all(lanes)).flat();
 }
 
+/** A size read from the environment, else the full run's or the quick run's (`--quick`) default. */
+export const benchSize = (quick: boolean) => (name: string, normal: number, small: number) => Number(process.env[name] ?? (quick ? small : normal));
+
+/** Every bench's loads: BENCH_CONNECTIONS connections (64) for BENCH_DURATION s (8) after BENCH_WARMUP s (1). */
+export function loadSizes(size: ReturnType<typeof benchSize>) {
+  return { connections: size('BENCH_CONNECTIONS', 64, 8), duration: size('BENCH_DURATION', 8, 2), warmup: size('BENCH_WARMUP', 1, 1) };
+}
+
+/**
+ * Sessions connected per account: an account starts one session at a time (max_concurrency 1), so the accounts'
+ * lanes connect side by side and each waits only for its own session starts to be committed.
+ */
+export const SESSIONS_PER_LANE = 250;
+
 export interface Load {
   connections: number;
   durationS: number;

@@ -51,14 +51,15 @@ import {
   startCeiling,
   startParley,
   stop,
+  benchSize,
+  loadSizes,
+  SESSIONS_PER_LANE,
 } from './harness.js';
 import { type EventStreamCost, measureEventStream } from './eventStream.js';
 
 const QUICK = process.argv.includes('--quick');
-const size = (name: string, normal: number, quick: number) => Number(process.env[name] ?? (QUICK ? quick : normal));
-const CONNECTIONS = size('BENCH_CONNECTIONS', 64, 8);
-const DURATION = size('BENCH_DURATION', 8, 2);
-const WARMUP = size('BENCH_WARMUP', 1, 1);
+const size = benchSize(QUICK);
+const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP } = loadSizes(size);
 const CLIENTS = size('BENCH_CLIENTS', 1000, 20);
 const MESSAGES = size('BENCH_MESSAGES', 200, 20);
 const IDLE = size('BENCH_IDLE', 10_000, 100);
@@ -94,11 +95,6 @@ function benchKeywords(r: number): string[] {
     return [word, `${word}*`, `*${word}`, `*${word}*`][k % 4];
   });
 }
-/**
- * Sessions connected per account: an account starts one session at a time (max_concurrency 1), so the accounts'
- * lanes connect side by side and each waits only for its own session starts to be committed.
- */
-const SESSIONS_PER_LANE = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(import.meta.dirname, 'results', 'latest.json');
 /** Runs `node --import tsx bench/log.ts …` to its end; its stdout. */
 function logTool(args: string[]): Promise<string> {
