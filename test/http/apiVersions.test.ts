@@ -3,12 +3,12 @@
 // refused form nests its field errors as that API does, which discord.js and discord.py read, and a guild's sticker
 // list is a plain array, which discord.js reads; /api/v1 keeps the spec's shapes.
 import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { Client, Routes } from 'discord.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { restAgent } from '../support/discordjs.js';
 import { type TestBot, type TestServer, createBot, fileServer, expectNothingAppendedSince } from '../support/server.js';
 import { dataUri, stillImage } from './expressionSupport.js';
 import { type TestGuild, createGuild, expectError, join as joinGuild } from './guildSupport.js';
@@ -17,12 +17,7 @@ const server: TestServer = await fileServer();
 const guild: TestGuild = await createGuild(server);
 const bot = (await joinGuild(server, guild, await createBot(server, guild.owner), 'Bot')) as TestBot;
 
-// discord.js's REST brings its own undici, whose Agent must trust the server's self-signed certificate.
-type RestDispatcher = Parameters<REST['setAgent']>[0];
-const { Agent } = createRequire(createRequire(import.meta.url).resolve('@discordjs/rest'))('undici') as {
-  Agent: new (options: { connect: { ca: string; servername: string } }) => RestDispatcher & { close(): Promise<void> };
-};
-const agent = new Agent({ connect: { ca: server.cert, servername: 'localhost' } });
+const agent = restAgent(server);
 afterAll(() => agent.close());
 
 /** discord.js's REST as a deployment script builds it, with only the base address changed (the version is its default). */

@@ -2,7 +2,6 @@
 // widely used API's numbers, which its clients compare (discord.js's DiscordAPIError.code, discord.py's
 // HTTPException.code). Each number is held to its name in discord-api-types' RESTJSONErrorCodes, so a typo fails.
 import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DiscordAPIError, REST } from '@discordjs/rest';
@@ -11,6 +10,7 @@ import { Routes } from 'discord.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WIDELY_USED_ERROR_NUMBERS, apiRequest } from '../../http/apiVersions.js';
 import { ERRORS } from '../../http/openapi/errors.js';
+import { restAgent } from '../support/discordjs.js';
 import { type TestBot, type TestServer, createBot, fileServer } from '../support/server.js';
 import { type TestGuild, createGuild, expectRefusedWithoutEvents, join as joinGuild } from './guildSupport.js';
 
@@ -146,12 +146,7 @@ describe('over HTTPS', () => {
 });
 
 describe('read by discord.js', () => {
-  // discord.js's REST brings its own undici, whose Agent must trust the server's self-signed certificate.
-  type RestDispatcher = Parameters<REST['setAgent']>[0];
-  const { Agent } = createRequire(createRequire(import.meta.url).resolve('@discordjs/rest'))('undici') as {
-    Agent: new (options: { connect: { ca: string; servername: string } }) => RestDispatcher & { close(): Promise<void> };
-  };
-  const agent = new Agent({ connect: { ca: server.cert, servername: 'localhost' } });
+  const agent = restAgent(server);
   afterAll(() => agent.close());
   /** discord.js's REST as a bot builds it, with only the base address changed (its version is its default, 10). */
   const rest = new REST({ api: `${server.origin}/api`, retries: 0 }).setToken(bot.token).setAgent(agent);

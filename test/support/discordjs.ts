@@ -1,6 +1,7 @@
 // discord.js 14 against the test server, on REST only: its REST layer brings its own undici, whose Agent must trust
 // the server's self-signed certificate; the client's user is fetched as READY would give it.
 import { createRequire } from 'node:module';
+import type { REST } from '@discordjs/rest';
 import { Client, ClientUser } from 'discord.js';
 import type { TestServer } from './server.js';
 
@@ -31,4 +32,14 @@ export async function restClient(server: TestServer, token: string, authPrefix: 
       await agent.close();
     },
   };
+}
+
+type RestDispatcher = Parameters<REST['setAgent']>[0];
+const { Agent: RestAgent } = createRequire(createRequire(import.meta.url).resolve('@discordjs/rest'))('undici') as {
+  Agent: new (options: { connect: { ca: string; servername: string } }) => RestDispatcher & { close(): Promise<void> };
+};
+
+/** An Agent of @discordjs/rest's own undici (the package the tests import), trusting the server's certificate. */
+export function restAgent(server: Pick<TestServer, 'cert'>): RestDispatcher & { close(): Promise<void> } {
+  return new RestAgent({ connect: { ca: server.cert, servername: 'localhost' } });
 }
