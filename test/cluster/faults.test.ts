@@ -11,13 +11,12 @@ import { Intent } from '../../gateway/protocol.js';
 import { RELAY_LEASE } from '../../infra/bus/relay.js';
 import { openToolEngines } from '../../infra/compose.js';
 import { loadConfig } from '../../infra/config.js';
-import type { EngineConfig } from '../../infra/engines.js';
 import { createLogger } from '../../infra/logger.js';
 import { PostgresReadStore } from '../../infra/readStore/postgres.js';
 import { ProgressBar, rebuildReadModels, snapshotReadModels } from '../../infra/replayTools.js';
 import { allProjections } from '../../projections/index.js';
 import { type BotProcess, startBotProcess } from '../compat/botProcess.js';
-import { createTestDatabase, withEngines } from '../contracts/engines.js';
+import { allOnPostgres, createTestDatabase, withEngines } from '../contracts/engines.js';
 import { createGuild, join as joinGuild } from '../http/guildSupport.js';
 import { type Cluster, startCluster } from '../support/cluster.js';
 import { type GatewayClient, connectGateway } from '../support/gateway.js';
@@ -134,15 +133,7 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
 
     // The projector's read models (caught up: the log is quiet now) against a rebuild of the same log elsewhere.
     const secrets = { SECRET_KEY: await keyOf('secret.key'), MASTER_KEY: await keyOf('master.key') };
-    const url = cluster.postgresUrl;
-    const engines: EngineConfig = {
-      role: 'all',
-      store: { kind: 'postgres', url },
-      readStore: { kind: 'postgres', url },
-      bus: { kind: 'local' },
-      projections: null,
-      settleTimeoutMs: 5000,
-    };
+    const engines = allOnPostgres(cluster.postgresUrl);
     const served = await openToolEngines(loadConfig({ DATA_DIR: join(cluster.dir, 'check'), ...secrets }), engines, createLogger('silent'));
     const rebuiltDatabase = await createTestDatabase('parley_rebuilt');
     const rebuilt = await PostgresReadStore.connect(rebuiltDatabase.url);

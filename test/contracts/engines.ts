@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { describe, it } from 'vitest';
+import type { EngineConfig } from '../../infra/engines.js';
 
 export type RunnableEngine = 'postgres' | 'kafka';
 
@@ -111,3 +112,13 @@ async function admin(sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/** A ROLE=all process's engines on the PostgreSQL database at `url`, its bus in-process: a test's server or tool. */
+export const allOnPostgres = (url: string): EngineConfig => ({
+  role: 'all',
+  store: { kind: 'postgres', url },
+  readStore: { kind: 'postgres', url },
+  bus: { kind: 'local' },
+  projections: null,
+  settleTimeoutMs: 5000,
+});

@@ -3,10 +3,10 @@
 // where they were, and the API answers 503 with Retry-After meanwhile, in each version's error form, never a 500.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresEventStore } from '../../infra/eventStore/postgres.js';
-import type { EngineConfig } from '../../infra/engines.js';
 import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { createGuild } from '../http/guildSupport.js';
 import { type TestServer, registerUser, startTestServer } from '../support/server.js';
+import { allOnPostgres } from './engines.js';
 import { eventually } from './eventually.js';
 import { type PrivatePostgres, onPrivateServer, startPrivatePostgres, withPrivatePostgres } from './postgresPrivateServer.js';
 
@@ -27,15 +27,6 @@ withPrivatePostgres('PostgreSQL stopped and out of connections', () => {
     await onPrivateServer(server, `CREATE DATABASE ${name} OWNER ${owner}`);
     return `postgres://${owner}@127.0.0.1:${server.port}/${name}`;
   }
-
-  const onPostgres = (url: string): EngineConfig => ({
-    role: 'all',
-    store: { kind: 'postgres', url },
-    readStore: { kind: 'postgres', url },
-    bus: { kind: 'local' },
-    projections: null,
-    settleTimeoutMs: 5000,
-  });
 
   describe('the log', () => {
     it('a subscriber waits the server’s restart out and reads on from its last position: nothing skipped, nothing twice', async () => {
@@ -95,7 +86,7 @@ withPrivatePostgres('PostgreSQL stopped and out of connections', () => {
     }
 
     it('stopped: requests are answered 503 with Retry-After, /readyz says why; started again, it serves, no restart needed', async () => {
-      api = await startTestServer({}, undefined, onPostgres(await database('api_stopped')));
+      api = await startTestServer({}, undefined, allOnPostgres(await database('api_stopped')));
       const owner = await registerUser(api);
       const guild = await createGuild(api, owner);
       await server.stop();
@@ -113,7 +104,7 @@ withPrivatePostgres('PostgreSQL stopped and out of connections', () => {
 
     it('out of connections ("too many connections"): requests are answered 503 with Retry-After, and served once there are', async () => {
       const role = 'parley_limited';
-      api = await startTestServer({}, undefined, onPostgres(await database('api_limited', role)));
+      api = await startTestServer({}, undefined, allOnPostgres(await database('api_limited', role)));
       const owner = await registerUser(api);
       const guild = await createGuild(api, owner);
       // The role may open no connection; those it holds are ended, as the server ends them when it runs out.
