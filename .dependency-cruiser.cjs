@@ -12,6 +12,9 @@ module.exports = {
     { name: 'commands-not-edges', severity: 'error', from: { path: '^commands/' }, to: { path: '^(http|gateway)/' } },
     { name: 'projections-not-edges', severity: 'error', from: { path: '^projections/' }, to: { path: '^(http|gateway|commands)/' } },
     { name: 'http-not-gateway', severity: 'error', from: { path: '^http/' }, to: { path: '^gateway/' } },
+    // A route module is one resource's entries: what two share (a body schema, a presenter, the operation of a path both
+    // answer) lives in http/shared/, a use case in commands/ or a presenter in presenters/, never in one of them.
+    { name: 'routes-not-routes', severity: 'error', from: { path: '^http/routes/' }, to: { path: '^http/routes/' } },
     { name: 'gateway-not-http', severity: 'error', from: { path: '^gateway/' }, to: { path: '^http/' } },
     // Process workflows (interaction delivery) run beside the edges on the core: the root builds them, no one else.
     { name: 'processes-not-edges', severity: 'error', from: { path: '^processes/' }, to: { path: '^(http|gateway)/' } },

@@ -58,10 +58,11 @@ export interface RouteEntry<P, Q, B, L extends string = never> extends Omit<Rout
   /** An OAuth2 access token with this scope may call the route (GET only), as well as sessions and bots. */
   scope?: Scope;
   /**
-   * The other entry of the same method and path, which documents both: one of the two passes the other the requests
-   * that are not its own (`passOn`), and a path has one operation in the reference.
+   * The operation of the other entry of the same method and path, which documents both: one of the two passes the other
+   * the requests that are not its own (`passOn`), and a path has one operation in the reference. Two route modules
+   * share it from http/shared/, neither importing the other.
    */
-  documentedBy?: Route;
+  documentedBy?: Operation;
   /**
    * Answers with what it returns, under the entry's success status; a route that answers 204 returns nothing, and one
    * that writes its own answer (a redirect, a file) returns undefined after setting ctx. `passOn` hands the request
@@ -69,6 +70,9 @@ export interface RouteEntry<P, Q, B, L extends string = never> extends Omit<Rout
    */
   handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B, L>>, deps: HttpDeps): unknown;
 }
+
+/** What two entries of one method and path share: the operation the reference documents once, for both. */
+export type Operation = Pick<RouteDoc, 'method' | 'path' | 'summary' | 'responses' | 'errors'>;
 
 /** An entry as the derivations read it: its input types erased. */
 export interface Route extends Omit<RouteEntry<Schema, Schema, Schema, string>, 'handle'> {

@@ -9,8 +9,8 @@ import { type HttpDeps, requestMeta } from '../context.js';
 import { ref } from '../openapi/components.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { route } from '../route.js';
+import { fetchApplicationObject, redirectUrisSchema } from '../shared/applications.js';
 import { nameSchema, snowflakeSchema } from '../validation.js';
-import { fetchApplicationObject, redirectUrisSchema } from './applications.js';
 
 export const registerSchema = {
   type: 'object',

@@ -33,23 +33,9 @@ import { listOf, ref } from '../openapi/components.js';
 import { type Schema, paramsOf } from '../openapi/entry.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { type Route, route } from '../route.js';
+import { MAX_OPTION_VALUE, choiceSchema, localizations } from '../shared/applicationCommands.js';
 import { bitfieldSchema, parseBody, snowflakeSchema } from '../validation.js';
 
-/** The widely used API's bounds on option values: integers a double holds exactly. */
-const MAX_OPTION_VALUE = 2 ** 53;
-
-const localizations = { type: ['object', 'null'], additionalProperties: { type: 'string', minLength: 1, maxLength: 100 } } as const;
-export const choiceSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
-    name_localizations: localizations,
-    // A string value is at most 100 characters; numbers must fit the option's type (the decider checks which).
-    value: { type: ['string', 'number'], maxLength: 100, minimum: -MAX_OPTION_VALUE, maximum: MAX_OPTION_VALUE },
-  },
-  required: ['name', 'value'],
-  additionalProperties: false,
-} as const;
 const optionValue = { type: 'number', minimum: -MAX_OPTION_VALUE, maximum: MAX_OPTION_VALUE } as const;
 const optionProperties = {
   type: { type: 'integer', enum: Object.values(ApplicationCommandOptionType) },

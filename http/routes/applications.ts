@@ -4,18 +4,15 @@
 // GET /applications instead.
 import type { Context } from 'koa';
 import { updateApplication } from '../../commands/accounts.js';
-import { ensureApplicationKey, verifyInteractionsEndpoint } from '../../commands/interactionEndpoint.js';
+import { verifyInteractionsEndpoint } from '../../commands/interactionEndpoint.js';
 import { forbidden, notFound } from '../../domain/errors.js';
-import type { ApplicationDoc } from '../../projections/applications.js';
-import { applicationById, applicationIdFor, applicationsOwnedBy } from '../../projections/applications.queries.js';
-import { membershipCount } from '../../projections/members.queries.js';
+import { applicationIdFor, applicationsOwnedBy } from '../../projections/applications.queries.js';
 import { userById } from '../../projections/users.queries.js';
-import { usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
-import { applicationObject } from '../../presenters/applications.js';
 import { type ConditionalLimit, type Spend, route } from '../route.js';
+import { fetchApplicationObject, presentApplications, redirectUrisSchema } from '../shared/applications.js';
 import { type FromSchema, MAX_INT32, parseBody, snowflakeSchema } from '../validation.js';
 
 export const editApplicationSchema = {
@@ -30,35 +27,12 @@ export const editApplicationSchema = {
   additionalProperties: false,
 } as const;
 
-/** Absolute https URLs, or http on loopback; the domain checks each (domain/oauth2.ts). */
-export const redirectUrisSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 2048 }, maxItems: 10 } as const;
-
 export const editOwnedApplicationSchema = {
   ...editApplicationSchema,
   properties: { ...editApplicationSchema.properties, redirect_uris: redirectUrisSchema },
 } as const;
 
 export const applicationIdParam = { type: 'object', properties: { id: snowflakeSchema }, required: ['id'] } as const;
-
-/**
- * Application objects for read-model documents, with their owners, bots and the bots' guild counts. An application
- * made before keys gets its key pair here, the first time its object is shown.
- */
-async function presentApplications(deps: HttpDeps, applications: ApplicationDoc[]) {
-  for (const application of applications) application.verify_key ??= (await ensureApplicationKey(deps, application._id)).verifyKey;
-  const users = await usersById(
-    deps.readStore,
-    applications.flatMap((a) => [a.owner_id, a.bot_user_id]),
-  );
-  return Promise.all(applications.map(async (a) => applicationObject(a, users, a.bot_user_id ? await membershipCount(deps.readStore, a.bot_user_id) : 0)));
-}
-
-export async function fetchApplicationObject(deps: HttpDeps, applicationId: string) {
-  const application = await applicationById(deps.readStore, applicationId);
-  if (!application) throw notFound('UNKNOWN_APPLICATION', 'Unknown Application');
-  const [object] = await presentApplications(deps, [application]);
-  return object;
-}
 
 /** The application whose bot token authenticated the request. */
 async function ownApplicationId(deps: HttpDeps, ctx: Context): Promise<string> {

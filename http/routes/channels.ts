@@ -15,6 +15,7 @@ import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { channelObject } from '../../presenters/channels.js';
 import { passOn, route } from '../route.js';
+import { deleteChannelOperation, getChannelOperation, renameSchema, updateChannelOperation } from '../shared/channels.js';
 import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const overwriteSchema = {
@@ -76,9 +77,6 @@ export const moveChannelsSchema = {
   },
   maxItems: 500,
 } as const;
-
-/** Group DMs may be renamed (null clears the name); other fields of a DM do not change (http/routes/dms.ts). */
-export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
 
 export const overwriteParams = {
   type: 'object',
@@ -185,16 +183,12 @@ export const moveChannelsRoute = route({
 });
 
 // GET, PATCH and DELETE /channels/:channelId answer for guild channels and pass DMs on to http/routes/dms.ts: one
-// path, so one operation each in the reference, documented here for both.
+// path, so one operation each in the reference (http/shared/channels.ts), documented here for both.
 export const getChannelRoute = route({
   ...base,
-  method: 'GET',
-  path: '/channels/:channelId',
-  summary: 'Get a channel',
+  ...getChannelOperation,
   description: 'A guild channel the caller can see, or a DM or group DM they take part in.',
   params: channelParams,
-  responses: { 200: channel },
-  errors: ['UNKNOWN_CHANNEL'],
   async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
     if (await isPrivateChannel(deps, channelId)) return passOn;
@@ -205,9 +199,7 @@ export const getChannelRoute = route({
 
 export const updateChannelRoute = route({
   ...base,
-  method: 'PATCH',
-  path: '/channels/:channelId',
-  summary: 'Change a channel',
+  ...updateChannelOperation,
   description: 'A guild channel’s fields (MANAGE_CHANNELS), or a group DM’s name (the first schema for guild channels, the second for group DMs).',
   params: channelParams,
   body: {
@@ -219,8 +211,6 @@ export const updateChannelRoute = route({
   // Read with the schema of the channel's kind, once the channel is known to be a guild's.
   readsItself: ['body'],
   audit: 'CHANNEL_UPDATE',
-  responses: { 200: channel },
-  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
     if (await isPrivateChannel(deps, channelId)) return passOn;
@@ -236,14 +226,10 @@ export const updateChannelRoute = route({
 /** Answers the deleted channel, as the widely used API does. */
 export const deleteChannelRoute = route({
   ...base,
-  method: 'DELETE',
-  path: '/channels/:channelId',
-  summary: 'Delete a channel, close a DM or leave a group DM',
+  ...deleteChannelOperation,
   description: 'A guild channel needs MANAGE_CHANNELS. Answers the channel as it was.',
   params: channelParams,
   audit: 'CHANNEL_DELETE',
-  responses: { 200: channel },
-  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
     if (await isPrivateChannel(deps, channelId)) return passOn;

@@ -9,8 +9,8 @@ import { dmChannelObject } from '../../presenters/messages.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
 import { route } from '../route.js';
+import { deleteChannelOperation, getChannelOperation, renameSchema, updateChannelOperation } from '../shared/channels.js';
 import { snowflakeSchema } from '../validation.js';
-import { deleteChannelRoute, getChannelRoute, renameSchema, updateChannelRoute } from './channels.js';
 
 export const openSchema = {
   oneOf: [
@@ -63,15 +63,12 @@ export const listDmsRoute = route({
 });
 
 // A DM's /channels/:channelId, passed on by the guild channel's route, which documents both.
-const passedOn = { ...base, tag: 'Channels', path: '/channels/:channelId', params: channelParams } as const;
+const passedOn = { ...base, tag: 'Channels', params: channelParams } as const;
 
 export const getDmRoute = route({
   ...passedOn,
-  method: 'GET',
-  documentedBy: getChannelRoute,
-  summary: getChannelRoute.summary,
-  responses: getChannelRoute.responses,
-  errors: getChannelRoute.errors,
+  ...getChannelOperation,
+  documentedBy: getChannelOperation,
   async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
     return dmChannelObject((await messageChannelAccess(deps, channelId, userId)).dm!, userId);
@@ -80,12 +77,9 @@ export const getDmRoute = route({
 
 export const renameDmRoute = route({
   ...passedOn,
-  method: 'PATCH',
-  documentedBy: updateChannelRoute,
-  summary: updateChannelRoute.summary,
+  ...updateChannelOperation,
+  documentedBy: updateChannelOperation,
   body: renameSchema,
-  responses: updateChannelRoute.responses,
-  errors: updateChannelRoute.errors,
   async handle(ctx, { params: { channelId }, body: { name } }, deps) {
     const meta = actorMeta(ctx);
     return dmChannelObject(await renameGroupDm(deps, meta, channelId, name ?? null), meta.actorId);
@@ -95,11 +89,8 @@ export const renameDmRoute = route({
 /** Closes a DM for the caller, or leaves a group DM; answers the channel as it was. */
 export const closeDmRoute = route({
   ...passedOn,
-  method: 'DELETE',
-  documentedBy: deleteChannelRoute,
-  summary: deleteChannelRoute.summary,
-  responses: deleteChannelRoute.responses,
-  errors: deleteChannelRoute.errors,
+  ...deleteChannelOperation,
+  documentedBy: deleteChannelOperation,
   async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
     return dmChannelObject(await closeDm(deps, meta, channelId), meta.actorId);

@@ -9,9 +9,9 @@ import { actorMeta } from '../actor.js';
 import { readMessageBody } from '../multipart.js';
 import { channelParams } from '../params.js';
 import { passOn, route } from '../route.js';
+import { presentMessage, sendSchema, senderOf } from '../shared/messages.js';
+import { appliedTagsSchema, presentThread, startThreadOperation, threadFields } from '../shared/threads.js';
 import { type FromSchema, parseBody } from '../validation.js';
-import { presentOne, sendSchema, senderOf } from './messages.js';
-import { appliedTagsSchema, presentThread, startThreadRoute, threadFields } from './threads.js';
 
 /**
  * The widely used API's body: the thread's fields, and its first message as a send takes it (JSON or multipart).
@@ -35,18 +35,14 @@ export const forumPostSchema = {
 export const startForumPostRoute = route({
   tag: 'Threads',
   auth: 'any',
-  method: 'POST',
-  path: '/channels/:channelId/threads',
-  documentedBy: startThreadRoute,
-  summary: startThreadRoute.summary,
+  ...startThreadOperation,
+  documentedBy: startThreadOperation,
   params: channelParams,
   body: forumPostSchema,
   // Read once the channel is known to be a forum: other channels' bodies are the thread route's.
   readsItself: ['body'],
   multipart: true,
   audit: 'THREAD_CREATE',
-  responses: startThreadRoute.responses,
-  errors: startThreadRoute.errors,
   async handle(ctx, { params: { channelId } }, deps) {
     const doc = await channelById(deps.readStore, channelId);
     if (!doc || !isForum(doc.type)) return passOn;
@@ -62,7 +58,7 @@ export const startForumPostRoute = route({
       message: { ...message, content: message.content ?? undefined },
     };
     const created = await createForumPost(deps, actorMeta(ctx), forum, input, files, sender);
-    return { ...(await presentThread(deps, created.threadId)), message: await presentOne(deps, created.message, sender.userId) };
+    return { ...(await presentThread(deps, created.threadId)), message: await presentMessage(deps, created.message, sender.userId) };
   },
 });
 

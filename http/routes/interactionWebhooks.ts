@@ -18,9 +18,9 @@ import { type HttpDeps, noContent, requestMeta } from '../context.js';
 import { readMessageBody } from '../multipart.js';
 import { ref } from '../openapi/components.js';
 import { passOn, route } from '../route.js';
+import { editSchema, parseEdit, postedMessageFields } from '../shared/messages.js';
+import { executeWebhookOperation } from '../shared/webhooks.js';
 import { type FromSchema, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
-import { editSchema, parseEdit, sendSchema } from './messages.js';
-import { executeWebhookRoute } from './webhooks.js';
 
 const token = { type: 'string', minLength: 1, maxLength: 200 } as const;
 /** A follow-up's path is webhook execution's: its first parameter keeps that route's name, webhookId (here an application's id). */
@@ -32,9 +32,8 @@ export const messageParams = {
 } as const;
 export const followUpQuery = { type: 'object', properties: { wait: { type: 'boolean', default: false }, thread_id: snowflakeSchema } } as const;
 
-const { nonce: _nonce, message_reference: _reference, ...messageFields } = sendSchema.properties;
 /** A follow-up: a send's fields (username, avatar_url and thread names, which interactions do not take, are ignored). */
-export const followUpSchema = { type: 'object', properties: messageFields } as const;
+export const followUpSchema = { type: 'object', properties: postedMessageFields } as const;
 
 const present = (deps: HttpDeps, doc: MessageDoc) => messageObject(doc, { origin: deps.config.publicBaseUrl });
 
@@ -51,10 +50,8 @@ async function openedMessage(deps: HttpDeps, params: FromSchema<typeof messagePa
 
 /** A follow-up, documented by webhook execution, whose path it shares: a token that is no interaction's goes on there. */
 export const followUpRoute = route({
-  method: 'POST',
-  path: '/webhooks/:webhookId/:token',
-  documentedBy: executeWebhookRoute,
-  summary: executeWebhookRoute.summary,
+  ...executeWebhookOperation,
+  documentedBy: executeWebhookOperation,
   tag: 'Webhooks',
   auth: 'webhook-token',
   params: tokenParams,
@@ -63,8 +60,6 @@ export const followUpRoute = route({
   // Read only once the token is known to be an interaction's: webhook execution reads them its own way.
   readsItself: ['query', 'body'],
   multipart: true,
-  responses: executeWebhookRoute.responses,
-  errors: executeWebhookRoute.errors,
   async handle(ctx, { params }, deps) {
     const interaction = await interactionByToken(deps, params.webhookId, params.token);
     if (!interaction) return passOn;

@@ -26,9 +26,9 @@ import { messageBodyOf, readMessageBody } from '../multipart.js';
 import { ref } from '../openapi/components.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { passOn, route } from '../route.js';
+import { choiceSchema } from '../shared/applicationCommands.js';
+import { parseEdit, postedMessageFields } from '../shared/messages.js';
 import { parseBody, snowflakeSchema } from '../validation.js';
-import { choiceSchema } from './applicationCommands.js';
-import { parseEdit, sendSchema } from './messages.js';
 
 export const clickSchema = {
   type: 'object',
@@ -154,10 +154,9 @@ export const callbackSchema = {
 } as const;
 export const callbackQuery = { type: 'object', properties: { with_response: { type: 'boolean', default: false } } } as const;
 
-const { nonce: _nonce, message_reference: _reference, ...messageFields } = sendSchema.properties;
 /** A response's message: a send's fields, replies and nonces aside. */
-const responseMessageSchema = { type: 'object', properties: messageFields } as const;
-const deferSchema = { type: 'object', properties: { flags: messageFields.flags } } as const;
+const responseMessageSchema = { type: 'object', properties: postedMessageFields } as const;
+const deferSchema = { type: 'object', properties: { flags: postedMessageFields.flags } } as const;
 
 /** A modal's text input (type 4), with the widely used API's bounds. */
 const textInputSchema = {

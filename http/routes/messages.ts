@@ -3,160 +3,30 @@
 // API, to 2000 characters (Unicode code points); a message needs content, an embed, an attachment or a component.
 // Components count only from bots; a person's session may send them but they are ignored. Sends and edits take JSON
 // or multipart/form-data (payload_json and files[n], at most 10 files of 25 MiB).
-import type { Context } from 'koa';
 import { bulkDeleteMessages, deleteMessage } from '../../commands/messages/delete.js';
 import { editMessage } from '../../commands/messages/edit.js';
-import type { MessageInput, Sender } from '../../commands/messages/input.js';
 import { pinMessage, unpinMessage } from '../../commands/messages/pins.js';
 import { addReaction, clearReactions, removeReaction } from '../../commands/messages/reactions.js';
 import { sendMessage } from '../../commands/messages/send.js';
 import { messageChannelAccess } from '../../commands/access.js';
-import { MAX_EMBEDS } from '../../domain/embeds.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownMessage } from '../../domain/message.js';
 import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
 import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
-import { threadsByIds } from '../../projections/threads.queries.js';
-import {
-  messageInChannel,
-  messagePage,
-  reactionsByUserOn,
-  messagesByIds,
-  pinnedMessages as pinnedMessageDocs,
-  reactorsOf,
-} from '../../projections/messages.queries.js';
+import { messageInChannel, messagePage, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { type MessageView, messageJson, messageObject } from '../../presenters/messages.js';
+import { messageJson } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
-import { threadDocObject } from '../../presenters/threads.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import { userObject } from '../../presenters/users.js';
 import { route } from '../route.js';
-import { pageLimit, parseBody, snowflakeSchema, timestampSchema, uint64Schema } from '../validation.js';
-
-/** Embed URLs: web links, or attachment://filename for a file of the same message. */
-const urlSchema = { type: 'string', maxLength: 2048, pattern: '^(https?|attachment)://' } as const;
-const mediaSchema = { type: 'object', properties: { url: urlSchema }, required: ['url'] } as const;
-
-/**
- * The widely used API's embed fields and bounds; the 6000-character total and attachment:// checks are the domain's.
- * Other fields are let through, as that API does: clients resend received embeds with fields they were given.
- */
-export const embedSchema = {
-  type: 'object',
-  properties: {
-    title: { type: 'string', maxLength: 256 },
-    type: { type: 'string', enum: ['rich', 'image', 'video', 'gifv', 'article', 'link'] },
-    description: { type: 'string', maxLength: 4096 },
-    url: urlSchema,
-    timestamp: timestampSchema,
-    color: { type: ['integer', 'null'], minimum: 0, maximum: 0xffffff },
-    footer: { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 2048 }, icon_url: urlSchema }, required: ['text'] },
-    image: mediaSchema,
-    thumbnail: mediaSchema,
-    video: mediaSchema,
-    provider: { type: 'object', properties: { name: { type: 'string', maxLength: 256 }, url: urlSchema } },
-    author: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 256 }, url: urlSchema, icon_url: urlSchema }, required: ['name'] },
-    fields: {
-      type: 'array',
-      maxItems: 25,
-      items: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 256 },
-          value: { type: 'string', minLength: 1, maxLength: 1024 },
-          inline: { type: 'boolean' },
-        },
-        required: ['name', 'value'],
-        additionalProperties: false,
-      },
-    },
-  },
-} as const;
-
-export const allowedMentionsSchema = {
-  type: 'object',
-  properties: {
-    parse: { type: 'array', items: { type: 'string', enum: ['users', 'roles', 'everyone'] }, uniqueItems: true },
-    users: { type: 'array', items: snowflakeSchema, maxItems: 100 },
-    roles: { type: 'array', items: snowflakeSchema, maxItems: 100 },
-    replied_user: { type: 'boolean' },
-  },
-  additionalProperties: false,
-} as const;
-
-const attachmentsSchema = {
-  type: 'array',
-  maxItems: 10,
-  items: {
-    type: 'object',
-    properties: {
-      // A file's index for a new upload, or an existing attachment's id.
-      id: uint64Schema,
-      filename: { type: ['string', 'null'], minLength: 1, maxLength: 1024 },
-      description: { type: ['string', 'null'], maxLength: 1024 },
-    },
-    required: ['id'],
-  },
-} as const;
-
-/** Fields of the widely used API this service does not use (enforce_nonce, sticker_ids, poll…) are ignored. */
-export const sendSchema = {
-  type: 'object',
-  properties: {
-    // discord.py sends null for a message without content (an embed, a file).
-    content: { type: ['string', 'null'] },
-    tts: { type: 'boolean' },
-    embeds: { type: 'array', maxItems: MAX_EMBEDS, items: embedSchema },
-    nonce: { type: ['string', 'integer'], maxLength: 25 },
-    flags: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    components: { type: 'array' },
-    allowed_mentions: allowedMentionsSchema,
-    attachments: attachmentsSchema,
-    message_reference: {
-      type: 'object',
-      properties: {
-        message_id: snowflakeSchema,
-        channel_id: snowflakeSchema,
-        guild_id: snowflakeSchema,
-        fail_if_not_exists: { type: 'boolean' },
-        type: { type: 'integer', enum: [0] },
-      },
-      required: ['message_id'],
-    },
-  },
-} as const;
-
-/** An edit: null clears a field, as in the widely used API. */
-export const editSchema = {
-  type: 'object',
-  properties: {
-    content: { type: ['string', 'null'] },
-    embeds: { type: ['array', 'null'], maxItems: MAX_EMBEDS, items: embedSchema },
-    flags: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    components: { type: ['array', 'null'] },
-    allowed_mentions: allowedMentionsSchema,
-    attachments: { ...attachmentsSchema, type: ['array', 'null'] },
-  },
-} as const;
-
-/** An edit's body, checked, as the message use cases take it (a null field cleared). */
-export function parseEdit(payload: unknown): MessageInput {
-  const body = parseBody(editSchema, payload);
-  return {
-    content: body.content === null ? '' : body.content,
-    embeds: body.embeds === null ? [] : body.embeds,
-    flags: body.flags ?? undefined,
-    components: body.components === null ? [] : body.components,
-    allowed_mentions: body.allowed_mentions,
-    attachments: body.attachments === null ? [] : body.attachments,
-  };
-}
+import { editSchema, messageViews, parseEdit, presentMessage, presentMessages, sendSchema, senderOf } from '../shared/messages.js';
+import { pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 
 export const listQuery = {
   type: 'object',
@@ -184,37 +54,6 @@ export const reactorParams = {
   properties: { ...reactionParams.properties, userId: snowflakeSchema },
   required: [...reactionParams.required, 'userId'],
 } as const;
-
-export const senderOf = (ctx: Context): Sender => {
-  const auth = requireAuth(ctx);
-  return { userId: auth.userId, bot: auth.kind === 'bot' };
-};
-
-/** How the viewer sees each message: `me` on their reactions, and the message a reply refers to. */
-async function viewsOf(deps: HttpDeps, docs: MessageDoc[], viewerId: string): Promise<MessageView[]> {
-  // `me` only marks reactions a message has: messages without any need no look-up.
-  const reacted = docs.flatMap((d) => (Object.keys(d.reactions).length ? [d._id] : []));
-  const own = reacted.length ? await reactionsByUserOn(deps.readStore, reacted, viewerId) : [];
-  const ownReactions = new Set(own.map((r) => `${r.message_id}:${r.emoji_field}`));
-  const referencedIds = docs.flatMap((d) => (d.message_reference ? [d.message_reference.message_id] : []));
-  const referenced = referencedIds.length ? await messagesByIds(deps.readStore, referencedIds) : [];
-  const threadIds = docs.flatMap((d) => (d.thread_id ? [d.thread_id] : []));
-  const threads = new Map((threadIds.length ? await threadsByIds(deps.readStore, threadIds) : []).map((t) => [t._id, threadDocObject(t)]));
-  return docs.map((doc) => ({
-    origin: deps.config.publicBaseUrl,
-    ownReactions,
-    referenced: doc.message_reference ? (referenced.find((r) => r._id === doc.message_reference!.message_id) ?? null) : undefined,
-    thread: doc.thread_id ? threads.get(doc.thread_id) : undefined,
-  }));
-}
-
-/** Message objects as the viewer sees them. */
-async function present(deps: HttpDeps, docs: MessageDoc[], viewerId: string) {
-  const views = await viewsOf(deps, docs, viewerId);
-  return docs.map((doc, i) => messageObject(doc, views[i]));
-}
-
-export const presentOne = async (deps: HttpDeps, doc: MessageDoc, viewerId: string) => (await present(deps, [doc], viewerId))[0];
 
 /** Reading a channel's messages needs READ_MESSAGE_HISTORY; a message of another channel is unknown. */
 async function readableMessage(deps: HttpDeps, channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
@@ -255,7 +94,7 @@ export const listMessagesRoute = route({
     const access = await messageChannelAccess(deps, channelId, userId);
     // Without READ_MESSAGE_HISTORY the history is empty, as in the widely used API.
     const docs = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await messagePage(deps.readStore, channelId, userId, query) : [];
-    const views = await viewsOf(deps, docs, userId);
+    const views = await messageViews(deps, docs, userId);
     // The page's JSON from each message's, the bytes JSON.stringify would give for the array of their objects.
     ctx.type = 'application/json';
     ctx.body = `[${docs.map((doc, i) => messageJson(doc, views[i])).join(',')}]`;
@@ -292,7 +131,7 @@ export const sendMessageRoute = route({
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const { content, ...body } = parseBody(sendSchema, payload);
     const doc = await sendMessage(deps, actorMeta(ctx), channelId, { ...body, content: content ?? undefined }, files, sender);
-    return presentOne(deps, doc, sender.userId);
+    return presentMessage(deps, doc, sender.userId);
   },
 });
 
@@ -350,7 +189,7 @@ export const pinsRoute = route({
     const userId = requireAuth(ctx).userId;
     const docs = await pinnedMessages(deps, channelId, userId, { ...query, limit: query.limit + 1 });
     const page = docs.slice(0, query.limit);
-    const messages = await present(deps, page, userId);
+    const messages = await presentMessages(deps, page, userId);
     return { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at), message: messages[i] })), has_more: docs.length > query.limit };
   },
 });
@@ -367,7 +206,7 @@ export const olderPinsRoute = route({
   deprecated: true,
   async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    return present(deps, await pinnedMessages(deps, channelId, userId, { limit: 50 }), userId);
+    return presentMessages(deps, await pinnedMessages(deps, channelId, userId, { limit: 50 }), userId);
   },
 });
 
@@ -408,7 +247,7 @@ export const getMessageRoute = route({
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, messageId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    return presentOne(deps, await readableMessage(deps, channelId, messageId, userId), userId);
+    return presentMessage(deps, await readableMessage(deps, channelId, messageId, userId), userId);
   },
 });
 
@@ -430,7 +269,7 @@ export const editMessageRoute = route({
     const sender = senderOf(ctx);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
     const doc = await editMessage(deps, actorMeta(ctx), channelId, messageId, parseEdit(payload), files, sender);
-    return presentOne(deps, doc, sender.userId);
+    return presentMessage(deps, doc, sender.userId);
   },
 });
 

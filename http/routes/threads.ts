@@ -5,13 +5,11 @@ import { channelAccess, guildAccess, loadThread, messageChannelAccess, threadsVi
 import { addThreadMember, createThread, deleteThread, removeThreadMember, updateThread } from '../../commands/threads.js';
 import { type GuildState, unknownChannel, unknownMember } from '../../domain/guildState.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
-import { MAX_APPLIED_TAGS } from '../../domain/forum.js';
-import { AUTO_ARCHIVE_DURATIONS, type ThreadData, ThreadType } from '../../domain/thread.js';
+import { type ThreadData, ThreadType } from '../../domain/thread.js';
 import { memberOf } from '../../projections/members.queries.js';
 import {
   activeThreadsOfGuild,
   archivedThreadsOf,
-  threadById,
   threadMemberOf,
   threadMembersPage,
   threadMembershipsOf,
@@ -19,23 +17,17 @@ import {
 } from '../../projections/threads.queries.js';
 import type { ThreadDoc, ThreadMemberDoc } from '../../projections/threads.js';
 import { memberObject } from '../../presenters/members.js';
-import { NEW_THREAD_COUNTS, threadDocObject, threadMemberObject, threadObject } from '../../presenters/threads.js';
+import { threadDocObject, threadMemberObject } from '../../presenters/threads.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { passOn, route } from '../route.js';
-import { type FromSchema, MAX_INT32, nameSchema, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
-import { deleteChannelRoute, getChannelRoute, updateChannelRoute } from './channels.js';
-import { senderOf } from './messages.js';
-
-export const threadFields = {
-  name: nameSchema(1, 100),
-  auto_archive_duration: { type: 'integer', enum: AUTO_ARCHIVE_DURATIONS },
-  // The widely used API takes null for no slowmode (discord.py's create_thread sends it when none is given).
-  rate_limit_per_user: { type: ['integer', 'null'], minimum: 0, maximum: 21600 },
-} as const;
+import { deleteChannelOperation, getChannelOperation, updateChannelOperation } from '../shared/channels.js';
+import { senderOf } from '../shared/messages.js';
+import { appliedTagsSchema, presentThread, startThreadOperation, threadFields } from '../shared/threads.js';
+import { type FromSchema, MAX_INT32, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 
 /** discord.js names the type it expects (11, or 10 in an announcement channel); a private thread is refused by the rules. */
 export const startFromMessageSchema = {
@@ -50,8 +42,6 @@ export const startThreadSchema = {
   required: ['name'],
   additionalProperties: false,
 } as const;
-/** The ids of the forum's tags a post carries (domain/forum.ts). */
-export const appliedTagsSchema = { type: 'array', items: snowflakeSchema, maxItems: MAX_APPLIED_TAGS } as const;
 export const updateThreadSchema = {
   type: 'object',
   properties: {
@@ -81,15 +71,6 @@ const membersQuery = {
   type: 'object',
   properties: { with_member: { type: 'boolean', default: false }, after: snowflakeSchema, limit: pageLimit(100, 100) },
 } as const;
-
-/** The thread as the read model shows it once settled; the aggregate's own fields while the projection catches up. */
-export async function presentThread(deps: HttpDeps, threadId: string) {
-  const doc = await threadById(deps.readStore, threadId);
-  if (doc) return threadDocObject(doc);
-  const thread = await loadThread(deps, threadId);
-  if (!thread.thread) throw unknownChannel();
-  return threadObject(thread.thread, NEW_THREAD_COUNTS);
-}
 
 /** Thread members, each with their guild member when asked (those who left the guild are shown without). */
 async function presentMembers(deps: HttpDeps, guildId: string, docs: ThreadMemberDoc[], withMember: boolean) {
@@ -137,16 +118,12 @@ export const startThreadFromMessageRoute = route({
 
 export const startThreadRoute = route({
   ...base,
-  method: 'POST',
-  path: '/channels/:channelId/threads',
-  summary: 'Start a thread without a message',
+  ...startThreadOperation,
   description:
     'Private (12) unless `type` says otherwise, as the widely used API’s v9; public threads need CREATE_PUBLIC_THREADS, private ones CREATE_PRIVATE_THREADS. The creator joins it. In slowmode a member starts one thread per `rate_limit_per_user` seconds in the channel, counted apart from their messages (429 SLOWMODE_RATE_LIMITED with `retry_after`); bots and holders of MANAGE_MESSAGES or MANAGE_CHANNELS are exempt. In a forum or media channel, a post (http/routes/forum.ts): a public thread with its first `message` (as a send takes it, JSON or multipart; it takes the thread’s id and is answered as the thread’s `message`) and up to 5 of the channel’s tags in `applied_tags` (moderated ones need MANAGE_THREADS); it needs SEND_MESSAGES there, and takes the channel’s `default_thread_rate_limit_per_user` unless it names its own.',
   params: channelParams,
   body: startThreadSchema,
   audit: 'THREAD_CREATE',
-  responses: { 201: thread },
-  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE', 'TAG_REQUIRED', 'SLOWMODE_RATE_LIMITED'],
   async handle(ctx, { params: { channelId }, body }, deps) {
     const threadId = await createThread(deps, actorMeta(ctx), channelId, body, null, senderOf(ctx).bot);
     return presentThread(deps, threadId);
@@ -154,17 +131,14 @@ export const startThreadRoute = route({
 });
 
 // A thread's /channels/:channelId: answered here, other ids passed on to the guild channel's routes, which document both.
-const asChannel = { ...base, tag: 'Channels', path: '/channels/:channelId', params: channelParams } as const;
+const asChannel = { ...base, tag: 'Channels', params: channelParams } as const;
 /** Whether the id names a thread (standing or deleted): other ids are another route's. */
 const isThread = async (deps: HttpDeps, channelId: string) => (await loadThread(deps, channelId)).status !== 'none';
 
 export const getThreadRoute = route({
   ...asChannel,
-  method: 'GET',
-  documentedBy: getChannelRoute,
-  summary: getChannelRoute.summary,
-  responses: getChannelRoute.responses,
-  errors: getChannelRoute.errors,
+  ...getChannelOperation,
+  documentedBy: getChannelOperation,
   async handle(ctx, { params: { channelId } }, deps) {
     if (!(await isThread(deps, channelId))) return passOn;
     await visibleThread(deps, channelId, requireAuth(ctx).userId);
@@ -174,15 +148,13 @@ export const getThreadRoute = route({
 
 export const updateThreadRoute = route({
   ...asChannel,
-  method: 'PATCH',
-  documentedBy: updateChannelRoute,
-  summary: updateChannelRoute.summary,
+  ...updateChannelOperation,
+  documentedBy: updateChannelOperation,
   body: updateThreadSchema,
   // Read with the thread's schema once the id is known to be a thread's.
   readsItself: ['body'],
   audit: 'THREAD_UPDATE',
-  responses: updateChannelRoute.responses,
-  errors: [...updateChannelRoute.errors, 'THREAD_ARCHIVED', 'THREAD_LOCKED', 'MAX_PINNED_THREADS'],
+  errors: [...updateChannelOperation.errors, 'THREAD_ARCHIVED', 'THREAD_LOCKED', 'MAX_PINNED_THREADS'],
   async handle(ctx, { params: { channelId } }, deps) {
     if (!(await isThread(deps, channelId))) return passOn;
     const fields: FromSchema<typeof updateThreadSchema> = parseBody(updateThreadSchema, ctx.request.body);
@@ -193,12 +165,9 @@ export const updateThreadRoute = route({
 
 export const deleteThreadRoute = route({
   ...asChannel,
-  method: 'DELETE',
-  documentedBy: deleteChannelRoute,
-  summary: deleteChannelRoute.summary,
+  ...deleteChannelOperation,
+  documentedBy: deleteChannelOperation,
   audit: 'THREAD_DELETE',
-  responses: deleteChannelRoute.responses,
-  errors: deleteChannelRoute.errors,
   async handle(ctx, { params: { channelId } }, deps) {
     if (!(await isThread(deps, channelId))) return passOn;
     const meta = actorMeta(ctx);

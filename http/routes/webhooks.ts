@@ -36,8 +36,9 @@ import { interactionObject } from '../../presenters/interactions.js';
 import { webhookObject } from '../../presenters/webhooks.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, snowflakeSchema } from '../validation.js';
 import { route } from '../route.js';
-import { sendSchema } from './messages.js';
-import { appliedTagsSchema, threadFields } from './threads.js';
+import { postedMessageFields } from '../shared/messages.js';
+import { appliedTagsSchema, threadFields } from '../shared/threads.js';
+import { executeWebhookOperation, postErrors, postedAnswers } from '../shared/webhooks.js';
 
 const webhookName = nameSchema(1, 80);
 const avatar = { type: ['string', 'null'] } as const;
@@ -61,12 +62,11 @@ export const tokenUpdateSchema = {
   additionalProperties: false,
 } as const;
 
-const { nonce: _nonce, message_reference: _reference, ...sendFields } = sendSchema.properties;
 /** A send's fields (replies and nonces aside, as in the widely used API) plus the webhook's name and avatar overrides. */
 export const executeSchema = {
   type: 'object',
   properties: {
-    ...sendFields,
+    ...postedMessageFields,
     username: nameSchema(1, 80),
     avatar_url: { type: 'string', maxLength: 2048, pattern: '^https?://' },
     // A forum's webhook opens a post (commands/webhooks.ts).
@@ -160,17 +160,6 @@ async function execute(
 const webhook = { description: 'The webhook.', schema: ref('Webhook') };
 const withToken = { description: 'The webhook, without its creator.', schema: ref('Webhook') };
 const MANAGE = 'Needs MANAGE_WEBHOOKS in its channel; to others the webhook is unknown.';
-const posted = { 200: { description: 'With ?wait=true: the message posted.', schema: ref('Message') }, 204: { description: 'Posted (without ?wait=true).' } };
-const postErrors = [
-  'UNKNOWN_WEBHOOK',
-  'INVALID_WEBHOOK_TOKEN',
-  'MISSING_PERMISSIONS',
-  'CANNOT_SEND_EMPTY_MESSAGE',
-  'UNKNOWN_CHANNEL',
-  'THREAD_ARCHIVED',
-  'WEBHOOK_FORUM_THREAD_REQUIRED',
-  'WEBHOOK_SERVICES_NOT_IN_FORUMS',
-] as const;
 /** The adapters' payloads are the sender's own formats, read by domain/codehost.ts and domain/slack.ts, not a schema. */
 const adapterPayload = { type: 'object', description: 'The service’s own event payload.' } as const;
 const managing = { tag: 'Webhooks', auth: 'any' } as const;
@@ -339,15 +328,11 @@ export const deleteWebhookWithTokenRoute = route({
  */
 export const executeWebhookRoute = route({
   ...executing,
-  method: 'POST',
-  path: '/webhooks/:webhookId/:token',
-  summary: 'Execute a webhook, or send an interaction follow-up',
+  ...executeWebhookOperation,
   description:
     'Posts a message as the webhook (`username` and `avatar_url` override its name and avatar for this message). With an application’s id and an interaction’s token in the path instead, it sends a follow-up to that interaction (`username` and `avatar_url` are ignored there). `thread_id` posts in a thread of the webhook’s channel (unarchiving it, unless it is locked). A forum’s or media channel’s webhook posts with `thread_id` in one of its posts, or opens a post with `thread_name` (and `applied_tags`, none moderated), its message the first; the post is the webhook’s (`owner_id`), which joins no one.',
   body: executeSchema,
   multipart: true,
-  responses: posted,
-  errors: [...postErrors, 'UNKNOWN_INTERACTION', 'WEBHOOK_FORUM_THREAD_NAME_AND_ID', 'WEBHOOK_THREADS_ONLY_IN_FORUMS'],
   async handle(ctx, _input, deps) {
     const opened = await byToken(ctx, deps);
     const { payload, files } = await readMessageBody(ctx, deps.config.jsonBodyLimit, deps.images);
@@ -365,7 +350,7 @@ export const codehostRoute = route({
   headers: codehostHeaders,
   body: adapterPayload,
   form: true,
-  responses: posted,
+  responses: postedAnswers,
   errors: postErrors,
   async handle(ctx, _input, deps) {
     const headers = parseBody(codehostHeaders, ctx.headers);

@@ -87,7 +87,9 @@ describe('the API router and the document', () => {
     for (const entry of passedTo) {
       const by = entry.documentedBy!;
       expect([by.method, by.path]).toEqual([entry.method, entry.path]);
-      expect(API_ROUTES).toContain(by);
+      // The operation is the one entry of the path that the document describes.
+      const documenting = documented.filter((other) => other.method === entry.method && other.path === entry.path);
+      expect(documenting).toEqual([expect.objectContaining(by)]);
       const layers = served.filter(({ method, path }) => method === entry.method && path === entry.path);
       // A channel id is a guild channel's, a thread's or a DM's: /channels/:channelId has three entries.
       expect(layers).toHaveLength(entry.path === '/channels/:channelId' ? 3 : 2);

@@ -1,0 +1,35 @@
+// GET, PATCH and DELETE /channels/:channelId: a thread's id is answered by http/routes/threads.ts, a guild channel's by
+// http/routes/channels.ts, which documents each operation for all three, and a DM's by http/routes/dms.ts.
+import { ref } from '../openapi/components.js';
+import type { Operation } from '../route.js';
+import { nameSchema } from '../validation.js';
+
+/** Group DMs may be renamed (null clears the name); other fields of a DM do not change (http/routes/dms.ts). */
+export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
+
+const channel = { description: 'The channel.', schema: ref('Channel') };
+const path = '/channels/:channelId';
+
+export const getChannelOperation = {
+  method: 'GET',
+  path,
+  summary: 'Get a channel',
+  responses: { 200: channel },
+  errors: ['UNKNOWN_CHANNEL'],
+} as const satisfies Operation;
+
+export const updateChannelOperation = {
+  method: 'PATCH',
+  path,
+  summary: 'Change a channel',
+  responses: { 200: channel },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+} as const satisfies Operation;
+
+export const deleteChannelOperation = {
+  method: 'DELETE',
+  path,
+  summary: 'Delete a channel, close a DM or leave a group DM',
+  responses: { 200: channel },
+  errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
+} as const satisfies Operation;
