@@ -6,6 +6,9 @@
 // key of their own that the edit destroys with the replaced version's), `user:ID` (one key for a profile and what
 // shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them).
 
+import type { EventData, ParleyEventType } from './events.js';
+import type { Attachment, MessageFields } from './message.js';
+
 /** A path into an event: 'data' or 'metadata', then keys and array indexes. */
 export type FieldPath = readonly (string | number)[];
 
@@ -28,48 +31,63 @@ export interface Erasure {
   keepKeyOf?: FieldPath;
 }
 
-// The fields the rules look at; the events' own types live with their deciders.
-type Json = Record<string, unknown>;
+/** What a user snapshot (an author, a mention, a recipient, a clicker) may show of its user: the rules seal these. */
 interface UserSnapshot {
   id: string;
+  username?: string;
+  global_name?: string | null;
+  avatar?: string | null;
+  avatar_url?: string;
 }
-interface MessageShape {
-  id: string;
-  webhook_id?: string | null;
-  author?: UserSnapshot;
-  attachments?: unknown[];
-  mentions?: UserSnapshot[];
-  interaction_metadata?: { user?: UserSnapshot };
-  interaction?: { user?: UserSnapshot };
+/** A change of a profile or a member, as its event lists it: the values are the person's. */
+interface ChangedValue {
+  key: string;
+  old_value?: unknown;
+  new_value?: unknown;
 }
 
 const USER_FIELDS = ['username', 'global_name', 'avatar', 'avatar_url'] as const;
 const MESSAGE_TEXT = ['content', 'embeds', 'components'] as const;
 const ATTACHMENT_TEXT = ['filename', 'description'] as const;
 const EXECUTION_TEXT = ['content', 'matchedKeyword', 'matchedContent'] as const;
+const CHANGED_VALUES = ['old_value', 'new_value'] as const;
+const REGISTRATION_TEXT = ['username', 'email'] as const;
+const USERNAME = ['username'] as const;
+const REDIRECT_URI = ['redirectUri'] as const;
+const SELECTED_VALUES = ['values'] as const;
+/** The changes of a member that show the person (a guild nickname, avatar, banner); roles, mutes and timeouts don't. */
+const MEMBER_PROFILE = ['nick', 'avatar', 'banner'] as const;
+
+type Present<V> = Exclude<V, null | undefined>;
+/** What a place's children are named by: an array's indexes, an object's fields. */
+type KeyOf<V> = Present<V> extends readonly unknown[] ? number : keyof Present<V> & string;
+type ValueAt<V, K> = Present<V> extends readonly (infer E)[] ? E : K extends keyof Present<V> ? Present<V>[K] : never;
 
 /**
- * A place in an event, made once: its children and the paths of a field list under it are kept, so a send's event
- * finds its paths by a few map lookups instead of building arrays and names each time (sealing runs on every send).
+ * A place in an event, holding a value of type V, made once: its children and the paths of a field list under it are
+ * kept, so a send's event finds its paths by a few map lookups instead of building arrays and names each time (sealing
+ * runs on every send). V names the keys a rule may follow from it, so a field the event's type lacks does not compile.
  */
-class Place {
-  private readonly children = new Map<string | number, Place>();
+class Place<V> {
+  private readonly children = new Map<string | number, Place<unknown>>();
   private readonly lists = new Map<readonly string[], FieldPath[]>();
 
   constructor(readonly path: FieldPath) {}
 
-  at(key: string | number): Place {
-    let child = this.children.get(key);
+  at<K extends KeyOf<V>>(key: K): Place<ValueAt<V, K>> {
+    const name: string | number = key;
+    let child = this.children.get(name);
     if (!child) {
-      child = new Place([...this.path, key]);
+      child = new Place([...this.path, name]);
       // Array indexes are the only keys not written in this file: a long list's far elements are not kept.
-      if (typeof key === 'string' || key < 1_000) this.children.set(key, child);
+      if (typeof name === 'string' || name < 1_000) this.children.set(name, child);
     }
-    return child;
+    // The same place serves every event type: what it holds is the type of the rule that follows it.
+    return child as Place<ValueAt<V, K>>;
   }
 
   /** `fields` must be one of this file's constant lists: they are told apart by identity. */
-  paths(fields: readonly string[]): FieldPath[] {
+  paths(fields: readonly (keyof Present<V> & string)[]): FieldPath[] {
     let paths = this.lists.get(fields);
     if (!paths) {
       paths = fields.map((field) => [...this.path, field]);
@@ -79,8 +97,7 @@ class Place {
   }
 }
 
-const ROOT = new Place([]);
-const DATA = ROOT.at('data');
+const DATA = new Place<{ data: unknown }>([]).at('data');
 
 /** Collects paths by subject set, so each key seals one envelope of an event. */
 class Groups {
@@ -97,23 +114,29 @@ class Groups {
   }
 
   /** A snapshot of a user (author, mention, recipient): their names and avatar under their profile key. */
-  user(event: unknown, at: Place, snapshot: UserSnapshot | undefined): this {
+  user(event: unknown, at: Place<UserSnapshot | undefined>, snapshot: UserSnapshot | undefined): this {
     if (!snapshot?.id) return this;
     return this.add([`user:${snapshot.id}`], false, at.paths(USER_FIELDS), event);
   }
 
-  users(event: unknown, at: Place, snapshots: UserSnapshot[] | undefined): this {
+  users(event: unknown, at: Place<readonly UserSnapshot[] | undefined>, snapshots: readonly UserSnapshot[] | undefined): this {
     (snapshots ?? []).forEach((snapshot, i) => this.user(event, at.at(i), snapshot));
     return this;
   }
 
-  attachments(event: unknown, at: Place, subjects: string[], attachments: unknown[] | undefined, replaced = false): this {
+  attachments(
+    event: unknown,
+    at: Place<readonly Attachment[] | undefined>,
+    subjects: string[],
+    attachments: readonly Attachment[] | undefined,
+    replaced = false,
+  ): this {
     (attachments ?? []).forEach((_, i) => this.add(subjects, true, at.at(i).paths(ATTACHMENT_TEXT), event, replaced));
     return this;
   }
 
   /** A message object: what its author wrote under the message's key, the people it shows under theirs. */
-  message(event: unknown, at: Place, subjects: string[], message: MessageShape | undefined): this {
+  message(event: unknown, at: Place<MessageFields | null | undefined>, subjects: string[], message: MessageFields | null | undefined): this {
     if (!message) return this;
     this.add(subjects, true, at.paths(MESSAGE_TEXT), event).attachments(event, at.at('attachments'), subjects, message.attachments);
     // A webhook's name and avatar are chosen per message: they are the message's, not a person's profile.
@@ -123,6 +146,28 @@ class Groups {
     if (message.interaction_metadata?.user) this.user(event, at.at('interaction_metadata').at('user'), message.interaction_metadata.user);
     if (message.interaction?.user) this.user(event, at.at('interaction').at('user'), message.interaction.user);
     return this;
+  }
+
+  /** A message shown where it was not sent (an interaction's): sealed under its own ids, as where it was sent. */
+  shownMessage(event: unknown, at: Place<MessageFields | null | undefined>, message: MessageFields | null | undefined): this {
+    return message ? this.message(event, at, messageSubjects(message.id, message.channel_id, message.guild_id), message) : this;
+  }
+
+  /** Fields of the event's subject user. */
+  userFields<D extends { userId: string }>(event: { data: D }, at: Place<D>, fields: readonly (keyof D & string)[]): this {
+    return this.add([`user:${event.data.userId}`], false, at.paths(fields), event);
+  }
+
+  /** The old and new values of the changes listed at `at` (of the keys in `keys`, if given), under `subject`'s key. */
+  changedValues(
+    event: unknown,
+    at: Place<readonly ChangedValue[] | undefined>,
+    changes: readonly ChangedValue[] | undefined,
+    subject: string,
+    keys?: readonly string[],
+  ): this {
+    const paths = (changes ?? []).flatMap((change, i) => (!keys || keys.includes(change.key) ? at.at(i).paths(CHANGED_VALUES) : []));
+    return this.add([subject], false, paths, event);
   }
 
   list(): SealGroup[] {
@@ -138,133 +183,199 @@ function messageSubjects(messageId: string, channelId: string, guildId: string |
   return [`message:${messageId}`, `channel:${channelId}`, ...(guildId ? [`guild:${guildId}`] : [])];
 }
 
-type Rule = (event: { data: Json }) => Groups;
+const messageEventIds = (data: { messageId: string; channelId: string; guildId: string | null }) =>
+  messageSubjects(data.messageId, data.channelId, data.guildId);
 
-const messageEventIds = (data: Json) => messageSubjects(String(data.messageId), String(data.channelId), data.guildId as string | null);
-const userKey =
-  (data: Json, fields: string[]): Rule =>
-  (event) =>
-    new Groups().add(
-      [`user:${String(data.userId)}`],
-      false,
-      fields.map((f) => ['data', f]),
-      event,
-    );
-const changeValues = (event: { data: Json }, subject: string, keys?: readonly string[]) => {
-  const changes = (event.data.changes as { key: string }[] | undefined) ?? [];
-  const paths = changes.flatMap((change, i) =>
-    !keys || keys.includes(change.key)
-      ? [
-          ['data', 'changes', i, 'old_value'],
-          ['data', 'changes', i, 'new_value'],
-        ]
-      : [],
-  );
-  return new Groups().add([subject], false, paths, event);
-};
+/** Where an edit's new version is: the key sealing it is the one the edit keeps of its message's. */
+const EDITED_VERSION: FieldPath = ['data', 'message'];
+const NO_ERASURES: readonly Erasure[] = Object.freeze([]);
 
-/** By event type, the groups of its personal fields. */
-const RULES: Record<string, Rule> = {
-  MessageCreated: (event) => new Groups().message(event, DATA.at('message'), messageEventIds(event.data), event.data.message as MessageShape),
-  MessageEdited: (event) => {
-    const subjects = messageEventIds(event.data);
-    const changes = (event.data.changes ?? {}) as Json & { mentions?: UserSnapshot[]; attachments?: unknown[] };
-    return (
-      new Groups()
-        .message(event, DATA.at('message'), subjects, event.data.message as MessageShape)
-        .add(subjects, true, DATA.at('changes').paths(MESSAGE_TEXT), event)
-        .attachments(event, DATA.at('changes').at('attachments'), subjects, changes.attachments)
-        .users(event, DATA.at('changes').at('mentions'), changes.mentions)
-        // What the edit drops belongs to the version it replaces: it goes with that version's key, not the live one.
-        .attachments(event, DATA.at('removedAttachments'), subjects, event.data.removedAttachments as unknown[], true)
-    );
-  },
-  MessageDeleted: (event) => new Groups().attachments(event, DATA.at('attachments'), messageEventIds(event.data), event.data.attachments as unknown[]),
-  UserRegistered: (event) => userKey(event.data, ['username', 'email'])(event),
-  UserProfileUpdated: (event) => changeValues(event, `user:${String(event.data.userId)}`),
-  DiscriminatorClaimed: (event) => userKey(event.data, ['username'])(event),
-  DiscriminatorReleased: (event) => userKey(event.data, ['username'])(event),
-  MemberUpdated: (event) => changeValues(event, `user:${String(event.data.userId)}`, ['nick', 'avatar', 'banner']),
-  DmChannelOpened: (event) => new Groups().users(event, DATA.at('recipients'), event.data.recipients as UserSnapshot[]),
-  DmChannelReopened: (event) => new Groups().users(event, DATA.at('recipients'), event.data.recipients as UserSnapshot[]),
-  RecipientAdded: (event) =>
-    new Groups().user(event, DATA.at('user'), event.data.user as UserSnapshot).users(event, DATA.at('recipients'), event.data.recipients as UserSnapshot[]),
-  RecipientRemoved: (event) => new Groups().user(event, DATA.at('user'), event.data.user as UserSnapshot),
-  InteractionCreated: (event) => {
-    type SourceMessage = MessageShape & { channel_id: string; guild_id?: string | null };
-    const interaction = event.data.interaction as Json & {
-      userId: string;
-      component?: { message?: SourceMessage } | null;
-      modal?: { message?: SourceMessage | null } | null;
-      command?: { targetMessage?: SourceMessage } | null;
-    };
-    // What the user typed or chose: options (an autocomplete's partial text too), select values, a modal's values.
-    const groups = new Groups().add(
-      [`user:${interaction.userId}`],
-      false,
-      [
-        ['data', 'interaction', 'command', 'options'],
-        ['data', 'interaction', 'component', 'values'],
-        ['data', 'interaction', 'modal', 'components'],
-      ],
-      event,
-    );
-    // The message a component was used on (or that showed a submitted modal), or a message command's target, as it
-    // was: its author's words.
-    for (const [at, message] of [
-      [DATA.at('interaction').at('component').at('message'), interaction.component?.message],
-      [DATA.at('interaction').at('modal').at('message'), interaction.modal?.message],
-      [DATA.at('interaction').at('command').at('targetMessage'), interaction.command?.targetMessage],
-    ] as const) {
-      if (message) groups.message(event, at, messageSubjects(message.id, message.channel_id, message.guild_id), message);
-    }
-    return groups;
-  },
-  InteractionClicked: (event) => {
-    const { user } = event.data.interaction as { user?: UserSnapshot };
-    const groups = new Groups().user(event, DATA.at('interaction').at('user'), user);
-    return user?.id ? groups.add([`user:${user.id}`], false, [['data', 'interaction', 'data', 'values']], event) : groups;
-  },
-  OAuth2CodeIssued: (event) => userKey(event.data, ['redirectUri'])(event),
+/**
+ * One event type's rule: `seals` groups the personal fields of an event of that type by the key that seals them (`at`
+ * is the place of its data), or is 'none' when it carries none; `erases` names the subjects whose keys it destroys.
+ */
+export interface PersonalDataRule<D> {
+  seals: ((event: { data: D }, at: Place<D>) => Groups) | 'none';
+  erases?: (data: D) => Erasure[];
+}
+
+/** A rule for every event type the log holds: 'none' says it carries no personal data and erases no one. */
+export type PersonalDataRules = { [T in ParleyEventType]: PersonalDataRule<EventData<T>> | 'none' };
+
+export const PERSONAL_DATA: PersonalDataRules = {
+  ApplicationCreated: 'none',
+  ApplicationBotCreated: 'none',
+  ApplicationUpdated: 'none',
+  ApplicationSecretReset: 'none',
+  ApplicationKeyCreated: 'none',
+  ApplicationCommandCreated: 'none',
+  ApplicationCommandUpdated: 'none',
+  ApplicationCommandDeleted: 'none',
   // What the author wrote and what a rule matched in it: like a message's content, a fresh key per execution,
   // destroyed with the author's account or the guild.
-  AutoModerationActionExecuted: (event) => {
-    const execution = event.data.execution as { userId: string; guildId: string };
-    return new Groups().add([`user:${execution.userId}`, `guild:${execution.guildId}`], true, DATA.at('execution').paths(EXECUTION_TEXT), event);
+  AutoModerationActionExecuted: {
+    seals: (event, at) => {
+      const { execution } = event.data;
+      return new Groups().add([`user:${execution.userId}`, `guild:${execution.guildId}`], true, at.at('execution').paths(EXECUTION_TEXT), event);
+    },
   },
+  CallRung: 'none',
+  CallRingingStopped: 'none',
+  CallRegionChanged: 'none',
+  CallJoined: 'none',
+  CallSelfStateChanged: 'none',
+  CallLeft: 'none',
+  InteractionCreated: {
+    seals: (event, at) => {
+      const { interaction } = event.data;
+      const place = at.at('interaction');
+      // What the user typed or chose: options (an autocomplete's partial text too), select values, a modal's values.
+      const typed = [place.at('command').at('options').path, place.at('component').at('values').path, place.at('modal').at('components').path];
+      // The message a component was used on (or that showed a submitted modal), or a message command's target, as it
+      // was: its author's words.
+      return new Groups()
+        .add([`user:${interaction.userId}`], false, typed, event)
+        .shownMessage(event, place.at('component').at('message'), interaction.component?.message)
+        .shownMessage(event, place.at('modal').at('message'), interaction.modal?.message)
+        .shownMessage(event, place.at('command').at('targetMessage'), interaction.command?.targetMessage);
+    },
+  },
+  InteractionResponded: 'none',
+  InteractionFailed: 'none',
+  ModalSubmitted: 'none',
+  DmChannelOpened: { seals: (event, at) => new Groups().users(event, at.at('recipients'), event.data.recipients) },
+  DmChannelClosed: 'none',
+  DmChannelReopened: { seals: (event, at) => new Groups().users(event, at.at('recipients'), event.data.recipients) },
+  EmailClaimed: 'none',
+  EmailReleased: 'none',
+  GatewaySessionStarted: 'none',
+  RecipientAdded: {
+    seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user).users(event, at.at('recipients'), event.data.recipients),
+  },
+  RecipientRemoved: { seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user) },
+  GroupDmRenamed: 'none',
+  GuildCreated: 'none',
+  GuildUpdated: 'none',
+  GuildDeleted: { seals: 'none', erases: (data) => [{ subject: `guild:${data.guildId}` }] },
+  VanityCodeSet: 'none',
+  RoleCreated: 'none',
+  RoleUpdated: 'none',
+  RoleDeleted: 'none',
+  MemberJoined: 'none',
+  MemberUpdated: {
+    seals: (event, at) => new Groups().changedValues(event, at.at('changes'), event.data.changes, `user:${event.data.userId}`, MEMBER_PROFILE),
+  },
+  MemberLeft: 'none',
+  MemberKicked: 'none',
+  MemberBanned: 'none',
+  MemberUnbanned: 'none',
+  MembersPruned: 'none',
+  ChannelCreated: 'none',
+  ChannelUpdated: 'none',
+  ChannelDeleted: { seals: 'none', erases: (data) => [{ subject: `channel:${data.channel.id}` }] },
+  ChannelOverwriteSet: 'none',
+  ChannelOverwriteDeleted: 'none',
+  AutoModerationRuleCreated: 'none',
+  AutoModerationRuleUpdated: 'none',
+  AutoModerationRuleDeleted: 'none',
+  EmojiCreated: 'none',
+  EmojiUpdated: 'none',
+  EmojiDeleted: 'none',
+  StickerCreated: 'none',
+  StickerUpdated: 'none',
+  StickerDeleted: 'none',
+  InteractionClicked: {
+    seals: (event, at) => {
+      const { user } = event.data.interaction;
+      const place = at.at('interaction');
+      const groups = new Groups().user(event, place.at('user'), user);
+      return user?.id ? groups.add([`user:${user.id}`], false, place.at('data').paths(SELECTED_VALUES), event) : groups;
+    },
+  },
+  InteractionDeliveryAttempted: 'none',
+  InteractionDelivered: 'none',
+  InteractionDeliveryFailed: 'none',
+  InteractionDeliveryDropped: 'none',
+  InviteCreated: 'none',
+  InviteAccepted: 'none',
+  InviteDeleted: 'none',
+  MessageCreated: { seals: (event, at) => new Groups().message(event, at.at('message'), messageEventIds(event.data), event.data.message) },
+  MessageEdited: {
+    seals: (event, at) => {
+      const subjects = messageEventIds(event.data);
+      const changes = event.data.changes ?? {};
+      return (
+        new Groups()
+          .message(event, at.at('message'), subjects, event.data.message)
+          .add(subjects, true, at.at('changes').paths(MESSAGE_TEXT), event)
+          .attachments(event, at.at('changes').at('attachments'), subjects, changes.attachments)
+          .users(event, at.at('changes').at('mentions'), changes.mentions)
+          // What the edit drops belongs to the version it replaces: it goes with that version's key, not the live one.
+          .attachments(event, at.at('removedAttachments'), subjects, event.data.removedAttachments, true)
+      );
+    },
+    erases: (data) => [{ subject: `message:${data.messageId}`, keepKeyOf: EDITED_VERSION }],
+  },
+  MessageDeleted: {
+    seals: (event, at) => new Groups().attachments(event, at.at('attachments'), messageEventIds(event.data), event.data.attachments),
+    erases: (data) => [{ subject: `message:${data.messageId}` }],
+  },
+  ReactionAdded: 'none',
+  ReactionRemoved: 'none',
+  ReactionsCleared: 'none',
+  MessagesBulkDeleted: 'none',
+  MessageNonceClaimed: 'none',
+  OAuth2CodeIssued: { seals: (event, at) => new Groups().userFields(event, at, REDIRECT_URI) },
+  OAuth2TokensIssued: 'none',
+  OAuth2TokensRefreshed: 'none',
+  OAuth2GrantRevoked: 'none',
+  MessagePinned: 'none',
+  MessageUnpinned: 'none',
+  SlowmodeSendAdmitted: 'none',
+  SlowmodeThreadAdmitted: 'none',
+  ThreadCreated: 'none',
+  ThreadUpdated: 'none',
+  ThreadArchived: 'none',
+  // A thread's messages are sealed under its own channel id: they go with it.
+  ThreadDeleted: { seals: 'none', erases: (data) => [{ subject: `channel:${data.thread.id}` }] },
+  ThreadMemberAdded: 'none',
+  ThreadMemberRemoved: 'none',
+  UserRegistered: { seals: (event, at) => new Groups().userFields(event, at, REGISTRATION_TEXT) },
+  UserProfileUpdated: { seals: (event, at) => new Groups().changedValues(event, at.at('changes'), event.data.changes, `user:${event.data.userId}`) },
+  SessionStarted: 'none',
+  BotTokenIssued: 'none',
+  UserErased: { seals: 'none', erases: (data) => [{ subject: `user:${data.userId}` }] },
+  DiscriminatorClaimed: { seals: (event, at) => new Groups().userFields(event, at, USERNAME) },
+  DiscriminatorReleased: { seals: (event, at) => new Groups().userFields(event, at, USERNAME) },
+  VanityCodeClaimed: 'none',
+  VanityCodeReleased: 'none',
+  VoiceChannelJoined: 'none',
+  VoiceChannelMoved: 'none',
+  VoiceSelfStateChanged: 'none',
+  VoiceChannelLeft: 'none',
+  WebhookCreated: 'none',
+  WebhookUpdated: 'none',
+  WebhookDeleted: 'none',
 };
+
+/**
+ * The rules by the type an event names: each is only ever handed events of its own type (the log's events are those
+ * its deciders produced), whose data is the type its rule reads.
+ */
+const RULES_BY_NAME = PERSONAL_DATA as Partial<Record<string, PersonalDataRule<unknown> | 'none'>>;
 
 /** The personal fields of an event, grouped by the key that seals them; the audit-log reason is its writer's. */
 export function personalFields(event: { type: string; data: unknown; metadata: { actorId: string | null; reason?: string | null } }): SealGroup[] {
-  const rule = RULES[event.type];
-  const groups = rule ? rule(event as { data: Json }) : new Groups();
+  const rule = RULES_BY_NAME[event.type];
+  const groups = rule === undefined || rule === 'none' || rule.seals === 'none' ? new Groups() : rule.seals(event, DATA);
   if (event.metadata.reason && event.metadata.actorId) groups.add([`user:${event.metadata.actorId}`], false, [['metadata', 'reason']], event);
   return groups.list();
 }
 
-/** Where an edit's new version is: the key sealing it is the one the edit keeps of its message's. */
-const EDITED_VERSION: FieldPath = ['data', 'message'];
-
 /** The subjects an event erases: their keys are destroyed once the shredder follows it. */
-export function erasures(event: { type: string; data: unknown }): Erasure[] {
-  const data = event.data as Json;
-  switch (event.type) {
-    case 'MessageDeleted':
-      return [{ subject: `message:${String(data.messageId)}` }];
-    case 'MessageEdited':
-      return [{ subject: `message:${String(data.messageId)}`, keepKeyOf: EDITED_VERSION }];
-    case 'ChannelDeleted':
-      return [{ subject: `channel:${String((data.channel as { id: string }).id)}` }];
-    // A thread's messages are sealed under its own channel id: they go with it.
-    case 'ThreadDeleted':
-      return [{ subject: `channel:${String((data.thread as { id: string }).id)}` }];
-    case 'GuildDeleted':
-      return [{ subject: `guild:${String(data.guildId)}` }];
-    case 'UserErased':
-      return [{ subject: `user:${String(data.userId)}` }];
-    default:
-      return [];
-  }
+export function erasures(event: { type: string; data: unknown }): readonly Erasure[] {
+  const rule = RULES_BY_NAME[event.type];
+  return rule === undefined || rule === 'none' || rule.erases === undefined ? NO_ERASURES : rule.erases(event.data);
 }
 
 /** What an erased field reads as, so that code folding old events meets the shapes it expects. */
