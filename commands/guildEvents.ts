@@ -1,8 +1,9 @@
 // The analysts' stream: a guild's events in log order, caught up from a position and then followed live, filtered by
 // what the reader may see. The log is read through the same opening as `replay export` (GuildEventLog, implemented by
 // the sealing store in infra): a field whose key was destroyed reads null and its event says `erased: true`. Which
-// guild and channels an event belongs to is read from its ids, which the log keeps in clear, so another guild's events
-// are passed over without being opened.
+// guild and channels an event belongs to is read from its ids, which the log keeps in clear, so events are chosen
+// sealed, and a batch is opened only when the consumer takes it to write: a message deleted while its event waits for
+// a slow reader reaches them erased.
 import { DomainError, missingPermissions } from '../domain/errors.js';
 import { type GuildState, channelPermissions, guildPermissions, requireMember } from '../domain/guildState.js';
 import { Permission, hasPermission } from '../domain/permissions.js';
@@ -15,8 +16,8 @@ import type { Uses } from './deps.js';
 export interface GuildEventLog {
   /**
    * Hands `handler` the log after `after` (from the start when null), a batch at a time, in order, caught up and then
-   * live: the events `select` keeps, opened with erased fields null, and the position the batch read up to. The next
-   * batch waits for the handler's promise.
+   * live: the events `select` keeps, still sealed (ids, times and types readable), and the position the batch read up
+   * to. The next batch waits for the handler's promise.
    */
   follow(
     after: Position | null,
@@ -24,6 +25,8 @@ export interface GuildEventLog {
     handler: (events: RecordedEvent[], readUpTo: Position) => Promise<void>,
     onError: (error: unknown) => void,
   ): Subscription;
+  /** Events `follow` handed on, opened with the keys that exist now: a field whose key is gone reads null. */
+  open(events: RecordedEvent[]): Promise<RecordedEvent[]>;
   /** The position of the last event in the log, or null when it is empty. */
   head(): Promise<Position | null>;
 }
@@ -126,6 +129,19 @@ export function guildEventOf(event: RecordedEvent, data: unknown): GuildEvent {
     data,
     ...((event as { erased?: boolean }).erased ? { erased: true as const } : {}),
   };
+}
+
+/** An event the reader may see, still sealed, and whether they may read what was written in its channels. */
+interface Chosen {
+  event: RecordedEvent;
+  readsHistory: boolean;
+}
+
+/** A batch as it waits for the consumer: chosen, not yet opened. */
+interface ChosenBatch {
+  chosen: Chosen[];
+  position: string | null;
+  caughtUp: boolean;
 }
 
 /** What the reader may see in each channel: nothing, its events, or its events and what was written there. */
@@ -252,8 +268,8 @@ class FollowedGuild implements GuildEventStream {
   private readonly subscription: Subscription;
   private readonly sights: Sights;
   /** The batch waiting for `next`, and the subscription's handler waiting for it to be taken. */
-  private waiting: { batch: GuildEventBatch; taken: () => void } | null = null;
-  private wanted: ((batch: GuildEventBatch | null) => void) | null = null;
+  private waiting: { batch: ChosenBatch; taken: () => void } | null = null;
+  private wanted: ((batch: ChosenBatch | null) => void) | null = null;
   private failure: unknown = null;
   private finished = false;
   private caughtUp: boolean;
@@ -281,25 +297,25 @@ class FollowedGuild implements GuildEventStream {
 
   private async offer(events: RecordedEvent[], readUpTo: Position): Promise<void> {
     if (this.finished) return;
-    const shown = await this.shown(events);
-    if (shown === null) {
+    const chosen = await this.chosen(events);
+    if (chosen === null) {
       this.end({ reason: 'access_lost', position: this.lastRead && encodePosition(this.lastRead) });
       return;
     }
     this.lastRead = readUpTo;
     if (!this.caughtUp && this.head && comparePositions(readUpTo, this.head) >= 0) this.caughtUp = true;
     // Nothing to hand on: no wait for the consumer, unless catch-up just ended, which the consumer must hear of.
-    if (shown.length === 0 && (this.announcedCaughtUp || !this.caughtUp)) return;
-    await this.hand({ events: shown, position: encodePosition(readUpTo), caughtUp: this.caughtUp });
+    if (chosen.length === 0 && (this.announcedCaughtUp || !this.caughtUp)) return;
+    await this.hand({ chosen, position: encodePosition(readUpTo), caughtUp: this.caughtUp });
   }
 
-  /** The events the reader may see, as shown to them; null once they may not read the guild's events at all. */
-  private async shown(events: RecordedEvent[]): Promise<GuildEvent[] | null> {
+  /** The events the reader may see; null once they may not read the guild's events at all. */
+  private async chosen(events: RecordedEvent[]): Promise<Chosen[] | null> {
     const guild = await loadGuildNow(this.deps, this.guildId);
     if (guild.status !== 'active' || !guild.members.has(this.reader.userId)) return null;
     if (!hasPermission(guildPermissions(guild, this.reader.userId), Permission.VIEW_AUDIT_LOG)) return null;
     this.sights.forget();
-    const shown: GuildEvent[] = [];
+    const chosen: Chosen[] = [];
     for (const event of events) {
       const channels = placeOf(event).channels;
       let readsHistory = true;
@@ -309,12 +325,12 @@ class FollowedGuild implements GuildEventStream {
         if (sight === 'none') visible = false;
         if (sight !== 'text') readsHistory = false;
       }
-      if (visible) shown.push(guildEventOf(event, shownData(event, readsHistory)));
+      if (visible) chosen.push({ event, readsHistory });
     }
-    return shown;
+    return chosen;
   }
 
-  private hand(batch: GuildEventBatch): Promise<void> {
+  private hand(batch: ChosenBatch): Promise<void> {
     if (batch.caughtUp) this.announcedCaughtUp = true;
     const wanted = this.wanted;
     if (wanted) {
@@ -325,13 +341,29 @@ class FollowedGuild implements GuildEventStream {
     return new Promise((taken) => (this.waiting = { batch, taken }));
   }
 
-  next(): Promise<GuildEventBatch | null> {
+  async next(): Promise<GuildEventBatch | null> {
+    const batch = await this.nextChosen();
+    return batch && { events: await this.opened(batch.chosen), position: batch.position, caughtUp: batch.caughtUp };
+  }
+
+  /**
+   * The events as shown to the reader, opened only now that the consumer takes them to write: a key destroyed while
+   * they waited (a message deleted) leaves its fields null.
+   */
+  private async opened(chosen: Chosen[]): Promise<GuildEvent[]> {
+    if (chosen.length === 0) return [];
+    const events = await this.deps.guildEvents.log.open(chosen.map((c) => c.event));
+    return events.map((event, i) => guildEventOf(event, shownData(event, chosen[i].readsHistory)));
+  }
+
+  /** The next batch as chosen, taken from the subscription's handler, which then reads on. */
+  private nextChosen(): Promise<ChosenBatch | null> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.finished) return Promise.resolve(null);
     // A stream opened at the head has nothing to catch up: it says so at once.
     if (this.caughtUp && !this.announcedCaughtUp && !this.waiting) {
       this.announcedCaughtUp = true;
-      return Promise.resolve({ events: [], position: this.lastRead && encodePosition(this.lastRead), caughtUp: true });
+      return Promise.resolve({ chosen: [], position: this.lastRead && encodePosition(this.lastRead), caughtUp: true });
     }
     const waiting = this.waiting;
     if (waiting) {

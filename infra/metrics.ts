@@ -1,6 +1,7 @@
 // The service's figures in Prometheus's text format (prom-client): requests by route and status, the log's group
-// commits, projection lag, gateway sessions and dispatches, interaction deliveries, and the process's own (CPU,
-// memory, event-loop lag, GC). Counted where they happen (ports/metrics.ts) or read when scraped (`watch`).
+// commits, projection lag, gateway sessions and dispatches, interaction deliveries, event streams waiting for their
+// readers, and the process's own (CPU, memory, event-loop lag, GC). Counted where they happen (ports/metrics.ts) or
+// read when scraped (`watch`).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metrics } from '../ports/metrics.js';
 
@@ -44,6 +45,11 @@ export class PrometheusMetrics implements Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly eventStreamsWaiting = new Gauge({
+    name: 'parley_event_streams_waiting_for_reader',
+    help: 'Guild event streams waiting for their reader to take what they were sent (cut off after EVENT_STREAM_STALL_MS)',
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'parley_' });
@@ -61,6 +67,10 @@ export class PrometheusMetrics implements Metrics {
 
   delivery(outcome: string): void {
     this.deliveries.inc({ outcome });
+  }
+
+  eventStreamWaiting(change: 1 | -1): void {
+    this.eventStreamsWaiting.inc(change);
   }
 
   /** Registers the figures read when scraped. */

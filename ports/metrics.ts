@@ -6,6 +6,8 @@ export interface Metrics {
   commit(appends: number, events: number, seconds: number): void;
   /** One interaction delivery attempt, by what became of it (the event type that recorded it). */
   delivery(outcome: string): void;
+  /** A guild event stream began (1) or ended (-1) a wait for its reader to take what it was sent. */
+  eventStreamWaiting(change: 1 | -1): void;
 }
 
-export const noMetrics: Metrics = { request() {}, commit() {}, delivery() {} };
+export const noMetrics: Metrics = { request() {}, commit() {}, delivery() {}, eventStreamWaiting() {} };

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import { type GuildEvent, type GuildEventStream, openGuildEvents } from '../../commands/guildEvents.js';
 import { decodePosition } from '../../ports/eventStore.js';
 import type { Logger } from '../../ports/logger.js';
+import type { Metrics } from '../../ports/metrics.js';
 import { requireAuth } from '../auth.js';
 import { guildParams } from '../params.js';
 import { route } from '../route.js';
@@ -107,7 +108,7 @@ export const guildEventsRoute = route({
       params.guildId,
       after ? decodePosition(after) : null,
     );
-    await present(ctx, stream, sse ? SSE : NDJSON, { ...deps.config.eventStreams, follow: sse || query.follow, log: deps.log });
+    await present(ctx, stream, sse ? SSE : NDJSON, { ...deps.config.eventStreams, follow: sse || query.follow, log: deps.log, metrics: deps.metrics });
     return undefined;
   },
 });
@@ -120,6 +121,7 @@ interface Presenting {
   stallMs: number;
   heartbeatMs: number;
   log: Logger;
+  metrics: Pick<Metrics, 'eventStreamWaiting'>;
 }
 
 /** Writes the stream on the response as the reader takes it, until it ends, the reader goes, or it is cut off. */
@@ -161,7 +163,7 @@ async function present(ctx: Context, stream: GuildEventStream, format: Format, o
         }
       }
       if (lines.length) res.write(lines.join(''));
-      if (res.writableNeedDrain && res.writableLength > options.bufferBytes && !(await drained(res, options.stallMs))) {
+      if (res.writableNeedDrain && res.writableLength > options.bufferBytes && !(await drained(res, options))) {
         if (!gone) res.write(format.control({ type: 'StreamEnded', reason: 'slow_reader', position }));
         return;
       }
@@ -177,17 +179,22 @@ async function present(ctx: Context, stream: GuildEventStream, format: Format, o
   }
 }
 
-/** Whether the reader took what was waiting within `ms` (or went away, which ends the stream anyway). */
-function drained(res: ServerResponse, ms: number): Promise<boolean> {
+/**
+ * Whether the reader took what was waiting within `stallMs` (or went away, which ends the stream anyway). The wait is
+ * counted in the metrics: operators see readers that fall behind before they are cut off.
+ */
+function drained(res: ServerResponse, { stallMs, metrics }: Pick<Presenting, 'stallMs' | 'metrics'>): Promise<boolean> {
+  metrics.eventStreamWaiting(1);
   return new Promise((resolve) => {
     const done = (taken: boolean) => {
+      metrics.eventStreamWaiting(-1);
       clearTimeout(timer);
       res.off('drain', took);
       res.off('close', took);
       resolve(taken);
     };
     const took = () => done(true);
-    const timer = setTimeout(() => done(false), ms);
+    const timer = setTimeout(() => done(false), stallMs);
     res.on('drain', took);
     res.on('close', took);
   });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileServer } from '../support/server.js';
 import { createGuild } from './guildSupport.js';
-import { isEvent, openEvents } from './guildEventsSupport.js';
+import { appendCopiesOf, isEvent, openEvents } from './guildEventsSupport.js';
 
 const server = await fileServer({ EVENT_STREAM_BUFFER_BYTES: '1024', EVENT_STREAM_STALL_MS: '3000', EVENT_STREAMS_PER_USER: '1' });
 
@@ -21,21 +21,7 @@ describe('guild event stream, slow reader', () => {
       body: { content: 'x'.repeat(2000), embeds: [{ description: 'y'.repeat(4000) }] },
     });
     expect(sent.status).toBe(200);
-    const store = server.runtime.store;
-    const [created] = await store.readStream(`message-${sent.body.id}`);
-    const data = created.data as { messageId: string; message: { id: string } };
-    const copies = Array.from({ length: MESSAGES - 1 }, (_, i) => String(BigInt(sent.body.id) + BigInt(i + 1)));
-    await Promise.all(
-      copies.map((id) =>
-        store.appendToStream(
-          `message-${id}`,
-          [{ type: 'MessageCreated', data: { ...data, messageId: id, message: { ...data.message, id } }, metadata: created.metadata }],
-          {
-            expectedRevision: 'no_stream',
-          },
-        ),
-      ),
-    );
+    await appendCopiesOf(server, sent.body.id, MESSAGES - 1);
 
     const slow = await openEvents(server, guild.id, { token: guild.owner.token, query: '?follow=true' });
     expect(slow.status).toBe(200);

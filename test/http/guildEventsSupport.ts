@@ -139,3 +139,38 @@ function parseSse(block: string): Item | null {
   if (data.length === 0) return null;
   return { ...(JSON.parse(data.join('\n')) as Item), ...(id ? { id } : {}) };
 }
+
+/**
+ * Waits until /metrics (behind `metricsToken`) counts `count` event streams waiting for their readers to take what the
+ * server wrote them: the server writes nothing more to those readers until they read.
+ */
+export async function streamsWaitingForReaders(server: Pick<TestServer, 'call'>, metricsToken: string, count: number): Promise<void> {
+  for (;;) {
+    const scraped = await server.call('GET', '/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
+    if (scraped.status !== 200) throw new Error(`/metrics answered ${scraped.status}: ${scraped.text}`);
+    if (Number(/^parley_event_streams_waiting_for_reader (\d+)$/m.exec(scraped.text)?.[1]) === count) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Appends `count` copies of a sent message's MessageCreated straight to the log as other messages (the ids after its
+ * own), which seals them as a send does: megabytes ahead of a reader in seconds, where sending them would take minutes.
+ * The copies' ids, in order.
+ */
+export async function appendCopiesOf(server: Pick<TestServer, 'runtime'>, messageId: string, count: number): Promise<string[]> {
+  const store = server.runtime.store;
+  const [created] = await store.readStream(`message-${messageId}`);
+  const data = created.data as { messageId: string; message: { id: string } };
+  const copies = Array.from({ length: count }, (_, i) => String(BigInt(messageId) + BigInt(i + 1)));
+  await Promise.all(
+    copies.map((id) =>
+      store.appendToStream(
+        `message-${id}`,
+        [{ type: 'MessageCreated', data: { ...data, messageId: id, message: { ...data.message, id } }, metadata: created.metadata }],
+        { expectedRevision: 'no_stream' },
+      ),
+    ),
+  );
+  return copies;
+}
