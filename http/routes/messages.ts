@@ -7,17 +7,14 @@ import { bulkDeleteMessages, deleteMessage } from '../../commands/messages/delet
 import { editMessage } from '../../commands/messages/edit.js';
 import { pinMessage, unpinMessage } from '../../commands/messages/pins.js';
 import { addReaction, clearReactions, removeReaction } from '../../commands/messages/reactions.js';
+import { readMessage, readMessages, readPins, readReactors } from '../../commands/messages/read.js';
 import { sendMessage } from '../../commands/messages/send.js';
 import { messageChannelAccess } from '../../commands/access.js';
 import { invalidForm } from '../../domain/errors.js';
-import { unknownMessage } from '../../domain/message.js';
-import { Permission, hasPermission, requirePermission } from '../../domain/permissions.js';
+import { Permission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
-import { type MessageDoc, isVisibleTo } from '../../projections/messages.js';
-import { messageInChannel, messagePage, pinnedMessages as pinnedMessageDocs, reactorsOf } from '../../projections/messages.queries.js';
-import { actorMeta, usersById } from '../actor.js';
+import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import type { HttpDeps } from '../context.js';
 import { messageJson } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { listOf, ref } from '../openapi/components.js';
@@ -55,23 +52,6 @@ export const reactorParams = {
   required: [...reactionParams.required, 'userId'],
 } as const;
 
-/** Reading a channel's messages needs READ_MESSAGE_HISTORY; a message of another channel is unknown. */
-async function readableMessage(deps: HttpDeps, channelId: string, messageId: string, userId: string): Promise<MessageDoc> {
-  const access = await messageChannelAccess(deps, channelId, userId);
-  requirePermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
-  const doc = await messageInChannel(deps.readStore, channelId, messageId);
-  if (!doc || !isVisibleTo(doc, userId)) throw unknownMessage();
-  return doc;
-}
-
-/** Pinned messages, most recently pinned first; without READ_MESSAGE_HISTORY there are none to see. */
-async function pinnedMessages(deps: HttpDeps, channelId: string, userId: string, query: { limit: number; before?: string }) {
-  const access = await messageChannelAccess(deps, channelId, userId);
-  if (!hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY)) return [];
-  const before = query.before ? new Date(query.before).toISOString() : undefined;
-  return pinnedMessageDocs(deps.readStore, channelId, before, query.limit);
-}
-
 const message = { description: 'The message as the caller sees it.', schema: ref('Message') };
 const EMOJI = '`emoji` is a unicode emoji, or name:id for a custom one, URL-encoded.';
 const base = { tag: 'Messages', auth: 'any' } as const;
@@ -91,9 +71,7 @@ export const listMessagesRoute = route({
     const anchors = (['before', 'after', 'around'] as const).filter((key) => query[key] !== undefined);
     if (anchors.length > 1) throw invalidForm(anchors.map((path) => ({ path, message: 'Use only one of before, after and around' })));
     const userId = requireAuth(ctx).userId;
-    const access = await messageChannelAccess(deps, channelId, userId);
-    // Without READ_MESSAGE_HISTORY the history is empty, as in the widely used API.
-    const docs = hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? await messagePage(deps.readStore, channelId, userId, query) : [];
+    const docs = await readMessages(deps, channelId, userId, query);
     const views = await messageViews(deps, docs, userId);
     // The page's JSON from each message's, the bytes JSON.stringify would give for the array of their objects.
     ctx.type = 'application/json';
@@ -187,7 +165,7 @@ export const pinsRoute = route({
   errors: ['UNKNOWN_CHANNEL'],
   async handle(ctx, { params: { channelId }, query }, deps) {
     const userId = requireAuth(ctx).userId;
-    const docs = await pinnedMessages(deps, channelId, userId, { ...query, limit: query.limit + 1 });
+    const docs = await readPins(deps, channelId, userId, { ...query, limit: query.limit + 1 });
     const page = docs.slice(0, query.limit);
     const messages = await presentMessages(deps, page, userId);
     return { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at), message: messages[i] })), has_more: docs.length > query.limit };
@@ -206,7 +184,7 @@ export const olderPinsRoute = route({
   deprecated: true,
   async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    return presentMessages(deps, await pinnedMessages(deps, channelId, userId, { limit: 50 }), userId);
+    return presentMessages(deps, await readPins(deps, channelId, userId, { limit: 50 }), userId);
   },
 });
 
@@ -247,7 +225,7 @@ export const getMessageRoute = route({
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, messageId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    return presentMessage(deps, await readableMessage(deps, channelId, messageId, userId), userId);
+    return presentMessage(deps, await readMessage(deps, channelId, messageId, userId), userId);
   },
 });
 
@@ -297,15 +275,8 @@ export const reactorsRoute = route({
   responses: { 200: { description: 'The users.', schema: listOf('User') } },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, messageId, emoji }, query }, deps) {
-    const parsed = parseEmoji(emoji);
-    await readableMessage(deps, channelId, messageId, requireAuth(ctx).userId);
-    // Every reaction here is a normal one; super (burst) reactions do not exist in this service.
-    const reactors = query.type === 1 ? [] : await reactorsOf(deps.readStore, messageId, parsed, query.after, query.limit);
-    const users = await usersById(
-      deps.readStore,
-      reactors.map((r) => r.user_id),
-    );
-    return reactors.flatMap((r) => (users.has(r.user_id) ? [userObject(users.get(r.user_id)!)] : []));
+    const users = await readReactors(deps, channelId, messageId, requireAuth(ctx).userId, parseEmoji(emoji), query);
+    return users.map((user) => userObject(user));
   },
 });
 
