@@ -1,8 +1,10 @@
 // PostgreSQL out of reach for a while — stopped and started again, or refusing connections for want of them — on a
 // server of the file's own (the machine's is shared and is never restarted): the log's subscribers read on from
-// where they were, and the API answers 503 with Retry-After meanwhile, in each version's error form, never a 500.
+// where they were, a transaction whose connection is ended fails alone, and the API answers 503 with Retry-After meanwhile, in each version's error form, never a 500.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresEventStore } from '../../infra/eventStore/postgres.js';
+import { inTransaction } from '../../infra/postgres.js';
 import type { NewEvent, RecordedEvent } from '../../ports/eventStore.js';
 import { createGuild } from '../http/guildSupport.js';
 import { type TestServer, registerUser, startTestServer } from '../support/server.js';
@@ -52,6 +54,27 @@ withPrivatePostgres('PostgreSQL stopped and out of connections', () => {
       } finally {
         await subscription.stop();
         await log.close();
+      }
+    });
+  });
+
+  describe('a transaction', () => {
+    it('on a connection the server ends midway fails, and the process and the pool go on', async () => {
+      const pool = new pg.Pool({ connectionString: await database('ended_midway') });
+      pool.on('error', () => {});
+      try {
+        const transaction = inTransaction(pool, async (client) => {
+          const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          // Not events.once: it listens for 'error' too, which is what is tested here.
+          const ended = new Promise((resolve) => client.once('end', resolve));
+          await onPrivateServer(server, `SELECT pg_terminate_backend(${rows[0].pid})`);
+          await ended;
+          await client.query('SELECT 1');
+        });
+        await expect(transaction).rejects.toThrow(/not queryable/);
+        expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await pool.end();
       }
     });
   });
