@@ -5,42 +5,50 @@
 // an interaction whose 3 seconds ran out while no process followed the log is refused as well, but is not announced.
 import type { Uses } from '../commands/deps.js';
 import { failInteraction } from '../commands/interactionEndpoint.js';
-import { ACKNOWLEDGE_WITHIN_MS, type BotInteractionEvent } from '../domain/commandInteraction.js';
-import type { BusConsumer, EventBus } from '../ports/bus.js';
+import { ACKNOWLEDGE_WITHIN_MS } from '../domain/commandInteraction.js';
+import type { EventBus } from '../ports/bus.js';
 import type { Logger } from '../ports/logger.js';
+import { BusFollower, reactor } from '../projections/reactor.js';
 
 export interface DeadlineDeps extends Uses<'commands' | 'clock' | 'settle'> {
   bus: EventBus;
   log: Logger;
 }
 
+/** Starts an interaction's 3 seconds. */
+type StartClock = (interactionId: string, createdAt: string) => void;
+
+/** Starts the clock of each interaction sent on the gateway: endpoint deliveries are bounded by their own request, which records their failure. */
+const acknowledgementDeadline = reactor({
+  name: 'interaction-deadline',
+  handles: ['InteractionCreated'],
+  react(events, startClock: StartClock) {
+    for (const { data } of events) if (data.delivery !== 'endpoint') startClock(data.interaction.id, data.interaction.createdAt);
+  },
+});
+
 export class AcknowledgementDeadline {
-  private consumer: BusConsumer | null = null;
+  private readonly follower: BusFollower<StartClock>;
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly runtime: DeadlineDeps) {}
-
-  async start(): Promise<void> {
-    this.consumer = await this.runtime.bus.consume(
-      'interaction-deadline',
-      { durable: false },
-      async (events) => {
-        for (const event of events) this.follow(event as unknown as BotInteractionEvent);
-      },
-      (error) => this.runtime.log.fatal({ err: error }, 'interaction deadlines stopped'),
+  constructor(private readonly runtime: DeadlineDeps) {
+    const startClock: StartClock = (interactionId, createdAt) => this.startClock(interactionId, createdAt);
+    this.follower = new BusFollower(acknowledgementDeadline, startClock, runtime.bus, (error) =>
+      runtime.log.fatal({ err: error }, 'interaction deadlines stopped'),
     );
+  }
+
+  start(): Promise<void> {
+    return this.follower.start();
   }
 
   async stop(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    await this.consumer?.stop();
+    await this.follower.stop();
   }
 
-  /** Endpoint deliveries are bounded by their own request, which records their failure. */
-  private follow(event: BotInteractionEvent) {
-    if (event.type !== 'InteractionCreated' || event.data.delivery === 'endpoint') return;
-    const { id, createdAt } = event.data.interaction;
+  private startClock(id: string, createdAt: string): void {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);

@@ -9,6 +9,7 @@ import type { Recorded } from './projection.js';
 
 /** `handles`: the event types `react` is handed, or every event (a follower of what every event carries). */
 export interface Reactor<Context> {
+  /** What it is called: a bus follower's consumer group. */
   name: string;
   handles: readonly string[] | 'every event';
   /**
@@ -25,11 +26,14 @@ export function reactor<const T extends ParleyEventType, Context>(spec: {
   handles: readonly T[];
   react(events: Recorded<T>[], context: Context): Promise<'checkpoint' | void> | 'checkpoint' | void;
 }): Reactor<Context>;
-/** A reactor of every event (the key shredder learns from each event's envelopes). */
+/**
+ * A reactor of every event (the key shredder learns from each event's envelopes, the gateway derives dispatches from
+ * each): every event the log holds is one a decider produced, so a comparison of `type` narrows it too.
+ */
 export function reactor<Context>(spec: {
   name: string;
   handles: 'every event';
-  react(events: RecordedEvent[], context: Context): Promise<'checkpoint' | void> | 'checkpoint' | void;
+  react(events: Recorded<ParleyEventType>[], context: Context): Promise<'checkpoint' | void> | 'checkpoint' | void;
 }): Reactor<Context>;
 export function reactor<Context>(spec: Reactor<Context>): Reactor<Context> {
   return spec;
@@ -132,24 +136,37 @@ export class LogFollower<Context> {
 }
 
 /**
- * A reactor following the bus from its live end, for as long as it runs (each gateway node, the delivery worker):
- * what it missed while down, it learns from the read models at its start. A batch that throws stops it and is
- * reported, never passed over in silence.
+ * A reactor following the bus from its live end, for as long as it runs (each gateway node, the delivery worker): what
+ * it missed while down, it learns from the read models at its start. Its name is its consumer group (kept across
+ * restarts: a Kafka group is named by it). A batch that throws is reported to `onError`, never passed over in silence.
  */
-export async function followBus<Context>(
-  reactor: Reactor<Context>,
-  context: Context,
-  bus: Pick<EventBus, 'consume'>,
-  onError: (error: unknown) => void,
-): Promise<BusConsumer> {
-  const takes = takesOf(reactor as Reactor<unknown>);
-  return bus.consume(
-    reactor.name,
-    { durable: false },
-    async (events) => {
-      const taken = handled(takes, events);
-      if (taken.length > 0) await reactor.react(taken, context);
-    },
-    onError,
-  );
+export class BusFollower<Context> {
+  private consumer: BusConsumer | null = null;
+  private readonly takes: ReadonlySet<string> | null;
+
+  constructor(
+    private readonly reactor: Reactor<Context>,
+    private readonly context: Context,
+    private readonly bus: Pick<EventBus, 'consume'>,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.takes = takesOf(reactor as Reactor<unknown>);
+  }
+
+  /** Resolves once the bus hands it every event from now on. */
+  async start(): Promise<void> {
+    this.consumer = await this.bus.consume(this.reactor.name, { durable: false }, (events) => this.follow(events), this.onError);
+  }
+
+  private async follow(events: RecordedEvent[]): Promise<void> {
+    const taken = handled(this.takes, events);
+    if (taken.length > 0) await this.reactor.react(taken, this.context);
+  }
+
+  /** Stops after the batch under way; a follower that never started stops at once. */
+  async stop(): Promise<void> {
+    const consumer = this.consumer;
+    this.consumer = null;
+    await consumer?.stop();
+  }
 }
