@@ -148,6 +148,11 @@ export async function deleteChannel(
   await deps.settleFiles(position);
 }
 
+/** The actor leaves the guild; its owner cannot. */
+export async function leaveGuild(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string): Promise<void> {
+  await runGuildCommand(deps, meta, guildId, { type: 'LeaveGuild', userId: meta.actorId });
+}
+
 export async function deleteGuild(deps: Uses<'commands' | 'clock' | 'settle' | 'settleFiles'>, meta: ActorMeta, guildId: string) {
   const { state } = await deps.commands.load(guildStream(guildId), guildDecider);
   // As a channel's deletion, for all of its channels at once, files included.

@@ -1,11 +1,11 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
 import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
-import { guildEmojiIds } from '../../commands/emojis.js';
-import { deleteChannel, runGuildCommand } from '../../commands/guilds.js';
-import { type ChannelFields, GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
+import { type ChannelInput, createChannel, deleteChannelOverwrite, moveChannels, setChannelOverwrite, updateChannel } from '../../commands/channels.js';
+import { deleteChannel } from '../../commands/guilds.js';
+import { GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
-import { type ForumTag, MAX_FORUM_TAGS, withTagIds } from '../../domain/forum.js';
+import { MAX_FORUM_TAGS } from '../../domain/forum.js';
 import { unknownChannel } from '../../domain/guildState.js';
 import { channelById, channelsOfGuild } from '../../projections/channels.queries.js';
 import { actorMeta } from '../actor.js';
@@ -90,17 +90,17 @@ type Overwrite = FromSchema<typeof overwriteSchema>;
 const overwriteInput = (o: Omit<Overwrite, 'id'> & { id: string }) => ({ id: o.id, type: o.type, allow: String(o.allow ?? 0), deny: String(o.deny ?? 0) });
 
 /**
- * The body as domain fields: bitfields as strings, a null position as "not given", each forum tag with its id (one of
- * the channel's `tags`, or minted), an emoji with both its keys.
+ * The body as the channel use cases take it: bitfields as strings, a null position as "not given", an emoji with both
+ * its keys (a forum's tags get their ids in the use case).
  */
-function channelFields(deps: HttpDeps, body: FromSchema<typeof updateChannelSchema>, tags: readonly ForumTag[] = []): ChannelFields {
+function channelInput(body: FromSchema<typeof updateChannelSchema>): ChannelInput {
   const { position, permission_overwrites, available_tags, default_reaction_emoji, ...fields } = body;
   return {
     ...fields,
     position: position ?? undefined,
     permission_overwrites: permission_overwrites?.map(overwriteInput),
     // Absent when not given: a key set to undefined would hide a new channel's default.
-    ...(available_tags ? { available_tags: withTagIds(available_tags, tags, () => deps.ids.next()) } : {}),
+    ...(available_tags ? { available_tags } : {}),
     ...(default_reaction_emoji !== undefined
       ? {
           default_reaction_emoji: default_reaction_emoji && {
@@ -109,7 +109,7 @@ function channelFields(deps: HttpDeps, body: FromSchema<typeof updateChannelSche
           },
         }
       : {}),
-  } as ChannelFields;
+  } as ChannelInput;
 }
 
 /** DMs and group DMs share the channels collection; the DM routes, declared after these, answer for them. */
@@ -156,11 +156,7 @@ export const createChannelRoute = route({
   responses: { 201: channel },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
-    const meta = actorMeta(ctx);
-    const channelId = deps.ids.next();
-    const fields = { ...channelFields(deps, body), name: body.name, type: body.type ?? 0 };
-    const emojiIds = await guildEmojiIds(deps, guildId);
-    await runGuildCommand(deps, meta, guildId, { type: 'CreateChannel', actorId: meta.actorId, channelId, fields, emojiIds });
+    const channelId = await createChannel(deps, actorMeta(ctx), guildId, { ...channelInput(body), name: body.name, type: body.type ?? 0 });
     return fetchChannel(deps, channelId);
   },
 });
@@ -176,10 +172,7 @@ export const moveChannelsRoute = route({
   audit: 'CHANNEL_UPDATE',
   responses: { 204: { description: 'Moved.' } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId }, body: moves }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'MoveChannels', actorId: meta.actorId, moves });
-  },
+  handle: (ctx, { params: { guildId }, body: moves }, deps) => moveChannels(deps, actorMeta(ctx), guildId, moves),
 });
 
 // GET, PATCH and DELETE /channels/:channelId answer for guild channels and pass DMs on to http/routes/dms.ts: one
@@ -215,10 +208,7 @@ export const updateChannelRoute = route({
     const meta = actorMeta(ctx);
     if (await isPrivateChannel(deps, channelId)) return passOn;
     const body = parseBody(updateChannelSchema, ctx.request.body);
-    const { guildId, channel } = await channelAccess(deps, channelId, meta.actorId);
-    const fields = channelFields(deps, body, channel.available_tags);
-    const emojiIds = await guildEmojiIds(deps, guildId);
-    await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields, emojiIds });
+    await updateChannel(deps, meta, channelId, channelInput(body));
     return fetchChannel(deps, channelId);
   },
 });
@@ -254,13 +244,7 @@ export const setOverwriteRoute = route({
   async handle(ctx, { params: { channelId, overwriteId }, body }, deps) {
     const meta = actorMeta(ctx);
     if (body.id !== undefined && body.id !== overwriteId) throw invalidForm([{ path: 'id', message: 'Must be the overwrite id of the path' }]);
-    const { guildId } = await channelAccess(deps, channelId, meta.actorId);
-    await runGuildCommand(deps, meta, guildId, {
-      type: 'SetChannelOverwrite',
-      actorId: meta.actorId,
-      channelId,
-      overwrite: overwriteInput({ ...body, id: overwriteId }),
-    });
+    await setChannelOverwrite(deps, meta, channelId, overwriteInput({ ...body, id: overwriteId }));
   },
 });
 
@@ -273,11 +257,7 @@ export const deleteOverwriteRoute = route({
   audit: 'CHANNEL_UPDATE',
   responses: { 204: { description: 'Deleted.' } },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { channelId, overwriteId } }, deps) {
-    const meta = actorMeta(ctx);
-    const { guildId } = await channelAccess(deps, channelId, meta.actorId);
-    await runGuildCommand(deps, meta, guildId, { type: 'DeleteChannelOverwrite', actorId: meta.actorId, channelId, overwriteId });
-  },
+  handle: (ctx, { params: { channelId, overwriteId } }, deps) => deleteChannelOverwrite(deps, actorMeta(ctx), channelId, overwriteId),
 });
 
 export const channelRoutes = [

@@ -1,6 +1,6 @@
 // Guild routes of the spec: create, fetch, update and delete guilds; the caller's guild list and leaving a guild.
 import { guildAccess, loadGuild } from '../../commands/access.js';
-import { type GuildImageField, createGuild, deleteGuild, runGuildCommand, updateGuild } from '../../commands/guilds.js';
+import { type GuildImageField, createGuild, deleteGuild, leaveGuild, updateGuild } from '../../commands/guilds.js';
 import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
 import { emojisOfGuild, stickersOfGuild } from '../../projections/expressions.queries.js';
 import type { GuildDoc } from '../../projections/guilds.js';
@@ -185,10 +185,7 @@ export const leaveGuildRoute = route({
   limits: [usersGroup],
   responses: { 204: { description: 'Left.' } },
   errors: ['UNKNOWN_GUILD', 'OWNER_CANNOT_LEAVE'],
-  async handle(ctx, { params: { guildId } }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'LeaveGuild', userId: meta.actorId });
-  },
+  handle: (ctx, { params: { guildId } }, deps) => leaveGuild(deps, actorMeta(ctx), guildId),
 });
 
 /** In the order the reference shows them; none of their paths overlaps another's. */

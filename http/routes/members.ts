@@ -1,6 +1,7 @@
 // Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
 import { guildAccess } from '../../commands/access.js';
-import { banUser, runGuildCommand, updateMember } from '../../commands/guilds.js';
+import { banUser, updateMember } from '../../commands/guilds.js';
+import { addMemberRole, kickMember, removeMemberRole, unbanUser } from '../../commands/members.js';
 import { addMemberWithAccessToken } from '../../commands/oauth2.js';
 import { assertVoiceMove, moveVoiceMember, requireInVoice } from '../../commands/voice.js';
 import { invalidForm } from '../../domain/errors.js';
@@ -198,10 +199,7 @@ export const kickMemberRoute = route({
   audit: 'MEMBER_KICK',
   responses: { 204: { description: 'Kicked.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId, userId } }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'KickMember', actorId: meta.actorId, userId });
-  },
+  handle: (ctx, { params: { guildId, userId } }, deps) => kickMember(deps, actorMeta(ctx), guildId, userId),
 });
 
 export const addMemberRoleRoute = route({
@@ -215,10 +213,7 @@ export const addMemberRoleRoute = route({
   audit: 'MEMBER_UPDATE',
   responses: { 204: { description: 'Given.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId, userId, roleId } }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'AddMemberRole', actorId: meta.actorId, userId, roleId });
-  },
+  handle: (ctx, { params: { guildId, userId, roleId } }, deps) => addMemberRole(deps, actorMeta(ctx), guildId, userId, roleId),
 });
 
 export const removeMemberRoleRoute = route({
@@ -232,10 +227,7 @@ export const removeMemberRoleRoute = route({
   audit: 'MEMBER_UPDATE',
   responses: { 204: { description: 'Taken.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId, userId, roleId } }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'RemoveMemberRole', actorId: meta.actorId, userId, roleId });
-  },
+  handle: (ctx, { params: { guildId, userId, roleId } }, deps) => removeMemberRole(deps, actorMeta(ctx), guildId, userId, roleId),
 });
 
 export const listBansRoute = route({
@@ -312,10 +304,7 @@ export const unbanRoute = route({
   audit: 'MEMBER_BAN_REMOVE',
   responses: { 204: { description: 'Unbanned.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_BAN', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId, userId } }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'UnbanMember', actorId: meta.actorId, userId });
-  },
+  handle: (ctx, { params: { guildId, userId } }, deps) => unbanUser(deps, actorMeta(ctx), guildId, userId),
 });
 
 export const memberRoutes = [

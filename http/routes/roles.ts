@@ -1,6 +1,6 @@
 // Role routes: list, create, reorder, update and delete a guild's roles, within the role hierarchy.
 import { guildAccess } from '../../commands/access.js';
-import { runGuildCommand } from '../../commands/guilds.js';
+import { createRole, deleteRole, moveRoles, updateRole } from '../../commands/roles.js';
 import { unknownRole } from '../../domain/guildState.js';
 import { normalizePermissions } from '../../domain/permissions.js';
 import type { RoleFields } from '../../domain/role.js';
@@ -112,9 +112,7 @@ export const createRoleRoute = route({
   responses: { 200: role },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
-    const meta = actorMeta(ctx);
-    const roleId = deps.ids.next();
-    await runGuildCommand(deps, meta, guildId, { type: 'CreateRole', actorId: meta.actorId, roleId, fields: roleFields(body) });
+    const roleId = await createRole(deps, actorMeta(ctx), guildId, roleFields(body));
     return fetchRole(deps, guildId, roleId);
   },
 });
@@ -132,9 +130,8 @@ export const moveRolesRoute = route({
   responses: { 200: roles },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
-    const meta = actorMeta(ctx);
     const positions = body.flatMap((p) => (typeof p.position === 'number' ? [{ id: p.id, position: p.position }] : []));
-    await runGuildCommand(deps, meta, guildId, { type: 'MoveRoles', actorId: meta.actorId, positions });
+    await moveRoles(deps, actorMeta(ctx), guildId, positions);
     return listRoles(deps, guildId);
   },
 });
@@ -152,8 +149,7 @@ export const updateRoleRoute = route({
   responses: { 200: role },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, roleId }, body }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'UpdateRole', actorId: meta.actorId, roleId, fields: roleFields(body) });
+    await updateRole(deps, actorMeta(ctx), guildId, roleId, roleFields(body));
     return fetchRole(deps, guildId, roleId);
   },
 });
@@ -169,10 +165,7 @@ export const deleteRoleRoute = route({
   audit: 'ROLE_DELETE',
   responses: { 204: { description: 'Deleted.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'INVALID_ROLE', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId, roleId } }, deps) {
-    const meta = actorMeta(ctx);
-    await runGuildCommand(deps, meta, guildId, { type: 'DeleteRole', actorId: meta.actorId, roleId });
-  },
+  handle: (ctx, { params: { guildId, roleId } }, deps) => deleteRole(deps, actorMeta(ctx), guildId, roleId),
 });
 
 export const roleRoutes = [listRolesRoute, getRoleRoute, createRoleRoute, moveRolesRoute, updateRoleRoute, deleteRoleRoute];

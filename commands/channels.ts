@@ -1,0 +1,70 @@
+// A guild's channels: created, moved and changed, and their permission overwrites set and deleted. Commands on the
+// guild's stream, checked by its decider (domain/channel.ts); a channel's deletion is commands/guilds.ts's.
+import type { ChannelFields, ChannelMove, OverwriteInput } from '../domain/channel.js';
+import { type ForumTag, type ForumTagInput, withTagIds } from '../domain/forum.js';
+import { channelAccess } from './access.js';
+import type { ActorMeta, Uses } from './deps.js';
+import { guildEmojiIds } from './emojis.js';
+import { runGuildCommand } from './guilds.js';
+
+/** A channel's fields as a request gives them: a forum's tags by the ids they had, if any. */
+export type ChannelInput = Omit<ChannelFields, 'available_tags'> & { available_tags?: readonly ForumTagInput[] };
+
+/** The fields with each forum tag's id: one of the channel's `current` tags, or minted. */
+function withTags(deps: Uses<'ids'>, input: ChannelInput, current: readonly ForumTag[]): ChannelFields {
+  const { available_tags: tags, ...fields } = input;
+  // Absent when not given: a key set to undefined would hide a new channel's default.
+  return tags ? { ...input, available_tags: withTagIds(tags, current, () => deps.ids.next()) } : fields;
+}
+
+/** Needs MANAGE_CHANNELS; overwrites may not grant permissions the actor lacks. Answers the new channel's id. */
+export async function createChannel(
+  deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  guildId: string,
+  input: ChannelInput & { name: string; type: number },
+): Promise<string> {
+  const channelId = deps.ids.next();
+  const fields = { ...withTags(deps, input, []), name: input.name, type: input.type };
+  const emojiIds = await guildEmojiIds(deps, guildId);
+  await runGuildCommand(deps, meta, guildId, { type: 'CreateChannel', actorId: meta.actorId, channelId, fields, emojiIds });
+  return channelId;
+}
+
+export async function moveChannels(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, moves: ChannelMove[]): Promise<void> {
+  await runGuildCommand(deps, meta, guildId, { type: 'MoveChannels', actorId: meta.actorId, moves });
+}
+
+/** A guild channel's fields, by MANAGE_CHANNELS holders who can see it (404 for others). */
+export async function updateChannel(
+  deps: Uses<'commands' | 'readStore' | 'ids' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  input: ChannelInput,
+): Promise<void> {
+  const { guildId, channel } = await channelAccess(deps, channelId, meta.actorId);
+  const fields = withTags(deps, input, channel.available_tags ?? []);
+  const emojiIds = await guildEmojiIds(deps, guildId);
+  await runGuildCommand(deps, meta, guildId, { type: 'UpdateChannel', actorId: meta.actorId, channelId, fields, emojiIds });
+}
+
+/** For a role (type 0) or a member (type 1); needs MANAGE_ROLES and may not grant permissions the actor lacks. */
+export async function setChannelOverwrite(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  overwrite: OverwriteInput,
+): Promise<void> {
+  const { guildId } = await channelAccess(deps, channelId, meta.actorId);
+  await runGuildCommand(deps, meta, guildId, { type: 'SetChannelOverwrite', actorId: meta.actorId, channelId, overwrite });
+}
+
+export async function deleteChannelOverwrite(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  meta: ActorMeta,
+  channelId: string,
+  overwriteId: string,
+): Promise<void> {
+  const { guildId } = await channelAccess(deps, channelId, meta.actorId);
+  await runGuildCommand(deps, meta, guildId, { type: 'DeleteChannelOverwrite', actorId: meta.actorId, channelId, overwriteId });
+}
