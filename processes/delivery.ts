@@ -7,15 +7,15 @@ import type { Uses } from '../commands/deps.js';
 import { USER_AGENT } from '../commands/interactionEndpoint.js';
 import { recordAttempt, startAttempt } from '../commands/interactions.js';
 import { webhookStream } from '../commands/streams.js';
-import { type AttemptResult, type InteractionEvent, type InteractionState, backoffDelay } from '../domain/interaction.js';
+import { type AttemptResult, type InteractionState, backoffDelay } from '../domain/interaction.js';
 import { webhookDecider } from '../domain/webhook.js';
 import { interactionsWithStatus } from '../projections/interactions.queries.js';
-import type { BusConsumer, EventBus } from '../ports/bus.js';
+import type { EventBus } from '../ports/bus.js';
 import type { Config } from '../ports/config.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import { OutboundUrlError, type PostJson } from '../ports/outbound.js';
+import { BusFollower, reactor } from '../projections/reactor.js';
 
 /** An attempt whose outcome was never recorded (its worker stopped mid-request) counts as failed after this grace. */
 const ORPHAN_GRACE_MS = 5000;
@@ -35,8 +35,24 @@ export interface DeliveryOutbound {
   sign(token: string, timestamp: string, rawBody: string): string;
 }
 
+/** Schedules an interaction's attempt `attempt` at `dueAt` (ms since the epoch). */
+type Schedule = (interactionId: string, attempt: number, dueAt: number) => void;
+
+/** A click with somewhere to go is delivered at once, a failed attempt that may be retried at its retry time. */
+const delivery = reactor({
+  name: 'delivery',
+  handles: ['InteractionClicked', 'InteractionDeliveryFailed'],
+  react(events, schedule: Schedule) {
+    for (const event of events) {
+      if (event.type === 'InteractionClicked') {
+        if (event.data.deliveryUrl) schedule(event.data.interaction.id, 1, Date.parse(event.data.clickedAt));
+      } else if (event.data.retryAt) schedule(event.data.interactionId, event.data.attempt + 1, Date.parse(event.data.retryAt));
+    }
+  },
+});
+
 export class DeliveryWorker {
-  private consumer: BusConsumer | null = null;
+  private readonly follower: BusFollower<Schedule>;
   private sweeper: NodeJS.Timeout | null = null;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
@@ -45,17 +61,13 @@ export class DeliveryWorker {
   constructor(
     private readonly runtime: DeliveryDeps,
     private readonly outbound: DeliveryOutbound,
-  ) {}
+  ) {
+    const schedule: Schedule = (interactionId, attempt, dueAt) => this.schedule(interactionId, attempt, dueAt);
+    this.follower = new BusFollower(delivery, schedule, runtime.bus, (error) => runtime.log.fatal({ err: error }, 'delivery worker stopped'));
+  }
 
   async start(): Promise<void> {
-    this.consumer = await this.runtime.bus.consume(
-      'delivery',
-      { durable: false },
-      async (events) => {
-        for (const event of events) this.follow(event);
-      },
-      (error) => this.runtime.log.fatal({ err: error }, 'delivery worker stopped'),
-    );
+    await this.follower.start();
     await this.sweep();
     this.sweeper = setInterval(() => void this.sweep().catch((error) => this.runtime.log.error({ err: error }, 'delivery sweep failed')), SWEEP_INTERVAL_MS);
   }
@@ -78,14 +90,8 @@ export class DeliveryWorker {
     clearInterval(this.sweeper ?? undefined);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    await this.consumer?.stop();
+    await this.follower.stop();
     await Promise.allSettled([...this.running]);
-  }
-
-  private follow(event: RecordedEvent) {
-    const e = event as unknown as InteractionEvent;
-    if (e.type === 'InteractionClicked' && e.data.deliveryUrl) this.schedule(e.data.interaction.id, 1, Date.parse(e.data.clickedAt));
-    if (e.type === 'InteractionDeliveryFailed' && e.data.retryAt) this.schedule(e.data.interactionId, e.data.attempt + 1, Date.parse(e.data.retryAt));
   }
 
   private schedule(interactionId: string, attempt: number, dueAt: number) {
