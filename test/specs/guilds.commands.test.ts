@@ -1,7 +1,8 @@
 // Command specs of member moderation on the guild stream: kicks, role grants and bans (whose actor and reason, carried
 // in the events' metadata, are what the audit log is built from).
 import { describe, expect, it, vi } from 'vitest';
-import { banUser, runGuildCommand } from '../../commands/guilds.js';
+import { banUser } from '../../commands/guilds.js';
+import { addMemberRole, kickMember } from '../../commands/members.js';
 import { guildDecider } from '../../domain/guild.js';
 import { NOW, givenStreams } from './support.js';
 import { G, GENERAL, MEMBER_ROLE, MOD_ROLE, accounts, ada, bob, cy, eve, finn, guildStream, messageUser, sent } from './events.js';
@@ -10,32 +11,32 @@ const people = accounts(ada, bob, cy, eve, finn);
 const GUILD = `guild-${G}`;
 const minutesBefore = (minutes: number) => new Date(Date.parse(NOW) - minutes * 60_000).toISOString();
 
-describe('kick', () => {
+describe('kickMember', () => {
   it("appends MemberKicked for a moderator's kick of a member below them, with the moderator and reason as metadata", () =>
     givenStreams(...people, guildStream)
-      .when((deps) => runGuildCommand(deps, { actorId: cy.id, reason: 'rude' }, G, { type: 'KickMember', actorId: cy.id, userId: bob.id }))
+      .when((deps) => kickMember(deps, { actorId: cy.id, reason: 'rude' }, G, bob.id))
       .then({ stream: GUILD, type: 'MemberKicked', data: { guildId: G, userId: bob.id }, metadata: { actorId: cy.id, reason: 'rude', createdAt: NOW } }));
 
   it('refuses a kick by a member without KICK_MEMBERS, appending nothing', () =>
     givenStreams(...people, guildStream)
-      .when((deps) => runGuildCommand(deps, { actorId: bob.id }, G, { type: 'KickMember', actorId: bob.id, userId: cy.id }))
+      .when((deps) => kickMember(deps, { actorId: bob.id }, G, cy.id))
       .thenRefuses('MISSING_PERMISSIONS'));
 
   it("refuses a moderator's kick of a member whose highest role is as high as theirs, appending nothing", () =>
     givenStreams(...people, guildStream)
-      .when((deps) => runGuildCommand(deps, { actorId: cy.id }, G, { type: 'KickMember', actorId: cy.id, userId: eve.id }))
+      .when((deps) => kickMember(deps, { actorId: cy.id }, G, eve.id))
       .thenRefuses('MISSING_PERMISSIONS'));
 
   it('refuses to kick someone who is not a member: UNKNOWN_MEMBER, appending nothing', () =>
     givenStreams(...people, guildStream)
-      .when((deps) => runGuildCommand(deps, { actorId: cy.id }, G, { type: 'KickMember', actorId: cy.id, userId: finn.id }))
+      .when((deps) => kickMember(deps, { actorId: cy.id }, G, finn.id))
       .thenRefuses('UNKNOWN_MEMBER'));
 });
 
-describe('role grant', () => {
+describe('addMemberRole', () => {
   it('appends MemberUpdated adding the role, named, when a moderator grants a role below their own', () =>
     givenStreams(...people, guildStream)
-      .when((deps) => runGuildCommand(deps, { actorId: cy.id }, G, { type: 'AddMemberRole', actorId: cy.id, userId: bob.id, roleId: MEMBER_ROLE }))
+      .when((deps) => addMemberRole(deps, { actorId: cy.id }, G, bob.id, MEMBER_ROLE))
       .then({
         stream: GUILD,
         type: 'MemberUpdated',
@@ -45,7 +46,7 @@ describe('role grant', () => {
 
   it("refuses to grant a role that is not below the granter's highest role, appending nothing", () =>
     givenStreams(...people, guildStream)
-      .when((deps) => runGuildCommand(deps, { actorId: cy.id }, G, { type: 'AddMemberRole', actorId: cy.id, userId: bob.id, roleId: MOD_ROLE }))
+      .when((deps) => addMemberRole(deps, { actorId: cy.id }, G, bob.id, MOD_ROLE))
       .thenRefuses('MISSING_PERMISSIONS'));
 });
 
