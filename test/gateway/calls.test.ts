@@ -167,6 +167,25 @@ describe('voice in a call', () => {
     expect(ids((await callState(second)).voice_states)).toEqual([ada.id]);
   });
 
+  it('drops a user removed from the group DM from its call: out of its voice and no longer rung', async () => {
+    const [ada, bob, cy, dee] = await people(4);
+    const channel = await channelOf(ada, bob, cy, dee);
+    const [a, b] = await Promise.all([sessionOf(ada), sessionOf(bob)]);
+    a.client.send(voiceOp(channel));
+    b.client.send(voiceOp(channel));
+    await nextOf(a.client, 'CALL_UPDATE', channel, 0, (d) => d.voice_states.length === 2);
+    expect((await api(ada, 'POST', `/channels/${channel}/call/ring`, { recipients: [cy.id, dee.id] })).status).toBe(204);
+    await nextOf(a.client, 'CALL_UPDATE', channel, 0, (d) => d.ringing.length === 2);
+
+    expect((await api(ada, 'DELETE', `/channels/${channel}/recipients/${bob.id}`)).status).toBe(204);
+    expect((await api(ada, 'DELETE', `/channels/${channel}/recipients/${cy.id}`)).status).toBe(204);
+    const dropped = await nextOf(a.client, 'CALL_UPDATE', channel, 0, (d) => d.voice_states.length === 1 && d.ringing.length === 1);
+    expect(ids(dropped.d.voice_states)).toEqual([ada.id]);
+    expect(dropped.d.ringing).toEqual([dee.id]);
+    const call = await callState(channel);
+    expect([ids(call.voice_states), ids(call.ringing)]).toEqual([[ada.id], [dee.id]]);
+  });
+
   it('ignores op 4 for a channel the user is not in, a guild channel, and from a bot: no event, no answer', async () => {
     const [ada, bob, outsider] = await people(3);
     const channel = await channelOf(ada, bob);
