@@ -66,15 +66,15 @@ export type CallCommand =
   /** The user is no longer a recipient: out of the voice and no longer rung. */
   | { type: 'DropFromCall'; channelId: string; userId: string };
 
-const CALL_EVENT_TYPES: ReadonlySet<string> = new Set<CallEvent['type']>([
+/** Every call event: each carries the call as it now is. */
+export const CALL_EVENT_TYPES = [
   'CallRung',
   'CallRingingStopped',
   'CallRegionChanged',
   'CallJoined',
   'CallSelfStateChanged',
   'CallLeft',
-]);
-export const isCallEvent = (event: { type: string }): boolean => CALL_EVENT_TYPES.has(event.type);
+] as const satisfies readonly CallEvent['type'][];
 
 export const isCallGoingOn = (call: CallData) => call.ringing.length > 0 || call.voice_states.length > 0;
 

@@ -9,17 +9,34 @@
 // from a group DM from its call.
 import { dropFromCall, endLeftoverCallVoice, joinCall, leaveCall, timeOutRinging } from '../commands/calls.js';
 import { isDm } from '../commands/access.js';
-import { type CallData, type RingingData, isCallEvent } from '../domain/call.js';
-import type { RecipientRemoved } from '../domain/groupDm.js';
-import type { BusConsumer } from '../ports/bus.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
+import { CALL_EVENT_TYPES, type RingingData } from '../domain/call.js';
 import { activeCalls, callOfVoiceUser } from '../projections/calls.queries.js';
 import { dmChannelById } from '../projections/dms.queries.js';
 import { queued } from '../commands/queue.js';
+import { BusFollower, reactor } from '../projections/reactor.js';
 import { BackgroundWork } from './background.js';
 import type { GatewayDeps } from './deps.js';
 import type { Session } from './session.js';
 import type { VoiceStateRequest } from './voiceRequest.js';
+
+/** What the log asks of a gateway node's calls. */
+interface CallsFollowed {
+  /** A call's ringing as it now is, whose earliest deadline is timed again. */
+  ringing(channelId: string, ringing: RingingData[]): void;
+  /** A user removed from a group DM leaves its call. */
+  removed(channelId: string, userId: string, actorId: string | null): void;
+}
+
+const callVoice = reactor({
+  name: 'call-voice',
+  handles: [...CALL_EVENT_TYPES, 'RecipientRemoved'],
+  react(events, calls: CallsFollowed) {
+    for (const event of events) {
+      if (event.type === 'RecipientRemoved') calls.removed(event.data.channelId, event.data.user.id, event.metadata.actorId);
+      else calls.ringing(event.data.channelId, event.data.call.ringing);
+    }
+  },
+});
 
 export class CallVoice {
   /** The call each of this node's sessions joined (a later leave or takeover is checked when it ends). */
@@ -28,7 +45,7 @@ export class CallVoice {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Appends no request waits for (ended sessions, timeouts, removals), which stop() waits for. */
   private readonly background: BackgroundWork;
-  private consumer: BusConsumer | null = null;
+  private readonly follower: BusFollower<CallsFollowed>;
   private stopped = false;
 
   constructor(
@@ -37,6 +54,11 @@ export class CallVoice {
     private readonly node: string,
   ) {
     this.background = new BackgroundWork((error) => runtime.log.error({ err: error }, 'call voice update failed'));
+    const calls: CallsFollowed = {
+      ringing: (channelId, ringing) => this.schedule(channelId, ringing),
+      removed: (channelId, userId, actorId) => void this.background.add(dropFromCall(runtime, { actorId }, channelId, userId)),
+    };
+    this.follower = new BusFollower(callVoice, calls, runtime.bus, (error) => runtime.log.error({ err: error }, 'call ring timeouts stopped'));
   }
 
   /**
@@ -44,14 +66,7 @@ export class CallVoice {
    * embedded default) ends every call voice state another node (an earlier run of this process) holds.
    */
   async start(soleNode: boolean): Promise<void> {
-    this.consumer = await this.runtime.bus.consume(
-      'call-voice',
-      { durable: false },
-      async (events) => {
-        for (const event of events) this.follow(event);
-      },
-      (error) => this.runtime.log.error({ err: error }, 'call ring timeouts stopped'),
-    );
+    await this.follower.start();
     for (const call of await activeCalls(this.runtime.readStore)) this.schedule(call._id, call.ringing);
     if (soleNode) await this.endLeftBy(async () => true);
   }
@@ -75,12 +90,12 @@ export class CallVoice {
     void this.background.add(this.inTurn(session.userId, () => leaveCall(this.runtime, { actorId: session.userId }, channelId, session.userId, session.id)));
   }
 
-  /** Stops the timers and the consumer once the appends under way are done (a closing gateway). */
+  /** Stops the timers and the follower once the appends under way are done (a closing gateway). */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    await this.consumer?.stop();
+    await this.follower.stop();
     await this.background.settled();
   }
 
@@ -111,16 +126,6 @@ export class CallVoice {
   /** Runs `work` after the user's earlier voice changes (each reads which call the previous one left them in). */
   private inTurn(userId: string, work: () => Promise<void>): Promise<void> {
     return queued(`call-voice-user-${userId}`, work);
-  }
-
-  private follow(event: RecordedEvent): void {
-    if (isCallEvent(event)) {
-      const { channelId, call } = event.data as { channelId: string; call: CallData };
-      this.schedule(channelId, call.ringing);
-    } else if (event.type === 'RecipientRemoved') {
-      const { channelId, user } = event.data as RecipientRemoved['data'];
-      void this.background.add(dropFromCall(this.runtime, { actorId: event.metadata.actorId }, channelId, user.id));
-    }
   }
 
   /** Keeps one timer per call, at its earliest deadline (none when nobody is rung). */
