@@ -28,9 +28,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 const root = join(import.meta.dirname, '..', '..');
 
 describe('examples/bot.mjs', () => {
-  it('is what the README shows', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const shown = /<!-- example-bot -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  it('is what docs/compatibility.md shows', () => {
+    const page = readFileSync(join(root, 'docs', 'compatibility.md'), 'utf8');
+    const shown = /<!-- example-bot -->\s*```js\n([\s\S]*?)```/.exec(page)?.[1];
     expect(shown).toBe(readFileSync(join(root, 'examples', 'bot.mjs'), 'utf8'));
   });
 

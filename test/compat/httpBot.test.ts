@@ -34,9 +34,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 }
 
 describe('examples/httpBot.mjs', () => {
-  it('is what the README shows', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const shown = /<!-- http-bot -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  it('is what docs/bots.md shows', () => {
+    const page = readFileSync(join(root, 'docs', 'bots.md'), 'utf8');
+    const shown = /<!-- http-bot -->\s*```js\n([\s\S]*?)```/.exec(page)?.[1];
     expect(shown).toBe(readFileSync(join(root, 'examples', 'httpBot.mjs'), 'utf8'));
   });
 

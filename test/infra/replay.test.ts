@@ -128,9 +128,9 @@ describe('replay export', () => {
     expect(stderr).toContain(`exported ${log.length} events`);
   });
 
-  it('as the README runs it: every line of the file is an event', async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const command = /^(npm run .*export > log\.ndjson)\s/m.exec(readme)?.[1];
+  it('as docs/distributed.md runs it: every line of the file is an event', async () => {
+    const page = readFileSync(join(root, 'docs', 'distributed.md'), 'utf8');
+    const command = /^(npm run .*export > log\.ndjson)\s/m.exec(page)?.[1];
     expect(command).toBeDefined();
     const out = join(dataDir, 'log.ndjson');
     await promisify(execFile)('bash', ['-e', '-c', command!.replace('log.ndjson', out)], {

@@ -1,4 +1,4 @@
-// The README's example OAuth2 client, taken from the README itself (the js block after <!-- oauth2-example -->) and run
+// The example OAuth2 client of docs/oauth2.md, taken from that page (the js block after <!-- oauth2-example -->) and run
 // with Node against a fresh server, a headless browser playing the person: the script prints the authorization URL,
 // the person signs in and authorizes, and the script exchanges the code, reads GET /users/@me, refreshes and revokes.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -23,9 +23,9 @@ afterAll(async () => {
 });
 
 async function example(): Promise<string> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const match = /<!-- oauth2-example -->\s*```js\n([\s\S]*?)```/.exec(readme);
-  if (!match) throw new Error('README.md has no js block after <!-- oauth2-example -->');
+  const page = await readFile(join(root, 'docs', 'oauth2.md'), 'utf8');
+  const match = /<!-- oauth2-example -->\s*```js\n([\s\S]*?)```/.exec(page);
+  if (!match) throw new Error('docs/oauth2.md has no js block after <!-- oauth2-example -->');
   return match[1];
 }
 
@@ -38,7 +38,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe("the README's example OAuth2 client", () => {
+describe("docs/oauth2.md's example OAuth2 client", () => {
   it('signs the person in through the page, then exchanges, calls GET /users/@me, refreshes and revokes', { timeout: 90_000 }, async () => {
     const port = await freePort();
     const client = await registerClient(server, [`http://127.0.0.1:${port}/callback`]);

@@ -1,7 +1,7 @@
 // The README's first session, taken from the README itself (the sh block after <!-- walkthrough -->) and run with
 // bash against a fresh server: every command must work as pasted, so the walk-through cannot rot. The same goes for
-// the block that invokes the demo bot's commands and clicks its button (<!-- demo-interactions -->), run after it
-// with the demo (examples/bot.mjs) logged in as the session's bot.
+// docs/bots.md's block that invokes the demo bot's commands and clicks its button (<!-- demo-interactions -->), run
+// after it with the demo (examples/bot.mjs) logged in as the session's bot.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,17 +13,17 @@ import { fileServer, startTestServer } from '../support/server.js';
 const root = join(import.meta.dirname, '..', '..');
 const server = await fileServer();
 
-/** The sh block of the README after `<!-- marker -->`. */
-function block(marker: string): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const match = new RegExp(`<!-- ${marker} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  if (!match) throw new Error(`README.md has no sh block after <!-- ${marker} -->`);
+/** The sh block of `file` (README.md, or a page of docs/) after `<!-- marker -->`. */
+function block(file: string, marker: string): string {
+  const text = readFileSync(join(root, file), 'utf8');
+  const match = new RegExp(`<!-- ${marker} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(text);
+  if (!match) throw new Error(`${file} has no sh block after <!-- ${marker} -->`);
   return match[1];
 }
 
 describe("the README's walk-through", () => {
   it('runs as pasted: account, login, application, bot, guild, channel, invite, the bot joining, messages, a gateway session', async () => {
-    const { stdout, stderr } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', block('walkthrough')], {
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', block('README.md', 'walkthrough')], {
       cwd: root,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PARLEY_ORIGIN: server.origin, DATA_DIR: server.dataDir },
       timeout: 60_000,
@@ -43,15 +43,15 @@ describe("the README's walk-through", () => {
     ]);
   });
 
-  it('goes on with the demo bot: its slash commands invoked and its button clicked as the README shows', async () => {
+  it('goes on with the demo bot: its slash commands invoked and its button clicked as docs/bots.md shows', async () => {
     const fresh = await startTestServer();
     const logs = mkdtempSync(join(tmpdir(), 'parley-demo-'));
-    // The README's start of the demo, with its log in a file to wait on, in a process group of its own (set -m) so
+    // docs/bots.md's start of the demo, with its log in a file to wait on, in a process group of its own (set -m) so
     // that npm and the bot under it stop with the script.
-    const start = block('demo-start').trim().replace(/&$/, `> ${logs}/demo.log 2>&1 &`);
+    const start = block('docs/bots.md', 'demo-start').trim().replace(/&$/, `> ${logs}/demo.log 2>&1 &`);
     const demo = `set -m; ${start} DEMO=$!; set +m; trap 'kill -- -$DEMO' EXIT\nuntil grep -qs registered ${logs}/demo.log; do kill -0 $DEMO; sleep 0.2; done`;
     try {
-      const script = [block('walkthrough'), demo, block('demo-interactions')].join('\n');
+      const script = [block('README.md', 'walkthrough'), demo, block('docs/bots.md', 'demo-interactions')].join('\n');
       const { stdout, stderr } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], {
         cwd: root,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, PARLEY_ORIGIN: fresh.origin, DATA_DIR: fresh.dataDir },
