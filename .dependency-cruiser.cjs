@@ -1,4 +1,4 @@
-// The layers of issue 14, item 1, enforced: domain ← commands, projections ← http, gateway; ports and presenters sit
+// The layers, enforced: domain ← commands, projections ← http, gateway; ports and presenters sit
 // below the edges; infra implements the ports and holds the composition root (infra/main.ts and compose() in
 // infra/compose.ts), which nothing imports but the entry points.
 // `npm test` runs this (npm run lint:deps), so a new violation fails CI.

@@ -83,7 +83,7 @@ export async function deleteAccount(deps: DeletionDeps, meta: ActorMeta, proof: 
     await erasureCommand(deps, userId, passwordMatches),
     metadata(meta, deps.clock),
   );
-  // Answered once the account's keys are destroyed: a 2xx means its names and email are gone (README, Privacy).
+  // Answered once the account's keys are destroyed: a 2xx means its names and email are gone (docs/privacy.md).
   await settleWithFiles(deps, position);
   progress('erased the account: its sessions and tokens are revoked');
 }

@@ -180,7 +180,7 @@ export async function deleteThread(deps: ThreadDeps & Uses<'settleFiles'>, meta:
 
 /**
  * Deletes every thread of a channel whose deletion was already found allowed, each under its sends gate: their
- * messages are sealed under the thread's own id, so the thread's deletion is what erases them (issue 29).
+ * messages are sealed under the thread's own id, so the thread's deletion is what erases them.
  */
 export async function deleteThreadsWithParent(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, parentId: string): Promise<void> {
   for (const { _id } of await threadsOfParent(deps.readStore, parentId)) {

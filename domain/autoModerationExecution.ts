@@ -24,7 +24,7 @@ export interface AutoModerationExecution {
   matchedContent: string | null;
   /**
    * For a TIMEOUT action, until when the member's communication is disabled. Recorded here; the timeout itself is
-   * applied by the member timeouts of issue #33 item 1 once they exist.
+   * the `MemberUpdated` the guild's `TimeOutByRule` command appends, with no member acting.
    */
   timeoutUntil: string | null;
 }

@@ -8,7 +8,7 @@
 // of `targetMs` compares what the window's admitted requests waited with the target, and multiplies the limit by their
 // ratio, shrinking it when they waited longer and growing it, while it is used, when they waited less. Their wait is
 // measured from admission to answer, plus the event loop's delay in the window: a request waits about one turn of the
-// loop before admission sees it, and under overload that turn is the larger part (measured: README, Overload).
+// loop before admission sees it, and under overload that turn is the larger part (measured: docs/operations.md, Overload).
 // MAX_REQUESTS_IN_FLIGHT stays the ceiling; a floor keeps an ordinary burst from being refused on a slow machine.
 import type { Context, Next } from 'koa';
 import { versionOf } from './apiVersions.js';

@@ -3,7 +3,7 @@
 // ports from CLUSTER_BASE_PORT, behind two TCP balancers (the API's and the gateway's public addresses), sharing the
 // secrets and the certificate generated once into CLUSTER_DIR. It restarts a process that ends without being asked to
 // (as a supervisor would: a distributed role ends on a fatal error to be restarted), and SIGINT or SIGTERM stops them
-// all gracefully before it exits. README: "A cluster on one machine".
+// all gracefully before it exits. docs/distributed.md: "A cluster on one machine".
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';

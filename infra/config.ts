@@ -1,4 +1,5 @@
-// Configuration comes from the environment; every variable is documented in the README.
+// Configuration comes from the environment; every variable is documented in the README's Configuration, the
+// distributed mode's in docs/distributed.md.
 import { resolve } from 'node:path';
 import type { Config, RtcRegion } from '../ports/config.js';
 import { SCRUB_AFTER_MS } from './readStore/sqlite.js';

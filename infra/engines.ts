@@ -1,4 +1,4 @@
-// Which engines and which process role this process runs, from the environment (documented in the README), and the
+// Which engines and which process role this process runs, from the environment (documented in docs/distributed.md), and the
 // one error every adapter raises when its engine cannot be reached at start.
 import { hostname } from 'node:os';
 import { integer } from './config.js';
@@ -19,7 +19,7 @@ export interface EngineConfig {
 
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
 
-/** The Kafka bus's settings (README, Distributed mode: every KAFKA_* variable and its default). */
+/** The Kafka bus's settings (docs/distributed.md: every KAFKA_* variable and its default). */
 export interface KafkaSettings {
   brokers: string[];
   topic: string;

@@ -1,4 +1,4 @@
-// The master keys that wrap the data keys in the key store (README, Privacy: "Rotating the master key"). They are kept
+// The master keys that wrap the data keys in the key store (docs/privacy.md: "Rotating the master key"). They are kept
 // apart from SECRET_KEY, which names claim streams and seals webhook tokens and so can never change: a master key
 // can. Each wrapped value names the master key that wrapped it by a short id (an HMAC of the key under a fixed label,
 // which tells nothing of the key), so the current key, retired ones and the next one of an interrupted rotation can

@@ -1,5 +1,5 @@
 // `npm run replay -- migrate`: rewrites the embedded log of a data directory written before personal fields were
-// sealed into the sealed form, offline (README, Privacy). Every event is appended again, in order, to a new log beside
+// sealed into the sealed form, offline (docs/privacy.md). Every event is appended again, in order, to a new log beside
 // the old one (events.db.migrating) with its id, stream, revision, type, metadata and position: events of schema
 // version 1 through the sealing store, which seals their personal fields with keys in keys.db; sealed ones as they
 // are, so a second run changes nothing. The key shredder then follows the new log from its start, so the erasures the

@@ -87,7 +87,7 @@ Commands:
   migrate             rewrite DATA_DIR's log so that personal fields are sealed (events written before the
                       upgrade), check that the read models rebuilt from it equal the current ones, and replace
                       events.db and read-models.db; embedded engines only, refused while a server runs on DATA_DIR
-  rotate-master-key   re-wrap every data key with a new master key and drop the old one (README, Privacy);
+  rotate-master-key   re-wrap every data key with a new master key and drop the old one (docs/privacy.md);
                       refused while a server runs on DATA_DIR; with MASTER_KEY set, re-wraps with it: give the old
                       key in MASTER_KEYS_RETIRED, and remove it from there once this says done
 

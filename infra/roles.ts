@@ -95,7 +95,7 @@ export function checkAdvertisedUrls(role: Role, config: Pick<Config, 'publicBase
 export interface Engines {
   /** The log with personal fields opened (sealed on append): what every reader but the shredder and the relay uses. */
   store: SealingEventStore;
-  /** The data keys personal fields are sealed with (README, Privacy). */
+  /** The data keys personal fields are sealed with (docs/privacy.md). */
   keys: KeyStore;
   readStore: ReadStore;
   blobs: BlobStore;

@@ -1,5 +1,5 @@
 // `npm run -s replay -- rotate-master-key`: every data key is re-wrapped with a new master key, after which the old one
-// opens nothing and is dropped (README, Privacy: "Rotating the master key").
+// opens nothing and is dropped (docs/privacy.md: "Rotating the master key").
 // Embedded (no MASTER_KEY): the replay tool holds DATA_DIR's lock, as for a rebuild. The new key is written to
 // master.key.next (durably) before anything is wrapped with it; the key store re-wraps every key with it (keys.db: one
 // transaction, then its WAL truncated); then master.key.next is renamed over master.key. Each step leaves a DATA_DIR

@@ -95,7 +95,7 @@ export function assembleRuntime(
         erasers.remover?.waitFor(position, engines.settleTimeoutMs),
         erasers.shredder?.waitFor(position, engines.settleTimeoutMs) ?? true,
       ]);
-      // The erasure is answered anyway (README, Privacy): the keys go when the shredder gets to them.
+      // The erasure is answered anyway (docs/privacy.md): the keys go when the shredder gets to them.
       if (!keysGone && position)
         log.warn(
           { position: encodePosition(position) },

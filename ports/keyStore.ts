@@ -1,4 +1,4 @@
-// The key store port: the data keys that personal data in the log is encrypted with (crypto-shredding, README's
+// The key store port: the data keys that personal data in the log is encrypted with (crypto-shredding, docs/privacy.md's
 // Privacy). It lives apart from the log it protects: destroying a key makes every copy of what it sealed (the log, its
 // backups, Kafka topics, exports) unreadable at once, while the log itself is never rewritten. Keys are named by random
 // ids the sealed events carry; which subjects (a message, a channel, a user) a key belongs to is learnt from the log by

@@ -158,7 +158,7 @@ function alertMessage(
 /**
  * Records what the triggered rules do: one execution event per action, then the alerts in their channels (a channel
  * deleted since the rule was made gets none). `messageId` is the message when it went through. TIMEOUT is recorded
- * with the time it lasts until; applying it is left to the member timeouts (issue #33 item 1).
+ * with the time it lasts until, and the author is timed out by the rule on the guild's stream (`TimeOutByRule`).
  */
 export async function executeActions(
   deps: Uses<'commands' | 'ids' | 'clock' | 'settle'>,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node Apache Kafka broker (KRaft: broker and controller in one JVM) for the Kafka contract suite and for
-# trying distributed mode on one machine. `npm run kafka` runs it in the foreground; see the README, Distributed mode.
+# trying distributed mode on one machine. `npm run kafka` runs it in the foreground; see docs/distributed.md.
 #
 #   broker.sh [start] [--daemon]   fetch the jars if needed, format the data directory once, start, wait until it serves
 #   broker.sh stop                 stop the broker whose pid file is in KAFKA_DATA_DIR, and wait for it to exit

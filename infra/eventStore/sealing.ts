@@ -1,4 +1,4 @@
-// Personal data enters the log only as ciphertext (README, Privacy): this decorator of the EventStore port seals the
+// Personal data enters the log only as ciphertext (docs/privacy.md): this decorator of the EventStore port seals the
 // fields domain/personalData.ts names, on append, each group with a data key of its subject from the key store, and
 // opens them again on every read and subscription, so commands, projections, the gateway and delivery see clear text
 // for as long as the key exists. A destroyed key leaves its fields as the domain's erased values; nothing is ever

@@ -5,8 +5,8 @@
 // disk before any event names it. A batch the shredder applies, destructions and its checkpoint, is one transaction.
 // Every process caches the keys it opened, but the shredder of another process may destroy them: a cached key lives
 // KEY_TTL_MS at most, and the onDestroyed listeners are also called every KEY_TTL_MS (as in infra/keys/mongo.ts).
-// A destroyed key's row is a dead tuple until VACUUM, which runs right after each batch that destroyed keys; README,
-// Distributed mode, says what PostgreSQL keeps beyond that.
+// A destroyed key's row is a dead tuple until VACUUM, which runs right after each batch that destroyed keys;
+// docs/distributed.md says what PostgreSQL keeps beyond that.
 import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';

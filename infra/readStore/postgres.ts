@@ -6,7 +6,7 @@
 // every update operator means here what it means in MongoDB and the embedded store; only those that set top-level
 // fields or raise one by $max are written in SQL, reading nothing first.
 // Text a write removed or replaced lives on as dead tuples until VACUUM: the tables a write updated or deleted rows of
-// are vacuumed soon after (the same bound as the embedded store's scrub). README, Distributed mode, says what
+// are vacuumed soon after (the same bound as the embedded store's scrub). docs/distributed.md says what
 // PostgreSQL still keeps after that.
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';

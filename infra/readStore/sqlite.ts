@@ -7,7 +7,7 @@
 // is kept until the next write to its table (this store is the read models' one writer, the projectors': a write
 // through it is the only way they change), so a page read again between writes costs no query at all. Both are
 // dropped by the write that changes or deletes their rows, so no copy of a deleted document stays in memory either.
-// Text a write removed or replaced does not linger (README, Privacy): secure_delete zeroes what a write frees, and a
+// Text a write removed or replaced does not linger (docs/privacy.md): secure_delete zeroes what a write frees, and a
 // TRUNCATE checkpoint soon after writes empties the WAL, whose frames keep every page as it was before.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -128,7 +128,7 @@ export class SqliteReadStore implements ReadStore {
   /** The pending scrub (scrub()), armed by the first write after the last one. */
   private scrubTimer: NodeJS.Timeout | null = null;
 
-  /** `scrubAfterMs`: how long after a write its WAL frames may remain (the bound README's Privacy notes give). */
+  /** `scrubAfterMs`: how long after a write its WAL frames may remain (the bound docs/privacy.md gives). */
   constructor(
     private readonly file: string,
     private readonly scrubAfterMs = SCRUB_AFTER_MS,

@@ -1,4 +1,4 @@
-// Chaos (issue 28): one server process under a mixed load of well-formed work (sends, edits, reactions, guild edits,
+// Chaos: one server process under a mixed load of well-formed work (sends, edits, reactions, guild edits,
 // gateway sessions) while hostile clients send truncated multipart bodies, abort bodies, drip headers and send
 // malformed gateway frames. No well-formed request may get a 5xx, the process must stay up, and every write it
 // acknowledged must be readable afterwards, and again after a SIGKILL and a restart on the same DATA_DIR.

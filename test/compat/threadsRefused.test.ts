@@ -1,4 +1,4 @@
-// The refusals of #32's "done when" with an unmodified discord.js 14 bot (threadsRefusedBot.ts): a member without the
+// Thread refusals as a bot meets them, with an unmodified discord.js 14 bot (threadsRefusedBot.ts): a member without the
 // permission is refused with the widely used API's status and message, which discord.js throws as a DiscordAPIError
 // (403 Missing Permissions, the widely used API's code 50013 on /api/v10), and
 // nothing changes.

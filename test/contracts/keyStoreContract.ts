@@ -1,5 +1,5 @@
 // The behaviour every key store adapter must show (embedded SQLite always, MongoDB when a Docker engine is there):
-// the data keys personal data is sealed with, and their destruction (crypto-shredding, README's Privacy).
+// the data keys personal data is sealed with, and their destruction (crypto-shredding, docs/privacy.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Position } from '../../ports/eventStore.js';
 import type { DataKey, KeyStore } from '../../ports/keyStore.js';

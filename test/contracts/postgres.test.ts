@@ -161,7 +161,7 @@ await withEngine('postgres', 'runs the read store, key store, lease, rate-limit 
     });
   });
 
-  // Item 6 of the erasure promise on these engines: a server whose read models, keys, leases, rate limits and blobs are
+  // The erasure promise on these engines: a server whose read models, keys, leases, rate limits and blobs are
   // in PostgreSQL (its log embedded) deletes a message, and the database keeps neither its text nor its key.
   describe('PostgreSQL read models: a deleted message', () => {
     const dumped = async (url: string) => (await run('pg_dump', ['--data-only', '--dbname', url])).stdout;
@@ -211,7 +211,7 @@ await withEngine('postgres', 'runs the read store, key store, lease, rate-limit 
           expect((await server.api('DELETE', `/channels/${channel}/messages/${sent.body.id}`, { token: ada.token })).status).toBe(204);
           expect(await dumped(url)).not.toContain(text);
           expect(await statistic(url, `SELECT id FROM ${DATA_KEYS} WHERE id = ANY($1::text[])`, [keyIds])).toEqual([]);
-          // The deleted row's dead tuple is vacuumed soon after (README: what PostgreSQL keeps beyond that).
+          // The deleted row's dead tuple is vacuumed soon after (docs/distributed.md: what PostgreSQL keeps after an erasure).
           await eventually(async () => expect(await vacuums()).toBeGreaterThan(vacuumedBefore));
         } finally {
           await server.close();

@@ -1,4 +1,4 @@
-// A RESUME replays what a session missed, but not what was erased meanwhile (issue 29): a message deleted (alone, in
+// A RESUME replays what a session missed, but not what was erased meanwhile: a message deleted (alone, in
 // bulk, with its channel or its guild, in a DM), the version an edit replaced, a deleted account's name. The dispatches
 // come back in order with their sequence numbers, as discord.js and discord.py count on, with the erased fields
 // blanked; what was not erased comes back whole.

@@ -1,4 +1,4 @@
-// Issue 29, item 2, the files: every way a message or an attachment goes away (a delete, a bulk delete, a ban's purge,
+// Erasure takes a message's files too: every way a message or an attachment goes away (a delete, a bulk delete, a ban's purge,
 // the channel's or the guild's deletion, an edit that leaves it out) takes its files out of the blob store, so the CDN
 // answers 404 and no byte of them is left under DATA_DIR/blobs; what an edit keeps still serves. A deletion that was
 // on disk when the process died loses its files at the next start.

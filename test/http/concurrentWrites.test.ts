@@ -1,4 +1,4 @@
-// Many writers on one aggregate at once (issue 28, item 2): each request is decided on the state its predecessors left,
+// Many writers on one aggregate at once: each request is decided on the state its predecessors left,
 // so none answers a 5xx, and every write acknowledged with a 2xx is there to read afterwards.
 import { describe, expect, it } from 'vitest';
 import { type ApiResponse, fileServer, registerUser } from '../support/server.js';

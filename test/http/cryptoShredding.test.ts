@@ -1,4 +1,4 @@
-// Deleted means deleted, in the log too (README, Privacy; issue 29): personal fields enter events.db only as
+// Deleted means deleted, in the log too (docs/privacy.md): personal fields enter events.db only as
 // ciphertext under per-subject keys in keys.db, and an erasure destroys the keys. Checked over HTTPS on the real
 // server by a byte search of the whole DATA_DIR (log, WAL, read models, key store, blobs) and through the operator's
 // export, which writes erased fields as null with an "erased" mark.
@@ -192,7 +192,7 @@ describe('after erasures', () => {
     const channel = await dm(ada, bob);
     const words = secret('restored');
     const sent = await server.api('POST', `/channels/${channel}/messages`, { token: ada.token, body: { content: words } });
-    // The backup: the key store alone, copied while the server is stopped (README, Privacy: backups).
+    // The backup: the key store alone, copied while the server is stopped (docs/privacy.md: backups).
     await server.close();
     const backup = `${dataDir}-keys-backup`;
     await rm(backup, { recursive: true, force: true });

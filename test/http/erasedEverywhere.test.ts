@@ -1,5 +1,5 @@
 // A message or an account whose key is gone never answers 5xx, and never shows its erased text, wherever else it is
-// read (issue 29, item 8): pins, replies quoting it, the audit log (reasons are sealed with their writer's key), bans,
+// read: pins, replies quoting it, the audit log (reasons are sealed with their writer's key), bans,
 // webhook messages, interactions on it, a rebuild of the read models, and the operator's export. Each erased text is
 // also searched for in the whole DATA_DIR (by grep, in another process: see cryptoShredding.test.ts).
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Issue 29's leftover: the command side's cache of folded states kept a deleted message's last version (and an erased
+// What erasure once missed: the command side's cache of folded states kept a deleted message's last version (and an erased
 // account's names and email) in memory until it happened to be evicted. Through the real server: once a deletion is
 // answered, the states the command side folds for what it erased show the erased values, as the log now reads.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// An erasure's 2xx means the erased keys are destroyed (README, Privacy; issue 29), not only that the erasure is in the
+// An erasure's 2xx means the erased keys are destroyed (docs/privacy.md), not only that the erasure is in the
 // log. Checked over HTTPS by keeping the key shredder from destroying anything: another connection holds keys.db's
 // write lock while the request runs, and the answer must not come until the lock is let go. Account and thread
 // deletions once answered as soon as the read models had the erasure, so a load right after the 204 could still fold

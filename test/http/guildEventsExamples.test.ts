@@ -1,4 +1,4 @@
-// The README's analysts' examples, run as written against a real server: examples/analytics.py (python3, standard
+// The analysts' examples of docs/analysts.md, run as written against a real server: examples/analytics.py (python3, standard
 // library only) and examples/analytics.mjs (node) read a guild's event stream, answer messages per channel per hour,
 // moderation actions per moderator and join/leave churn, and a second run resumes from the position the first saved,
 // counting nothing twice.

@@ -1,4 +1,4 @@
-// Issue #33's "Done when", walked end to end through the real HTTPS API as a new guild's moderator would: a timeout the
+// A moderator's first day with the moderation tools, walked end to end through the real HTTPS API as a new guild's moderator would: a timeout the
 // member cannot send through, a 10-second slowmode a second send hits, a prune of inactive members with one audit
 // entry, a bulk ban of three accounts, and a keyword rule that blocks a send with its custom message, posts an alert
 // and times the author out; then every step is read back from the audit log. Inactivity is made by moving the

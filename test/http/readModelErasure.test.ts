@@ -1,4 +1,4 @@
-// Text a request removed or replaced leaves the read models' files within READ_MODEL_SCRUB_MS (README, Privacy): a
+// Text a request removed or replaced leaves the read models' files within READ_MODEL_SCRUB_MS (docs/privacy.md): a
 // byte search of read-models.db, its WAL and its shared-memory index, over HTTPS on the real server. The event log
 // (events.db) still keeps it until per-subject keys land, so it is not searched here.
 import { randomBytes } from 'node:crypto';

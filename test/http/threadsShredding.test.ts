@@ -1,4 +1,4 @@
-// A deleted thread takes its messages with it, in the log too (issue 29, as a deleted channel does): their keys are
+// A deleted thread takes its messages with it, in the log too (as a deleted channel does): their keys are
 // destroyed and their text is in no file of DATA_DIR, while the parent channel's messages stay readable.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Uploads cut off at any byte, or aborted mid-file, on every route that reads a multipart body (issue 28). `npm start`'s
+// Uploads cut off at any byte, or aborted mid-file, on every route that reads a multipart body. `npm start`'s
 // process runs in a child, as the issue's reporter ran it: an unhandled stream error ends that process, which this
 // file sees as refused connections and a /healthz that no longer answers. Each cut upload is answered with a 4xx (or its
 // connection closes), changes nothing, and the same valid upload succeeds afterwards on the same process.

@@ -1,4 +1,4 @@
-// A SIGKILL in the middle of an erasure (issue 29, item 8): the server process is killed while an account deletion
+// A SIGKILL in the middle of an erasure: the server process is killed while an account deletion
 // or a message deletion is under way and other users write; after a restart the erasure is either done or not begun
 // as far as anyone can tell (never a half-erased account that can neither log in nor be deleted again), a request to
 // finish it succeeds, and every write acknowledged to the others is there.

@@ -130,7 +130,7 @@ describe('replay migrate, on a data directory of the version before sealing', ()
   }, 120_000);
 
   it('seals the log, destroys the keys of what it erased, and says what else to delete', async () => {
-    // As README's upgrade says: read models built by the earlier version are rebuilt first (they lack fields this
+    // As docs/privacy.md's migration says: read models built by the earlier version are rebuilt first (they lack fields this
     // version's erasures find documents by), then the log is migrated.
     expect((await replayIn(dataDir, 'rebuild')).code).toBe(0);
     const { code, stderr } = await replayIn(dataDir, 'migrate');
