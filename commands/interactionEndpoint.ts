@@ -6,10 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import { type ApplicationKey, applicationDecider } from '../domain/application.js';
 import { ACKNOWLEDGE_WITHIN_MS, type InteractionFailure, botInteractionDecider } from '../domain/commandInteraction.js';
-import { invalidForm } from '../domain/errors.js';
+import { DomainError, invalidForm } from '../domain/errors.js';
+import type { Metrics } from '../ports/metrics.js';
 import { type CheckOutboundUrl, type OutboundAnswer, type OutboundRefusal, OutboundUrlError, type PostForAnswer } from '../ports/outbound.js';
 import { newSigningKeyPair, signWithKey } from '../ports/secrets.js';
-import { type Uses, serviceMeta } from './deps.js';
+import { botInteractionObject } from '../presenters/interactions.js';
+import { type CreatedInteraction, interactionSubjects } from './commandInteractions.js';
+import { type RequestMeta, type Uses, serviceMeta } from './deps.js';
+import { type ResponseInput, respondToInteraction } from './interactionResponses.js';
+import type { EditDeps } from './messages/edit.js';
+import type { UploadedFile } from './messages/input.js';
 import { applicationStream, commandInteractionStream } from './streams.js';
 
 /** How the service reaches endpoints: the outbound port's check and POST, under the address rules of interaction_url. */
@@ -163,4 +169,70 @@ export async function failInteraction(deps: Uses<'commands' | 'clock' | 'settle'
   const handled = await deps.commands.handle(commandInteractionStream(interactionId), botInteractionDecider, { type: 'Fail', reason }, serviceMeta(deps));
   await deps.settle(handled.position);
   return handled.events.length > 0;
+}
+
+/** What an invoker's request hands the delivery to its application's endpoint, besides the ports of the use cases. */
+export interface EndpointDelivery extends EndpointPolicy {
+  /** The public origin, for the URLs of the interaction's object. */
+  origin: string;
+  /** A request's JSON body limit: the answer as a whole (files too) is not read past it. */
+  maxBytes: number;
+  /** Reads the answer's body as the callback route reads a callback's (JSON or multipart): a DomainError if it is none. */
+  readAnswer(answer: OutboundAnswer): Promise<{ input: ResponseInput; files: UploadedFile[] }>;
+  metrics: Pick<Metrics, 'delivery'>;
+}
+
+const FAILURES: Record<InteractionFailure, string> = {
+  endpoint_timeout: `The application did not respond within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`,
+  endpoint_unreachable: 'The application’s interactions endpoint could not be reached',
+  endpoint_status: 'The application’s interactions endpoint answered with an error',
+  endpoint_invalid_response: 'The application answered with something that is no interaction response',
+  not_acknowledged: `The application did not respond within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`,
+};
+
+/**
+ * Delivers an interaction to its application's interactions endpoint, when it has one, and makes the endpoint's answer
+ * its response through respondToInteraction, as the callback route would. The invoker's request waits for it (the
+ * endpoint gets 3 seconds): it is answered once the response took effect, or refused 424 INTERACTION_FAILED when the
+ * endpoint did not answer in time, answered other than 2xx, or answered something that is no response; then nothing
+ * is posted and the interaction's token takes no response after.
+ */
+export async function deliverToEndpoint(
+  deps: EditDeps & Uses<'secrets'>,
+  delivery: EndpointDelivery,
+  meta: RequestMeta,
+  created: CreatedInteraction,
+): Promise<void> {
+  if (!created.endpoint) return;
+  const failed = await answerFromEndpoint(deps, delivery, meta, created.endpoint);
+  // A failure after the bot acknowledged through the callback route meanwhile is no failure.
+  const recorded = failed !== null && (await failInteraction(deps, created.id, failed.failure));
+  delivery.metrics.delivery(recorded ? 'InteractionFailed' : 'InteractionResponded');
+  if (recorded) throw new DomainError('failed_dependency', 'INTERACTION_FAILED', `${FAILURES[failed.failure]}${failed.detail}`);
+}
+
+/** POSTs the interaction to the endpoint and makes its answer the response: what went wrong, or null once it took effect. */
+async function answerFromEndpoint(
+  deps: EditDeps & Uses<'secrets'>,
+  delivery: EndpointDelivery,
+  meta: RequestMeta,
+  { interaction, token, url }: NonNullable<CreatedInteraction['endpoint']>,
+): Promise<{ failure: InteractionFailure; detail: string } | null> {
+  const subjects = await interactionSubjects(deps, interaction, deps.clock.now());
+  // The place or the invoker went away meanwhile: there is nothing left to answer.
+  if (!subjects) return { failure: 'endpoint_invalid_response', detail: '' };
+  const object = botInteractionObject(interaction, { token, origin: delivery.origin, ...subjects });
+  const answer = await postInteraction(deps, delivery, interaction.applicationId, url, JSON.stringify(object), delivery.maxBytes);
+  if (typeof answer === 'string') return { failure: answer, detail: '' };
+  if (answer.status < 200 || answer.status > 299) return { failure: 'endpoint_status', detail: ` (${answer.status})` };
+  if (answer.tooLarge) return { failure: 'endpoint_invalid_response', detail: `: it is larger than ${delivery.maxBytes} bytes` };
+  try {
+    const { input, files } = await delivery.readAnswer(answer);
+    await respondToInteraction(deps, meta, interaction.id, token, input, files);
+    return null;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const fields = error.errors ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : '';
+    return { failure: 'endpoint_invalid_response', detail: `: ${error.message}${fields}` };
+  }
 }

@@ -4,21 +4,15 @@
 // webhook's interaction_url, or to the bot's gateway sessions as INTERACTION_CREATE). The bot answers with the
 // interaction's token (POST /interactions/:id/:token/callback); a modal or choices go to the user's sessions.
 import type { Context, Next } from 'koa';
-import { type CreatedInteraction, interactionSubjects, invokeCommand, submitModal } from '../../commands/commandInteractions.js';
-import { failInteraction, postInteraction } from '../../commands/interactionEndpoint.js';
+import { type CreatedInteraction, invokeCommand, submitModal } from '../../commands/commandInteractions.js';
+import { type EndpointDelivery, deliverToEndpoint } from '../../commands/interactionEndpoint.js';
 import { type ResponseInput, checkCallbackToken, respondToInteraction } from '../../commands/interactionResponses.js';
 import { clickComponent } from '../../commands/interactions.js';
 import { MAX_CHOICES } from '../../domain/applicationCommand.js';
-import {
-  ACKNOWLEDGE_WITHIN_MS,
-  InteractionCallbackType,
-  type InteractionFailure,
-  TEXT_INPUT_MAX_LENGTH,
-  type TextInput,
-} from '../../domain/commandInteraction.js';
+import { InteractionCallbackType, TEXT_INPUT_MAX_LENGTH, type TextInput } from '../../domain/commandInteraction.js';
 import { DomainError, invalidForm } from '../../domain/errors.js';
 import { applicationIdFor } from '../../projections/applications.queries.js';
-import { botInteractionObject, interactionCallbackObject } from '../../presenters/interactions.js';
+import { interactionCallbackObject } from '../../presenters/interactions.js';
 import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
@@ -259,57 +253,22 @@ export function callbackInput(payload: unknown): ResponseInput {
   return responseInput(body.type as InteractionCallbackType, body.data);
 }
 
-const FAILURES: Record<InteractionFailure, string> = {
-  endpoint_timeout: `The application did not respond within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`,
-  endpoint_unreachable: 'The application’s interactions endpoint could not be reached',
-  endpoint_status: 'The application’s interactions endpoint answered with an error',
-  endpoint_invalid_response: 'The application answered with something that is no interaction response',
-  not_acknowledged: `The application did not respond within ${ACKNOWLEDGE_WITHIN_MS / 1000} seconds`,
-};
+/** Delivery to an endpoint as this edge does it: its answer is read as a callback's body is (JSON or multipart). */
+const endpointDelivery = (deps: HttpDeps): EndpointDelivery => ({
+  allowPrivate: deps.config.interactionsAllowPrivate,
+  checkUrl: deps.checkOutboundUrl,
+  post: deps.postForAnswer,
+  origin: deps.config.publicBaseUrl,
+  maxBytes: deps.config.jsonBodyLimit,
+  async readAnswer(answer) {
+    const { payload, files } = await messageBodyOf(answer.contentType, answer.data, deps.config.jsonBodyLimit, deps.images);
+    return { input: callbackInput(payload), files };
+  },
+  metrics: deps.metrics,
+});
 
-/**
- * Delivers an interaction to its application's interactions endpoint, when it has one, and makes the endpoint's answer
- * its response through respondToInteraction, as the callback route would. The invoker's request waits for it (the
- * endpoint gets 3 seconds): it answers 204 once the response took effect, or 424 INTERACTION_FAILED when the endpoint
- * did not answer in time, answered other than 2xx, or answered something that is no response; then nothing is posted
- * and the interaction's token takes no response after.
- */
-async function deliverToEndpoint(ctx: Context, deps: HttpDeps, created: CreatedInteraction): Promise<void> {
-  if (!created.endpoint) return;
-  const failed = await answerFromEndpoint(ctx, deps, created.endpoint);
-  // A failure after the bot acknowledged through the callback route meanwhile is no failure.
-  const recorded = failed !== null && (await failInteraction(deps, created.id, failed.failure));
-  deps.metrics.delivery(recorded ? 'InteractionFailed' : 'InteractionResponded');
-  if (recorded) throw new DomainError('failed_dependency', 'INTERACTION_FAILED', `${FAILURES[failed.failure]}${failed.detail}`);
-}
-
-/** POSTs the interaction to the endpoint and makes its answer the response: what went wrong, or null once it took effect. */
-async function answerFromEndpoint(
-  ctx: Context,
-  deps: HttpDeps,
-  { interaction, token, url }: NonNullable<CreatedInteraction['endpoint']>,
-): Promise<{ failure: InteractionFailure; detail: string } | null> {
-  const subjects = await interactionSubjects(deps, interaction, deps.clock.now());
-  // The place or the invoker went away meanwhile: there is nothing left to answer.
-  if (!subjects) return { failure: 'endpoint_invalid_response', detail: '' };
-  const object = botInteractionObject(interaction, { token, origin: deps.config.publicBaseUrl, ...subjects });
-  const policy = { allowPrivate: deps.config.interactionsAllowPrivate, checkUrl: deps.checkOutboundUrl, post: deps.postForAnswer };
-  // A request's JSON body limit holds for the answer as a whole (files too): reading stops there, or at the 3 seconds.
-  const limit = deps.config.jsonBodyLimit;
-  const answer = await postInteraction(deps, policy, interaction.applicationId, url, JSON.stringify(object), limit);
-  if (typeof answer === 'string') return { failure: answer, detail: '' };
-  if (answer.status < 200 || answer.status > 299) return { failure: 'endpoint_status', detail: ` (${answer.status})` };
-  if (answer.tooLarge) return { failure: 'endpoint_invalid_response', detail: `: it is larger than ${limit} bytes` };
-  try {
-    const { payload, files } = await messageBodyOf(answer.contentType, answer.data, limit, deps.images);
-    await respondToInteraction(deps, requestMeta(ctx), interaction.id, token, callbackInput(payload), files);
-    return null;
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    const fields = error.errors ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : '';
-    return { failure: 'endpoint_invalid_response', detail: `: ${error.message}${fields}` };
-  }
-}
+/** The interaction delivered to its application's endpoint, if it has one, before the invoker is answered. */
+const deliver = (ctx: Context, deps: HttpDeps, created: CreatedInteraction) => deliverToEndpoint(deps, endpointDelivery(deps), requestMeta(ctx), created);
 
 const perUser = (bucket: string): LimitSpec => ({
   bucket,
@@ -349,7 +308,7 @@ export const clickRoute = route({
     'MISSING_ACCESS',
     'INTERACTION_FAILED',
   ],
-  handle: async (ctx, { body }, deps) => deliverToEndpoint(ctx, deps, await clickComponent(deps, actorMeta(ctx), body)),
+  handle: async (ctx, { body }, deps) => deliver(ctx, deps, await clickComponent(deps, actorMeta(ctx), body)),
 });
 
 /** A user's interaction body, read by type: the route names its schema for the reference, the handler parses by it. */
@@ -385,11 +344,11 @@ export const invokeRoute = route({
     if (bodyType(ctx) === 5) {
       const { application_id, guild_id, channel_id, data, nonce } = parseBody(modalSubmitSchema, ctx.request.body);
       const submit = { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data, nonce };
-      return deliverToEndpoint(ctx, deps, await submitModal(deps, actorMeta(ctx), submit));
+      return deliver(ctx, deps, await submitModal(deps, actorMeta(ctx), submit));
     }
     const { application_id, guild_id, channel_id, data, nonce } = parseBody(invokeSchema, ctx.request.body);
     const invocation = { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data, nonce };
-    return deliverToEndpoint(ctx, deps, await invokeCommand(deps, actorMeta(ctx), invocation));
+    return deliver(ctx, deps, await invokeCommand(deps, actorMeta(ctx), invocation));
   },
 });
 
@@ -413,7 +372,7 @@ export const autocompleteRoute = route({
     if (bodyType(ctx) !== 4) return passOn;
     const { application_id, guild_id, channel_id, data, nonce } = parseBody(autocompleteSchema, ctx.request.body);
     const input = { application_id: await applicationIdFor(deps.readStore, application_id), guild_id, channel_id, data, nonce };
-    return deliverToEndpoint(ctx, deps, await invokeCommand(deps, actorMeta(ctx), input, 'autocomplete'));
+    return deliver(ctx, deps, await invokeCommand(deps, actorMeta(ctx), input, 'autocomplete'));
   },
 });
 
