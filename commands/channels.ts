@@ -1,11 +1,13 @@
-// A guild's channels: created, moved and changed, and their permission overwrites set and deleted. Commands on the
-// guild's stream, checked by its decider (domain/channel.ts); a channel's deletion is commands/guilds.ts's.
+// A guild's channels: created, moved, changed and deleted, and their permission overwrites set and deleted. Commands on
+// the guild's stream, checked by its decider (domain/channel.ts).
 import type { ChannelFields, ChannelMove, OverwriteInput } from '../domain/channel.js';
 import { type ForumTag, type ForumTagInput, withTagIds } from '../domain/forum.js';
 import { channelAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import { guildEmojiIds } from './emojis.js';
-import { runGuildCommand } from './guilds.js';
+import { commitGuildCommand, decideGuildCommand, runGuildCommand } from './guilds.js';
+import { channelSendsGate, exclusive } from './queue.js';
+import { deleteThreadsWithParent } from './threads.js';
 
 /** A channel's fields as a request gives them: a forum's tags by the ids they had, if any. */
 export type ChannelInput = Omit<ChannelFields, 'available_tags'> & { available_tags?: readonly ForumTagInput[] };
@@ -67,4 +69,28 @@ export async function deleteChannelOverwrite(
 ): Promise<void> {
   const { guildId } = await channelAccess(deps, channelId, meta.actorId);
   await runGuildCommand(deps, meta, guildId, { type: 'DeleteChannelOverwrite', actorId: meta.actorId, channelId, overwriteId });
+}
+
+/**
+ * A channel's deletion waits for the sends under way in it, and holds back new ones until it is appended; its files
+ * leave the blob store before the answer (the attachment remover follows ChannelDeleted). Its threads go first, once
+ * the deletion is known to be allowed, so that no thread outlives its parent with its messages readable. The guild is
+ * loaded once: the decision that allowed the threads' deletion is the one appended, unless the guild changed meanwhile
+ * (then it is decided again, and may still be refused).
+ */
+export async function deleteChannel(
+  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>,
+  meta: ActorMeta,
+  guildId: string,
+  channelId: string,
+) {
+  const command = { type: 'DeleteChannel', actorId: meta.actorId, channelId } as const;
+  const decision = await decideGuildCommand(deps, guildId, command);
+  const { position } = await exclusive(channelSendsGate(channelId), async () => {
+    // Under the gate that threads are opened under (commands/threads.ts): none can be opened after these are found.
+    await deleteThreadsWithParent(deps, meta, channelId);
+    // Settled here, so that read models show the deletion before the sends held back run.
+    return commitGuildCommand(deps, meta, decision);
+  });
+  await deps.settleFiles(position);
 }

@@ -7,7 +7,8 @@ import { membersInactiveSince } from '../projections/memberActivity.queries.js';
 import { usersByIds } from '../projections/users.queries.js';
 import { loadGuild } from './access.js';
 import { type ActorMeta, type Uses } from './deps.js';
-import { purgeMessagesOfBan, runGuildCommand } from './guilds.js';
+import { runGuildCommand } from './guilds.js';
+import { purgeMessagesOfBan } from './members.js';
 import { channelSendsGate, exclusiveAll } from './queue.js';
 import { guildStream } from './streams.js';
 

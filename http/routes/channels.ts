@@ -1,8 +1,15 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
 import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
-import { type ChannelInput, createChannel, deleteChannelOverwrite, moveChannels, setChannelOverwrite, updateChannel } from '../../commands/channels.js';
-import { deleteChannel } from '../../commands/guilds.js';
+import {
+  type ChannelInput,
+  createChannel,
+  deleteChannel,
+  deleteChannelOverwrite,
+  moveChannels,
+  setChannelOverwrite,
+  updateChannel,
+} from '../../commands/channels.js';
 import { GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
 import { MAX_FORUM_TAGS } from '../../domain/forum.js';

@@ -1,7 +1,6 @@
 // Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
 import { guildAccess } from '../../commands/access.js';
-import { banUser, updateMember } from '../../commands/guilds.js';
-import { addMemberRole, kickMember, removeMemberRole, unbanUser } from '../../commands/members.js';
+import { addMemberRole, banUser, kickMember, removeMemberRole, unbanUser, updateMember } from '../../commands/members.js';
 import { addMemberWithAccessToken } from '../../commands/oauth2.js';
 import { assertVoiceMove, moveVoiceMember, requireInVoice } from '../../commands/voice.js';
 import { invalidForm } from '../../domain/errors.js';

@@ -1,7 +1,7 @@
 // Command specs of a channel's deletion: its threads (archived too) go first, only once the deletion is allowed, and
 // the guild's state that allowed it is loaded once; a guild that changed before the append has it decided again.
 import { describe, expect, it } from 'vitest';
-import { deleteChannel } from '../../commands/guilds.js';
+import { deleteChannel } from '../../commands/channels.js';
 import { createThread } from '../../commands/threads.js';
 import { THREADS } from '../../projections/collections.js';
 import type { ThreadCreated, ThreadData } from '../../domain/thread.js';

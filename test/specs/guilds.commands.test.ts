@@ -1,8 +1,7 @@
 // Command specs of member moderation on the guild stream: kicks, role grants and bans (whose actor and reason, carried
 // in the events' metadata, are what the audit log is built from).
 import { describe, expect, it, vi } from 'vitest';
-import { banUser } from '../../commands/guilds.js';
-import { addMemberRole, kickMember } from '../../commands/members.js';
+import { addMemberRole, banUser, kickMember } from '../../commands/members.js';
 import { guildDecider } from '../../domain/guild.js';
 import { NOW, givenStreams } from './support.js';
 import { G, GENERAL, MEMBER_ROLE, MOD_ROLE, accounts, ada, bob, cy, eve, finn, guildStream, messageUser, sent } from './events.js';
