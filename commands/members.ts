@@ -10,6 +10,7 @@ import { userById } from '../projections/users.queries.js';
 import type { ActorMeta, Uses } from './deps.js';
 import { type ImageFields, commitGuildCommand, decideGuildCommand, hashesOf, runGuildCommand, runGuildCommandWithImages } from './guilds.js';
 import { purgeMessagesOf } from './messages/delete.js';
+import { assertVoiceMove, moveVoiceMember, requireInVoice } from './voice.js';
 
 type MemberDeps = Uses<'commands' | 'clock' | 'settle'>;
 
@@ -37,19 +38,25 @@ export async function unbanUser(deps: MemberDeps, meta: ActorMeta, guildId: stri
 const memberImageKey = (guildId: string, userId: string, field: 'avatar' | 'banner', hash: string) => `guilds/${guildId}/users/${userId}/${field}s/${hash}`;
 
 /**
- * Nickname, roles, the server voice mute and deafen and the timeout (by those allowed), and the member's own avatar and
- * banner (null removes one).
+ * Nickname, roles, the server voice mute and deafen and the timeout (by those allowed), the member's own avatar and
+ * banner (null removes one), and a move to another voice channel (`channelId`; null disconnects). Mute and deafen need
+ * the member in voice; the move, on the guild's voice stream, is decided before the member's changes are appended and
+ * appended after.
  */
 export async function updateMember(
   deps: Uses<'commands' | 'blobs' | 'clock' | 'settle'>,
   meta: ActorMeta,
   guildId: string,
   userId: string,
-  input: { nick?: string | null; roles?: string[]; mute?: boolean; deaf?: boolean; communicationDisabledUntil?: string | null },
+  input: { nick?: string | null; roles?: string[]; mute?: boolean; deaf?: boolean; communicationDisabledUntil?: string | null; channelId?: string | null },
   images: ImageFields<'avatar' | 'banner'> = {},
 ) {
-  const command: GuildCommand = { type: 'UpdateMember', actorId: meta.actorId, userId, ...input, ...hashesOf(images) };
+  const { channelId, ...changes } = input;
+  if (changes.mute !== undefined || changes.deaf !== undefined) await requireInVoice(deps, guildId, userId);
+  if (channelId !== undefined) await assertVoiceMove(deps, meta, guildId, userId, channelId);
+  const command: GuildCommand = { type: 'UpdateMember', actorId: meta.actorId, userId, ...changes, ...hashesOf(images) };
   await runGuildCommandWithImages(deps, meta, guildId, command, images, (field, hash) => memberImageKey(guildId, userId, field, hash));
+  if (channelId !== undefined) await moveVoiceMember(deps, meta, guildId, userId, channelId);
 }
 
 /** Bans a member or any existing user, so that they cannot join. */

@@ -2,7 +2,6 @@
 import { guildAccess } from '../../commands/access.js';
 import { addMemberRole, banUser, kickMember, removeMemberRole, unbanUser, updateMember } from '../../commands/members.js';
 import { addMemberWithAccessToken } from '../../commands/oauth2.js';
-import { assertVoiceMove, moveVoiceMember, requireInVoice } from '../../commands/voice.js';
 import { invalidForm } from '../../domain/errors.js';
 import { unknownBan, unknownMember } from '../../domain/guildState.js';
 import { Permission, requirePermission } from '../../domain/permissions.js';
@@ -177,12 +176,8 @@ export const updateMemberRoute = route({
       ...(avatar !== undefined ? { avatar: await read(avatar, 'avatar') } : {}),
       ...(banner !== undefined ? { banner: await read(banner, 'banner') } : {}),
     };
-    // The voice move is on the guild's voice stream: decided before the member's changes are appended, appended after.
-    if (mute !== undefined || deaf !== undefined) await requireInVoice(deps, guildId, userId);
-    if (channelId !== undefined) await assertVoiceMove(deps, meta, guildId, userId, channelId);
-    const changes = { nick, roles: roles as string[] | undefined, mute, deaf, communicationDisabledUntil: until };
+    const changes = { nick, roles: roles as string[] | undefined, mute, deaf, communicationDisabledUntil: until, channelId };
     await updateMember(deps, meta, guildId, userId, changes, images);
-    if (channelId !== undefined) await moveVoiceMember(deps, meta, guildId, userId, channelId);
     return fetchMember(deps, guildId, userId);
   },
 });
