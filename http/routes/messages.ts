@@ -9,9 +9,8 @@ import { pinMessage, unpinMessage } from '../../commands/messages/pins.js';
 import { addReaction, clearReactions, removeReaction } from '../../commands/messages/reactions.js';
 import { readMessage, readMessages, readPins, readReactors } from '../../commands/messages/read.js';
 import { sendMessage } from '../../commands/messages/send.js';
-import { messageChannelAccess } from '../../commands/access.js';
+import { startTyping } from '../../commands/messages/typing.js';
 import { invalidForm } from '../../domain/errors.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
 import { parseEmoji } from '../../domain/reaction.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
@@ -137,20 +136,7 @@ export const typingRoute = route({
   params: channelParams,
   responses: { 204: { description: 'Relayed.' } },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { channelId } }, deps) {
-    const userId = requireAuth(ctx).userId;
-    const access = await messageChannelAccess(deps, channelId, userId);
-    requirePermission(access.permissions, Permission.SEND_MESSAGES);
-    // A hint: relayed to the gateway as TYPING_START, never written to the log.
-    deps.hints.publish({
-      type: 'TYPING_START',
-      channelId,
-      guildId: access.guildId,
-      userId,
-      timestamp: Date.now(),
-      ...(access.dm ? { recipientIds: access.dm.recipient_ids } : {}),
-    });
-  },
+  handle: (ctx, { params: { channelId } }, deps) => startTyping(deps, channelId, requireAuth(ctx).userId),
 });
 
 export const pinsRoute = route({
