@@ -13,12 +13,6 @@ import type { Uses } from '../deps.js';
 
 type ReadDeps = Uses<'commands' | 'readStore' | 'clock'>;
 
-/** Whether the reader may read the channel's history. */
-async function readsHistory(deps: ReadDeps, channelId: string, userId: string): Promise<boolean> {
-  const access = await messageChannelAccess(deps, channelId, userId);
-  return hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY);
-}
-
 /** A page of the channel's messages, newest first, as the reader sees them (their own ephemeral ones among them). */
 export async function readMessages(
   deps: ReadDeps,
@@ -26,7 +20,8 @@ export async function readMessages(
   userId: string,
   query: { limit: number; before?: string; after?: string; around?: string },
 ): Promise<MessageDoc[]> {
-  return (await readsHistory(deps, channelId, userId)) ? messagePage(deps.readStore, channelId, userId, query) : [];
+  const access = await messageChannelAccess(deps, channelId, userId);
+  return hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY) ? messagePage(deps.readStore, channelId, userId, query) : [];
 }
 
 /** One message of the channel; READ_MESSAGE_HISTORY is needed, and a message of another channel is unknown. */
@@ -40,7 +35,8 @@ export async function readMessage(deps: ReadDeps, channelId: string, messageId: 
 
 /** Pinned messages, most recently pinned first, pinned before `before` if given. */
 export async function readPins(deps: ReadDeps, channelId: string, userId: string, query: { limit: number; before?: string }): Promise<MessageDoc[]> {
-  if (!(await readsHistory(deps, channelId, userId))) return [];
+  const access = await messageChannelAccess(deps, channelId, userId);
+  if (!hasPermission(access.permissions, Permission.READ_MESSAGE_HISTORY)) return [];
   const before = query.before ? new Date(query.before).toISOString() : undefined;
   return pinnedMessageDocs(deps.readStore, channelId, before, query.limit);
 }
