@@ -18,11 +18,11 @@ import { channelById, channelsOfGuild } from '../../projections/channels.queries
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
+import { listOf } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { channelObject } from '../../presenters/channels.js';
 import { passOn, route } from '../route.js';
-import { deleteChannelOperation, getChannelOperation, renameSchema, updateChannelOperation } from '../shared/channels.js';
+import { channelAnswer, deleteChannelOperation, getChannelOperation, renameSchema, updateChannelOperation } from '../shared/channels.js';
 import { bitfieldSchema, type FromSchema, MAX_INT32, nameSchema, nullableSnowflakeSchema, parseBody, snowflakeSchema } from '../validation.js';
 
 const overwriteSchema = {
@@ -131,7 +131,6 @@ async function fetchChannel(deps: HttpDeps, channelId: string) {
   return channelObject(doc);
 }
 
-const channel = { description: 'The channel.', schema: ref('Channel') };
 const base = { tag: 'Channels', auth: 'any' } as const;
 
 export const listChannelsRoute = route({
@@ -160,7 +159,7 @@ export const createChannelRoute = route({
   params: guildParams,
   body: createChannelSchema,
   audit: 'CHANNEL_CREATE',
-  responses: { 201: channel },
+  responses: { 201: channelAnswer },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
     const channelId = await createChannel(deps, actorMeta(ctx), guildId, { ...channelInput(body), name: body.name, type: body.type ?? 0 });

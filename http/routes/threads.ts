@@ -26,7 +26,7 @@ import { channelParams, guildParams } from '../params.js';
 import { passOn, route } from '../route.js';
 import { deleteChannelOperation, getChannelOperation, updateChannelOperation } from '../shared/channels.js';
 import { senderOf } from '../shared/messages.js';
-import { appliedTagsSchema, presentThread, startThreadOperation, threadFields } from '../shared/threads.js';
+import { appliedTagsSchema, presentThread, startThreadOperation, threadAnswer, threadFields } from '../shared/threads.js';
 import { type FromSchema, MAX_INT32, pageLimit, parseBody, snowflakeSchema, timestampSchema } from '../validation.js';
 
 /** discord.js names the type it expects (11, or 10 in an announcement channel); a private thread is refused by the rules. */
@@ -95,7 +95,6 @@ async function visibleThread(deps: HttpDeps, threadId: string, userId: string): 
   return access.thread.thread!;
 }
 
-const thread = { description: 'The thread.', schema: ref('Thread') };
 const base = { tag: 'Threads', auth: 'any' } as const;
 
 export const startThreadFromMessageRoute = route({
@@ -108,7 +107,7 @@ export const startThreadFromMessageRoute = route({
   params: messageParams,
   body: startFromMessageSchema,
   audit: 'THREAD_CREATE',
-  responses: { 201: thread },
+  responses: { 201: threadAnswer },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'MISSING_PERMISSIONS', 'THREAD_ALREADY_CREATED', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'SLOWMODE_RATE_LIMITED'],
   async handle(ctx, { params: { channelId, messageId }, body }, deps) {
     const threadId = await createThread(deps, actorMeta(ctx), channelId, body, messageId, senderOf(ctx).bot);

@@ -7,14 +7,15 @@ import { nameSchema } from '../validation.js';
 /** Group DMs may be renamed (null clears the name); other fields of a DM do not change (http/routes/dms.ts). */
 export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
 
-const channel = { description: 'The channel.', schema: ref('Channel') };
+/** A route's answer of a channel. */
+export const channelAnswer = { description: 'The channel.', schema: ref('Channel') };
 const path = '/channels/:channelId';
 
 export const getChannelOperation = {
   method: 'GET',
   path,
   summary: 'Get a channel',
-  responses: { 200: channel },
+  responses: { 200: channelAnswer },
   errors: ['UNKNOWN_CHANNEL'],
 } as const satisfies Operation;
 
@@ -22,7 +23,7 @@ export const updateChannelOperation = {
   method: 'PATCH',
   path,
   summary: 'Change a channel',
-  responses: { 200: channel },
+  responses: { 200: channelAnswer },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
 } as const satisfies Operation;
 
@@ -30,6 +31,6 @@ export const deleteChannelOperation = {
   method: 'DELETE',
   path,
   summary: 'Delete a channel, close a DM or leave a group DM',
-  responses: { 200: channel },
+  responses: { 200: channelAnswer },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
 } as const satisfies Operation;

@@ -31,10 +31,13 @@ export async function presentThread(deps: HttpDeps, threadId: string) {
   return threadObject(thread.thread, NEW_THREAD_COUNTS);
 }
 
+/** A route's answer of a thread. */
+export const threadAnswer = { description: 'The thread.', schema: ref('Thread') };
+
 export const startThreadOperation = {
   method: 'POST',
   path: '/channels/:channelId/threads',
   summary: 'Start a thread without a message',
-  responses: { 201: { description: 'The thread.', schema: ref('Thread') } },
+  responses: { 201: threadAnswer },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS', 'CANNOT_EXECUTE_ON_CHANNEL_TYPE', 'CANNOT_SEND_EMPTY_MESSAGE', 'TAG_REQUIRED', 'SLOWMODE_RATE_LIMITED'],
 } as const satisfies Operation;
