@@ -1,13 +1,36 @@
-// A guild's channels: created, moved, changed and deleted, and their permission overwrites set and deleted. Commands on
-// the guild's stream, checked by its decider (domain/channel.ts).
+// A guild's channels: read as far as the reader can see them; created, moved, changed and deleted, and their permission
+// overwrites set and deleted, by commands on the guild's stream, checked by its decider (domain/channel.ts).
 import type { ChannelFields, ChannelMove, OverwriteInput } from '../domain/channel.js';
 import { type ForumTag, type ForumTagInput, withTagIds } from '../domain/forum.js';
-import { channelAccess } from './access.js';
+import { unknownChannel } from '../domain/guildState.js';
+import type { ChannelDoc } from '../projections/channels.js';
+import { channelById, channelsOfGuild } from '../projections/channels.queries.js';
+import { canViewChannel, channelAccess, guildAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import { guildEmojiIds } from './emojis.js';
 import { commitGuildCommand, decideGuildCommand, runGuildCommand } from './guilds.js';
 import { channelSendsGate, exclusive } from './queue.js';
 import { deleteThreadsWithParent } from './threads.js';
+
+/** The guild's channels by position, those the reader can see (VIEW_CHANNEL, overwrites applied); 404 to outsiders. */
+export async function readChannels(deps: Uses<'commands' | 'readStore' | 'clock'>, guildId: string, readerId: string): Promise<ChannelDoc[]> {
+  const { guild } = await guildAccess(deps, guildId, readerId);
+  const docs = await channelsOfGuild(deps.readStore, guildId);
+  return docs.filter((doc) => canViewChannel(guild, readerId, doc._id));
+}
+
+/** The channel as the read model shows it, whoever asks: what a write on it answers. */
+export async function channelDocOf(deps: Uses<'readStore'>, channelId: string): Promise<ChannelDoc> {
+  const doc = await channelById(deps.readStore, channelId);
+  if (!doc) throw unknownChannel();
+  return doc;
+}
+
+/** A guild channel the reader can see (404 otherwise). */
+export async function readChannel(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, readerId: string): Promise<ChannelDoc> {
+  await channelAccess(deps, channelId, readerId);
+  return channelDocOf(deps, channelId);
+}
 
 /** A channel's fields as a request gives them: a forum's tags by the ids they had, if any. */
 export type ChannelInput = Omit<ChannelFields, 'available_tags'> & { available_tags?: readonly ForumTagInput[] };

@@ -1,10 +1,29 @@
-// A guild's roles: created, moved, changed and deleted by MANAGE_ROLES holders, within the role hierarchy. Commands on
-// the guild's stream, checked by its decider (domain/role.ts).
+// A guild's roles: read by its members; created, moved, changed and deleted by MANAGE_ROLES holders, within the role
+// hierarchy, by commands on the guild's stream, checked by its decider (domain/role.ts).
+import { unknownRole } from '../domain/guildState.js';
 import type { RoleFields } from '../domain/role.js';
+import type { RoleDoc } from '../projections/guilds.js';
+import { roleOfGuild, rolesOfGuild } from '../projections/guilds.queries.js';
+import { guildAccess } from './access.js';
 import type { ActorMeta, Uses } from './deps.js';
 import { runGuildCommand } from './guilds.js';
 
 type RoleDeps = Uses<'commands' | 'clock' | 'settle'>;
+type ReadDeps = Uses<'commands' | 'readStore' | 'clock'>;
+
+/** The guild's roles by position, to its members (404 for anyone else). */
+export async function readRoles(deps: ReadDeps, guildId: string, readerId: string): Promise<RoleDoc[]> {
+  await guildAccess(deps, guildId, readerId);
+  return rolesOfGuild(deps.readStore, guildId);
+}
+
+/** One of the guild's roles, to its members (404 for anyone else). */
+export async function readRole(deps: ReadDeps, guildId: string, roleId: string, readerId: string): Promise<RoleDoc> {
+  await guildAccess(deps, guildId, readerId);
+  const role = await roleOfGuild(deps.readStore, guildId, roleId);
+  if (!role) throw unknownRole();
+  return role;
+}
 
 /** Answers the new role's id. */
 export async function createRole(deps: RoleDeps & Uses<'ids'>, meta: ActorMeta, guildId: string, fields: RoleFields): Promise<string> {

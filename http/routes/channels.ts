@@ -1,20 +1,21 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
-import { canViewChannel, channelAccess, guildAccess } from '../../commands/access.js';
 import {
   type ChannelInput,
+  channelDocOf,
   createChannel,
   deleteChannel,
   deleteChannelOverwrite,
   moveChannels,
+  readChannel,
+  readChannels,
   setChannelOverwrite,
   updateChannel,
 } from '../../commands/channels.js';
 import { GUILD_CHANNEL_TYPE_NUMBERS } from '../../domain/channel.js';
 import { invalidForm } from '../../domain/errors.js';
 import { MAX_FORUM_TAGS } from '../../domain/forum.js';
-import { unknownChannel } from '../../domain/guildState.js';
-import { channelById, channelsOfGuild } from '../../projections/channels.queries.js';
+import { channelById } from '../../projections/channels.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
@@ -125,11 +126,7 @@ async function isPrivateChannel(deps: HttpDeps, channelId: string) {
   return doc !== null && doc.guild_id === null;
 }
 
-async function fetchChannel(deps: HttpDeps, channelId: string) {
-  const doc = await channelById(deps.readStore, channelId);
-  if (!doc) throw unknownChannel();
-  return channelObject(doc);
-}
+const fetchChannel = async (deps: HttpDeps, channelId: string) => channelObject(await channelDocOf(deps, channelId));
 
 const base = { tag: 'Channels', auth: 'any' } as const;
 
@@ -143,10 +140,7 @@ export const listChannelsRoute = route({
   responses: { 200: { description: 'The channels.', schema: listOf('Channel') } },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
-    const userId = requireAuth(ctx).userId;
-    const { guild } = await guildAccess(deps, guildId, userId);
-    const docs = await channelsOfGuild(deps.readStore, guildId);
-    return docs.filter((doc) => canViewChannel(guild, userId, doc._id)).map(channelObject);
+    return (await readChannels(deps, guildId, requireAuth(ctx).userId)).map(channelObject);
   },
 });
 
@@ -191,8 +185,7 @@ export const getChannelRoute = route({
   async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
     if (await isPrivateChannel(deps, channelId)) return passOn;
-    await channelAccess(deps, channelId, userId);
-    return fetchChannel(deps, channelId);
+    return channelObject(await readChannel(deps, channelId, userId));
   },
 });
 
@@ -229,9 +222,9 @@ export const deleteChannelRoute = route({
   async handle(ctx, { params: { channelId } }, deps) {
     const meta = actorMeta(ctx);
     if (await isPrivateChannel(deps, channelId)) return passOn;
-    const { guildId } = await channelAccess(deps, channelId, meta.actorId);
-    const deleted = await fetchChannel(deps, channelId);
-    await deleteChannel(deps, meta, guildId, channelId);
+    const doc = await readChannel(deps, channelId, meta.actorId);
+    const deleted = channelObject(doc);
+    await deleteChannel(deps, meta, doc.guild_id, channelId);
     return deleted;
   },
 });

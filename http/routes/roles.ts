@@ -1,13 +1,9 @@
 // Role routes: list, create, reorder, update and delete a guild's roles, within the role hierarchy.
-import { guildAccess } from '../../commands/access.js';
-import { createRole, deleteRole, moveRoles, updateRole } from '../../commands/roles.js';
-import { unknownRole } from '../../domain/guildState.js';
+import { createRole, deleteRole, moveRoles, readRole, readRoles, updateRole } from '../../commands/roles.js';
 import { normalizePermissions } from '../../domain/permissions.js';
 import type { RoleFields } from '../../domain/role.js';
-import { roleOfGuild, rolesOfGuild } from '../../projections/guilds.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import type { HttpDeps } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { roleObject } from '../../presenters/roles.js';
@@ -57,14 +53,6 @@ function roleFields(body: FromSchema<typeof roleSchema>): RoleFields {
   return { name, permissions: permissions === undefined ? undefined : normalizePermissions(permissions), color, hoist, mentionable };
 }
 
-const listRoles = async (deps: HttpDeps, guildId: string) => (await rolesOfGuild(deps.readStore, guildId)).map(roleObject);
-
-async function fetchRole(deps: HttpDeps, guildId: string, roleId: string) {
-  const role = await roleOfGuild(deps.readStore, guildId, roleId);
-  if (!role) throw unknownRole();
-  return roleObject(role);
-}
-
 const role = { description: 'The role.', schema: ref('Role') };
 const roles = { description: 'The guild’s roles.', schema: listOf('Role') };
 const MANAGE = 'Needs MANAGE_ROLES, and the role below the caller’s highest; may not grant permissions the caller lacks.';
@@ -79,8 +67,7 @@ export const listRolesRoute = route({
   responses: { 200: roles },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
-    await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    return listRoles(deps, guildId);
+    return (await readRoles(deps, guildId, requireAuth(ctx).userId)).map(roleObject);
   },
 });
 
@@ -94,8 +81,7 @@ export const getRoleRoute = route({
   responses: { 200: role },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE'],
   async handle(ctx, { params: { guildId, roleId } }, deps) {
-    await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    return fetchRole(deps, guildId, roleId);
+    return roleObject(await readRole(deps, guildId, roleId, requireAuth(ctx).userId));
   },
 });
 
@@ -112,8 +98,9 @@ export const createRoleRoute = route({
   responses: { 200: role },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
-    const roleId = await createRole(deps, actorMeta(ctx), guildId, roleFields(body));
-    return fetchRole(deps, guildId, roleId);
+    const meta = actorMeta(ctx);
+    const roleId = await createRole(deps, meta, guildId, roleFields(body));
+    return roleObject(await readRole(deps, guildId, roleId, meta.actorId));
   },
 });
 
@@ -131,8 +118,9 @@ export const moveRolesRoute = route({
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
     const positions = body.flatMap((p) => (typeof p.position === 'number' ? [{ id: p.id, position: p.position }] : []));
-    await moveRoles(deps, actorMeta(ctx), guildId, positions);
-    return listRoles(deps, guildId);
+    const meta = actorMeta(ctx);
+    await moveRoles(deps, meta, guildId, positions);
+    return (await readRoles(deps, guildId, meta.actorId)).map(roleObject);
   },
 });
 
@@ -149,8 +137,9 @@ export const updateRoleRoute = route({
   responses: { 200: role },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, roleId }, body }, deps) {
-    await updateRole(deps, actorMeta(ctx), guildId, roleId, roleFields(body));
-    return fetchRole(deps, guildId, roleId);
+    const meta = actorMeta(ctx);
+    await updateRole(deps, meta, guildId, roleId, roleFields(body));
+    return roleObject(await readRole(deps, guildId, roleId, meta.actorId));
   },
 });
 

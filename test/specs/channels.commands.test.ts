@@ -1,10 +1,11 @@
 // Command specs of a guild's channels (commands/channels.ts): created, changed and their overwrites set, on the guild
 // stream. A forum's tags keep the ids the channel gave them; a tag without one of those gets a new id.
 import { describe, expect, it } from 'vitest';
-import { createChannel, setChannelOverwrite, updateChannel } from '../../commands/channels.js';
+import { createChannel, readChannels, setChannelOverwrite, updateChannel } from '../../commands/channels.js';
 import type { GuildEvent } from '../../domain/guild.js';
+import { Permission } from '../../domain/permissions.js';
 import { NEW_IDS, NOW, givenStreams } from './support.js';
-import { G, accounts, ada, bob, cy, finn, guildStream } from './events.js';
+import { ANNOUNCEMENTS, G, GENERAL, accounts, ada, bob, cy, finn, guildStream } from './events.js';
 
 const people = accounts(ada, bob, cy, finn);
 const GUILD = `guild-${G}`;
@@ -83,4 +84,32 @@ describe('setChannelOverwrite', () => {
     givenStreams(...people, withForum)
       .when((deps) => setChannelOverwrite(deps, { actorId: bob.id }, FORUM, { id: cy.id, type: 1, deny: '2048' }))
       .thenRefuses('MISSING_PERMISSIONS'));
+});
+
+describe('readChannels', () => {
+  /** The guild with #general hidden from bob. */
+  const generalHidden: [string, GuildEvent[]] = [
+    GUILD,
+    [
+      ...guildStream[1],
+      {
+        type: 'ChannelOverwriteSet',
+        data: { guildId: G, channelId: GENERAL, overwrite: { id: bob.id, type: 1, allow: '0', deny: Permission.VIEW_CHANNEL.toString() }, previous: null },
+      },
+    ],
+  ];
+  const ids = (docs: { _id: string }[]) => docs.map((doc) => doc._id);
+
+  it('answers the channels the reader can see, by position', () =>
+    givenStreams(...people, generalHidden)
+      .when(async (deps) => {
+        expect(ids(await readChannels(deps, G, ada.id))).toEqual([GENERAL, ANNOUNCEMENTS]);
+        expect(ids(await readChannels(deps, G, bob.id))).toEqual([ANNOUNCEMENTS]);
+      })
+      .then());
+
+  it('answers UNKNOWN_GUILD to someone outside the guild', () =>
+    givenStreams(...people, guildStream)
+      .when((deps) => readChannels(deps, G, finn.id))
+      .thenRefuses('UNKNOWN_GUILD'));
 });
