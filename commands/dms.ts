@@ -138,3 +138,8 @@ export async function listDms(deps: Uses<'readStore'>, userId: string): Promise<
   const activity = (doc: DmChannelDoc) => doc.last_message_id ?? doc._id;
   return docs.filter((doc) => !doc.closed_by.includes(userId)).sort((a, b) => (activity(a) < activity(b) ? 1 : -1));
 }
+
+/** A DM or group DM the reader takes part in (404 otherwise). The channel routes pass only DMs' ids on here. */
+export async function readDm(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, readerId: string): Promise<DmChannelDoc> {
+  return (await messageChannelAccess(deps, channelId, readerId)).dm!;
+}

@@ -1,8 +1,7 @@
 // DM routes: open a DM or make a group DM (POST /users/@me/channels), list them, add and remove group DM recipients.
 // The channel routes answer /channels/:id for guild channels and pass DMs on to the ones here (declared after them),
 // which they document.
-import { messageChannelAccess } from '../../commands/access.js';
-import { addRecipient, closeDm, createGroupDm, listDms, openDm, removeRecipient, renameGroupDm } from '../../commands/dms.js';
+import { addRecipient, closeDm, createGroupDm, listDms, openDm, readDm, removeRecipient, renameGroupDm } from '../../commands/dms.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { dmChannelObject } from '../../presenters/messages.js';
@@ -71,7 +70,7 @@ export const getDmRoute = route({
   documentedBy: getChannelOperation,
   async handle(ctx, { params: { channelId } }, deps) {
     const userId = requireAuth(ctx).userId;
-    return dmChannelObject((await messageChannelAccess(deps, channelId, userId)).dm!, userId);
+    return dmChannelObject(await readDm(deps, channelId, userId), userId);
   },
 });
 
