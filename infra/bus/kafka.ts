@@ -95,6 +95,8 @@ export function positionOf(message: IncomingMessage): Position {
  */
 export class PartitionProgress {
   private readonly last = new Map<number, Position>();
+  /** The offset of each partition's last message taken (handled, or dropped as handled before). */
+  private readonly taken = new Map<number, string>();
 
   /**
    * The messages of a partition's slice that are new: past the last one handled, and past every earlier message of
@@ -114,6 +116,16 @@ export class PartitionProgress {
   /** Called once the handler took the batch: a batch that failed is redelivered, and must not be dropped then. */
   handled(partition: number, position: Position): void {
     this.last.set(partition, position);
+  }
+
+  /** Called once a slice's offsets are resolved: what a rejoin goes on after. */
+  tookUpTo(partition: number, offset: string): void {
+    this.taken.set(partition, offset);
+  }
+
+  /** Where each partition taken from goes on: the message after the last one taken. */
+  resumeAt(): { partition: number; offset: string }[] {
+    return [...this.taken].map(([partition, offset]) => ({ partition, offset: String(BigInt(offset) + 1n) }));
   }
 }
 
@@ -173,6 +185,7 @@ export function batchConsumer(
         }
         // Offsets are committed only for handled messages: a crash mid-batch redelivers, never skips.
         for (const message of slice) resolveOffset(message.offset);
+        progress.tookUpTo(batch.partition, slice[slice.length - 1].offset);
         await beat();
       }
     } finally {
@@ -428,6 +441,13 @@ export class KafkaEventBus implements EventBus {
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) onError?.(payload.error);
     });
+    // kafkajs restarts a consumer that lost the brokers (stopped, restarting) once they answer again, and the restarted
+    // one joins with no offsets of its own when its group commits none: it would start at the live end and skip what
+    // the relay published meanwhile. Every join goes on after what this consumer took (nothing, at its first).
+    const progress = new PartitionProgress();
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      for (const { partition, offset } of progress.resumeAt()) consumer.seek({ topic: this.settings.topic, partition, offset });
+    });
     // Resolving once the group is joined means "from now on" holds for the caller, not from some later moment.
     const joined = new Promise<void>((resolve) => {
       const remove = consumer.on(consumer.events.GROUP_JOIN, () => {
@@ -443,7 +463,7 @@ export class KafkaEventBus implements EventBus {
       await consumer.run({
         autoCommit,
         eachBatchAutoResolve: false,
-        eachBatch: batchConsumer(handler, new PartitionProgress()),
+        eachBatch: batchConsumer(handler, progress),
       });
       await joinedWithin(joined, this.settings.joinTimeoutMs, groupId);
     } catch (error) {

@@ -207,16 +207,25 @@ await withEngine('kafka', 'relays the log through Kafka to durable and per-node 
       }
     }, 240_000);
 
-    it('a broker restarted under load: the relay and a durable group carry on, and no event is lost or duplicated', async () => {
+    it('a broker restarted under load: the relay, a durable group and a gateway node’s carry on, and no event is lost or duplicated', async () => {
       const broker = await ownBroker();
       const world = await relayWorld(broker.brokers);
       const { store, relayTo } = world;
       const got: RecordedEvent[] = [];
+      // A gateway node's group commits no offsets: restarted by kafkajs once the broker is back, it goes on from
+      // what it took, not from the live end.
+      const gotLive: RecordedEvent[] = [];
       const errors: unknown[] = [];
       await world.bus.consume(
         'delivery',
         { durable: true },
         (events) => void got.push(...events),
+        (error) => void errors.push(error),
+      );
+      await world.bus.consume(
+        'gateway',
+        { durable: false },
+        (events) => void gotLive.push(...events),
         (error) => void errors.push(error),
       );
       const relay = relayTo(await world.bus.publisher());
@@ -231,26 +240,35 @@ await withEngine('kafka', 'relays the log through Kafka to durable and per-node 
       })();
       try {
         await relay.start();
-        await world.live(got);
+        await world.live(got, gotLive);
         await eventually(() => expect(numbered(got, 'Load').length).toBeGreaterThanOrEqual(100), 60_000);
         await broker.stop();
+        // Down for longer than the clients' retries last: their consumers crash and are restarted by kafkajs.
         const whileDown = sent.length;
+        await eventually(() => expect(sent.length).toBeGreaterThanOrEqual(whileDown + 500), 60_000);
         await broker.start();
         await eventually(() => expect(sent.length).toBeGreaterThanOrEqual(whileDown + 100), 60_000);
         appending = false;
         await load;
         await relay.caughtUp();
-        const handled = () => got.filter((e) => e.type === 'Load');
-        await eventually(() => expect(handled().length).toBeGreaterThanOrEqual(sent.length), 120_000);
         await store.appendToStream('closing', [event('Closing', {})]);
         await relay.caughtUp();
-        await eventually(() => expect(got.some((e) => e.type === 'Closing')).toBe(true), 60_000);
-        expect(
-          handled()
-            .map((e) => e.id)
-            .sort(),
-        ).toEqual(sent.map((e) => e.id).sort());
-        expectOrderPerKey(handled(), sent);
+        for (const [group, list] of [
+          ['durable', got],
+          ['gateway', gotLive],
+        ] as const) {
+          // Each partition catches up on its own: the closing event may come before another partition's last.
+          const handled = () => list.filter((e) => e.type === 'Load');
+          await eventually(() => expect(handled().length, group).toBeGreaterThanOrEqual(sent.length), 120_000);
+          await eventually(() => expect(list.some((e) => e.type === 'Closing')).toBe(true), 60_000);
+          expect(
+            handled()
+              .map((e) => e.id)
+              .sort(),
+            group,
+          ).toEqual(sent.map((e) => e.id).sort());
+          expectOrderPerKey(handled(), sent);
+        }
         expect(errors).toEqual([]);
         await relay.stop();
       } finally {
