@@ -129,6 +129,7 @@ async function consume(dir: string, count: number): Promise<void> {
       );
       return { stop: () => subscription.stop() };
     },
+    reachable: async () => {},
     close: async () => {},
   };
   const projections = new RemoteProjections(store, readStore, allProjections, engines.settleTimeoutMs, log);

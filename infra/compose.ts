@@ -29,7 +29,7 @@ import { PrometheusMetrics } from './metrics.js';
 import { ProcessIdLease } from './processIds.js';
 import { postJson } from './outbound.js';
 import { RemoteProjections } from './remoteProjections.js';
-import { type Engines, openEngines, runsDelivery, runsGateway, runsProjectors, selectProjections, servesHttp } from './roles.js';
+import { type Engines, consumesOrPublishes, openEngines, runsDelivery, runsGateway, runsProjectors, selectProjections, servesHttp } from './roles.js';
 import { type Runtime, assembleRuntime } from './runtime.js';
 import { MasterKeys } from './masterKeys.js';
 import { SecretBox } from './secrets.js';
@@ -159,7 +159,16 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
     let gateway: Gateway | null = null;
     const tls = config.plainHttp ? null : await loadTls(config.dataDir, config.tls, config.host);
     // Every role reports the lag of the projections it reads: a projector its own, the others the shared checkpoints.
-    const observed = { lag: async () => Math.max(0, ...Object.values(await projections.lag(READY_MAX_LAG + 1))), metrics: () => metrics.render() };
+    // The roles that consume or publish the bus are not ready while it cannot be reached (an api node's hints are
+    // best effort, and it serves without them).
+    const busNeeded = consumesOrPublishes(engines.role);
+    const observed = {
+      lag: async () => {
+        const [lags] = await Promise.all([projections.lag(READY_MAX_LAG + 1), busNeeded && opened.bus.reachable()]);
+        return Math.max(0, ...Object.values(lags));
+      },
+      metrics: () => metrics.render(),
+    };
     metrics.watch({
       projectionLag: () => projections.lag(METRICS_LAG_CAP),
       gateway: () => gateway && { sessions: gateway.registry.size, dispatches: gateway.registry.dispatchesSent },

@@ -228,6 +228,7 @@ export async function openEmbeddedLog(
 function openingBus(bus: EventBus, store: SealingEventStore): EventBus {
   return {
     hints: bus.hints,
+    reachable: () => bus.reachable(),
     consume: (group, options, handler, onError) => bus.consume(group, options, async (events) => handler(await store.open(events)), onError),
     close: () => bus.close(),
   };

@@ -22,6 +22,8 @@ export interface EventBus {
   consume(group: string, options: ConsumeOptions, handler: BatchHandler, onError?: (error: unknown) => void): Promise<BusConsumer>;
   /** Hints (typing, presences) between the processes that publish them and every gateway node; never in the log. */
   readonly hints: HintBus;
+  /** Resolves when the bus can be used now; rejects saying why not (a broker not answering). Asked by /readyz. */
+  reachable(): Promise<void>;
   close(): Promise<void>;
 }
 

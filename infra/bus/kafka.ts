@@ -348,6 +348,8 @@ function logEntry(log: Logger, entry: LogEntry): void {
 
 export class KafkaEventBus implements EventBus {
   private readonly closers = new Set<() => Promise<void>>();
+  /** The admin client /readyz asks through, made on first use. */
+  private probe: Admin | null = null;
   readonly hints: HintBus;
 
   private constructor(
@@ -479,9 +481,29 @@ export class KafkaEventBus implements EventBus {
     };
   }
 
+  /**
+   * Asks the cluster for its brokers, once, with no retry: a health check polled every few seconds must neither wait
+   * out the client's retries nor leave them piling up behind it while the brokers are away.
+   */
+  async reachable(): Promise<void> {
+    if (!this.probe) {
+      const admin = this.kafka.admin({ retry: { retries: 0 } });
+      const close = () => admin.disconnect();
+      this.closers.add(close);
+      this.probe = admin;
+    }
+    try {
+      await this.probe.connect();
+      await this.probe.describeCluster();
+    } catch (error) {
+      throw new Error(`Kafka (${this.settings.brokers.join(',')}) does not answer: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.closers].map((close) => close()));
     this.closers.clear();
+    this.probe = null;
   }
 }
 

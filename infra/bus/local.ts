@@ -27,5 +27,8 @@ export class LocalEventBus implements EventBus {
     return { stop: () => subscription.stop() };
   }
 
+  /** The embedded bus is the log itself: the log's own outage is what /readyz says. */
+  async reachable(): Promise<void> {}
+
   async close(): Promise<void> {}
 }
