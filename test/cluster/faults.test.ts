@@ -1,7 +1,6 @@
 // Processes of a cluster (`npm run cluster`) killed with SIGKILL under a send load, each checked afterwards by reading
 // back every acknowledged write: nothing a 2xx acknowledged may be missing, nothing may be there twice. The launcher
 // starts a killed process again, as a supervisor would. One cluster for the file, on a database of its own.
-import { EventEmitter, once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { createGuild, join as joinGuild } from '../http/guildSupport.js';
 import { type Cluster, startCluster } from '../support/cluster.js';
 import { type GatewayClient, connectGateway } from '../support/gateway.js';
 import { createBot, registerUser } from '../support/server.js';
+import { type SendLoad, channelHistory, sendLoad, until } from './clusterLoad.js';
 
 await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under load', () => {
   let cluster: Cluster;
@@ -53,43 +53,9 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
     }
   }
 
-  /** Sends through the balanced API from `senders` loops until stopped; what was acknowledged, and what was not. */
-  function sendLoad(token: string, channelId: string, senders = 3) {
-    const acknowledged: { id: string; content: string; order: number }[] = [];
-    const refused: string[] = [];
-    let running = true;
-    let sent = 0;
-    let started = 0;
-    const answered = new EventEmitter();
-    const loops = Array.from({ length: senders }, async (_, sender) => {
-      for (let i = 0; running; i++) {
-        const content = `load ${sender}.${i}`;
-        const order = started++;
-        const response = await cluster.api.api('POST', `/channels/${channelId}/messages`, { token, body: { content } }).catch((error: Error) => error);
-        sent++;
-        answered.emit('answer');
-        if (response instanceof Error) refused.push(`${content}: ${response.message}`);
-        else if (response.status === 200) acknowledged.push({ id: response.body.id, content, order });
-        else refused.push(`${content}: ${response.status} ${response.text}`);
-      }
-    });
-    const load = {
-      acknowledged,
-      refused,
-      /** How many sends were started so far: a send's `order` is how many were started before it. */
-      get started() {
-        return started;
-      },
-      /** Resolves once `count` more sends have been answered. */
-      async after(count: number) {
-        const target = sent + count;
-        while (sent < target) await once(answered, 'answer');
-      },
-      async stop() {
-        running = false;
-        await Promise.all(loops);
-      },
-    };
+  /** A send load through the balanced API, stopped after the test whatever its outcome. */
+  function loadOn(token: string, channelId: string, senders = 3): SendLoad {
+    const load = sendLoad(cluster.api, token, channelId, senders);
     loads.add(load);
     return load;
   }
@@ -106,7 +72,7 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
   it('kill -9 of the projector mid-load: restarted, it loses and repeats nothing, and its read models equal a rebuild from the log', async () => {
     const owner = await registerUser(cluster.api);
     const guild = await createGuild(cluster.api, owner);
-    const load = sendLoad(owner.token, guild.channelId);
+    const load = loadOn(owner.token, guild.channelId);
     await load.after(30);
     const projector = cluster.node('projector');
     process.kill(projector.pid, 'SIGKILL');
@@ -119,14 +85,7 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
     expect(load.refused).toEqual([]);
 
     // Every acknowledged send is read back, once, through an api node.
-    const history: { id: string; content: string }[] = [];
-    let before = '';
-    for (;;) {
-      const page = await cluster.node('api-2').api('GET', `/channels/${guild.channelId}/messages?limit=100${before}`, { token: owner.token });
-      history.push(...page.body);
-      if (page.body.length < 100) break;
-      before = `&before=${page.body.at(-1).id}`;
-    }
+    const history = await channelHistory(cluster.node('api-2'), owner.token, guild.channelId);
     const ids = history.map((m) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(history).toEqual(expect.arrayContaining(load.acknowledged.map(({ id, content }) => expect.objectContaining({ id, content }))));
@@ -156,7 +115,7 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
     const session = await connectGateway({ origin: cluster.node('gateway-1').origin, cert: cluster.cert });
     sessions.push(session);
     await session.identify(owner.token, Intent.GUILDS | Intent.GUILD_MESSAGES | Intent.MESSAGE_CONTENT);
-    const load = sendLoad(owner.token, guild.channelId, 2);
+    const load = loadOn(owner.token, guild.channelId, 2);
     await load.after(10);
     const leader = await relayLeaseHolder();
     if (leader === null) throw new Error('no relay holds the relay lease');
@@ -193,7 +152,7 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
       url: `${cluster.node(name).origin.replace('https:', 'wss:')}/gateway`,
     }));
     const killed = gatewayNodes.find((node) => node.url === first.data.resumeGatewayUrl)!;
-    const load = sendLoad(owner.token, guild.channelId, 2);
+    const load = loadOn(owner.token, guild.channelId, 2);
     await load.after(10);
     for (const { id } of load.acknowledged) await bot.next('messageCreate', (d) => d.id === id, 30_000);
     process.kill(killed.pid, 'SIGKILL');
@@ -211,11 +170,3 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
     for (const { id } of load.acknowledged.filter((m) => m.order >= afterReady)) await bot.next('messageCreate', (d) => d.id === id, 60_000);
   });
 });
-
-async function until(probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

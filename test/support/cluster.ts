@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { KAFKA_TEST_BROKERS, createTestDatabase } from '../contracts/engines.js';
+import { KAFKA_TEST_BROKERS, type TestDatabase, createTestDatabase } from '../contracts/engines.js';
 import { type TestServer, apiClient } from './server.js';
 
 /** An outer bound only: eight server processes starting at once on 2 cores take a while. */
@@ -39,8 +39,9 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
-  const database = await createTestDatabase('parley_cluster');
+/** `database`: the cluster's own (a test's private server's); by default one made on the machine's server, dropped after. */
+export async function startCluster(env: Record<string, string> = {}, own?: TestDatabase): Promise<Cluster> {
+  const database = own ?? (await createTestDatabase('parley_cluster'));
   const dir = await mkdtemp(join(tmpdir(), 'parley-cluster-'));
   const launcher = spawn(process.execPath, ['--import', 'tsx', 'infra/cluster.ts'], {
     cwd: join(import.meta.dirname, '../..'),
