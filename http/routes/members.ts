@@ -1,14 +1,24 @@
 // Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
-import { guildAccess } from '../../commands/access.js';
-import { addMemberRole, banUser, kickMember, removeMemberRole, unbanUser, updateMember } from '../../commands/members.js';
+import {
+  type WithUser,
+  addMemberRole,
+  banUser,
+  kickMember,
+  memberDocOf,
+  readBan,
+  readBans,
+  readMember,
+  readMembers,
+  removeMemberRole,
+  unbanUser,
+  updateMember,
+} from '../../commands/members.js';
 import { addMemberWithAccessToken } from '../../commands/oauth2.js';
 import { invalidForm } from '../../domain/errors.js';
-import { unknownBan, unknownMember } from '../../domain/guildState.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
-import { banOf, bansPage, memberOf, membersPage } from '../../projections/members.queries.js';
-import { actorMeta, usersById } from '../actor.js';
+import type { MemberDoc } from '../../projections/members.js';
+import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { type HttpDeps, noContent } from '../context.js';
+import { noContent } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/members.js';
@@ -67,17 +77,8 @@ export const banSchema = {
   additionalProperties: false,
 } as const;
 
-async function fetchMember(deps: HttpDeps, guildId: string, userId: string) {
-  const member = await memberOf(deps.readStore, guildId, userId);
-  const user = member && (await usersById(deps.readStore, [userId])).get(userId);
-  if (!member || !user) throw unknownMember();
-  return memberObject(member, user);
-}
-
-async function requireBanViewer(deps: HttpDeps, guildId: string, userId: string) {
-  const { permissions } = await guildAccess(deps, guildId, userId);
-  requirePermission(permissions, Permission.BAN_MEMBERS);
-}
+/** The member as the read model shows them, presented. */
+const presentMember = ({ doc, user }: WithUser<MemberDoc>) => memberObject(doc, user);
 
 const member = { description: 'The member.', schema: ref('Member') };
 const MODERATE = 'The member must be below the caller in the role hierarchy, and not the owner.';
@@ -96,14 +97,8 @@ export const listMembersRoute = route({
   responses: { 200: { description: 'The members.', schema: listOf('Member') } },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
-    await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    const query = parseQuery(membersQuery, ctx.query);
-    const members = await membersPage(deps.readStore, guildId, { after: query.after ?? '0', limit: query.limit });
-    const users = await usersById(
-      deps.readStore,
-      members.map((m) => m.user_id),
-    );
-    return members.flatMap((m) => (users.has(m.user_id) ? [memberObject(m, users.get(m.user_id)!)] : []));
+    const members = await readMembers(deps, guildId, requireAuth(ctx).userId, () => parseQuery(membersQuery, ctx.query));
+    return members.map(presentMember);
   },
 });
 
@@ -117,8 +112,7 @@ export const getMemberRoute = route({
   responses: { 200: member },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_MEMBER'],
   async handle(ctx, { params: { guildId, userId } }, deps) {
-    await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    return fetchMember(deps, guildId, userId);
+    return presentMember(await readMember(deps, guildId, userId, requireAuth(ctx).userId));
   },
 });
 
@@ -138,7 +132,7 @@ export const addMemberRoute = route({
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'INVALID_OAUTH2_ACCESS_TOKEN', 'USER_BANNED', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId }, body: { access_token, nick, roles } }, deps) {
     if (await addMemberWithAccessToken(deps, actorMeta(ctx), { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined }))
-      return fetchMember(deps, guildId, userId);
+      return presentMember(await memberDocOf(deps, guildId, userId));
     noContent(ctx);
   },
 });
@@ -178,7 +172,7 @@ export const updateMemberRoute = route({
     };
     const changes = { nick, roles: roles as string[] | undefined, mute, deaf, communicationDisabledUntil: until, channelId };
     await updateMember(deps, meta, guildId, userId, changes, images);
-    return fetchMember(deps, guildId, userId);
+    return presentMember(await memberDocOf(deps, guildId, userId));
   },
 });
 
@@ -238,13 +232,8 @@ export const listBansRoute = route({
   responses: { 200: { description: 'The bans.', schema: listOf('Ban') } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId } }, deps) {
-    await requireBanViewer(deps, guildId, requireAuth(ctx).userId);
-    const bans = await bansPage(deps.readStore, guildId, parseQuery(bansQuery, ctx.query));
-    const users = await usersById(
-      deps.readStore,
-      bans.map((b) => b.user_id),
-    );
-    return bans.flatMap((b) => (users.has(b.user_id) ? [banObject(b, users.get(b.user_id)!)] : []));
+    const bans = await readBans(deps, guildId, requireAuth(ctx).userId, () => parseQuery(bansQuery, ctx.query));
+    return bans.map(({ doc, user }) => banObject(doc, user));
   },
 });
 
@@ -259,11 +248,8 @@ export const getBanRoute = route({
   responses: { 200: { description: 'The ban.', schema: ref('Ban') } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_BAN', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId } }, deps) {
-    await requireBanViewer(deps, guildId, requireAuth(ctx).userId);
-    const ban = await banOf(deps.readStore, guildId, userId);
-    const user = ban && (await usersById(deps.readStore, [userId])).get(userId);
-    if (!ban || !user) throw unknownBan();
-    return banObject(ban, user);
+    const { doc, user } = await readBan(deps, guildId, userId, requireAuth(ctx).userId);
+    return banObject(doc, user);
   },
 });
 
