@@ -80,27 +80,31 @@ export class LogFollower<Context> {
   async start(): Promise<void> {
     const from = await this.checkpoint.load();
     this.processed = from;
-    this.subscription = this.log.subscribeToAll(
+    const subscription = this.log.subscribeToAll(
       { fromPosition: from ?? undefined },
       (events) => this.follow(events),
       (error) => {
-        // Stopped: nobody may wait for it.
-        this.subscription = null;
-        this.waits.releaseAll();
+        // Stopped: nobody may wait for it. Unless it was started again already (the relay, its lease won back): the
+        // new subscription is the one that runs.
+        if (this.subscription === subscription) {
+          this.subscription = null;
+          this.waits.releaseAll();
+        }
         this.onError(error);
       },
     );
+    this.subscription = subscription;
   }
 
   private async follow(events: RecordedEvent[]): Promise<void> {
     const taken = handled(this.takes, events);
     const answer = taken.length > 0 ? await this.reactor.react(taken, this.context) : undefined;
     const last = events[events.length - 1].position;
-    this.uncheckpointed += events.length;
-    if (answer === 'checkpoint' || this.uncheckpointed >= CHECKPOINT_EVERY) {
+    // Counted once the batch is done: stop() records how far it got, which a batch whose checkpoint failed did not move.
+    if (answer === 'checkpoint' || this.uncheckpointed + events.length >= CHECKPOINT_EVERY) {
       await this.checkpoint.save(last);
       this.uncheckpointed = 0;
-    }
+    } else this.uncheckpointed += events.length;
     this.processed = last;
     this.waits.reached(last);
   }
