@@ -1,24 +1,14 @@
 // Vanity URL routes: a guild's own invite code, unique across guilds, that POST /invites/:code accepts like an invite.
-import { guildAccess } from '../../commands/access.js';
 import { setVanityCode } from '../../commands/guilds.js';
-import { unknownGuild } from '../../domain/guildState.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
-import { guildById } from '../../projections/guilds.queries.js';
+import { readVanityCode, vanityOf } from '../../commands/vanity.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import type { HttpDeps } from '../context.js';
 import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { route } from '../route.js';
 
 const vanityCode = { type: 'string', pattern: '^[a-z0-9-]{2,32}$' } as const;
 export const setSchema = { type: 'object', properties: { code: vanityCode }, required: ['code'], additionalProperties: false } as const;
-
-async function vanityObject(deps: HttpDeps, guildId: string) {
-  const guild = await guildById(deps.readStore, guildId);
-  if (!guild) throw unknownGuild();
-  return { code: guild.vanity_url_code, uses: guild.vanity_url_uses, guild_id: guildId };
-}
 
 const vanity = { description: 'The guild’s vanity code.', schema: ref('VanityUrl') };
 
@@ -33,9 +23,7 @@ export const getVanityRoute = route({
   responses: { 200: vanity },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId } }, deps) {
-    const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    requirePermission(permissions, Permission.MANAGE_GUILD);
-    return vanityObject(deps, guildId);
+    return { ...(await readVanityCode(deps, guildId, requireAuth(ctx).userId)), guild_id: guildId };
   },
 });
 
@@ -56,7 +44,7 @@ const setVanityAt = (method: 'POST' | 'PATCH', summary: string, bucket: string) 
     errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
     async handle(ctx, { params: { guildId }, body: { code } }, deps) {
       await setVanityCode(deps, actorMeta(ctx), guildId, code);
-      return vanityObject(deps, guildId);
+      return { ...(await vanityOf(deps, guildId)), guild_id: guildId };
     },
   });
 
