@@ -1,11 +1,17 @@
-// Commands on the guild aggregate: creating, configuring, leaving and deleting guilds, and how any command on the guild's
-// stream is run (decided, its images stored, appended, settled), whose checks all live in the guild's decider. The
-// commands on its channels, roles and members are commands/channels.ts's, roles.ts's and members.ts's.
+// The guild aggregate: a guild read by its members; creating, configuring, leaving and deleting guilds, and how any
+// command on the guild's stream is run (decided, its images stored, appended, settled), whose checks all live in the
+// guild's decider. The commands on its channels, roles and members are commands/channels.ts's, roles.ts's and
+// members.ts's.
 import { type GuildCommand, guildDecider } from '../domain/guild.js';
-import type { GuildSettings } from '../domain/guildState.js';
+import { type GuildSettings, unknownGuild } from '../domain/guildState.js';
 import { isoNow } from '../ports/clock.js';
 import type { Image } from '../ports/images.js';
+import type { EmojiDoc, StickerDoc } from '../projections/expressions.js';
+import { emojisOfGuild, stickersOfGuild } from '../projections/expressions.queries.js';
+import type { GuildDoc, RoleDoc } from '../projections/guilds.js';
+import { guildById, rolesOfGuild } from '../projections/guilds.queries.js';
 import { temporaryMembershipsOf } from '../projections/members.queries.js';
+import { guildAccess } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { channelSendsGate, exclusiveAll } from './queue.js';
 import { guildStream } from './streams.js';
@@ -15,6 +21,32 @@ import { claimVanityCode, releaseVanityCode } from './vanity.js';
 const GUILD_IMAGES = { icon: 'icons', banner: 'banners', splash: 'splashes', discovery_splash: 'discovery-splashes' } as const;
 export type GuildImageField = keyof typeof GUILD_IMAGES;
 const guildImageKey = (field: GuildImageField, guildId: string, hash: string) => `${GUILD_IMAGES[field]}/${guildId}/${hash}`;
+
+/** What the API's guild object shows: the guild with its roles, emojis and stickers, as the read models have them. */
+export interface GuildView {
+  guild: GuildDoc;
+  roles: RoleDoc[];
+  emojis: EmojiDoc[];
+  stickers: StickerDoc[];
+}
+
+/** The guild as the read models show it, whoever asks: what creating or changing it answers. */
+export async function guildViewOf(deps: Uses<'readStore'>, guildId: string): Promise<GuildView> {
+  const [guild, roles, emojis, stickers] = await Promise.all([
+    guildById(deps.readStore, guildId),
+    rolesOfGuild(deps.readStore, guildId),
+    emojisOfGuild(deps.readStore, guildId),
+    stickersOfGuild(deps.readStore, guildId),
+  ]);
+  if (!guild) throw unknownGuild();
+  return { guild, roles, emojis, stickers };
+}
+
+/** The guild, to its members (404 for anyone else). */
+export async function readGuild(deps: Uses<'commands' | 'readStore' | 'clock'>, guildId: string, readerId: string): Promise<GuildView> {
+  await guildAccess(deps, guildId, readerId);
+  return guildViewOf(deps, guildId);
+}
 
 /** Runs a command on a guild's stream and waits until the read models show it. */
 export async function runGuildCommand(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, guildId: string, command: GuildCommand) {

@@ -1,10 +1,9 @@
 // Guild routes of the spec: create, fetch, update and delete guilds; the caller's guild list and leaving a guild.
-import { guildAccess, loadGuild } from '../../commands/access.js';
-import { type GuildImageField, createGuild, deleteGuild, leaveGuild, updateGuild } from '../../commands/guilds.js';
-import { guildPermissions, unknownGuild } from '../../domain/guildState.js';
-import { emojisOfGuild, stickersOfGuild } from '../../projections/expressions.queries.js';
+import { loadGuild } from '../../commands/access.js';
+import { type GuildImageField, type GuildView, createGuild, deleteGuild, guildViewOf, leaveGuild, readGuild, updateGuild } from '../../commands/guilds.js';
+import { guildPermissions } from '../../domain/guildState.js';
 import type { GuildDoc } from '../../projections/guilds.js';
-import { guildById, guildsByIds, rolesOfGuild } from '../../projections/guilds.queries.js';
+import { guildsByIds } from '../../projections/guilds.queries.js';
 import { membershipsPage } from '../../projections/members.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
@@ -61,16 +60,8 @@ export const myGuildsQuery = {
 } as const;
 
 /** The guild object for a guild the read models show (the caller's own write is settled before this reads). */
-async function fetchGuildObject(deps: HttpDeps, guildId: string) {
-  const [guild, roles, emojis, stickers] = await Promise.all([
-    guildById(deps.readStore, guildId),
-    rolesOfGuild(deps.readStore, guildId),
-    emojisOfGuild(deps.readStore, guildId),
-    stickersOfGuild(deps.readStore, guildId),
-  ]);
-  if (!guild) throw unknownGuild();
-  return guildObject(guild, roles, { emojis, stickers, origin: deps.config.publicBaseUrl });
-}
+const presentGuild = (deps: HttpDeps, { guild, roles, emojis, stickers }: GuildView) =>
+  guildObject(guild, roles, { emojis, stickers, origin: deps.config.publicBaseUrl });
 
 const guild = { description: 'The guild.', schema: ref('Guild') };
 
@@ -86,7 +77,7 @@ export const createGuildRoute = route({
   errors: [],
   async handle(ctx, { body }, deps) {
     const icon = body.icon ? await deps.images.parseDataUri(body.icon, 'icon') : null;
-    return fetchGuildObject(deps, await createGuild(deps, actorMeta(ctx), { name: body.name, icon }));
+    return presentGuild(deps, await guildViewOf(deps, await createGuild(deps, actorMeta(ctx), { name: body.name, icon })));
   },
 });
 
@@ -100,8 +91,7 @@ export const getGuildRoute = route({
   responses: { 200: guild },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
-    await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    return fetchGuildObject(deps, guildId);
+    return presentGuild(deps, await readGuild(deps, guildId, requireAuth(ctx).userId));
   },
 });
 
@@ -124,7 +114,7 @@ export const updateGuildRoute = route({
       deps.images.parseDataUri(value, field, field === 'discovery_splash' ? ['png', 'jpeg', 'webp'] : undefined);
     const images = Object.fromEntries(await Promise.all(given.map(async ([field, value]) => [field, value === null ? null : await read(field, value)])));
     await updateGuild(deps, actorMeta(ctx), guildId, settings, images);
-    return fetchGuildObject(deps, guildId);
+    return presentGuild(deps, await guildViewOf(deps, guildId));
   },
 });
 
