@@ -445,11 +445,15 @@ export class KafkaEventBus implements EventBus {
     });
     // kafkajs restarts a consumer that lost the brokers (stopped, restarting) once they answer again, and the restarted
     // one joins with no offsets of its own when its group commits none: it would start at the live end and skip what
-    // the relay published meanwhile. Every join goes on after what this consumer took (nothing, at its first).
+    // the relay published meanwhile. A per-process group's every join goes on after what this consumer took (nothing,
+    // at its first). A durable group's committed offsets are what its members go on from: a partition this member took
+    // before a rebalance may have been taken further by another since.
     const progress = new PartitionProgress();
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      for (const { partition, offset } of progress.resumeAt()) consumer.seek({ topic: this.settings.topic, partition, offset });
-    });
+    if (!options.durable) {
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        for (const { partition, offset } of progress.resumeAt()) consumer.seek({ topic: this.settings.topic, partition, offset });
+      });
+    }
     // Resolving once the group is joined means "from now on" holds for the caller, not from some later moment.
     const joined = new Promise<void>((resolve) => {
       const remove = consumer.on(consumer.events.GROUP_JOIN, () => {
