@@ -46,8 +46,11 @@ export interface AdmissionLimits {
 export function admission(limits: AdmissionLimits) {
   if (limits.maxRequestsInFlight === 0) return (_ctx: Context, next: Next) => next();
   const limit = new AdaptiveLimit(limits);
+  // Background work in a request (an event stream catching up) yields while others are in flight.
+  const requestsInFlight = () => limit.inFlight;
   return async function admit(ctx: Context, next: Next) {
     if (!limit.acquire()) return refuse(ctx);
+    ctx.state.requestsInFlight = requestsInFlight;
     const admitted = performance.now();
     let held = true;
     const leave = () => {
@@ -67,7 +70,8 @@ export function admission(limits: AdmissionLimits) {
 /** The limit on requests at once, moved once a window by how long the window's admitted requests waited. */
 class AdaptiveLimit {
   private limit: number;
-  private inFlight = 0;
+  /** Requests admitted and not yet answered (a stream that gave its place back is not counted). */
+  inFlight = 0;
   private readonly ceiling: number;
   private readonly floor: number;
   private readonly targetMs: number;
