@@ -21,6 +21,8 @@ declare module 'koa' {
      * started, and is bounded by limits of its own, not by the queue admission keeps short.
      */
     leaveAdmission?: () => void;
+    /** The requests admitted and not yet answered: background work in a request yields while there are any. */
+    requestsInFlight?: () => number;
   }
 }
 
@@ -46,7 +48,6 @@ export interface AdmissionLimits {
 export function admission(limits: AdmissionLimits) {
   if (limits.maxRequestsInFlight === 0) return (_ctx: Context, next: Next) => next();
   const limit = new AdaptiveLimit(limits);
-  // Background work in a request (an event stream catching up) yields while others are in flight.
   const requestsInFlight = () => limit.inFlight;
   return async function admit(ctx: Context, next: Next) {
     if (!limit.acquire()) return refuse(ctx);

@@ -160,7 +160,7 @@ async function present(ctx: Context, stream: GuildEventStream, format: Format, o
   }, options.heartbeatMs);
   let position: string | null = null;
   let announced = false;
-  const busy = (ctx.state.requestsInFlight as (() => number) | undefined) ?? (() => 0);
+  const busy = ctx.state.requestsInFlight ?? (() => 0);
   try {
     for (;;) {
       const started = performance.now();
