@@ -84,7 +84,18 @@ await withEngines(['kafka'], 'a cluster’s engines restarted under load', () =>
       expect(sequence).toEqual(sequence.map((_, i) => sequence[0]! + i));
     }
 
-    const readyz = async (node: string) => (await cluster.node(node).call('GET', '/readyz')).body;
+    /** Each node's /readyz comes to say, with 503, that an engine cannot be reached, and why. */
+    async function expectUnready(nodes: string[]) {
+      for (const node of nodes) {
+        await until(async () => (await cluster.node(node).call('GET', '/readyz')).status === 503);
+        expect((await cluster.node(node).call('GET', '/readyz')).body).toEqual({ status: 'engine unreachable', reason: expect.any(String) });
+      }
+    }
+
+    /** Every node's /readyz comes back to 200. */
+    async function allReady(timeoutMs?: number) {
+      for (const node of NODES) await until(async () => (await cluster.node(node).call('GET', '/readyz')).status === 200, timeoutMs);
+    }
 
     it('PostgreSQL restarted: sends are refused with 503 and Retry-After meanwhile, /readyz says why, and every process serves again unrestarted', async () => {
       const before = pids();
@@ -92,14 +103,11 @@ await withEngines(['kafka'], 'a cluster’s engines restarted under load', () =>
       await postgres.stop();
       try {
         await run.load.refusedMore(10);
-        for (const node of ['api-1', 'api-2', 'projector']) {
-          await until(async () => (await cluster.node(node).call('GET', '/readyz')).status === 503);
-          expect(await readyz(node)).toEqual({ status: 'engine unreachable', reason: expect.any(String) });
-        }
+        await expectUnready(['api-1', 'api-2', 'projector']);
       } finally {
         await postgres.start();
       }
-      for (const node of NODES) await until(async () => (await cluster.node(node).call('GET', '/readyz')).status === 200);
+      await allReady();
       await run.load.after(20);
       await run.load.stop();
       expect(run.load.refused.length).toBeGreaterThan(0);
@@ -116,14 +124,11 @@ await withEngines(['kafka'], 'a cluster’s engines restarted under load', () =>
       await broker.stop();
       try {
         await run.load.after(20);
-        for (const node of ['relay', 'gateway-1', 'gateway-2']) {
-          await until(async () => (await cluster.node(node).call('GET', '/readyz')).status === 503);
-          expect(await readyz(node)).toEqual({ status: 'engine unreachable', reason: expect.any(String) });
-        }
+        await expectUnready(['relay', 'gateway-1', 'gateway-2']);
       } finally {
         await broker.start();
       }
-      for (const node of NODES) await until(async () => (await cluster.node(node).call('GET', '/readyz')).status === 200, 120_000);
+      await allReady(120_000);
       await run.load.after(20);
       await run.load.stop();
       expect(run.load.refused).toEqual([]);
