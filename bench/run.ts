@@ -25,6 +25,7 @@
 // Other sizes by environment: BENCH_CLIENTS (default 1000), BENCH_MESSAGES (default 200), BENCH_IDLE (default 10000),
 // BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
 // Each phase's start is printed on stderr with the seconds elapsed, and its length kept in the JSON (phasesS).
+// `npm run bench -- --pages`: the page reads alone, against their ceiling, on a server seeded for them (pagesAlone).
 // `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle, a
 // log of 20000 events, 2000 of them through the consumer, an overload of 50 connections for 2 s;
 // test/bench/quick.test.ts runs it).
@@ -52,12 +53,15 @@ import {
   startParley,
   stop,
   benchSize,
+  cpuSecondsOf,
   loadSizes,
   SESSIONS_PER_LANE,
 } from './harness.js';
 import { type EventStreamCost, measureEventStream } from './eventStream.js';
 
 const QUICK = process.argv.includes('--quick');
+/** `--only overload`: the setup and that phase alone, its row printed and its figures in the JSON. */
+const ONLY = onlyPhases(process.argv);
 const size = benchSize(QUICK);
 const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP } = loadSizes(size);
 const CLIENTS = size('BENCH_CLIENTS', 1000, 20);
@@ -96,6 +100,16 @@ function benchKeywords(r: number): string[] {
   });
 }
 const RESULTS = process.env.BENCH_RESULTS ?? join(import.meta.dirname, 'results', 'latest.json');
+/** The phases `--only a,b` names (null: every phase); only those that run without the others may be named. */
+function onlyPhases(argv: string[]): Set<string> | null {
+  const at = argv.indexOf('--only');
+  if (at === -1) return null;
+  const names = new Set((argv[at + 1] ?? '').split(',').filter(Boolean));
+  const unknown = [...names].filter((name) => !['overload'].includes(name));
+  if (names.size === 0 || unknown.length) throw new Error(`--only takes phases that run alone: overload (not ${[...unknown].join(', ') || 'nothing'})`);
+  return names;
+}
+
 /** Runs `node --import tsx bench/log.ts …` to its end; its stdout. */
 function logTool(args: string[]): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/log.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -124,6 +138,33 @@ async function coldStart(dir: string): Promise<{ seconds: number; server: Proces
   }
 }
 
+const machine = (loadavgBefore: number[]) => ({
+  cpus: cpus().length,
+  model: cpus()[0]?.model,
+  node: process.version,
+  loadavgBefore,
+  loadavgAfter: loadavg(),
+});
+
+/**
+ * The messages a channel holds after `after`, read a page at a time through `page` (ids newest first). The read
+ * models follow the log: a count short of what was answered is read again, for up to 10 s, before it is taken.
+ */
+async function messagesAfter(page: (after: string) => Promise<{ id: string }[]>, after: string, atLeast = 0): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    let count = 0;
+    for (let anchor = after; ;) {
+      const batch = await page(anchor);
+      if (batch.length === 0) break;
+      count += batch.length;
+      anchor = batch[0].id;
+    }
+    if (count >= atLeast || Date.now() > deadline) return count;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 interface Overload {
   connections: number;
   durationS: number;
@@ -136,18 +177,76 @@ interface Overload {
   otherNon2xx: number;
   /** Requests that had no answer within autocannon's 10 s. */
   timeouts: number;
+  /** The timeouts by where their connection was when autocannon gave up on it. */
+  timeoutsBy: TimeoutKinds;
   errors: number;
   admittedP50Ms: number;
   admittedP99Ms: number;
   admittedMaxMs: number;
+  /** The 503s' own latency: how soon a refused client learns it. */
+  refusedP50Ms: number;
+  refusedP99Ms: number;
+  /** From a connection's start to its TLS handshake's end, over every connection made. */
+  handshakes: ReturnType<typeof percentiles>;
+  /** Messages in the channel after the overload that were not there before it: at least `admitted` when 2xx is durable. */
+  stored: number;
+  /** Connections the kernel dropped for a full listen queue (/proc/net/netstat's ListenOverflows) during the overload. */
+  listenOverflows: number;
+  /** CPU seconds a second over the overload: the server's, and the bench's own (autocannon runs in it). */
+  serverCpu: number;
+  benchCpu: number;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
   rssBeforeMiB: number;
   rssAfterMiB: number;
 }
 
-/** OVERLOAD_CONNECTIONS sending at once, no warm-up: what is admitted, refused or left to time out, and how fast. */
-async function overload(server: Process, path: string, body: string, headers: () => Record<string, string>): Promise<Overload> {
+/** Where a timed-out request's connection was: not yet connected, mid-handshake, or with its request written. */
+interface TimeoutKinds {
+  connecting: number;
+  handshaking: number;
+  /** The request was the connection's first: the connection had nothing answered yet. */
+  firstRequest: number;
+  /** The connection had had answers before this request. */
+  laterRequest: number;
+}
+
+/** The kernel's count of connections dropped for a full listen queue, in this network namespace. */
+async function listenOverflows(): Promise<number> {
+  const lines = (await readFile('/proc/net/netstat', 'utf8')).split('\n').filter((l) => l.startsWith('TcpExt:'));
+  const [names, values] = lines.map((l) => l.split(/\s+/));
+  return Number(values[names.indexOf('ListenOverflows')] ?? 0);
+}
+
+/** A connection as autocannon made it, watched from outside: when it started, connected, finished its handshake. */
+interface Watched {
+  started: number;
+  connected: boolean;
+  secure: boolean;
+  answers: number;
+}
+
+/**
+ * OVERLOAD_CONNECTIONS sending at once, no warm-up: what is admitted, refused or left to time out, and how fast; each
+ * timeout classed by where its connection was, each connection's handshake timed, and the messages stored counted.
+ */
+async function overload(
+  server: Process,
+  path: string,
+  body: string,
+  headers: () => Record<string, string>,
+  storedSince: (atLeast: number) => Promise<number>,
+): Promise<Overload> {
   const rssBefore = await rssOf(server.child.pid!);
   const admittedMs: number[] = [];
+  const refusedMs: number[] = [];
+  const handshakeMs: number[] = [];
+  const timeoutsBy: TimeoutKinds = { connecting: 0, handshaking: 0, firstRequest: 0, laterRequest: 0 };
+  const overflowsBefore = await listenOverflows();
+  const loadavgBefore = loadavg();
+  const serverCpuBefore = (await cpuSecondsOf(server.child.pid!)) ?? 0;
+  const benchCpuBefore = process.cpuUsage();
+  const started = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -159,15 +258,47 @@ async function overload(server: Process, path: string, body: string, headers: ()
         tlsOptions: { ca: server.ca },
         servername: 'localhost',
         requests: [{ method: 'POST', body, setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', ...headers() } }) }],
-      },
+        // autocannon's client replaces its connection on a timeout (and then says so): each connection it makes is
+        // watched, so the one given up on can be told apart. Its _connect is internal, and stable across 7–9.
+        setupClient: (client: any) => {
+          let current: Watched | null = null;
+          let previous: Watched | null = null;
+          const connect = client._connect.bind(client);
+          client._connect = () => {
+            previous = current;
+            const watched: Watched = { started: performance.now(), connected: false, secure: false, answers: 0 };
+            current = watched;
+            connect();
+            client.conn.once('connect', () => (watched.connected = true));
+            client.conn.once('secureConnect', () => {
+              watched.secure = true;
+              handshakeMs.push(performance.now() - watched.started);
+            });
+          };
+          client.on('response', () => current && (current.answers += 1));
+          client.on('timeout', () => {
+            const gaveUp = previous!;
+            if (!gaveUp.connected) timeoutsBy.connecting += 1;
+            else if (!gaveUp.secure) timeoutsBy.handshaking += 1;
+            else if (gaveUp.answers === 0) timeoutsBy.firstRequest += 1;
+            else timeoutsBy.laterRequest += 1;
+          });
+        },
+      } as autocannon.Options,
       (error, done) => (error ? reject(error) : resolve(done)),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status >= 200 && status < 300) admittedMs.push(ms);
+      else if (status === 503) refusedMs.push(ms);
     });
   });
+  const seconds = (performance.now() - started) / 1000;
+  const benchCpu = process.cpuUsage(benchCpuBefore);
+  const serverCpu = ((await cpuSecondsOf(server.child.pid!)) ?? 0) - serverCpuBefore;
+  const loadavgAfter = loadavg();
   const counts = result.statusCodeStats as Record<string, { count: number } | undefined>;
   const admitted = percentiles(admittedMs);
+  const refusals = percentiles(refusedMs);
   const refused = counts['503']?.count ?? 0;
   return {
     connections: OVERLOAD_CONNECTIONS,
@@ -177,10 +308,20 @@ async function overload(server: Process, path: string, body: string, headers: ()
     refused,
     otherNon2xx: result.non2xx - refused,
     timeouts: result.timeouts,
+    timeoutsBy,
     errors: result.errors,
     admittedP50Ms: admitted.p50Ms,
     admittedP99Ms: admitted.p99Ms,
     admittedMaxMs: admitted.maxMs,
+    refusedP50Ms: refusals.p50Ms,
+    refusedP99Ms: refusals.p99Ms,
+    handshakes: percentiles(handshakeMs),
+    stored: await storedSince(admitted.count),
+    listenOverflows: (await listenOverflows()) - overflowsBefore,
+    serverCpu: serverCpu / seconds,
+    benchCpu: (benchCpu.user + benchCpu.system) / 1e6 / seconds,
+    loadavgBefore,
+    loadavgAfter,
     rssBeforeMiB: rssBefore / 2 ** 20,
     rssAfterMiB: (await rssOf(server.child.pid!)) / 2 ** 20,
   };
@@ -202,7 +343,6 @@ async function main() {
   const loadBefore = loadavg();
   const parley = await startParley();
   const { api, json, close } = apiClient(parley.origin, parley.ca);
-  let ceiling: Process | undefined;
 
   try {
     // Users, a guild, and senders joined through an invite.
@@ -224,6 +364,33 @@ async function main() {
       const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}`, password: 'a long password' });
       await json('POST', `/invites/${invite.code}`, sender.token);
       senders.push(sender.token);
+    }
+
+    const messageBody = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
+    let turn = 0;
+    const sendAs = () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` });
+    // 7. Overload: far more senders at once than the server admits; the refused are told so at once (503).
+    const overloadPhase = async () => {
+      phase('overload', `${OVERLOAD_CONNECTIONS} connections, ${OVERLOAD_DURATION} s…`);
+      const [newest] = (await json('GET', `/channels/${channelId}/messages?limit=1`, owner.token)) as { id: string }[];
+      const page = (after: string) => json('GET', `/channels/${channelId}/messages?limit=100&after=${after}`, owner.token);
+      const stored = (atLeast: number) => messagesAfter(page, newest?.id ?? '0', atLeast);
+      return overload(parley, `/api/v1/channels/${channelId}/messages`, messageBody, sendAs, stored);
+    };
+    if (ONLY) {
+      const overloaded = await overloadPhase();
+      phase('done', `${((performance.now() - t0) / 1000).toFixed(0)} s in all`);
+      const results = {
+        date: startedAt.toISOString(),
+        mode: `only ${[...ONLY].join(',')}`,
+        machine: machine(loadBefore),
+        overload: overloaded,
+        phasesS: phases,
+      };
+      await mkdir(dirname(RESULTS), { recursive: true });
+      await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+      console.log(`${markdownTable([TABLE_HEAD, overloadRow(overloaded)])}\n\n${overloadDetail(overloaded)}`);
+      return;
     }
 
     const url = `${parley.origin.replace('https', 'wss')}/gateway?v=10&encoding=json`;
@@ -257,14 +424,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 500));
 
     // 2. Durable sends, each sender in turn; the same JSON body the echo gets.
-    const messageBody = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
-    let turn = 0;
     phase('sends', `${CONNECTIONS} connections, ${DURATION} s…`);
     const rssBeforeSends = await rssOf(parley.child.pid!);
     const sends = await load(parley, `/api/v1/channels/${channelId}/messages`, {
       method: 'POST',
       body: messageBody,
-      headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }),
+      headers: sendAs,
     });
     const sendsMemory = { sends: sends.total, rssBeforeMiB: rssBeforeSends / 2 ** 20, rssAfterMiB: (await rssOf(parley.child.pid!)) / 2 ** 20 };
 
@@ -284,20 +449,14 @@ async function main() {
     const moderatedSends = await load(parley, `/api/v1/channels/${channelId}/messages`, {
       method: 'POST',
       body: messageBody,
-      headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }),
+      headers: sendAs,
     });
 
-    // 3. The page a reader gets, then its ceiling: koa serving those bytes.
-    const pagePath = `/channels/${channelId}/messages?limit=50`;
-    const page = Buffer.from(await api('GET', pagePath, owner.token));
-    ceiling = await startCeiling(page);
-    phase('ceilings', `echo, page (${page.length} bytes)…`);
-    const echo = await load(ceiling, '/echo', { method: 'POST', body: messageBody });
-    const pageCeiling = await load(ceiling, pagePath, { headers: () => ({ authorization: `Bearer ${owner.token}` }) });
-    await stop(ceiling);
-    ceiling = undefined;
-    phase('pages', `${CONNECTIONS} connections, ${DURATION} s…`);
-    const pages = await load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${senders[turn++ % senders.length]}` }) });
+    // 3. The page a reader gets, then its ceiling: koa serving those bytes (and the echo, on the same process).
+    let echo: Load | undefined;
+    const { page, pageCeiling, pages } = await pageLoads(parley, api, channelId, owner.token, senders, phase, async (ceiling) => {
+      echo = await load(ceiling, '/echo', { method: 'POST', body: messageBody });
+    });
 
     // 6. Erasure: the sends' messages deleted one request each, CONNECTIONS at a time; each answer waits for the key
     // shredder to have destroyed the message's key (and the remover its files), so this is erased messages a second.
@@ -325,11 +484,8 @@ async function main() {
     const erasureS = (performance.now() - erasureStarted) / 1000;
     const erasure = { messages: toErase.length, connections: CONNECTIONS, seconds: erasureS, perS: toErase.length / erasureS, ...percentiles(deleteTimes) };
 
-    // 7. Overload: far more senders at once than the server admits; the refused are told so at once (503).
-    phase('overload', `${OVERLOAD_CONNECTIONS} connections, ${OVERLOAD_DURATION} s…`);
-    const overloaded = await overload(parley, `/api/v1/channels/${channelId}/messages`, messageBody, () => ({
-      authorization: `Bearer ${senders[turn++ % senders.length]}`,
-    }));
+    // 7. Overload, after the erasure.
+    const overloaded = await overloadPhase();
 
     // 4a. Latency at CLIENTS connected sessions, all in the guild; and the POST's own round trip, one at a time.
     phase('gateway', `${CLIENTS} sessions, ${MESSAGES} messages…`);
@@ -393,13 +549,13 @@ async function main() {
     const results = {
       date: startedAt.toISOString(),
       mode: QUICK ? 'quick' : 'default',
-      machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
+      machine: machine(loadBefore),
       options: { connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, clients: CLIENTS, messages: MESSAGES, idle: IDLE, senders: SENDERS },
-      echoCeiling: echo,
-      sends: { ...sends, ratioToCeiling: sends.reqPerS / echo.reqPerS, p99RatioToCeiling: sends.p99Ms / echo.p99Ms },
+      echoCeiling: echo!,
+      sends: { ...sends, ratioToCeiling: sends.reqPerS / echo!.reqPerS, p99RatioToCeiling: sends.p99Ms / echo!.p99Ms },
       moderatedSends: { ...moderatedSends, ratioToSends: moderatedSends.reqPerS / sends.reqPerS, p99RatioToSends: moderatedSends.p99Ms / sends.p99Ms },
       pageCeiling: { ...pageCeiling, pageBytes: page.length },
-      pages: { ...pages, ratioToCeiling: pages.reqPerS / pageCeiling.reqPerS, p99RatioToCeiling: pages.p99Ms / pageCeiling.p99Ms },
+      pages,
       singleSend,
       delivery: { ...delivery, p99RatioToSingleSend: delivery.p99Ms / singleSend.p99Ms },
       idleSessions,
@@ -414,12 +570,80 @@ async function main() {
     };
     await mkdir(dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(table(results));
+    console.log(`${table(results)}\n\n${overloadDetail(overloaded)}`);
     console.log(
       `\n${results.mode} run, ${results.runS.toFixed(0)} s; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${results.machine.loadavgAfter.map((l) => l.toFixed(2)).join(' ')} after (${results.machine.cpus} CPUs); JSON in ${RESULTS}`,
     );
   } finally {
-    if (ceiling) await stop(ceiling);
+    await stop(parley);
+    await close();
+  }
+}
+
+/**
+ * The channel's page as the owner reads it, its ceiling (koa serving those bytes; `onCeiling` loads that process too
+ * while it runs), then the page read from Parley by the readers in turn.
+ */
+async function pageLoads(
+  parley: Process,
+  api: ReturnType<typeof apiClient>['api'],
+  channelId: string,
+  ownerToken: string,
+  readers: string[],
+  phase: (name: string, detail: string) => void,
+  onCeiling: (ceiling: Process) => Promise<void> = async () => {},
+) {
+  const pagePath = `/channels/${channelId}/messages?limit=50`;
+  const page = Buffer.from(await api('GET', pagePath, ownerToken));
+  const ceiling = await startCeiling(page);
+  let pageCeiling: Load;
+  try {
+    phase('ceilings', `page (${page.length} bytes)…`);
+    await onCeiling(ceiling);
+    pageCeiling = await load(ceiling, pagePath, { headers: () => ({ authorization: `Bearer ${ownerToken}` }) });
+  } finally {
+    await stop(ceiling);
+  }
+  phase('pages', `${CONNECTIONS} connections, ${DURATION} s…`);
+  let turn = 0;
+  const pages = await load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${readers[turn++ % readers.length]}` }) });
+  return { page, pageCeiling, pages: { ...pages, ratioToCeiling: pages.reqPerS / pageCeiling.reqPerS, p99RatioToCeiling: pages.p99Ms / pageCeiling.p99Ms } };
+}
+
+/**
+ * `--pages`: the page reads alone, BENCH_ROUNDS times (default 3) on one server, each against its own ceiling, after
+ * BENCH_PAGE_SEED sends (default 2000) from the senders; one JSON line per round on stdout.
+ */
+async function pagesAlone() {
+  const parley = await startParley();
+  const { api, json, close } = apiClient(parley.origin, parley.ca);
+  const phase = (name: string, detail: string) => console.error(`${name}: ${detail}`);
+  try {
+    const owner = await json('POST', '/auth/register', undefined, { username: 'benchowner', password: 'a long password' });
+    const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
+    const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
+    const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
+    const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
+    const senders: string[] = [];
+    for (let i = 0; i < SENDERS; i++) {
+      const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}`, password: 'a long password' });
+      await json('POST', `/invites/${invite.code}`, sender.token);
+      senders.push(sender.token);
+    }
+    const seed = Number(process.env.BENCH_PAGE_SEED ?? 2000);
+    const body = { content: 'a benchmark message of ordinary length, sent at 64 concurrent' };
+    phase('seed', `${seed} sends…`);
+    await Promise.all(
+      senders.map(async (token, s) => {
+        for (let i = s; i < seed; i += senders.length) await api('POST', `/channels/${channelId}/messages`, token, body);
+      }),
+    );
+    for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 3); round++) {
+      const { page, pageCeiling, pages } = await pageLoads(parley, api, channelId, owner.token, senders, phase);
+      const figures = { round, pageBytes: page.length, ceilingReqPerS: pageCeiling.reqPerS, reqPerS: pages.reqPerS, ratio: pages.ratioToCeiling };
+      console.log(JSON.stringify({ ...figures, p99Ms: pages.p99Ms, non2xx: pages.non2xx, loadavg: loadavg() }));
+    }
+  } finally {
     await stop(parley);
     await close();
   }
@@ -442,9 +666,35 @@ type Results = {
   eventStream: EventStreamCost;
 };
 
+const TABLE_HEAD = ['figure', 'conc.', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'vs ceiling (same run)'];
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 1 : 0) : '–');
+
+function overloadRow(o: Overload): string[] {
+  return [
+    `overload: durable sends past admission, ${o.refused} refused (503), ${o.timeouts} client timeouts, RSS ${o.rssBeforeMiB.toFixed(0)} → ${o.rssAfterMiB.toFixed(0)} MiB`,
+    `${o.connections}`,
+    o.admittedPerS.toFixed(0),
+    ms(o.admittedP50Ms),
+    ms(o.admittedP99Ms),
+    ms(o.admittedMaxMs),
+    `${o.refused + o.otherNon2xx}`,
+    'req/s and latencies of the admitted (2xx) sends',
+  ];
+}
+
+/** What the overload row leaves out: where the timeouts were, the handshakes, the refusals' speed, who took the CPU. */
+function overloadDetail(o: Overload): string {
+  const t = o.timeoutsBy;
+  const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
+  return [
+    `overload: ${o.timeouts} client timeouts (${t.connecting} connecting, ${t.handshaking} in the TLS handshake, ${t.firstRequest} on a connection's first request, ${t.laterRequest} on a later one), ${o.listenOverflows} listen-queue overflows, ${o.errors} errors;`,
+    `  ${o.handshakes.count} handshakes, p50 ${ms(o.handshakes.p50Ms)} ms, p99 ${ms(o.handshakes.p99Ms)} ms, max ${ms(o.handshakes.maxMs)} ms; 503 p50 ${ms(o.refusedP50Ms)} ms, p99 ${ms(o.refusedP99Ms)} ms;`,
+    `  ${o.stored} messages stored for ${o.admitted} sends admitted; CPU a second: the server ${o.serverCpu.toFixed(2)}, the bench (autocannon) ${o.benchCpu.toFixed(2)}; load average ${load(o.loadavgBefore)} before, ${load(o.loadavgAfter)} after`,
+  ].join('\n');
+}
+
 /** One markdown table: every figure, and beside each its ceiling's ratio. */
 function table(r: Results): string {
-  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 1 : 0) : '–');
   const x = (v: number) => `${v.toFixed(2)}×`;
   // A load's row: its figures, and how it compares.
   const load = (figure: string, l: Pick<Load, 'connections' | 'reqPerS' | 'p50Ms' | 'p99Ms' | 'maxMs' | 'non2xx'>, comparison: string) => [
@@ -458,7 +708,7 @@ function table(r: Results): string {
     comparison,
   ];
   const rows: string[][] = [
-    ['figure', 'conc.', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'vs ceiling (same run)'],
+    TABLE_HEAD,
     load('koa echo `POST /echo` (ceiling)', r.echoCeiling, 'ceiling'),
     load('durable sends `POST /channels/:id/messages`', r.sends, `${x(r.sends.ratioToCeiling)} req/s, p99 ${x(r.sends.p99RatioToCeiling)}`),
     load(
@@ -514,16 +764,7 @@ function table(r: Results): string {
       '0',
       `${r.erasure.seconds.toFixed(1)} s (messages erased/s)`,
     ],
-    [
-      `overload: durable sends past admission, ${r.overload.refused} refused (503), ${r.overload.timeouts} client timeouts, RSS ${r.overload.rssBeforeMiB.toFixed(0)} → ${r.overload.rssAfterMiB.toFixed(0)} MiB`,
-      `${r.overload.connections}`,
-      r.overload.admittedPerS.toFixed(0),
-      ms(r.overload.admittedP50Ms),
-      ms(r.overload.admittedP99Ms),
-      ms(r.overload.admittedMaxMs),
-      `${r.overload.refused + r.overload.otherNon2xx}`,
-      'req/s and latencies of the admitted (2xx) sends',
-    ],
+    overloadRow(r.overload),
     [
       `read the log alone, ${r.log.events} events (the rebuild's ceiling)`,
       '–',
@@ -559,7 +800,7 @@ function table(r: Results): string {
   return markdownTable(rows);
 }
 
-main().catch((error) => {
+(process.argv.includes('--pages') ? pagesAlone() : main()).catch((error) => {
   console.error(error);
   process.exit(1);
 });
