@@ -1,24 +1,49 @@
 // Thread use cases: starting a thread (from a message or not), changing and deleting it, its members, and what a
 // message sent in it does (its author and those it mentions join, an archived thread reopens). Each resolves the
 // thread, its guild and its parent, hands the thread's decider the parent's permissions of whom it concerns, and
-// waits until the read models show the result.
+// waits until the read models show the result. And the reads that depend on who reads: a thread, its members, and the
+// lists of a guild's or a channel's threads, each as far as the reader sees them.
 import { badRequest } from '../domain/errors.js';
 import { ChannelFlag } from '../domain/forum.js';
-import { type ChannelData, type GuildState, channelPermissions, requireNotTimedOut, requireVisibleChannel, unknownChannel } from '../domain/guildState.js';
+import {
+  type ChannelData,
+  type GuildState,
+  channelPermissions,
+  requireNotTimedOut,
+  requireVisibleChannel,
+  unknownChannel,
+  unknownMember,
+} from '../domain/guildState.js';
 import { unknownMessage } from '../domain/message.js';
 import { Permission, requirePermission } from '../domain/permissions.js';
 import { type Participant, type ThreadCommand, type ThreadData, type ThreadFields, type ThreadState, ThreadType, threadDecider } from '../domain/thread.js';
 import { isoNow } from '../ports/clock.js';
 import { channelById } from '../projections/channels.queries.js';
-import { pinnedPostOf, threadById, threadsOfParent } from '../projections/threads.queries.js';
-import { type MessageChannelAccess, loadGuild, loadThread } from './access.js';
+import type { MemberDoc } from '../projections/members.js';
+import { memberOf } from '../projections/members.queries.js';
+import type { ThreadDoc, ThreadMemberDoc } from '../projections/threads.js';
+import {
+  activeThreadsOfGuild,
+  archivedThreadsOf,
+  pinnedPostOf,
+  threadById,
+  threadMemberOf,
+  threadMembersPage,
+  threadMembershipsOf,
+  threadsByIds,
+  threadsOfParent,
+} from '../projections/threads.queries.js';
+import { usersByIds } from '../projections/users.queries.js';
+import { type MessageChannelAccess, channelAccess, guildAccess, loadGuild, loadThread, messageChannelAccess, threadsVisibleTo } from './access.js';
 import { type ActorMeta, type Uses, metadata, serviceMeta } from './deps.js';
+import type { WithUser } from './members.js';
 import { loadMessage } from './messages/state.js';
 import { channelSendsGate, exclusive, queued, shared } from './queue.js';
 import { admitSlowmode, slowmodeWindow } from './slowmode.js';
 import { threadStream } from './streams.js';
 
 type ThreadDeps = Uses<'commands' | 'clock' | 'settle'>;
+type ReadDeps = Uses<'commands' | 'readStore' | 'clock'>;
 
 /** Whom a command concerns, with their permissions in the parent channel (0 outside the guild). */
 const participant = (guild: GuildState, parent: ChannelData, userId: string): Participant => ({
@@ -236,4 +261,123 @@ export async function archiveIdleThread(deps: ThreadDeps & Uses<'readStore'>, th
     await deps.settle(result.position);
     return result.events.length > 0;
   });
+}
+
+/**
+ * A thread the reader can see, by the thread's own rules (UNKNOWN_CHANNEL for any other thread, standing or deleted).
+ * What a thread's fetch answers, and what its deletion answers before it deletes.
+ */
+export async function readThread(deps: ReadDeps, threadId: string, readerId: string): Promise<ThreadData> {
+  const access = await messageChannelAccess(deps, threadId, readerId);
+  if (!access.thread) throw unknownChannel();
+  return access.thread.thread!;
+}
+
+/** A thread member, with their guild member when asked for and still in the guild. */
+export interface ThreadMemberView {
+  doc: ThreadMemberDoc;
+  member?: WithUser<MemberDoc>;
+}
+
+/** Thread members of a guild's thread, each with their guild member when asked (those who left it are shown without). */
+async function withMembers(deps: Uses<'readStore'>, guildId: string, docs: ThreadMemberDoc[], withMember: boolean): Promise<ThreadMemberView[]> {
+  if (!withMember || !docs.length) return docs.map((doc) => ({ doc }));
+  const users = new Map((await usersByIds(deps.readStore, [...new Set(docs.map((doc) => doc.user_id))])).map((u) => [u._id, u]));
+  return Promise.all(
+    docs.map(async (doc) => {
+      const member = await memberOf(deps.readStore, guildId, doc.user_id);
+      const user = users.get(doc.user_id);
+      return member && user ? { doc, member: { doc: member, user } } : { doc };
+    }),
+  );
+}
+
+/** A page of a visible thread's members, in user id order after `after`. */
+export async function readThreadMembers(
+  deps: ReadDeps,
+  threadId: string,
+  readerId: string,
+  query: { after?: string; limit: number; withMember: boolean },
+): Promise<ThreadMemberView[]> {
+  const thread = await readThread(deps, threadId, readerId);
+  const docs = await threadMembersPage(deps.readStore, threadId, { after: query.after, limit: query.limit });
+  return withMembers(deps, thread.guild_id, docs, query.withMember);
+}
+
+/** One member of a visible thread (UNKNOWN_MEMBER for anyone not in it). */
+export async function readThreadMember(deps: ReadDeps, threadId: string, userId: string, readerId: string, withMember: boolean): Promise<ThreadMemberView> {
+  const thread = await readThread(deps, threadId, readerId);
+  const doc = await threadMemberOf(deps.readStore, threadId, userId);
+  if (!doc) throw unknownMember();
+  return (await withMembers(deps, thread.guild_id, [doc], withMember))[0]!;
+}
+
+/** Threads as the lists answer them: those the reader sees, with the reader's memberships of them. */
+export interface ThreadList {
+  threads: ThreadDoc[];
+  members: ThreadMemberDoc[];
+  /** Set by the paged lists (the archived ones). */
+  hasMore?: boolean;
+}
+
+/** Of these threads, those the reader sees, with the reader's memberships of them. */
+async function visibleList(deps: Uses<'readStore'>, guild: GuildState, readerId: string, docs: ThreadDoc[], hasMore?: boolean): Promise<ThreadList> {
+  const memberships = await threadMembershipsOf(deps.readStore, guild.id, readerId);
+  const joined = new Map(memberships.map((m) => [m.thread_id, m]));
+  const threads = threadsVisibleTo(guild, readerId, docs, new Set(joined.keys()));
+  return {
+    threads,
+    members: threads.flatMap((doc) => joined.get(doc._id) ?? []),
+    ...(hasMore === undefined ? {} : { hasMore }),
+  };
+}
+
+/** The guild's threads not archived that the reader sees; to the guild's members (404 for anyone else). */
+export async function readActiveThreads(deps: ReadDeps, guildId: string, readerId: string): Promise<ThreadList> {
+  const { guild } = await guildAccess(deps, guildId, readerId);
+  return visibleList(deps, guild, readerId, await activeThreadsOfGuild(deps.readStore, guildId));
+}
+
+/** The guild of a channel whose archived threads the reader lists: READ_MESSAGE_HISTORY there, and `needs` besides. */
+async function archiveReader(deps: ReadDeps, channelId: string, readerId: string, needs = 0n): Promise<GuildState> {
+  const { guild, permissions } = await channelAccess(deps, channelId, readerId);
+  requirePermission(permissions, Permission.READ_MESSAGE_HISTORY | needs);
+  return guild;
+}
+
+/** Which threads each archived list holds, and what it needs besides READ_MESSAGE_HISTORY. */
+const ARCHIVED = {
+  public: { types: [ThreadType.PUBLIC_THREAD, ThreadType.ANNOUNCEMENT_THREAD], needs: 0n },
+  private: { types: [ThreadType.PRIVATE_THREAD], needs: Permission.MANAGE_THREADS },
+} as const;
+
+/** A channel's archived public or private threads, most recently archived first, archived before `before` (ISO 8601). */
+export async function readArchivedThreads(
+  deps: ReadDeps,
+  channelId: string,
+  readerId: string,
+  kind: keyof typeof ARCHIVED,
+  query: { before?: string; limit: number },
+): Promise<ThreadList> {
+  const { types, needs } = ARCHIVED[kind];
+  const guild = await archiveReader(deps, channelId, readerId, needs);
+  const before = query.before ? new Date(query.before).toISOString() : undefined;
+  const docs = await archivedThreadsOf(deps.readStore, channelId, [...types], before, query.limit + 1);
+  return visibleList(deps, guild, readerId, docs.slice(0, query.limit), docs.length > query.limit);
+}
+
+/** The archived private threads of a channel the reader has joined, by thread id descending, before `before` (a thread id). */
+export async function readJoinedArchivedThreads(
+  deps: ReadDeps,
+  channelId: string,
+  readerId: string,
+  query: { before?: string; limit: number },
+): Promise<ThreadList> {
+  const guild = await archiveReader(deps, channelId, readerId);
+  const joined = (await threadMembershipsOf(deps.readStore, guild.id, readerId)).filter((m) => m.parent_id === channelId).map((m) => m.thread_id);
+  const below = (id: string) => !query.before || BigInt(id) < BigInt(query.before);
+  const docs = (await threadsByIds(deps.readStore, joined))
+    .filter((doc) => doc.archived && doc.type === ThreadType.PRIVATE_THREAD && below(doc._id))
+    .sort((a, b) => (BigInt(b._id) > BigInt(a._id) ? 1 : -1));
+  return visibleList(deps, guild, readerId, docs.slice(0, query.limit), docs.length > query.limit);
 }

@@ -1,24 +1,25 @@
 // Thread routes: starting a thread from a message or on its own, a thread as a channel (fetch, change, delete: the
 // /channels/:channelId entries answer threads and pass other ids on to the guild channel's routes), and its members.
 // Messages, reactions, pins and typing in a thread are the message routes', which resolve a thread as a text channel.
-import { channelAccess, guildAccess, loadThread, messageChannelAccess, threadsVisibleTo } from '../../commands/access.js';
-import { addThreadMember, createThread, deleteThread, removeThreadMember, updateThread } from '../../commands/threads.js';
-import { type GuildState, unknownChannel, unknownMember } from '../../domain/guildState.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
-import { type ThreadData, ThreadType } from '../../domain/thread.js';
-import { memberOf } from '../../projections/members.queries.js';
+import { loadThread } from '../../commands/access.js';
 import {
-  activeThreadsOfGuild,
-  archivedThreadsOf,
-  threadMemberOf,
-  threadMembersPage,
-  threadMembershipsOf,
-  threadsByIds,
-} from '../../projections/threads.queries.js';
-import type { ThreadDoc, ThreadMemberDoc } from '../../projections/threads.js';
+  type ThreadList,
+  type ThreadMemberView,
+  addThreadMember,
+  createThread,
+  deleteThread,
+  readActiveThreads,
+  readArchivedThreads,
+  readJoinedArchivedThreads,
+  readThread,
+  readThreadMember,
+  readThreadMembers,
+  removeThreadMember,
+  updateThread,
+} from '../../commands/threads.js';
 import { memberObject } from '../../presenters/members.js';
 import { threadDocObject, threadMemberObject } from '../../presenters/threads.js';
-import { actorMeta, usersById } from '../actor.js';
+import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 import { listOf, ref } from '../openapi/components.js';
@@ -72,28 +73,7 @@ const membersQuery = {
   properties: { with_member: { type: 'boolean', default: false }, after: snowflakeSchema, limit: pageLimit(100, 100) },
 } as const;
 
-/** Thread members, each with their guild member when asked (those who left the guild are shown without). */
-async function presentMembers(deps: HttpDeps, guildId: string, docs: ThreadMemberDoc[], withMember: boolean) {
-  if (!withMember) return docs.map((doc) => threadMemberObject(doc));
-  const users = await usersById(
-    deps.readStore,
-    docs.map((doc) => doc.user_id),
-  );
-  return Promise.all(
-    docs.map(async (doc) => {
-      const member = await memberOf(deps.readStore, guildId, doc.user_id);
-      const user = users.get(doc.user_id);
-      return threadMemberObject(doc, member && user ? memberObject(member, user) : undefined);
-    }),
-  );
-}
-
-/** A thread the caller can see, by the thread's own rules; UNKNOWN_CHANNEL for anything else. */
-async function visibleThread(deps: HttpDeps, threadId: string, userId: string): Promise<ThreadData> {
-  const access = await messageChannelAccess(deps, threadId, userId);
-  if (!access.thread) throw unknownChannel();
-  return access.thread.thread!;
-}
+const presentMember = ({ doc, member }: ThreadMemberView) => threadMemberObject(doc, member && memberObject(member.doc, member.user));
 
 const base = { tag: 'Threads', auth: 'any' } as const;
 
@@ -140,7 +120,7 @@ export const getThreadRoute = route({
   documentedBy: getChannelOperation,
   async handle(ctx, { params: { channelId } }, deps) {
     if (!(await isThread(deps, channelId))) return passOn;
-    await visibleThread(deps, channelId, requireAuth(ctx).userId);
+    await readThread(deps, channelId, requireAuth(ctx).userId);
     return presentThread(deps, channelId);
   },
 });
@@ -170,7 +150,7 @@ export const deleteThreadRoute = route({
   async handle(ctx, { params: { channelId } }, deps) {
     if (!(await isThread(deps, channelId))) return passOn;
     const meta = actorMeta(ctx);
-    await visibleThread(deps, channelId, meta.actorId);
+    await readThread(deps, channelId, meta.actorId);
     const deleted = await presentThread(deps, channelId);
     await deleteThread(deps, meta, channelId);
     return deleted;
@@ -248,9 +228,8 @@ export const listThreadMembersRoute = route({
   responses: { 200: { description: 'The thread members.', schema: listOf('ThreadMember') } },
   errors: ['UNKNOWN_CHANNEL'],
   async handle(ctx, { params: { channelId }, query }, deps) {
-    const found = await visibleThread(deps, channelId, requireAuth(ctx).userId);
-    const docs = await threadMembersPage(deps.readStore, channelId, { after: query.after, limit: query.limit });
-    return presentMembers(deps, found.guild_id, docs, query.with_member);
+    const page = { after: query.after, limit: query.limit, withMember: query.with_member };
+    return (await readThreadMembers(deps, channelId, requireAuth(ctx).userId, page)).map(presentMember);
   },
 });
 
@@ -264,24 +243,15 @@ export const getThreadMemberRoute = route({
   responses: { 200: { description: 'The thread member.', schema: ref('ThreadMember') } },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MEMBER'],
   async handle(ctx, { params: { channelId, userId }, query }, deps) {
-    const found = await visibleThread(deps, channelId, requireAuth(ctx).userId);
-    const doc = await threadMemberOf(deps.readStore, channelId, userId);
-    if (!doc) throw unknownMember();
-    return (await presentMembers(deps, found.guild_id, [doc], query.with_member))[0];
+    return presentMember(await readThreadMember(deps, channelId, userId, requireAuth(ctx).userId, query.with_member));
   },
 });
 
-/** Of these threads, those the user sees, with the user's memberships of them, as the lists answer them. */
-async function visibleList(deps: HttpDeps, guild: GuildState, userId: string, docs: ThreadDoc[], hasMore?: boolean) {
-  const memberships = await threadMembershipsOf(deps.readStore, guild.id, userId);
-  const joined = new Map(memberships.map((m) => [m.thread_id, m]));
-  const threads = threadsVisibleTo(guild, userId, docs, new Set(joined.keys()));
-  return {
-    threads: threads.map(threadDocObject),
-    members: threads.flatMap((doc) => (joined.has(doc._id) ? [threadMemberObject(joined.get(doc._id)!)] : [])),
-    ...(hasMore === undefined ? {} : { has_more: hasMore }),
-  };
-}
+const presentList = ({ threads, members, hasMore }: ThreadList) => ({
+  threads: threads.map(threadDocObject),
+  members: members.map((doc) => threadMemberObject(doc)),
+  ...(hasMore === undefined ? {} : { has_more: hasMore }),
+});
 
 const threadList = { description: 'The threads, and the caller’s memberships of them.', schema: ref('ThreadList') };
 
@@ -294,17 +264,13 @@ export const activeThreadsRoute = route({
   params: guildParams,
   responses: { 200: threadList },
   errors: ['UNKNOWN_GUILD'],
-  async handle(ctx, { params: { guildId } }, deps) {
-    const userId = requireAuth(ctx).userId;
-    const { guild } = await guildAccess(deps, guildId, userId);
-    return visibleList(deps, guild, userId, await activeThreadsOfGuild(deps.readStore, guildId));
-  },
+  handle: async (ctx, { params: { guildId } }, deps) => presentList(await readActiveThreads(deps, guildId, requireAuth(ctx).userId)),
 });
 
 const archivedQuery = { type: 'object', properties: { before: timestampSchema, limit: pageLimit(100, 50) } } as const;
 
-/** A channel's archived threads of these types, newest archived first: READ_MESSAGE_HISTORY, and `needs` besides. */
-const archivedRoute = (kind: 'public' | 'private', types: number[], needs: bigint, description: string) =>
+/** A channel's archived public or private threads, newest archived first (commands/threads.ts says what each needs). */
+const archivedRoute = (kind: 'public' | 'private', description: string) =>
   route({
     ...base,
     method: 'GET',
@@ -315,26 +281,16 @@ const archivedRoute = (kind: 'public' | 'private', types: number[], needs: bigin
     query: archivedQuery,
     responses: { 200: threadList },
     errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-    async handle(ctx, { params: { channelId }, query }, deps) {
-      const userId = requireAuth(ctx).userId;
-      const { guild, permissions } = await channelAccess(deps, channelId, userId);
-      requirePermission(permissions, Permission.READ_MESSAGE_HISTORY | needs);
-      const before = query.before ? new Date(query.before).toISOString() : undefined;
-      const docs = await archivedThreadsOf(deps.readStore, channelId, types, before, query.limit + 1);
-      return visibleList(deps, guild, userId, docs.slice(0, query.limit), docs.length > query.limit);
-    },
+    handle: async (ctx, { params: { channelId }, query }, deps) =>
+      presentList(await readArchivedThreads(deps, channelId, requireAuth(ctx).userId, kind, query)),
   });
 
 export const archivedPublicThreadsRoute = archivedRoute(
   'public',
-  [ThreadType.PUBLIC_THREAD, ThreadType.ANNOUNCEMENT_THREAD],
-  0n,
   'Archived before `before` (ISO 8601), most recently archived first; needs READ_MESSAGE_HISTORY.',
 );
 export const archivedPrivateThreadsRoute = archivedRoute(
   'private',
-  [ThreadType.PRIVATE_THREAD],
-  Permission.MANAGE_THREADS,
   'Archived before `before` (ISO 8601), most recently archived first; needs READ_MESSAGE_HISTORY and MANAGE_THREADS.',
 );
 
@@ -350,17 +306,7 @@ export const joinedArchivedPrivateThreadsRoute = route({
   query: joinedQuery,
   responses: { 200: threadList },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { channelId }, query }, deps) {
-    const userId = requireAuth(ctx).userId;
-    const { guild, permissions } = await channelAccess(deps, channelId, userId);
-    requirePermission(permissions, Permission.READ_MESSAGE_HISTORY);
-    const joined = (await threadMembershipsOf(deps.readStore, guild.id, userId)).filter((m) => m.parent_id === channelId).map((m) => m.thread_id);
-    const below = (id: string) => !query.before || BigInt(id) < BigInt(query.before);
-    const docs = (await threadsByIds(deps.readStore, joined))
-      .filter((doc) => doc.archived && doc.type === ThreadType.PRIVATE_THREAD && below(doc._id))
-      .sort((a, b) => (BigInt(b._id) > BigInt(a._id) ? 1 : -1));
-    return visibleList(deps, guild, userId, docs.slice(0, query.limit), docs.length > query.limit);
-  },
+  handle: async (ctx, { params: { channelId }, query }, deps) => presentList(await readJoinedArchivedThreads(deps, channelId, requireAuth(ctx).userId, query)),
 });
 
 export const threadRoutes = [
