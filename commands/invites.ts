@@ -1,5 +1,5 @@
-// Invites: creating them for a channel, a guild or a guild's sticker pack; accepting them (the way into a guild, for
-// users and bots alike, also through a vanity code); revoking them. A guild invite's use is the join itself, counted
+// Invites: creating them for a channel, a guild or a guild's sticker pack; listing them, to those who manage them;
+// accepting them (the way into a guild, for users and bots alike, also through a vanity code); revoking them. A guild invite's use is the join itself, counted
 // on the guild's stream, so max_uses holds when many accept at once and a member who is already in uses nothing;
 // a pack invite's uses are counted on its own stream.
 import { randomInt } from 'node:crypto';
@@ -10,7 +10,8 @@ import { type ChannelData, type GuildState, channelPermissions, guildPermissions
 import { type InviteData, inviteDecider, isInviteUsable, unknownInvite } from '../domain/invite.js';
 import { Permission, hasPermission, requirePermission } from '../domain/permissions.js';
 import { isoNow } from '../ports/clock.js';
-import { invitesWithTerms } from '../projections/invites.queries.js';
+import type { InviteDoc } from '../projections/invites.js';
+import { type InviteScope, invitesOf, invitesWithTerms } from '../projections/invites.queries.js';
 import { channelAccess, guildAccess, loadGuildNow } from './access.js';
 import { type ActorMeta, type Uses, metadata } from './deps.js';
 import { runGuildCommand } from './guilds.js';
@@ -103,6 +104,31 @@ export async function createPackInvite(
   return issueInvite(deps, meta, { guild_id: packId, channel_id: null, pack_id: packId }, options);
 }
 
+/** The invites of a scope still usable, oldest first. */
+async function liveInvites(deps: Uses<'readStore' | 'clock'>, of: InviteScope): Promise<InviteDoc[]> {
+  const now = deps.clock.now();
+  return (await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now));
+}
+
+/** A channel's invites, to those with MANAGE_CHANNELS there. */
+export async function readChannelInvites(deps: Uses<'commands' | 'readStore' | 'clock'>, channelId: string, readerId: string): Promise<InviteDoc[]> {
+  const { permissions } = await channelAccess(deps, channelId, readerId);
+  requirePermission(permissions, Permission.MANAGE_CHANNELS);
+  return liveInvites(deps, { channel_id: channelId });
+}
+
+/** A guild's invites, or those of its sticker pack (whose id is the guild's), to those with MANAGE_GUILD. */
+export async function readGuildInvites(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  guildId: string,
+  readerId: string,
+  of: 'guild' | 'pack',
+): Promise<InviteDoc[]> {
+  const { permissions } = await guildAccess(deps, guildId, readerId);
+  requirePermission(permissions, Permission.MANAGE_GUILD);
+  return liveInvites(deps, of === 'pack' ? { pack_id: guildId } : { guild_id: guildId, pack_id: null });
+}
+
 export interface Accepted {
   guildId: string;
   /** An already_member outcome counted no use. */
@@ -151,10 +177,11 @@ export async function acceptInvite(deps: Uses<'commands' | 'clock' | 'settle'>, 
 }
 
 /**
- * Revokes an invite: MANAGE_CHANNELS on its channel or MANAGE_GUILD. With `channelId`, the invite must belong to
- * that channel (DELETE /channels/:id/invites/:code).
+ * Revokes an invite: MANAGE_CHANNELS on its channel or MANAGE_GUILD. With `channelId`, a channel the actor sees
+ * (UNKNOWN_CHANNEL first, as for any other), and the invite must belong to it (DELETE /channels/:id/invites/:code).
  */
-export async function deleteInvite(deps: Uses<'commands' | 'clock' | 'settle'>, meta: ActorMeta, code: string, channelId?: string) {
+export async function deleteInvite(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, code: string, channelId?: string) {
+  if (channelId !== undefined) await channelAccess(deps, channelId, meta.actorId);
   const { state } = await deps.commands.load(inviteStream(code), inviteDecider);
   const invite = state.invite;
   if (state.status !== 'active' || !invite || (channelId !== undefined && invite.channel_id !== channelId)) throw unknownInvite();

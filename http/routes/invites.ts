@@ -1,12 +1,19 @@
 // Invite routes: fetch, accept and revoke an invite by code (vanity codes included); create and list the invites of a
 // channel, of a guild, and of a guild's sticker pack (pack id = guild id).
-import { channelAccess, guildAccess } from '../../commands/access.js';
-import { type InviteOptions, acceptInvite, createChannelInvite, createGuildInvite, createPackInvite, deleteInvite } from '../../commands/invites.js';
+import {
+  type InviteOptions,
+  acceptInvite,
+  createChannelInvite,
+  createGuildInvite,
+  createPackInvite,
+  deleteInvite,
+  readChannelInvites,
+  readGuildInvites,
+} from '../../commands/invites.js';
 import { isInviteUsable, unknownInvite } from '../../domain/invite.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
 import { channelsByIds } from '../../projections/channels.queries.js';
 import { guildByVanityCode, guildsByIds } from '../../projections/guilds.queries.js';
-import { type InviteScope, inviteByCode, invitesOf } from '../../projections/invites.queries.js';
+import { inviteByCode } from '../../projections/invites.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
@@ -65,14 +72,6 @@ async function present(deps: HttpDeps, docs: InviteView[]) {
     const channel = channels.find((c) => c._id === doc.channel_id) ?? null;
     return [inviteObject(doc, guild, channel, doc.inviter_id ? (inviters.get(doc.inviter_id) ?? null) : null)];
   });
-}
-
-async function liveInvites(deps: HttpDeps, of: InviteScope) {
-  const now = Date.now();
-  return present(
-    deps,
-    (await invitesOf(deps.readStore, of)).filter((doc) => isInviteUsable(doc, now)),
-  );
 }
 
 async function presentCode(deps: HttpDeps, code: string) {
@@ -190,11 +189,7 @@ export const listChannelInvitesRoute = route({
   limits: endpoint('channel-invites:list'),
   responses: { 200: invites },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { channelId } }, deps) {
-    const { permissions } = await channelAccess(deps, channelId, requireAuth(ctx).userId);
-    requirePermission(permissions, Permission.MANAGE_CHANNELS);
-    return liveInvites(deps, { channel_id: channelId });
-  },
+  handle: async (ctx, { params: { channelId } }, deps) => present(deps, await readChannelInvites(deps, channelId, requireAuth(ctx).userId)),
 });
 
 export const deleteChannelInviteRoute = route({
@@ -209,11 +204,7 @@ export const deleteChannelInviteRoute = route({
   audit: 'INVITE_DELETE',
   responses: { 204: { description: 'Revoked.' } },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_INVITE', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { channelId, code } }, deps) {
-    const meta = actorMeta(ctx);
-    await channelAccess(deps, channelId, meta.actorId);
-    await deleteInvite(deps, meta, code, channelId);
-  },
+  handle: (ctx, { params: { channelId, code } }, deps) => deleteInvite(deps, actorMeta(ctx), code, channelId),
 });
 
 export const listGuildInvitesRoute = route({
@@ -227,11 +218,7 @@ export const listGuildInvitesRoute = route({
   limits: [application],
   responses: { 200: invites },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId } }, deps) {
-    const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    requirePermission(permissions, Permission.MANAGE_GUILD);
-    return liveInvites(deps, { guild_id: guildId, pack_id: null });
-  },
+  handle: async (ctx, { params: { guildId } }, deps) => present(deps, await readGuildInvites(deps, guildId, requireAuth(ctx).userId, 'guild')),
 });
 
 export const createGuildInviteRoute = route({
@@ -262,11 +249,7 @@ export const listPackInvitesRoute = route({
   limits: [application],
   responses: { 200: invites },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { packId } }, deps) {
-    const { permissions } = await guildAccess(deps, packId, requireAuth(ctx).userId);
-    requirePermission(permissions, Permission.MANAGE_GUILD);
-    return liveInvites(deps, { pack_id: packId });
-  },
+  handle: async (ctx, { params: { packId } }, deps) => present(deps, await readGuildInvites(deps, packId, requireAuth(ctx).userId, 'pack')),
 });
 
 export const createPackInviteRoute = route({
