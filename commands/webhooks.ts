@@ -1,4 +1,5 @@
-// Webhooks: managing them (MANAGE_WEBHOOKS in their channel), and what their token allows — reading and changing the
+// Webhooks: managing them and reading them and the clicks on their messages (MANAGE_WEBHOOKS in their channel, or in
+// the guild for a guild's list), and what their token allows — reading and changing the
 // webhook, and executing it, which posts a normal message in its channel under the webhook's name.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
@@ -19,10 +20,12 @@ import {
 import type { Image } from '../ports/images.js';
 import { type CheckOutboundUrl, OutboundUrlError } from '../ports/outbound.js';
 import { sha256 } from '../ports/secrets.js';
+import type { InteractionDoc } from '../projections/interactions.js';
+import { interactionsOfWebhook } from '../projections/interactions.queries.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { WebhookDoc } from '../projections/webhooks.js';
-import { webhookCountInChannel } from '../projections/webhooks.queries.js';
-import { channelAccess, loadThread } from './access.js';
+import { type WebhookScope, webhookCountInChannel, webhooksOf } from '../projections/webhooks.queries.js';
+import { channelAccess, guildAccess, loadThread } from './access.js';
 import { type ActorMeta, type RequestMeta, type Uses, metadata } from './deps.js';
 import type { MessageChannelAccess } from './access.js';
 import type { SendInput, UploadedFile } from './messages/input.js';
@@ -147,6 +150,28 @@ export async function managedWebhook(deps: Uses<'commands' | 'readStore' | 'cloc
     throw error;
   }
   return webhook;
+}
+
+/** The webhooks of a channel or a guild, to those with MANAGE_WEBHOOKS there. */
+export async function readWebhooks(deps: Uses<'commands' | 'readStore' | 'clock'>, of: WebhookScope, readerId: string): Promise<WebhookDoc[]> {
+  const { permissions } = 'channel_id' in of ? await channelAccess(deps, of.channel_id, readerId) : await guildAccess(deps, of.guild_id, readerId);
+  requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
+  return webhooksOf(deps.readStore, of);
+}
+
+/**
+ * The clicks on a webhook's messages, newest first, to its managers. The page asked for is read only then (`page`),
+ * so that to anyone else the webhook is unknown, whatever they asked.
+ */
+export async function readWebhookInteractions(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  webhookId: string,
+  readerId: string,
+  page: () => { before?: string; limit: number },
+): Promise<InteractionDoc[]> {
+  const webhook = await managedWebhook(deps, webhookId, readerId);
+  const { before, limit } = page();
+  return interactionsOfWebhook(deps.readStore, webhook.id, before, limit);
 }
 
 /**

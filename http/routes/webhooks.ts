@@ -2,7 +2,6 @@
 // change, delete), the token routes that need no Authorization header (fetch, change, delete, execute), the code-host
 // and chat-service adapters, and the deliveries of a webhook's interactions for its managers to read.
 import type { Context } from 'koa';
-import { channelAccess, guildAccess } from '../../commands/access.js';
 import {
   type ExecuteInput,
   type ExecuteOptions,
@@ -13,16 +12,16 @@ import {
   executeWebhook,
   managedWebhook,
   openToken,
+  readWebhookInteractions,
+  readWebhooks,
   updateWebhook,
   webhookByToken,
 } from '../../commands/webhooks.js';
 import { renderCodehostEvent } from '../../domain/codehost.js';
-import { Permission, requirePermission } from '../../domain/permissions.js';
 import { slackMessage } from '../../domain/slack.js';
 import { unknownWebhook } from '../../domain/webhook.js';
 import type { WebhookDoc } from '../../projections/webhooks.js';
-import { interactionsOfWebhook } from '../../projections/interactions.queries.js';
-import { type WebhookScope, webhookById, webhooksOf } from '../../projections/webhooks.queries.js';
+import { webhookById } from '../../projections/webhooks.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
@@ -126,12 +125,6 @@ const inputOf = async (
   avatar: await avatarOf(deps, body.avatar),
 });
 
-/** The webhooks of a channel or a guild, for a caller with MANAGE_WEBHOOKS there. */
-async function listed(deps: HttpDeps, permissions: bigint, of: WebhookScope) {
-  requirePermission(permissions, Permission.MANAGE_WEBHOOKS);
-  return present(deps, await webhooksOf(deps.readStore, of), true);
-}
-
 const managed = (ctx: Context, deps: HttpDeps, webhookId: string) => managedWebhook(deps, webhookId, requireAuth(ctx).userId);
 
 /** The webhook the path's token opens; the adapters read the path only once their body is read. */
@@ -196,10 +189,7 @@ export const channelWebhooksRoute = route({
   params: channelParams,
   responses: { 200: { description: 'The webhooks.', schema: listOf('Webhook') } },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { channelId } }, deps) {
-    const { permissions } = await channelAccess(deps, channelId, requireAuth(ctx).userId);
-    return listed(deps, permissions, { channel_id: channelId });
-  },
+  handle: async (ctx, { params: { channelId } }, deps) => present(deps, await readWebhooks(deps, { channel_id: channelId }, requireAuth(ctx).userId), true),
 });
 
 export const guildWebhooksRoute = route({
@@ -211,10 +201,7 @@ export const guildWebhooksRoute = route({
   params: guildParams,
   responses: { 200: { description: 'The webhooks.', schema: listOf('Webhook') } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
-  async handle(ctx, { params: { guildId } }, deps) {
-    const { permissions } = await guildAccess(deps, guildId, requireAuth(ctx).userId);
-    return listed(deps, permissions, { guild_id: guildId });
-  },
+  handle: async (ctx, { params: { guildId } }, deps) => present(deps, await readWebhooks(deps, { guild_id: guildId }, requireAuth(ctx).userId), true),
 });
 
 export const getWebhookRoute = route({
@@ -276,10 +263,9 @@ export const webhookInteractionsRoute = route({
   responses: { 200: { description: 'The clicks.', schema: listOf('InteractionRecord') } },
   errors: ['UNKNOWN_WEBHOOK', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params }, deps) {
-    const webhook = await managed(ctx, deps, params.webhookId);
-    const query = parseQuery(interactionsQuery, ctx.query);
-    const docs = await interactionsOfWebhook(deps.readStore, webhook.id, query.before, query.limit);
-    return docs.map(interactionObject);
+    // Only a manager's query is read: to others the webhook is unknown.
+    const page = () => parseQuery(interactionsQuery, ctx.query);
+    return (await readWebhookInteractions(deps, params.webhookId, requireAuth(ctx).userId, page)).map(interactionObject);
   },
 });
 
