@@ -76,7 +76,9 @@ const HORIZON = `(
       WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`;
 /** Settled: once read, no event can commit before it. */
 const SETTLED = `transaction_id < ${HORIZON}`;
-const COLUMNS = 'transaction_id::text AS transaction_id, position, stream_id, revision, id, type, data, metadata, schema_version';
+// The transaction id is handed to JavaScript as text under a name of its own: an output column named transaction_id
+// would be what ORDER BY transaction_id sorts, as text, and read 1000 before 999 once the server's ids gain a digit.
+const COLUMNS = 'transaction_id::text AS commit_id, position, stream_id, revision, id, type, data, metadata, schema_version';
 
 /**
  * An append in one statement: the stream's last revision, the expected-revision check, and the rows, numbered on from
@@ -115,7 +117,7 @@ interface AppendRow {
 }
 
 interface EventRow {
-  transaction_id: string;
+  commit_id: string;
   position: string;
   stream_id: string;
   revision: string;
@@ -314,11 +316,11 @@ export class PostgresEventStore implements EventStore {
 
   /** The last settled event's position: what a subscriber can have delivered by now. */
   async headPosition(): Promise<Position | null> {
-    const { rows } = await this.pool.query<{ transaction_id: string; position: string }>({
+    const { rows } = await this.pool.query<{ commit_id: string; position: string }>({
       name: 'event_log_head',
-      text: `SELECT transaction_id::text AS transaction_id, position FROM event_log WHERE ${SETTLED} ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+      text: `SELECT transaction_id::text AS commit_id, position FROM event_log WHERE ${SETTLED} ORDER BY transaction_id DESC, position DESC LIMIT 1`,
     });
-    return rows.length === 0 ? null : { commit: BigInt(rows[0].transaction_id), prepare: BigInt(rows[0].position) };
+    return rows.length === 0 ? null : { commit: BigInt(rows[0].commit_id), prepare: BigInt(rows[0].position) };
   }
 
   subscribeToAll(options: SubscribeToAllOptions, handler: BatchHandler, onError?: (error: unknown) => void): Subscription {
@@ -424,7 +426,7 @@ function toRecorded(row: EventRow): RecordedEvent {
     id: row.id,
     streamId: row.stream_id,
     revision: BigInt(row.revision),
-    position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) },
+    position: { commit: BigInt(row.commit_id), prepare: BigInt(row.position) },
     type: row.type,
     data: JSON.parse(row.data),
     metadata: JSON.parse(row.metadata),

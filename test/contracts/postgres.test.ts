@@ -319,6 +319,36 @@ await withEngine('postgres', 'runs the event store contract against PostgreSQL',
     });
   });
 
+  describe('PostgreSQL log: transaction ids that gain a digit', () => {
+    it('reads, subscribes and finds its head in the ids’ numeric order: 99 before 100, as a server’s ids pass 999 and 9999 in its first minutes', async () => {
+      const database = await logDatabase();
+      const writer = new pg.Client({ connectionString: database.url });
+      try {
+        const store = await database.open();
+        await writer.connect();
+        // A server's own transaction ids cannot be chosen: the rows are written with the ids around a power of ten.
+        await writer.query(
+          `INSERT INTO event_log (transaction_id, stream_id, revision, id, type, data, metadata, schema_version)
+           SELECT t::text::xid8, 'at-' || t, 0, gen_random_uuid()::text, 'Noted', json_build_object('label', t::text)::text, $1, 1
+             FROM unnest(ARRAY[98, 99, 100, 101]) AS t`,
+          [JSON.stringify(meta)],
+        );
+        const inOrder = ['98', '99', '100', '101'];
+        expect(labels(await store.readAll())).toEqual(inOrder);
+        expect(labels(await store.readAll({ direction: 'backwards' }))).toEqual([...inOrder].reverse());
+        expect((await store.headPosition())?.commit).toBe(101n);
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({}, (batch) => void seen.push(...batch));
+        await subscription.caughtUp();
+        await subscription.stop();
+        expect(labels(seen)).toEqual(inOrder);
+      } finally {
+        await writer.end().catch(() => {});
+        await database.close();
+      }
+    });
+  });
+
   describe('PostgreSQL log: a transaction of another database', () => {
     it('does not hold the log back: transaction ids are the server’s, but it can write no event here', async () => {
       const database = await logDatabase();
