@@ -596,23 +596,40 @@ async function pageLoads(
   const pagePath = `/channels/${channelId}/messages?limit=50`;
   const page = Buffer.from(await api('GET', pagePath, ownerToken));
   const ceiling = await startCeiling(page);
+  // CPU ms per request of each process (its warm-up's requests counted at the measured rate): a machine loaded by other
+  // work moves it less than the rates.
+  const cpuMsPerRequest = async (server: Process, measure: () => Promise<Load>): Promise<[Load, number]> => {
+    const before = await cpuSecondsOf(server.child.pid!);
+    const measured = await measure();
+    const cpu = (await cpuSecondsOf(server.child.pid!))! - before!;
+    return [measured, (cpu * 1000) / (measured.reqPerS * (DURATION + WARMUP))];
+  };
   let pageCeiling: Load;
+  let ceilingCpuMs: number;
   try {
     phase('ceilings', `page (${page.length} bytes)…`);
     await onCeiling(ceiling);
-    pageCeiling = await load(ceiling, pagePath, { headers: () => ({ authorization: `Bearer ${ownerToken}` }) });
+    [pageCeiling, ceilingCpuMs] = await cpuMsPerRequest(ceiling, () => load(ceiling, pagePath, { headers: () => ({ authorization: `Bearer ${ownerToken}` }) }));
   } finally {
     await stop(ceiling);
   }
   phase('pages', `${CONNECTIONS} connections, ${DURATION} s…`);
   let turn = 0;
-  const pages = await load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${readers[turn++ % readers.length]}` }) });
-  return { page, pageCeiling, pages: { ...pages, ratioToCeiling: pages.reqPerS / pageCeiling.reqPerS, p99RatioToCeiling: pages.p99Ms / pageCeiling.p99Ms } };
+  const [pages, pagesCpuMs] = await cpuMsPerRequest(parley, () =>
+    load(parley, `/api/v1${pagePath}`, { headers: () => ({ authorization: `Bearer ${readers[turn++ % readers.length]}` }) }),
+  );
+  return {
+    page,
+    pageCeiling,
+    pages: { ...pages, ratioToCeiling: pages.reqPerS / pageCeiling.reqPerS, p99RatioToCeiling: pages.p99Ms / pageCeiling.p99Ms },
+    cpuMsPerRequest: { ceiling: ceilingCpuMs, pages: pagesCpuMs },
+  };
 }
 
 /**
  * `--pages`: the page reads alone, BENCH_ROUNDS times (default 3) on one server, each against its own ceiling, after
- * BENCH_PAGE_SEED sends (default 2000) from the senders; one JSON line per round on stdout.
+ * BENCH_PAGE_SEED sends (default 2000) from the senders; one JSON line per round on stdout, with each process's CPU
+ * per request.
  */
 async function pagesAlone() {
   const parley = await startParley();
@@ -639,9 +656,9 @@ async function pagesAlone() {
       }),
     );
     for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 3); round++) {
-      const { page, pageCeiling, pages } = await pageLoads(parley, api, channelId, owner.token, senders, phase);
+      const { page, pageCeiling, pages, cpuMsPerRequest } = await pageLoads(parley, api, channelId, owner.token, senders, phase);
       const figures = { round, pageBytes: page.length, ceilingReqPerS: pageCeiling.reqPerS, reqPerS: pages.reqPerS, ratio: pages.ratioToCeiling };
-      console.log(JSON.stringify({ ...figures, p99Ms: pages.p99Ms, non2xx: pages.non2xx, loadavg: loadavg() }));
+      console.log(JSON.stringify({ ...figures, p99Ms: pages.p99Ms, non2xx: pages.non2xx, cpuMsPerRequest, loadavg: loadavg() }));
     }
   } finally {
     await stop(parley);
