@@ -1,5 +1,6 @@
 // Response shapes of the message side: message objects (with attachment URLs on the CDN, embeds' attachment:// URLs
 // resolved, reaction counts with `me`) and DM channel objects. Built from read-model documents.
+import { randomUUID } from 'node:crypto';
 import type { APIAttachment, APIEmbed, APIThreadChannel } from 'discord-api-types/v10';
 import { type Embed, attachmentReferences } from '../domain/embeds.js';
 import { type Attachment, MessageFlags, type MessageUser } from '../domain/message.js';
@@ -89,20 +90,82 @@ export function messageObject(doc: MessageDoc, view: MessageView): ParleyMessage
 }
 
 /**
- * The JSON of messages whose object depends on the document and the origin alone (no reactions to mark `me` on, no
- * message replied to), by document: a frozen document (as the embedded read store shares them) never changes, so a page
- * read again presents and serializes only the messages that are new to it.
+ * A frozen document's JSON (as the embedded read store shares documents: one that changes is a new object) with its
+ * viewer's parts left out: the text before its reactions, each reaction's up to its `me`, and what follows, without
+ * the closing brace (the thread and the message replied to, which the viewer's read brings, come last). Made once per
+ * document and origin, so a page read again writes each message's bytes from its parts instead of presenting it.
  */
-const presented = new WeakMap<MessageDoc, { origin: string; json: string }>();
+interface MessageParts {
+  origin: string;
+  head: string;
+  reactions: { field: string; beforeMe: string; afterMe: string }[];
+  tail: string;
+}
 
-/** JSON.stringify(messageObject(doc, view)), made once per frozen document where the view cannot change it. */
+const parts = new WeakMap<MessageDoc, MessageParts>();
+
+/** Stands for a viewer's part while the rest is serialized; text that happens to hold it is not split, only presented. */
+const HOLE = `\u0000parley-viewer-part-${randomUUID()}`;
+const HOLE_JSON = JSON.stringify(HOLE);
+
+/** `json` around the one place HOLE was serialized, or null if the text holds it elsewhere too. */
+function around(json: string): [string, string] | null {
+  const pieces = json.split(HOLE_JSON);
+  return pieces.length === 2 ? [pieces[0], pieces[1]] : null;
+}
+
+function partsOf(doc: MessageDoc, origin: string): MessageParts | null {
+  const object = messageObject(doc, { origin });
+  const fields = Object.keys(doc.reactions);
+  const reactions = object.reactions!.map((reaction, i) => {
+    const split = around(JSON.stringify({ ...reaction, me: HOLE }));
+    return split && { field: fields[i], beforeMe: split[0], afterMe: split[1] };
+  });
+  const split = around(JSON.stringify({ ...object, reactions: HOLE }));
+  if (!split || reactions.some((r) => r === null)) return null;
+  return { origin, head: split[0], reactions: reactions as MessageParts['reactions'], tail: split[1].slice(0, -1) };
+}
+
+/** JSON.stringify(messageObject(doc, view)), written from the document's parts where it is frozen. */
 export function messageJson(doc: MessageDoc, view: MessageView): string {
-  const shared = Object.isFrozen(doc) && view.referenced === undefined && view.thread === undefined && Object.keys(doc.reactions).length === 0;
-  const known = shared ? presented.get(doc) : undefined;
-  if (known?.origin === view.origin) return known.json;
-  const json = JSON.stringify(messageObject(doc, view));
-  if (shared) presented.set(doc, { origin: view.origin, json });
-  return json;
+  let known = parts.get(doc);
+  if (known?.origin !== view.origin) {
+    known = Object.isFrozen(doc) ? (partsOf(doc, view.origin) ?? undefined) : undefined;
+    if (!known) return JSON.stringify(messageObject(doc, view));
+    parts.set(doc, known);
+  }
+  let json = `${known.head}[`;
+  for (let i = 0; i < known.reactions.length; i++) {
+    const { field, beforeMe, afterMe } = known.reactions[i];
+    json += `${i ? ',' : ''}${beforeMe}${view.ownReactions?.has(`${doc._id}:${field}`) ? 'true' : 'false'}${afterMe}`;
+  }
+  json += `]${known.tail}`;
+  if (view.thread) json += `,"thread":${JSON.stringify(view.thread)}`;
+  if (view.referenced !== undefined) json += `,"referenced_message":${view.referenced ? messageJson(view.referenced, { origin: view.origin }) : 'null'}`;
+  return `${json}}`;
+}
+
+/** Whether a message's object is the same for every viewer: no reactions to mark `me` on, no thread, no reply. */
+export const viewerFree = (doc: MessageDoc) => !doc.message_reference && !doc.thread_id && Object.keys(doc.reactions).length === 0;
+
+/**
+ * The last page written from each first message, with the documents it was written from: a page whose messages are the
+ * same frozen documents and the same for every viewer is the same bytes, whoever reads it.
+ */
+const pages = new WeakMap<MessageDoc, { origin: string; docs: readonly MessageDoc[]; bytes: Buffer }>();
+
+const sameDocs = (a: readonly MessageDoc[], b: readonly MessageDoc[]) => a.length === b.length && a.every((doc, i) => doc === b[i]);
+
+/** A page's bytes, `[` the messages' JSON `]`; `views` (each message's, by index) only where some message needs one. */
+export function messagePageBytes(docs: readonly MessageDoc[], origin: string, views?: readonly MessageView[]): Buffer {
+  const shared = !views && docs.length > 0 && docs.every((doc) => Object.isFrozen(doc));
+  const known = shared ? pages.get(docs[0]) : undefined;
+  if (known && known.origin === origin && sameDocs(known.docs, docs)) return known.bytes;
+  let json = '[';
+  for (let i = 0; i < docs.length; i++) json += `${i ? ',' : ''}${messageJson(docs[i], views?.[i] ?? { origin })}`;
+  const bytes = Buffer.from(`${json}]`);
+  if (shared) pages.set(docs[0], { origin, docs, bytes });
+  return bytes;
 }
 
 /** A DM (type 1) or group DM (type 3) channel object; `recipients` are the participants other than the viewer. */

@@ -14,7 +14,7 @@ import { invalidForm } from '../../domain/errors.js';
 import { parseEmoji } from '../../domain/reaction.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { messageJson } from '../../presenters/messages.js';
+import { messagePageBytes, viewerFree } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
 import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
@@ -71,10 +71,11 @@ export const listMessagesRoute = route({
     if (anchors.length > 1) throw invalidForm(anchors.map((path) => ({ path, message: 'Use only one of before, after and around' })));
     const userId = requireAuth(ctx).userId;
     const docs = await readMessages(deps, channelId, userId, query);
-    const views = await messageViews(deps, docs, userId);
-    // The page's JSON from each message's, the bytes JSON.stringify would give for the array of their objects.
+    // The bytes JSON.stringify would give for the array of the messages' objects; the viewer's look-ups only if some
+    // message's object depends on who reads it.
+    const views = docs.every(viewerFree) ? undefined : await messageViews(deps, docs, userId);
     ctx.type = 'application/json';
-    ctx.body = `[${docs.map((doc, i) => messageJson(doc, views[i])).join(',')}]`;
+    ctx.body = messagePageBytes(docs, deps.config.publicBaseUrl, views);
   },
 });
 
