@@ -10,9 +10,17 @@
 // measured from admission to answer, plus the event loop's delay in the window: a request waits about one turn of the
 // loop before admission sees it, and under overload that turn is the larger part (measured: docs/operations.md, Overload).
 // MAX_REQUESTS_IN_FLIGHT stays the ceiling; a floor keeps an ordinary burst from being refused on a slow machine.
+//
+// Admission decides on the server's 'request' event, before koa: under overload refusals outnumber what is admitted
+// twenty to one, and each one taken through koa's middleware cost about what the loop had left for the admitted
+// sends and for new connections' handshakes (measured: docs/operations.md, Overload). A refusal is a prebuilt answer
+// written whole, headers and body in one write.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
-import { versionOf } from './apiVersions.js';
+import type { Metrics } from '../ports/metrics.js';
+import { apiRequest } from './apiVersions.js';
 import { closeAfterAnswer } from './lingeringClose.js';
+import { isOperatorRequest } from './operations.js';
 
 declare module 'koa' {
   interface DefaultState {
@@ -44,28 +52,62 @@ export interface AdmissionLimits {
   admissionTargetMs: number;
 }
 
-/** The operator's endpoints are answered before this, and never refused. */
-export function admission(limits: AdmissionLimits) {
-  if (limits.maxRequestsInFlight === 0) return (_ctx: Context, next: Next) => next();
+export interface Admission {
+  /**
+   * The server's first look at a request (its 'request' listener, before koa): takes a place for it, or answers it
+   * 503 here and says it did (false). The operator's endpoints take no place and are never refused.
+   */
+  enter(req: IncomingMessage, res: ServerResponse): boolean;
+  /** In koa, after the operator's endpoints: the request's place on its state, given back once it is answered. */
+  middleware(ctx: Context, next: Next): Promise<unknown>;
+}
+
+/** `metrics` counts each refusal as koa's measure would have: method, route `unmatched`, 503. */
+export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'request'>): Admission {
+  if (limits.maxRequestsInFlight === 0) return { enter: () => true, middleware: (_ctx, next) => next() };
   const limit = new AdaptiveLimit(limits);
   const requestsInFlight = () => limit.inFlight;
-  return async function admit(ctx: Context, next: Next) {
-    if (!limit.acquire()) return refuse(ctx);
-    ctx.state.requestsInFlight = requestsInFlight;
-    const admitted = performance.now();
-    let held = true;
-    const leave = () => {
-      if (!held) return;
-      held = false;
-      limit.release(performance.now() - admitted);
-    };
-    ctx.state.leaveAdmission = leave;
-    try {
-      await next();
-    } finally {
-      leave();
-    }
+  const places = new WeakMap<IncomingMessage, () => void>();
+  return {
+    enter(req, res) {
+      if (isOperatorRequest(req.method, pathOf(req.url))) return true;
+      if (!limit.acquire()) {
+        refuse(req, res);
+        metrics.request(req.method ?? 'GET', 'unmatched', 503, 0);
+        return false;
+      }
+      const admitted = performance.now();
+      let held = true;
+      const leave = () => {
+        if (!held) return;
+        held = false;
+        limit.release(performance.now() - admitted);
+      };
+      places.set(req, leave);
+      // Answered before koa's side of admission saw it (a failure in the middleware ahead of it), it still gives back.
+      res.once('close', leave);
+      return true;
+    },
+    async middleware(ctx, next) {
+      const leave = places.get(ctx.req);
+      if (leave) {
+        ctx.state.requestsInFlight = requestsInFlight;
+        ctx.state.leaveAdmission = leave;
+      }
+      try {
+        await next();
+      } finally {
+        leave?.();
+      }
+    },
   };
+}
+
+/** The path of a request's target, as koa's ctx.path reads it (an absolute-form target's too). */
+function pathOf(url = '/'): string {
+  if (!url.startsWith('/')) return URL.canParse(url) ? new URL(url).pathname : url;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** The limit on requests at once, moved once a window by how long the window's admitted requests waited. */
@@ -140,14 +182,20 @@ class AdaptiveLimit {
   }
 }
 
-function refuse(ctx: Context): void {
-  ctx.status = 503;
-  ctx.set('Retry-After', String(OVERLOAD_RETRY_AFTER_S));
-  ctx.body = {
-    code: versionOf(ctx).errorCode('SERVICE_UNAVAILABLE'),
-    message: `The server is busy: try again in ${OVERLOAD_RETRY_AFTER_S} second`,
-  };
+/** The refusal's body for each error code (the API versions' forms), made once. */
+const refusals = new Map<string | number, string>();
+
+function refuse(req: IncomingMessage, res: ServerResponse): void {
+  const code = apiRequest(pathOf(req.url))?.version.errorCode('SERVICE_UNAVAILABLE') ?? 'SERVICE_UNAVAILABLE';
+  let body = refusals.get(code);
+  if (body === undefined) {
+    body = JSON.stringify({ code, message: `The server is busy: try again in ${OVERLOAD_RETRY_AFTER_S} second` });
+    refusals.set(code, body);
+  }
   // Node reads a small unread body on to keep the connection; a large or unannounced one is not worth reading.
-  const length = ctx.request.length;
-  if ((length === undefined && ctx.get('transfer-encoding') !== '') || (length ?? 0) > DRAIN_ON_REFUSAL_BYTES) closeAfterAnswer(ctx);
+  const length = req.headers['content-length'];
+  if ((length === undefined && req.headers['transfer-encoding'] !== undefined) || Number(length ?? 0) > DRAIN_ON_REFUSAL_BYTES) closeAfterAnswer({ req, res });
+  // A string body goes out with the headers in one write (a Buffer would be a second one).
+  res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(OVERLOAD_RETRY_AFTER_S) });
+  res.end(body);
 }

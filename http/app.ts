@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import type { Metrics } from '../ports/metrics.js';
-import { admission } from './admission.js';
+import type { Admission } from './admission.js';
 import { apiVersion } from './apiVersions.js';
 import { authenticate } from './auth.js';
 import { bodyParser } from './body.js';
@@ -230,7 +230,8 @@ export function rootRouter(deps: HttpDeps, limiters = rateLimiters(API_ROUTES, d
   return router([...ROOT_ONLY_ROUTES, ...API_ROUTES.filter((entry) => entry.root)], deps, limiters);
 }
 
-export function createApp(deps: HttpDeps, options: AppOptions): Koa {
+/** `admission`: the server's, which has already taken each request's place or refused it (http/admission.ts). */
+export function createApp(deps: HttpDeps, options: AppOptions, admission: Admission): Koa {
   const app = new Koa({ proxy: deps.config.plainHttp });
   app.silent = true;
 
@@ -246,7 +247,7 @@ export function createApp(deps: HttpDeps, options: AppOptions): Koa {
   app.use(errorHandler(deps.log));
   app.use(emptyNoContent);
   app.use(operations({ ...options, metricsToken: deps.config.metricsToken }));
-  app.use(admission(deps.config));
+  app.use(admission.middleware);
   app.use(bodyParser(deps.config.jsonBodyLimit));
   app.use(authenticate(deps.readStore, deps.clock, scopes(API_ROUTES)));
   app.use(mountApi(api, root));

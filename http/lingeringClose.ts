@@ -1,6 +1,6 @@
 // Closing a connection whose request body is still arriving, without losing the answer to it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Context } from 'koa';
 
 /** How long, and how much of it, the rest of a refused body is read after the answer before the connection closes. */
 export const LINGER = { ms: 30_000, bytes: 8 * 1024 * 1024, checkMs: 50 };
@@ -12,9 +12,8 @@ export const LINGER = { ms: 30_000, bytes: 8 * 1024 * 1024, checkMs: 50 };
  * "fetch failed", never the 413). So the answer is sent with a FIN, and the rest of the body read and discarded until
  * the client closes, the body ends, LINGER.bytes more have come or LINGER.ms have passed.
  */
-export function closeAfterAnswer(ctx: Context): void {
-  ctx.set('Connection', 'close');
-  const { req } = ctx;
+export function closeAfterAnswer({ req, res }: { req: IncomingMessage; res: ServerResponse }): void {
+  res.setHeader('Connection', 'close');
   const socket = req.socket as Socket & { destroySoon?: () => void };
   if (req.complete || typeof socket.destroySoon !== 'function') return;
   // Node's server calls destroySoon once a `Connection: close` answer is written: end the writing side there instead.

@@ -31,8 +31,14 @@ function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 
 const sameSecret = (given: string, expected: string) => given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
+const OPERATOR_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+
+/** A request for an operator's endpoint: answered before admission, and never refused by it. */
+export const isOperatorRequest = (method: string | undefined, path: string) =>
+  (method === 'GET' || method === 'HEAD') && (OPERATOR_PATHS as readonly string[]).includes(path);
+
 export function operations(ops: Operations) {
-  const endpoints: Record<string, (ctx: Context) => Promise<void> | void> = {
+  const endpoints: Record<(typeof OPERATOR_PATHS)[number], (ctx: Context) => Promise<void> | void> = {
     '/healthz'(ctx) {
       ctx.status = ops.ready() ? 200 : 503;
       ctx.body = { status: ops.ready() ? 'ok' : 'starting' };
@@ -67,8 +73,8 @@ export function operations(ops: Operations) {
     },
   };
   return async function operatorEndpoints(ctx: Context, next: Next) {
-    const answer = ctx.method === 'GET' || ctx.method === 'HEAD' ? endpoints[ctx.path] : undefined;
-    if (!answer) return next();
+    if (!isOperatorRequest(ctx.method, ctx.path)) return next();
+    const answer = endpoints[ctx.path as (typeof OPERATOR_PATHS)[number]];
     ctx.state.route = ctx.path;
     await answer(ctx);
   };

@@ -1,10 +1,11 @@
 // The HTTPS server (TLS 1.2 minimum, as the spec requires); plain HTTP only when PLAIN_HTTP opts in for a
 // TLS-terminating proxy in front. It serves HTTP only: the composition root (infra/compose.ts) hands the server to
 // the WebSocket gateway through the hooks below.
-import { type Server as PlainServer, createServer as createHttpServer } from 'node:http';
+import { type IncomingMessage, type Server as PlainServer, type ServerResponse, createServer as createHttpServer } from 'node:http';
 import { type Server, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { type Admission, admission } from './admission.js';
 import { type AppOptions, createApp } from './app.js';
 import { answerClientErrors, refusePlainHttp } from './connectionErrors.js';
 import type { HttpDeps } from './context.js';
@@ -34,7 +35,8 @@ export async function startHttpServer(
   observed: Omit<AppOptions, 'ready'>,
   hooks: HttpServerHooks = {},
 ): Promise<RunningHttpServer> {
-  return serve(deps.config, tls, (ready) => createApp(deps, { ...observed, ready }), hooks);
+  const admitted = admission(deps.config, deps.metrics);
+  return serve(deps.config, tls, (ready) => createApp(deps, { ...observed, ready }, admitted), hooks, admitted);
 }
 
 /**
@@ -63,12 +65,16 @@ async function serve(
   tls: { cert: string; key: string } | null,
   createKoa: (ready: () => boolean) => Koa,
   hooks: HttpServerHooks = {},
+  admitted?: Admission,
 ): Promise<RunningHttpServer> {
   let ready = false;
   const app = createKoa(() => ready);
   // koa answers its own failures (errorHandler): the server's request listener has nothing to wait for.
   const answer = app.callback();
-  const handler = (...request: Parameters<typeof answer>) => void answer(...request);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (admitted && !admitted.enter(req, res)) return;
+    void answer(req, res);
+  };
   let cert: string | null = null;
   let server: HttpServer;
   // A client that drips its request a byte at a time is cut off: Node checks these timeouts every few seconds.

@@ -143,6 +143,49 @@ describe('a process overloaded past what it serves within its target', () => {
   });
 });
 
+// One place, held by a request whose body never comes: everything else but the operator's endpoints is refused, on
+// the server's 'request' event, before koa.
+const METRICS_TOKEN = 'metrics-token-for-admission-tests-0123';
+const full = await fileServer({ MAX_REQUESTS_IN_FLIGHT: '1', ADMISSION_TARGET_MS: '0', METRICS_TOKEN });
+const fullRoom = await createGuild(full);
+
+describe('a refusal made before koa', () => {
+  it('answers in each version’s error form with Retry-After, appends nothing, is counted, and spares the operator’s endpoints', async () => {
+    const held = openRequest(full, postHead('/api/v1/auth/register', 100));
+    held.socket.write('{"username":');
+    // Until its head is read the held request has no place: probe with a request that needs no body until refused.
+    for (let probes = 0; (await full.api('GET', '/gateway')).status !== 503 && probes < 200; probes++);
+    const before = await full.runtime.store.headPosition();
+    const send = (prefix: string) => openRequest(full, postHead(`${prefix}/channels/${fullRoom.channelId}/messages`, 2, fullRoom.owner.token));
+    const forms = { '/api/v1': 'SERVICE_UNAVAILABLE', '/api': 'SERVICE_UNAVAILABLE', '/api/v9': 0, '/api/v10': 0 };
+    const sends = Object.keys(forms).map(send);
+    const answers = await Promise.all(sends.map((request) => request.answer));
+    for (const [i, [prefix, code]] of Object.entries(forms).entries()) {
+      const { head, body } = answers[i];
+      expect(head, prefix).toMatch(/^HTTP\/1\.1 503 /);
+      expect(head).toMatch(/\r\nRetry-After: 1\r\n/i);
+      expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/i);
+      expect(head).not.toMatch(/\r\nConnection: close\r\n/i);
+      expect(JSON.parse(body)).toEqual({ code, message: 'The server is busy: try again in 1 second' });
+    }
+    // A body too large to read on to keep the connection: the answer comes all the same, and then the connection ends.
+    const large = openRequest(full, postHead(`/api/v1/channels/${fullRoom.channelId}/messages`, 1 << 20, fullRoom.owner.token));
+    large.socket.write('x'.repeat(1000));
+    const ended = new Promise((resolve) => large.socket.once('end', resolve));
+    expect((await large.answer).head).toMatch(/^HTTP\/1\.1 503 [^]*\r\nConnection: close\r\n/i);
+    await ended;
+
+    // The operator's endpoints, the absolute form of a target among them, are still answered; the refusals are counted.
+    const health = openRequest(full, 'GET https://localhost/healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect((await health.answer).head).toMatch(/^HTTP\/1\.1 200 /);
+    const metrics = await full.call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const counted = /parley_http_request_duration_seconds_count\{method="POST",route="unmatched",status="503"\} (\d+)/.exec(metrics.text);
+    expect(Number(counted?.[1])).toBeGreaterThanOrEqual(answers.length + 1);
+    expect(await appendedByRequestsSince(full, before)).toEqual([]);
+    for (const request of [held, ...sends, large, health]) request.socket.destroy();
+  });
+});
+
 const postHead = (path: string, length: number, token?: string) =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n`;
 
