@@ -628,7 +628,7 @@ async function pageLoads(
 
 /**
  * `--pages`: the page reads alone, BENCH_ROUNDS times (default 3) on one server, each against its own ceiling, after
- * BENCH_PAGE_SEED sends (default 2000) from the senders; one JSON line per round on stdout, with each process's CPU
+ * BENCH_PAGE_SEED sends (default 12000, about the full run's) from the senders; one JSON line per round on stdout, with each process's CPU
  * per request.
  */
 async function pagesAlone() {
@@ -647,12 +647,12 @@ async function pagesAlone() {
       await json('POST', `/invites/${invite.code}`, sender.token);
       senders.push(sender.token);
     }
-    const seed = Number(process.env.BENCH_PAGE_SEED ?? 2000);
+    const seed = Number(process.env.BENCH_PAGE_SEED ?? 12_000);
     const body = { content: 'a benchmark message of ordinary length, sent at 64 concurrent' };
-    phase('seed', `${seed} sends…`);
+    phase('seed', `${seed} sends, ${CONNECTIONS} at a time…`);
     await Promise.all(
-      senders.map(async (token, s) => {
-        for (let i = s; i < seed; i += senders.length) await api('POST', `/channels/${channelId}/messages`, token, body);
+      Array.from({ length: CONNECTIONS }, async (_, lane) => {
+        for (let i = lane; i < seed; i += CONNECTIONS) await api('POST', `/channels/${channelId}/messages`, senders[i % senders.length], body);
       }),
     );
     for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 3); round++) {
