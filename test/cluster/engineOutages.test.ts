@@ -1,8 +1,9 @@
-// The cluster's engines out of reach under a send load — PostgreSQL restarted, the Kafka broker restarted — and a
-// process paused past its lease: every process rides it out without being restarted, clients are refused with 503 and
-// Retry-After while the log cannot be written (never a hang or a 500), /readyz says why, and afterwards every
-// acknowledged write is read back once and reached the gateway's sessions once, in sequence. The cluster runs on a
-// PostgreSQL server and a broker of the file's own: the machine's are shared by the files running beside it.
+// The cluster's engines out of reach under a send load — PostgreSQL restarted, the Kafka broker restarted — and the
+// relay paused past its lease: every process rides an outage out without being restarted (the paused relay ends, to
+// be started again as a standby), clients are refused with 503 and Retry-After while the log cannot be written (never
+// a hang or a 500), /readyz says why, and afterwards every acknowledged write is read back once and reached the
+// gateway's sessions once, in sequence. The cluster runs on a PostgreSQL server and a broker of the file's own: the
+// machine's are shared by the files running beside it.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -146,13 +147,15 @@ await withEngines(['kafka'], 'a cluster’s engines restarted under load', () =>
       } finally {
         process.kill(leader, 'SIGCONT');
       }
-      // The continued relay finds the lease gone and stands by; it is not restarted, and its position moves no more.
+      // The continued relay finds the lease gone, says so and ends, for its supervisor (the launcher) to start it again
+      // as a standby: the standby that took over keeps the lease and publishes on.
       const said = /the relay lease may have run out|another relay took the relay lease/;
       await until(async () => said.test(await readFile(join(cluster.dir, 'logs', `${paused}.log`), 'utf8')));
+      await cluster.line(new RegExp(`^cluster: ${paused} \\(relay\\) pid ${leader} exited`));
       await run.load.after(20);
       await run.load.stop();
       expect(run.load.refused).toEqual([]);
-      expect(cluster.node(paused).pid).toBe(leader);
+      expect(await leaseHolder(postgres)).toBe(cluster.node(standby).pid);
       await expectEveryAcknowledgedWrite(run);
     });
 
