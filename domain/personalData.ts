@@ -4,10 +4,19 @@
 // numbers stay in clear so the log stays readable for ordering and auditing. Subjects are named by ids only:
 // `message:ID` (one key per version: an edit's key replaces the last, and the attachments it drops are sealed under a
 // key of their own that the edit destroys with the replaced version's), `user:ID` (one key for a profile and what
-// shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them).
+// shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them, and the names
+// their members gave a thread, a forum post or a group DM: what a person wrote in a place goes with the place).
+//
+// A guild's own furniture stays in clear: the names and topics of its channels, forum tags, roles, emojis, stickers,
+// webhooks, invites, commands and rules, and the guild's name, are set by those who run it, in its name, shown to
+// everyone who joins, and kept in its audit log after a deletion, as on the widely used API. They are the guild's, not
+// a person's words, and no erasure of a person would take them. A thread's or post's name is different: any member may
+// start one and its owner names it, a post's title is its author's first words, and a group DM's name is chosen by
+// its participants.
 
 import type { EventData, ParleyEventType } from './events.js';
 import type { Attachment, MessageFields } from './message.js';
+import type { ThreadData } from './thread.js';
 
 /** A path into an event: 'data' or 'metadata', then keys and array indexes. */
 export type FieldPath = readonly (string | number)[];
@@ -57,6 +66,7 @@ const REDIRECT_URI = ['redirectUri'] as const;
 const SELECTED_VALUES = ['values'] as const;
 /** The changes of a member that show the person (a guild nickname, avatar, banner); roles, mutes and timeouts don't. */
 const MEMBER_PROFILE = ['nick', 'avatar', 'banner'] as const;
+const NAME = ['name'] as const;
 
 type Present<V> = Exclude<V, null | undefined>;
 /** What a place's children are named by: an array's indexes, an object's fields. */
@@ -158,16 +168,26 @@ class Groups {
     return this.add([`user:${event.data.userId}`], false, at.paths(fields), event);
   }
 
-  /** The old and new values of the changes listed at `at` (of the keys in `keys`, if given), under `subject`'s key. */
+  /** The old and new values of the changes listed at `at` (of the keys in `keys`, if given), under a key of `subjects`. */
   changedValues(
     event: unknown,
     at: Place<readonly ChangedValue[] | undefined>,
     changes: readonly ChangedValue[] | undefined,
-    subject: string,
+    subjects: string[],
+    fresh: boolean,
     keys?: readonly string[],
   ): this {
     const paths = (changes ?? []).flatMap((change, i) => (!keys || keys.includes(change.key) ? at.at(i).paths(CHANGED_VALUES) : []));
-    return this.add([subject], false, paths, event);
+    return this.add(subjects, fresh, paths, event);
+  }
+
+  /**
+   * The name a person gave a place (a thread, a post, a group DM), when it has one: under a fresh key of the place's
+   * subjects, never a reused one. A reused key of `channel:ID` would be any key the shredder knows for it
+   * (KeyStore.current), a message's among them, whose deletion would take the name.
+   */
+  placeName(event: unknown, at: Place<{ name?: string | null }>, subjects: string[], name: string | null | undefined): this {
+    return typeof name === 'string' ? this.add(subjects, true, at.paths(NAME), event) : this;
   }
 
   list(): SealGroup[] {
@@ -185,6 +205,12 @@ function messageSubjects(messageId: string, channelId: string, guildId: string |
 
 const messageEventIds = (data: { messageId: string; channelId: string; guildId: string | null }) =>
   messageSubjects(data.messageId, data.channelId, data.guildId);
+
+/** A thread's or post's: its channel's and its guild's, whose deletion erases the guild rather than each of its channels. */
+const threadSubjects = (threadId: string, guildId: string) => [`channel:${threadId}`, `guild:${guildId}`];
+/** A thread's or post's name, as its creation and its deletion carry it (the deletion's reads as erased once done). */
+const threadName: Exclude<PersonalDataRule<{ guildId: string; thread: ThreadData }>['seals'], 'none'> = (event, at) =>
+  new Groups().placeName(event, at.at('thread'), threadSubjects(event.data.thread.id, event.data.guildId), event.data.thread.name);
 
 /** Where an edit's new version is: the key sealing it is the one the edit keeps of its message's. */
 const EDITED_VERSION: FieldPath = ['data', 'message'];
@@ -243,17 +269,24 @@ export const PERSONAL_DATA: PersonalDataRules = {
   InteractionResponded: 'none',
   InteractionFailed: 'none',
   ModalSubmitted: 'none',
-  DmChannelOpened: { seals: (event, at) => new Groups().users(event, at.at('recipients'), event.data.recipients) },
+  DmChannelOpened: {
+    seals: (event, at) =>
+      new Groups().users(event, at.at('recipients'), event.data.recipients).placeName(event, at, [`channel:${event.data.channelId}`], event.data.name),
+  },
   DmChannelClosed: 'none',
   DmChannelReopened: { seals: (event, at) => new Groups().users(event, at.at('recipients'), event.data.recipients) },
   EmailClaimed: 'none',
   EmailReleased: 'none',
   GatewaySessionStarted: 'none',
   RecipientAdded: {
-    seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user).users(event, at.at('recipients'), event.data.recipients),
+    seals: (event, at) =>
+      new Groups()
+        .user(event, at.at('user'), event.data.user)
+        .users(event, at.at('recipients'), event.data.recipients)
+        .placeName(event, at, [`channel:${event.data.channelId}`], event.data.name),
   },
   RecipientRemoved: { seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user) },
-  GroupDmRenamed: 'none',
+  GroupDmRenamed: { seals: (event, at) => new Groups().placeName(event, at, [`channel:${event.data.channelId}`], event.data.name) },
   GuildCreated: 'none',
   GuildUpdated: 'none',
   GuildDeleted: { seals: 'none', erases: (data) => [{ subject: `guild:${data.guildId}` }] },
@@ -263,7 +296,7 @@ export const PERSONAL_DATA: PersonalDataRules = {
   RoleDeleted: 'none',
   MemberJoined: 'none',
   MemberUpdated: {
-    seals: (event, at) => new Groups().changedValues(event, at.at('changes'), event.data.changes, `user:${event.data.userId}`, MEMBER_PROFILE),
+    seals: (event, at) => new Groups().changedValues(event, at.at('changes'), event.data.changes, [`user:${event.data.userId}`], false, MEMBER_PROFILE),
   },
   MemberLeft: 'none',
   MemberKicked: 'none',
@@ -333,15 +366,19 @@ export const PERSONAL_DATA: PersonalDataRules = {
   MessageUnpinned: 'none',
   SlowmodeSendAdmitted: 'none',
   SlowmodeThreadAdmitted: 'none',
-  ThreadCreated: 'none',
-  ThreadUpdated: 'none',
+  ThreadCreated: { seals: threadName },
+  // A rename's old and new names: the thread's, as its first.
+  ThreadUpdated: {
+    seals: (event, at) =>
+      new Groups().changedValues(event, at.at('changes'), event.data.changes, threadSubjects(event.data.threadId, event.data.guildId), true, NAME),
+  },
   ThreadArchived: 'none',
-  // A thread's messages are sealed under its own channel id: they go with it.
-  ThreadDeleted: { seals: 'none', erases: (data) => [{ subject: `channel:${data.thread.id}` }] },
+  // A thread's messages and names are sealed under its own channel id: they go with it, the name this event carries too.
+  ThreadDeleted: { seals: threadName, erases: (data) => [{ subject: `channel:${data.thread.id}` }] },
   ThreadMemberAdded: 'none',
   ThreadMemberRemoved: 'none',
   UserRegistered: { seals: (event, at) => new Groups().userFields(event, at, REGISTRATION_TEXT) },
-  UserProfileUpdated: { seals: (event, at) => new Groups().changedValues(event, at.at('changes'), event.data.changes, `user:${event.data.userId}`) },
+  UserProfileUpdated: { seals: (event, at) => new Groups().changedValues(event, at.at('changes'), event.data.changes, [`user:${event.data.userId}`], false) },
   SessionStarted: 'none',
   BotTokenIssued: 'none',
   UserErased: { seals: 'none', erases: (data) => [{ subject: `user:${data.userId}` }] },

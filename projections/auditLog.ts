@@ -137,6 +137,7 @@ const auditedStickerChanges = (changes: Change[]): Change[] =>
 /** A thread's fields as its audit entries name them: not its ids or times, which the entry's target and time say. */
 const THREAD_SKIP: (keyof ThreadData)[] = ['id', 'guild_id', 'parent_id', 'owner_id', 'archive_timestamp', 'create_timestamp'];
 const threadChanges = (changes: Change[]) => changes.filter((c) => !THREAD_SKIP.includes(c.key as keyof ThreadData));
+const THREAD_ACTIONS = [AuditLogAction.THREAD_CREATE, AuditLogAction.THREAD_UPDATE, AuditLogAction.THREAD_DELETE];
 const overwriteOptions = (o: { id: string; type: number }) => ({ id: o.id, type: String(o.type) });
 /** An auto-moderation action's entry by action type; its target is the member whose message the rule acted on. */
 const AUTO_MODERATION_ACTION_ENTRIES: Record<number, number> = {
@@ -454,7 +455,13 @@ export const auditLogProjection = projection({
       ];
     }
     const entry = auditEntryOf(event);
-    if (!entry) return [];
-    return [{ replaceOne: { collection: AUDIT_LOG_ENTRIES, filter: { _id: entry._id }, replacement: entry, upsert: true } }];
+    const entered: WriteOp[] = entry ? [{ replaceOne: { collection: AUDIT_LOG_ENTRIES, filter: { _id: entry._id }, replacement: entry, upsert: true } }] : [];
+    // A deleted thread's entries stay (who did what, when) without its names, which were sealed with its key: as a
+    // rebuild reads them then, whether or not the key shredder got there before this entry was made.
+    if (event.type === 'ThreadDeleted') {
+      const filter = { target_id: event.data.thread.id, action_type: { $in: THREAD_ACTIONS } };
+      return [...entered, { updateMany: { collection: AUDIT_LOG_ENTRIES, filter, update: { $pull: { changes: { key: 'name' } } } } }];
+    }
+    return entered;
   },
 });

@@ -177,6 +177,62 @@ describe('an account deleted with POST /users/@me/delete', () => {
   });
 });
 
+describe('the names people give places', () => {
+  /** The files of the log (events.db, its WAL and -shm) that hold `text`. */
+  const logFilesHolding = async (text: string) => (await filesHolding(text)).filter((file) => file.startsWith('events.db'));
+
+  it('of a thread renamed and a forum post: in the log only as ciphertext, and nowhere once deleted; their audit entries stay', async () => {
+    const owner = await registerUser(server);
+    const guild = (await server.api('POST', '/guilds', { token: owner.token, body: { name: 'places' } })).body;
+    const { token } = owner;
+    const general = (await server.api('GET', `/guilds/${guild.id}/channels`, { token })).body.find((c: { type: number }) => c.type === 0).id;
+    const [first, renamed, title] = [secret('thread'), secret('renamed'), secret('post-title')];
+    const thread = await server.api('POST', `/channels/${general}/threads`, { token, body: { name: first, type: 11 } });
+    expect(thread.status).toBe(201);
+    expect((await server.api('PATCH', `/channels/${thread.body.id}`, { token, body: { name: renamed } })).status).toBe(200);
+    const forum = await server.api('POST', `/guilds/${guild.id}/channels`, { token, body: { name: 'forum', type: 15 } });
+    expect(forum.status).toBe(201);
+    const post = await server.api('POST', `/channels/${forum.body.id}/threads`, { token, body: { name: title, message: { content: 'the body' } } });
+    expect(post.status).toBe(201);
+    // Read where they are shown, from the log as the read models hold it: not in the log's bytes.
+    expect((await server.api('GET', `/channels/${thread.body.id}`, { token })).body.name).toBe(renamed);
+    expect((await server.api('GET', `/channels/${post.body.id}`, { token })).body.name).toBe(title);
+    for (const name of [first, renamed, title]) expect(await logFilesHolding(name)).toEqual([]);
+    const live = (await exported()).text;
+    for (const name of [first, renamed, title]) expect(live).toContain(name);
+
+    for (const id of [thread.body.id, post.body.id]) expect((await server.api('DELETE', `/channels/${id}`, { token })).status).toBe(200);
+    for (const name of [first, renamed, title]) await expectNowhere(name);
+    const { text, events } = await exported();
+    for (const name of [first, renamed, title]) expect(text).not.toContain(name);
+    const created = events.find((e) => e.type === 'ThreadCreated' && e.data.thread.id === thread.body.id)!;
+    expect({ erased: created.erased, name: created.data.thread.name, type: created.data.thread.type }).toEqual({ erased: true, name: null, type: 11 });
+    // The audit log still says who made, renamed and deleted the thread, when, and what else it was: not its names.
+    const audit = await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token });
+    expect(audit.status).toBe(200);
+    const entries = (audit.body.audit_log_entries as { target_id: string; action_type: number; changes?: { key: string }[] }[]).filter(
+      (entry) => entry.target_id === thread.body.id,
+    );
+    expect(entries.map((entry) => entry.action_type).sort()).toEqual([110, 111, 112]);
+    expect(entries.flatMap((entry) => (entry.changes ?? []).map((change) => change.key))).not.toContain('name');
+    expect(entries.find((entry) => entry.action_type === 110)!.changes).toContainEqual({ key: 'type', new_value: 11 });
+  }, 60_000);
+
+  it('of a group DM: in the log only as ciphertext, read by its participants and the one added after', async () => {
+    const [ada, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)];
+    const group = await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipients: [bob.id] } });
+    expect(group.status).toBe(200);
+    const name = secret('group-dm');
+    expect((await server.api('PATCH', `/channels/${group.body.id}`, { token: bob.token, body: { name } })).status).toBe(200);
+    expect((await server.api('PUT', `/channels/${group.body.id}/recipients/${carol.id}`, { token: ada.token })).status).toBe(204);
+    expect((await server.api('GET', `/channels/${group.body.id}`, { token: carol.token })).body.name).toBe(name);
+    expect(await logFilesHolding(name)).toEqual([]);
+    const { events } = await exported();
+    const added = events.find((e) => e.type === 'RecipientAdded' && e.data.channelId === group.body.id)!;
+    expect(added.data.name).toBe(name);
+  });
+});
+
 describe('after erasures', () => {
   it('a rebuild gives the read models incremental processing built', async () => {
     const collections = server.runtime.projections['projections'].flatMap((p: { collections: string[] }) => p.collections) as string[];
