@@ -49,6 +49,17 @@ describe('thread dispatches', () => {
     await server.api('PATCH', `/channels/${id}`, { token: owner, body: { name: 'Plans (done)', archived: true } });
     const updated = await w.dispatch('THREAD_UPDATE');
     expect(updated.d).toMatchObject({ id, name: 'Plans (done)', message_count: 1, thread_metadata: { archived: true } });
+    const entries = async () =>
+      (await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token: owner })).body.audit_log_entries.filter(
+        (e: { target_id: string }) => e.target_id === id,
+      ) as { action_type: number; changes: unknown[] }[];
+    const entry = (all: { action_type: number; changes: unknown[] }[], action: number) => all.find((e) => e.action_type === action)!;
+    const live = await entries();
+    expect(entry(live, 111).changes).toEqual([
+      { key: 'name', old_value: 'Plans', new_value: 'Plans (done)' },
+      { key: 'archived', old_value: false, new_value: true },
+    ]);
+    expect(entry(live, 110).changes).toContainEqual({ key: 'name', new_value: 'Plans' });
     expect((await server.api('DELETE', `/channels/${id}`, { token: owner })).status).toBe(200);
     expect((await m.dispatch('THREAD_DELETE')).d).toEqual({ id, guild_id: guild.id, parent_id: guild.channelId, type: 11 });
 
@@ -59,14 +70,12 @@ describe('thread dispatches', () => {
     expect(o.received.filter((p) => String(p.t).startsWith('THREAD_'))).toEqual([]);
     expect(named(o, 'MESSAGE_CREATE').map((d) => d.channel_id)).toContain(id);
 
-    const audit = await server.api('GET', `/guilds/${guild.id}/audit-logs`, { token: owner });
-    const entries = audit.body.audit_log_entries.filter((e: { target_id: string }) => e.target_id === id);
-    expect(entries.map((e: { action_type: number }) => e.action_type).sort()).toEqual([110, 111, 112]);
-    expect(entries.find((e: { action_type: number }) => e.action_type === 111).changes).toEqual([
-      { key: 'name', old_value: 'Plans', new_value: 'Plans (done)' },
-      { key: 'archived', old_value: false, new_value: true },
-    ]);
-    expect(entries.find((e: { action_type: number }) => e.action_type === 110).changes).toContainEqual({ key: 'name', new_value: 'Plans' });
+    // The entries stay once the thread is deleted, without its names, which went with its key.
+    const after = await entries();
+    expect(after.map((e) => e.action_type).sort()).toEqual([110, 111, 112]);
+    expect(entry(after, 111).changes).toEqual([{ key: 'archived', old_value: false, new_value: true }]);
+    expect(entry(after, 110).changes).toContainEqual({ key: 'type', new_value: 11 });
+    expect(after.flatMap((e) => e.changes)).not.toContainEqual(expect.objectContaining({ key: 'name' }));
   });
 
   it('show a private thread only to its members and MANAGE_THREADS holders; an added member is shown it', async () => {
