@@ -1,4 +1,4 @@
-// The layers, enforced: domain ← commands, projections ← http, gateway; ports and presenters sit
+// The layers, enforced: domain ← commands, projections ← http, gateway; ports, presenters and contracts sit
 // below the edges; infra implements the ports and holds the composition root (infra/main.ts and compose() in
 // infra/compose.ts), which nothing imports but the entry points.
 // `npm test` runs this (npm run lint:deps), so a new violation fails CI.
@@ -9,6 +9,14 @@ module.exports = {
     // domain imports only domain, and no I/O (node:util's isDeepStrictEqual is the one builtin it uses, a pure one).
     { name: 'domain-only-domain', severity: 'error', from: { path: '^domain/' }, to: { pathNot: '^domain/', dependencyTypesNot: ['core'] } },
     { name: 'domain-no-io', severity: 'error', from: { path: '^domain/' }, to: { dependencyTypes: ['core'], pathNot: '^(node:)?util$' } },
+    // The contracts (the objects the API answers with, and their types) sit below the edges and the presenters that
+    // build those objects: they are schemas, built from the domain's constants and nothing else of the project.
+    {
+      name: 'contracts-only-contracts',
+      severity: 'error',
+      from: { path: '^contracts/' },
+      to: { path: '^(commands|projections|http|gateway|infra|ports|presenters|processes)/' },
+    },
     { name: 'commands-not-edges', severity: 'error', from: { path: '^commands/' }, to: { path: '^(http|gateway)/' } },
     { name: 'projections-not-edges', severity: 'error', from: { path: '^projections/' }, to: { path: '^(http|gateway|commands)/' } },
     { name: 'http-not-gateway', severity: 'error', from: { path: '^http/' }, to: { path: '^gateway/' } },

@@ -4,8 +4,8 @@ import { type AnySchemaObject, Ajv, type ErrorObject, type SchemaValidateFunctio
 import formatsPlugin from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { type FieldError, invalidForm } from '../domain/errors.js';
-import { MAX_SNOWFLAKE } from '../domain/snowflake.js';
 import { cleanName } from '../domain/text.js';
+import { UINT64_PATTERN, snowflakeSchema } from '../contracts/schema.js';
 import { NonJsonBody } from './body.js';
 import { unsupportedMediaType } from './errors.js';
 
@@ -125,26 +125,12 @@ export function parseQuery<const S extends JSONSchema, T = FromSchema<S>>(schema
   return check(queries, schema, value) as T;
 }
 
-/**
- * A pattern for the decimal strings of 0..max with at most max's digits (leading zeros allowed): shorter strings, then
- * for each digit of max one alternative that keeps max's prefix and puts a lower digit there, then max itself.
- */
-function decimalAtMost(max: bigint): string {
-  const digits = max.toString();
-  const rest = (n: number) => (n ? `[0-9]{${n}}` : '');
-  const lower = [...digits].flatMap((d, i) => (d === '0' ? [] : [`${digits.slice(0, i)}[0-${Number(d) - 1}]${rest(digits.length - 1 - i)}`]));
-  return `^(?:[0-9]{1,${digits.length - 1}}|${[...lower, digits].join('|')})$`;
-}
-
-/** The decimal string of a 64-bit unsigned integer: what an id or a bitfield is in the widely used API. */
-const UINT64_PATTERN = decimalAtMost(MAX_SNOWFLAKE);
-
 /** A name people type, between `minLength` and `maxLength` characters once cleaned (NFC, trimmed, visible). */
 export const nameSchema = <const Min extends number, const Max extends number>(minLength: Min, maxLength: Max) =>
   ({ type: 'string', minLength, maxLength, cleanName: true }) as const;
 
-/** Every id in a path, query or body; a wider value is refused, since no id can have it. */
-export const snowflakeSchema = { type: 'string', pattern: UINT64_PATTERN } as const;
+/** Every id in a path, query or body: the contracts' own, since answers carry the same ids. */
+export { snowflakeSchema };
 export const nullableSnowflakeSchema = { type: ['string', 'null'], pattern: UINT64_PATTERN } as const;
 
 /**
