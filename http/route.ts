@@ -5,6 +5,7 @@
 // are all read from the same entries.
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
+import type { Contract } from '../contracts/schema.js';
 import type { Scope } from '../domain/oauth2.js';
 import type { RateLimits } from '../ports/rateLimits.js';
 import { type ScopedRoute, requireAuth, requireSession } from './auth.js';
@@ -41,12 +42,38 @@ export interface ConditionalLimit extends LimitSpec {
  */
 type OwnInput = 'params' | 'query' | 'body';
 
-export interface RouteEntry<P, Q, B, L extends string = never> extends Omit<RouteDoc, 'params' | 'query' | 'body' | 'oauth2Scope' | 'rateLimits' | 'errors'> {
+/** A route's answers by status. */
+export type Responses = RouteDoc['responses'];
+
+/** The answer the router gives when the handler succeeds: the lowest status documented (successOf, below). */
+type SuccessOf<R> = 200 extends keyof R ? R[200] : 201 extends keyof R ? R[201] : 204 extends keyof R ? R[204] : R[keyof R];
+
+/**
+ * What a handler may return for its success answer: a value of the type its JSON schema describes, when that schema
+ * is a contract's (contracts/) or declared in place, or nothing once it has written the answer itself; anything where
+ * the answer is not JSON, has no schema, or one typed only as a `Schema` (an outline written by hand).
+ */
+type Answered<A> = A extends { type: string }
+  ? unknown
+  : A extends { schema: infer S extends JSONSchema }
+    ? Schema extends S
+      ? unknown
+      : Contract<S> | void
+    : unknown;
+
+type Handled<R> = Answered<SuccessOf<R>> | typeof passOn;
+
+export interface RouteEntry<P, Q, B, L extends string = never, R extends Responses = Responses> extends Omit<
+  RouteDoc,
+  'params' | 'query' | 'body' | 'oauth2Scope' | 'rateLimits' | 'errors' | 'responses'
+> {
   params?: P;
   query?: Q;
   body?: B;
   /** The refusals the route gives besides those every route of its kind can give (a bucket's 429 is added). */
   errors: RouteDoc['errors'];
+  /** Its answers by status; the handler returns the body of the lowest, typed by its schema. */
+  responses: R;
   /** Parts the router leaves unparsed: the handler reads them (with the same schemas) as they come. */
   readsItself?: readonly OwnInput[];
   /** Who may reach the route at all, before its buckets are spent (membership of the guild the path names). */
@@ -64,11 +91,12 @@ export interface RouteEntry<P, Q, B, L extends string = never> extends Omit<Rout
    */
   documentedBy?: Operation;
   /**
-   * Answers with what it returns, under the entry's success status; a route that answers 204 returns nothing, and one
-   * that writes its own answer (a redirect, a file) returns undefined after setting ctx. `passOn` hands the request
-   * on to the next route of its path, untouched (a guild channel's route, for a DM's id).
+   * Answers with what it returns, under the entry's success status, a value of the type that answer's schema describes;
+   * a route that answers 204 returns nothing, and one that writes its own answer (a redirect, a file, a page's JSON
+   * made of its messages' JSON) returns undefined after setting ctx. `passOn` hands the request on to the next route
+   * of its path, untouched (a guild channel's route, for a DM's id).
    */
-  handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B, L>>, deps: HttpDeps): unknown;
+  handle(ctx: Context, input: NoInfer<RouteInput<P, Q, B, L>>, deps: HttpDeps): NoInfer<Handled<R> | Promise<Handled<R>>>;
 }
 
 /** What two entries of one method and path share: the operation the reference documents once, for both. */
@@ -88,7 +116,8 @@ export function route<
   const Q extends JSONSchema | undefined = undefined,
   const B extends JSONSchema | undefined = undefined,
   const L extends string = never,
->(entry: RouteEntry<P, Q, B, L>): Route {
+  const R extends Responses = Responses,
+>(entry: RouteEntry<P, Q, B, L, R>): Route {
   return entry as unknown as Route;
 }
 

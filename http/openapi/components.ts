@@ -1,9 +1,13 @@
-// The objects the API answers with, as named components of the reference. The presenters (presenters/*.ts) build them
-// in TypeScript and have no JSON schema of their own, so these list the fields clients read, with their types; the
-// objects may carry more (clients of the widely used API ignore what they do not know). Request bodies are never
-// described here: their schemas are the routes' own.
+// The named objects of the reference that have no contract yet (contracts/ declares the others, from which the
+// reference, the routes' handler types and the conformance test all read), written here by hand with the fields
+// clients read; the objects may carry more (clients of the widely used API ignore what they do not know). Request
+// bodies are never described here: their schemas are the routes' own.
 import { MAX_SNOWFLAKE } from '../../domain/snowflake.js';
-import { snowflakeSchema } from '../validation.js';
+import type { ContractName } from '../../contracts/index.js';
+import { Member } from '../../contracts/members.js';
+import { Message } from '../../contracts/messages.js';
+import { snowflakeSchema } from '../../contracts/schema.js';
+import { PartialUser } from '../../contracts/users.js';
 import type { Schema } from './entry.js';
 
 const string = { type: 'string' } as const;
@@ -20,29 +24,6 @@ const list = (items: Schema) => ({ type: 'array', items }) as const;
 function object(description: string, required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
   return { type: 'object', description, properties: { ...required, ...optional }, required: Object.keys(required) };
 }
-
-const partialUserFields = {
-  id,
-  username: string,
-  discriminator: string,
-  global_name: { type: 'null' },
-  avatar: nullable(string),
-  bot: boolean,
-  public_flags: integer,
-};
-const PartialUser = object('A user as other objects embed it.', partialUserFields);
-const Role = object('A role (presenters/roles.ts).', {
-  id,
-  name: string,
-  color: integer,
-  colors: { type: 'object' },
-  hoist: boolean,
-  position: integer,
-  permissions: { ...string, description: 'The permission bitfield as a decimal string.' },
-  managed: boolean,
-  mentionable: boolean,
-  flags: integer,
-});
 
 export const COMPONENTS = {
   // The routes' ids, bitfields and timestamps point at these instead of repeating the exact patterns ajv checks, which
@@ -71,20 +52,6 @@ export const COMPONENTS = {
     global: { const: false },
   }),
   Session: object('A session token for the `Bearer` scheme.', { token: string, user_id: id }),
-  User: object(
-    'A user (presenters/users.ts); the caller’s own adds its locale, email and verified.',
-    {
-      ...partialUserFields,
-      system: boolean,
-      mfa_enabled: boolean,
-      flags: integer,
-      premium_type: integer,
-      banner: { type: 'null' },
-      accent_color: { type: 'null' },
-    },
-    { locale: string, email: nullable(string), verified: boolean },
-  ),
-  PartialUser,
   Application: object(
     'An application in the widely used API’s shape; `verify_key` is empty (deliveries are signed with the webhook token’s HMAC).',
     {
@@ -128,33 +95,6 @@ export const COMPONENTS = {
     shards: integer,
     session_start_limit: object('Session starts left in the window.', { total: integer, remaining: integer, reset_after: integer, max_concurrency: integer }),
   }),
-  Guild: object('A guild (presenters/guilds.ts), with its roles.', {
-    id,
-    name: string,
-    icon: nullable(string),
-    description: nullable(string),
-    owner_id: id,
-    afk_channel_id: nullable(id),
-    afk_timeout: integer,
-    verification_level: integer,
-    default_message_notifications: integer,
-    explicit_content_filter: integer,
-    roles: list(Role),
-    emojis: list({ $ref: '#/components/schemas/Emoji' }),
-    stickers: list({ $ref: '#/components/schemas/Sticker' }),
-    features: list(string),
-    system_channel_id: nullable(id),
-    system_channel_flags: integer,
-    vanity_url_code: nullable(string),
-    preferred_locale: string,
-    member_count: integer,
-  }),
-  PartialGuild: object(
-    'A guild in the caller’s list, with the caller’s permissions in it.',
-    { id, name: string, icon: nullable(string), owner: boolean, permissions: string, features: list(string) },
-    { approximate_member_count: integer, approximate_presence_count: integer },
-  ),
-  Role,
   AutoModerationRule: object('An auto-moderation rule (presenters/autoModeration.ts); trigger_metadata holds its trigger type’s fields.', {
     id,
     guild_id: id,
@@ -168,61 +108,6 @@ export const COMPONENTS = {
     exempt_roles: ids,
     exempt_channels: ids,
   }),
-  Emoji: object(
-    'A custom emoji (presenters/emojis.ts); `user` is its uploader.',
-    {
-      id,
-      name: string,
-      roles: ids,
-      require_colons: boolean,
-      managed: boolean,
-      animated: boolean,
-      available: boolean,
-      guild_id: id,
-      image: string,
-      created_at: timestamp,
-    },
-    { user: PartialUser },
-  ),
-  Sticker: object(
-    'A guild sticker (presenters/stickers.ts); `user` is its uploader.',
-    {
-      id,
-      name: string,
-      description: string,
-      tags: string,
-      type: integer,
-      format_type: integer,
-      available: boolean,
-      guild_id: id,
-      image_url: string,
-      created_at: timestamp,
-    },
-    { updated_at: timestamp, user: PartialUser },
-  ),
-  StickerPage: object('A page of a guild’s stickers, with their total.', {
-    stickers: list({ $ref: '#/components/schemas/Sticker' }),
-    total: integer,
-    limit: integer,
-    offset: integer,
-  }),
-  Channel: object(
-    'A channel: a guild channel (presenters/channels.ts) has the fields of its type; a DM (type 1) or group DM (type 3) its recipients.',
-    { id, type: integer, flags: integer },
-    {
-      guild_id: id,
-      name: nullable(string),
-      position: integer,
-      topic: nullable(string),
-      nsfw: boolean,
-      parent_id: nullable(id),
-      permission_overwrites: list(object('A permission overwrite.', { id, type: integer, allow: string, deny: string })),
-      last_message_id: nullable(id),
-      last_pin_timestamp: nullable(timestamp),
-      recipients: list(PartialUser),
-      owner_id: id,
-    },
-  ),
   Thread: object(
     'A thread channel (presenters/threads.ts): public (11), private (12) or announcement (10), under its parent.',
     {
@@ -252,65 +137,9 @@ export const COMPONENTS = {
     { threads: list({ $ref: '#/components/schemas/Thread' }), members: list({ $ref: '#/components/schemas/ThreadMember' }) },
     { has_more: boolean },
   ),
-  ThreadMember: object(
-    'A member of a thread.',
-    { id, user_id: id, join_timestamp: timestamp, flags: integer },
-    { member: { $ref: '#/components/schemas/Member' } },
-  ),
-  Member: object('A guild member with its user.', {
-    user: PartialUser,
-    nick: nullable(string),
-    roles: ids,
-    joined_at: timestamp,
-    deaf: boolean,
-    mute: boolean,
-    flags: integer,
-    pending: boolean,
-    communication_disabled_until: { type: 'null' },
-  }),
-  Ban: object('A ban.', { reason: nullable(string), user: PartialUser }),
+  ThreadMember: object('A member of a thread.', { id, user_id: id, join_timestamp: timestamp, flags: integer }, { member: Member }),
   PruneCount: object('How many members a prune removes (null when its count was not asked for).', { pruned: nullable(integer) }),
   BulkBanResult: object('The users a bulk ban banned, and those it could not.', { banned_users: ids, failed_users: ids }),
-  Message: object(
-    'A message (presenters/messages.ts): attachments served on the CDN, reactions with `me` for the caller.',
-    {
-      id,
-      channel_id: id,
-      author: PartialUser,
-      type: integer,
-      content: string,
-      timestamp,
-      edited_timestamp: nullable(timestamp),
-      tts: boolean,
-      mention_everyone: boolean,
-      mentions: list(PartialUser),
-      mention_roles: ids,
-      attachments: list(
-        object(
-          'A file of the message.',
-          { id, filename: string, size: integer, url: string, proxy_url: string },
-          { content_type: string, width: integer, height: integer },
-        ),
-      ),
-      embeds: list({ type: 'object' }),
-      reactions: list(object('A reaction’s count.', { emoji: { type: 'object' }, count: integer, me: boolean })),
-      pinned: boolean,
-      flags: integer,
-      components: list({ type: 'object' }),
-    },
-    {
-      guild_id: id,
-      webhook_id: id,
-      nonce: { type: ['string', 'integer'] },
-      message_reference: { type: 'object' },
-      referenced_message: { type: ['object', 'null'] },
-      application_id: id,
-    },
-  ),
-  PinnedMessages: object('A page of pins, most recently pinned first.', {
-    items: list(object('A pin.', { pinned_at: timestamp, message: { $ref: '#/components/schemas/Message' } })),
-    has_more: boolean,
-  }),
   Invite: object(
     'An invite (presenters/invites.ts); a vanity code has no inviter and no creation time.',
     {
@@ -400,14 +229,14 @@ export const COMPONENTS = {
         { id, type: integer },
         { response_message_id: id, response_message_loading: boolean, response_message_ephemeral: boolean },
       ),
-      resource: object('What the response made.', { type: integer }, { message: { $ref: '#/components/schemas/Message' } }),
+      resource: object('What the response made.', { type: integer }, { message: Message }),
     },
   ),
 } satisfies Record<string, Schema>;
 
 export type ComponentName = keyof typeof COMPONENTS;
 
-/** A named object of the reference. */
-export const ref = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });
+/** A named object of the reference (a contract's too, until every route answers it by its schema). */
+export const ref = (name: ComponentName | ContractName): Schema => ({ $ref: `#/components/schemas/${name}` });
 /** A list of named objects. */
 export const listOf = (name: ComponentName): Schema => ({ type: 'array', items: ref(name) });

@@ -1,7 +1,10 @@
 // The OpenAPI 3.1 document of the API, built (by http/app.ts) from what the route entries document (routeDocs,
 // http/route.ts) and the operator's endpoints, which are no entries (http/openapi/operations.ts). Bodies, queries and
 // parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which those
-// draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words.
+// draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words. The
+// objects answered are the contracts' (contracts/), each a component, and the hand-written components'.
+import { CONTRACTS } from '../../contracts/index.js';
+import { answeredTimestamp } from '../../contracts/schema.js';
 import { SCOPES } from '../../domain/oauth2.js';
 import { snowflakeSchema, timestampSchema } from '../validation.js';
 import { COMPONENTS, type ComponentName, ref } from './components.js';
@@ -15,7 +18,11 @@ const CLEAN_NAME =
 const NAMED_PATTERNS = new Map<unknown, ComponentName>([
   [snowflakeSchema.pattern, 'Snowflake'],
   [timestampSchema.pattern, 'Timestamp'],
+  [answeredTimestamp.pattern, 'Timestamp'],
 ]);
+
+/** The contracts' objects by identity: wherever one appears (an answer, another object's field), it is its component. */
+const NAMED_OBJECTS = new Map<unknown, string>(Object.entries(CONTRACTS).map(([name, schema]) => [schema, name]));
 
 /** A string schema as a reference to the component `name`, with its other types (null, a bounded integer) beside it. */
 function asComponent(
@@ -30,10 +37,16 @@ function asComponent(
 }
 
 /**
- * A route schema as OpenAPI 3.1 takes it: ajv's `cleanName` keyword becomes a sentence of the description, and an id
- * or a timestamp a reference to its component.
+ * A route schema as OpenAPI 3.1 takes it: ajv's `cleanName` keyword becomes a sentence of the description, and an id,
+ * a timestamp or a contract's object a reference to its component.
  */
 export function openApiSchema(schema: unknown): unknown {
+  const name = NAMED_OBJECTS.get(schema);
+  return name ? { $ref: `#/components/schemas/${name}` } : itself(schema);
+}
+
+/** The schema itself as OpenAPI 3.1 takes it, with what it holds as references. */
+function itself(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(openApiSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
   const converted: Record<string, unknown> = {};
@@ -252,7 +265,7 @@ export function openApiDocument(docs: readonly RouteDoc[]) {
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      schemas: openApiSchema(COMPONENTS),
+      schemas: Object.fromEntries(Object.entries({ ...COMPONENTS, ...CONTRACTS }).map(([name, schema]) => [name, itself(schema)])),
       headers: HEADERS,
       securitySchemes: {
         Bot: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'A bot token: `Authorization: Bot <token>`.' },

@@ -1,5 +1,7 @@
 // Channel routes: a guild's channels (list, create, reorder), one channel (fetch, update, delete) and its permission
 // overwrites. Channels the caller cannot see answer 404 and are left out of lists.
+import { Channel } from '../../contracts/channels.js';
+import { list } from '../../contracts/schema.js';
 import {
   type ChannelInput,
   channelDocOf,
@@ -19,7 +21,6 @@ import { channelById } from '../../projections/channels.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { listOf } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { channelObject } from '../../presenters/channels.js';
 import { passOn, route } from '../route.js';
@@ -137,7 +138,7 @@ export const listChannelsRoute = route({
   summary: 'List a guild’s channels',
   description: 'Only the channels the caller can see (VIEW_CHANNEL, overwrites applied).',
   params: guildParams,
-  responses: { 200: { description: 'The channels.', schema: listOf('Channel') } },
+  responses: { 200: { description: 'The channels.', schema: list(Channel) } },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
     return (await readChannels(deps, guildId, requireAuth(ctx).userId)).map(channelObject);

@@ -1,11 +1,12 @@
 // DM routes: open a DM or make a group DM (POST /users/@me/channels), list them, add and remove group DM recipients.
 // The channel routes answer /channels/:id for guild channels and pass DMs on to the ones here (declared after them),
 // which they document.
+import { Channel } from '../../contracts/channels.js';
+import { list } from '../../contracts/schema.js';
 import { addRecipient, closeDm, createGroupDm, listDms, openDm, readDm, removeRecipient, renameGroupDm } from '../../commands/dms.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { dmChannelObject } from '../../presenters/messages.js';
-import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
 import { route } from '../route.js';
 import { deleteChannelOperation, getChannelOperation, renameSchema, updateChannelOperation } from '../shared/channels.js';
@@ -39,7 +40,7 @@ export const openDmRoute = route({
   description:
     '`recipient_id` opens (or reopens) the DM with that user (403 CANNOT_SEND_MESSAGES_TO_USER when that account was deleted); `recipients` makes a group DM with them.',
   body: openSchema,
-  responses: { 200: { description: 'The DM channel.', schema: ref('Channel') } },
+  responses: { 200: { description: 'The DM channel.', schema: Channel } },
   errors: ['CANNOT_SEND_MESSAGES_TO_USER'],
   async handle(ctx, { body }, deps) {
     const meta = actorMeta(ctx);
@@ -53,7 +54,7 @@ export const listDmsRoute = route({
   method: 'GET',
   path: '/users/@me/channels',
   summary: 'List the current user’s DMs',
-  responses: { 200: { description: 'The DMs and group DMs.', schema: listOf('Channel') } },
+  responses: { 200: { description: 'The DMs and group DMs.', schema: list(Channel) } },
   errors: [],
   async handle(ctx, _input, deps) {
     const userId = requireAuth(ctx).userId;

@@ -3,6 +3,8 @@
 // MANAGE_EMOJIS_AND_STICKERS, or CREATE_GUILD_EXPRESSIONS to add emojis and manage one's own. Each route is limited to
 // 5 requests a minute per guild, as the spec's Limits table says.
 // Only members of the guild reach a route (guildMembersOnly), so nobody outside it spends its buckets.
+import { Emoji } from '../../contracts/expressions.js';
+import { list } from '../../contracts/schema.js';
 import { createEmoji, deleteEmoji, updateEmoji } from '../../commands/emojis.js';
 import { unknownEmoji } from '../../domain/guildExpressions.js';
 import type { EmojiDoc } from '../../projections/expressions.js';
@@ -11,7 +13,6 @@ import { emojiObject } from '../../presenters/emojis.js';
 import { actorMeta, withUploaders } from '../actor.js';
 import type { HttpDeps } from '../context.js';
 import { guildMembersOnly, perGuildLimit } from '../guildLimits.js';
-import { listOf, ref } from '../openapi/components.js';
 import { readImage } from '../imageInput.js';
 import { guildParams, purgeQuery } from '../params.js';
 import { route } from '../route.js';
@@ -45,7 +46,7 @@ async function presentOne(deps: HttpDeps, guildId: string, emojiId: string) {
   return (await present(deps, [doc]))[0];
 }
 
-const emoji = { description: 'The emoji, with its uploader.', schema: ref('Emoji') };
+const emoji = { description: 'The emoji, with its uploader.', schema: Emoji };
 const base = { tag: 'Expressions', auth: 'any', guards: [guildMembersOnly] } as const;
 const WRITE = 'Needs MANAGE_EMOJIS_AND_STICKERS, or CREATE_GUILD_EXPRESSIONS for one’s own. 5 a minute per guild.';
 
@@ -57,7 +58,7 @@ export const listEmojisRoute = route({
   description: '5 a minute per guild.',
   params: guildParams,
   limits: [perGuildLimit('guild-emojis:list', 5, 60)],
-  responses: { 200: { description: 'The emojis.', schema: listOf('Emoji') } },
+  responses: { 200: { description: 'The emojis.', schema: list(Emoji) } },
   errors: ['UNKNOWN_GUILD'],
   handle: async (_ctx, { params: { guildId } }, deps) => present(deps, await emojisOfGuild(deps.readStore, guildId)),
 });

@@ -1,4 +1,6 @@
 // Guild routes of the spec: create, fetch, update and delete guilds; the caller's guild list and leaving a guild.
+import { Guild, PartialGuild } from '../../contracts/guilds.js';
+import { list } from '../../contracts/schema.js';
 import { loadGuild } from '../../commands/access.js';
 import { type GuildImageField, type GuildView, createGuild, deleteGuild, guildViewOf, leaveGuild, readGuild, updateGuild } from '../../commands/guilds.js';
 import { guildPermissions } from '../../domain/guildState.js';
@@ -8,7 +10,6 @@ import { membershipsPage } from '../../projections/members.queries.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { guildObject, partialGuild } from '../../presenters/guilds.js';
 import type { LimitSpec } from '../rateLimit.js';
@@ -63,7 +64,7 @@ export const myGuildsQuery = {
 const presentGuild = (deps: HttpDeps, { guild, roles, emojis, stickers }: GuildView) =>
   guildObject(guild, roles, { emojis, stickers, origin: deps.config.publicBaseUrl });
 
-const guild = { description: 'The guild.', schema: ref('Guild') };
+const guild = { description: 'The guild.', schema: Guild };
 
 export const createGuildRoute = route({
   method: 'POST',
@@ -148,7 +149,7 @@ export const myGuildsRoute = route({
   scope: 'guilds',
   query: myGuildsQuery,
   limits: [usersGroup],
-  responses: { 200: { description: 'The caller’s guilds, by id.', schema: listOf('PartialGuild') } },
+  responses: { 200: { description: 'The caller’s guilds, by id.', schema: list(PartialGuild) } },
   errors: [],
   async handle(ctx, { query }, deps) {
     const userId = requireAuth(ctx).userId;

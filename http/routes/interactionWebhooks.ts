@@ -2,6 +2,7 @@
 // (POST /webhooks/:application_id/:token, ?wait=true for the message) and the response messages (GET, PATCH and DELETE
 // .../messages/@original or /:message_id). Declared before the webhook routes, whose paths these share: a token that is
 // no interaction's passes a follow-up on to webhook execution, unchanged.
+import { Message } from '../../contracts/messages.js';
 import {
   type OpenedInteraction,
   deleteResponseMessage,
@@ -16,7 +17,6 @@ import type { MessageDoc } from '../../projections/messages.js';
 import { messageObject } from '../../presenters/messages.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
 import { readMessageBody } from '../multipart.js';
-import { ref } from '../openapi/components.js';
 import { passOn, route } from '../route.js';
 import { editSchema, parseEdit, postedMessageFields } from '../shared/messages.js';
 import { executeWebhookOperation } from '../shared/webhooks.js';
@@ -82,7 +82,7 @@ const base = {
     'With the application’s id and the interaction’s token, for 15 minutes: `@original` names the response, an id a follow-up. A webhook’s own messages are not reachable here.',
 } as const;
 const errors = ['UNKNOWN_MESSAGE', 'UNKNOWN_WEBHOOK', 'INVALID_WEBHOOK_TOKEN'] as const;
-const message = { description: 'The message.', schema: ref('Message') };
+const message = { description: 'The message.', schema: Message };
 
 export const getResponseMessageRoute = route({
   ...base,

@@ -1,4 +1,6 @@
 // Member and ban routes: list and fetch members, change their nickname and roles, kick, ban and unban.
+import { Ban, Member } from '../../contracts/members.js';
+import { list } from '../../contracts/schema.js';
 import {
   type WithUser,
   addMemberRole,
@@ -19,7 +21,6 @@ import type { MemberDoc } from '../../projections/members.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { noContent } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { banObject, memberObject } from '../../presenters/members.js';
 import { route } from '../route.js';
@@ -80,7 +81,7 @@ export const banSchema = {
 /** The member as the read model shows them, presented. */
 const presentMember = ({ doc, user }: WithUser<MemberDoc>) => memberObject(doc, user);
 
-const member = { description: 'The member.', schema: ref('Member') };
+const member = { description: 'The member.', schema: Member };
 const MODERATE = 'The member must be below the caller in the role hierarchy, and not the owner.';
 
 export const listMembersRoute = route({
@@ -94,7 +95,7 @@ export const listMembersRoute = route({
   query: membersQuery,
   // Read once the caller is known to be a member: anyone else learns only that the guild is unknown.
   readsItself: ['query'],
-  responses: { 200: { description: 'The members.', schema: listOf('Member') } },
+  responses: { 200: { description: 'The members.', schema: list(Member) } },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
     const members = await readMembers(deps, guildId, requireAuth(ctx).userId, () => parseQuery(membersQuery, ctx.query));
@@ -128,7 +129,7 @@ export const addMemberRoute = route({
   auth: 'bot',
   params: memberParams,
   body: addMemberSchema,
-  responses: { 201: { description: 'Added: the member.', schema: ref('Member') }, 204: { description: 'A member already: nothing changed.' } },
+  responses: { 201: { description: 'Added: the member.', schema: Member }, 204: { description: 'A member already: nothing changed.' } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_ROLE', 'INVALID_OAUTH2_ACCESS_TOKEN', 'USER_BANNED', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId }, body: { access_token, nick, roles } }, deps) {
     if (await addMemberWithAccessToken(deps, actorMeta(ctx), { guildId, userId, accessToken: access_token, nick, roles: roles as string[] | undefined }))
@@ -229,7 +230,7 @@ export const listBansRoute = route({
   query: bansQuery,
   // Read once the caller may see the bans.
   readsItself: ['query'],
-  responses: { 200: { description: 'The bans.', schema: listOf('Ban') } },
+  responses: { 200: { description: 'The bans.', schema: list(Ban) } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId } }, deps) {
     const bans = await readBans(deps, guildId, requireAuth(ctx).userId, () => parseQuery(bansQuery, ctx.query));
@@ -245,7 +246,7 @@ export const getBanRoute = route({
   tag: 'Members',
   auth: 'any',
   params: memberParams,
-  responses: { 200: { description: 'The ban.', schema: ref('Ban') } },
+  responses: { 200: { description: 'The ban.', schema: Ban } },
   errors: ['UNKNOWN_GUILD', 'UNKNOWN_BAN', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId, userId } }, deps) {
     const { doc, user } = await readBan(deps, guildId, userId, requireAuth(ctx).userId);

@@ -3,6 +3,9 @@
 // API, to 2000 characters (Unicode code points); a message needs content, an embed, an attachment or a component.
 // Components count only from bots; a person's session may send them but they are ignored. Sends and edits take JSON
 // or multipart/form-data (payload_json and files[n], at most 10 files of 25 MiB).
+import { Message, PinnedMessages } from '../../contracts/messages.js';
+import { User } from '../../contracts/users.js';
+import { list } from '../../contracts/schema.js';
 import { bulkDeleteMessages, deleteMessage } from '../../commands/messages/delete.js';
 import { editMessage } from '../../commands/messages/edit.js';
 import { pinMessage, unpinMessage } from '../../commands/messages/pins.js';
@@ -16,7 +19,6 @@ import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { messagePageBytes, viewerFree } from '../../presenters/messages.js';
 import { readMessageBody } from '../multipart.js';
-import { listOf, ref } from '../openapi/components.js';
 import { channelParams } from '../params.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import { userObject } from '../../presenters/users.js';
@@ -51,7 +53,7 @@ export const reactorParams = {
   required: [...reactionParams.required, 'userId'],
 } as const;
 
-const message = { description: 'The message as the caller sees it.', schema: ref('Message') };
+const message = { description: 'The message as the caller sees it.', schema: Message };
 const EMOJI = '`emoji` is a unicode emoji, or name:id for a custom one, URL-encoded.';
 const base = { tag: 'Messages', auth: 'any' } as const;
 
@@ -64,7 +66,7 @@ export const listMessagesRoute = route({
   scope: 'messages.read',
   params: channelParams,
   query: listQuery,
-  responses: { 200: { description: 'The messages.', schema: listOf('Message') } },
+  responses: { 200: { description: 'The messages.', schema: list(Message) } },
   errors: ['UNKNOWN_CHANNEL'],
   async handle(ctx, { params: { channelId }, query }, deps) {
     const anchors = (['before', 'after', 'around'] as const).filter((key) => query[key] !== undefined);
@@ -148,14 +150,15 @@ export const pinsRoute = route({
   description: 'Most recently pinned first, pinned before `before`. Empty without READ_MESSAGE_HISTORY.',
   params: channelParams,
   query: pinsQuery,
-  responses: { 200: { description: 'A page of pins.', schema: ref('PinnedMessages') } },
+  responses: { 200: { description: 'A page of pins.', schema: PinnedMessages } },
   errors: ['UNKNOWN_CHANNEL'],
   async handle(ctx, { params: { channelId }, query }, deps) {
     const userId = requireAuth(ctx).userId;
     const docs = await readPins(deps, channelId, userId, { ...query, limit: query.limit + 1 });
     const page = docs.slice(0, query.limit);
     const messages = await presentMessages(deps, page, userId);
-    return { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at), message: messages[i] })), has_more: docs.length > query.limit };
+    // Pinned messages only: each has the time it was pinned.
+    return { items: page.map((doc, i) => ({ pinned_at: apiTimestamp(doc.pinned_at!), message: messages[i] })), has_more: docs.length > query.limit };
   },
 });
 
@@ -166,7 +169,7 @@ export const olderPinsRoute = route({
   summary: 'List pinned messages (older form)',
   description: 'The 50 most recently pinned messages. Empty without READ_MESSAGE_HISTORY.',
   params: channelParams,
-  responses: { 200: { description: 'The pinned messages.', schema: listOf('Message') } },
+  responses: { 200: { description: 'The pinned messages.', schema: list(Message) } },
   errors: ['UNKNOWN_CHANNEL'],
   deprecated: true,
   async handle(ctx, { params: { channelId } }, deps) {
@@ -259,7 +262,7 @@ export const reactorsRoute = route({
   description: `${EMOJI} By user id after \`after\`; super reactions (type 1) do not exist here, so that list is empty.`,
   params: reactionParams,
   query: reactorsQuery,
-  responses: { 200: { description: 'The users.', schema: listOf('User') } },
+  responses: { 200: { description: 'The users.', schema: list(User) } },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MESSAGE', 'UNKNOWN_EMOJI', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { channelId, messageId, emoji }, query }, deps) {
     const users = await readReactors(deps, channelId, messageId, requireAuth(ctx).userId, parseEmoji(emoji), query);

@@ -1,10 +1,11 @@
 // Role routes: list, create, reorder, update and delete a guild's roles, within the role hierarchy.
+import { Role } from '../../contracts/roles.js';
+import { list } from '../../contracts/schema.js';
 import { createRole, deleteRole, moveRoles, readRole, readRoles, updateRole } from '../../commands/roles.js';
 import { normalizePermissions } from '../../domain/permissions.js';
 import type { RoleFields } from '../../domain/role.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { roleObject } from '../../presenters/roles.js';
 import { route } from '../route.js';
@@ -53,8 +54,8 @@ function roleFields(body: FromSchema<typeof roleSchema>): RoleFields {
   return { name, permissions: permissions === undefined ? undefined : normalizePermissions(permissions), color, hoist, mentionable };
 }
 
-const role = { description: 'The role.', schema: ref('Role') };
-const roles = { description: 'The guild’s roles.', schema: listOf('Role') };
+const role = { description: 'The role.', schema: Role };
+const roles = { description: 'The guild’s roles.', schema: list(Role) };
 const MANAGE = 'Needs MANAGE_ROLES, and the role below the caller’s highest; may not grant permissions the caller lacks.';
 
 export const listRolesRoute = route({

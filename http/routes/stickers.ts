@@ -5,6 +5,8 @@
 // CREATE_GUILD_EXPRESSIONS to add stickers and manage one's own. Limits per guild, as the spec's table says: create,
 // update and delete 5 per 10 s each, bulk 3 a minute, list 10 a minute. Only members of the guild reach a route
 // (guildMembersOnly), so nobody outside it spends its buckets.
+import { Sticker, StickerPage } from '../../contracts/expressions.js';
+import { list } from '../../contracts/schema.js';
 import type { Context } from 'koa';
 import { type StickerInput, createStickers, deleteSticker, updateSticker } from '../../commands/stickers.js';
 import { DomainError, type FieldError, invalidForm } from '../../domain/errors.js';
@@ -108,7 +110,7 @@ async function stickerInput(deps: HttpDeps, ctx: Context): Promise<StickerInput>
   return { ...fields, image: await readImage(deps, form.files[0].data, 'file', STICKER_IMAGE) };
 }
 
-const sticker = { description: 'The sticker, with its uploader.', schema: ref('Sticker') };
+const sticker = { description: 'The sticker, with its uploader.', schema: Sticker };
 const base = { tag: 'Expressions', auth: 'any', guards: [guildMembersOnly] } as const;
 const WRITE = 'Needs MANAGE_EMOJIS_AND_STICKERS, or CREATE_GUILD_EXPRESSIONS for one’s own.';
 
@@ -123,7 +125,9 @@ export const listStickersRoute = route({
   // The widely used API's versions take no paging: their list ignores the query.
   readsItself: ['query'],
   limits: [perGuildLimit('guild-stickers:list', 10, 60)],
-  responses: { 200: { description: 'The page.', schema: ref('StickerPage') } },
+  responses: {
+    200: { description: 'The page; under /api/v9 and /api/v10, every sticker as a plain array.', schema: { anyOf: [StickerPage, list(Sticker)] } },
+  },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params: { guildId } }, deps) {
     // The widely used API's list has no paging: the whole sticker pack, which MAX_STICKERS bounds.
@@ -181,7 +185,7 @@ export const createStickersRoute = route({
   responses: {
     201: {
       description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).',
-      schema: { type: 'array', items: { anyOf: [ref('Sticker'), ref('Error')] } },
+      schema: { type: 'array', items: { anyOf: [Sticker, ref('Error')] } },
     },
   },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],

@@ -1,4 +1,5 @@
 // Users routes of the spec.
+import { User } from '../../contracts/users.js';
 import { deleteAccount } from '../../commands/accountDeletion.js';
 import { updateProfile } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
@@ -7,7 +8,6 @@ import type { UserDoc } from '../../projections/users.js';
 import { userById } from '../../projections/users.queries.js';
 import { hasScope, requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { ref } from '../openapi/components.js';
 import { userObject } from '../../presenters/users.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { route } from '../route.js';
@@ -50,7 +50,7 @@ export const getMeRoute = route({
   auth: 'any',
   scope: 'identify',
   limits: [group, readUser],
-  responses: { 200: { description: 'The caller, with email and verified.', schema: ref('User') } },
+  responses: { 200: { description: 'The caller, with email and verified.', schema: User } },
   errors: [],
   async handle(ctx, _input, deps) {
     const auth = requireAuth(ctx);
@@ -71,7 +71,7 @@ export const updateMeRoute = route({
   auth: 'any',
   body: patchMeSchema,
   limits: [group, { bucket: 'users:@me:patch', points: 1, durationSeconds: 10 }],
-  responses: { 200: { description: 'The caller as changed.', schema: ref('User') } },
+  responses: { 200: { description: 'The caller as changed.', schema: User } },
   errors: [],
   async handle(ctx, { body }, deps) {
     const { userId } = requireAuth(ctx);
@@ -121,7 +121,7 @@ export const getUserRoute = route({
   auth: 'none',
   params: userIdParam,
   limits: [group, readUser],
-  responses: { 200: { description: 'The user.', schema: ref('User') } },
+  responses: { 200: { description: 'The user.', schema: User } },
   errors: ['UNKNOWN_USER'],
   handle: async (_ctx, { params }, deps) => userObject(await user(deps, params.userId)),
 });

@@ -1,6 +1,6 @@
 // GET, PATCH and DELETE /channels/:channelId: a thread's id is answered by http/routes/threads.ts, a guild channel's by
 // http/routes/channels.ts, which documents each operation for all three, and a DM's by http/routes/dms.ts.
-import { ref } from '../openapi/components.js';
+import { Channel } from '../../contracts/channels.js';
 import type { Operation } from '../route.js';
 import { nameSchema } from '../validation.js';
 
@@ -8,7 +8,7 @@ import { nameSchema } from '../validation.js';
 export const renameSchema = { type: 'object', properties: { name: { ...nameSchema(1, 100), type: ['string', 'null'] } }, additionalProperties: false } as const;
 
 /** A route's answer of a channel. */
-export const channelAnswer = { description: 'The channel.', schema: ref('Channel') };
+export const channelAnswer = { description: 'The channel.', schema: Channel };
 const path = '/channels/:channelId';
 
 export const getChannelOperation = {

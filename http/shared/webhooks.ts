@@ -1,11 +1,11 @@
 // POST /webhooks/:webhookId/:token: an interaction's follow-up when the token is an interaction's
 // (http/routes/interactionWebhooks.ts, tried first), a webhook's execution otherwise (http/routes/webhooks.ts, which
 // documents it for both). What an execution answers and refuses, shared by the webhook's other ways of posting.
-import { ref } from '../openapi/components.js';
+import { Message } from '../../contracts/messages.js';
 import type { Operation } from '../route.js';
 
 export const postedAnswers = {
-  200: { description: 'With ?wait=true: the message posted.', schema: ref('Message') },
+  200: { description: 'With ?wait=true: the message posted.', schema: Message },
   204: { description: 'Posted (without ?wait=true).' },
 };
 export const postErrors = [
