@@ -19,9 +19,13 @@ export interface Process {
 
 const LISTEN_TIMEOUT_MS = 120_000;
 
-/** Spawns `node --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output. */
-export async function spawnListening(entry: string, env: Record<string, string>, dir: string): Promise<Omit<Process, 'ca'>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Spawns `node [nodeArgs] --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output. */
+export async function spawnListening(entry: string, env: Record<string, string>, dir: string, nodeArgs: string[] = []): Promise<Omit<Process, 'ca'>> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const origin = await new Promise<string>((resolve, reject) => {
     let output = '';
     // An outer bound: on a 2-core machine loaded by other work a start has taken over 30 s.
@@ -44,13 +48,14 @@ export async function spawnListening(entry: string, env: Record<string, string>,
   return { child, origin, dir };
 }
 
-/** The embedded default: `infra/main.ts` on a temporary DATA_DIR. */
-export async function startParley(): Promise<Process> {
+/** The embedded default: `infra/main.ts` on a temporary DATA_DIR, Node given `nodeArgs` (a profiler's, say). */
+export async function startParley(nodeArgs: string[] = []): Promise<Process> {
   const dir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
   const started = await spawnListening(
     'infra/main.ts',
     { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', GATEWAY_HEARTBEAT_MS: '600000' },
     dir,
+    nodeArgs,
   );
   return { ...started, ca: await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8') };
 }
