@@ -3,7 +3,7 @@
 // of its stack that belongs to a step (below), so a step's share is its own code and what it calls that no inner step
 // claims (JSON.stringify under the log's flush is the append's; AES-GCM under sealing is sealing's). Printed as
 // microseconds of CPU per send and as shares, per thread, and written to bench/results/send-profile.json.
-//   npm run bench:profile [-- --seconds 20]
+//   npm run bench:profile [-- --seconds 20] [--node-args '--max-semi-space-size=64']
 // CPU time per send is the figure a busy machine disturbs least (it stretches wall time, not the work), so this table
 // can be taken beside other work; its throughput cannot.
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -104,9 +104,11 @@ function threadOf(profile: CpuProfile): string {
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 async function main() {
-  const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1] || 0) || 15;
+  const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const seconds = Number(option('--seconds') ?? 15);
+  const nodeArgs = option('--node-args')?.split(' ').filter(Boolean) ?? [];
   const profiles = await mkdtemp(join(tmpdir(), 'parley-send-profile-'));
-  const parley = await startParley(['--cpu-prof', `--cpu-prof-dir=${profiles}`]);
+  const parley = await startParley([...nodeArgs, '--cpu-prof', `--cpu-prof-dir=${profiles}`]);
   const { json, close } = apiClient(parley.origin, parley.ca);
   let window: { fromUs: number; toUs: number; sends: number; cpuS: number; reqPerS: number };
   try {
