@@ -149,22 +149,39 @@ export function messageJson(doc: MessageDoc, view: MessageView): string {
 export const viewerFree = (doc: MessageDoc) => !doc.message_reference && !doc.thread_id && Object.keys(doc.reactions).length === 0;
 
 /**
- * The last page written from each first message, with the documents it was written from: a page whose messages are the
- * same frozen documents and the same for every viewer is the same bytes, whoever reads it.
+ * The last page written from each first message, with (weakly) the documents it was written from: a page whose messages
+ * are the same frozen documents and the same for every viewer is the same bytes, whoever reads it. The page holds the
+ * text of all its messages, so it goes once any of them is collected (the read store drops a document an edit, a
+ * deletion or an erasure changed), as each message's parts go with it: no erased text is kept for its page's sake.
  */
-const pages = new WeakMap<MessageDoc, { origin: string; docs: readonly MessageDoc[]; bytes: Buffer }>();
+interface KeptPage {
+  origin: string;
+  docs: WeakRef<MessageDoc>[];
+  bytes: Buffer;
+}
 
-const sameDocs = (a: readonly MessageDoc[], b: readonly MessageDoc[]) => a.length === b.length && a.every((doc, i) => doc === b[i]);
+const pages = new WeakMap<MessageDoc, KeptPage>();
+const pageDropper = new FinalizationRegistry<WeakRef<MessageDoc>>((first) => {
+  const doc = first.deref();
+  if (doc) pages.delete(doc);
+});
+
+const keeps = (page: KeptPage, origin: string, docs: readonly MessageDoc[]) =>
+  page.origin === origin && page.docs.length === docs.length && page.docs.every((doc, i) => doc.deref() === docs[i]);
 
 /** A page's bytes, `[` the messages' JSON `]`; `views` (each message's, by index) only where some message needs one. */
 export function messagePageBytes(docs: readonly MessageDoc[], origin: string, views?: readonly MessageView[]): Buffer {
   const shared = !views && docs.length > 0 && docs.every((doc) => Object.isFrozen(doc));
   const known = shared ? pages.get(docs[0]) : undefined;
-  if (known && known.origin === origin && sameDocs(known.docs, docs)) return known.bytes;
+  if (known && keeps(known, origin, docs)) return known.bytes;
   let json = '[';
   for (let i = 0; i < docs.length; i++) json += `${i ? ',' : ''}${messageJson(docs[i], views?.[i] ?? { origin })}`;
   const bytes = Buffer.from(`${json}]`);
-  if (shared) pages.set(docs[0], { origin, docs, bytes });
+  if (shared) {
+    const first = new WeakRef(docs[0]);
+    pages.set(docs[0], { origin, docs: docs.map((doc) => new WeakRef(doc)), bytes });
+    for (const doc of docs.slice(1)) pageDropper.register(doc, first);
+  }
   return bytes;
 }
 
