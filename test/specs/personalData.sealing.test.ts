@@ -44,6 +44,21 @@ const message = {
   edited_timestamp: null,
 };
 const ids = { messageId: '1', channelId: '2', guildId: '3', authorId: '9' };
+const thread = {
+  id: '20',
+  type: 11,
+  guild_id: '3',
+  parent_id: '2',
+  owner_id: '9',
+  name: P('thread'),
+  rate_limit_per_user: 0,
+  archived: false,
+  auto_archive_duration: 1440,
+  archive_timestamp: metadata.createdAt,
+  locked: false,
+  create_timestamp: metadata.createdAt,
+  applied_tags: ['21'],
+};
 
 const EVENTS: NewEvent[] = [
   { type: 'MessageCreated', data: { ...ids, message }, metadata: { ...metadata, reason: null } },
@@ -195,6 +210,28 @@ const EVENTS: NewEvent[] = [
     metadata,
   },
   { type: 'MemberKicked', data: { guildId: '3', userId: '10' }, metadata: { ...metadata, reason: P('reason') } },
+  // A thread's or forum post's name, and a group DM's: what a person wrote in a place.
+  { type: 'ThreadCreated', data: { guildId: '3', thread, fromMessage: false }, metadata },
+  {
+    type: 'ThreadUpdated',
+    data: {
+      guildId: '3',
+      threadId: '20',
+      parentId: '2',
+      changes: [
+        { key: 'name', old_value: P('thread'), new_value: P('renamed') },
+        { key: 'archived', old_value: false, new_value: true },
+      ],
+    },
+    metadata,
+  },
+  { type: 'ThreadDeleted', data: { guildId: '3', thread }, metadata },
+  { type: 'GroupDmRenamed', data: { channelId: '30', name: P('group'), renamedBy: '9' }, metadata },
+  {
+    type: 'RecipientAdded',
+    data: { channelId: '30', user: user('10', 'added'), addedBy: '9', recipients: [user('9', 'owner'), user('10', 'added')], ownerId: '9', name: P('group') },
+    metadata,
+  },
   {
     type: 'AutoModerationActionExecuted',
     data: {
@@ -277,6 +314,47 @@ describe('sealing personal data in the log', () => {
       author: 'Deleted User',
       id: '1',
     });
+    await writer.close();
+  });
+});
+
+describe('events of a type whose rule sealed less when they were written', () => {
+  it('read as they were written, beside those sealed since; an erasure of their subject reads the sealed ones as erased', async () => {
+    const { keys, log, writer, reader } = await stores();
+    const renamed = (from: string, to: string) => ({
+      guildId: '3',
+      threadId: '20',
+      parentId: '2',
+      changes: [{ key: 'name', old_value: from, new_value: to }],
+    });
+    // As earlier versions wrote them: a thread's name in clear with nothing sealed (schema version 1), and with only the
+    // audit-log reason sealed (schema version 2: its envelope taken from an event sealed the same way).
+    await log.appendToStream('thread-20', [{ type: 'ThreadCreated', data: { guildId: '3', thread, fromMessage: false }, metadata }]);
+    await writer.appendToStream('reasons', [{ type: 'ThreadArchived', data: {}, metadata: { ...metadata, reason: P('reason') } }]);
+    const reasonSealed = (await log.readStream('reasons'))[0];
+    const clearName = { ...renamed(thread.name, 'clear name'), $sealed: envelopesOf(reasonSealed) };
+    await log.appendToStream('thread-20', [{ type: 'ThreadUpdated', data: clearName, metadata: reasonSealed.metadata, schemaVersion: 2 }]);
+    await writer.appendToStream('thread-20', [{ type: 'ThreadUpdated', data: renamed('clear name', P('sealed name')), metadata }]);
+    const names = async () =>
+      (await reader().readStream('thread-20')).map((event) => {
+        const data = event.data as { thread?: { name: string }; changes?: { new_value: unknown }[] };
+        return [data.thread?.name ?? data.changes![0].new_value, event.metadata.reason ?? null];
+      });
+    expect(await names()).toEqual([
+      [thread.name, null],
+      ['clear name', P('reason')],
+      [P('sealed name'), null],
+    ]);
+
+    const sealed = (await log.readStream('thread-20'))[2];
+    expect(JSON.stringify(sealed.data)).not.toContain(P('sealed name'));
+    const owned = envelopesOf(sealed).flatMap((envelope) => envelope.s.map((subject) => ({ keyId: envelope.k, subject })));
+    await keys.apply({ owned, erased: [{ subject: 'channel:20' }] }, sealed.position);
+    expect(await names()).toEqual([
+      [thread.name, null],
+      ['clear name', P('reason')],
+      [null, null],
+    ]);
     await writer.close();
   });
 });
