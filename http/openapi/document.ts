@@ -3,6 +3,7 @@
 // parameters are the route modules' own ajv schemas. OpenAPI 3.1 speaks JSON Schema 2020-12, which those
 // draft-07-style schemas already are but for ajv's own keywords: `cleanName` is dropped here and said in words. The
 // objects answered are the contracts' (contracts/), each a component, and the hand-written components'.
+import { ErrorBody, RateLimitError } from '../../contracts/errors.js';
 import { CONTRACTS } from '../../contracts/index.js';
 import { answeredTimestamp } from '../../contracts/schema.js';
 import { SCOPES } from '../../domain/oauth2.js';
@@ -184,7 +185,7 @@ function failures(codes: ErrorCode[]) {
         {
           description: group.map((code) => `- \`${code}\`: ${ERRORS[code][1]}`).join('\n'),
           ...(limited ? { headers: headerRefs(['Retry-After', 'X-RateLimit-Scope', 'Via']) } : {}),
-          content: { 'application/json': { schema: ref(limited ? 'RateLimitError' : 'Error'), examples } },
+          content: { 'application/json': { schema: openApiSchema(limited ? RateLimitError : ErrorBody), examples } },
         },
       ];
     }),

@@ -1,12 +1,12 @@
 // Accounts and applications (outside the spec, in the widely used API's shapes): what a developer needs to get a
 // session, register an application and obtain a bot token.
+import { Application, ApplicationWithSecret, BotToken, BotUser, ClientSecret, Session } from '../../contracts/applications.js';
 import type { Context } from 'koa';
 import { createApplication, createBot, login, registerUser, resetBotToken, resetClientSecret } from '../../commands/accounts.js';
 import { notFound } from '../../domain/errors.js';
 import { applicationById, applicationIdFor } from '../../projections/applications.queries.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { ref } from '../openapi/components.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { route } from '../route.js';
 import { fetchApplicationObject, redirectUrisSchema } from '../shared/applications.js';
@@ -57,7 +57,7 @@ export const registerRoute = route({
   auth: 'none',
   body: registerSchema,
   limits: [authLimit],
-  responses: { 201: { description: 'The new account’s session.', schema: ref('Session') } },
+  responses: { 201: { description: 'The new account’s session.', schema: Session } },
   errors: [],
   async handle(ctx, { body }, deps) {
     const { token, userId } = await registerUser(deps, requestMeta(ctx), body);
@@ -75,7 +75,7 @@ export const loginRoute = route({
   auth: 'none',
   body: loginSchema,
   limits: [authLimit],
-  responses: { 200: { description: 'A new session.', schema: ref('Session') } },
+  responses: { 200: { description: 'A new session.', schema: Session } },
   errors: ['BOT_CANNOT_LOG_IN'],
   async handle(ctx, { body }, deps) {
     const { token, userId } = await login(deps, requestMeta(ctx), body);
@@ -90,7 +90,7 @@ export const createApplicationRoute = route({
   tag: 'Accounts',
   auth: 'session',
   body: applicationSchema,
-  responses: { 201: { description: 'The application, with its client secret.', schema: ref('ApplicationWithSecret') } },
+  responses: { 201: { description: 'The application, with its client secret.', schema: ApplicationWithSecret } },
   errors: [],
   async handle(ctx, { body }, deps) {
     const { applicationId, clientSecret } = await createApplication(deps, personMeta(ctx), { name: body.name, redirectUris: body.redirect_uris });
@@ -105,7 +105,7 @@ export const getApplicationRoute = route({
   tag: 'Accounts',
   auth: 'session',
   params: idParam,
-  responses: { 200: { description: 'The application.', schema: ref('Application') } },
+  responses: { 200: { description: 'The application.', schema: Application } },
   errors: ['UNKNOWN_APPLICATION'],
   async handle(ctx, { params }, deps) {
     const id = await applicationOf(deps, params.id);
@@ -122,13 +122,14 @@ export const createBotRoute = route({
   tag: 'Accounts',
   auth: 'session',
   params: idParam,
-  responses: { 201: { description: 'The bot user and its token.', schema: ref('BotUser') } },
+  responses: { 201: { description: 'The bot user and its token.', schema: BotUser } },
   errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS', 'APPLICATION_HAS_BOT'],
   async handle(ctx, { params }, deps) {
     const id = await applicationOf(deps, params.id);
     const application = await applicationById(deps.readStore, id);
-    const { botUserId, token, discriminator } = await createBot(deps, personMeta(ctx), id, application?.name ?? 'bot');
-    return { id: botUserId, username: application?.name, discriminator, bot: true, token };
+    const username = application?.name ?? 'bot';
+    const { botUserId, token, discriminator } = await createBot(deps, personMeta(ctx), id, username);
+    return { id: botUserId, username, discriminator, bot: true as const, token };
   },
 });
 
@@ -139,7 +140,7 @@ export const resetBotTokenRoute = route({
   tag: 'Accounts',
   auth: 'session',
   params: idParam,
-  responses: { 200: { description: 'The new token.', schema: ref('BotToken') } },
+  responses: { 200: { description: 'The new token.', schema: BotToken } },
   errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS', 'UNKNOWN_USER'],
   handle: async (ctx, { params }, deps) => resetBotToken(deps, personMeta(ctx), await applicationOf(deps, params.id)),
 });
@@ -153,7 +154,7 @@ export const resetClientSecretRoute = route({
   tag: 'Accounts',
   auth: 'session',
   params: idParam,
-  responses: { 200: { description: 'The new secret.', schema: ref('ClientSecret') } },
+  responses: { 200: { description: 'The new secret.', schema: ClientSecret } },
   errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS'],
   async handle(ctx, { params }, deps) {
     const { clientSecret } = await resetClientSecret(deps, personMeta(ctx), await applicationOf(deps, params.id));

@@ -2,6 +2,8 @@
 // (/applications/:id/guilds/:guildId/commands): list, create (or overwrite by name and type), fetch, change, delete
 // and bulk overwrite. Only the application's bot and its owner manage them; the spec's per-application limits are
 // counted after that check, so nobody else can spend an application's budget.
+import { ApplicationCommand, ApplicationCommandIndex } from '../../contracts/commands.js';
+import { list } from '../../contracts/schema.js';
 import type { Context, Next } from 'koa';
 import {
   createApplicationCommand,
@@ -29,7 +31,6 @@ import { guildMembersOnly } from '../guildLimits.js';
 import { guildParams as guildOnlyParams } from '../params.js';
 import { actorMeta } from '../actor.js';
 import type { HttpDeps } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
 import { type Schema, paramsOf } from '../openapi/entry.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { type Route, route } from '../route.js';
@@ -136,7 +137,7 @@ async function commandInScope(deps: HttpDeps, ctx: Context, commandId: string) {
   return doc;
 }
 
-const command = { description: 'The command.', schema: ref('ApplicationCommand') };
+const command = { description: 'The command.', schema: ApplicationCommand };
 const WHO = 'The application’s bot or its owner (in a guild, the bot must be a member). Limits count per application.';
 
 /** The same six routes for each scope: the application's global commands and its commands in one guild. */
@@ -153,7 +154,7 @@ function scopeRoutes(path: string, params: Schema, where: string, errors: readon
       summary: `List ${where}`,
       params,
       limits: [listLimit],
-      responses: { 200: { description: 'The commands.', schema: listOf('ApplicationCommand') } },
+      responses: { 200: { description: 'The commands.', schema: list(ApplicationCommand) } },
       errors: known,
       handle: async (ctx, _input, deps) =>
         (await applicationCommandsOf(deps.readStore, scopeOf(ctx).applicationId, scopeOf(ctx).guildId)).map(applicationCommandObject),
@@ -184,7 +185,7 @@ function scopeRoutes(path: string, params: Schema, where: string, errors: readon
       params,
       body: overwriteSchema,
       limits: [overwriteLimit],
-      responses: { 200: { description: 'The commands now.', schema: listOf('ApplicationCommand') } },
+      responses: { 200: { description: 'The commands now.', schema: list(ApplicationCommand) } },
       errors: [...known, 'MAX_APPLICATION_COMMANDS'],
       handle: async (ctx, { body }, deps) => (await overwriteApplicationCommands(deps, actorMeta(ctx), scopeOf(ctx), body)).map(present),
     }),
@@ -234,7 +235,7 @@ export const commandIndexRoute = route({
   auth: 'any',
   guards: [guildMembersOnly],
   params: guildOnlyParams,
-  responses: { 200: { description: 'The applications and their commands.', schema: ref('ApplicationCommandIndex') } },
+  responses: { 200: { description: 'The applications and their commands.', schema: ApplicationCommandIndex } },
   errors: ['UNKNOWN_GUILD'],
   async handle(ctx, { params }, deps) {
     const { applications, commands } = await memberCommandIndex(deps, params.guildId, actorMeta(ctx).actorId);

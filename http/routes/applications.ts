@@ -2,6 +2,8 @@
 // discord.py asks at login), GET and PATCH /applications/@me. As in the widely used API, "@me" is the application of
 // the bot token; a session owns any number of applications, so it is refused there (403) and lists its own with
 // GET /applications instead.
+import { Application } from '../../contracts/applications.js';
+import { list } from '../../contracts/schema.js';
 import type { Context } from 'koa';
 import { updateApplication } from '../../commands/accounts.js';
 import { verifyInteractionsEndpoint } from '../../commands/interactionEndpoint.js';
@@ -10,7 +12,6 @@ import { applicationIdFor, applicationsOwnedBy } from '../../projections/applica
 import { userById } from '../../projections/users.queries.js';
 import { requireAuth } from '../auth.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
 import { type ConditionalLimit, type Spend, route } from '../route.js';
 import { fetchApplicationObject, presentApplications, redirectUrisSchema } from '../shared/applications.js';
 import { type FromSchema, MAX_INT32, parseBody, snowflakeSchema } from '../validation.js';
@@ -95,7 +96,7 @@ async function edit(
   return fetchApplicationObject(deps, applicationId);
 }
 
-const own = { description: 'The application of the bot token.', schema: ref('Application') };
+const own = { description: 'The application of the bot token.', schema: Application };
 
 export const listApplicationsRoute = route({
   method: 'GET',
@@ -103,7 +104,7 @@ export const listApplicationsRoute = route({
   summary: 'List your applications',
   tag: 'Accounts',
   auth: 'session',
-  responses: { 200: { description: 'The applications the caller owns.', schema: listOf('Application') } },
+  responses: { 200: { description: 'The applications the caller owns.', schema: list(Application) } },
   errors: [],
   handle: async (ctx, _input, deps) => presentApplications(deps, await applicationsOwnedBy(deps.readStore, requireAuth(ctx).userId)),
 });
@@ -154,7 +155,7 @@ export const editApplicationRoute = route({
   auth: 'session',
   params: applicationIdParam,
   body: editOwnedApplicationSchema,
-  responses: { 200: { description: 'The application.', schema: ref('Application') } },
+  responses: { 200: { description: 'The application.', schema: Application } },
   errors: ['UNKNOWN_APPLICATION', 'MISSING_ACCESS'],
   spendsItself: verificationLimits,
   handle: async (ctx, { params, body, spend }, deps) => edit(deps, ctx, spend, await applicationIdFor(deps.readStore, params.id), body),

@@ -1,10 +1,10 @@
 // GET /guilds/:guild_id/audit-logs: the guild's audit entries, newest first, with the users and webhooks they name.
+import { AuditLog } from '../../contracts/moderation.js';
 import type { Context } from 'koa';
 import { readAuditLog } from '../../commands/auditLog.js';
 import { invalidForm } from '../../domain/errors.js';
 import type { Doc } from '../../ports/readStore.js';
 import { requireAuth } from '../auth.js';
-import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { auditEntryObject } from '../../presenters/auditLog.js';
 import { partialUser } from '../../presenters/users.js';
@@ -53,7 +53,7 @@ export const auditLogRoute = route({
   params: guildParams,
   query: auditQuery,
   limits: [perGuild('audit-logs:ip', (ctx) => ctx.ip), perGuild('audit-logs:token', (ctx) => ctx.state.auth?.tokenHash ?? 'anonymous')],
-  responses: { 200: { description: 'A page of entries with the users and webhooks they name.', schema: ref('AuditLog') } },
+  responses: { 200: { description: 'A page of entries with the users and webhooks they name.', schema: AuditLog } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, query }, deps) {
     if (query.before && query.after) throw invalidForm([{ path: 'before', message: 'before and after cannot be used together' }]);

@@ -3,6 +3,8 @@
 // most 6 keyword rules and 1 of each other type, an alert channel of the guild, TIMEOUT only on keyword and mention
 // spam rules) are the decider's (domain/autoModeration.ts), and each regex is checked for catastrophic backtracking
 // before anything is decided (commands/autoModeration.ts).
+import { AutoModerationRule } from '../../contracts/moderation.js';
+import { list } from '../../contracts/schema.js';
 import {
   createAutoModerationRule,
   deleteAutoModerationRule,
@@ -15,7 +17,6 @@ import { autoModerationRuleObject } from '../../presenters/autoModeration.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import { guildMembersOnly } from '../guildLimits.js';
-import { listOf, ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { route } from '../route.js';
 import { snowflakeSchema } from '../validation.js';
@@ -84,7 +85,7 @@ export const updateRuleSchema = { type: 'object', properties: ruleFields, additi
 const actionsOf = (given: { type: number; metadata?: AutoModerationAction['metadata'] }[] | undefined) =>
   given?.map((action) => ({ type: action.type, metadata: action.metadata ?? {} }));
 
-const rule = { description: 'The rule.', schema: ref('AutoModerationRule') };
+const rule = { description: 'The rule.', schema: AutoModerationRule };
 const base = { tag: 'Guilds', auth: 'any', guards: [guildMembersOnly] } as const;
 
 export const listRulesRoute = route({
@@ -94,7 +95,7 @@ export const listRulesRoute = route({
   summary: 'List a guild’s auto-moderation rules',
   description: 'Needs MANAGE_GUILD.',
   params: guildParams,
-  responses: { 200: { description: 'The rules.', schema: listOf('AutoModerationRule') } },
+  responses: { 200: { description: 'The rules.', schema: list(AutoModerationRule) } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params }, deps) => (await listAutoModerationRules(deps, params.guildId, requireAuth(ctx).userId)).map(autoModerationRuleObject),
 });

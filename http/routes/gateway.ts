@@ -1,8 +1,8 @@
 // Where the gateway is, and (for bots) how many sessions they may still start today.
+import { Gateway, GatewayBot } from '../../contracts/gateway.js';
 import { sessionStartLimitOf } from '../../commands/gateway.js';
 import { gatewayUrl } from '../../presenters/urls.js';
 import { requireAuth } from '../auth.js';
-import { ref } from '../openapi/components.js';
 import { route } from '../route.js';
 
 export const gatewayRoute = route({
@@ -11,7 +11,7 @@ export const gatewayRoute = route({
   summary: 'Get the gateway URL',
   tag: 'Gateway',
   auth: 'none',
-  responses: { 200: { description: 'The WebSocket URL.', schema: ref('Gateway') } },
+  responses: { 200: { description: 'The WebSocket URL.', schema: Gateway } },
   errors: [],
   handle: (_ctx, _input, deps) => ({ url: gatewayUrl(deps.config) }),
 });
@@ -22,7 +22,7 @@ export const gatewayBotRoute = route({
   summary: 'Get the gateway URL and session start limit',
   tag: 'Gateway',
   auth: 'any',
-  responses: { 200: { description: 'The URL, one shard, and the session starts left.', schema: ref('GatewayBot') } },
+  responses: { 200: { description: 'The URL, one shard, and the session starts left.', schema: GatewayBot } },
   errors: [],
   handle: async (ctx, _input, deps) => ({
     url: gatewayUrl(deps.config),

@@ -3,6 +3,7 @@
 // submits a modal (POST /interactions); each is checked and recorded (204), then delivered asynchronously (to a
 // webhook's interaction_url, or to the bot's gateway sessions as INTERACTION_CREATE). The bot answers with the
 // interaction's token (POST /interactions/:id/:token/callback); a modal or choices go to the user's sessions.
+import { InteractionCallback } from '../../contracts/commands.js';
 import type { Context, Next } from 'koa';
 import { type CreatedInteraction, invokeCommand, submitModal } from '../../commands/commandInteractions.js';
 import { type EndpointDelivery, deliverToEndpoint } from '../../commands/interactionEndpoint.js';
@@ -17,7 +18,6 @@ import { actorMeta } from '../actor.js';
 import { requireSession } from '../auth.js';
 import { type HttpDeps, noContent, requestMeta } from '../context.js';
 import { messageBodyOf, readMessageBody } from '../multipart.js';
-import { ref } from '../openapi/components.js';
 import type { LimitSpec } from '../rateLimit.js';
 import { passOn, route } from '../route.js';
 import { choiceSchema } from '../shared/applicationCommands.js';
@@ -392,7 +392,7 @@ export const callbackRoute = route({
   // JSON or multipart, read once the token is known to be the interaction's.
   readsItself: ['body'],
   responses: {
-    200: { description: 'With ?with_response=true: the callback and its message.', schema: ref('InteractionCallback') },
+    200: { description: 'With ?with_response=true: the callback and its message.', schema: InteractionCallback },
     204: { description: 'Responded.' },
   },
   errors: ['UNKNOWN_INTERACTION', 'INVALID_WEBHOOK_TOKEN', 'INTERACTION_ALREADY_ACKNOWLEDGED', 'CANNOT_SEND_EMPTY_MESSAGE'],

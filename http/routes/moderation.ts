@@ -1,9 +1,9 @@
 // Moderation over many members at once: the prune count and the prune of inactive members, and bulk bans.
+import { BulkBanResult, PruneCount } from '../../contracts/moderation.js';
 import { banUsers, countPrunable, pruneMembers } from '../../commands/moderation.js';
 import { BULK_BAN_MAX } from '../../domain/moderation.js';
 import { actorMeta } from '../actor.js';
 import { guildMembersOnly, perGuildLimit } from '../guildLimits.js';
-import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { route } from '../route.js';
 import { queryInteger, snowflakeSchema } from '../validation.js';
@@ -56,7 +56,7 @@ export const pruneCountRoute = route({
   params: guildParams,
   query: pruneCountQuery,
   limits: [pruneLimit],
-  responses: { 200: { description: 'The count.', schema: ref('PruneCount') } },
+  responses: { 200: { description: 'The count.', schema: PruneCount } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, query }, deps) {
     const includeRoles = query.include_roles ? query.include_roles.split(',') : [];
@@ -76,7 +76,7 @@ export const pruneRoute = route({
   body: pruneSchema,
   limits: [pruneLimit],
   audit: 'MEMBER_PRUNE',
-  responses: { 200: { description: 'How many were removed (null when not asked).', schema: ref('PruneCount') } },
+  responses: { 200: { description: 'How many were removed (null when not asked).', schema: PruneCount } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
     const input = { days: body.days ?? DEFAULT_PRUNE_DAYS, includeRoles: (body.include_roles as string[] | undefined) ?? [] };
@@ -96,7 +96,7 @@ export const bulkBanRoute = route({
   params: guildParams,
   body: bulkBanSchema,
   audit: 'MEMBER_BAN_ADD',
-  responses: { 200: { description: 'Who was banned and who was not.', schema: ref('BulkBanResult') } },
+  responses: { 200: { description: 'Who was banned and who was not.', schema: BulkBanResult } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS', 'FAILED_TO_BAN_USERS'],
   async handle(ctx, { params: { guildId }, body }, deps) {
     const { banned, failed } = await banUsers(deps, actorMeta(ctx), guildId, {

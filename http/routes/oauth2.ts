@@ -1,13 +1,13 @@
 // The OAuth2 token endpoints (the spec's OAuth2 table, RFC 6749 §3.2 and RFC 7009): form-encoded requests, the client
 // authenticated by HTTP Basic or by client_id and client_secret in the form (RFC 6749 §2.3.1, one way only), answers
 // never cached, and refusals in RFC 6749 §5.2's {error, error_description}, which OAuth2 client libraries read.
+import { OAuth2Refusal, OAuth2Token } from '../../contracts/applications.js';
 import type { Context, Next } from 'koa';
 import { authenticateClient, exchangeCode, refreshGrant, revokeToken } from '../../commands/oauth2.js';
 import { DomainError } from '../../domain/errors.js';
 import { OAuth2Error, parseScopes } from '../../domain/oauth2.js';
 import { NonJsonBody } from '../body.js';
 import { type HttpDeps, requestMeta } from '../context.js';
-import { ref } from '../openapi/components.js';
 import type { Answer } from '../openapi/entry.js';
 import { RateLimited } from '../rateLimit.js';
 import { route } from '../route.js';
@@ -105,7 +105,7 @@ const revokeForm = {
   required: ['token'],
 } as const;
 
-const refused = (description: string): Answer => ({ description, schema: ref('OAuth2Error') });
+const refused = (description: string): Answer => ({ description, schema: OAuth2Refusal });
 /** RFC 6749 §5.2's refusals, in place of the catalogue's. */
 const refusals = {
   400: refused('`invalid_request`, `invalid_grant`, `invalid_scope` or `unsupported_grant_type`.'),
@@ -121,7 +121,7 @@ export const tokenRoute = route({
   description:
     '`grant_type=authorization_code` with `code` and the `redirect_uri` it was issued for; a code used twice revokes what it gave. `grant_type=refresh_token` with `refresh_token` (and optionally fewer `scope`s): a new pair, the old one stops working.',
   body: tokenForm,
-  responses: { 200: { description: 'The tokens (never cached).', schema: ref('OAuth2Token') }, ...refusals },
+  responses: { 200: { description: 'The tokens (never cached).', schema: OAuth2Token }, ...refusals },
   async handle(ctx, _input, deps) {
     const fields = formFields(ctx);
     const authenticated = await client(deps, ctx, fields);

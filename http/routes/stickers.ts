@@ -5,6 +5,7 @@
 // CREATE_GUILD_EXPRESSIONS to add stickers and manage one's own. Limits per guild, as the spec's table says: create,
 // update and delete 5 per 10 s each, bulk 3 a minute, list 10 a minute. Only members of the guild reach a route
 // (guildMembersOnly), so nobody outside it spends its buckets.
+import { ErrorBody } from '../../contracts/errors.js';
 import { Sticker, StickerPage } from '../../contracts/expressions.js';
 import { list } from '../../contracts/schema.js';
 import type { Context } from 'koa';
@@ -20,7 +21,6 @@ import type { HttpDeps } from '../context.js';
 import { guildMembersOnly, perGuildLimit } from '../guildLimits.js';
 import { type ImageRules, readImage } from '../imageInput.js';
 import { isMultipart, readFormBody } from '../multipart.js';
-import { ref } from '../openapi/components.js';
 import { guildParams, purgeQuery } from '../params.js';
 import { route } from '../route.js';
 import { nameSchema, pageLimit, parseBody, parseQuery, queryInteger, snowflakeSchema } from '../validation.js';
@@ -185,7 +185,7 @@ export const createStickersRoute = route({
   responses: {
     201: {
       description: 'In each entry’s place, the sticker or its refusal ({code, message, errors?}).',
-      schema: { type: 'array', items: { anyOf: [Sticker, ref('Error')] } },
+      schema: { type: 'array', items: { anyOf: [Sticker, ErrorBody] } },
     },
   },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],

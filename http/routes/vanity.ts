@@ -1,16 +1,16 @@
 // Vanity URL routes: a guild's own invite code, unique across guilds, that POST /invites/:code accepts like an invite.
+import { VanityUrl } from '../../contracts/invites.js';
 import { setVanityCode } from '../../commands/guilds.js';
 import { readVanityCode, vanityOf } from '../../commands/vanity.js';
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
-import { ref } from '../openapi/components.js';
 import { guildParams } from '../params.js';
 import { route } from '../route.js';
 
 const vanityCode = { type: 'string', pattern: '^[a-z0-9-]{2,32}$' } as const;
 export const setSchema = { type: 'object', properties: { code: vanityCode }, required: ['code'], additionalProperties: false } as const;
 
-const vanity = { description: 'The guild’s vanity code.', schema: ref('VanityUrl') };
+const vanity = { description: 'The guild’s vanity code.', schema: VanityUrl };
 
 export const getVanityRoute = route({
   method: 'GET',
