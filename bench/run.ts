@@ -18,13 +18,17 @@
 //     erased per second;
 //  7. overload, after the erasure: the same durable sends from BENCH_OVERLOAD_CONNECTIONS connections (default 1000)
 //     for BENCH_OVERLOAD_DURATION seconds (default 20), past the server's admission limit (MAX_REQUESTS_IN_FLIGHT at
-//     its default): client timeouts (10 s, autocannon's), 503s, the p99 of the admitted (2xx) sends alone, and RSS.
+//     its default): client timeouts (10 s, autocannon's), 503s, the p99 of the admitted (2xx) sends alone, and RSS;
+//     and below the table each timeout by where its connection was (connecting, in the TLS handshake, on its first
+//     request or a later one), the handshakes' times, the 503s' latency, the messages stored against the sends
+//     admitted, the kernel's listen-queue overflows, and the CPU the server and this process (autocannon) took.
 // Load is autocannon's, from this process, at BENCH_CONNECTIONS concurrent connections (default 64) for
 // BENCH_DURATION seconds (default 8) after a warm-up of BENCH_WARMUP seconds (default 1). Each throughput is also
 // printed as a ratio to its ceiling measured in this run. Prints a markdown table and writes bench/results/latest.json.
 // Other sizes by environment: BENCH_CLIENTS (default 1000), BENCH_MESSAGES (default 200), BENCH_IDLE (default 10000),
 // BENCH_LOG_EVENTS (default 1000000); BENCH_RESULTS names another JSON file.
 // Each phase's start is printed on stderr with the seconds elapsed, and its length kept in the JSON (phasesS).
+// `npm run bench -- --only overload`: the setup and the overload alone (its row, its details, its JSON).
 // `npm run bench -- --pages`: the page reads alone, against their ceiling, on a server seeded for them (pagesAlone).
 // `npm run bench -- --quick`: a smoke run for CI (8 connections, 2 s loads, 20 sessions, 20 messages, 100 idle, a
 // log of 20000 events, 2000 of them through the consumer, an overload of 50 connections for 2 s;
@@ -155,7 +159,13 @@ async function messagesAfter(page: (after: string) => Promise<{ id: string }[]>,
   for (;;) {
     let count = 0;
     for (let anchor = after; ;) {
-      const batch = await page(anchor);
+      // Just after the overload a read may still be refused: asked again after its Retry-After.
+      const batch = await page(anchor).catch(async (error: Error) => {
+        if (!/: 503 /.test(error.message)) throw error;
+        await new Promise((r) => setTimeout(r, 1000));
+        return null;
+      });
+      if (batch === null) continue;
       if (batch.length === 0) break;
       count += batch.length;
       anchor = batch[0].id;
