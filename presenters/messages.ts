@@ -146,7 +146,12 @@ export function messageJson(doc: MessageDoc, view: MessageView): string {
 }
 
 /** Whether a message's object is the same for every viewer: no reactions to mark `me` on, no thread, no reply. */
-export const viewerFree = (doc: MessageDoc) => !doc.message_reference && !doc.thread_id && Object.keys(doc.reactions).length === 0;
+export function viewerFree(doc: MessageDoc): boolean {
+  if (doc.message_reference || doc.thread_id) return false;
+  // A loop rather than Object.keys: a page asks this of every message on every read.
+  for (const _field in doc.reactions) return false;
+  return true;
+}
 
 /**
  * The last page written from each first message, with (weakly) the documents it was written from: a page whose messages
@@ -166,14 +171,18 @@ const pageDropper = new FinalizationRegistry<WeakRef<MessageDoc>>((first) => {
   if (doc) pages.delete(doc);
 });
 
-const keeps = (page: KeptPage, origin: string, docs: readonly MessageDoc[]) =>
-  page.origin === origin && page.docs.length === docs.length && page.docs.every((doc, i) => doc.deref() === docs[i]);
+function keeps(page: KeptPage, origin: string, docs: readonly MessageDoc[]): boolean {
+  if (page.origin !== origin || page.docs.length !== docs.length) return false;
+  for (let i = 0; i < docs.length; i++) if (page.docs[i].deref() !== docs[i]) return false;
+  return true;
+}
 
 /** A page's bytes, `[` the messages' JSON `]`; `views` (each message's, by index) only where some message needs one. */
 export function messagePageBytes(docs: readonly MessageDoc[], origin: string, views?: readonly MessageView[]): Buffer {
-  const shared = !views && docs.length > 0 && docs.every((doc) => Object.isFrozen(doc));
-  const known = shared ? pages.get(docs[0]) : undefined;
+  // Only pages of frozen documents are kept: the same documents again are frozen too.
+  const known = !views && docs.length > 0 ? pages.get(docs[0]) : undefined;
   if (known && keeps(known, origin, docs)) return known.bytes;
+  const shared = !views && docs.length > 0 && docs.every((doc) => Object.isFrozen(doc));
   let json = '[';
   for (let i = 0; i < docs.length; i++) json += `${i ? ',' : ''}${messageJson(docs[i], views?.[i] ?? { origin })}`;
   const bytes = Buffer.from(`${json}]`);
