@@ -7,12 +7,14 @@ import { ErrorBody, RateLimitError } from './errors.js';
 import { Emoji, ReactionEmoji, Sticker, StickerPage } from './expressions.js';
 import { Gateway, GatewayBot } from './gateway.js';
 import { Guild, PartialGuild } from './guilds.js';
-import { VanityUrl } from './invites.js';
+import { Invite, InviteAccepted, VanityUrl } from './invites.js';
 import { Ban, Member } from './members.js';
 import { Attachment, Embed, Message, PinnedMessages, Reaction } from './messages.js';
 import { AuditLog, AuditLogEntry, AutoModerationRule, BulkBanResult, PruneCount } from './moderation.js';
 import { Role } from './roles.js';
+import { Thread, ThreadList, ThreadMember } from './threads.js';
 import { PartialUser, User } from './users.js';
+import { InteractionRecord, Webhook } from './webhooks.js';
 
 export const CONTRACTS = {
   User,
@@ -54,6 +56,13 @@ export const CONTRACTS = {
   ApplicationCommand,
   ApplicationCommandIndex,
   InteractionCallback,
+  Thread,
+  ThreadList,
+  ThreadMember,
+  Invite,
+  InviteAccepted,
+  Webhook,
+  InteractionRecord,
 } as const;
 
 export type ContractName = keyof typeof CONTRACTS;

@@ -8,7 +8,7 @@ import { AUTO_ARCHIVE_DURATIONS } from '../../domain/thread.js';
 import { threadById } from '../../projections/threads.queries.js';
 import { NEW_THREAD_COUNTS, threadDocObject, threadObject } from '../../presenters/threads.js';
 import type { HttpDeps } from '../context.js';
-import { ref } from '../openapi/components.js';
+import { Thread } from '../../contracts/threads.js';
 import type { Operation } from '../route.js';
 import { nameSchema, snowflakeSchema } from '../validation.js';
 
@@ -32,7 +32,7 @@ export async function presentThread(deps: HttpDeps, threadId: string) {
 }
 
 /** A route's answer of a thread. */
-export const threadAnswer = { description: 'The thread.', schema: ref('Thread') };
+export const threadAnswer = { description: 'The thread.', schema: Thread };
 
 export const startThreadOperation = {
   method: 'POST',

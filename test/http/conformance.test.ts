@@ -11,12 +11,13 @@
 // dispatches' own fields, are declared here with the contracts' builders.
 import { Ajv, type ErrorObject } from 'ajv';
 import formatsPlugin from 'ajv-formats';
-import type { APIAttachment, APIEmbed, APIEmoji, APIInvite, APIOverwrite, APIReaction } from 'discord-api-types/v10';
+import type { APIAttachment, APIEmbed, APIEmoji, APIOverwrite, APIReaction } from 'discord-api-types/v10';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNEL_OF_TYPE, Overwrite } from '../../contracts/channels.js';
 import { Emoji, ReactionEmoji, Sticker } from '../../contracts/expressions.js';
 import { Guild } from '../../contracts/guilds.js';
+import { Invite, MadeInvite } from '../../contracts/invites.js';
 import { Member } from '../../contracts/members.js';
 import { Attachment, Embed, Message, PinnedMessages, Reaction } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
@@ -37,9 +38,11 @@ import {
   string,
 } from '../../contracts/schema.js';
 import { User } from '../../contracts/users.js';
+import { Webhook } from '../../contracts/webhooks.js';
 import { ALL_INTENTS, type DispatchData } from '../../gateway/protocol.js';
 import type { ParleyReady } from '../../presenters/differences.js';
 import type { guildObject } from '../../presenters/guilds.js';
+import type { inviteObject } from '../../presenters/invites.js';
 import type { memberObject } from '../../presenters/members.js';
 import type { messageObject } from '../../presenters/messages.js';
 import type { roleObject } from '../../presenters/roles.js';
@@ -86,6 +89,8 @@ agrees<APIReaction>()(Reaction);
 agrees<APIAttachment>()(Attachment);
 agrees<APIEmbed>()(Embed);
 agrees<Presented<typeof messageObject>>()(Message);
+agrees<Presented<typeof inviteObject>>()(Invite);
+agrees<Presented<typeof webhookObject>>()(Webhook);
 
 /** The smallest PNG: one transparent pixel. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -142,35 +147,6 @@ const expectChannel = (channel: { type: number }) => expectShape(channel, CHANNE
 // developers/events/gateway-events.mdx, "Message Create Extra Fields" (MESSAGE_UPDATE carries a full message too).
 const MESSAGE_EVENT = extend(Message, 'MESSAGE_CREATE', { mentions: list(User) }, { guild_id: snowflakeSchema, member: anyObject, channel_type: integer });
 
-// developers/resources/invite.mdx, "Invite Structure" and "Invite Metadata Structure".
-const INVITE = agrees<APIInvite>()(
-  object(
-    'An invite.',
-    {
-      type: integer,
-      code: string,
-      channel: nullable(object('Its channel.', { id: snowflakeSchema, name: nullable(string), type: integer })),
-      expires_at: nullable(answeredTimestamp),
-    },
-    {
-      guild: object('Its guild.', { id: snowflakeSchema, name: string }),
-      inviter: User,
-      target_type: integer,
-      target_user: User,
-      approximate_presence_count: integer,
-      approximate_member_count: integer,
-      flags: integer,
-      roles: anyArray,
-    },
-  ),
-);
-const INVITE_WITH_METADATA = extend(INVITE, 'An invite with its metadata.', {
-  uses: integer,
-  max_uses: integer,
-  max_age: integer,
-  temporary: boolean,
-  created_at: answeredTimestamp,
-});
 // developers/events/gateway-events.mdx, "Invite Create Event Fields".
 const INVITE_CREATE = agrees<DispatchData['INVITE_CREATE']>()(
   object(
@@ -187,30 +163,6 @@ const INVITE_CREATE = agrees<DispatchData['INVITE_CREATE']>()(
       expires_at: nullable(answeredTimestamp),
     },
     { guild_id: snowflakeSchema, target_type: integer, target_user: User, role_ids: snowflakes },
-  ),
-);
-
-// developers/resources/webhook.mdx, "Webhook Structure".
-const WEBHOOK = agrees<Presented<typeof webhookObject>>()(
-  object(
-    'A webhook.',
-    {
-      id: snowflakeSchema,
-      type: integer,
-      channel_id: nullable(snowflakeSchema),
-      name: nullable(string),
-      avatar: nullable(string),
-      application_id: nullable(snowflakeSchema),
-    },
-    {
-      guild_id: nullable(snowflakeSchema),
-      user: User,
-      token: string,
-      source_guild: anyObject,
-      source_channel: anyObject,
-      url: string,
-      interaction_url: nullable(string),
-    },
   ),
 );
 
@@ -441,28 +393,28 @@ describe('object shapes of the widely used API', () => {
 
   it('Invite: created, fetched, listed, and in INVITE_CREATE', async () => {
     const made = await ok(guild.owner, 'POST', `/channels/${guild.channelId}/invites`, { max_age: 3600, unique: true });
-    expectShape(made, INVITE_WITH_METADATA);
+    expectShape(made, MadeInvite);
     expect(Date.parse(made.expires_at) - Date.parse(made.created_at)).toBe(3_600_000);
-    expectShape(await ok(bot, 'GET', `/invites/${made.code}`), INVITE_WITH_METADATA);
-    for (const invite of await ok(guild.owner, 'GET', `/channels/${guild.channelId}/invites`)) expectShape(invite, INVITE_WITH_METADATA);
+    expectShape(await ok(bot, 'GET', `/invites/${made.code}`), MadeInvite);
+    for (const invite of await ok(guild.owner, 'GET', `/channels/${guild.channelId}/invites`)) expectShape(invite, MadeInvite);
     const created = await owner.next((p) => p.t === 'INVITE_CREATE' && p.d.code === made.code);
     expectShape(created.d, INVITE_CREATE);
     expect([created.d.created_at, created.d.expires_at]).toEqual([made.created_at, made.expires_at]);
 
     // A vanity code has neither inviter nor creation time: both absent, as optional fields are.
     await ok(guild.owner, 'POST', `/guilds/${guild.id}/vanity-url`, { code: `shape-${guild.id}` });
-    expectShape(await ok(bot, 'GET', `/invites/shape-${guild.id}`), INVITE);
+    expectShape(await ok(bot, 'GET', `/invites/shape-${guild.id}`), Invite);
   });
 
   it('Webhook: created, fetched by a manager and by its token, listed, and in the audit log', async () => {
     const made = await ok(guild.owner, 'POST', `/channels/${guild.channelId}/webhooks`, { name: 'hook' });
-    expectShape(made, WEBHOOK);
-    expectShape(await ok(guild.owner, 'GET', `/webhooks/${made.id}`), WEBHOOK);
+    expectShape(made, Webhook);
+    expectShape(await ok(guild.owner, 'GET', `/webhooks/${made.id}`), Webhook);
     const byToken = await server.api('GET', `/webhooks/${made.id}/${made.token}`);
-    expectShape(byToken.body, WEBHOOK);
-    for (const webhook of await ok(guild.owner, 'GET', `/guilds/${guild.id}/webhooks`)) expectShape(webhook, WEBHOOK);
+    expectShape(byToken.body, Webhook);
+    for (const webhook of await ok(guild.owner, 'GET', `/guilds/${guild.id}/webhooks`)) expectShape(webhook, Webhook);
     const audit = await ok(guild.owner, 'GET', `/guilds/${guild.id}/audit-logs`);
-    for (const webhook of audit.webhooks) expectShape(webhook, WEBHOOK);
+    for (const webhook of audit.webhooks) expectShape(webhook, Webhook);
     expect(audit.webhooks.map((w: { id: string }) => w.id)).toContain(made.id);
     // The audit log entry's timestamp is the spec's own field; it takes the same form as every other.
     for (const entry of audit.entries) expect(entry.timestamp).toMatch(TIMESTAMP);
