@@ -14,8 +14,12 @@
 // Admission decides on the server's 'request' event, before koa: under overload refusals outnumber what is admitted
 // twenty to one, and each one taken through koa's middleware cost about what the loop had left for the admitted
 // sends and for new connections' handshakes (measured: docs/operations.md, Overload). A refusal is a prebuilt answer
-// written whole, headers and body in one write.
+// written whole, headers and body in one write. A client that asks again at once, as a load generator does, would
+// still keep the process busy refusing it: a connection refused again within Retry-After is answered once that has
+// passed since its last refusal, so each connection costs at most one refusal a Retry-After. A client that waits as
+// it is told is answered at once; a new connection is, too (its handshake costs it more than waiting would).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import type { Metrics } from '../ports/metrics.js';
 import { apiRequest } from './apiVersions.js';
@@ -68,12 +72,25 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
   const limit = new AdaptiveLimit(limits);
   const requestsInFlight = () => limit.inFlight;
   const places = new WeakMap<IncomingMessage, () => void>();
+  /** When each connection's last refusal was answered, or will be. */
+  const refusedAt = new WeakMap<Socket, number>();
   return {
     enter(req, res) {
       if (isOperatorRequest(req.method, pathOf(req.url))) return true;
       if (!limit.acquire()) {
-        refuse(req, res);
         metrics.request(req.method ?? 'GET', 'unmatched', 503, 0);
+        // A connection refused less than Retry-After ago is answered once that has passed since its last refusal.
+        const now = performance.now();
+        const due = (refusedAt.get(req.socket) ?? -Infinity) + OVERLOAD_RETRY_AFTER_S * 1000;
+        if (due <= now || !keepsConnection(req)) {
+          refusedAt.set(req.socket, now);
+          refuse(req, res);
+        } else {
+          refusedAt.set(req.socket, due);
+          setTimeout(() => {
+            if (!res.destroyed) refuse(req, res);
+          }, due - now);
+        }
         return false;
       }
       const admitted = performance.now();
@@ -185,6 +202,12 @@ class AdaptiveLimit {
 /** The refusal's body for each error code (the API versions' forms), made once. */
 const refusals = new Map<string | number, string>();
 
+/** Whether a refusal keeps the connection: Node reads a small unread body on, a large or unannounced one is not worth it. */
+function keepsConnection(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return !(length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > DRAIN_ON_REFUSAL_BYTES);
+}
+
 function refuse(req: IncomingMessage, res: ServerResponse): void {
   const code = apiRequest(pathOf(req.url))?.version.errorCode('SERVICE_UNAVAILABLE') ?? 'SERVICE_UNAVAILABLE';
   let body = refusals.get(code);
@@ -192,9 +215,7 @@ function refuse(req: IncomingMessage, res: ServerResponse): void {
     body = JSON.stringify({ code, message: `The server is busy: try again in ${OVERLOAD_RETRY_AFTER_S} second` });
     refusals.set(code, body);
   }
-  // Node reads a small unread body on to keep the connection; a large or unannounced one is not worth reading.
-  const length = req.headers['content-length'];
-  if ((length === undefined && req.headers['transfer-encoding'] !== undefined) || Number(length ?? 0) > DRAIN_ON_REFUSAL_BYTES) closeAfterAnswer({ req, res });
+  if (!keepsConnection(req)) closeAfterAnswer({ req, res });
   // A string body goes out with the headers in one write (a Buffer would be a second one).
   res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(OVERLOAD_RETRY_AFTER_S) });
   res.end(body);

@@ -151,10 +151,7 @@ const fullRoom = await createGuild(full);
 
 describe('a refusal made before koa', () => {
   it('answers in each version’s error form with Retry-After, appends nothing, is counted, and spares the operator’s endpoints', async () => {
-    const held = openRequest(full, postHead('/api/v1/auth/register', 100));
-    held.socket.write('{"username":');
-    // Until its head is read the held request has no place: probe with a request that needs no body until refused.
-    for (let probes = 0; (await full.api('GET', '/gateway')).status !== 503 && probes < 200; probes++);
+    const held = await holdThePlace();
     const before = await full.runtime.store.headPosition();
     const send = (prefix: string) => openRequest(full, postHead(`${prefix}/channels/${fullRoom.channelId}/messages`, 2, fullRoom.owner.token));
     const forms = { '/api/v1': 'SERVICE_UNAVAILABLE', '/api': 'SERVICE_UNAVAILABLE', '/api/v9': 0, '/api/v10': 0 };
@@ -184,7 +181,48 @@ describe('a refusal made before koa', () => {
     expect(await appendedByRequestsSince(full, before)).toEqual([]);
     for (const request of [held, ...sends, large, health]) request.socket.destroy();
   });
+
+  it('answers a connection refused again within Retry-After no sooner than that after its last refusal', async () => {
+    const held = await holdThePlace();
+    const { port } = new URL(full.origin);
+    const socket = connect({ host: '127.0.0.1', port: Number(port), ca: full.cert, servername: 'localhost' });
+    socket.on('error', () => {});
+    // Each answer on the connection, as it completes, and when.
+    const answered: { head: string; at: number }[] = [];
+    let received = '';
+    const next = () => new Promise<void>((resolve) => socket.once('answer', resolve));
+    socket.on('data', (chunk) => {
+      received += chunk;
+      const end = received.indexOf('\r\n\r\n');
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(received)?.[1] ?? NaN);
+      if (end < 0 || Buffer.byteLength(received.slice(end + 4)) < length) return;
+      answered.push({ head: received.slice(0, end), at: performance.now() });
+      received = '';
+      socket.emit('answer');
+    });
+    const get = `GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+    // The server runs in this process: its refusal of the first comes after `sent` on the same clock.
+    const sent = performance.now();
+    socket.write(get);
+    await next();
+    socket.write(get);
+    await next();
+    expect(answered.map((a) => a.head.split('\r\n')[0])).toEqual(['HTTP/1.1 503 Service Unavailable', 'HTTP/1.1 503 Service Unavailable']);
+    // A second from the first refusal, less the loop's millisecond clock's rounding.
+    expect(answered[1].at - sent).toBeGreaterThanOrEqual(990);
+    socket.destroy();
+    held.socket.destroy();
+  });
 });
+
+/** The one place of `full` taken by a request whose body never comes; resolved once it holds it. */
+async function holdThePlace() {
+  const held = openRequest(full, postHead('/api/v1/auth/register', 100));
+  held.socket.write('{"username":');
+  // Until its head is read the held request has no place: probe with a request that needs no body until refused.
+  for (let probes = 0; (await full.api('GET', '/gateway')).status !== 503 && probes < 200; probes++);
+  return held;
+}
 
 const postHead = (path: string, length: number, token?: string) =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n`;
