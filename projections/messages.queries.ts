@@ -14,6 +14,30 @@ export const messageInChannel = (read: Pick<ReadStore, 'findOne'>, channelId: st
 export const messagesByIds = (read: Pick<ReadStore, 'find'>, messageIds: string[]) => read.find<MessageDoc>(MESSAGES, { _id: { $in: messageIds } });
 
 /**
+ * The first `limit` messages in `range` the viewer sees, in `direction` of id: those everyone sees and the viewer's
+ * ephemeral ones, each the first `limit` of its kind, merged. A function of the module rather than a closure of each
+ * page read: a page is read on nearly every request of a busy client.
+ */
+async function visibleInRange(
+  read: Pick<ReadStore, 'find'>,
+  channelId: string,
+  viewerId: string,
+  range: Filter[string],
+  direction: 1 | -1,
+  limit: number,
+): Promise<MessageDoc[]> {
+  if (limit <= 0) return [];
+  const options = { sort: { _id: direction }, limit };
+  const [shared, own] = await Promise.all([
+    read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ephemeral: { $exists: false }, _id: range }, options),
+    read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ephemeral: true, visible_to: { $all: [viewerId] }, _id: range }, options),
+  ]);
+  // Each query comes sorted; with no ephemeral message for the viewer (the usual case) there is nothing to merge.
+  if (own.length === 0) return shared;
+  return [...shared, ...own].sort((a, b) => (snowflakeSortKey(a._id) < snowflakeSortKey(b._id) ? -direction : direction)).slice(0, limit);
+}
+
+/**
  * One page of a channel's messages as `viewerId` sees them (ephemeral messages only if they are for the viewer), newest
  * first, as the widely used API answers every page; `around` takes half the page from each side.
  */
@@ -23,24 +47,14 @@ export async function messagePage(
   viewerId: string,
   query: { limit: number; before?: string; after?: string; around?: string },
 ): Promise<MessageDoc[]> {
-  // The messages everyone sees and the viewer's ephemeral ones, each the first `limit` of its kind, merged.
-  const find = async (range: Filter[string], direction: 1 | -1, limit: number) => {
-    if (limit <= 0) return [];
-    const page = (visibility: Filter) =>
-      read.find<MessageDoc>(MESSAGES, { channel_id: channelId, ...visibility, _id: range }, { sort: { _id: direction }, limit });
-    const [shared, own] = await Promise.all([page({ ephemeral: { $exists: false } }), page({ ephemeral: true, visible_to: { $all: [viewerId] } })]);
-    // Each query comes sorted; with no ephemeral message for the viewer (the usual case) there is nothing to merge.
-    if (own.length === 0) return shared;
-    return [...shared, ...own].sort((a, b) => (snowflakeSortKey(a._id) < snowflakeSortKey(b._id) ? -direction : direction)).slice(0, limit);
-  };
-  if (query.after) return (await find({ $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
+  if (query.after) return (await visibleInRange(read, channelId, viewerId, { $gt: snowflakeSortKey(query.after) }, 1, query.limit)).reverse();
   if (query.around) {
     const key = snowflakeSortKey(query.around);
-    const older = await find({ $lt: key }, -1, Math.floor(query.limit / 2));
-    const newer = await find({ $gte: key }, 1, query.limit - older.length);
+    const older = await visibleInRange(read, channelId, viewerId, { $lt: key }, -1, Math.floor(query.limit / 2));
+    const newer = await visibleInRange(read, channelId, viewerId, { $gte: key }, 1, query.limit - older.length);
     return [...newer.reverse(), ...older];
   }
-  return find(query.before ? { $lt: snowflakeSortKey(query.before) } : { $exists: true }, -1, query.limit);
+  return visibleInRange(read, channelId, viewerId, query.before ? { $lt: snowflakeSortKey(query.before) } : { $exists: true }, -1, query.limit);
 }
 
 /** A channel's pinned messages, most recently pinned first, pinned before `before` (an ISO time) if given. */
