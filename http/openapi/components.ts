@@ -1,7 +1,6 @@
 // The reference's named schemas that are not objects the API answers with (those are the contracts, contracts/): an id
 // and a timestamp, which the routes' schemas point at instead of repeating the exact patterns ajv checks, with the
 // prose that says what they are.
-import type { ContractName } from '../../contracts/index.js';
 import { MAX_SNOWFLAKE } from '../../domain/snowflake.js';
 import type { Schema } from './entry.js';
 
@@ -23,7 +22,5 @@ export const COMPONENTS = {
 
 export type ComponentName = keyof typeof COMPONENTS;
 
-/** A named object of the reference (a contract's too, until every route answers it by its schema). */
-export const ref = (name: ComponentName | ContractName): Schema => ({ $ref: `#/components/schemas/${name}` });
-/** A list of named objects. */
-export const listOf = (name: ComponentName | ContractName): Schema => ({ type: 'array', items: ref(name) });
+/** One of these, where a schema refers to it. */
+export const ref = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });

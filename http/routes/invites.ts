@@ -1,5 +1,7 @@
 // Invite routes: fetch, accept and revoke an invite by code (vanity codes included); create and list the invites of a
 // channel, of a guild, and of a guild's sticker pack (pack id = guild id).
+import { Invite, InviteAccepted } from '../../contracts/invites.js';
+import { list } from '../../contracts/schema.js';
 import {
   type InviteOptions,
   acceptInvite,
@@ -17,7 +19,6 @@ import { inviteByCode } from '../../projections/invites.queries.js';
 import { actorMeta, usersById } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { type InviteView, inviteObject } from '../../presenters/invites.js';
 import type { LimitSpec } from '../rateLimit.js';
@@ -105,8 +106,8 @@ async function vanityInvite(deps: HttpDeps, code: string) {
 const application: LimitSpec = { bucket: 'invites', points: 100, durationSeconds: 60 };
 const endpoint = (bucket: string): LimitSpec[] => [application, { bucket, points: 5, durationSeconds: 10 }];
 
-const invite = { description: 'The invite.', schema: ref('Invite') };
-const invites = { description: 'The invites still usable.', schema: listOf('Invite') };
+const invite = { description: 'The invite.', schema: Invite };
+const invites = { description: 'The invites still usable.', schema: list(Invite) };
 const REUSE = 'Answers an equivalent invite of the caller’s instead of a new one unless `unique` is true.';
 
 export const getInviteRoute = route({
@@ -138,7 +139,7 @@ export const acceptInviteRoute = route({
   auth: 'any',
   params: codeParams,
   limits: endpoint('invites:accept'),
-  responses: { 200: { description: 'What accepting did.', schema: ref('InviteAccepted') } },
+  responses: { 200: { description: 'What accepting did.', schema: InviteAccepted } },
   errors: ['UNKNOWN_INVITE', 'USER_BANNED'],
   async handle(ctx, { params: { code } }, deps) {
     const { guildId, outcome } = await acceptInvite(deps, actorMeta(ctx), code);

@@ -1,6 +1,8 @@
 // Thread routes: starting a thread from a message or on its own, a thread as a channel (fetch, change, delete: the
 // /channels/:channelId entries answer threads and pass other ids on to the guild channel's routes), and its members.
 // Messages, reactions, pins and typing in a thread are the message routes', which resolve a thread as a text channel.
+import { ThreadList as ThreadListObject, ThreadMember } from '../../contracts/threads.js';
+import { list } from '../../contracts/schema.js';
 import { loadThread } from '../../commands/access.js';
 import {
   type ThreadList,
@@ -22,7 +24,6 @@ import { threadDocObject, threadMemberObject } from '../../presenters/threads.js
 import { actorMeta } from '../actor.js';
 import { requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
-import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { passOn, route } from '../route.js';
 import { deleteChannelOperation, getChannelOperation, updateChannelOperation } from '../shared/channels.js';
@@ -225,7 +226,7 @@ export const listThreadMembersRoute = route({
   summary: 'List a thread’s members',
   description: 'In user id order after `after`; `with_member` adds each one’s guild member.',
   query: membersQuery,
-  responses: { 200: { description: 'The thread members.', schema: listOf('ThreadMember') } },
+  responses: { 200: { description: 'The thread members.', schema: list(ThreadMember) } },
   errors: ['UNKNOWN_CHANNEL'],
   async handle(ctx, { params: { channelId }, query }, deps) {
     const page = { after: query.after, limit: query.limit, withMember: query.with_member };
@@ -240,7 +241,7 @@ export const getThreadMemberRoute = route({
   summary: 'Get a thread member',
   params: memberParams,
   query: withMemberQuery,
-  responses: { 200: { description: 'The thread member.', schema: ref('ThreadMember') } },
+  responses: { 200: { description: 'The thread member.', schema: ThreadMember } },
   errors: ['UNKNOWN_CHANNEL', 'UNKNOWN_MEMBER'],
   async handle(ctx, { params: { channelId, userId }, query }, deps) {
     return presentMember(await readThreadMember(deps, channelId, userId, requireAuth(ctx).userId, query.with_member));
@@ -253,7 +254,7 @@ const presentList = ({ threads, members, hasMore }: ThreadList) => ({
   ...(hasMore === undefined ? {} : { has_more: hasMore }),
 });
 
-const threadList = { description: 'The threads, and the caller’s memberships of them.', schema: ref('ThreadList') };
+const threadList = { description: 'The threads, and the caller’s memberships of them.', schema: ThreadListObject };
 
 export const activeThreadsRoute = route({
   ...base,

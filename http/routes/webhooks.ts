@@ -1,6 +1,9 @@
 // Webhook routes of the spec: management with MANAGE_WEBHOOKS (create and list per channel, list per guild, fetch,
 // change, delete), the token routes that need no Authorization header (fetch, change, delete, execute), the code-host
 // and chat-service adapters, and the deliveries of a webhook's interactions for its managers to read.
+import { Message } from '../../contracts/messages.js';
+import { InteractionRecord, Webhook } from '../../contracts/webhooks.js';
+import { list } from '../../contracts/schema.js';
 import type { Context } from 'koa';
 import {
   type ExecuteInput,
@@ -29,7 +32,6 @@ import { messageObject } from '../../presenters/messages.js';
 import { NonJsonBody, parseJsonText } from '../body.js';
 import { unsupportedMediaType } from '../errors.js';
 import { readMessageBody } from '../multipart.js';
-import { listOf, ref } from '../openapi/components.js';
 import { channelParams, guildParams } from '../params.js';
 import { interactionObject } from '../../presenters/interactions.js';
 import { webhookObject } from '../../presenters/webhooks.js';
@@ -150,8 +152,8 @@ async function execute(
   ctx.body = messageObject(doc, { origin: deps.config.publicBaseUrl });
 }
 
-const webhook = { description: 'The webhook.', schema: ref('Webhook') };
-const withToken = { description: 'The webhook, without its creator.', schema: ref('Webhook') };
+const webhook = { description: 'The webhook.', schema: Webhook };
+const withToken = { description: 'The webhook, without its creator.', schema: Webhook };
 const MANAGE = 'Needs MANAGE_WEBHOOKS in its channel; to others the webhook is unknown.';
 /** The adapters' payloads are the sender's own formats, read by domain/codehost.ts and domain/slack.ts, not a schema. */
 const adapterPayload = { type: 'object', description: 'The service’s own event payload.' } as const;
@@ -187,7 +189,7 @@ export const channelWebhooksRoute = route({
   summary: 'List a channel’s webhooks',
   description: 'Needs MANAGE_WEBHOOKS.',
   params: channelParams,
-  responses: { 200: { description: 'The webhooks.', schema: listOf('Webhook') } },
+  responses: { 200: { description: 'The webhooks.', schema: list(Webhook) } },
   errors: ['UNKNOWN_CHANNEL', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params: { channelId } }, deps) => present(deps, await readWebhooks(deps, { channel_id: channelId }, requireAuth(ctx).userId), true),
 });
@@ -199,7 +201,7 @@ export const guildWebhooksRoute = route({
   summary: 'List a guild’s webhooks',
   description: 'Needs MANAGE_WEBHOOKS.',
   params: guildParams,
-  responses: { 200: { description: 'The webhooks.', schema: listOf('Webhook') } },
+  responses: { 200: { description: 'The webhooks.', schema: list(Webhook) } },
   errors: ['UNKNOWN_GUILD', 'MISSING_PERMISSIONS'],
   handle: async (ctx, { params: { guildId } }, deps) => present(deps, await readWebhooks(deps, { guild_id: guildId }, requireAuth(ctx).userId), true),
 });
@@ -260,7 +262,7 @@ export const webhookInteractionsRoute = route({
   params: webhookParams,
   query: interactionsQuery,
   readsItself: ['query'],
-  responses: { 200: { description: 'The clicks.', schema: listOf('InteractionRecord') } },
+  responses: { 200: { description: 'The clicks.', schema: list(InteractionRecord) } },
   errors: ['UNKNOWN_WEBHOOK', 'MISSING_PERMISSIONS'],
   async handle(ctx, { params }, deps) {
     // Only a manager's query is read: to others the webhook is unknown.
@@ -360,7 +362,7 @@ export const slackRoute = route({
   responses: {
     200: {
       description: '`ok` as plain text (what the chat service answers), or with ?wait=true the message posted.',
-      content: { 'text/plain': { const: 'ok' }, 'application/json': ref('Message') },
+      content: { 'text/plain': { const: 'ok' }, 'application/json': Message },
     },
   },
   errors: postErrors,
