@@ -2,7 +2,10 @@
 // the rate-limit table are read from the same entries. Every route the API router serves is in the served document,
 // an entry's route with the very body schema it validates with, and that document validates as OpenAPI 3.1.
 import { validate } from '@readme/openapi-parser';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { CONTRACTS } from '../../contracts/index.js';
+import { Role } from '../../contracts/roles.js';
 import { API_ROUTES, apiRouter } from '../../http/app.js';
 import { openApiSchema } from '../../http/openapi/document.js';
 import { ERRORS } from '../../http/openapi/errors.js';
@@ -164,5 +167,46 @@ describe('the tables read from the entries', () => {
     const one = { bucket: 'b', points: 1, durationSeconds: 1 };
     expect(limits([entry({ limits: [one] }), entry({ limits: [one] })]).get('b')).toBe(one);
     expect(() => limits([entry({ limits: [one] }), entry({ limits: [{ ...one, points: 2 }] })])).toThrow(/declared twice/);
+  });
+});
+
+describe('answers declared by contracts', () => {
+  const entry = { method: 'GET', path: '/x/:roleId', summary: 's', tag: 'Roles', auth: 'any', errors: [] } as const;
+  const answers = { 200: { description: 'The role.', schema: Role } } as const;
+  const role = {
+    id: '1',
+    name: 'r',
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    position: 0,
+    permissions: '0',
+    managed: false,
+    mentionable: false,
+    flags: 0,
+  };
+
+  it('type the handler by its success answer: what the contract does not describe is a compile error', async () => {
+    const typed = route({ ...entry, responses: answers, handle: () => role });
+    // @ts-expect-error a role's permissions are a decimal string
+    route({ ...entry, responses: answers, handle: () => ({ ...role, permissions: 0 }) });
+    // @ts-expect-error every role has its position
+    route({ ...entry, responses: answers, handle: () => ({ ...role, position: undefined }) });
+    // A handler that writes its own answer returns nothing; an answer that is not JSON is not typed.
+    route({ ...entry, responses: answers, handle: (ctx) => void (ctx.body = '{}') });
+    route({ ...entry, responses: { 200: { description: 'A page.', type: 'text/html', schema: { type: 'string' } } }, handle: () => Buffer.from('') });
+    // What the type lets through, the schema the reference shows takes too.
+    const validate = new Ajv({ strict: false }).compile(Role);
+    expect(validate(await typed.handle(undefined as never, undefined as never, undefined as never))).toBe(true);
+  });
+
+  it('are their contracts’ components, referred to wherever they appear', () => {
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(Object.keys(CONTRACTS)));
+    expect(document.components.schemas.Role).toMatchObject({ type: 'object', description: Role.description, required: Role.required });
+    expect(document.paths['/guilds/{guildId}/roles'].get.responses['200'].content['application/json'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Role' },
+    });
+    expect(document.components.schemas.Guild.properties.roles).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Role' } });
   });
 });
