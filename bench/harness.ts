@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
-import { SERVER_NODE_FLAGS } from '../infra/nodeFlags.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 
@@ -20,13 +19,9 @@ export interface Process {
 
 const LISTEN_TIMEOUT_MS = 120_000;
 
-/**
- * Spawns `node [nodeArgs] --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output.
- * The server (infra/main.ts) runs with the V8 settings `npm start` gives it.
- */
+/** Spawns `node [nodeArgs] --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output. */
 export async function spawnListening(entry: string, env: Record<string, string>, dir: string, nodeArgs: string[] = []): Promise<Omit<Process, 'ca'>> {
-  const flags = entry === 'infra/main.ts' ? SERVER_NODE_FLAGS : [];
-  const child = spawn(process.execPath, [...flags, ...nodeArgs, '--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

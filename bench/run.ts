@@ -62,7 +62,6 @@ import {
   SESSIONS_PER_LANE,
 } from './harness.js';
 import { type EventStreamCost, measureEventStream } from './eventStream.js';
-import { SERVER_NODE_FLAGS } from '../infra/nodeFlags.js';
 
 const QUICK = process.argv.includes('--quick');
 /** `--only overload`: the setup and that phase alone, its row printed and its figures in the JSON. */
@@ -117,11 +116,7 @@ function onlyPhases(argv: string[]): Set<string> | null {
 
 /** Runs `node --import tsx bench/log.ts …` to its end; its stdout. */
 function logTool(args: string[]): Promise<string> {
-  // With the server's V8 settings, which `npm run replay` (the rebuild's code path) runs with too.
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'bench/log.ts', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/log.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) =>

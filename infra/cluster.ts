@@ -16,7 +16,6 @@ import type { Role } from './engines.js';
 import { LEASES } from './leases/postgres.js';
 import { keyFileText } from './secrets.js';
 import { loadTls } from './tls.js';
-import { SERVER_NODE_FLAGS } from './nodeFlags.js';
 
 /** One process of the cluster: its name, role, snowflake process id and port. */
 export interface ClusterNode {
@@ -308,11 +307,7 @@ async function main() {
   const start = (entry: Running): Promise<void> => {
     const { node } = entry;
     const log = createWriteStream(join(settings.dir, 'logs', `${node.name}.log`), { flags: 'a', mode: 0o600 });
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'infra/main.ts'], {
-      cwd: repoRoot,
-      env: entry.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], { cwd: repoRoot, env: entry.env, stdio: ['ignore', 'pipe', 'pipe'] });
     entry.child = child;
     let tail = '';
     let listening = false;
