@@ -31,6 +31,7 @@ import {
   type Process,
   ROOT,
   apiClient,
+  benchGuild,
   connectAll,
   cpuSecondsOf,
   gatewaySession,
@@ -43,7 +44,6 @@ import {
   stop,
   benchSize,
   loadSizes,
-  SESSIONS_PER_LANE,
 } from './harness.js';
 
 const QUICK = process.argv.includes('--quick');
@@ -207,26 +207,8 @@ async function kafkaPid(): Promise<number | null> {
 async function seed(origin: string, ca: string, sessions: number) {
   const client = apiClient(origin, ca);
   const { json } = client;
-  const suffix = randomBytes(3).toString('hex');
-  const owner = await json('POST', '/auth/register', undefined, { username: `benchowner${suffix}`, password: 'a long password' });
-  const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
-  const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
-  const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
-  const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
-  const senders: string[] = [];
-  for (let i = 0; i < SENDERS; i++) {
-    const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}${suffix}`, password: 'a long password' });
-    await json('POST', `/invites/${invite.code}`, sender.token);
-    senders.push(sender.token);
-  }
-  const bots: string[] = [];
-  for (let i = 0; i < Math.ceil(sessions / SESSIONS_PER_LANE); i++) {
-    const app = await json('POST', '/applications', owner.token, { name: `benchbot${i}` });
-    const bot = await json('POST', `/applications/${app.id}/bot`, owner.token);
-    await json('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
-    bots.push(bot.token);
-  }
-  return { client, owner: owner.token as string, channelId, senders, bots };
+  const { ownerToken, channelId, senders, bots } = await benchGuild(json, { senders: SENDERS, sessions, suffix: randomBytes(3).toString('hex') });
+  return { client, owner: ownerToken, channelId, senders, bots };
 }
 type Seeded = Awaited<ReturnType<typeof seed>>;
 

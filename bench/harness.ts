@@ -115,6 +115,34 @@ export function apiClient(origin: string, ca: string) {
   return { api, json, close: () => dispatcher.close() };
 }
 
+/**
+ * The benches' guild, made through the API: its owner, its first text channel, an invite, `senders` members joined
+ * through it, and bots enough for `sessions` gateway sessions (SESSIONS_PER_LANE each). `suffix` keeps the names of a
+ * second guild on the same server unique.
+ */
+export async function benchGuild(json: ReturnType<typeof apiClient>['json'], options: { senders: number; sessions?: number; suffix?: string }) {
+  const suffix = options.suffix ?? '';
+  const owner = await json('POST', '/auth/register', undefined, { username: `benchowner${suffix}`, password: 'a long password' });
+  const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
+  const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
+  const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
+  const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
+  const senders: string[] = [];
+  for (let i = 0; i < options.senders; i++) {
+    const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}${suffix}`, password: 'a long password' });
+    await json('POST', `/invites/${invite.code}`, sender.token);
+    senders.push(sender.token);
+  }
+  const bots: string[] = [];
+  for (let i = 0; i < Math.ceil((options.sessions ?? 0) / SESSIONS_PER_LANE); i++) {
+    const app = await json('POST', '/applications', owner.token, { name: `benchbot${i}` });
+    const bot = await json('POST', `/applications/${app.id}/bot`, owner.token);
+    await json('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
+    bots.push(bot.token);
+  }
+  return { ownerToken: owner.token as string, guildId: guild.id as string, channelId, inviteCode: invite.code as string, senders, bots };
+}
+
 /** A gateway session at `url` (wss://…/gateway?v=10&encoding=json), resolved at its READY; dispatches after it to `onDispatch`. */
 export function gatewaySession(url: string, token: string, intents: number, onDispatch?: (t: string, d: any) => void): Promise<WebSocket> {
   return new Promise<WebSocket>((resolve, reject) => {

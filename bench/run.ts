@@ -46,6 +46,7 @@ import {
   type Process,
   ROOT,
   apiClient,
+  benchGuild,
   connectAll,
   gatewaySession,
   loader,
@@ -355,26 +356,9 @@ async function main() {
   const { api, json, close } = apiClient(parley.origin, parley.ca);
 
   try {
-    // Users, a guild, and senders joined through an invite.
-    const owner = await json('POST', '/auth/register', undefined, { username: 'benchowner', password: 'a long password' });
-    const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
-    const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
-    const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
-    const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
-    // The gateway's sessions are spread over bots, each starting its own one after another (see connectAll).
-    const bots: string[] = [];
-    for (let i = 0; i < Math.ceil(CLIENTS / SESSIONS_PER_LANE); i++) {
-      const app = await json('POST', '/applications', owner.token, { name: `benchbot${i}` });
-      const bot = await json('POST', `/applications/${app.id}/bot`, owner.token);
-      await json('POST', `/invites/${invite.code}`, bot.token, undefined, 'Bot');
-      bots.push(bot.token);
-    }
-    const senders: string[] = [];
-    for (let i = 0; i < SENDERS; i++) {
-      const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}`, password: 'a long password' });
-      await json('POST', `/invites/${invite.code}`, sender.token);
-      senders.push(sender.token);
-    }
+    // Users, a guild, senders joined through an invite, and bots for the gateway's sessions (spread over bots, each
+    // starting its own one after another: see connectAll).
+    const { ownerToken, guildId, channelId, senders, bots } = await benchGuild(json, { senders: SENDERS, sessions: CLIENTS });
 
     const messageBody = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
     let turn = 0;
@@ -382,8 +366,8 @@ async function main() {
     // 7. Overload: far more senders at once than the server admits; the refused are told so at once (503).
     const overloadPhase = async () => {
       phase('overload', `${OVERLOAD_CONNECTIONS} connections, ${OVERLOAD_DURATION} s…`);
-      const [newest] = (await json('GET', `/channels/${channelId}/messages?limit=1`, owner.token)) as { id: string }[];
-      const page = (after: string) => json('GET', `/channels/${channelId}/messages?limit=100&after=${after}`, owner.token);
+      const [newest] = (await json('GET', `/channels/${channelId}/messages?limit=1`, ownerToken)) as { id: string }[];
+      const page = (after: string) => json('GET', `/channels/${channelId}/messages?limit=100&after=${after}`, ownerToken);
       const stored = (atLeast: number) => messagesAfter(page, newest?.id ?? '0', atLeast);
       return overload(parley, `/api/v1/channels/${channelId}/messages`, messageBody, sendAs, stored);
     };
@@ -447,7 +431,7 @@ async function main() {
     // and 10 regexes, none of which the message matches, so every rule is checked whole on every send.
     phase('moderated sends', `${AUTOMOD_RULES} keyword rules of ${AUTOMOD_KEYWORDS} keywords, ${AUTOMOD_REGEXES.length} regexes…`);
     for (let r = 0; r < AUTOMOD_RULES; r++) {
-      await json('POST', `/guilds/${guild.id}/auto-moderation/rules`, owner.token, {
+      await json('POST', `/guilds/${guildId}/auto-moderation/rules`, ownerToken, {
         name: `bench ${r}`,
         event_type: 1,
         trigger_type: 1,
@@ -464,7 +448,7 @@ async function main() {
 
     // 3. The page a reader gets, then its ceiling: koa serving those bytes (and the echo, on the same process).
     let echo: Load | undefined;
-    const { page, pageCeiling, pages } = await pageLoads(parley, api, channelId, owner.token, senders, phase, async (ceiling) => {
+    const { page, pageCeiling, pages } = await pageLoads(parley, api, channelId, ownerToken, senders, phase, async (ceiling) => {
       echo = await load(ceiling, '/echo', { method: 'POST', body: messageBody });
     });
 
@@ -474,7 +458,7 @@ async function main() {
     phase('erasure', `${ERASE} messages, ${CONNECTIONS} at a time…`);
     const doomed: string[] = [];
     for (let before = ''; doomed.length < ERASE;) {
-      const batch = (await json('GET', `/channels/${channelId}/messages?limit=100${before && `&before=${before}`}`, owner.token)) as { id: string }[];
+      const batch = (await json('GET', `/channels/${channelId}/messages?limit=100${before && `&before=${before}`}`, ownerToken)) as { id: string }[];
       if (batch.length === 0) break;
       doomed.push(...batch.map((m) => m.id));
       before = batch[batch.length - 1].id;
@@ -486,7 +470,7 @@ async function main() {
       Array.from({ length: CONNECTIONS }, async (_, lane) => {
         for (let i = lane; i < toErase.length; i += CONNECTIONS) {
           const at = performance.now();
-          await api('DELETE', `/channels/${channelId}/messages/${toErase[i]}`, owner.token);
+          await api('DELETE', `/channels/${channelId}/messages/${toErase[i]}`, ownerToken);
           deleteTimes.push(performance.now() - at);
         }
       }),
@@ -514,7 +498,7 @@ async function main() {
     for (let i = 0; i < MESSAGES; i++) {
       const content = `bench ${i}`;
       const sentAt = performance.now();
-      await api('POST', `/channels/${channelId}/messages`, owner.token, { content });
+      await api('POST', `/channels/${channelId}/messages`, ownerToken, { content });
       roundTrips.push(performance.now() - sentAt);
       const deadline = Date.now() + 10_000;
       while ((arrivals.get(content)?.length ?? 0) < CLIENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
@@ -646,17 +630,7 @@ async function pagesAlone() {
   const { api, json, close } = apiClient(parley.origin, parley.ca);
   const phase = (name: string, detail: string) => console.error(`${name}: ${detail}`);
   try {
-    const owner = await json('POST', '/auth/register', undefined, { username: 'benchowner', password: 'a long password' });
-    const guild = await json('POST', '/guilds', owner.token, { name: 'bench' });
-    const channels = await json('GET', `/guilds/${guild.id}/channels`, owner.token);
-    const channelId: string = channels.find((c: { type: number }) => c.type === 0).id;
-    const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
-    const senders: string[] = [];
-    for (let i = 0; i < SENDERS; i++) {
-      const sender = await json('POST', '/auth/register', undefined, { username: `benchsender${i}`, password: 'a long password' });
-      await json('POST', `/invites/${invite.code}`, sender.token);
-      senders.push(sender.token);
-    }
+    const { ownerToken, channelId, senders } = await benchGuild(json, { senders: SENDERS });
     const seed = Number(process.env.BENCH_PAGE_SEED ?? 12_000);
     const body = { content: 'a benchmark message of ordinary length, sent at 64 concurrent' };
     // 16 at a time: 64 have been refused by admission (503) on a loaded machine.
@@ -667,7 +641,7 @@ async function pagesAlone() {
       }),
     );
     for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 3); round++) {
-      const { page, pageCeiling, pages, cpuMsPerRequest } = await pageLoads(parley, api, channelId, owner.token, senders, phase);
+      const { page, pageCeiling, pages, cpuMsPerRequest } = await pageLoads(parley, api, channelId, ownerToken, senders, phase);
       const figures = { round, pageBytes: page.length, ceilingReqPerS: pageCeiling.reqPerS, reqPerS: pages.reqPerS, ratio: pages.ratioToCeiling };
       console.log(JSON.stringify({ ...figures, p99Ms: pages.p99Ms, non2xx: pages.non2xx, cpuMsPerRequest, loadavg: loadavg() }));
     }

@@ -9,7 +9,7 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, apiClient, cpuSecondsOf, loader, markdownTable, startParley, stop } from './harness.js';
+import { ROOT, apiClient, benchGuild, cpuSecondsOf, loader, markdownTable, startParley, stop } from './harness.js';
 
 /** One step of a send: a frame belongs to it when its script's path contains one of `files` (or its name is one of `functions`). */
 interface Step {
@@ -113,16 +113,7 @@ async function main() {
   let window: { fromUs: number; toUs: number; sends: number; cpuS: number; reqPerS: number };
   try {
     // The bench's own set-up: four senders joined to a guild through an invite, the same body, 64 connections.
-    const owner = await json('POST', '/auth/register', undefined, { username: 'profileowner', password: 'a long password' });
-    const guild = await json('POST', '/guilds', owner.token, { name: 'profile' });
-    const channelId: string = (await json('GET', `/guilds/${guild.id}/channels`, owner.token)).find((c: { type: number }) => c.type === 0).id;
-    const invite = await json('POST', `/channels/${channelId}/invites`, owner.token, { max_age: 0 });
-    const senders: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const sender = await json('POST', '/auth/register', undefined, { username: `profilesender${i}`, password: 'a long password' });
-      await json('POST', `/invites/${invite.code}`, sender.token);
-      senders.push(sender.token);
-    }
+    const { channelId, senders } = await benchGuild(json, { senders: 4 });
     const body = JSON.stringify({ content: 'a benchmark message of ordinary length, sent at 64 concurrent' });
     let next = 0;
     const options = { method: 'POST' as const, body, headers: () => ({ authorization: `Bearer ${senders[next++ % senders.length]}` }) };

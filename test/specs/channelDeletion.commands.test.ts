@@ -7,25 +7,12 @@ import { THREADS } from '../../projections/collections.js';
 import type { ThreadCreated, ThreadData } from '../../domain/thread.js';
 import { DomainError } from '../../domain/errors.js';
 import { EARLIER, appendStreams, commandDeps, givenStreams } from './support.js';
-import { G, GENERAL, accounts, ada, bob, cy, eve, guildStream } from './events.js';
+import { G, GENERAL, accounts, ada, bob, cy, eve, guildStream, threadData } from './events.js';
 
 const people = accounts(ada, bob, cy, eve);
 const GUILD = `guild-${G}`;
 
-const thread = (id: string, archived: boolean): ThreadData => ({
-  id,
-  type: 11,
-  guild_id: G,
-  parent_id: GENERAL,
-  owner_id: bob.id,
-  name: `thread ${id}`,
-  rate_limit_per_user: 0,
-  archived,
-  auto_archive_duration: 4320,
-  archive_timestamp: EARLIER,
-  locked: false,
-  create_timestamp: EARLIER,
-});
+const thread = (id: string, archived: boolean): ThreadData => threadData(id, 11, archived, bob.id);
 const OPEN = thread('700', false);
 const ARCHIVED = thread('701', true);
 const created = (data: ThreadData): [string, ThreadCreated[]] => [

@@ -7,6 +7,7 @@ import { Permission } from '../../domain/permissions.js';
 import type { MessagePinned, MessageUnpinned } from '../../domain/pins.js';
 import type { ReactionEmoji, ReactionEvent } from '../../domain/reaction.js';
 import type { RoleCreated } from '../../domain/role.js';
+import type { ThreadData } from '../../domain/thread.js';
 import type { UserRegistered } from '../../domain/user.js';
 import { EARLIER } from './support.js';
 import { messageFields as literalMessage } from '../support/messageFields.js';
@@ -165,4 +166,20 @@ export const pinned = (messageId: string, pinnedAt: string, lastPinTimestamp = p
 export const unpinned = (messageId: string, lastPinTimestamp: string | null, unpinnedBy: string | null = cy.id): MessageUnpinned => ({
   type: 'MessageUnpinned',
   data: { channelId: GENERAL, guildId: G, messageId, unpinnedBy, lastPinTimestamp },
+});
+
+/** A thread of GENERAL, made EARLIER: a public (11) or private (12) one, open or archived, owned by `ownerId`. */
+export const threadData = (id: string, type: 11 | 12, archived: boolean, ownerId: string): ThreadData => ({
+  id,
+  type,
+  guild_id: G,
+  parent_id: GENERAL,
+  owner_id: ownerId,
+  name: `thread ${id}`,
+  rate_limit_per_user: 0,
+  archived,
+  auto_archive_duration: 4320,
+  archive_timestamp: EARLIER,
+  locked: false,
+  create_timestamp: EARLIER,
 });

@@ -5,24 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { readActiveThreads, readArchivedThreads, readJoinedArchivedThreads, readThread, readThreadMember, readThreadMembers } from '../../commands/threads.js';
 import type { ThreadData, ThreadEvent } from '../../domain/thread.js';
 import { EARLIER, givenStreams } from './support.js';
-import { G, GENERAL, type Person, accounts, ada, bob, cy, eve, finn, guildStream } from './events.js';
+import { G, GENERAL, type Person, accounts, ada, bob, cy, eve, finn, guildStream, threadData } from './events.js';
 
 const people = accounts(ada, bob, cy, eve, finn);
 
-const thread = (id: string, type: number, archived: boolean, owner: Person): ThreadData => ({
-  id,
-  type,
-  guild_id: G,
-  parent_id: GENERAL,
-  owner_id: owner.id,
-  name: `thread ${id}`,
-  rate_limit_per_user: 0,
-  archived,
-  auto_archive_duration: 4320,
-  archive_timestamp: EARLIER,
-  locked: false,
-  create_timestamp: EARLIER,
-});
+const thread = (id: string, type: 11 | 12, archived: boolean, owner: Person): ThreadData => threadData(id, type, archived, owner.id);
 /** Bob's public thread, open; ada's private thread, archived. Each with its owner as its one member. */
 const OPEN = thread('700', 11, false, bob);
 const PRIVATE = thread('702', 12, true, ada);
