@@ -8,8 +8,11 @@ import { appendCopiesOf, isEvent, openEvents } from './guildEventsSupport.js';
 
 const server = await fileServer({ EVENT_STREAM_BUFFER_BYTES: '1024', EVENT_STREAM_STALL_MS: '3000', EVENT_STREAMS_PER_USER: '1' });
 
-/** More than the sockets and TLS on both ends hold for a reader that reads nothing: megabytes of message text. */
-const MESSAGES = 1000;
+/**
+ * More than the sockets and TLS on both ends hold for a reader that reads nothing: loopback's buffers grow to several
+ * megabytes, and a thousand 6 kB messages fitted in them once the stream wrote them in pages of 250 events.
+ */
+const MESSAGES = 4000;
 
 describe('guild event stream, slow reader', () => {
   it('cuts a reader that stops reading off with the position to resume after, and resuming misses nothing', { timeout: 240_000 }, async () => {
