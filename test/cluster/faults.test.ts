@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Intent } from '../../gateway/protocol.js';
 import { RELAY_LEASE } from '../../infra/bus/relay.js';
 import { openToolEngines } from '../../infra/compose.js';
@@ -31,6 +31,8 @@ await withEngines(['postgres', 'kafka'], 'a cluster’s processes killed under l
   });
   // A test that failed midway leaves no load running against a cluster being stopped.
   const loads = new Set<{ stop(): Promise<void> }>();
+  // A failed case prints the launcher's output and each process's last log lines: the cluster's directory goes with it.
+  beforeEach(({ onTestFailed }) => onTestFailed(async () => console.error(await cluster.report())));
   afterEach(async () => {
     await Promise.all([...loads].map((load) => load.stop()));
     loads.clear();

@@ -3,7 +3,7 @@
 // restarts; stop() sends SIGTERM, as an operator's Ctrl-C does, and waits for the launcher to exit.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
@@ -33,6 +33,8 @@ export interface Cluster {
   postgresUrl: string;
   /** The launcher's output so far. */
   output(): string;
+  /** The launcher's output and the last `lines` of each process's log: what a failed test prints, the directory going with the cluster. */
+  report(lines?: number): Promise<string>;
   /** Resolves with the first line of the launcher (already written or to come) that matches. */
   line(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   launcher: ChildProcess;
@@ -108,7 +110,9 @@ export async function startCluster(env: Record<string, string> = {}, own?: TestD
     const ready = await line(/^cluster: ready: the API at (\S+)\/api\/v10, the gateway at (\S+);/, READY_TIMEOUT_MS);
     const cert = await readFile(join(dir, 'tls', 'self-signed.crt'), 'utf8');
     const client = (origin: string) => {
-      const dispatcher = new Agent({ connect: { ca: cert, servername: 'localhost' } });
+      // Idle connections are closed by the client well before the server's keep-alive timeout (65 s): a case that
+      // reads through a node after a minute's pause would otherwise race the server closing the same connection.
+      const dispatcher = new Agent({ connect: { ca: cert, servername: 'localhost' }, keepAliveTimeout: 5_000, keepAliveMaxTimeout: 10_000 });
       agents.push(dispatcher);
       return { origin, cert, dispatcher, ...apiClient(origin, dispatcher) };
     };
@@ -129,6 +133,19 @@ export async function startCluster(env: Record<string, string> = {}, own?: TestD
       dir,
       postgresUrl: database.url,
       output: () => output,
+      async report(lines = 60) {
+        const logs = await readdir(join(dir, 'logs')).catch(() => [] as string[]);
+        const tails = await Promise.all(
+          logs.sort().map(
+            async (file) =>
+              `--- ${file}, its last ${lines} lines:\n${(await readFile(join(dir, 'logs', file), 'utf8'))
+                .split('\n')
+                .slice(-lines - 1)
+                .join('\n')}`,
+          ),
+        );
+        return [`--- the launcher:\n${output}`, ...tails].join('\n');
+      },
       line,
       launcher,
       stop,
