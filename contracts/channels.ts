@@ -1,11 +1,9 @@
 // Channel objects: guild channels (presenters/channels.ts) and DMs (presenters/messages.ts).
 // developers/resources/channel.mdx, "Channel Structure" and "Overwrite Structure".
-import { answeredTimestamp, boolean, extend, integer, list, nullable, object, snowflakeSchema, string } from './schema.js';
+import { answeredTimestamp, boolean, extend, integer, list, nullable, object, snowflakeSchema, string, nullableId } from './schema.js';
 import { User } from './users.js';
 
 export const Overwrite = object('A permission overwrite.', { id: snowflakeSchema, type: integer, allow: string, deny: string });
-
-const nullableId = nullable(snowflakeSchema);
 
 /** Every field but id and type is optional in the spec, since which ones a channel has depends on its type. */
 export const Channel = object(

@@ -1,11 +1,8 @@
 // Guild objects (presenters/guilds.ts): the full one of guild endpoints and GUILD_CREATE, and the partial one listing a
 // user's guilds. developers/resources/guild.mdx, "Guild Structure".
-import { anyArray, anyObject, boolean, integer, list, nullable, object, snowflakeSchema, string } from './schema.js';
+import { anyArray, anyObject, boolean, integer, list, nullable, object, snowflakeSchema, string, nullableId, nullableString } from './schema.js';
 import { Emoji, Sticker } from './expressions.js';
 import { Role } from './roles.js';
-
-const nullableId = nullable(snowflakeSchema);
-const nullableString = nullable(string);
 
 export const Guild = object(
   'A guild (presenters/guilds.ts), with its roles, custom emojis and stickers.',

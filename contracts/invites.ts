@@ -1,9 +1,7 @@
 // Invites (presenters/invites.ts) and vanity codes. developers/resources/invite.mdx, "Invite Structure" and "Invite
 // Metadata Structure".
-import { answeredTimestamp, anyArray, anyObject, boolean, extend, integer, nullable, object, snowflakeSchema, string } from './schema.js';
+import { answeredTimestamp, anyArray, anyObject, boolean, extend, integer, nullable, object, snowflakeSchema, string, nullableId } from './schema.js';
 import { User } from './users.js';
-
-const nullableId = nullable(snowflakeSchema);
 
 /** A vanity code seen as an invite has no inviter and no creation time: both absent, as optional fields are. */
 export const Invite = object(

@@ -38,6 +38,9 @@ export const anyArray = { type: 'array' } as const;
 
 export const nullable = <const S extends JSONSchema>(schema: S) => ({ anyOf: [schema, { type: 'null' }] }) as const;
 export const list = <const S extends JSONSchema>(items: S) => ({ type: 'array', items }) as const;
+/** An id or null (a channel's parent, a message's webhook), and a text or null (an avatar's hash, a topic). */
+export const nullableId = nullable(snowflakeSchema);
+export const nullableString = nullable(string);
 
 /**
  * An object schema: its `required` fields are always there, its `optional` ones only sometimes. A type, not an

@@ -1,8 +1,6 @@
 // The user objects: the full one of a user's own endpoints (presenters/users.ts) and the partial one embedded
 // wherever a user is named. developers/resources/user.mdx, "User Structure".
-import { anyObject, boolean, integer, nullable, object, snowflakeSchema, string } from './schema.js';
-
-const nullableString = nullable(string);
+import { anyObject, boolean, integer, nullable, object, snowflakeSchema, string, nullableString } from './schema.js';
 
 /** What every user object has: the spec's required fields, and those Parley always gives. */
 const partialFields = { id: snowflakeSchema, username: string, discriminator: string, global_name: nullableString, avatar: nullableString } as const;

@@ -1,9 +1,7 @@
 // Webhooks (presenters/webhooks.ts) and the component clicks on their messages. developers/resources/webhook.mdx,
 // "Webhook Structure".
-import { answeredTimestamp, anyObject, integer, list, nullable, object, snowflakeSchema, string } from './schema.js';
+import { answeredTimestamp, anyObject, integer, list, nullable, object, snowflakeSchema, string, nullableId } from './schema.js';
 import { User } from './users.js';
-
-const nullableId = nullable(snowflakeSchema);
 
 export const Webhook = object(
   'A webhook with its token and execute URL (only managers and token holders see them); `user` is its creator, `interaction_url` where the clicks on its messages’ components go.',
