@@ -208,6 +208,8 @@ const messageEventIds = (data: { messageId: string; channelId: string; guildId: 
 
 /** A thread's or post's: its channel's and its guild's, whose deletion erases the guild rather than each of its channels. */
 const threadSubjects = (threadId: string, guildId: string) => [`channel:${threadId}`, `guild:${guildId}`];
+/** A group DM's: its channel's (a DM channel is in no guild). */
+const groupDmSubjects = (channelId: string) => [`channel:${channelId}`];
 /** A thread's or post's name, as its creation and its deletion carry it (the deletion's reads as erased once done). */
 const threadName: Exclude<PersonalDataRule<{ guildId: string; thread: ThreadData }>['seals'], 'none'> = (event, at) =>
   new Groups().placeName(event, at.at('thread'), threadSubjects(event.data.thread.id, event.data.guildId), event.data.thread.name);
@@ -271,7 +273,7 @@ export const PERSONAL_DATA: PersonalDataRules = {
   ModalSubmitted: 'none',
   DmChannelOpened: {
     seals: (event, at) =>
-      new Groups().users(event, at.at('recipients'), event.data.recipients).placeName(event, at, [`channel:${event.data.channelId}`], event.data.name),
+      new Groups().users(event, at.at('recipients'), event.data.recipients).placeName(event, at, groupDmSubjects(event.data.channelId), event.data.name),
   },
   DmChannelClosed: 'none',
   DmChannelReopened: { seals: (event, at) => new Groups().users(event, at.at('recipients'), event.data.recipients) },
@@ -283,10 +285,10 @@ export const PERSONAL_DATA: PersonalDataRules = {
       new Groups()
         .user(event, at.at('user'), event.data.user)
         .users(event, at.at('recipients'), event.data.recipients)
-        .placeName(event, at, [`channel:${event.data.channelId}`], event.data.name),
+        .placeName(event, at, groupDmSubjects(event.data.channelId), event.data.name),
   },
   RecipientRemoved: { seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user) },
-  GroupDmRenamed: { seals: (event, at) => new Groups().placeName(event, at, [`channel:${event.data.channelId}`], event.data.name) },
+  GroupDmRenamed: { seals: (event, at) => new Groups().placeName(event, at, groupDmSubjects(event.data.channelId), event.data.name) },
   GuildCreated: 'none',
   GuildUpdated: 'none',
   GuildDeleted: { seals: 'none', erases: (data) => [{ subject: `guild:${data.guildId}` }] },

@@ -76,7 +76,8 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
   const refusedAt = new WeakMap<Socket, number>();
   return {
     enter(req, res) {
-      if (isOperatorRequest(req.method, pathOf(req.url))) return true;
+      const path = pathOf(req.url);
+      if (isOperatorRequest(req.method, path)) return true;
       if (!limit.acquire()) {
         metrics.request(req.method ?? 'GET', 'unmatched', 503, 0);
         // A connection refused less than Retry-After ago is answered once that has passed since its last refusal.
@@ -84,11 +85,11 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
         const due = (refusedAt.get(req.socket) ?? -Infinity) + OVERLOAD_RETRY_AFTER_S * 1000;
         if (due <= now || !keepsConnection(req)) {
           refusedAt.set(req.socket, now);
-          refuse(req, res);
+          refuse(req, res, path);
         } else {
           refusedAt.set(req.socket, due);
           setTimeout(() => {
-            if (!res.destroyed) refuse(req, res);
+            if (!res.destroyed) refuse(req, res, path);
           }, due - now);
         }
         return false;
@@ -208,8 +209,9 @@ function keepsConnection(req: IncomingMessage): boolean {
   return !(length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > DRAIN_ON_REFUSAL_BYTES);
 }
 
-function refuse(req: IncomingMessage, res: ServerResponse): void {
-  const code = apiRequest(pathOf(req.url))?.version.errorCode('SERVICE_UNAVAILABLE') ?? 'SERVICE_UNAVAILABLE';
+/** Answers 503 in the error form of the API version `path` (the request's) names. */
+function refuse(req: IncomingMessage, res: ServerResponse, path: string): void {
+  const code = apiRequest(path)?.version.errorCode('SERVICE_UNAVAILABLE') ?? 'SERVICE_UNAVAILABLE';
   let body = refusals.get(code);
   if (body === undefined) {
     body = JSON.stringify({ code, message: `The server is busy: try again in ${OVERLOAD_RETRY_AFTER_S} second` });
