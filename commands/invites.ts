@@ -1,7 +1,7 @@
 // Invites: creating them for a channel, a guild or a guild's sticker pack; listing them, to those who manage them;
-// accepting them (the way into a guild, for users and bots alike, also through a vanity code); revoking them. A guild invite's use is the join itself, counted
-// on the guild's stream, so max_uses holds when many accept at once and a member who is already in uses nothing;
-// a pack invite's uses are counted on its own stream.
+// accepting them (the way into a guild, for users and bots alike, also through a vanity code); revoking them. A guild
+// invite's use is the join itself, counted on the guild's stream, so max_uses holds when many accept at once and a
+// member who is already in uses nothing; a pack invite's uses are counted on its own stream.
 import { randomInt } from 'node:crypto';
 import { ChannelType } from '../domain/channel.js';
 import { missingPermissions } from '../domain/errors.js';

@@ -1,6 +1,6 @@
 // Webhooks: managing them and reading them and the clicks on their messages (MANAGE_WEBHOOKS in their channel, or in
-// the guild for a guild's list), and what their token allows — reading and changing the
-// webhook, and executing it, which posts a normal message in its channel under the webhook's name.
+// the guild for a guild's list), and what their token allows — reading and changing the webhook, and executing it,
+// which posts a normal message in its channel under the webhook's name.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, badRequest, invalidForm } from '../domain/errors.js';
 import { isForum, webhookNeedsThread, webhookServiceInForum, webhookThreadNameAndId, webhookThreadOutsideForum } from '../domain/forum.js';
