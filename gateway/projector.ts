@@ -2,7 +2,9 @@
 // in the distributed mode) and turns each event into dispatches for the sessions of this process.
 // It waits for the read models to include an event before deriving from it, so payloads built from read models
 // (full objects, as clients expect) reflect the event they announce.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { erasures } from '../domain/personalData.js';
+import { outageOf } from '../ports/outages.js';
 import { BusFollower, reactor } from '../projections/reactor.js';
 import type { GatewayDeps } from './deps.js';
 import { deriveDispatches } from './dispatches/index.js';
@@ -17,25 +19,50 @@ interface GatewayProjection {
   runtime: GatewayDeps;
   registry: SessionRegistry;
   presences: Presences;
+  /** Aborted when the projector stops: a step waiting an outage out gives up then. */
+  stopping: AbortSignal;
+}
+
+/** How long a step waits before trying again while an engine is out of reach: doubling, up to the most. */
+const OUTAGE_RETRY_MS = { first: 100, most: 2000 } as const;
+
+/**
+ * Runs `step`, again and again while it fails on an engine's outage (the read models' or the log's database
+ * restarting): an event whose dispatch met the outage was acknowledged to its sender, and skipping it would leave
+ * every session without it. Each step that is run again has sent nothing before it failed (deriving dispatches reads
+ * only; routing one looks its audience up before it sends), so nothing goes out twice.
+ */
+async function outlastingOutages<T>(step: () => Promise<T>, { runtime, stopping }: GatewayProjection): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      const outage = outageOf(error);
+      if (!outage || stopping.aborted) throw error;
+      if (attempt === 0) runtime.log.warn({ reason: outage }, 'dispatch waits for an engine out of reach');
+      await sleep(Math.min(OUTAGE_RETRY_MS.first * 2 ** attempt, OUTAGE_RETRY_MS.most), undefined, { signal: stopping }).catch(() => {});
+    }
+  }
 }
 
 const gatewayProjector = reactor({
   name: 'gateway',
   handles: 'every event',
-  async react(events, { runtime, registry, presences }: GatewayProjection) {
+  async react(events, projection: GatewayProjection) {
+    const { runtime, registry, presences } = projection;
     const presenceOf = (userId: string) => presences.of(userId);
     for (const event of events) {
-      await runtime.projections.waitFor(event.position);
       try {
+        await outlastingOutages(() => runtime.projections.waitFor(event.position), projection);
         // Before this event's own dispatches: an edit's MESSAGE_UPDATE shows the version whose key is kept.
         registry.erased(erasures(event).map((erasure) => erasure.subject));
-        const dispatches = await deriveDispatches(event, runtime, registry);
-        for (const dispatch of dispatches) await registry.route(dispatch);
+        const dispatches = await outlastingOutages(() => deriveDispatches(event, runtime, registry), projection);
+        for (const dispatch of dispatches) await outlastingOutages(() => registry.route(dispatch), projection);
         // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.
         if (event.type === 'UserErased') registry.endSessionsOf(event.data.userId, CloseCode.AuthenticationFailed, 'Authentication failed');
         // Presences of a join go after all of its dispatches: clients drop a presence of a member they do not know.
         for (const dispatch of dispatches) {
-          for (const presence of presencesOnJoin(dispatch, presenceOf)) await registry.route(presence);
+          for (const presence of presencesOnJoin(dispatch, presenceOf)) await outlastingOutages(() => registry.route(presence), projection);
         }
       } catch (error) {
         // One event that cannot be dispatched must not stop the gateway for every other event.
@@ -47,6 +74,7 @@ const gatewayProjector = reactor({
 
 export class GatewayProjector {
   private readonly follower: BusFollower<GatewayProjection>;
+  private readonly stopping = new AbortController();
   private unsubscribeHints: (() => void) | null = null;
 
   constructor(
@@ -54,7 +82,7 @@ export class GatewayProjector {
     private readonly registry: SessionRegistry,
     presences: Presences,
   ) {
-    this.follower = new BusFollower(gatewayProjector, { runtime, registry, presences }, runtime.bus, (error) =>
+    this.follower = new BusFollower(gatewayProjector, { runtime, registry, presences, stopping: this.stopping.signal }, runtime.bus, (error) =>
       runtime.log.fatal({ err: error }, 'gateway projector stopped'),
     );
   }
@@ -70,6 +98,7 @@ export class GatewayProjector {
 
   async stop(): Promise<void> {
     this.unsubscribeHints?.();
+    this.stopping.abort();
     await this.follower.stop();
   }
 }
