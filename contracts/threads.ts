@@ -1,7 +1,7 @@
 // Thread channels and thread members (presenters/threads.ts), for REST answers and THREAD_* dispatches alike.
 // developers/resources/channel.mdx, "Thread Metadata Structure" and "Thread Member Structure".
 import { Member } from './members.js';
-import { answeredTimestamp, boolean, integer, list, nullable, object, snowflakeSchema, snowflakes, string } from './schema.js';
+import { answeredTimestamp, boolean, integer, list, nullableId, object, snowflakeSchema, snowflakes, string } from './schema.js';
 
 export const Thread = object(
   'A thread channel (presenters/threads.ts): public (11), private (12) or announcement (10), under its parent.',
@@ -12,6 +12,8 @@ export const Thread = object(
     parent_id: snowflakeSchema,
     owner_id: snowflakeSchema,
     name: string,
+    // The thread's newest message, null until one is sent: the widely used API sends it on every thread.
+    last_message_id: nullableId,
     rate_limit_per_user: integer,
     message_count: integer,
     member_count: integer,
@@ -23,7 +25,7 @@ export const Thread = object(
     ),
     flags: integer,
   },
-  { last_message_id: nullable(snowflakeSchema), applied_tags: snowflakes },
+  { applied_tags: snowflakes },
 );
 
 export const ThreadMember = object(

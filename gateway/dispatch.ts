@@ -1,5 +1,7 @@
 // What the gateway sends for an event, and to whom. Dispatches are derived from the log by the gateway projector;
 // HTTP handlers never emit them.
+import type { DISPATCH_CONTRACTS } from '../contracts/dispatches.js';
+import type { Contract } from '../contracts/schema.js';
 import type { DispatchData, DispatchEvent } from './protocol.js';
 
 export type Audience =
@@ -43,3 +45,15 @@ export type Dispatch<T extends DispatchEvent = DispatchEvent> = { [K in T]: Disp
 
 /** Views a user's permission to see a channel of a guild, for one dispatch's routing. */
 export type ChannelVisibility = (guildId: string, channelId: string) => Promise<(userId: string) => boolean>;
+
+type DispatchContracts = typeof DISPATCH_CONTRACTS;
+
+/** Event T's data as its contract (contracts/dispatches.ts) describes it; anything, for an event without one. */
+type ContractedData<T extends DispatchEvent> = T extends keyof DispatchContracts ? Contract<DispatchContracts[T]> : unknown;
+
+/**
+ * Data every event of T's contract takes (as DataOfEach, gateway/protocol.ts): the dispatch builder requires it beside
+ * the event's type, so data that drifts from the object the HTTP API answers with fails to compile.
+ */
+export type ContractedDataOfEach<T extends DispatchEvent> = ContractedData<T> &
+  ((T extends DispatchEvent ? (d: ContractedData<T>) => void : never) extends (d: infer D) => void ? D : never);

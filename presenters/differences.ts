@@ -23,7 +23,6 @@ import type {
   GatewayGuildCreateDispatchData,
   GatewayGuildMembersChunkDispatchData,
   GatewayGuildMemberRemoveDispatchData,
-  GatewayInviteCreateDispatchData,
   GatewayGuildStickersUpdateDispatchData,
   GatewayMessageCreateDispatchData,
   GatewayPresenceUpdateDispatchData,
@@ -38,6 +37,7 @@ import type { AutocompleteChoice, InvokedCommand, Modal, SubmittedModal, UsedCom
 import type { Component } from '../domain/components.js';
 import type { Change } from '../domain/guildState.js';
 import type { GuildChannelObject } from './channels.js';
+import type { MemberObject } from './members.js';
 
 /**
  * A custom emoji. The spec's Emoji table adds what the API leaves to the CDN and to audit logs:
@@ -181,8 +181,10 @@ type APIBotInteraction = APIBaseInteraction<
  * guild's locale is the spec's free "locale | string | preferred language locale", not one of the API's named
  * locales; the user's is one of those (domain/user.ts), kept a string as the interactions recorded carry it.
  */
-export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message'> & {
+export type ParleyInteraction = Omit<APIBotInteraction, 'guild' | 'channel' | 'locale' | 'guild_locale' | 'message' | 'member'> & {
   guild?: Omit<NonNullable<APIBotInteraction['guild']>, 'locale'> & { locale: string };
+  /** The invoking member as every other member object is (MemberObject), with their permissions in the channel. */
+  member?: MemberObject & { permissions: string };
   channel: ParleyDMChannel | ParleyGroupDMChannel | ((GuildChannelObject | APIThreadChannel) & { permissions: string });
   locale: string;
   guild_locale?: string;
@@ -215,8 +217,6 @@ export interface ParleyDispatchData {
   GUILD_BAN_ADD: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
   /** A ban lifted: the same. */
   GUILD_BAN_REMOVE: WithNamedUser<GatewayGuildBanModifyDispatchData, 'user'>;
-  /** An invite made: its inviter the same. */
-  INVITE_CREATE: WithNamedUser<GatewayInviteCreateDispatchData, 'inviter'>;
   /** A guild's stickers, each in Parley's form (ParleySticker, above). */
   GUILD_STICKERS_UPDATE: Omit<GatewayGuildStickersUpdateDispatchData, 'stickers'> & { stickers: ParleySticker[] };
   /** An interaction for a bot: Parley's (ParleyInteraction, above). */

@@ -10,10 +10,16 @@ import { apiTimestamp } from './timestamps.js';
 export type ThreadCounts = Pick<ThreadDoc, 'message_count' | 'total_message_sent' | 'member_count' | 'last_message_id'>;
 export const NEW_THREAD_COUNTS: ThreadCounts = { message_count: 0, total_message_sent: 0, member_count: 0, last_message_id: null };
 
-/** A thread channel object: what every thread has is always given, where the API's type leaves most of it optional. */
-export type ThreadObject = APIThreadChannel &
+/**
+ * A thread channel object: what every thread has is always given, where the API's type leaves most of it optional. The
+ * session's own membership (`member`) is THREAD_CREATE's to add, as a ThreadMemberObject.
+ */
+export type ThreadObject = Omit<APIThreadChannel, 'member'> &
   Required<
-    Pick<APIThreadChannel, 'guild_id' | 'rate_limit_per_user' | 'message_count' | 'member_count' | 'total_message_sent' | 'thread_metadata' | 'flags'>
+    Pick<
+      APIThreadChannel,
+      'guild_id' | 'last_message_id' | 'rate_limit_per_user' | 'message_count' | 'member_count' | 'total_message_sent' | 'thread_metadata' | 'flags'
+    >
   > & {
     parent_id: string;
     owner_id: string;

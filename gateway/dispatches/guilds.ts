@@ -151,18 +151,20 @@ export const guildDispatches = deriver({
       case 'InviteCreated': {
         const invite = event.data.invite;
         if (!invite.channel_id) return [];
-        const d: DispatchData['INVITE_CREATE'] = {
+        const inviter = await userPartial(runtime, invite.inviter_id);
+        const d = {
           channel_id: invite.channel_id,
           code: invite.code,
           created_at: apiTimestamp(invite.created_at),
           guild_id: invite.guild_id,
-          inviter: await userPartial(runtime, invite.inviter_id),
+          // A user the read model lacks (not expected) goes unnamed, as the API's INVITE_CREATE may leave its inviter out.
+          ...('username' in inviter ? { inviter } : {}),
           max_age: invite.max_age,
           max_uses: invite.max_uses,
           temporary: invite.temporary,
           uses: 0,
           expires_at: apiTimestamp(inviteExpiresAt(invite)),
-        };
+        } satisfies DispatchData['INVITE_CREATE'];
         return [dispatch('INVITE_CREATE', d, { intent: Intent.GUILD_INVITES, audience: { guildId: invite.guild_id, channelId: invite.channel_id } })];
       }
       case 'InviteDeleted': {

@@ -121,7 +121,7 @@ export const messageDispatches = deriver({
         if (event.type === 'ReactionAdded') {
           // In a guild the reacting member comes along (reaction-role bots read it), as the widely used API sends it.
           const member = guildId ? await guildMember(runtime, guildId, event.data.userId) : null;
-          const d: DispatchData['MESSAGE_REACTION_ADD'] = {
+          const d = {
             ...ids,
             user_id: event.data.userId,
             ...(member ? { member } : {}),
@@ -129,7 +129,7 @@ export const messageDispatches = deriver({
             message_author_id: event.data.messageAuthorId,
             burst: false,
             type: 0,
-          };
+          } satisfies DispatchData['MESSAGE_REACTION_ADD'];
           return [dispatch('MESSAGE_REACTION_ADD', d, { intent, audience: place.audience })];
         }
         if (event.type === 'ReactionRemoved')
