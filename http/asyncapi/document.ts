@@ -1,7 +1,10 @@
 // The event catalogue as an AsyncAPI 3 document (GET /asyncapi.json): every domain event type's data, from the schemas
 // generated from the code's declarations (eventSchemas.json, see generateEventSchemas.ts), as the messages of a guild's
 // event stream (GET /guilds/:guildId/events); and the gateway's dispatches, by name, whose data is the widely used
-// API's. Built once, when first asked for.
+// API's: as its contract describes it (contracts/dispatches.ts), the objects it carries being the same components as
+// in the OpenAPI reference's answers. Built once, when first asked for.
+import { DISPATCH_CONTRACTS } from '../../contracts/dispatches.js';
+import { CONTRACTS } from '../../contracts/index.js';
 import type { EventSchemas } from './generateEventSchemas.js';
 // Imported rather than read from disk: the build (tsconfig.build.json) emits it beside the code.
 import generated from './eventSchemas.json' with { type: 'json' };
@@ -50,11 +53,43 @@ const streamed = (type: string, data: unknown): Schema => ({
 
 const messageKey = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, '_');
 
+/** The contracts' objects by identity, each a component named apart from the events' definitions (some share names). */
+const CONTRACT_COMPONENTS = new Map<unknown, string>(Object.entries(CONTRACTS).map(([name, schema]) => [schema, `api.${name}`]));
+
+/**
+ * A contract's schema with every contract object it holds (itself too, unless `inline`) as a reference to its component,
+ * and the names of those components in `used`.
+ */
+function contractSchema(schema: unknown, used: Set<unknown>, inline = false): unknown {
+  const name = inline ? undefined : CONTRACT_COMPONENTS.get(schema);
+  if (name) {
+    used.add(schema);
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  if (Array.isArray(schema)) return schema.map((item) => contractSchema(item, used));
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, contractSchema(value, used)]));
+}
+
+/** The components the dispatches' contracts refer to, and those they refer to in turn. */
+function contractComponents(used: Set<unknown>): Record<string, unknown> {
+  const components: Record<string, unknown> = {};
+  for (const schema of used) {
+    const name = CONTRACT_COMPONENTS.get(schema)!;
+    // A set iterates over what is added while it is iterated: the components a component refers to are visited too.
+    if (!(name in components)) components[name] = contractSchema(schema, used, true);
+  }
+  return Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const contracted = (t: string): t is keyof typeof DISPATCH_CONTRACTS => t in DISPATCH_CONTRACTS;
+
 let built: Schema | null = null;
 
 export function asyncApiDocument(): Schema {
   if (built) return built;
   const { definitions, events, dispatches } = eventSchemas();
+  const used = new Set<unknown>();
   const eventMessages = Object.fromEntries(
     Object.entries(events).map(([type, event]) => [
       type,
@@ -74,11 +109,18 @@ export function asyncApiDocument(): Schema {
       {
         name: t,
         title: t,
-        summary: `The gateway dispatch ${t}: its \`d\` in the widely used API’s shape (discord-api-types), where Parley sends it.`,
+        summary: contracted(t)
+          ? `The gateway dispatch ${t}: its \`d\` as its contract (contracts/dispatches.ts) describes it.`
+          : `The gateway dispatch ${t}: its \`d\` in the widely used API’s shape (discord-api-types), where Parley sends it.`,
         contentType: 'application/json',
         payload: {
           type: 'object',
-          properties: { op: { const: 0 }, t: { const: t }, s: { type: 'integer' }, d: { type: 'object' } },
+          properties: {
+            op: { const: 0 },
+            t: { const: t },
+            s: { type: 'integer' },
+            d: contracted(t) ? contractSchema(DISPATCH_CONTRACTS[t], used) : { type: 'object' },
+          },
           required: ['op', 't', 's', 'd'],
         },
       },
@@ -125,7 +167,7 @@ export function asyncApiDocument(): Schema {
       },
     },
     components: {
-      schemas: inComponents(definitions),
+      schemas: { ...(inComponents(definitions) as Schema), ...contractComponents(used) },
       messages: { ...eventMessages, ...dispatchMessages },
     },
   };

@@ -4,6 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { Parser } from '@asyncapi/parser';
 import { describe, expect, it } from 'vitest';
+import { MessageDispatch } from '../../contracts/dispatches.js';
+import { User } from '../../contracts/users.js';
 import { OUTPUT, generateEventSchemas, serialized } from '../../http/asyncapi/generateEventSchemas.js';
 import { allProjections } from '../../projections/index.js';
 import { fileServer } from '../support/server.js';
@@ -35,6 +37,19 @@ describe('event catalogue', () => {
     expect(created.properties.type).toEqual({ const: 'MessageCreated' });
     expect(created.properties.data.properties.message).toEqual({ $ref: '#/components/schemas/MessageFields' });
     expect(document.components.schemas.MessageFields.properties.content).toBeDefined();
+  });
+
+  it('gives a dispatch with a contract its data as the contract, the objects it carries as the contracts’ components', async () => {
+    const { components } = (await server.call('GET', '/api/v10/asyncapi.json')).body;
+    const data = (t: string) => components.messages[`dispatch.${t}`].payload.properties.d;
+    expect(data('MESSAGE_CREATE')).toMatchObject({ required: MessageDispatch.required, properties: { author: { $ref: '#/components/schemas/api.User' } } });
+    expect(data('THREAD_UPDATE')).toEqual({ $ref: '#/components/schemas/api.Thread' });
+    expect(data('MESSAGE_REACTION_ADD').properties.member).toEqual({ $ref: '#/components/schemas/api.Member' });
+    // A contract a component holds is a component too; the events' definitions of the same name are left as they are.
+    expect(components.schemas['api.Member'].properties.user).toEqual({ $ref: '#/components/schemas/api.User' });
+    expect(components.schemas['api.User'].required).toEqual(User.required);
+    expect(components.schemas.Embed).toBeDefined();
+    expect(data('TYPING_START')).toEqual({ type: 'object' });
   });
 
   it('lists the event types on the reference page beside the OpenAPI reference, with how versions are read', async () => {
