@@ -54,7 +54,10 @@ export interface KeyStore {
   create(): Promise<DataKey>;
   /** What create() would give, when a key made ahead is ready now; null when one must be waited for (call create). */
   createNow(): DataKey | null;
-  /** The key a subject's data is sealed with now, when the store knows one (a subject's keys are reused unless fresh). */
+  /**
+   * The key a subject's data is sealed with now, when the store knows one the subject owns alone (a subject's keys are
+   * reused unless fresh; a key shared with another subject goes with that one's erasure too, so it is never reused).
+   */
   current(subject: string): Promise<DataKey | null>;
   /** Remembers that `key` now seals `subject`'s data (what current() answers next; the log stays the truth). */
   use(subject: string, key: DataKey): void;

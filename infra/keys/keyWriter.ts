@@ -44,6 +44,10 @@ export function keyStatements(db: Database.Database) {
     insert: pairInsert(db, 'INSERT INTO keys (id, wrapped) VALUES'),
     own: pairInsert(db, 'INSERT OR IGNORE INTO owners (subject, key_id) VALUES'),
     owned: db.prepare<[string], { key_id: string }>('SELECT key_id FROM owners WHERE subject = ?'),
+    /** The keys a subject owns alone: a key shared with another subject (an auto-moderation record's) is never reused. */
+    ownedAlone: db.prepare<[string], { key_id: string }>(
+      'SELECT key_id FROM owners o WHERE subject = ? AND NOT EXISTS (SELECT 1 FROM owners x WHERE x.key_id = o.key_id AND x.subject <> o.subject)',
+    ),
     destroyKey: db.prepare<[string]>('DELETE FROM keys WHERE id = ?'),
     disown: db.prepare<[string]>('DELETE FROM owners WHERE key_id = ?'),
     setCheckpoint: db.prepare<[string]>(

@@ -102,8 +102,10 @@ export class MongoKeyStore implements KeyStore {
     const known = this.current_.get(subject);
     if (known) return known;
     const generation = this.generation;
-    // Any key the shredder knows the subject owns that still exists will do.
+    // Any key the shredder knows the subject owns alone that still exists will do: one it shares goes with the other
+    // subject too (an auto-moderation record's, the guild's as well as the member's).
     for await (const { keyId } of this.owners.find({ subject }, { projection: { _id: 0, subject: 1, keyId: 1 }, batchSize: 16 })) {
+      if (await this.owners.findOne({ keyId, subject: { $ne: subject } }, { projection: { _id: 1 } })) continue;
       const key = (await this.load([keyId])).get(keyId);
       if (!key) continue;
       const found = { id: keyId, key };

@@ -77,9 +77,11 @@ export class PostgresKeyStore implements KeyStore {
     const known = this.current_.get(subject);
     if (known) return known;
     const generation = this.generation;
-    // Any key the shredder knows the subject owns that still exists will do.
+    // Any key the shredder knows the subject owns alone that still exists will do: one it shares goes with the other
+    // subject too (an auto-moderation record's, the guild's as well as the member's).
     const { rows } = await this.pool.query<{ id: string; wrapped: string }>(
-      `SELECT k.id, k.wrapped FROM ${DATA_KEY_OWNERS} o JOIN ${DATA_KEYS} k ON k.id = o.key_id WHERE o.subject = $1 LIMIT 1`,
+      `SELECT k.id, k.wrapped FROM ${DATA_KEY_OWNERS} o JOIN ${DATA_KEYS} k ON k.id = o.key_id WHERE o.subject = $1
+         AND NOT EXISTS (SELECT 1 FROM ${DATA_KEY_OWNERS} x WHERE x.key_id = o.key_id AND x.subject <> o.subject) LIMIT 1`,
       [subject],
     );
     if (rows.length === 0) return null;

@@ -103,9 +103,10 @@ export class SqliteKeyStore implements KeyStore {
   async current(subject: string): Promise<DataKey | null> {
     const known = this.current_.get(subject);
     if (known) return known;
-    // A subject the shredder knows a key of (any one will do: a subject's keys are destroyed together).
+    // A key the shredder knows the subject owns alone (any one will do: a subject's keys are destroyed together). One it
+    // shares goes with the other subject too: sealing the subject's profile with it would let that erasure take it.
     const destructions = this.destructions;
-    for (const { key_id } of this.statements.owned.all(subject)) {
+    for (const { key_id } of this.statements.ownedAlone.all(subject)) {
       const key = (await this.load([key_id])).get(key_id);
       if (destructions !== this.destructions) return this.current(subject);
       if (key) return this.remember(subject, { id: key_id, key });
