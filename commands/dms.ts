@@ -5,13 +5,14 @@ import { type GroupDmCommand, groupDmDecider } from '../domain/groupDm.js';
 import { unknownChannel } from '../domain/guildState.js';
 import type { MessageUser } from '../domain/message.js';
 import { partialUser } from '../presenters/users.js';
+import type { Position } from '../ports/eventStore.js';
 import type { DmChannelDoc } from '../projections/dms.js';
 import type { UserDoc } from '../projections/users.js';
 import { anyChannelById } from '../projections/channels.queries.js';
 import { dmChannelsOf } from '../projections/dms.queries.js';
 import { usersByIds } from '../projections/users.queries.js';
 import { isDm, messageChannelAccess } from './access.js';
-import { type ActorMeta, type Uses, metadata } from './deps.js';
+import { type ActorMeta, type Uses, metadata, settleWithFiles } from './deps.js';
 import { groupDmStream } from './streams.js';
 
 /** A user as messages and DMs embed them: the API's partial user, as of the event. */
@@ -68,16 +69,20 @@ export async function createGroupDm(
   return dmDoc(deps, channelId);
 }
 
+/** Ports of a removal: the last participant's ends the group DM, which is answered once its keys are destroyed. */
+type RemovalDeps = Uses<'commands' | 'readStore' | 'clock' | 'settle' | 'settleFiles'>;
+
+/** Where the command's events landed, for the caller to settle: a removal may erase, the rest do not. */
 async function runGroupDmCommand(
-  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
   meta: ActorMeta,
   channelId: string,
   command: GroupDmCommand,
-): Promise<void> {
+): Promise<Position | null> {
   const doc = await dmDoc(deps, channelId);
   if (doc.type !== 3) throw invalidForm([{ path: '_root', message: 'Only group DMs have recipients and a name to change' }]);
   const { position } = await deps.commands.handle(groupDmStream(channelId), groupDmDecider, command, metadata(meta, deps.clock));
-  await deps.settle(position);
+  return position;
 }
 
 export async function addRecipient(
@@ -88,17 +93,12 @@ export async function addRecipient(
 ): Promise<void> {
   await messageChannelAccess(deps, channelId, meta.actorId);
   const [user] = await requireUsers(deps, [userId], () => 'user_id');
-  await runGroupDmCommand(deps, meta, channelId, { type: 'AddRecipient', actorId: meta.actorId, user });
+  await deps.settle(await runGroupDmCommand(deps, meta, channelId, { type: 'AddRecipient', actorId: meta.actorId, user }));
 }
 
-export async function removeRecipient(
-  deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>,
-  meta: ActorMeta,
-  channelId: string,
-  userId: string,
-): Promise<void> {
+export async function removeRecipient(deps: RemovalDeps, meta: ActorMeta, channelId: string, userId: string): Promise<void> {
   await messageChannelAccess(deps, channelId, meta.actorId);
-  await runGroupDmCommand(deps, meta, channelId, { type: 'RemoveRecipient', actorId: meta.actorId, userId });
+  await settleWithFiles(deps, await runGroupDmCommand(deps, meta, channelId, { type: 'RemoveRecipient', actorId: meta.actorId, userId }));
 }
 
 /** Renames a group DM; returns the channel after. */
@@ -109,16 +109,16 @@ export async function renameGroupDm(
   name: string | null,
 ): Promise<DmChannelDoc> {
   await messageChannelAccess(deps, channelId, meta.actorId);
-  await runGroupDmCommand(deps, meta, channelId, { type: 'RenameGroupDm', actorId: meta.actorId, name });
+  await deps.settle(await runGroupDmCommand(deps, meta, channelId, { type: 'RenameGroupDm', actorId: meta.actorId, name }));
   return dmDoc(deps, channelId);
 }
 
 /** DELETE /channels/:id on a DM: closes a DM for the actor, or leaves a group DM. Returns the channel as it was. */
-export async function closeDm(deps: Uses<'commands' | 'readStore' | 'clock' | 'settle'>, meta: ActorMeta, channelId: string): Promise<DmChannelDoc> {
+export async function closeDm(deps: RemovalDeps, meta: ActorMeta, channelId: string): Promise<DmChannelDoc> {
   const { dm } = await messageChannelAccess(deps, channelId, meta.actorId);
   if (!dm) throw unknownChannel();
   if (dm.type === 3) {
-    await runGroupDmCommand(deps, meta, channelId, { type: 'RemoveRecipient', actorId: meta.actorId, userId: meta.actorId });
+    await settleWithFiles(deps, await runGroupDmCommand(deps, meta, channelId, { type: 'RemoveRecipient', actorId: meta.actorId, userId: meta.actorId }));
     return dm;
   }
   const other = dm.recipient_ids.find((id) => id !== meta.actorId)!;

@@ -5,7 +5,8 @@
 // `message:ID` (one key per version: an edit's key replaces the last, and the attachments it drops are sealed under a
 // key of their own that the edit destroys with the replaced version's), `user:ID` (one key for a profile and what
 // shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them, and the names
-// their members gave a thread, a forum post or a group DM: what a person wrote in a place goes with the place).
+// their members gave a thread, a forum post or a group DM: what a person wrote in a place goes with the place; a
+// group DM ends when its last participant leaves).
 //
 // A guild's own furniture stays in clear: the names and topics of its channels, forum tags, roles, emojis, stickers,
 // webhooks, invites, commands and rules, and the guild's name, are set by those who run it, in its name, shown to
@@ -183,8 +184,7 @@ class Groups {
 
   /**
    * The name a person gave a place (a thread, a post, a group DM), when it has one: under a fresh key of the place's
-   * subjects, never a reused one. A reused key of `channel:ID` would be any key the shredder knows for it
-   * (KeyStore.current), a message's among them, whose deletion would take the name.
+   * subjects, never a reused one, so that each name goes with exactly the erasures of its own event's subjects.
    */
   placeName(event: unknown, at: Place<{ name?: string | null }>, subjects: string[], name: string | null | undefined): this {
     return typeof name === 'string' ? this.add(subjects, true, at.paths(NAME), event) : this;
@@ -287,7 +287,11 @@ export const PERSONAL_DATA: PersonalDataRules = {
         .users(event, at.at('recipients'), event.data.recipients)
         .placeName(event, at, groupDmSubjects(event.data.channelId), event.data.name),
   },
-  RecipientRemoved: { seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user) },
+  // The last participant gone (no owner left), no one can reach the group DM again: its name and messages go with it.
+  RecipientRemoved: {
+    seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user),
+    erases: (data) => (data.ownerId === null ? [{ subject: `channel:${data.channelId}` }] : []),
+  },
   GroupDmRenamed: { seals: (event, at) => new Groups().placeName(event, at, groupDmSubjects(event.data.channelId), event.data.name) },
   GuildCreated: 'none',
   GuildUpdated: 'none',

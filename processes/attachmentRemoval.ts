@@ -1,8 +1,8 @@
-// The attachment remover: the files of deleted messages, of attachments an edit dropped, and of deleted channels and
-// guilds leave the blob store. The log is the truth and a 2xx means the deletion is on disk; removing the files is a
-// side effect that follows the log here, so a crash between the two only delays it: the remover resumes from its
-// checkpoint and removes again (a file already gone is fine). Its first start reads the log from the beginning, so the
-// files that versions before it left behind go too. Commands that drop files wait for it (settleFiles), as they wait
+// The attachment remover: the files of deleted messages, of attachments an edit dropped, of deleted channels and
+// guilds, and of ended group DMs leave the blob store. The log is the truth and a 2xx means the deletion is on disk;
+// removing the files is a side effect that follows the log here, so a crash between the two only delays it: the
+// remover resumes from its checkpoint and removes again (a file already gone is fine). Its first start reads the log
+// from the beginning, so the files that versions before it left behind go too. Commands that drop files wait for it (settleFiles), as they wait
 // for the read models, so a 2xx means the CDN answers 404.
 // It also sweeps the uploads noted before a send's or edit's files are stored (commands/messages/attachments.ts): a
 // note still there after the grace is a request that died between storing its files and appending its event (or
@@ -18,7 +18,7 @@ import { LogFollower, reactor } from '../projections/reactor.js';
 
 const CHECKPOINT = 'attachment-removal';
 
-type Dropping = Recorded<'MessageDeleted' | 'MessageEdited' | 'ChannelDeleted' | 'GuildDeleted'>;
+type Dropping = Recorded<'MessageDeleted' | 'MessageEdited' | 'ChannelDeleted' | 'GuildDeleted' | 'RecipientRemoved'>;
 
 /** Notes read per sweep: a longer backlog (a crash loop) waits for the next sweeps. */
 const SWEEP_BATCH = 1000;
@@ -30,7 +30,7 @@ export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | '
 /** The events that may let go of files; a batch that removed any is checkpointed at once. */
 const attachmentRemoval = reactor({
   name: 'attachmentRemoval',
-  handles: ['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted'],
+  handles: ['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted', 'RecipientRemoved'],
   // Most events let go of no file (a send's among them): only the few that may are awaited.
   async react(events, deps: AttachmentRemovalDeps) {
     const removed = await Promise.all(events.map((event) => removeFilesOf(deps, event)));
@@ -52,6 +52,11 @@ async function removeFilesOf(deps: AttachmentRemovalDeps, event: Dropping): Prom
     }
     case 'ChannelDeleted':
       await blobs.deleteUnder(channelAttachmentsFolder(event.data.channel.id));
+      return true;
+    // The last participant gone (no owner left), the group DM ends and its files go with it.
+    case 'RecipientRemoved':
+      if (event.data.ownerId !== null) return false;
+      await blobs.deleteUnder(channelAttachmentsFolder(event.data.channelId));
       return true;
     case 'GuildDeleted': {
       // The channels it still had (those deleted before took their files then), as the guild's stream tells.

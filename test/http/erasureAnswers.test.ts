@@ -6,11 +6,13 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { messageStream, userStream } from '../../commands/streams.js';
+import { groupDmStream, messageStream, threadStream, userStream } from '../../commands/streams.js';
+import { groupDmDecider } from '../../domain/groupDm.js';
 import { messageDecider } from '../../domain/message.js';
+import { threadDecider } from '../../domain/thread.js';
 import { userDecider } from '../../domain/user.js';
 import { eventually } from '../contracts/eventually.js';
-import { type ApiResponse, fileServer, uniqueName } from '../support/server.js';
+import { type ApiResponse, fileServer, registerUser, uniqueName } from '../support/server.js';
 import { createGuild } from './guildSupport.js';
 
 // The key store's WAL scrub checkpoints keys.db on the server's thread, which is this test's: waiting there for the
@@ -24,7 +26,7 @@ const HELD_MS = 300;
  * Runs `request` while keys.db cannot be written, and checks that it answers only once it can: after the `erasure`
  * event is in the log and HELD_MS more, it has not answered; then the lock goes and it does.
  */
-async function answeredAfterShredding(erasure: string, request: () => Promise<ApiResponse>): Promise<ApiResponse> {
+async function answeredAfterShredding(erasure: string, request: () => Promise<ApiResponse>, meanwhile?: () => Promise<void>): Promise<ApiResponse> {
   const before = await server.runtime.store.headPosition();
   const keys = new Database(join(server.dataDir, 'keys.db'));
   let answer: ApiResponse | null = null;
@@ -37,6 +39,7 @@ async function answeredAfterShredding(erasure: string, request: () => Promise<Ap
       const appended = await server.runtime.store.readAll(before ? { fromPosition: before } : {});
       expect(appended.map((event) => event.type)).toContain(erasure);
     }, 3000);
+    await meanwhile?.();
     await new Promise((resolve) => setTimeout(resolve, HELD_MS));
     expect(answer, 'answered while the keys could not be destroyed').toBeNull();
   } finally {
@@ -81,5 +84,35 @@ describe('an erasure answers once its keys are destroyed', () => {
     );
     expect(deleted.status).toBe(204);
     expect(await contentOf(sent.body.id)).toBe('');
+  });
+
+  it('a thread’s deletion and a group DM’s end: a load before the keys are destroyed keeps neither name', async () => {
+    const guild = await createGuild(server);
+    const thread = await server.api('POST', `/channels/${guild.channelId}/threads`, { token: guild.owner.token, body: { name: 'held thread name', type: 11 } });
+    expect(thread.status).toBe(201);
+    const threadName = async () => (await server.runtime.commands.load(threadStream(thread.body.id), threadDecider)).state.thread?.name;
+    // Loaded while the log still opens the name: the command side folds it again, as any load then would.
+    const deleted = await answeredAfterShredding(
+      'ThreadDeleted',
+      () => server.api('DELETE', `/channels/${thread.body.id}`, { token: guild.owner.token }),
+      async () => expect(await threadName()).toBe('held thread name'),
+    );
+    expect(deleted.status).toBe(200);
+    expect(await threadName()).toBeNull();
+
+    const other = await registerUser(server, uniqueName('grouped'));
+    const group = await server.api('POST', '/users/@me/channels', { token: guild.owner.token, body: { recipients: [other.id] } });
+    expect(group.status, group.text).toBe(200);
+    const channelId = group.body.id as string;
+    expect((await server.api('DELETE', `/channels/${channelId}`, { token: other.token })).status).toBe(200);
+    expect((await server.api('PATCH', `/channels/${channelId}`, { token: guild.owner.token, body: { name: 'held group name' } })).status).toBe(200);
+    const groupName = async () => (await server.runtime.commands.load(groupDmStream(channelId), groupDmDecider)).state.name;
+    const left = await answeredAfterShredding(
+      'RecipientRemoved',
+      () => server.api('DELETE', `/channels/${channelId}`, { token: guild.owner.token }),
+      async () => expect(await groupName()).toBe('held group name'),
+    );
+    expect(left.status).toBe(200);
+    expect(await groupName()).toBeNull();
   });
 });

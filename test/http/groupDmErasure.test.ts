@@ -1,0 +1,106 @@
+// A group DM ends when its last participant leaves, as on the widely used API: whether each left, its owner removed the
+// others and then left, or every participant's account was deleted (which leaves its group DMs first). No one can reach
+// it any more, so its name and messages are erased: its keys are destroyed, and a byte search of the whole DATA_DIR
+// (log, read models, key store, blobs) and the operator's export find none of it. A group DM someone is still in keeps both.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '../contracts/eventually.js';
+import { filesHolding } from '../support/files.js';
+import { replayIn } from '../support/process.js';
+import { type TestUser, registerUser, startTestServer } from '../support/server.js';
+
+const SCRUB_MS = 100;
+const dataDir = await mkdtemp(join(tmpdir(), 'parley-group-dm-erasure-'));
+const server = await startTestServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) }, dataDir);
+afterAll(async () => {
+  await server.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const secret = (label: string) => `SECRET-${randomBytes(8).toString('hex')}-${label}`;
+const expectNowhere = (text: string) => eventually(async () => expect(await filesHolding(dataDir, text)).toEqual([]), SCRUB_MS + 1500);
+
+async function exported(): Promise<string> {
+  const { code, stdout, stderr } = await replayIn(dataDir, 'export');
+  expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+  return stdout;
+}
+
+/** A group DM of `owner` with `others`, named and written in by each; the texts it holds. */
+async function groupDm(owner: TestUser, others: TestUser[]): Promise<{ channelId: string; name: string; said: string[] }> {
+  const created = await server.api('POST', '/users/@me/channels', { token: owner.token, body: { recipients: others.map((user) => user.id) } });
+  expect(created.status, created.text).toBe(200);
+  const channelId = created.body.id as string;
+  const name = secret('group-name');
+  expect((await server.api('PATCH', `/channels/${channelId}`, { token: others[0].token, body: { name } })).status).toBe(200);
+  // A file too: its bytes are in the blob store, its name in the log.
+  const [fileText, fileName] = [secret('file-bytes'), secret('file-name')];
+  const form = new FormData();
+  form.append('payload_json', JSON.stringify({ content: '' }));
+  form.append('files[0]', new Blob([fileText], { type: 'text/plain' }), `${fileName}.txt`);
+  const encoded = new Response(form);
+  const withFile = await server.api('POST', `/channels/${channelId}/messages`, {
+    token: owner.token,
+    rawBody: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': encoded.headers.get('content-type')! },
+  });
+  expect(withFile.status, withFile.text).toBe(200);
+  const said: string[] = [fileText, fileName];
+  for (const user of [owner, ...others]) {
+    const text = secret('said');
+    const sent = await server.api('POST', `/channels/${channelId}/messages`, { token: user.token, body: { content: text } });
+    expect(sent.status, sent.text).toBe(200);
+    said.push(text);
+  }
+  return { channelId, name, said };
+}
+
+const leave = async (user: TestUser, channelId: string) =>
+  expect((await server.api('DELETE', `/channels/${channelId}`, { token: user.token })).status).toBe(200);
+
+async function expectErased({ channelId, name, said }: { channelId: string; name: string; said: string[] }, formerMember: TestUser | null) {
+  for (const text of [name, ...said]) await expectNowhere(text);
+  const exportText = await exported();
+  for (const text of [name, ...said]) expect(exportText).not.toContain(text);
+  if (formerMember) {
+    expect((await server.api('GET', `/channels/${channelId}`, { token: formerMember.token })).status).toBe(404);
+    const listed = await server.api('GET', '/users/@me/channels', { token: formerMember.token });
+    expect(listed.body.map((channel: { id: string }) => channel.id)).not.toContain(channelId);
+  }
+}
+
+describe('a group DM no one is in any more', () => {
+  it('is erased once its last participant leaves; while one stays, its name and messages read', async () => {
+    const [ada, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)];
+    const group = await groupDm(ada, [bob, carol]);
+    await leave(ada, group.channelId);
+    await leave(bob, group.channelId);
+    // Carol is still in it: everything reads, for her.
+    const page = await server.api('GET', `/channels/${group.channelId}/messages`, { token: carol.token });
+    expect(page.body.map((message: { content: string }) => message.content).sort()).toEqual(['', ...group.said.slice(2)].sort());
+    expect((await server.api('GET', `/channels/${group.channelId}`, { token: carol.token })).body.name).toBe(group.name);
+    expect((await filesHolding(dataDir, group.name)).length).toBeGreaterThan(0);
+
+    await leave(carol, group.channelId);
+    await expectErased(group, carol);
+  });
+
+  it('is erased once its owner removed the others and left', async () => {
+    const [ada, bob] = [await registerUser(server), await registerUser(server)];
+    const group = await groupDm(ada, [bob]);
+    expect((await server.api('DELETE', `/channels/${group.channelId}/recipients/${bob.id}`, { token: ada.token })).status).toBe(204);
+    await leave(ada, group.channelId);
+    await expectErased(group, ada);
+  });
+
+  it('is erased once every participant’s account is deleted', async () => {
+    const [ada, bob] = [await registerUser(server), await registerUser(server)];
+    const group = await groupDm(ada, [bob]);
+    for (const user of [ada, bob])
+      expect((await server.api('POST', '/users/@me/delete', { token: user.token, body: { password: 'correct horse battery' } })).status).toBe(204);
+    await expectErased(group, null);
+  });
+});
