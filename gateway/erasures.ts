@@ -1,9 +1,10 @@
-// What a RESUME must not replay: dispatches buffered before an erasure (a message deleted or edited, its channel or
-// guild deleted, an account deleted) show fields whose keys are now destroyed (domain/personalData.ts). Each buffered
+// What a RESUME must not replay: dispatches buffered before an erasure (a message deleted or edited, its channel,
+// thread or guild deleted, a group DM ended, an account deleted) show fields whose keys are now destroyed (domain/personalData.ts). Each buffered
 // dispatch is marked, once for all its recipients, with the subjects its payload shows; the gateway records the
 // subjects erased since; a RESUME replays the dispatches whole, in order, with their sequence numbers, but with the
-// erased fields blanked (a message's text empty, a deleted account shown as Deleted User). Only the dispatches of a subject erased after them are opened
-// again, and the record forgets an erasure once no buffer holds a dispatch older than it.
+// erased fields blanked (a message's text empty, a deleted thread's or ended group DM's name null, a deleted account
+// shown as Deleted User). Only the dispatches of a subject erased after them are opened again, and the record forgets
+// an erasure once no buffer holds a dispatch older than it.
 import { DELETED_USER } from '../projections/users.js';
 
 type Json = Record<string, unknown>;
@@ -11,6 +12,10 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
 const isMessage = (o: Json) => typeof o.id === 'string' && typeof o.channel_id === 'string' && typeof o.content === 'string' && isObject(o.author);
 const isUser = (o: Json) => typeof o.id === 'string' && typeof o.username === 'string';
+/** Channel types whose name a person gave, sealed under the channel's key: a group DM (3) and threads and posts (10–12). */
+const NAMED_BY_PEOPLE: ReadonlySet<unknown> = new Set([3, 10, 11, 12]);
+/** A group DM or a thread (a post among them) as a channel object shows it, its name included. */
+const isNamedPlace = (o: Json) => typeof o.id === 'string' && NAMED_BY_PEOPLE.has(o.type) && 'name' in o;
 
 /** Every object in a payload with the guild it is in (its own guild_id, or the nearest enclosing one's). */
 function visit(value: unknown, guildId: string | null, each: (o: Json, guildId: string | null) => void): void {
@@ -28,14 +33,23 @@ function messageSubjects(message: Json, guildId: string | null): string[] {
   return [`message:${message.id as string}`, `channel:${message.channel_id as string}`, ...(guildId ? [`guild:${guildId}`] : [])];
 }
 
+/** A thread's name is sealed under its channel's and its guild's keys (domain/personalData.ts), a group DM's its channel's. */
+function placeSubjects(place: Json, guildId: string | null): string[] {
+  return [`channel:${place.id as string}`, ...(guildId ? [`guild:${guildId}`] : [])];
+}
+
 export const NO_SUBJECTS: readonly string[] = [];
 
-/** The subjects whose keys seal fields a payload shows: its messages (with their channels and guilds) and its users. */
+/**
+ * The subjects whose keys seal fields a payload shows: its messages (with their channels and guilds), its users, and
+ * its threads and group DMs (their names).
+ */
 export function subjectsOf(d: unknown): readonly string[] {
   const subjects = new Set<string>();
   visit(d, null, (o, guildId) => {
     if (isMessage(o)) for (const subject of messageSubjects(o, guildId)) subjects.add(subject);
     else if (isUser(o)) subjects.add(`user:${o.id as string}`);
+    else if (isNamedPlace(o)) for (const subject of placeSubjects(o, guildId)) subjects.add(subject);
   });
   return subjects.size ? [...subjects] : NO_SUBJECTS;
 }
@@ -46,7 +60,10 @@ function blankText(message: Json): void {
   if (message.webhook_id && isObject(message.author)) Object.assign(message.author, { username: DELETED_USER.username, global_name: null, avatar: null });
 }
 
-/** The payload with the fields of the erased subjects blanked: messages' text, and deleted users shown as Deleted User. */
+/**
+ * The payload with the fields of the erased subjects blanked: messages' text, the names of threads and group DMs (null,
+ * as the log reads a destroyed name), and deleted users shown as Deleted User.
+ */
 function scrub(d: unknown, erased: ReadonlySet<string>): unknown {
   visit(d, null, (o, guildId) => {
     if (isMessage(o)) {
@@ -54,6 +71,8 @@ function scrub(d: unknown, erased: ReadonlySet<string>): unknown {
     } else if (isUser(o) && erased.has(`user:${o.id as string}`)) {
       Object.assign(o, DELETED_USER);
       for (const key of ['global_name', 'banner', 'avatar_decoration_data']) if (key in o) o[key] = null;
+    } else if (isNamedPlace(o)) {
+      if (placeSubjects(o, guildId).some((subject) => erased.has(subject))) o.name = null;
     } else if (isObject(o.user) && erased.has(`user:${o.user.id as string}`) && 'nick' in o) {
       // A member: its nickname and guild avatar are its user's.
       for (const key of ['nick', 'avatar', 'banner']) if (key in o) o[key] = null;

@@ -156,3 +156,32 @@ describe('RESUME after erasures', () => {
     expect(replayed.find((p) => p.t === 'MESSAGE_CREATE' && p.d.id === mention)!.d.mentions).toMatchObject([{ id: leaving.id, username: 'Deleted User' }]);
   });
 });
+
+describe('RESUME after a thread is deleted', () => {
+  it('replays its THREAD_CREATE and THREAD_UPDATE without the names its deletion erased; another thread’s whole', async () => {
+    const guild = await createGuild(server);
+    const watcher = await newMember(server, guild);
+    const owner = guild.owner;
+    const sentinel = await gateway.session(owner.token, INTENTS);
+    const left = await away(watcher, 1);
+    const [named, renamed, keptName] = ['thread-named', 'thread-renamed', 'thread-kept'].map(secret);
+    const thread = await server.api('POST', `/channels/${guild.channelId}/threads`, { token: owner.token, body: { name: named, type: 11 } });
+    expect(thread.status, thread.text).toBe(201);
+    const kept = await server.api('POST', `/channels/${guild.channelId}/threads`, { token: owner.token, body: { name: keptName, type: 11 } });
+    expect(kept.status, kept.text).toBe(201);
+    expect((await server.api('PATCH', `/channels/${thread.body.id}`, { token: owner.token, body: { name: renamed } })).status).toBe(200);
+    expect((await server.api('DELETE', `/channels/${thread.body.id}`, { token: owner.token })).status).toBe(200);
+    await sentinel.next((p) => p.t === 'THREAD_DELETE' && p.d.id === thread.body.id);
+
+    const { replayed, resumed } = await resume(watcher, left);
+    expectContiguous(replayed, resumed, left.seq);
+    const text = JSON.stringify(replayed);
+    for (const erased of [named, renamed]) expect(text).not.toContain(erased);
+    const ofThread = replayed.filter((p) => (p.t === 'THREAD_CREATE' || p.t === 'THREAD_UPDATE') && p.d.id === thread.body.id);
+    expect(ofThread.map((p) => [p.t, p.d.name])).toEqual([
+      ['THREAD_CREATE', null],
+      ['THREAD_UPDATE', null],
+    ]);
+    expect(replayed.find((p) => p.t === 'THREAD_CREATE' && p.d.id === kept.body.id)?.d.name).toBe(keptName);
+  });
+});

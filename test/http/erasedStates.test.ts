@@ -2,10 +2,12 @@
 // account's names and email) in memory until it happened to be evicted. Through the real server: once a deletion is
 // answered, the states the command side folds for what it erased show the erased values, as the log now reads.
 import { describe, expect, it } from 'vitest';
-import { messageStream, userStream } from '../../commands/streams.js';
+import { groupDmStream, messageStream, threadStream, userStream } from '../../commands/streams.js';
+import { groupDmDecider } from '../../domain/groupDm.js';
 import { messageDecider } from '../../domain/message.js';
+import { threadDecider } from '../../domain/thread.js';
 import { userDecider } from '../../domain/user.js';
-import { fileServer, uniqueName } from '../support/server.js';
+import { fileServer, registerUser, uniqueName } from '../support/server.js';
 import { createGuild } from './guildSupport.js';
 
 const server = await fileServer();
@@ -49,5 +51,29 @@ describe('the command side’s folded states after an erasure', () => {
     expect(deleted.status).toBe(204);
     const after = (await server.runtime.commands.load(userStream(userId), userDecider)).state;
     expect({ username: after.username, email: after.email, erased: after.erased }).toEqual({ username: 'Deleted User', email: null, erased: true });
+  });
+
+  it('a deleted guild’s threads’: their names are not kept, nor the name of a group DM everyone left', async () => {
+    const guild = await createGuild(server);
+    const created = await server.api('POST', `/channels/${guild.channelId}/threads`, {
+      token: guild.owner.token,
+      body: { name: 'cached thread name', type: 11 },
+    });
+    expect(created.status).toBe(201);
+    const threadName = async () => (await server.runtime.commands.load(threadStream(created.body.id), threadDecider)).state.thread?.name;
+    expect(await threadName()).toBe('cached thread name');
+    expect((await server.api('DELETE', `/guilds/${guild.id}`, { token: guild.owner.token })).status).toBe(204);
+    expect(await threadName()).toBeNull();
+
+    const owner = await registerUser(server, uniqueName('owner'));
+    const other = await registerUser(server, uniqueName('grouped'));
+    const group = await server.api('POST', '/users/@me/channels', { token: owner.token, body: { recipients: [other.id] } });
+    expect(group.status).toBe(200);
+    const channelId = group.body.id as string;
+    expect((await server.api('PATCH', `/channels/${channelId}`, { token: other.token, body: { name: 'cached group name' } })).status).toBe(200);
+    const groupName = async () => (await server.runtime.commands.load(groupDmStream(channelId), groupDmDecider)).state.name;
+    expect(await groupName()).toBe('cached group name');
+    for (const user of [owner, other]) expect((await server.api('DELETE', `/channels/${channelId}`, { token: user.token })).status).toBe(200);
+    expect(await groupName()).toBeNull();
   });
 });
