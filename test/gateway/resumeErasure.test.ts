@@ -1,7 +1,7 @@
 // A RESUME replays what a session missed, but not what was erased meanwhile: a message deleted (alone, in
-// bulk, with its channel or its guild, in a DM), the version an edit replaced, a deleted account's name. The dispatches
-// come back in order with their sequence numbers, as discord.js and discord.py count on, with the erased fields
-// blanked; what was not erased comes back whole.
+// bulk, with its channel or its guild, in a DM), the version an edit replaced, a deleted thread's or ended group DM's
+// name, a deleted account's name. The dispatches come back in order with their sequence numbers, as discord.js and
+// discord.py count on, with the erased fields blanked; what was not erased comes back whole.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createGuild, join, newMember } from '../http/guildSupport.js';
@@ -183,5 +183,27 @@ describe('RESUME after a thread is deleted', () => {
       ['THREAD_UPDATE', null],
     ]);
     expect(replayed.find((p) => p.t === 'THREAD_CREATE' && p.d.id === kept.body.id)?.d.name).toBe(keptName);
+  });
+});
+
+describe('RESUME after a group DM ends', () => {
+  it('replays its CHANNEL_UPDATE without the name its end erased', async () => {
+    const guild = await createGuild(server);
+    const bob = await newMember(server, guild);
+    const ada = guild.owner;
+    const created = await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipients: [bob.id] } });
+    expect(created.status, created.text).toBe(200);
+    const channelId = created.body.id as string;
+    const sentinel = await gateway.session(ada.token, INTENTS);
+    const left = await away(bob, 1);
+    const name = secret('group-name');
+    expect((await server.api('PATCH', `/channels/${channelId}`, { token: ada.token, body: { name } })).status).toBe(200);
+    await sentinel.next((p) => p.t === 'CHANNEL_UPDATE' && p.d.id === channelId);
+    for (const user of [bob, ada]) expect((await server.api('DELETE', `/channels/${channelId}`, { token: user.token })).status).toBe(200);
+
+    const { replayed, resumed } = await resume(bob, left);
+    expectContiguous(replayed, resumed, left.seq);
+    expect(JSON.stringify(replayed)).not.toContain(name);
+    expect(replayed.filter((p) => p.t === 'CHANNEL_UPDATE' && p.d.id === channelId).map((p) => p.d.name)).toEqual([null]);
   });
 });
