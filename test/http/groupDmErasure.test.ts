@@ -14,7 +14,7 @@ import { type TestUser, registerUser, startTestServer } from '../support/server.
 
 const SCRUB_MS = 100;
 const dataDir = await mkdtemp(join(tmpdir(), 'parley-group-dm-erasure-'));
-const server = await startTestServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) }, dataDir);
+let server = await startTestServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) }, dataDir);
 afterAll(async () => {
   await server.close();
   await rm(dataDir, { recursive: true, force: true });
@@ -61,7 +61,11 @@ async function groupDm(owner: TestUser, others: TestUser[]): Promise<{ channelId
 const leave = async (user: TestUser, channelId: string) =>
   expect((await server.api('DELETE', `/channels/${channelId}`, { token: user.token })).status).toBe(200);
 
+/** Every text erased so far: a rebuild of the read models must bring none back. */
+const erased: string[] = [];
+
 async function expectErased({ channelId, name, said }: { channelId: string; name: string; said: string[] }, formerMember: TestUser | null) {
+  erased.push(name, ...said);
   for (const text of [name, ...said]) await expectNowhere(text);
   const exportText = await exported();
   for (const text of [name, ...said]) expect(exportText).not.toContain(text);
@@ -102,5 +106,14 @@ describe('a group DM no one is in any more', () => {
     for (const user of [ada, bob])
       expect((await server.api('POST', '/users/@me/delete', { token: user.token, body: { password: 'correct horse battery' } })).status).toBe(204);
     await expectErased(group, null);
+  });
+
+  it('stays erased through a rebuild of the read models', async () => {
+    await server.close();
+    const rebuilt = await replayIn(dataDir, 'rebuild');
+    expect({ code: rebuilt.code, stderr: rebuilt.code === 0 ? '' : rebuilt.stderr }).toEqual({ code: 0, stderr: '' });
+    server = await startTestServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) }, dataDir);
+    expect(erased.length).toBeGreaterThan(0);
+    for (const text of erased) await expectNowhere(text);
   });
 });
