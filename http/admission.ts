@@ -18,8 +18,17 @@
 // still keep the process busy refusing it: a connection refused again within Retry-After is answered once that has
 // passed since its last refusal, so each connection costs at most one refusal a Retry-After. A client that waits as
 // it is told is answered at once; a new connection is, too (its handshake costs it more than waiting would).
+//
+// Under a flood of new connections the handshakes queue on the loop, and a client's first request, written with its
+// handshake, has waited most of its answer's time before the 'request' event. A connection whose TLS handshake took
+// over LATE_HANDSHAKE_MS while the loop was busy for most of it has its first request refused at once, whatever the
+// limit: served, it would be answered late, with the loop time the handshakes still under way need; refused, its
+// client's next request is timed and served from a fresh start (CoDel's rule: a request that has already waited past
+// the target is dropped rather than served). A handshake as slow while the loop was idle is the network's: served.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import type { Context, Next } from 'koa';
 import type { Metrics } from '../ports/metrics.js';
 import { apiRequest } from './apiVersions.js';
@@ -44,6 +53,16 @@ export const OVERLOAD_RETRY_AFTER_S = 1;
 /** A body larger than this is not read to keep the connection after a refusal: the connection closes instead. */
 const DRAIN_ON_REFUSAL_BYTES = 64 * 1024;
 
+/** A handshake that waited longer than this on a busy loop has used half the second its request is meant to be answered in. */
+const LATE_HANDSHAKE_MS = 500;
+
+/**
+ * The share of a handshake's wait the loop was busy for that says the wait was the process's, not the network's: a
+ * handshake needs a millisecond of it. Measured under the overload on a machine shared with other work, 0.8–1 (a
+ * process waiting for a core is not always busy by this measure); a slow link on an idle process, near 0.
+ */
+const SATURATED = 0.5;
+
 /** How often the event loop's delay is sampled while requests are in flight. */
 const LOOP_SAMPLE_MS = 10;
 
@@ -64,21 +83,26 @@ export interface Admission {
   enter(req: IncomingMessage, res: ServerResponse): boolean;
   /** In koa, after the operator's endpoints: the request's place on its state, given back once it is answered. */
   middleware(ctx: Context, next: Next): Promise<unknown>;
+  /** Times a TLS server's handshakes: a connection whose handshake waited on a busy loop has its first request refused. */
+  watchHandshakes(server: TlsServer): void;
 }
 
 /** `metrics` counts each refusal as koa's measure would have: method, route `unmatched`, 503. */
 export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'request'>): Admission {
-  if (limits.maxRequestsInFlight === 0) return { enter: () => true, middleware: (_ctx, next) => next() };
+  if (limits.maxRequestsInFlight === 0) return { enter: () => true, middleware: (_ctx, next) => next(), watchHandshakes: () => {} };
   const limit = new AdaptiveLimit(limits);
   const requestsInFlight = () => limit.inFlight;
   const places = new WeakMap<IncomingMessage, () => void>();
   /** When each connection's last refusal was answered, or will be. */
   const refusedAt = new WeakMap<Socket, number>();
+  /** TLS connections whose handshake waited too long on a saturated loop, until their first request is refused. */
+  const lateHandshakes = new WeakSet<Socket>();
   return {
     enter(req, res) {
       const path = pathOf(req.url);
+      const late = lateHandshakes.delete(req.socket);
       if (isOperatorRequest(req.method, path)) return true;
-      if (!limit.acquire()) {
+      if (late || !limit.acquire()) {
         metrics.request(req.method ?? 'GET', 'unmatched', 503, 0);
         // A connection refused less than Retry-After ago is answered once that has passed since its last refusal.
         const now = performance.now();
@@ -105,6 +129,17 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
       // Answered before koa's side of admission saw it (a failure in the middleware ahead of it), it still gives back.
       res.once('close', leave);
       return true;
+    },
+    watchHandshakes(server) {
+      if (limits.admissionTargetMs === 0) return;
+      const accepted = new WeakMap<Socket, { at: number; loop: EventLoopUtilization }>();
+      server.on('connection', (socket: Socket) => accepted.set(socket, { at: performance.now(), loop: performance.eventLoopUtilization() }));
+      server.on('secureConnection', (socket: Socket & { _parent?: Socket }) => {
+        // Node's TLS socket names the TCP connection it wraps, the one 'connection' gave, `_parent`.
+        const start = socket._parent && accepted.get(socket._parent);
+        if (!start || performance.now() - start.at <= LATE_HANDSHAKE_MS) return;
+        if (performance.eventLoopUtilization(start.loop).utilization >= SATURATED) lateHandshakes.add(socket);
+      });
     },
     async middleware(ctx, next) {
       const leave = places.get(ctx.req);

@@ -91,6 +91,7 @@ async function serve(
     // A TLS handshake gets as long as the request headers do.
     const https = createHttpsServer({ ...timeouts, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout: config.headersTimeoutMs }, handler);
     refusePlainHttp(https, config.headersTimeoutMs);
+    admitted?.watchHandshakes(https);
     server = https;
   }
   answerClientErrors(server);

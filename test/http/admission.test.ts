@@ -2,7 +2,9 @@
 // version's error form, before its body is read; the operator's endpoints are never refused; what was admitted and
 // answered 2xx is in the log, and a refused send appended nothing. The limit adapts: under an overload whose admitted
 // requests wait longer than ADMISSION_TARGET_MS it falls from MAX_REQUESTS_IN_FLIGHT towards ADMISSION_MIN_IN_FLIGHT.
-import { connect } from 'node:tls';
+import { connect as connectTcp } from 'node:net';
+import { Duplex } from 'node:stream';
+import { type TLSSocket, connect } from 'node:tls';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, type TestServer, apiClient, appendedByRequestsSince, fileServer } from '../support/server.js';
@@ -214,6 +216,87 @@ describe('a refusal made before koa', () => {
     held.socket.destroy();
   });
 });
+
+// The adaptive limit at its default target, far from full: only a handshake's wait decides.
+const handshaking = await fileServer({ ADMISSION_TARGET_MS: '200' });
+
+describe('a connection whose TLS handshake waited on a saturated loop', () => {
+  it('has its first request refused at once with 503 and Retry-After, and its next one served', async () => {
+    // The process's loop held, as a flood of handshakes holds it, between the server's accept and the handshake's end.
+    const socket = await slowHandshake(handshaking, (deliver) => {
+      const until = performance.now() + 700;
+      while (performance.now() < until);
+      deliver();
+    });
+    const answers = answersOn(socket);
+    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    const refused = await answers.next();
+    expect(refused.head).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/i);
+    expect(JSON.parse(refused.body)).toEqual({ code: 0, message: 'The server is busy: try again in 1 second' });
+    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+
+  it('has its first request served when the wait was the network’s and the loop was idle', async () => {
+    // A slow link: the server's handshake answer reaches the client as late, while the process has nothing to do.
+    const socket = await slowHandshake(handshaking, (deliver) => setTimeout(deliver, 700));
+    const answers = answersOn(socket);
+    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+});
+
+/**
+ * A TLS connection to `target` whose server's first answer (its handshake's) reaches the client only once `hold` calls
+ * `deliver`: the server has accepted the connection and waits for the handshake's end meanwhile. Resolved when secure.
+ */
+function slowHandshake(target: TestServer, hold: (deliver: () => void) => void): Promise<TLSSocket> {
+  const { port } = new URL(target.origin);
+  const tcp = connectTcp({ host: '127.0.0.1', port: Number(port) });
+  // A stream between TLS and the TCP connection, so what the server sends can be held on its way.
+  let held = true;
+  const link = new Duplex({
+    read() {},
+    write(chunk, _encoding, done) {
+      tcp.write(chunk, done);
+    },
+    final(done) {
+      tcp.end(done);
+    },
+  });
+  tcp.on('data', (chunk: Buffer) => {
+    if (!held) link.push(chunk);
+    else {
+      held = false;
+      hold(() => link.push(chunk));
+    }
+  });
+  tcp.on('end', () => link.push(null));
+  tcp.on('error', () => link.destroy());
+  const socket = connect({ socket: link, ca: target.cert, servername: 'localhost' });
+  socket.on('error', () => {});
+  return new Promise((resolve) => socket.once('secureConnect', () => resolve(socket)));
+}
+
+/** The answers on a connection, each once it has come whole, in order. */
+function answersOn(socket: TLSSocket) {
+  const waiting: ((answer: { head: string; body: string }) => void)[] = [];
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += chunk;
+    const end = received.indexOf('\r\n\r\n');
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(received)?.[1] ?? NaN);
+    if (end < 0 || Buffer.byteLength(received.slice(end + 4)) < length) return;
+    const body = received.slice(end + 4, end + 4 + length);
+    const head = received.slice(0, end + 2);
+    received = received.slice(end + 4 + length);
+    waiting.shift()?.({ head, body });
+  });
+  return { next: () => new Promise<{ head: string; body: string }>((resolve) => waiting.push(resolve)) };
+}
 
 /** The one place of `full` taken by a request whose body never comes; resolved once it holds it. */
 async function holdThePlace() {
