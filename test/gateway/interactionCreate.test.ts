@@ -2,10 +2,12 @@
 // session of its bot, whatever the session's intents, and no one else's (not another bot in the same guild, not the
 // invoker); a bot that dropped its connection gets it on RESUME; the dispatch comes from the log, not the request.
 import { describe, expect, it } from 'vitest';
+import { InteractionCreate } from '../../contracts/dispatches.js';
 import { createGuild, join } from '../http/guildSupport.js';
 import { interactionWorld, invoke } from '../http/commandInteractionSupport.js';
 import { type Payload, fileGateway } from '../support/gateway.js';
 import { createBot } from '../support/server.js';
+import { expectShape } from '../support/shapes.js';
 
 const { server, gateway: clients } = await fileGateway();
 
@@ -32,6 +34,7 @@ describe('INTERACTION_CREATE', () => {
     const [first, other] = await Promise.all([w.botSession.dispatch('INTERACTION_CREATE'), second.dispatch('INTERACTION_CREATE')]);
     expect(other.d).toEqual(first.d);
     expect(first.d).toMatchObject({ type: 2, data: { name: 'ping' }, member: { user: { id: w.member.id } } });
+    expectShape(first.d, InteractionCreate);
 
     // A later message everyone sees arrives after it: by then nobody else has had an interaction.
     const marker = await server.api('POST', `/channels/${w.guild.channelId}/messages`, { token: w.guild.owner.token, body: { content: 'marker' } });
