@@ -89,7 +89,8 @@ async function emptyNoContent(ctx: Context, next: Next) {
  */
 async function exactJsonType(ctx: Context, next: Next) {
   await next();
-  if (ctx.response.is('json')) ctx.set('Content-Type', 'application/json');
+  // A route that set the exact type itself (a message page) needs no media type parsed.
+  if (ctx.response.get('Content-Type') !== 'application/json' && ctx.response.is('json')) ctx.set('Content-Type', 'application/json');
 }
 
 /** The methods `router` answers on `path`: a request with another one is refused with 405 and these in Allow. */
@@ -104,50 +105,66 @@ function routesOf(router: Router) {
   return async function route(ctx: Context, next: Next) {
     await routes(ctx as never, next);
     if (ctx.status !== 404 || ctx.body !== undefined) return;
-    const allowed = allowedMethods(router, ctx.path);
+    const allowed = allowedMethods(router, routedPath(ctx));
     if (allowed.length === 0) return;
     ctx.set('Allow', allowed.join(', '));
     ctx.throw(405, `${ctx.method} is not allowed here: use ${allowed.join(', ')}`);
   };
 }
 
-/** A path's first segment as the router compares it (case-insensitively): `channels` for `/Channels/1/messages`. */
-const firstSegment = (path: string) => (path.split('/', 2)[1] ?? '').toLowerCase();
+/**
+ * The path the routers match: an API request's path after its version prefix, given to @koa/router as newRouterPath
+ * (which it reads before ctx.path) rather than written into ctx.path, which koa would parse and format the URL for,
+ * twice per request with its restoring.
+ */
+const routedPath = (ctx: Context): string => (ctx as { newRouterPath?: string }).newRouterPath ?? ctx.path;
 
-/** For a path whose first segment no route has: on to what follows, as a router with no match does. */
+/**
+ * A path's group: its first segment as the router compares it (case-insensitively) and its number of segments, one
+ * trailing slash aside (the router takes one): `channels/3` for `/Channels/1/messages/`. A route's parameters never
+ * hold a slash, so a path can match only the routes of its own group.
+ */
+function groupOf(path: string): string {
+  const end = path.length > 1 && path.endsWith('/') ? path.length - 1 : path.length;
+  let segments = 0;
+  for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 0x2f) segments++;
+  const second = path.indexOf('/', 1);
+  return `${path.slice(1, second === -1 || second > end ? end : second).toLowerCase()}/${segments}`;
+}
+
+/** For a path no route's group has: on to what follows, as a router with no match does. */
 const noRoute = (_ctx: Context, next: Next) => next();
 
 /**
- * The router's routes by their path's first segment, each group with the 405 handling of routesOf: @koa/router tests
- * every route's pattern in turn, so a request is matched against the few routes under its own first segment instead
- * of all of them. A route whose first segment is a parameter would belong to every group: it is refused at start-up;
- * `/` itself (the API's root) is a group of its own.
+ * The router's routes by their path's group (groupOf), each group with the 405 handling of routesOf: @koa/router tests
+ * every route's pattern in turn, so a request is matched against the few routes of its own first segment and length
+ * instead of all of them (a page read: 14 of the 55 under /channels). A route whose first segment is a parameter, or
+ * whose length varies (an optional part, a wildcard), or that ends in a slash, would not be in one group: it is refused
+ * at start-up; `/` itself (the API's root) is a group of its own.
  */
-function routesBySegment(router: Router): (ctx: Context, next: Next) => Promise<unknown> {
+function routesByGroup(router: Router): (ctx: Context, next: Next) => Promise<unknown> {
   const groups = new Map<string, Router>();
   for (const layer of router.stack) {
-    const segment = typeof layer.path === 'string' ? firstSegment(layer.path) : '';
-    if (layer.path !== '/' && !/^[\w.@-]+$/.test(segment)) throw new Error(`A route's first segment must be fixed: ${String(layer.path)}`);
-    if (!groups.has(segment)) groups.set(segment, new Router());
-    groups.get(segment)!.stack.push(layer);
+    const path = String(layer.path);
+    const segment = path.split('/', 2)[1] ?? '';
+    const fixed = path === '/' || (/^[\w.@-]+$/.test(segment) && !/[{}*()?+]/.test(path) && !path.endsWith('/'));
+    if (!fixed) throw new Error(`A route's first segment and length must be fixed: ${path}`);
+    const group = groupOf(path);
+    if (!groups.has(group)) groups.set(group, new Router());
+    groups.get(group)!.stack.push(layer);
   }
-  const routes = new Map([...groups].map(([segment, group]) => [segment, routesOf(group)]));
-  return async (ctx, next) => (routes.get(firstSegment(ctx.path)) ?? noRoute)(ctx, next);
+  const routes = new Map([...groups].map(([group, routed]) => [group, routesOf(routed)]));
+  return async (ctx, next) => (routes.get(groupOf(routedPath(ctx))) ?? noRoute)(ctx, next);
 }
 
 /** Routes API requests by the path after their version prefix (set by apiVersion); others go to the CDN router. */
 function mountApi(api: Router, root: Router) {
-  const apiRoutes = routesBySegment(api);
+  const apiRoutes = routesByGroup(api);
   const rootRoutes = routesOf(root);
   return async function dispatch(ctx: Context, next: Next) {
     if (!ctx.state.api) return rootRoutes(ctx, next);
-    const original = ctx.path;
-    ctx.path = ctx.state.api.path;
-    try {
-      return await apiRoutes(ctx, next);
-    } finally {
-      ctx.path = original;
-    }
+    (ctx as { newRouterPath?: string }).newRouterPath = ctx.state.api.path;
+    return apiRoutes(ctx, next);
   };
 }
 

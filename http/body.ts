@@ -56,9 +56,11 @@ export class NonJsonBody {
 
 export function bodyParser(limit: number) {
   return async function parseBody(ctx: Context, next: Next) {
+    // A GET's or HEAD's body is never read: its headers are not looked at either.
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
     const hasBody = ctx.request.length > 0 || (ctx.get('transfer-encoding') !== '' && ctx.request.length === undefined);
+    if (!hasBody) return next();
     const type = ctx.request.type;
-    if (!hasBody || ctx.method === 'GET' || ctx.method === 'HEAD') return next();
     if (type === 'multipart/form-data') {
       ctx.request.body = new NonJsonBody(type);
       return next();

@@ -169,14 +169,18 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
   for (const entry of routes) {
     const success = successOf(entry);
     const own = new Set(entry.readsItself ?? []);
+    // Which parts the router parses, decided once per route rather than on each request.
+    const params = entry.params && !own.has('params') ? (entry.params as JSONSchema) : undefined;
+    const query = entry.query && !own.has('query') ? (entry.query as JSONSchema) : undefined;
+    const body = entry.body && !own.has('body') ? (entry.body as JSONSchema) : undefined;
     const buckets = (entry.limits ?? []).map((spec) => limiters.get(spec.bucket)!);
     const spendable = new Map((entry.spendsItself ?? []).map((spec) => [spec.bucket, limiters.get(spec.bucket)!]));
     async function answer(ctx: Context, next: Next) {
       authorize(ctx, entry);
       const input = {
-        params: entry.params && !own.has('params') ? parseBody<JSONSchema, unknown>(entry.params as JSONSchema, ctx.params) : undefined,
-        query: entry.query && !own.has('query') ? parseQuery<JSONSchema, unknown>(entry.query as JSONSchema, ctx.query) : undefined,
-        body: entry.body && !own.has('body') ? parseBody<JSONSchema, unknown>(entry.body as JSONSchema, ctx.request.body) : undefined,
+        params: params && parseBody<JSONSchema, unknown>(params, ctx.params),
+        query: query && parseQuery<JSONSchema, unknown>(query, ctx.query),
+        body: body && parseBody<JSONSchema, unknown>(body, ctx.request.body),
         spend: spenderFor(ctx, spendable),
       };
       const result = await entry.handle(ctx, input, deps);

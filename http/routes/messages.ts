@@ -76,7 +76,8 @@ export const listMessagesRoute = route({
     // The bytes JSON.stringify would give for the array of the messages' objects; the viewer's look-ups only if some
     // message's object depends on who reads it.
     const views = docs.every(viewerFree) ? undefined : await messageViews(deps, docs, userId);
-    ctx.type = 'application/json';
+    // The exact type, set as the header: koa's type setter would look it up and add a charset for the app to take off.
+    ctx.set('Content-Type', 'application/json');
     ctx.body = messagePageBytes(docs, deps.config.publicBaseUrl, views);
   },
 });

@@ -33,10 +33,14 @@ describe('methods', () => {
     const me = await server.api('DELETE', '/users/@me', { token: guild.owner.token });
     expect([me.status, me.headers.allow]).toEqual([405, 'GET, HEAD, PATCH']);
     expect((await server.api('GET', '/no/such/route')).status).toBe(404);
-    // Routes are matched by their first segment's group, as the router matches paths: case-insensitively, a trailing slash allowed.
+    // Routes are matched within their group (first segment and length), as the router matches paths: case-insensitively,
+    // a trailing slash allowed.
     const page = await server.api('GET', `/Channels/${guild.channelId}/Messages/`, { token: guild.owner.token });
     expect([page.status, Array.isArray(page.body)]).toEqual([200, true]);
     expect((await server.api('GET', `/channelz/${guild.channelId}/messages`, { token: guild.owner.token })).status).toBe(404);
+    expect((await server.api('GET', `/channels/${guild.channelId}/messages/x/y/z`, { token: guild.owner.token })).status).toBe(404);
+    const slashed = await server.api('PUT', `/channels/${guild.channelId}/messages/`, { token: guild.owner.token, body: { content: 'x' } });
+    expect([slashed.status, slashed.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
     // The CDN at the origin's root answers the same way.
     const cdn = await server.call('POST', `/avatars/${guild.owner.id}/abc.png`);
     expect([cdn.status, cdn.headers.allow]).toEqual([405, 'GET, HEAD']);
