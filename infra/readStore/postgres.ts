@@ -13,7 +13,7 @@ import pg from 'pg';
 import { withDeadline } from '../engines.js';
 import { createOnce, inTransaction } from '../postgres.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
-import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeMaxUpdates, upsertSeed } from './documents.js';
+import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeUpdateRuns, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 /** Where checkpoints live, apart from the collections' `c_` tables. */
@@ -287,7 +287,7 @@ export class PostgresReadStore implements ReadStore {
   }
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
-    const merged = mergeMaxUpdates(ops);
+    const merged = mergeUpdateRuns(ops);
     // Tables are created before the transaction: DDL in it would be undone with a failed batch.
     for (const collection of new Set(merged.map(collectionOf))) await this.ensureCollection(collection);
     if (merged.length === 0 && checkpoints.length === 0) return;

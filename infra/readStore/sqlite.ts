@@ -16,7 +16,7 @@ import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
-import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeMaxUpdates, upsertSeed } from './documents.js';
+import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeUpdateRuns, upsertSeed } from './documents.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
@@ -38,9 +38,17 @@ function sqlValue(value: Comparable): Param {
   return value;
 }
 
+/** By collection: its table's name (checked once: a bulk write names one for each of its operations). */
+const tables = new Map<string, string>();
+
 function table(collection: string): string {
-  if (!/^[a-z][a-z0-9_]*$/.test(collection)) throw new Error(`Unsupported collection name: ${collection}`);
-  return `c_${collection}`;
+  let name = tables.get(collection);
+  if (name === undefined) {
+    if (!/^[a-z][a-z0-9_]*$/.test(collection)) throw new Error(`Unsupported collection name: ${collection}`);
+    name = `c_${collection}`;
+    tables.set(collection, name);
+  }
+  return name;
 }
 
 function column(path: string): string {
@@ -114,6 +122,8 @@ export class SqliteReadStore implements ReadStore {
   /** By table being bulk loaded: the secondary indexes (name, CREATE statement) to build when the load ends. */
   private readonly loading = new Map<string, Map<string, string>>();
   private readonly statements = new Map<string, Database.Statement>();
+  /** By table: its upsert of a whole document (every created message's write), not looked up by its SQL each time. */
+  private readonly upserts = new Map<string, Database.Statement>();
   /** Results by query (SQL and parameters), with the table they were read from; 100,000 documents at most. */
   private readonly results = new LRUCache<string, { table: string; docs: Doc[] }>({
     maxSize: 100_000,
@@ -320,8 +330,13 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private write(name: string, doc: Doc): void {
-    this.forgetParsed(name, [doc._id]);
-    this.statement(`INSERT INTO ${name} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`).run(doc._id, JSON.stringify(doc));
+    this.parsed.delete(`${name}/${doc._id}`);
+    let upsert = this.upserts.get(name);
+    if (!upsert) {
+      upsert = this.statement(`INSERT INTO ${name} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`);
+      this.upserts.set(name, upsert);
+    }
+    upsert.run(doc._id, JSON.stringify(doc));
   }
 
   private insert(name: string, doc: Doc): void {
@@ -417,7 +432,7 @@ export class SqliteReadStore implements ReadStore {
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
     const write = this.db.transaction(() => {
-      for (const op of mergeMaxUpdates(ops)) this.apply(op);
+      for (const op of mergeUpdateRuns(ops)) this.apply(op);
       // One statement for the batch's checkpoints (every projection's, on each batch the projectors write), not one each.
       if (checkpoints.length > 0) {
         const rows = checkpoints.map(() => '(?, ?)').join(', ');

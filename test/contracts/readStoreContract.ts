@@ -300,6 +300,42 @@ export function describeReadStoreContract(name: string, factory: (collections: s
         expect(await store.findOne(own('last'), { _id: 'c' })).toEqual({ _id: 'c', last: '107', n: 2 });
       });
 
+      it('a run of updates of one document by id in a bulk write gives what the same updates give one write at a time', async () => {
+        const start = { _id: 'r', n: 1, half: 0.5, name: 'a', last: '100', nested: { n: 1 }, list: [] };
+        const by = (update: Update, id = 'r') => ({ updateOne: { collection: own('seen'), filter: { _id: id }, update } });
+        const runs = [
+          // Counted and stamped message after message, the way a thread's counts are.
+          by({ $inc: { n: 1, count: 1 }, $set: { last_id: '1' } }),
+          by({ $inc: { n: 1, count: 1 }, $set: { last_id: '2' }, $max: { last: '101' } }),
+          by({ $inc: { n: -3 }, $max: { last: '099' } }),
+          // One field by two operators, in one update and across two: applied in turn.
+          by({ $set: { name: 'b' } }),
+          by({ $max: { name: 'c' } }),
+          by({ $inc: { name_count: 1 }, $set: { name_count: 5 } }),
+          // Fractions, dotted paths and other operators between the updates of a run.
+          by({ $inc: { half: 0.25 } }),
+          by({ $inc: { half: 0.125, 'nested.n': 1 } }),
+          by({ $push: { list: 1 } }),
+          by({ $inc: { n: 10 } }),
+          // Another document in between, one that does not exist, and an upsert.
+          by({ $inc: { n: 100 } }, 'other'),
+          by({ $inc: { n: 1000 } }),
+          by({ $inc: { n: 1 } }, 'nobody'),
+          { updateOne: { collection: own('seen'), filter: { _id: 'r' }, update: { $inc: { n: 1 } }, upsert: true } },
+          by({ $inc: { n: 10000 }, $set: { done: true } }),
+        ];
+        const copy = structuredClone(runs);
+        await insert('seen', start, { _id: 'other', n: 0 });
+        await store.bulkWrite(runs);
+        const together = await store.find(own('seen'), {}, { sort: { _id: 1 } });
+        expect(runs).toEqual(copy);
+        await store.bulkWrite([{ deleteMany: { collection: own('seen'), filter: {} } }]);
+        await insert('seen', start, { _id: 'other', n: 0 });
+        for (const op of runs) await store.bulkWrite([op]);
+        expect(together).toEqual(await store.find(own('seen'), {}, { sort: { _id: 1 } }));
+        expect(together[1]).toMatchObject({ _id: 'r', n: 11011, count: 2, last_id: '2', last: '101', name: 'c', name_count: 6, half: 0.875, done: true });
+      });
+
       it('a query-filtered operation in a bulk write sees the changes made by id before it', async () => {
         await insert('seen', { _id: 's1', g: 1, v: 0 }, { _id: 's2', g: 1, v: 0 });
         await store.bulkWrite([

@@ -1,13 +1,13 @@
 // Projection specs of the member activity read model a prune reads (joins, then messages, reactions, voice joins and
 // gateway session starts move a member's last activity forward; leaving in any way takes the document away), and of
 // a prune elsewhere in the read side: one audit entry 21 for all its events, members and the member count gone.
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GuildEvent } from '../../domain/guild.js';
 import type { MembersPruned } from '../../domain/moderation.js';
 import { auditLogProjection } from '../../projections/auditLog.js';
 import { AUDIT_LOG_ENTRIES, GUILDS, MEMBERS, MEMBER_ACTIVITY } from '../../projections/collections.js';
 import { guildsProjection } from '../../projections/guilds.js';
-import { memberActivityProjection } from '../../projections/memberActivity.js';
+import { activityHour, memberActivityProjection } from '../../projections/memberActivity.js';
 import { membersProjection } from '../../projections/members.js';
 import { G, ada, bob, cy, guildCreated, joined, messageUser, reacted, sent } from './events.js';
 import { EARLIER, by, givenProjections } from './support.js';
@@ -35,6 +35,20 @@ const pruned = (userIds: string[], part = 0, total = userIds.length): MembersPru
 const activity = givenProjections(memberActivityProjection);
 
 describe('member activity', () => {
+  it("keeps the end of the activity's hour, whatever came before it", () => {
+    const instants = [
+      ['2025-05-01T10:15:00.000Z', '2025-05-01T11:00:00.000Z'],
+      ['2025-05-01T10:59:59.999Z', '2025-05-01T11:00:00.000Z'],
+      ['2025-05-01T11:00:00.000Z', '2025-05-01T11:00:00.000Z'],
+      ['2025-05-01T10:00:00.001Z', '2025-05-01T11:00:00.000Z'],
+      ['2025-05-01T23:30:00.000Z', '2025-05-02T00:00:00.000Z'],
+      ['2025-05-01T10:15:00Z', '2025-05-01T11:00:00.000Z'],
+      ['2025-05-01T10:15:00.000+02:00', '2025-05-01T09:00:00.000Z'],
+      ['2025-05-01T10:20:00.000Z', '2025-05-01T11:00:00.000Z'],
+    ];
+    for (const [instant, end] of [...instants, ...instants.toReversed()]) expect([instant, activityHour(instant)]).toEqual([instant, end]);
+  });
+
   it('starts at the join', () =>
     activity(joined(bob, { joinedAt: MAY }))
       .when()
