@@ -194,6 +194,11 @@ interface Overload {
   admittedP50Ms: number;
   admittedP99Ms: number;
   admittedMaxMs: number;
+  /** The admitted sends that were their connection's first request (their latency includes its handshake), and the rest. */
+  admittedFirst: ReturnType<typeof percentiles>;
+  admittedLater: ReturnType<typeof percentiles>;
+  /** The highest p99 of the admitted sends made in any 5 s after the first 5 s (those share the loop with the handshakes). */
+  admittedP99After5sMs: number;
   /** The 503s' own latency: how soon a refused client learns it. */
   refusedP50Ms: number;
   refusedP99Ms: number;
@@ -250,6 +255,10 @@ async function overload(
 ): Promise<Overload> {
   const rssBefore = await rssOf(server.child.pid!);
   const admittedMs: number[] = [];
+  const admittedFirstMs: number[] = [];
+  const admittedLaterMs: number[] = [];
+  /** The admitted sends' latencies by the 5 s in which each was made. */
+  const admittedBy5s: number[][] = [];
   const refusedMs: number[] = [];
   const handshakeMs: number[] = [];
   const timeoutsBy: TimeoutKinds = { connecting: 0, handshaking: 0, firstRequest: 0, laterRequest: 0 };
@@ -286,7 +295,15 @@ async function overload(
               handshakeMs.push(performance.now() - watched.started);
             });
           };
-          client.on('response', () => current && (current.answers += 1));
+          client.on('response', (status: number, _bytes: number, ms: number) => {
+            if (!current) return;
+            if (status >= 200 && status < 300) {
+              (current.answers === 0 ? admittedFirstMs : admittedLaterMs).push(ms);
+              const window = Math.floor((performance.now() - ms - started) / 5000);
+              (admittedBy5s[window] ??= []).push(ms);
+            }
+            current.answers += 1;
+          });
           client.on('timeout', () => {
             const gaveUp = previous!;
             if (!gaveUp.connected) timeoutsBy.connecting += 1;
@@ -324,6 +341,14 @@ async function overload(
     admittedP50Ms: admitted.p50Ms,
     admittedP99Ms: admitted.p99Ms,
     admittedMaxMs: admitted.maxMs,
+    admittedFirst: percentiles(admittedFirstMs),
+    admittedLater: percentiles(admittedLaterMs),
+    admittedP99After5sMs: Math.max(
+      ...admittedBy5s
+        .slice(1)
+        .map((window) => percentiles(window ?? []).p99Ms)
+        .filter(Number.isFinite),
+    ),
     refusedP50Ms: refusals.p50Ms,
     refusedP99Ms: refusals.p99Ms,
     handshakes: percentiles(handshakeMs),
@@ -690,6 +715,7 @@ function overloadDetail(o: Overload): string {
   const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
   return [
     `overload: ${o.timeouts} client timeouts (${t.connecting} connecting, ${t.handshaking} in the TLS handshake, ${t.firstRequest} on a connection's first request, ${t.laterRequest} on a later one), ${o.listenOverflows} listen-queue overflows, ${o.errors} errors;`,
+    `  admitted p99 ${ms(o.admittedP99Ms)} ms: a connection's first request p50 ${ms(o.admittedFirst.p50Ms)} ms, p99 ${ms(o.admittedFirst.p99Ms)} ms (${o.admittedFirst.count}), a later one p50 ${ms(o.admittedLater.p50Ms)} ms, p99 ${ms(o.admittedLater.p99Ms)} ms (${o.admittedLater.count}); sent after the first 5 s, the worst 5 s p99 ${ms(o.admittedP99After5sMs)} ms;`,
     `  ${o.handshakes.count} handshakes, p50 ${ms(o.handshakes.p50Ms)} ms, p99 ${ms(o.handshakes.p99Ms)} ms, max ${ms(o.handshakes.maxMs)} ms; 503 p50 ${ms(o.refusedP50Ms)} ms, p99 ${ms(o.refusedP99Ms)} ms;`,
     `  ${o.stored} messages stored for ${o.admitted} sends admitted; CPU a second: the server ${o.serverCpu.toFixed(2)}, the bench (autocannon) ${o.benchCpu.toFixed(2)}; load average ${load(o.loadavgBefore)} before, ${load(o.loadavgAfter)} after`,
   ].join('\n');
