@@ -38,6 +38,15 @@ function sqlValue(value: Comparable): Param {
   return value;
 }
 
+/**
+ * Whole documents upserted by one statement (upsertRun): a row's statement costs about a quarter more than its share
+ * of one writing 32 (measured with 620-byte documents, a created message's).
+ */
+const UPSERT_ROWS = 32;
+
+/** Whether a replacement names its document by the document's own _id and nothing else. */
+const byOwnId = ({ filter, replacement }: { filter: Filter; replacement: Doc }) => Object.keys(filter).length === 1 && filter._id === replacement._id;
+
 /** By collection: its table's name (checked once: a bulk write names one for each of its operations). */
 const tables = new Map<string, string>();
 
@@ -124,6 +133,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** By table: its upsert of a whole document (every created message's write), not looked up by its SQL each time. */
   private readonly upserts = new Map<string, Database.Statement>();
+  /** By table: its upsert of UPSERT_ROWS whole documents (upsertRun). */
+  private readonly upsertRuns = new Map<string, Database.Statement>();
   /** Results by query (SQL and parameters), with the table they were read from; 100,000 documents at most. */
   private readonly results = new LRUCache<string, { table: string; docs: Doc[] }>({
     maxSize: 100_000,
@@ -396,6 +407,41 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
+  /**
+   * When `ops` from `at` begin with UPSERT_ROWS upserts of whole documents by their own _id into one collection (a
+   * batch's created messages), writes them with one statement and returns how many; 0 otherwise. SQLite upserts the
+   * rows of one statement in turn, so an id given twice ends as its last document, as one statement a row would leave it.
+   */
+  private upsertRun(ops: WriteOp[], at: number): number {
+    if (ops.length - at < UPSERT_ROWS) return 0;
+    const first = ops[at];
+    if (!('replaceOne' in first)) return 0;
+    const { collection } = first.replaceOne;
+    for (let i = at; i < at + UPSERT_ROWS; i++) {
+      const op = ops[i];
+      if (!('replaceOne' in op) || !op.replaceOne.upsert || op.replaceOne.collection !== collection || !byOwnId(op.replaceOne)) return 0;
+    }
+    const name = this.ensureCollection(collection);
+    let upsert = this.upsertRuns.get(name);
+    if (!upsert) {
+      const rows = Array.from({ length: UPSERT_ROWS }, () => '(?, ?)').join(', ');
+      upsert = this.statement(`INSERT INTO ${name} (id, doc) VALUES ${rows} ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`);
+      this.upsertRuns.set(name, upsert);
+    }
+    const params: string[] = [];
+    for (let i = at; i < at + UPSERT_ROWS; i++) {
+      const { replacement } = (ops[i] as Extract<WriteOp, { replaceOne: unknown }>).replaceOne;
+      this.parsed.delete(`${name}/${replacement._id}`);
+      params.push(replacement._id, JSON.stringify(replacement));
+    }
+    try {
+      upsert.run(...params);
+    } finally {
+      this.written(collection);
+    }
+    return UPSERT_ROWS;
+  }
+
   private applyOne(op: WriteOp): void {
     if ('insertOne' in op) {
       this.insert(this.ensureCollection(op.insertOne.collection), op.insertOne.document);
@@ -403,7 +449,7 @@ export class SqliteReadStore implements ReadStore {
       const { collection, filter, replacement, upsert } = op.replaceOne;
       const name = this.ensureCollection(collection);
       // A document replaced by its own _id (what projections do) is written by one statement, with nothing read first.
-      if (Object.keys(filter).length === 1 && filter._id === replacement._id) {
+      if (byOwnId(op.replaceOne)) {
         if (upsert) this.write(name, replacement);
         else {
           this.forgetParsed(name, [replacement._id]);
@@ -432,7 +478,12 @@ export class SqliteReadStore implements ReadStore {
 
   async bulkWrite(ops: WriteOp[], checkpoints: Checkpoint[] = []): Promise<void> {
     const write = this.db.transaction(() => {
-      for (const op of mergeUpdateRuns(ops)) this.apply(op);
+      const merged = mergeUpdateRuns(ops);
+      for (let i = 0; i < merged.length;) {
+        const upserted = this.upsertRun(merged, i);
+        if (upserted > 0) i += upserted;
+        else this.apply(merged[i++]);
+      }
       // One statement for the batch's checkpoints (every projection's, on each batch the projectors write), not one each.
       if (checkpoints.length > 0) {
         const rows = checkpoints.map(() => '(?, ?)').join(', ');

@@ -409,6 +409,24 @@ export function describeReadStoreContract(name: string, factory: (collections: s
         await insert('users', { _id: 'u3', login: { name: 'bob' } });
         expect(await store.count(own('users'), {})).toBe(2);
       });
+
+      it('a bulk write of many documents replaced by id writes each in turn, and a unique index refuses it whole', async () => {
+        await store.ensureIndexes([{ collection: own('users'), keys: { name: 1 as const }, unique: true }]);
+        const put = (id: number, name: string) => {
+          const replacement = { _id: `u${id}`, name };
+          return { replaceOne: { collection: own('users'), filter: { _id: replacement._id }, replacement, upsert: true } };
+        };
+        const many = Array.from({ length: 100 }, (_, i) => put(i, `n${i}`));
+        // An id given twice ends as its last document, wherever the two stand.
+        await store.bulkWrite([...many.slice(0, 10), put(3, 'again'), ...many.slice(10), put(70, 'last')]);
+        expect(await store.count(own('users'), {})).toBe(100);
+        expect(await store.findOne(own('users'), { _id: 'u3' })).toEqual({ _id: 'u3', name: 'again' });
+        expect(await store.findOne(own('users'), { _id: 'u70' })).toEqual({ _id: 'u70', name: 'last' });
+        const renamed = Array.from({ length: 100 }, (_, i) => put(i + 100, `m${i}`));
+        await expect(store.bulkWrite([...renamed.slice(0, 50), put(150, 'n5'), ...renamed.slice(50)])).rejects.toThrow();
+        expect(await store.count(own('users'), {})).toBe(100);
+        expect(await store.findOne(own('users'), { _id: 'u5' })).toEqual({ _id: 'u5', name: 'n5' });
+      });
     });
 
     describe.runIf(options.bulkLoad)('bulk load', () => {
