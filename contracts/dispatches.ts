@@ -65,12 +65,30 @@ export const GuildCreate = extend(
   { unavailable: boolean },
 );
 
-/** "Message Create Extra Fields"; MESSAGE_UPDATE carries a whole message too. */
+/** A member without its user, which the message's author or mention is: "partial guild member object". */
+export const MessageMember = object(
+  'The member who wrote or is mentioned in a guild message, without `user` (the author or the mention is the user).',
+  { roles: snowflakes, joined_at: nullable(answeredTimestamp), deaf: boolean, mute: boolean, flags: integer, avatar: nullableString, banner: nullableString },
+  {
+    nick: nullableString,
+    premium_since: nullable(answeredTimestamp),
+    pending: boolean,
+    communication_disabled_until: nullable(answeredTimestamp),
+    avatar_decoration_data: nullable(anyObject),
+    collectibles: nullable(anyObject),
+  },
+);
+
+/**
+ * "Message Create Extra Fields"; MESSAGE_UPDATE carries a whole message too, with the same fields. In a guild, a
+ * message written by a member carries that member (a webhook's carries none), and each mentioned member comes with
+ * theirs.
+ */
 export const MessageDispatch = extend(
   Message,
-  'MESSAGE_CREATE and MESSAGE_UPDATE: the message, with its guild.',
-  { mentions: list(User) },
-  { guild_id: snowflakeSchema, member: anyObject, channel_type: integer },
+  'MESSAGE_CREATE and MESSAGE_UPDATE: the message, with its guild; in a guild, `member`: its author’s member when a member wrote it.',
+  { mentions: list(extend(User, 'A mentioned user; in a guild, with their member when they are one.', {}, { member: MessageMember })) },
+  { guild_id: snowflakeSchema, member: MessageMember, channel_type: integer },
 );
 
 export const MessageDelete = object('MESSAGE_DELETE', { id: snowflakeSchema, channel_id: snowflakeSchema }, { guild_id: snowflakeSchema });

@@ -4,6 +4,7 @@
 import { constants, createDeflate, type Deflate } from 'node:zlib';
 import type { WebSocket } from 'ws';
 import { ErasedSubjects, type Marked, NO_SUBJECTS, subjectsOf } from './erasures.js';
+import type { ContractedDataOfEach } from './dispatch.js';
 import type { DataOfEach, DispatchEvent } from './protocol.js';
 
 /** The close code of a connection whose client does not read: WebSocket's "try again later". */
@@ -125,8 +126,8 @@ export class Session {
     if (this.connection && !this.connection.send(frame(this.seq, t, json))) this.detach();
   }
 
-  /** Sends a dispatch made for this session alone, its data checked against its event's (DispatchData). */
-  dispatchOwn<T extends DispatchEvent>(t: T, d: DataOfEach<T>): void {
+  /** Sends a dispatch made for this session alone, its data checked against its event's (DispatchData) and its contract. */
+  dispatchOwn<T extends DispatchEvent>(t: T, d: DataOfEach<T> & ContractedDataOfEach<T>): void {
     this.dispatch(t, JSON.stringify(d), subjectsOf(d));
   }
 

@@ -10,10 +10,17 @@ import { partialUser } from './users.js';
 /** A member object: its avatar and banner always given, null when unset, as GUILD_MEMBER_UPDATE has them. */
 export type MemberObject = APIGuildMember & Required<Pick<APIGuildMember, 'avatar' | 'banner'>>;
 
+/** A member object without its user: what a guild message carries of its author and of each member it mentions. */
+export type PartialMemberObject = Omit<MemberObject, 'user'>;
+
 /** A member object, from the read model's document or the guild aggregate's member. */
 export function memberObject(doc: MemberData, user: UserDoc): MemberObject {
+  return { user: partialUser(user), ...partialMemberObject(doc) };
+}
+
+/** A member object without its user, from the read model's document or the guild aggregate's member. */
+export function partialMemberObject(doc: MemberData): PartialMemberObject {
   return {
-    user: partialUser(user),
     nick: doc.nick,
     avatar: doc.avatar ?? null,
     banner: doc.banner ?? null,

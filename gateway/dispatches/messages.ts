@@ -1,8 +1,13 @@
 // Dispatches of message, reaction, pin and DM channel events. Guild channel events go to the guild's sessions that can
 // view the channel; DM events to the channel's recipients; ephemeral messages only to their author, the users they
-// mention and the user whose interaction they answer.
+// mention and the user whose interaction they answer. A guild message carries its author's member and each mentioned
+// member's, as the widely used API sends them.
 import { MessageFlags, ephemeralAudience, type MessageFields } from '../../domain/message.js';
 import { dmChannelObject, messageObject } from '../../presenters/messages.js';
+import { partialMemberObject } from '../../presenters/members.js';
+import type { ParleyMessage } from '../../presenters/differences.js';
+import type { GuildState } from '../../domain/guildState.js';
+import { loadGuildNow } from '../../commands/access.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import type { GatewayDeps } from '../deps.js';
 import type { DmChannelDoc } from '../../projections/dms.js';
@@ -13,7 +18,7 @@ import { threadById } from '../../projections/threads.queries.js';
 import { threadDocObject } from '../../presenters/threads.js';
 import type { APIThreadChannel } from 'discord-api-types/v10';
 import type { Audience, Dispatch } from '../dispatch.js';
-import { deriver, dispatch } from './deriver.js';
+import { type Listeners, deriver, dispatch } from './deriver.js';
 import { guildMember } from '../guilds.js';
 import { Intent, type DispatchData } from '../protocol.js';
 
@@ -35,8 +40,44 @@ function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'a
   return place.audience;
 }
 
-function messageDispatch(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', place: Place, doc: MessageDoc, runtime: GatewayDeps, thread?: APIThreadChannel): Dispatch {
-  const d = messageObject(doc, { origin: runtime.config.publicBaseUrl, thread });
+/**
+ * The guild a message was posted in, as the guild aggregate stands (from the command side's cache: routing the
+ * dispatch to the channel's viewers loads the same state), for its members; null outside a guild, once the guild is
+ * gone, or when no session on this node is in it (nobody would receive them).
+ */
+async function guildOf(runtime: GatewayDeps, listeners: Listeners, place: Place, guildId: string | null): Promise<GuildState | null> {
+  if (place.dm || !guildId || listeners.usersIn(guildId).size === 0) return null;
+  const guild = await loadGuildNow(runtime, guildId);
+  return guild.status === 'active' ? guild : null;
+}
+
+/**
+ * The message with its author's member and each mentioned member's, without their users (`author` and the mention are
+ * the user): discord.py makes `message.author` a Member only from it without the members intent, and discord.js's
+ * `message.member` is null without it. A webhook's message has none, its author being the webhook, never a member.
+ */
+function withMembers(message: ParleyMessage, guild: GuildState | null) {
+  if (!guild) return message;
+  const author = guild.members.get(message.author.id);
+  return {
+    ...message,
+    ...(author ? { member: partialMemberObject(author) } : {}),
+    mentions: message.mentions.map((user) => {
+      const member = guild.members.get(user.id);
+      return member ? { ...user, member: partialMemberObject(member) } : user;
+    }),
+  };
+}
+
+function messageDispatch(
+  t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE',
+  place: Place,
+  doc: MessageDoc,
+  runtime: GatewayDeps,
+  guild: GuildState | null,
+  thread?: APIThreadChannel,
+): Dispatch {
+  const d = withMembers(messageObject(doc, { origin: runtime.config.publicBaseUrl, thread }), guild);
   return dispatch(t, d, {
     intent: place.dm ? Intent.DIRECT_MESSAGES : Intent.GUILD_MESSAGES,
     audience: messageAudience(place, doc),
@@ -76,21 +117,28 @@ export const messageDispatches = deriver({
     'RecipientRemoved',
     'GroupDmRenamed',
   ],
-  async derive(event, runtime) {
+  async derive(event, runtime, listeners) {
     switch (event.type) {
       case 'MessageCreated': {
-        return [messageDispatch('MESSAGE_CREATE', await placeOf(runtime, event.data.channelId, event.data.guildId), messageDoc(event.data.message), runtime)];
+        const { channelId, guildId } = event.data;
+        const place = await placeOf(runtime, channelId, guildId);
+        return [messageDispatch('MESSAGE_CREATE', place, messageDoc(event.data.message), runtime, await guildOf(runtime, listeners, place, guildId))];
       }
       case 'MessageEdited': {
+        const { channelId, guildId } = event.data;
         const doc = await messageById(runtime.readStore, event.data.messageId);
-        return doc ? [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, event.data.channelId, event.data.guildId), doc, runtime)] : [];
+        if (!doc) return [];
+        const place = await placeOf(runtime, channelId, guildId);
+        return [messageDispatch('MESSAGE_UPDATE', place, doc, runtime, await guildOf(runtime, listeners, place, guildId))];
       }
       // The message a thread is started from changes: it now carries the thread.
       case 'ThreadCreated': {
         if (!event.data.fromMessage) return [];
         const [doc, thread] = await Promise.all([messageById(runtime.readStore, event.data.thread.id), threadById(runtime.readStore, event.data.thread.id)]);
         if (!doc || !thread) return [];
-        return [messageDispatch('MESSAGE_UPDATE', await placeOf(runtime, doc.channel_id, event.data.guildId), doc, runtime, threadDocObject(thread))];
+        const place = await placeOf(runtime, doc.channel_id, event.data.guildId);
+        const guild = await guildOf(runtime, listeners, place, event.data.guildId);
+        return [messageDispatch('MESSAGE_UPDATE', place, doc, runtime, guild, threadDocObject(thread))];
       }
       case 'MessageDeleted': {
         if (event.data.bulk) return [];
