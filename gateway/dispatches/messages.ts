@@ -4,7 +4,7 @@
 // member's, as the widely used API sends them.
 import { MessageFlags, ephemeralAudience, type MessageFields } from '../../domain/message.js';
 import { dmChannelObject, messageObject } from '../../presenters/messages.js';
-import { partialMemberObject } from '../../presenters/members.js';
+import { type PartialMemberObject, partialMemberObject } from '../../presenters/members.js';
 import type { ParleyMessage } from '../../presenters/differences.js';
 import type { GuildState } from '../../domain/guildState.js';
 import { loadGuildNow } from '../../commands/access.js';
@@ -16,7 +16,7 @@ import { dmChannelById } from '../../projections/dms.queries.js';
 import { messageById } from '../../projections/messages.queries.js';
 import { threadById } from '../../projections/threads.queries.js';
 import { threadDocObject } from '../../presenters/threads.js';
-import type { APIThreadChannel } from 'discord-api-types/v10';
+import type { APIThreadChannel, APIUser } from 'discord-api-types/v10';
 import type { Audience, Dispatch } from '../dispatch.js';
 import { type Listeners, deriver, dispatch } from './deriver.js';
 import { guildMember } from '../guilds.js';
@@ -51,22 +51,25 @@ async function guildOf(runtime: GatewayDeps, listeners: Listeners, place: Place,
   return guild.status === 'active' ? guild : null;
 }
 
+/** A message as MESSAGE_CREATE and MESSAGE_UPDATE carry it: in a guild, with the members of its author and mentions. */
+type MessageData = ParleyMessage & { member?: PartialMemberObject; mentions: (APIUser & { member?: PartialMemberObject })[] };
+
 /**
- * The message with its author's member and each mentioned member's, without their users (`author` and the mention are
- * the user): discord.py makes `message.author` a Member only from it without the members intent, and discord.js's
+ * The message, given its author's member and each mentioned member's, without their users (`author` and the mention
+ * are the user): discord.py makes `message.author` a Member only from it without the members intent, and discord.js's
  * `message.member` is null without it. A webhook's message has none, its author being the webhook, never a member.
+ * Set on the presenter's fresh object rather than copied: a copy of a whole message costs more than the members.
  */
-function withMembers(message: ParleyMessage, guild: GuildState | null) {
+function withMembers(message: MessageData, guild: GuildState | null): MessageData {
   if (!guild) return message;
   const author = guild.members.get(message.author.id);
-  return {
-    ...message,
-    ...(author ? { member: partialMemberObject(author) } : {}),
-    mentions: message.mentions.map((user) => {
+  if (author) message.member = partialMemberObject(author);
+  if (message.mentions.length > 0)
+    message.mentions = message.mentions.map((user) => {
       const member = guild.members.get(user.id);
       return member ? { ...user, member: partialMemberObject(member) } : user;
-    }),
-  };
+    });
+  return message;
 }
 
 function messageDispatch(
