@@ -3,7 +3,7 @@
 // `recipients` holds their user objects as of the events; `closed_by` lists who hid a DM from their list.
 import type { MessageUser } from '../domain/message.js';
 import type { WriteOp } from '../ports/readStore.js';
-import { CHANNELS, MESSAGES, REACTIONS } from './collections.js';
+import { CHANNELS } from './collections.js';
 import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
 
@@ -61,13 +61,9 @@ export const dmsProjection = projection({
       case 'RecipientRemoved': {
         const { channelId, user, ownerId } = e.data;
         // The last participant gone, the group DM ends, as on the widely used API: its keys are destroyed
-        // (domain/personalData.ts), and its name, messages and reactions leave the read models with it.
-        if (ownerId === null)
-          return [
-            { deleteOne: { collection: CHANNELS, filter: { _id: channelId } } },
-            { deleteMany: { collection: MESSAGES, filter: { channel_id: channelId } } },
-            { deleteMany: { collection: REACTIONS, filter: { channel_id: channelId } } },
-          ];
+        // (domain/personalData.ts), and its document leaves the read models with it (its messages and reactions, the
+        // messages projection's, with theirs).
+        if (ownerId === null) return [{ deleteOne: { collection: CHANNELS, filter: { _id: channelId } } }];
         return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
       }
       case 'GroupDmRenamed':

@@ -111,6 +111,7 @@ export const messagesProjection = projection({
     'ThreadCreated',
     'ThreadDeleted',
     'GuildDeleted',
+    'RecipientRemoved',
     'MessagePinned',
     'MessageUnpinned',
   ],
@@ -193,7 +194,14 @@ export const messagesProjection = projection({
           set('interaction.user'),
         ];
       }
-      // A deleted channel's or guild's messages go with it: their keys are destroyed, and a rebuild would not see their text.
+      // A deleted channel's or guild's messages go with it, and an ended group DM's (its last participant gone): their
+      // keys are destroyed, and a rebuild would not see their text.
+      case 'RecipientRemoved':
+        if (e.data.ownerId !== null) return [];
+        return [
+          { deleteMany: { collection: MESSAGES, filter: { channel_id: e.data.channelId } } },
+          { deleteMany: { collection: REACTIONS, filter: { channel_id: e.data.channelId } } },
+        ];
       case 'ChannelDeleted':
       case 'ThreadDeleted': {
         const channelId = e.type === 'ChannelDeleted' ? e.data.channel.id : e.data.thread.id;

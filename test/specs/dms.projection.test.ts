@@ -52,4 +52,10 @@ describe('dms projection: group DMs as participants leave', () => {
     await ended.then('channels', C, null);
     await ended.then('messages', '701', null);
   });
+
+  it('drops the messages by the messages projection alone, as a projector running only it (or rebuilding only it) does', async () => {
+    const messagesAlone = givenProjections(messagesProjection);
+    await messagesAlone(sent, removed(ada, bob.id)).when(removed(bob, null)).then('messages', '701', null);
+    await messagesAlone(sent).when(removed(ada, bob.id)).then('messages', '701', { content: 'see you' });
+  });
 });
