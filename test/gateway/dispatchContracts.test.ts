@@ -16,6 +16,7 @@ import {
 import type { Contract } from '../../contracts/schema.js';
 import { dispatch } from '../../gateway/dispatches/deriver.js';
 import { ALL_INTENTS, type DispatchData } from '../../gateway/protocol.js';
+import type { Session } from '../../gateway/session.js';
 import { threadMemberObject, threadObject } from '../../presenters/threads.js';
 import { eventSchemas } from '../../http/asyncapi/document.js';
 import { createGuild, join } from '../http/guildSupport.js';
@@ -73,6 +74,15 @@ describe('the dispatch builder', () => {
     );
     expectShape(created.d, ThreadCreate);
     expectShape(dispatch('MESSAGE_REACTION_ADD', reaction, routing).d, MessageReactionAdd);
+  });
+
+  it('a session’s own dispatches (READY, the connect-time GUILD_CREATE) are checked against their contracts too', () => {
+    const { thread_metadata: _metadata, ...withoutMetadata } = thread;
+    const own = (session: Session) =>
+      // @ts-expect-error: the API's type leaves a thread's metadata optional; the THREAD_CREATE contract does not
+      session.dispatchOwn('THREAD_CREATE', withoutMetadata);
+    const whole = (session: Session) => session.dispatchOwn('THREAD_CREATE', thread);
+    expect([own, whole]).toHaveLength(2);
   });
 
   it('READY, which the session builds itself, meets its contract by its declared type', () => {

@@ -1,12 +1,9 @@
 // A guild message's MESSAGE_CREATE and MESSAGE_UPDATE carry its author's member without its user, and each mentioned
 // member's, as the widely used API sends them: bots without the members intent make `message.author` a Member from
 // it. A webhook's message and a DM carry none. Real WebSocket sessions receive what HTTPS writes cause.
-import { ChannelType } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
 import { MessageDispatch } from '../../contracts/dispatches.js';
 import { Permission } from '../../domain/permissions.js';
-import type { Session } from '../../gateway/session.js';
-import { threadObject } from '../../presenters/threads.js';
 import { callback, interactionWorld, invoked } from '../http/commandInteractionSupport.js';
 import { createGuild, grantRole, join, newMember } from '../http/guildSupport.js';
 import { fileGateway } from '../support/gateway.js';
@@ -92,33 +89,5 @@ describe('a message’s member', () => {
     const received = await session.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === direct.body.id);
     expect(received.d).not.toHaveProperty('guild_id');
     expect(received.d).not.toHaveProperty('member');
-  });
-});
-
-describe('a session’s own dispatch', () => {
-  it('is checked against its contract, as READY and the connect-time GUILD_CREATE are', () => {
-    const thread = threadObject(
-      {
-        id: '20',
-        type: ChannelType.PublicThread,
-        guild_id: '30',
-        parent_id: '40',
-        owner_id: '10',
-        name: 'plans',
-        rate_limit_per_user: 0,
-        archived: false,
-        auto_archive_duration: 1440,
-        archive_timestamp: '2026-01-01T00:00:00.000Z',
-        locked: false,
-        create_timestamp: '2026-01-01T00:00:00.000Z',
-      },
-      { message_count: 0, total_message_sent: 0, member_count: 1, last_message_id: null },
-    );
-    const { thread_metadata: _metadata, ...withoutMetadata } = thread;
-    const own = (session: Session) =>
-      // @ts-expect-error: the API's type leaves a thread's metadata optional; the THREAD_CREATE contract does not
-      session.dispatchOwn('THREAD_CREATE', withoutMetadata);
-    const whole = (session: Session) => session.dispatchOwn('THREAD_CREATE', thread);
-    expect([own, whole]).toHaveLength(2);
   });
 });
