@@ -10,9 +10,11 @@ import type { GatewayDeps } from './deps.js';
 import { deriveDispatches } from './dispatches/index.js';
 import { presencesOnJoin } from './dispatches/presence.js';
 import { typingDispatch } from './dispatches/typing.js';
+import { loadingOncePerEvent } from './eventLoads.js';
 import type { Presences } from './presence.js';
 import { CloseCode } from './protocol.js';
 import type { SessionRegistry } from './registry.js';
+import { channelVisibility } from './visibility.js';
 
 /** What a gateway node projects the log onto: its sessions, and the presences that go with a join. */
 interface GatewayProjection {
@@ -56,13 +58,16 @@ const gatewayProjector = reactor({
         await outlastingOutages(() => runtime.projections.waitFor(event.position), projection);
         // Before this event's own dispatches: an edit's MESSAGE_UPDATE shows the version whose key is kept.
         registry.erased(erasures(event).map((erasure) => erasure.subject));
-        const dispatches = await outlastingOutages(() => deriveDispatches(event, runtime, registry), projection);
-        for (const dispatch of dispatches) await outlastingOutages(() => registry.route(dispatch), projection);
+        // Deriving and routing share the aggregates' states loaded for this event: each is loaded once.
+        const scoped = loadingOncePerEvent(runtime);
+        const visibility = channelVisibility(scoped);
+        const dispatches = await outlastingOutages(() => deriveDispatches(event, scoped, registry), projection);
+        for (const dispatch of dispatches) await outlastingOutages(() => registry.route(dispatch, visibility), projection);
         // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.
         if (event.type === 'UserErased') registry.endSessionsOf(event.data.userId, CloseCode.AuthenticationFailed, 'Authentication failed');
         // Presences of a join go after all of its dispatches: clients drop a presence of a member they do not know.
         for (const dispatch of dispatches) {
-          for (const presence of presencesOnJoin(dispatch, presenceOf)) await outlastingOutages(() => registry.route(presence), projection);
+          for (const presence of presencesOnJoin(dispatch, presenceOf)) await outlastingOutages(() => registry.route(presence, visibility), projection);
         }
       } catch (error) {
         // One event that cannot be dispatched must not stop the gateway for every other event.

@@ -113,14 +113,15 @@ export class SessionRegistry {
     return this.sessions.values();
   }
 
-  async route(dispatch: Dispatch): Promise<void> {
+  /** `visibility`: the event's own, when the dispatch is one of an event's (sharing the states its deriving loaded). */
+  async route(dispatch: Dispatch, visibility: ChannelVisibility = this.visibility): Promise<void> {
     if (dispatch.join) for (const session of this.byUser.get(dispatch.join.userId) ?? []) this.joinGuild(session, dispatch.join.guildId);
     const audience = dispatch.audience;
     const recipients = new Set<Session>();
     for (const userId of audience.users ?? []) for (const session of this.byUser.get(userId) ?? []) recipients.add(session);
     if ('guildId' in audience) {
       const members = this.byGuild.get(audience.guildId) ?? new Set<Session>();
-      const canView = audience.channelId && members.size ? await this.visibility(audience.guildId, audience.channelId) : null;
+      const canView = audience.channelId && members.size ? await visibility(audience.guildId, audience.channelId) : null;
       for (const session of members) if (!canView || canView(session.userId)) recipients.add(session);
     }
     if (dispatch.dissolve) {

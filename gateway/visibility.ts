@@ -1,6 +1,7 @@
 // Who may see a guild channel's dispatches: the guild's members with VIEW_CHANNEL there, by the shared permission
-// function over the guild aggregate's state (loaded once per dispatch, from the command side's cache). A thread's are
-// seen by whom the thread's own rules let see it (a deleted thread's, by whom could see it before).
+// function over the guild aggregate's state (from the command side's cache; an event's dispatches share one load of it,
+// gateway/eventLoads.ts). A thread's are seen by whom the thread's own rules let see it (a deleted thread's, by whom
+// could see it before).
 import { canViewChannel, loadGuild, loadThread } from '../commands/access.js';
 import { threadPermissionsOf } from '../domain/thread.js';
 import { Permission, hasPermission } from '../domain/permissions.js';

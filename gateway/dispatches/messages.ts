@@ -41,9 +41,9 @@ function messageAudience(place: Place, message: Pick<MessageFields, 'flags' | 'a
 }
 
 /**
- * The guild a message was posted in, as the guild aggregate stands (from the command side's cache: routing the
- * dispatch to the channel's viewers loads the same state), for its members; null outside a guild, once the guild is
- * gone, or when no session on this node is in it (nobody would receive them).
+ * The guild a message was posted in, as the guild aggregate stands (loaded once for the event: routing the dispatch
+ * to the channel's viewers uses the same state), for its members; null outside a guild, once the guild is gone, or
+ * when no session on this node is in it (nobody would receive them).
  */
 async function guildOf(runtime: GatewayDeps, listeners: Listeners, place: Place, guildId: string | null): Promise<GuildState | null> {
   if (place.dm || !guildId || listeners.usersIn(guildId).size === 0) return null;

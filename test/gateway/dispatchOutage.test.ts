@@ -30,13 +30,14 @@ it('a dispatch whose audience cannot be looked up for now is sent once the engin
   await client.identify(owner.token, GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
   await client.dispatch('GUILD_CREATE');
 
-  // The gateway's look-ups of the guild (by channel visibility, gateway/visibility.ts) fail three times, then succeed;
-  // the API's own look-ups for the send are left alone.
+  // The gateway's look-ups of the guild (one per event, shared by the message's members and the channel's viewers,
+  // gateway/eventLoads.ts) fail three times, then succeed: a failed look-up is not kept, the step run again loads again.
+  // The API's own look-ups for the send are left alone.
   const { commands } = server.runtime;
   const load = commands.load.bind(commands);
   let failures = 3;
   const looksUp = vi.spyOn(commands, 'load').mockImplementation((...args: Parameters<typeof load>) => {
-    if (failures > 0 && new Error().stack?.includes('gateway/visibility.ts')) {
+    if (failures > 0 && new Error().stack?.includes('gateway/eventLoads.ts')) {
       failures -= 1;
       return Promise.reject(shuttingDown());
     }
