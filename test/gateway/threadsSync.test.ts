@@ -151,7 +151,9 @@ describe('RESUME', () => {
     expect(replayed.every((p) => p.d.id === thread.id)).toBe(true);
     // The bot's own joining reaches it with GUILDS alone.
     expect(replayed[2].d.added_members).toEqual([expect.objectContaining({ user_id: bot.id })]);
-    expect(replayed[3].d.name).toBe('renamed');
+    // The thread was deleted before the RESUME: its name's key is destroyed, and the replay shows it as the log now
+    // reads it (test/gateway/resumeErasure.test.ts); the rename itself is replayed.
+    expect(replayed[3].d).toMatchObject({ id: thread.id, name: null });
     expect(replayed.map((p) => p.s)).toEqual([...replayed.map((p) => p.s)].sort((a, b) => a! - b!));
   });
 });
