@@ -4,7 +4,7 @@
 // The OpenAPI document is built here, from every entry.
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import type { Metrics } from '../ports/metrics.js';
 import type { Admission } from './admission.js';
 import { apiVersion } from './apiVersions.js';
@@ -99,11 +99,53 @@ function allowedMethods(router: Router, path: string): string[] {
   return [...methods].sort();
 }
 
-/** The router's routes; a path that exists answers a method it does not take with 405 and Allow, as HTTP says. */
+type Layer = Router['stack'][number];
+
+/** Runs `stack` from `at` on, then `next`: koa-compose's chain, built as it runs instead of composed beforehand. */
+function runStack(ctx: Context, stack: readonly Middleware[], at: number, next: Next): Promise<unknown> {
+  if (at === stack.length) return next();
+  let called = false;
+  try {
+    return Promise.resolve(
+      stack[at](ctx, () => {
+        if (called) return Promise.reject(new Error('next() called multiple times'));
+        called = true;
+        return runStack(ctx, stack, at + 1, next);
+      }),
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Runs the route layers from `at` on that match the request, then `next`. Each sets what @koa/router's dispatch sets and
+ * Parley reads: the path's parameters (merged over those before, decoded by the router's own code) and the matched
+ * route's template, which measureRequest labels the request with.
+ */
+function runLayers(ctx: Context, layers: readonly Layer[], at: number, path: string, next: Next): Promise<unknown> {
+  for (let i = at; i < layers.length; i++) {
+    const layer = layers[i];
+    if (!layer.methods.includes(ctx.method) || !layer.match(path)) continue;
+    ctx.params = layer.params(path, layer.captures(path), ctx.params);
+    (ctx as { _matchedRoute?: string })._matchedRoute = layer.path as string;
+    return runStack(ctx, layer.stack as Middleware[], 0, () => runLayers(ctx, layers, i + 1, path, next));
+  }
+  return next();
+}
+
+/**
+ * The router's routes, run as its own dispatch would (each matching route in turn, the next one when a route passes
+ * the request on) without building and composing a middleware chain for each request, nor reading the host and path
+ * it has no use for; a path that exists answers a method it does not take with 405 and Allow, as HTTP says.
+ */
 function routesOf(router: Router) {
-  const routes = router.routes();
+  const layers = router.stack;
+  // Every layer is a route: a router middleware (a layer of no method) would run for any method, which this does not.
+  const middleware = layers.find((layer) => layer.methods.length === 0);
+  if (middleware) throw new Error(`A router middleware is not supported here: ${String(middleware.path)}`);
   return async function route(ctx: Context, next: Next) {
-    await routes(ctx as never, next);
+    await runLayers(ctx, layers, 0, routedPath(ctx), next);
     if (ctx.status !== 404 || ctx.body !== undefined) return;
     const allowed = allowedMethods(router, routedPath(ctx));
     if (allowed.length === 0) return;

@@ -151,6 +151,26 @@ function authorize(ctx: Context, entry: Route): void {
 
 const spent = async () => {};
 
+/** How many query strings a route keeps the checked query of, and the longest it keeps. */
+const KEPT_QUERIES = 1000;
+const KEPT_QUERY_LENGTH = 256;
+
+/**
+ * The route's checked query for the request: a query string seen before (a page read's `limit=50`) is not parsed and
+ * checked again. Kept only when each value is a primitive, so the handler's own copy shares nothing it could change.
+ */
+function queryOf(ctx: Context, schema: JSONSchema, kept: Map<string, Record<string, unknown>>): unknown {
+  const text = ctx.querystring;
+  const known = kept.get(text);
+  if (known) return { ...known };
+  const query = parseQuery<JSONSchema, Record<string, unknown>>(schema, ctx.query);
+  if (text.length <= KEPT_QUERY_LENGTH && Object.values(query).every((value) => value === null || typeof value !== 'object')) {
+    if (kept.size >= KEPT_QUERIES) kept.clear();
+    kept.set(text, { ...query });
+  }
+  return query;
+}
+
 /**
  * The handler's `spend` for one request: the named bucket's limiter, run on the request. Made here rather than inline in
  * the route's middleware, where the transpiler would name each request's copy (a defineProperty per request).
@@ -175,11 +195,12 @@ export function router(routes: readonly Route[], deps: HttpDeps, limiters = rate
     const body = entry.body && !own.has('body') ? (entry.body as JSONSchema) : undefined;
     const buckets = (entry.limits ?? []).map((spec) => limiters.get(spec.bucket)!);
     const spendable = new Map((entry.spendsItself ?? []).map((spec) => [spec.bucket, limiters.get(spec.bucket)!]));
+    const queries = new Map<string, Record<string, unknown>>();
     async function answer(ctx: Context, next: Next) {
       authorize(ctx, entry);
       const input = {
         params: params && parseBody<JSONSchema, unknown>(params, ctx.params),
-        query: query && parseQuery<JSONSchema, unknown>(query, ctx.query),
+        query: query && queryOf(ctx, query, queries),
         body: body && parseBody<JSONSchema, unknown>(body, ctx.request.body),
         spend: spenderFor(ctx, spendable),
       };

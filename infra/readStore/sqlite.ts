@@ -70,7 +70,8 @@ function column(path: string): string {
   return `json_extract(doc, '$${jsonPath}')`;
 }
 
-function compileFilter(filter: Filter, params: Param[]): string {
+/** A filter's WHERE clause, its parameters pushed onto `params` in the order of its placeholders. */
+function compileWhere(filter: Filter, params: Param[]): string {
   const clauses: string[] = [];
   for (const [path, condition] of Object.entries(filter)) {
     const col = column(path);
@@ -123,6 +124,64 @@ function compileFilter(filter: Filter, params: Param[]): string {
     }
   }
   return clauses.length ? clauses.join(' AND ') : '1';
+}
+
+/** Compiled statements kept by shape (compiledSql): filters and sorts come from code, but a path may hold an id. */
+const COMPILED_SHAPES = 10_000;
+
+/**
+ * SQL by shape (shapeOf): a query of a shape seen before reuses it, with only its values collected anew. Its `key`, a
+ * short name of the SQL, keys a query's kept result, which a key of the whole SQL would make longer to look up.
+ */
+const compiledSql = new Map<string, { sql: string; key: string }>();
+let compiledCount = 0;
+
+function rememberSql(shape: string, sql: string): { sql: string; key: string } {
+  if (compiledSql.size >= COMPILED_SHAPES) compiledSql.clear();
+  const compiled = { sql, key: `q${++compiledCount}` };
+  compiledSql.set(shape, compiled);
+  return compiled;
+}
+
+/**
+ * What compileWhere's SQL depends on besides the values: each path with its operators, whether an equality is with null,
+ * how many values a list holds and whether null is one, an $exists's truth. Pushes the filter's parameters onto
+ * `params` in compileWhere's order, so the SQL of the shape takes them as they are.
+ */
+function shapeOf(filter: Filter, params: Param[]): string {
+  let shape = '';
+  for (const path in filter) {
+    const condition = filter[path];
+    shape += `${path}\u0001`;
+    if (!isOperatorObject(condition)) {
+      if (condition === null) shape += 'null';
+      else params.push(sqlValue(condition));
+    } else {
+      for (const op in condition) {
+        const operand = (condition as Record<string, unknown>)[op];
+        shape += op;
+        if (op === '$in' || op === '$nin' || op === '$all') {
+          const values = operand as Comparable[];
+          for (const value of values) {
+            if (value === null && op !== '$all') shape += 'n';
+            else {
+              shape += 'v';
+              params.push(sqlValue(value));
+            }
+          }
+        } else if (op === '$exists') shape += operand ? '1' : '0';
+        else params.push(sqlValue(operand as Comparable));
+      }
+    }
+    shape += '\u0002';
+  }
+  return shape;
+}
+
+/** The filter's WHERE clause, compiled once for its shape; its parameters pushed onto `params`. */
+function compileFilter(filter: Filter, params: Param[]): string {
+  const shape = `where\u0003${shapeOf(filter, params)}`;
+  return (compiledSql.get(shape) ?? rememberSql(shape, compileWhere(filter, []))).sql;
 }
 
 export class SqliteReadStore implements ReadStore {
@@ -266,23 +325,29 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  private select(collection: string, filter: Filter, options: FindOptions = {}, what = 'id, doc'): { sql: string; params: Param[] } {
+  private select(collection: string, filter: Filter, options: FindOptions = {}, what = 'id, doc'): { sql: string; key: string; params: Param[] } {
     const params: Param[] = [];
-    const where = compileFilter(filter, params);
-    let sql = `SELECT ${what} FROM ${this.ensureCollection(collection)} WHERE ${where}`;
+    const name = this.ensureCollection(collection);
+    const limited = options.limit !== undefined || options.skip !== undefined;
+    let shape = `${name}\u0003${what}\u0003${shapeOf(filter, params)}\u0003${limited ? 'limit' : ''}`;
+    for (const path in options.sort) shape += `\u0003${path}\u0001${options.sort[path]}`;
+    if (limited) params.push(options.limit ?? -1, options.skip ?? 0);
+    const { sql, key } = compiledSql.get(shape) ?? rememberSql(shape, this.selectSql(name, filter, options, what));
+    return { sql, key, params };
+  }
+
+  private selectSql(name: string, filter: Filter, options: FindOptions, what: string): string {
+    let sql = `SELECT ${what} FROM ${name} WHERE ${compileWhere(filter, [])}`;
     const sort = Object.entries(options.sort ?? {});
     if (sort.length) sql += ` ORDER BY ${sort.map(([k, d]) => `${column(k)} ${d === 1 ? 'ASC' : 'DESC'}`).join(', ')}`;
-    if (options.limit !== undefined || options.skip !== undefined) {
-      sql += ' LIMIT ? OFFSET ?';
-      params.push(options.limit ?? -1, options.skip ?? 0);
-    }
-    return { sql, params };
+    if (options.limit !== undefined || options.skip !== undefined) sql += ' LIMIT ? OFFSET ?';
+    return sql;
   }
 
   private findSync<T extends Doc>(collection: string, filter: Filter, options?: FindOptions): T[] {
-    const { sql, params } = this.select(collection, filter, options);
+    const { sql, key: compiled, params } = this.select(collection, filter, options);
     const name = table(collection);
-    const key = `${sql}\n${JSON.stringify(params)}`;
+    const key = `${compiled}\n${JSON.stringify(params)}`;
     let result = this.results.get(key);
     if (!result) {
       result = { table: name, docs: (this.statement(sql).all(...params) as { id: string; doc: string }[]).map((row) => this.parse(name, row)) };
