@@ -20,11 +20,14 @@
 // it is told is answered at once; a new connection is, too (its handshake costs it more than waiting would).
 //
 // Under a flood of new connections the handshakes queue on the loop, and a client's first request, written with its
-// handshake, has waited most of its answer's time before the 'request' event. A connection whose TLS handshake took
-// over LATE_HANDSHAKE_MS while the loop was busy for most of it has its first request refused at once, whatever the
-// limit: served, it would be answered late, with the loop time the handshakes still under way need; refused, its
-// client's next request is timed and served from a fresh start (CoDel's rule: a request that has already waited past
-// the target is dropped rather than served). A handshake as slow while the loop was idle is the network's: served.
+// handshake, has waited most of its answer's time before the 'request' event. While the process is overloaded (its
+// limit refused a request within the last OVERLOADED_FOR_MS), a connection whose TLS handshake took over
+// LATE_HANDSHAKE_MS while the loop was busy for most of it has its first request refused at once, whatever the limit:
+// served, it would be answered late, with the loop time the handshakes still under way need; refused, its client's
+// next request is timed and served from a fresh start (CoDel's rule: a request that has already waited past the target
+// is dropped rather than served). A handshake as slow while the loop was idle is the network's: served. So is one as
+// slow on a process its limit has not had to refuse for: a busy start (modules compiled, the log caught up) on a
+// loaded machine slows the first handshakes, and their clients, which connected all at once, are not an overload.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -55,6 +58,9 @@ const DRAIN_ON_REFUSAL_BYTES = 64 * 1024;
 
 /** A handshake that waited longer than this on a busy loop has used half the second its request is meant to be answered in. */
 const LATE_HANDSHAKE_MS = 500;
+
+/** How long after its limit last refused a request a process is taken to be overloaded, for late handshakes. */
+const OVERLOADED_FOR_MS = 5000;
 
 /**
  * The share of a handshake's wait the loop was busy for that says the wait was the process's, not the network's: a
@@ -95,17 +101,21 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
   const places = new WeakMap<IncomingMessage, () => void>();
   /** When each connection's last refusal was answered, or will be. */
   const refusedAt = new WeakMap<Socket, number>();
-  /** TLS connections whose handshake waited too long on a saturated loop, until their first request is refused. */
+  /** TLS connections whose handshake waited too long on a saturated loop, until their first request. */
   const lateHandshakes = new WeakSet<Socket>();
+  /** When the limit last refused a request. */
+  let limitRefusedAt = -Infinity;
   return {
     enter(req, res) {
       const path = pathOf(req.url);
-      const late = lateHandshakes.delete(req.socket);
+      const now = performance.now();
+      const late = lateHandshakes.delete(req.socket) && now - limitRefusedAt < OVERLOADED_FOR_MS;
       if (isOperatorRequest(req.method, path)) return true;
-      if (late || !limit.acquire()) {
+      const overLimit = !late && !limit.acquire();
+      if (overLimit) limitRefusedAt = now;
+      if (late || overLimit) {
         metrics.request(req.method ?? 'GET', 'unmatched', 503, 0);
         // A connection refused less than Retry-After ago is answered once that has passed since its last refusal.
-        const now = performance.now();
         const due = (refusedAt.get(req.socket) ?? -Infinity) + OVERLOAD_RETRY_AFTER_S * 1000;
         if (due <= now || !keepsConnection(req)) {
           refusedAt.set(req.socket, now);
@@ -118,7 +128,7 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
         }
         return false;
       }
-      const admitted = performance.now();
+      const admitted = now;
       let held = true;
       const leave = () => {
         if (!held) return;

@@ -217,23 +217,22 @@ describe('a refusal made before koa', () => {
   });
 });
 
-// The adaptive limit at its default target, far from full: only a handshake's wait decides.
-const handshaking = await fileServer({ ADMISSION_TARGET_MS: '200' });
+// The adaptive limit at its default target, with room for one request: a handshake's wait decides while the limit has
+// refused lately.
+const handshaking = await fileServer({ ADMISSION_TARGET_MS: '200', MAX_REQUESTS_IN_FLIGHT: '1' });
 
 describe('a connection whose TLS handshake waited on a saturated loop', () => {
-  it('has its first request refused at once with 503 and Retry-After, and its next one served', async () => {
-    // The process's loop held, as a flood of handshakes holds it, between the server's accept and the handshake's end.
-    const socket = await slowHandshake(handshaking, (deliver) => {
+  /** A connection whose handshake ends once the process's loop was held for 700 ms, as a flood of handshakes holds it. */
+  const lateOnABusyLoop = () =>
+    slowHandshake(handshaking, (deliver) => {
       const until = performance.now() + 700;
       while (performance.now() < until);
       deliver();
     });
+
+  it('has its first request served while the process has not been over its limit: a busy start is not an overload', async () => {
+    const socket = await lateOnABusyLoop();
     const answers = answersOn(socket);
-    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    const refused = await answers.next();
-    expect(refused.head).toMatch(/^HTTP\/1\.1 503 /);
-    expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/i);
-    expect(JSON.parse(refused.body)).toEqual({ code: 0, message: 'The server is busy: try again in 1 second' });
     socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
     socket.destroy();
@@ -243,6 +242,23 @@ describe('a connection whose TLS handshake waited on a saturated loop', () => {
     // A slow link: the server's handshake answer reaches the client as late, while the process has nothing to do.
     const socket = await slowHandshake(handshaking, (deliver) => setTimeout(deliver, 700));
     const answers = answersOn(socket);
+    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+
+  it('while the process is overloaded, has its first request refused at once with 503 and Retry-After, and its next one served', async () => {
+    // The limit refuses a request (the held one has the only place), and the place is given back.
+    const held = await holdThePlace(handshaking);
+    held.socket.destroy();
+    for (let probes = 0; (await handshaking.api('GET', '/gateway')).status !== 200 && probes < 200; probes++);
+    const socket = await lateOnABusyLoop();
+    const answers = answersOn(socket);
+    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    const refused = await answers.next();
+    expect(refused.head).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/i);
+    expect(JSON.parse(refused.body)).toEqual({ code: 0, message: 'The server is busy: try again in 1 second' });
     socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
     socket.destroy();
@@ -299,11 +315,11 @@ function answersOn(socket: TLSSocket) {
 }
 
 /** The one place of `full` taken by a request whose body never comes; resolved once it holds it. */
-async function holdThePlace() {
-  const held = openRequest(full, postHead('/api/v1/auth/register', 100));
+async function holdThePlace(target: TestServer = full) {
+  const held = openRequest(target, postHead('/api/v1/auth/register', 100));
   held.socket.write('{"username":');
   // Until its head is read the held request has no place: probe with a request that needs no body until refused.
-  for (let probes = 0; (await full.api('GET', '/gateway')).status !== 503 && probes < 200; probes++);
+  for (let probes = 0; (await target.api('GET', '/gateway')).status !== 503 && probes < 200; probes++);
   return held;
 }
 
