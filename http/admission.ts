@@ -128,13 +128,7 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
         }
         return false;
       }
-      const admitted = now;
-      let held = true;
-      const leave = () => {
-        if (!held) return;
-        held = false;
-        limit.release(performance.now() - admitted);
-      };
+      const leave = placeIn(limit, now);
       places.set(req, leave);
       // Answered before koa's side of admission saw it (a failure in the middleware ahead of it), it still gives back.
       res.once('close', leave);
@@ -163,6 +157,19 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
         leave?.();
       }
     },
+  };
+}
+
+/**
+ * The way out of `limit` of a request admitted at `admitted`, which gives its place back once. Made here rather than
+ * inline in enter(), where the transpiler would name each request's copy (a defineProperty per request).
+ */
+function placeIn(limit: AdaptiveLimit, admitted: number): () => void {
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    limit.release(performance.now() - admitted);
   };
 }
 
