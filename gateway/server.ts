@@ -358,7 +358,7 @@ export class Gateway {
     }
     session.connection?.close(4000, 'Resumed elsewhere');
     session.attach(connection);
-    for (const frame of frames) connection.send(frame);
+    connection.sendReplay(frames);
     session.dispatchOwn('RESUMED', { _trace: this.trace });
     return session;
   }

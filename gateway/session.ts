@@ -18,6 +18,12 @@ export const RESUME_WINDOW_MS = 3 * 60 * 1000;
 export class Connection {
   private readonly deflate: Deflate | null;
   private chain: Promise<void> = Promise.resolve();
+  /**
+   * What a RESUME's replay left in the outbound buffer, allowed on top of the bound until the buffer has drained below
+   * it: the session held those dispatches in memory already, and a client that missed more than the bound would
+   * otherwise be closed again by its own replay, RESUME after RESUME.
+   */
+  private replayed = 0;
 
   constructor(
     readonly socket: WebSocket,
@@ -39,13 +45,33 @@ export class Connection {
    */
   send(frame: string): boolean {
     if (!this.open) return false;
-    if (this.socket.bufferedAmount > this.maxBufferedBytes) {
+    const buffered = this.socket.bufferedAmount;
+    if (buffered <= this.maxBufferedBytes) this.replayed = 0;
+    else if (buffered > this.maxBufferedBytes + this.replayed) {
       this.close(CLIENT_NOT_READING, 'Client not reading: outbound buffer full');
       return false;
     }
+    this.write(frame);
+    return true;
+  }
+
+  /**
+   * Sends what a RESUME replays, in order, whatever the bound; what it leaves buffered is allowed until it drains (with
+   * zlib-stream, once its frames are compressed and written: until then, whatever is buffered).
+   */
+  sendReplay(frames: readonly string[]): void {
+    if (!this.open) return;
+    this.replayed = Number.POSITIVE_INFINITY;
+    for (const frame of frames) this.write(frame);
+    this.chain = this.chain.then(() => {
+      this.replayed = this.socket.bufferedAmount;
+    });
+  }
+
+  private write(frame: string): void {
     if (!this.deflate) {
       this.socket.send(frame);
-      return true;
+      return;
     }
     const deflate = this.deflate;
     this.chain = this.chain.then(
@@ -62,7 +88,6 @@ export class Connection {
           });
         }),
     );
-    return true;
   }
 
   /** Sends `frame` (after any frame still being compressed), then closes; resolves once the socket has closed. */

@@ -1,6 +1,6 @@
 // A client that stops reading its socket: what the server has for it waits in the connection's outbound buffer, which
 // is bounded (GATEWAY_OUTBOUND_BUFFER_BYTES). Past the bound the connection is closed with 1013, and the session keeps
-// what the client missed: a RESUME gets it, in order.
+// what the client missed: a RESUME gets it, in order, however much more than the bound it is.
 import { describe, expect, it } from 'vitest';
 import { CLIENT_NOT_READING } from '../../gateway/session.js';
 import { connectGateway, fileGateway } from '../support/gateway.js';
@@ -46,6 +46,30 @@ describe('a gateway client that stops reading', () => {
     expect(replayed.map((p) => p.s)).toEqual(replayed.map((_, i) => lastSeen + 1 + i));
     expect(replayed.filter((p) => p.t === 'MESSAGE_CREATE').length).toBe(replayed.length);
     expect(replayed.map((p) => p.d.content).sort()).toContain(bulky(sent - 1).content);
+    resuming.close();
+  });
+
+  it('RESUMEs to more than its outbound buffer holds without being closed for it, and gets what is sent after', async () => {
+    const away = await gateway.session(guild.owner.token, GUILDS_MESSAGES_CONTENT);
+    const ready = away.received.find((p) => p.t === 'READY')!;
+    const lastSeen = away.lastSeq();
+    away.drop();
+    await away.closed;
+    // About 160 KiB missed, two and a half times the bound.
+    const missed: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const sent = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: bulky(i) });
+      expect(sent.status).toBe(200);
+      missed.push(sent.body.id);
+    }
+    const resuming = await gateway.connect();
+    await resuming.next((p) => p.op === 10);
+    resuming.send({ op: 6, d: { token: guild.owner.token, session_id: ready.d.session_id, seq: lastSeen } });
+    await resuming.dispatch('RESUMED', 30_000);
+    const replayed = resuming.received.filter((p) => p.t === 'MESSAGE_CREATE').map((p) => p.d.id);
+    expect(replayed).toEqual(missed);
+    const after = await server.api('POST', `/channels/${guild.channelId}/messages`, { token: guild.owner.token, body: { content: 'after the replay' } });
+    await resuming.next((p) => p.t === 'MESSAGE_CREATE' && p.d.id === after.body.id);
     resuming.close();
   });
 });
