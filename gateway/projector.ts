@@ -7,6 +7,7 @@ import { erasures } from '../domain/personalData.js';
 import { outageOf } from '../ports/outages.js';
 import { BusFollower, reactor } from '../projections/reactor.js';
 import type { GatewayDeps } from './deps.js';
+import type { Dispatch } from './dispatch.js';
 import { deriveDispatches } from './dispatches/index.js';
 import { presencesOnJoin } from './dispatches/presence.js';
 import { typingDispatch } from './dispatches/typing.js';
@@ -31,8 +32,9 @@ const OUTAGE_RETRY_MS = { first: 100, most: 2000 } as const;
 /**
  * Runs `step`, again and again while it fails on an engine's outage (the read models' or the log's database
  * restarting): an event whose dispatch met the outage was acknowledged to its sender, and skipping it would leave
- * every session without it. Each step that is run again has sent nothing before it failed (deriving dispatches reads
- * only; routing one looks its audience up before it sends), so nothing goes out twice.
+ * every session without it. A step run again goes on from where it failed, and a dispatch that failed had sent nothing
+ * (deriving dispatches reads only; routing one looks its audience up before it sends), so nothing goes out twice.
+ * One step an event: a wrapper a dispatch cost a gateway node's consumer 9 % of its events/s.
  */
 async function outlastingOutages<T>(step: () => Promise<T>, { runtime, stopping }: GatewayProjection): Promise<T> {
   for (let attempt = 0; ; attempt += 1) {
@@ -55,20 +57,31 @@ const gatewayProjector = reactor({
     const presenceOf = (userId: string) => presences.of(userId);
     for (const event of events) {
       try {
-        await outlastingOutages(() => runtime.projections.waitFor(event.position), projection);
-        // Before this event's own dispatches: an edit's MESSAGE_UPDATE shows the version whose key is kept.
-        registry.erased(erasures(event).map((erasure) => erasure.subject));
         // Deriving and routing share the aggregates' states loaded for this event: each is loaded once.
         const scoped = loadingOncePerEvent(runtime);
         const visibility = channelVisibility(scoped);
-        const dispatches = await outlastingOutages(() => deriveDispatches(event, scoped, registry), projection);
-        for (const dispatch of dispatches) await outlastingOutages(() => registry.route(dispatch, visibility), projection);
+        let derived: Dispatch[] | null = null;
+        let routed = 0;
+        // Run again after an outage from where it failed: the dispatches routed before it are not routed twice.
+        const dispatches = await outlastingOutages(async () => {
+          await runtime.projections.waitFor(event.position);
+          if (!derived) {
+            // Before this event's own dispatches: an edit's MESSAGE_UPDATE shows the version whose key is kept.
+            registry.erased(erasures(event).map((erasure) => erasure.subject));
+            derived = await deriveDispatches(event, scoped, registry);
+          }
+          for (; routed < derived.length; routed += 1) await registry.route(derived[routed], visibility);
+          return derived;
+        }, projection);
         // A deleted account's tokens are gone: its open sessions end as a bad token's IDENTIFY would.
         if (event.type === 'UserErased') registry.endSessionsOf(event.data.userId, CloseCode.AuthenticationFailed, 'Authentication failed');
         // Presences of a join go after all of its dispatches: clients drop a presence of a member they do not know.
-        for (const dispatch of dispatches) {
-          for (const presence of presencesOnJoin(dispatch, presenceOf)) await outlastingOutages(() => registry.route(presence, visibility), projection);
-        }
+        const joinPresences = dispatches.flatMap((dispatch) => presencesOnJoin(dispatch, presenceOf));
+        let announced = 0;
+        if (joinPresences.length)
+          await outlastingOutages(async () => {
+            for (; announced < joinPresences.length; announced += 1) await registry.route(joinPresences[announced], visibility);
+          }, projection);
       } catch (error) {
         // One event that cannot be dispatched must not stop the gateway for every other event.
         runtime.log.error({ err: error, type: event.type, position: String(event.position.commit) }, 'dispatch failed');
