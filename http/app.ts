@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
+import compose from 'koa-compose';
 import type { Metrics } from '../ports/metrics.js';
 import type { Admission } from './admission.js';
 import { apiVersion } from './apiVersions.js';
@@ -101,21 +102,10 @@ function allowedMethods(router: Router, path: string): string[] {
 
 type Layer = Router['stack'][number];
 
-/** Runs `stack` from `at` on, then `next`: koa-compose's chain, built as it runs instead of composed beforehand. */
-function runStack(ctx: Context, stack: readonly Middleware[], at: number, next: Next): Promise<unknown> {
-  if (at === stack.length) return next();
-  let called = false;
-  try {
-    return Promise.resolve(
-      stack[at](ctx, () => {
-        if (called) return Promise.reject(new Error('next() called multiple times'));
-        called = true;
-        return runStack(ctx, stack, at + 1, next);
-      }),
-    );
-  } catch (error) {
-    return Promise.reject(error);
-  }
+/** A route layer with its middleware composed once, at start-up: @koa/router composes each matching layer's per request. */
+interface ComposedLayer {
+  layer: Layer;
+  run: ReturnType<typeof compose<Context>>;
 }
 
 /**
@@ -123,27 +113,27 @@ function runStack(ctx: Context, stack: readonly Middleware[], at: number, next: 
  * Parley reads: the path's parameters (merged over those before, decoded by the router's own code) and the matched
  * route's template, which measureRequest labels the request with.
  */
-function runLayers(ctx: Context, layers: readonly Layer[], at: number, path: string, next: Next): Promise<unknown> {
+function runLayers(ctx: Context, layers: readonly ComposedLayer[], at: number, path: string, next: Next): Promise<unknown> {
   for (let i = at; i < layers.length; i++) {
-    const layer = layers[i];
+    const { layer, run } = layers[i];
     if (!layer.methods.includes(ctx.method) || !layer.match(path)) continue;
     ctx.params = layer.params(path, layer.captures(path), ctx.params);
     (ctx as { _matchedRoute?: string })._matchedRoute = layer.path as string;
-    return runStack(ctx, layer.stack as Middleware[], 0, () => runLayers(ctx, layers, i + 1, path, next));
+    return run(ctx, () => runLayers(ctx, layers, i + 1, path, next));
   }
   return next();
 }
 
 /**
  * The router's routes, run as its own dispatch would (each matching route in turn, the next one when a route passes
- * the request on) without building and composing a middleware chain for each request, nor reading the host and path
+ * the request on) without composing each matching layer's middleware for each request, nor reading the host and path
  * it has no use for; a path that exists answers a method it does not take with 405 and Allow, as HTTP says.
  */
 function routesOf(router: Router) {
-  const layers = router.stack;
   // Every layer is a route: a router middleware (a layer of no method) would run for any method, which this does not.
-  const middleware = layers.find((layer) => layer.methods.length === 0);
+  const middleware = router.stack.find((layer) => layer.methods.length === 0);
   if (middleware) throw new Error(`A router middleware is not supported here: ${String(middleware.path)}`);
+  const layers = router.stack.map((layer) => ({ layer, run: compose(layer.stack as Middleware[]) }));
   return async function route(ctx: Context, next: Next) {
     await runLayers(ctx, layers, 0, routedPath(ctx), next);
     if (ctx.status !== 404 || ctx.body !== undefined) return;
