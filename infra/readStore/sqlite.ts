@@ -371,7 +371,12 @@ export class SqliteReadStore implements ReadStore {
 
   /** The rows a write changed or deleted: their parsed documents go, so memory keeps no text the file no longer has. */
   private forgetParsed(name: string, ids: Iterable<string>): void {
-    for (const id of ids) this.parsed.delete(`${name}/${id}`);
+    for (const id of ids) this.forgetOne(name, id);
+  }
+
+  /** Forgets one parsed document: a write of one document by id (every created message's) makes no list of ids. */
+  private forgetOne(name: string, id: string): void {
+    this.parsed.delete(`${name}/${id}`);
   }
 
   /** Runs a statement ending in RETURNING id, and forgets the parsed documents of the rows it returns. */
@@ -406,7 +411,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private write(name: string, doc: Doc): void {
-    this.parsed.delete(`${name}/${doc._id}`);
+    this.forgetOne(name, doc._id);
     let upsert = this.upserts.get(name);
     if (!upsert) {
       upsert = this.statement(`INSERT INTO ${name} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`);
@@ -496,7 +501,7 @@ export class SqliteReadStore implements ReadStore {
     const params: string[] = [];
     for (let i = at; i < at + UPSERT_ROWS; i++) {
       const { replacement } = (ops[i] as Extract<WriteOp, { replaceOne: unknown }>).replaceOne;
-      this.parsed.delete(`${name}/${replacement._id}`);
+      this.forgetOne(name, replacement._id);
       params.push(replacement._id, JSON.stringify(replacement));
     }
     try {
