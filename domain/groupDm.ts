@@ -15,6 +15,11 @@ export type RecipientAdded = DomainEvent<
 >;
 /** `ownerId` is the owner after the removal (null when no one is left). */
 export type RecipientRemoved = DomainEvent<'RecipientRemoved', { channelId: string; user: MessageUser; removedBy: string; ownerId: string | null }>;
+/**
+ * Whether a removal ends the group DM: its last participant left (no owner is left to pass it to), and no one can
+ * reach it again, so its name, messages and files go with it, as on the widely used API.
+ */
+export const endsGroupDm = (removal: RecipientRemoved['data']): boolean => removal.ownerId === null;
 /** CHANNEL_UPDATE on the gateway; `name` null clears it. */
 export type GroupDmRenamed = DomainEvent<'GroupDmRenamed', { channelId: string; name: string | null; renamedBy: string }>;
 export type GroupDmEvent = DmChannelOpened | RecipientAdded | RecipientRemoved | GroupDmRenamed;

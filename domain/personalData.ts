@@ -18,6 +18,7 @@
 import type { EventData, ParleyEventType } from './events.js';
 import type { Attachment, MessageFields } from './message.js';
 import type { ThreadData } from './thread.js';
+import { endsGroupDm } from './groupDm.js';
 
 /** A path into an event: 'data' or 'metadata', then keys and array indexes. */
 export type FieldPath = readonly (string | number)[];
@@ -290,7 +291,7 @@ export const PERSONAL_DATA: PersonalDataRules = {
   // The last participant gone (no owner left), no one can reach the group DM again: its name and messages go with it.
   RecipientRemoved: {
     seals: (event, at) => new Groups().user(event, at.at('user'), event.data.user),
-    erases: (data) => (data.ownerId === null ? [{ subject: `channel:${data.channelId}` }] : []),
+    erases: (data) => (endsGroupDm(data) ? [{ subject: `channel:${data.channelId}` }] : []),
   },
   GroupDmRenamed: { seals: (event, at) => new Groups().placeName(event, at, groupDmSubjects(event.data.channelId), event.data.name) },
   GuildCreated: 'none',

@@ -15,6 +15,7 @@ import { snowflakeTimestamp } from '../domain/snowflake.js';
 import type { EventStore, Position } from '../ports/eventStore.js';
 import type { Recorded } from '../projections/projection.js';
 import { LogFollower, reactor } from '../projections/reactor.js';
+import { endsGroupDm } from '../domain/groupDm.js';
 
 const CHECKPOINT = 'attachment-removal';
 
@@ -55,7 +56,7 @@ async function removeFilesOf(deps: AttachmentRemovalDeps, event: Dropping): Prom
       return true;
     // The last participant gone (no owner left), the group DM ends and its files go with it.
     case 'RecipientRemoved':
-      if (event.data.ownerId !== null) return false;
+      if (!endsGroupDm(event.data)) return false;
       await blobs.deleteUnder(channelAttachmentsFolder(event.data.channelId));
       return true;
     case 'GuildDeleted': {

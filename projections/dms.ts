@@ -6,6 +6,7 @@ import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS } from './collections.js';
 import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
+import { endsGroupDm } from '../domain/groupDm.js';
 
 export interface DmChannelDoc {
   _id: string;
@@ -63,7 +64,7 @@ export const dmsProjection = projection({
         // The last participant gone, the group DM ends, as on the widely used API: its keys are destroyed
         // (domain/personalData.ts), and its document leaves the read models with it (its messages and reactions, the
         // messages projection's, with theirs).
-        if (ownerId === null) return [{ deleteOne: { collection: CHANNELS, filter: { _id: channelId } } }];
+        if (endsGroupDm(e.data)) return [{ deleteOne: { collection: CHANNELS, filter: { _id: channelId } } }];
         return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
       }
       case 'GroupDmRenamed':

@@ -8,6 +8,7 @@ import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS, MESSAGES, REACTIONS } from './collections.js';
 import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
+import { endsGroupDm } from '../domain/groupDm.js';
 
 export interface ReactionCount {
   emoji: ReactionEmoji;
@@ -197,7 +198,7 @@ export const messagesProjection = projection({
       // A deleted channel's or guild's messages go with it, and an ended group DM's (its last participant gone): their
       // keys are destroyed, and a rebuild would not see their text.
       case 'RecipientRemoved':
-        if (e.data.ownerId !== null) return [];
+        if (!endsGroupDm(e.data)) return [];
         return [
           { deleteMany: { collection: MESSAGES, filter: { channel_id: e.data.channelId } } },
           { deleteMany: { collection: REACTIONS, filter: { channel_id: e.data.channelId } } },
