@@ -3,7 +3,7 @@
 // remaining participant becomes owner.
 import type { Decider, DomainEvent } from './decider.js';
 import { badRequest, forbidden, invalidForm, notFound } from './errors.js';
-import { type DmChannelOpened, DmChannelType } from './dmChannel.js';
+import { type DmChannelOpened, DmChannelType, type DmRecipientLeft, endsDm } from './dmChannel.js';
 import type { MessageUser } from './message.js';
 
 export const MAX_GROUP_DM_RECIPIENTS = 10;
@@ -20,6 +20,12 @@ export type RecipientRemoved = DomainEvent<'RecipientRemoved', { channelId: stri
  * reach it again, so its name, messages and files go with it, as on the widely used API.
  */
 export const endsGroupDm = (removal: RecipientRemoved['data']): boolean => removal.ownerId === null;
+/**
+ * Whether a departure ends its DM or group DM (endsDm, endsGroupDm): the rule the erasure of its keys, both projections
+ * and the attachment remover go by.
+ */
+export const endsDmChannel = (departure: RecipientRemoved | DmRecipientLeft): boolean =>
+  departure.type === 'RecipientRemoved' ? endsGroupDm(departure.data) : endsDm(departure.data);
 /** CHANNEL_UPDATE on the gateway; `name` null clears it. */
 export type GroupDmRenamed = DomainEvent<'GroupDmRenamed', { channelId: string; name: string | null; renamedBy: string }>;
 export type GroupDmEvent = DmChannelOpened | RecipientAdded | RecipientRemoved | GroupDmRenamed;

@@ -6,7 +6,7 @@
 // key of their own that the edit destroys with the replaced version's), `user:ID` (one key for a profile and what
 // shows it elsewhere), `channel:ID` and `guild:ID` (whose deletion takes their messages' keys with them, and the names
 // their members gave a thread, a forum post or a group DM: what a person wrote in a place goes with the place; a
-// group DM ends when its last participant leaves).
+// group DM ends when its last participant leaves, a DM when both participants' accounts are deleted).
 //
 // A guild's own furniture stays in clear: the names and topics of its channels, forum tags, roles, emojis, stickers,
 // webhooks, invites, commands and rules, and the guild's name, are set by those who run it, in its name, shown to
@@ -18,6 +18,7 @@
 import type { EventData, ParleyEventType } from './events.js';
 import type { Attachment, MessageFields } from './message.js';
 import type { ThreadData } from './thread.js';
+import { endsDm } from './dmChannel.js';
 import { endsGroupDm } from './groupDm.js';
 
 /** A path into an event: 'data' or 'metadata', then keys and array indexes. */
@@ -278,6 +279,8 @@ export const PERSONAL_DATA: PersonalDataRules = {
   },
   DmChannelClosed: 'none',
   DmChannelReopened: { seals: (event, at) => new Groups().users(event, at.at('recipients'), event.data.recipients) },
+  // Both participants' accounts deleted, no one can reach the DM again: its messages go with it.
+  DmRecipientLeft: { seals: 'none', erases: (data) => (endsDm(data) ? [{ subject: `channel:${data.channelId}` }] : []) },
   EmailClaimed: 'none',
   EmailReleased: 'none',
   GatewaySessionStarted: 'none',

@@ -1,7 +1,7 @@
 // Given/when/then on the message side's deciders, and the pure rules they use (components, mentions, emojis).
 import { describe, expect, it } from 'vitest';
 import { validateComponents } from '../../domain/components.js';
-import { dmChannelDecider, dmPairStream } from '../../domain/dmChannel.js';
+import { dmChannelDecider, dmPairStream, endsDm } from '../../domain/dmChannel.js';
 import { DomainError } from '../../domain/errors.js';
 import { groupDmDecider } from '../../domain/groupDm.js';
 import { allowMentions, parseMentions } from '../../domain/mentions.js';
@@ -396,6 +396,31 @@ describe('DM channels', () => {
     given(dmChannelDecider, [opened, closed])
       .when(open(ada, bob, 'new'))
       .then([{ type: 'DmChannelReopened', data: { channelId: 'c', userId: '1', recipients: [ada, bob] } }]);
+  });
+
+  it('is left for good with an account’s deletion, and ends once both participants are gone', () => {
+    const left = (userId: string, remaining: string[]) => ({ type: 'DmRecipientLeft' as const, data: { channelId: 'c', userId, remaining } });
+    const leave = (userId: string, deletedIds: string[] = []) => ({ type: 'LeaveDm' as const, userId, deletedIds });
+    given(dmChannelDecider, [opened])
+      .when(leave('1'))
+      .then([left('1', ['2'])]);
+    given(dmChannelDecider, [opened, left('1', ['2'])])
+      .when(leave('2'))
+      .then([left('2', [])]);
+    // Whoever goes first, and an account deleted before leaving was recorded counts as gone.
+    given(dmChannelDecider, [opened, left('2', ['1'])])
+      .when(leave('1'))
+      .then([left('1', [])]);
+    given(dmChannelDecider, [opened])
+      .when(leave('2', ['1']))
+      .then([left('2', [])]);
+    // Once only, and only by a participant of a DM that exists.
+    given(dmChannelDecider, [opened, left('1', ['2'])])
+      .when(leave('1'))
+      .then([]);
+    given(dmChannelDecider, [opened]).when(leave('3')).then([]);
+    given(dmChannelDecider, []).when(leave('1')).then([]);
+    expect([endsDm(left('1', ['2']).data), endsDm(left('2', []).data)]).toEqual([false, true]);
   });
 });
 

@@ -43,6 +43,7 @@ const PRODUCED = Object.keys({
   DmChannelClosed: true,
   DmChannelOpened: true,
   DmChannelReopened: true,
+  DmRecipientLeft: true,
   EmailClaimed: true,
   EmailReleased: true,
   EmojiCreated: true,
