@@ -1,5 +1,5 @@
 // The attachment remover: the files of deleted messages, of attachments an edit dropped, of deleted channels and
-// guilds, and of ended group DMs leave the blob store. The log is the truth and a 2xx means the deletion is on disk;
+// guilds, and of ended DMs and group DMs leave the blob store. The log is the truth and a 2xx means the deletion is on disk;
 // removing the files is a side effect that follows the log here, so a crash between the two only delays it: the
 // remover resumes from its checkpoint and removes again (a file already gone is fine). Its first start reads the log
 // from the beginning, so the files that versions before it left behind go too. Commands that drop files wait for it (settleFiles), as they wait
@@ -15,11 +15,11 @@ import { snowflakeTimestamp } from '../domain/snowflake.js';
 import type { EventStore, Position } from '../ports/eventStore.js';
 import type { Recorded } from '../projections/projection.js';
 import { LogFollower, reactor } from '../projections/reactor.js';
-import { endsGroupDm } from '../domain/groupDm.js';
+import { endsDmChannel } from '../domain/groupDm.js';
 
 const CHECKPOINT = 'attachment-removal';
 
-type Dropping = Recorded<'MessageDeleted' | 'MessageEdited' | 'ChannelDeleted' | 'GuildDeleted' | 'RecipientRemoved'>;
+type Dropping = Recorded<'MessageDeleted' | 'MessageEdited' | 'ChannelDeleted' | 'GuildDeleted' | 'RecipientRemoved' | 'DmRecipientLeft'>;
 
 /** Notes read per sweep: a longer backlog (a crash loop) waits for the next sweeps. */
 const SWEEP_BATCH = 1000;
@@ -31,7 +31,7 @@ export interface AttachmentRemovalDeps extends Uses<'commands' | 'readStore' | '
 /** The events that may let go of files; a batch that removed any is checkpointed at once. */
 const attachmentRemoval = reactor({
   name: 'attachmentRemoval',
-  handles: ['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted', 'RecipientRemoved'],
+  handles: ['MessageDeleted', 'MessageEdited', 'ChannelDeleted', 'GuildDeleted', 'RecipientRemoved', 'DmRecipientLeft'],
   // Most events let go of no file (a send's among them): only the few that may are awaited.
   async react(events, deps: AttachmentRemovalDeps) {
     const removed = await Promise.all(events.map((event) => removeFilesOf(deps, event)));
@@ -54,9 +54,10 @@ async function removeFilesOf(deps: AttachmentRemovalDeps, event: Dropping): Prom
     case 'ChannelDeleted':
       await blobs.deleteUnder(channelAttachmentsFolder(event.data.channel.id));
       return true;
-    // The last participant gone (no owner left), the group DM ends and its files go with it.
+    // The last participant gone, the DM or group DM ends and its files go with it.
     case 'RecipientRemoved':
-      if (!endsGroupDm(event.data)) return false;
+    case 'DmRecipientLeft':
+      if (!endsDmChannel(event)) return false;
       await blobs.deleteUnder(channelAttachmentsFolder(event.data.channelId));
       return true;
     case 'GuildDeleted': {

@@ -6,7 +6,7 @@ import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS } from './collections.js';
 import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
-import { endsGroupDm } from '../domain/groupDm.js';
+import { endsDmChannel } from '../domain/groupDm.js';
 
 export interface DmChannelDoc {
   _id: string;
@@ -26,9 +26,26 @@ const update = (channelId: string, change: Extract<WriteOp, { updateOne: unknown
   updateOne: { collection: CHANNELS, filter: { _id: channelId }, update: change },
 });
 
+/**
+ * The last participant gone, a DM or group DM ends, as on the widely used API: its keys are destroyed
+ * (domain/personalData.ts), and its document leaves the read models with it (its messages and reactions, the messages
+ * projection's, with theirs).
+ */
+const ended = (channelId: string): WriteOp => ({ deleteOne: { collection: CHANNELS, filter: { _id: channelId } } });
+
 export const dmsProjection = projection({
   name: 'dms',
-  handles: ['DmChannelOpened', 'DmChannelClosed', 'DmChannelReopened', 'RecipientAdded', 'RecipientRemoved', 'GroupDmRenamed', 'MessageCreated', 'UserErased'],
+  handles: [
+    'DmChannelOpened',
+    'DmChannelClosed',
+    'DmChannelReopened',
+    'DmRecipientLeft',
+    'RecipientAdded',
+    'RecipientRemoved',
+    'GroupDmRenamed',
+    'MessageCreated',
+    'UserErased',
+  ],
   // The documents live in `channels`, which the guild channels' projection declares and empties on its rebuild: rebuild
   // this one with it. Replaying alone rewrites every document whole, so nothing needs emptying here.
   collections: [],
@@ -55,16 +72,16 @@ export const dmsProjection = projection({
         return [update(e.data.channelId, { $addToSet: { closed_by: e.data.userId } })];
       case 'DmChannelReopened':
         return [update(e.data.channelId, { $pull: { closed_by: e.data.userId } })];
+      // The DM stays while one participant is left; the other shows as Deleted User (UserErased below).
+      case 'DmRecipientLeft':
+        return endsDmChannel(e) ? [ended(e.data.channelId)] : [];
       case 'RecipientAdded': {
         const { channelId, recipients, ownerId } = e.data;
         return [update(channelId, { $set: { recipients, recipient_ids: recipients.map((u) => u.id), owner_id: ownerId } })];
       }
       case 'RecipientRemoved': {
         const { channelId, user, ownerId } = e.data;
-        // The last participant gone, the group DM ends, as on the widely used API: its keys are destroyed
-        // (domain/personalData.ts), and its document leaves the read models with it (its messages and reactions, the
-        // messages projection's, with theirs).
-        if (endsGroupDm(e.data)) return [{ deleteOne: { collection: CHANNELS, filter: { _id: channelId } } }];
+        if (endsDmChannel(e)) return [ended(channelId)];
         return [update(channelId, { $pull: { recipient_ids: user.id, recipients: { id: user.id } }, $set: { owner_id: ownerId } })];
       }
       case 'GroupDmRenamed':
@@ -74,7 +91,8 @@ export const dmsProjection = projection({
         return e.data.guildId === null
           ? [{ updateOne: { collection: CHANNELS, filter: { _id: e.data.channelId, type: 1 }, update: { $set: { closed_by: [] } } } }]
           : [];
-      // The DMs a deleted account was in stay (it left its group DMs first): their other side is Deleted User from now on.
+      // The DMs a deleted account was in stay while the other is left (it left its group DMs first, and a DM of two
+      // deleted accounts ended): their other side is Deleted User from now on.
       case 'UserErased': {
         const { userId } = e.data;
         const filter = { recipient_ids: { $all: [userId] }, guild_id: null };

@@ -8,7 +8,7 @@ import type { WriteOp } from '../ports/readStore.js';
 import { CHANNELS, MESSAGES, REACTIONS } from './collections.js';
 import { projection } from './projection.js';
 import { deletedMessageUser } from './users.js';
-import { endsGroupDm } from '../domain/groupDm.js';
+import { endsDmChannel } from '../domain/groupDm.js';
 
 export interface ReactionCount {
   emoji: ReactionEmoji;
@@ -113,6 +113,7 @@ export const messagesProjection = projection({
     'ThreadDeleted',
     'GuildDeleted',
     'RecipientRemoved',
+    'DmRecipientLeft',
     'MessagePinned',
     'MessageUnpinned',
   ],
@@ -195,10 +196,11 @@ export const messagesProjection = projection({
           set('interaction.user'),
         ];
       }
-      // A deleted channel's or guild's messages go with it, and an ended group DM's (its last participant gone): their
-      // keys are destroyed, and a rebuild would not see their text.
+      // A deleted channel's or guild's messages go with it, and an ended DM's or group DM's (its last participant gone):
+      // their keys are destroyed, and a rebuild would not see their text.
       case 'RecipientRemoved':
-        if (!endsGroupDm(e.data)) return [];
+      case 'DmRecipientLeft':
+        if (!endsDmChannel(e)) return [];
         return [
           { deleteMany: { collection: MESSAGES, filter: { channel_id: e.data.channelId } } },
           { deleteMany: { collection: REACTIONS, filter: { channel_id: e.data.channelId } } },
