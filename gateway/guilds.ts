@@ -25,7 +25,7 @@ import { hasPermission } from '../domain/permissions.js';
 import { activeThreadsOfGuild, threadMembershipsOf } from '../projections/threads.queries.js';
 import { threadDocObject, threadMemberObject } from '../presenters/threads.js';
 
-/** Guilds with up to this many members send all of them in GUILD_CREATE; bigger ones send the session's own. */
+/** Guilds with up to this many members are not large: GUILD_CREATE lists all of them to a session that may see them all. */
 const FULL_MEMBER_LIST = 250;
 
 export async function usersById(runtime: GatewayDeps, ids: string[]): Promise<Map<string, UserDoc>> {
@@ -82,26 +82,28 @@ export async function memberPayload(runtime: GatewayDeps, guildId: string, userI
   return member ? { guild_id: guildId, ...member } : null;
 }
 
-export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, userId: string) {
-  const [guild, own] = await Promise.all([guildPayload(runtime, guildId), memberOf(runtime.readStore, guildId, userId)]);
+/**
+ * GUILD_CREATE for a user. Its members, as the widely used API sends them: every member when `everyMember` (a session
+ * with GUILD_PRESENCES) and the guild is not large; otherwise only the user's own and those in voice channels.
+ */
+export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, userId: string, { everyMember = true } = {}) {
+  const [guild, own, channels, voiceStates] = await Promise.all([
+    guildPayload(runtime, guildId),
+    memberOf(runtime.readStore, guildId, userId),
+    channelsOfGuildUnordered(runtime.readStore, guildId),
+    voiceStatesOfGuild(runtime.readStore, guildId),
+  ]);
   if (!guild || !own) return null;
   const large = guild.member_count > FULL_MEMBER_LIST;
-  const members = large ? [own] : await membersOfGuild(runtime.readStore, guildId);
+  const members =
+    everyMember && !large
+      ? await membersOfGuild(runtime.readStore, guildId)
+      : await requestedMembers(runtime.readStore, guildId, [userId, ...voiceStates.map((v) => v.user_id)]);
   const users = await usersById(
     runtime,
     members.map((m) => m.user_id),
   );
-  const [channels, voiceStates] = await Promise.all([channelsOfGuildUnordered(runtime.readStore, guildId), voiceStatesOfGuild(runtime.readStore, guildId)]);
-  const muted = new Map(
-    (large
-      ? await requestedMembers(
-          runtime.readStore,
-          guildId,
-          voiceStates.map((v) => v.user_id),
-        )
-      : members
-    ).map((m) => [m.user_id, m]),
-  );
+  const byUser = new Map(members.map((m) => [m.user_id, m]));
   const stages = new Set(channels.filter((c) => c.type === ChannelType.GUILD_STAGE_VOICE).map((c) => c._id));
   return {
     ...guild,
@@ -112,7 +114,7 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
     channels: channels.map(channelObject),
     threads: await guildCreateThreads(runtime, guildId, userId),
     presences: [],
-    voice_states: voiceStates.map((state) => voiceStateObject(state, muted.get(state.user_id) ?? null, stages.has(state.channel_id))),
+    voice_states: voiceStates.map((state) => voiceStateObject(state, byUser.get(state.user_id) ?? null, stages.has(state.channel_id))),
     stage_instances: [],
     guild_scheduled_events: [],
     soundboard_sounds: [],

@@ -310,8 +310,10 @@ export class Gateway {
       }
       throw error;
     }
+    // Members and their presences in GUILD_CREATE only with GUILD_PRESENCES, as the widely used API sends them.
+    const withPresences = (intents & Intent.GUILD_PRESENCES) !== 0;
     const snapshot = await this.snapshots.ready(token.user_id);
-    const guilds = await Promise.all(snapshot.guildIds.map((guildId) => this.snapshots.guildCreate(guildId, token.user_id)));
+    const guilds = await Promise.all(snapshot.guildIds.map((guildId) => this.snapshots.guildCreate(guildId, token.user_id, { everyMember: withPresences })));
     if (!connection.open) return null;
     const session = new Session({ id: sessionId, userId: token.user_id, bot: token.kind === 'bot', intents, shard: [0, 1] }, this.registry.erasures);
     session.attach(connection);
@@ -331,8 +333,6 @@ export class Gateway {
     });
     this.registry.register(session, snapshot.guildIds);
     this.presences.set(sessionId, token.user_id, presence);
-    // Presences in GUILD_CREATE only with GUILD_PRESENCES, as the widely used API does; of the members it lists.
-    const withPresences = (intents & Intent.GUILD_PRESENCES) !== 0;
     for (const guild of guilds) {
       if (!guild) continue;
       const presences = withPresences ? this.presences.objects(guild.members.map((member) => member.user.id)) : [];

@@ -17,7 +17,8 @@ export interface ReadySnapshot {
 
 export interface Snapshots {
   ready(userId: string): Promise<ReadySnapshot>;
-  guildCreate(guildId: string, userId: string): ReturnType<typeof guildCreatePayload>;
+  /** `everyMember`: the session has GUILD_PRESENCES, without which GUILD_CREATE does not list the guild's members. */
+  guildCreate(guildId: string, userId: string, options: { everyMember: boolean }): ReturnType<typeof guildCreatePayload>;
 }
 
 export function createSnapshots(runtime: GatewayDeps): Snapshots {
@@ -34,6 +35,6 @@ export function createSnapshots(runtime: GatewayDeps): Snapshots {
         application: application ? { id: application._id, flags: application.flags ?? 0 } : null,
       };
     },
-    guildCreate: (guildId, userId) => guildCreatePayload(runtime, guildId, userId),
+    guildCreate: (guildId, userId, options) => guildCreatePayload(runtime, guildId, userId, options),
   };
 }

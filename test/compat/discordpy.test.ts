@@ -119,7 +119,9 @@ if (!skippedWithoutDiscordPy('discord.py compatibility', 'runs a discord.py bot 
       const roles = async () => (await server.api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: guild.owner.token })).body.roles;
 
       const bot = runBot('reaction_roles.py', app, { CHANNEL_ID: guild.channelId, ROLE_ID: red.body.id });
-      const { role_message_id: messageId } = (await bot.next('ready')).data;
+      const { role_message_id: messageId, member_ids: memberIds } = (await bot.next('ready')).data;
+      // GUILD_CREATE listed only the bot (no GUILD_PRESENCES): the rest came from discord.py's startup chunking.
+      expect(memberIds).toEqual([guild.owner.id, app.id, member.id].sort());
       const reaction = `/channels/${guild.channelId}/messages/${messageId}/reactions/${encodeURIComponent('🔴')}/@me`;
       expect((await server.api('PUT', reaction, { token: member.token })).status).toBe(204);
       const added = (await bot.next('added')).data;

@@ -1,7 +1,8 @@
 # discord.py's own reaction-role example (examples/reaction_roles.py), unchanged in what it does: a reaction to the
 # role message gives the reacting member the emoji's role through `payload.member.add_roles`, and removing it takes
 # the role back. Here the bot posts the role message itself (in CHANNEL_ID, for the emoji's role ROLE_ID) and reports
-# what it did, with the member's avatar URL as discord.py builds it from Asset.BASE.
+# what it did, with the member's avatar URL as discord.py builds it from Asset.BASE, and once ready the guild's members
+# it holds (its get_member in on_raw_reaction_remove needs them).
 import os
 
 import discord
@@ -16,9 +17,11 @@ class RoleBot(ParleyClient):
         self.emoji_to_role = {discord.PartialEmoji(name='\N{LARGE RED CIRCLE}'): int(os.environ['ROLE_ID'])}
 
     async def on_ready(self):
-        message = await self.get_channel(int(os.environ['CHANNEL_ID'])).send('React with \N{LARGE RED CIRCLE} for the red role')
+        channel = self.get_channel(int(os.environ['CHANNEL_ID']))
+        message = await channel.send('React with \N{LARGE RED CIRCLE} for the red role')
         self.role_message_id = message.id
-        report('ready', role_message_id=str(message.id))
+        # With the members intent and without presences, discord.py chunks the guild (op 8) before on_ready.
+        report('ready', role_message_id=str(message.id), member_ids=sorted(str(m.id) for m in channel.guild.members))
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent):
         if payload.message_id != self.role_message_id:

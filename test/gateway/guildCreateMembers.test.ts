@@ -1,0 +1,65 @@
+// GUILD_CREATE's members at IDENTIFY, as the widely used API sends them: without GUILD_PRESENCES only the session's own
+// member and those in voice channels (the member list is what the privileged intents guard), with it every member;
+// member_count is the guild's either way, and op 8 gives a GUILD_MEMBERS session the rest.
+import { describe, expect, it } from 'vitest';
+import { createGuild, join, newMember } from '../http/guildSupport.js';
+import { type GatewayClient, fileGateway } from '../support/gateway.js';
+import { createBot } from '../support/server.js';
+
+const GUILDS = 1 << 0;
+const GUILD_MEMBERS = 1 << 1;
+const GUILD_VOICE_STATES = 1 << 7;
+const GUILD_PRESENCES = 1 << 8;
+
+const { server, gateway } = await fileGateway();
+
+/** A guild of three: its owner, a member and a bot. */
+async function guildOfThree() {
+  const guild = await createGuild(server);
+  const member = await newMember(server, guild);
+  const bot = await join(server, guild, await createBot(server), 'Bot');
+  return { guild, member, bot };
+}
+
+async function guildCreate(client: GatewayClient, guildId: string) {
+  const payload = await client.next((p) => p.t === 'GUILD_CREATE' && p.d.id === guildId);
+  return { ...payload.d, memberIds: (payload.d.members as { user: { id: string } }[]).map((m) => m.user.id).sort() };
+}
+
+describe("GUILD_CREATE's members at IDENTIFY", () => {
+  it('lists only the session’s own member without GUILD_PRESENCES, even with GUILD_MEMBERS, and every member with it', async () => {
+    const { guild, member, bot } = await guildOfThree();
+    for (const intents of [GUILDS, GUILDS | GUILD_MEMBERS]) {
+      const own = await guildCreate(await gateway.session(bot.token, intents), guild.id);
+      expect(own.memberIds, `intents ${intents}`).toEqual([bot.id]);
+      expect(own.member_count).toBe(3);
+      expect(own.presences).toEqual([]);
+    }
+    const every = await guildCreate(await gateway.session(bot.token, GUILDS | GUILD_PRESENCES), guild.id);
+    expect(every.memberIds).toEqual([guild.owner.id, member.id, bot.id].sort());
+    expect(every.member_count).toBe(3);
+  });
+
+  it('lists the members in voice channels beside the session’s own without GUILD_PRESENCES', async () => {
+    const { guild, member, bot } = await guildOfThree();
+    const lounge = await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'Lounge', type: 2 } });
+    expect(lounge.status).toBe(201);
+    const speaker = await gateway.session(member.token, GUILDS);
+    speaker.send({ op: 4, d: { guild_id: guild.id, channel_id: lounge.body.id, self_mute: false, self_deaf: false } });
+    await speaker.next((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === member.id && p.d.channel_id === lounge.body.id);
+
+    const create = await guildCreate(await gateway.session(bot.token, GUILDS | GUILD_VOICE_STATES), guild.id);
+    expect(create.memberIds).toEqual([member.id, bot.id].sort());
+    expect(create.voice_states).toEqual([expect.objectContaining({ user_id: member.id, channel_id: lounge.body.id })]);
+    expect(create.member_count).toBe(3);
+  });
+
+  it('leaves the whole list to op 8 for a GUILD_MEMBERS session without GUILD_PRESENCES', async () => {
+    const { guild, member, bot } = await guildOfThree();
+    const client = await gateway.session(bot.token, GUILDS | GUILD_MEMBERS);
+    await guildCreate(client, guild.id);
+    client.send({ op: 8, d: { guild_id: guild.id, query: '', limit: 0, nonce: 'all' } });
+    const chunk = await client.next((p) => p.t === 'GUILD_MEMBERS_CHUNK' && p.d.nonce === 'all');
+    expect((chunk.d.members as { user: { id: string } }[]).map((m) => m.user.id).sort()).toEqual([guild.owner.id, member.id, bot.id].sort());
+  });
+});
