@@ -2,16 +2,18 @@
 // Every effect is an event on the stream it belongs to, in an order that lets a deletion cut short by a crash be
 // finished by running it again: the account stays live, its tokens working, until the last step appends UserErased,
 // and every step before it acts only on what is still left (a guild still joined, a grant still open, a claim still held).
+import { dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
 import { oauth2GrantDecider } from '../domain/oauth2Grant.js';
 import { type UserCommand, userDecider } from '../domain/user.js';
 import { isoNow } from '../ports/clock.js';
 import { verifyPassword } from '../ports/secrets.js';
 import { applicationsOwnedBy } from '../projections/applications.queries.js';
+import type { DmChannelDoc } from '../projections/dms.js';
 import { dmChannelsOf } from '../projections/dms.queries.js';
 import { guildsByIds } from '../projections/guilds.queries.js';
 import { membershipsOf } from '../projections/members.queries.js';
 import { oauth2TokensOfUser } from '../projections/oauth2.queries.js';
-import { loginById } from '../projections/users.queries.js';
+import { loginById, usersByIds } from '../projections/users.queries.js';
 import { releaseDiscriminator, releaseEmail } from './claims.js';
 import { type ActorMeta, type Uses, metadata, settleWithFiles } from './deps.js';
 import { closeDm } from './dms.js';
@@ -60,9 +62,17 @@ export async function deleteAccount(deps: DeletionDeps, meta: ActorMeta, proof: 
   for (const { guild_id } of memberships) await runGuildCommand(deps, meta, guild_id, { type: 'LeaveGuild', userId });
   progress(`left ${memberships.length} guild(s)`);
 
-  const groupDms = (await dmChannelsOf(deps.readStore, userId)).filter((dm) => dm.type === 3);
-  for (const dm of groupDms) await closeDm(deps, meta, dm._id);
-  progress(`left ${groupDms.length} group DM(s)`);
+  // Every DM and group DM is left for good, and the last participant's leaving ends it: its keys are destroyed by the
+  // time the erasure below is answered. A DM's other side whose account was deleted before DMs recorded the leaving
+  // counts as gone, as the read models know.
+  const dms = await dmChannelsOf(deps.readStore, userId);
+  const otherOf = (dm: DmChannelDoc) => dm.recipient_ids.find((id) => id !== userId)!;
+  const deletedIds = (await usersByIds(deps.readStore, dms.filter((dm) => dm.type === 1).map(otherOf))).filter((user) => user.deleted).map((user) => user._id);
+  for (const dm of dms) {
+    if (dm.type === 3) await closeDm(deps, meta, dm._id);
+    else await deps.commands.handle(dmPairStream(userId, otherOf(dm)), dmChannelDecider, { type: 'LeaveDm', userId, deletedIds }, metadata(meta, deps.clock));
+  }
+  progress(`left ${dms.length} DM(s) and group DM(s)`);
 
   const grantIds = new Set((await oauth2TokensOfUser(deps.readStore, userId)).map((t) => t.grant_id));
   for (const grantId of grantIds) {

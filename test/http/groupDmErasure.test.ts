@@ -1,7 +1,8 @@
 // A group DM ends when its last participant leaves, as on the widely used API: whether each left, its owner removed the
-// others and then left, or every participant's account was deleted (which leaves its group DMs first). No one can reach
-// it any more, so its name and messages are erased: its keys are destroyed, and a byte search of the whole DATA_DIR
-// (log, read models, key store, blobs) and the operator's export find none of it. A group DM someone is still in keeps both.
+// others and then left, or every participant's account was deleted (which leaves its group DMs first). A DM ends the same
+// way once both its participants' accounts are deleted. No one can reach it any more, so its name and messages are
+// erased: its keys are destroyed, and a byte search of the whole DATA_DIR (log, read models, key store, blobs) and the
+// operator's export find none of it. A DM or group DM someone is still in keeps both.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,27 +37,37 @@ async function groupDm(owner: TestUser, others: TestUser[]): Promise<{ channelId
   const channelId = created.body.id as string;
   const name = secret('group-name');
   expect((await server.api('PATCH', `/channels/${channelId}`, { token: others[0].token, body: { name } })).status).toBe(200);
-  // A file too: its bytes are in the blob store, its name in the log.
+  return { channelId, name, said: await writeIn(channelId, [owner, ...others]) };
+}
+
+/**
+ * A file from the first of `users`, then a message from each: the file's bytes, its name, then what each said. The file's
+ * bytes are in the blob store, its name in the log.
+ */
+async function writeIn(channelId: string, users: TestUser[]): Promise<string[]> {
   const [fileText, fileName] = [secret('file-bytes'), secret('file-name')];
   const form = new FormData();
   form.append('payload_json', JSON.stringify({ content: '' }));
   form.append('files[0]', new Blob([fileText], { type: 'text/plain' }), `${fileName}.txt`);
   const encoded = new Response(form);
   const withFile = await server.api('POST', `/channels/${channelId}/messages`, {
-    token: owner.token,
+    token: users[0].token,
     rawBody: Buffer.from(await encoded.arrayBuffer()),
     headers: { 'content-type': encoded.headers.get('content-type')! },
   });
   expect(withFile.status, withFile.text).toBe(200);
   const said: string[] = [fileText, fileName];
-  for (const user of [owner, ...others]) {
+  for (const user of users) {
     const text = secret('said');
     const sent = await server.api('POST', `/channels/${channelId}/messages`, { token: user.token, body: { content: text } });
     expect(sent.status, sent.text).toBe(200);
     said.push(text);
   }
-  return { channelId, name, said };
+  return said;
 }
+
+const deleteAccount = async (user: TestUser) =>
+  expect((await server.api('POST', '/users/@me/delete', { token: user.token, body: { password: 'correct horse battery' } })).status).toBe(204);
 
 const leave = async (user: TestUser, channelId: string) =>
   expect((await server.api('DELETE', `/channels/${channelId}`, { token: user.token })).status).toBe(200);
@@ -64,11 +75,12 @@ const leave = async (user: TestUser, channelId: string) =>
 /** Every text erased so far: a rebuild of the read models must bring none back. */
 const erased: string[] = [];
 
-async function expectErased({ channelId, name, said }: { channelId: string; name: string; said: string[] }, formerMember: TestUser | null) {
-  erased.push(name, ...said);
-  for (const text of [name, ...said]) await expectNowhere(text);
+/** `texts`: what the DM or group DM held (its name, its files' bytes and names, its messages). */
+async function expectErased(channelId: string, texts: string[], formerMember: TestUser | null) {
+  erased.push(...texts);
+  for (const text of texts) await expectNowhere(text);
   const exportText = await exported();
-  for (const text of [name, ...said]) expect(exportText).not.toContain(text);
+  for (const text of texts) expect(exportText).not.toContain(text);
   if (formerMember) {
     expect((await server.api('GET', `/channels/${channelId}`, { token: formerMember.token })).status).toBe(404);
     const listed = await server.api('GET', '/users/@me/channels', { token: formerMember.token });
@@ -89,7 +101,7 @@ describe('a group DM no one is in any more', () => {
     expect((await filesHolding(dataDir, group.name)).length).toBeGreaterThan(0);
 
     await leave(carol, group.channelId);
-    await expectErased(group, carol);
+    await expectErased(group.channelId, [group.name, ...group.said], carol);
   });
 
   it('is erased once its owner removed the others and left', async () => {
@@ -97,17 +109,49 @@ describe('a group DM no one is in any more', () => {
     const group = await groupDm(ada, [bob]);
     expect((await server.api('DELETE', `/channels/${group.channelId}/recipients/${bob.id}`, { token: ada.token })).status).toBe(204);
     await leave(ada, group.channelId);
-    await expectErased(group, ada);
+    await expectErased(group.channelId, [group.name, ...group.said], ada);
   });
 
   it('is erased once every participant’s account is deleted', async () => {
     const [ada, bob] = [await registerUser(server), await registerUser(server)];
     const group = await groupDm(ada, [bob]);
-    for (const user of [ada, bob])
-      expect((await server.api('POST', '/users/@me/delete', { token: user.token, body: { password: 'correct horse battery' } })).status).toBe(204);
-    await expectErased(group, null);
+    for (const user of [ada, bob]) await deleteAccount(user);
+    await expectErased(group.channelId, [group.name, ...group.said], null);
   });
+});
 
+describe('a DM both of whose accounts are deleted', () => {
+  /** Ada opens a DM with Bob; both write in it, Ada a file too. */
+  async function dm(ada: TestUser, bob: TestUser): Promise<{ channelId: string; said: string[]; fileUrl: string }> {
+    const opened = await server.api('POST', '/users/@me/channels', { token: ada.token, body: { recipient_id: bob.id } });
+    expect(opened.status, opened.text).toBe(200);
+    const channelId = opened.body.id as string;
+    const said = await writeIn(channelId, [ada, bob]);
+    const page = await server.api('GET', `/channels/${channelId}/messages`, { token: bob.token });
+    const withFile = page.body.find((message: { attachments: unknown[] }) => message.attachments.length > 0);
+    return { channelId, said, fileUrl: withFile.attachments[0].url };
+  }
+
+  for (const first of ['opener', 'recipient'] as const) {
+    it(`is kept while one of them is left, and erased with the second (the ${first} deleted first)`, async () => {
+      const [ada, bob] = [await registerUser(server), await registerUser(server)];
+      const { channelId, said, fileUrl } = await dm(ada, bob);
+      const [leaving, staying] = first === 'opener' ? [ada, bob] : [bob, ada];
+      await deleteAccount(leaving);
+      // The other one still reads all of it, authored by Deleted User where the deleted account wrote, file included.
+      const page = await server.api('GET', `/channels/${channelId}/messages`, { token: staying.token });
+      expect(page.body.map((message: { content: string }) => message.content).sort()).toEqual(['', ...said.slice(2)].sort());
+      const file = await server.call('GET', new URL(fileUrl).pathname);
+      expect({ status: file.status, body: file.text }).toEqual({ status: 200, body: said[0] });
+
+      await deleteAccount(staying);
+      await expectErased(channelId, said, null);
+      expect((await server.call('GET', new URL(fileUrl).pathname)).status).toBe(404);
+    });
+  }
+});
+
+describe('DMs and group DMs that ended', () => {
   it('stays erased through a rebuild of the read models', async () => {
     await server.close();
     const rebuilt = await replayIn(dataDir, 'rebuild');

@@ -3,13 +3,14 @@
 import { describe, it } from 'vitest';
 import { deleteAccount } from '../../commands/accountDeletion.js';
 import { emailFingerprint, emailStream, usernameStream } from '../../commands/streams.js';
+import { dmPairStream } from '../../domain/dmChannel.js';
 import type { UserRegistered } from '../../domain/user.js';
 import { CHANNELS, LOGINS, MESSAGES, TOKENS, USERS } from '../../projections/collections.js';
 import { dmsProjection } from '../../projections/dms.js';
 import { messagesProjection } from '../../projections/messages.js';
 import { usersProjection } from '../../projections/users.js';
-import { G, accounts, ada, bob, guildHistory, messageUser, sent } from './events.js';
-import { NOW, givenProjections, givenStreams, specSecrets } from './support.js';
+import { G, accounts, ada, bob, guildHistory, messageUser, registered, sent } from './events.js';
+import { type HistoryEvent, NOW, givenProjections, givenStreams, specSecrets } from './support.js';
 
 const EMAIL = 'bob@example.com';
 const bobWithEmail: UserRegistered = {
@@ -33,6 +34,12 @@ const emailReleased = {
 };
 const erased = { stream: `user-${bob.id}`, type: 'UserErased', data: { userId: bob.id, erasedAt: NOW } };
 const operator = { actorId: bob.id };
+const dm = dmPairStream(ada.id, bob.id);
+const dmOpened = {
+  type: 'DmChannelOpened',
+  data: { channelId: '77', type: 1, ownerId: null, name: null, recipients: [messageUser(ada), messageUser(bob)], openedBy: ada.id },
+};
+const dmLeft = (remaining: string[]) => ({ stream: dm, type: 'DmRecipientLeft', data: { channelId: '77', userId: bob.id, remaining } });
 
 describe('deleteAccount', () => {
   it('leaves the guilds, releases the username and email, and erases last', async () => {
@@ -53,6 +60,17 @@ describe('deleteAccount', () => {
       .then(emailReleased, erased);
   });
 
+  it('leaves its DMs for good: one whose other side is deleted, before leaving was recorded too, ends', async () => {
+    const bobsAccount: [string, HistoryEvent[]][] = [[`user-${bob.id}`, [bobWithEmail]], ...claims];
+    await givenStreams(...accounts(ada), ...bobsAccount, [dm, [dmOpened]])
+      .when((deps) => deleteAccount(deps, operator, null))
+      .then(dmLeft([ada.id]), nameReleased, emailReleased, erased);
+    const adaErased = { type: 'UserErased', data: { userId: ada.id, erasedAt: NOW } };
+    await givenStreams([`user-${ada.id}`, [registered(ada), adaErased]], ...bobsAccount, [dm, [dmOpened]])
+      .when((deps) => deleteAccount(deps, operator, null))
+      .then(dmLeft([]), nameReleased, emailReleased, erased);
+  });
+
   it('refuses the owner of a guild, and an account already deleted, appending nothing', async () => {
     await givenStreams([`guild-${G}`, guildHistory], ...accounts(ada, bob))
       .when((deps) => deleteAccount(deps, { actorId: ada.id }, null))
@@ -65,10 +83,6 @@ describe('deleteAccount', () => {
 
 describe('UserErased in the read models', () => {
   const deletedUser = { ...messageUser(bob), username: 'Deleted User', discriminator: '0000' };
-  const dmOpened = {
-    type: 'DmChannelOpened',
-    data: { channelId: '77', type: 1, ownerId: null, name: null, recipients: [messageUser(ada), messageUser(bob)], openedBy: ada.id },
-  };
   const history = givenProjections(usersProjection, messagesProjection, dmsProjection)(
     bobWithEmail,
     { type: 'SessionStarted', data: { userId: bob.id, tokenHash: 'session#' } },
