@@ -34,8 +34,17 @@ export interface Withheld<D> {
   mentionIds: string[];
 }
 
-/** One event's dispatch: its data, and what it shows without content, are that event's (DispatchData). */
-type DispatchOf<T extends DispatchEvent> = Routing & { t: T; d: DispatchData[T]; withoutContent?: Withheld<DispatchData[T]> };
+/**
+ * One event's dispatch: its data, and what it shows without content or presences, are that event's (DispatchData).
+ * `withoutPresences` is what a session without GUILD_PRESENCES receives instead of `d`: a GUILD_CREATE listing only its
+ * user's member and those in voice channels. A dispatch has one of the two at most: the registry serializes one variant.
+ */
+type DispatchOf<T extends DispatchEvent> = Routing & {
+  t: T;
+  d: DispatchData[T];
+  withoutContent?: Withheld<DispatchData[T]>;
+  withoutPresences?: DispatchData[T];
+};
 
 /**
  * A dispatch of one of the events T (by default any): a union over the events, so a name cannot go with another

@@ -82,11 +82,17 @@ export async function memberPayload(runtime: GatewayDeps, guildId: string, userI
   return member ? { guild_id: guildId, ...member } : null;
 }
 
+/** The members GUILD_CREATE lists to a session without GUILD_PRESENCES (or of a large guild): the user's own and those in voice channels. */
+function listedWithoutPresences(userId: string, voiceStates: readonly { user_id: string }[]): Set<string> {
+  return new Set([userId, ...voiceStates.map((state) => state.user_id)]);
+}
+
 /**
  * GUILD_CREATE for a user. Its members, as the widely used API sends them: every member when `everyMember` (a session
- * with GUILD_PRESENCES) and the guild is not large; otherwise only the user's own and those in voice channels.
+ * with GUILD_PRESENCES) and the guild is not large; otherwise only the user's own and those in voice channels. No
+ * default: a caller that forgot the session's intents would show every member to a session that may not see them.
  */
-export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, userId: string, { everyMember = true } = {}) {
+export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, userId: string, { everyMember }: { everyMember: boolean }) {
   const [guild, own, channels, voiceStates] = await Promise.all([
     guildPayload(runtime, guildId),
     memberOf(runtime.readStore, guildId, userId),
@@ -98,7 +104,7 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
   const members =
     everyMember && !large
       ? await membersOfGuild(runtime.readStore, guildId)
-      : await requestedMembers(runtime.readStore, guildId, [userId, ...voiceStates.map((v) => v.user_id)]);
+      : await requestedMembers(runtime.readStore, guildId, [...listedWithoutPresences(userId, voiceStates)]);
   const users = await usersById(
     runtime,
     members.map((m) => m.user_id),
@@ -119,6 +125,18 @@ export async function guildCreatePayload(runtime: GatewayDeps, guildId: string, 
     guild_scheduled_events: [],
     soundboard_sounds: [],
   };
+}
+
+type GuildCreate = NonNullable<Awaited<ReturnType<typeof guildCreatePayload>>>;
+
+/**
+ * The user's GUILD_CREATE built with `everyMember`, as a session without GUILD_PRESENCES receives it instead: its
+ * members only the user's own and those in voice channels. Derived in memory, so one join reads the guild once for
+ * both kinds of session.
+ */
+export function guildCreateWithoutPresences(guildCreate: GuildCreate, userId: string): GuildCreate {
+  const listed = listedWithoutPresences(userId, guildCreate.voice_states);
+  return { ...guildCreate, members: guildCreate.members.filter((member) => listed.has(member.user.id)), presences: [] };
 }
 
 /** The guild's active threads the user sees (only those of `parentIds` when given), and the user's own memberships of them. */

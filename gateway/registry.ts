@@ -1,5 +1,6 @@
 // The sessions of one gateway process, indexed by user and by guild, and the routing of dispatches to them. Each
-// dispatch is serialized once (twice for messages some sessions may not read) and shared by all its recipients.
+// dispatch is serialized once (twice for one some sessions see less of: a message's content, a GUILD_CREATE's
+// members) and shared by all its recipients.
 import type { ChannelVisibility, Dispatch } from './dispatch.js';
 import { ErasedSubjects, subjectsOf } from './erasures.js';
 import { Intent } from './protocol.js';
@@ -15,6 +16,19 @@ function remove<K, V>(index: Map<K, Set<V>>, key: K, value: V) {
   const set = index.get(key);
   set?.delete(value);
   if (set?.size === 0) index.delete(key);
+}
+
+/**
+ * What the session receives instead of the dispatch's data when its intents withhold part of it: a message without
+ * MESSAGE_CONTENT (unless its user wrote it or is mentioned), a GUILD_CREATE's members without GUILD_PRESENCES.
+ * Undefined: the whole data.
+ */
+function withheldFrom(dispatch: Dispatch, session: Session): unknown {
+  const { intents } = session.identity;
+  const hidden = dispatch.withoutContent;
+  if (hidden && (intents & Intent.MESSAGE_CONTENT) === 0 && hidden.authorId !== session.userId && !hidden.mentionIds.includes(session.userId)) return hidden.d;
+  if (dispatch.withoutPresences && (intents & Intent.GUILD_PRESENCES) === 0) return dispatch.withoutPresences;
+  return undefined;
 }
 
 /** How long erased text may stay in the buffers of sessions away (as long as it may stay in the read models' WAL). */
@@ -145,20 +159,13 @@ export class SessionRegistry {
     let reduced: string | null = null;
     let subjects: readonly string[] | null = null;
     for (const session of recipients) {
-      const intents = session.identity.intents;
       const intent = dispatch.intentOf?.users.includes(session.userId) ? dispatch.intentOf.intent : dispatch.intent;
-      if (intent !== null && (intents & intent) === 0 && !named.has(session)) continue;
+      if (intent !== null && (session.identity.intents & intent) === 0 && !named.has(session)) continue;
       this.dispatchesSent += 1;
-      const hidden = dispatch.withoutContent;
-      if (hidden && (intents & Intent.MESSAGE_CONTENT) === 0 && hidden.authorId !== session.userId && !hidden.mentionIds.includes(session.userId)) {
-        reduced ??= JSON.stringify(hidden.d);
-        subjects ??= subjectsOf(dispatch.d);
-        session.dispatch(dispatch.t, reduced, subjects);
-      } else {
-        full ??= JSON.stringify(dispatch.d);
-        subjects ??= subjectsOf(dispatch.d);
-        session.dispatch(dispatch.t, full, subjects);
-      }
+      const withheld = withheldFrom(dispatch, session);
+      subjects ??= subjectsOf(dispatch.d);
+      if (withheld !== undefined) session.dispatch(dispatch.t, (reduced ??= JSON.stringify(withheld)), subjects);
+      else session.dispatch(dispatch.t, (full ??= JSON.stringify(dispatch.d)), subjects);
     }
   }
 }

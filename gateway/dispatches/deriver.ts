@@ -35,7 +35,7 @@ export function deriver<const T extends ParleyEventType>(spec: {
 export function dispatch<T extends DispatchEvent>(
   t: T,
   d: DataOfEach<T> & ContractedDataOfEach<T>,
-  routing: Routing & { withoutContent?: Withheld<DataOfEach<NoInfer<T>>> },
+  routing: Routing & { withoutContent?: Withheld<DataOfEach<NoInfer<T>>>; withoutPresences?: DataOfEach<NoInfer<T>> },
 ): NoInfer<Dispatch<T>> {
   return { t, d, ...routing };
 }

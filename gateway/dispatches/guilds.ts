@@ -6,7 +6,7 @@ import { channelObject } from '../../presenters/channels.js';
 import { apiTimestamp } from '../../presenters/timestamps.js';
 import type { Dispatch } from '../dispatch.js';
 import { deriver, dispatch } from './deriver.js';
-import { channelPayload, guildCreatePayload, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
+import { channelPayload, guildCreatePayload, guildCreateWithoutPresences, guildPayload, memberPayload, rolePayload, userPartial } from '../guilds.js';
 import { Intent, type DispatchData } from '../protocol.js';
 
 /** The dispatches a member's departure causes: to the guild, and GUILD_DELETE to the one who left. */
@@ -14,6 +14,23 @@ async function departure(runtime: GatewayDeps, guildId: string, userId: string):
   return [
     dispatch('GUILD_MEMBER_REMOVE', { guild_id: guildId, user: await userPartial(runtime, userId) }, { intent: Intent.GUILD_MEMBERS, audience: { guildId } }),
     dispatch('GUILD_DELETE', { id: guildId }, { intent: Intent.GUILDS, audience: { users: [userId] }, leave: { guildId, userId } }),
+  ];
+}
+
+/**
+ * GUILD_CREATE to the sessions of a user who joined the guild (or made it), by their intents as at IDENTIFY: every
+ * member to those with GUILD_PRESENCES, to the others their own and those in voice channels. Built once for all.
+ */
+async function joinedGuildCreate(runtime: GatewayDeps, guildId: string, userId: string): Promise<Dispatch[]> {
+  const payload = await guildCreatePayload(runtime, guildId, userId, { everyMember: true });
+  if (!payload) return [];
+  return [
+    dispatch('GUILD_CREATE', payload, {
+      intent: Intent.GUILDS,
+      audience: { users: [userId] },
+      join: { guildId, userId },
+      withoutPresences: guildCreateWithoutPresences(payload, userId),
+    }),
   ];
 }
 
@@ -48,19 +65,8 @@ export const guildDispatches = deriver({
   ],
   async derive(event, runtime) {
     switch (event.type) {
-      case 'GuildCreated': {
-        const ownerId = event.data.settings.owner_id;
-        const payload = await guildCreatePayload(runtime, event.data.guildId, ownerId);
-        return payload
-          ? [
-              dispatch('GUILD_CREATE', payload, {
-                intent: Intent.GUILDS,
-                audience: { users: [ownerId] },
-                join: { guildId: event.data.guildId, userId: ownerId },
-              }),
-            ]
-          : [];
-      }
+      case 'GuildCreated':
+        return joinedGuildCreate(runtime, event.data.guildId, event.data.settings.owner_id);
       case 'GuildUpdated': {
         const guild = await guildPayload(runtime, event.data.guildId);
         return guild ? [dispatch('GUILD_UPDATE', guild, { intent: Intent.GUILDS, audience: { guildId: event.data.guildId } })] : [];
@@ -111,12 +117,9 @@ export const guildDispatches = deriver({
       case 'MemberJoined': {
         const { guildId, userId } = event.data;
         if (event.data.inviteCode === null) return []; // the owner, announced by the guild's own GUILD_CREATE
-        const [member, payload] = await Promise.all([memberPayload(runtime, guildId, userId), guildCreatePayload(runtime, guildId, userId)]);
-        if (!member || !payload) return [];
-        return [
-          dispatch('GUILD_CREATE', payload, { intent: Intent.GUILDS, audience: { users: [userId] }, join: { guildId, userId } }),
-          dispatch('GUILD_MEMBER_ADD', member, { intent: Intent.GUILD_MEMBERS, audience: { guildId } }),
-        ];
+        const [member, guildCreate] = await Promise.all([memberPayload(runtime, guildId, userId), joinedGuildCreate(runtime, guildId, userId)]);
+        if (!member || guildCreate.length === 0) return [];
+        return [...guildCreate, dispatch('GUILD_MEMBER_ADD', member, { intent: Intent.GUILD_MEMBERS, audience: { guildId } })];
       }
       case 'MemberUpdated': {
         const { guildId, userId } = event.data;

@@ -1,10 +1,11 @@
-// GUILD_CREATE's members at IDENTIFY, as the widely used API sends them: without GUILD_PRESENCES only the session's own
-// member and those in voice channels (the member list is what the privileged intents guard), with it every member;
-// member_count is the guild's either way, and op 8 gives a GUILD_MEMBERS session the rest.
+// GUILD_CREATE's members, at IDENTIFY and on joining a guild while connected, as the widely used API sends them:
+// without GUILD_PRESENCES only the session's own member and those in voice channels (the member list is what the
+// privileged intents guard), with it every member; member_count is the guild's either way, and op 8 gives a
+// GUILD_MEMBERS session the rest.
 import { describe, expect, it } from 'vitest';
-import { createGuild, join, newMember } from '../http/guildSupport.js';
+import { type TestGuild, createGuild, join, newMember } from '../http/guildSupport.js';
 import { type GatewayClient, fileGateway } from '../support/gateway.js';
-import { createBot } from '../support/server.js';
+import { type TestUser, createBot } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
@@ -19,6 +20,16 @@ async function guildOfThree() {
   const member = await newMember(server, guild);
   const bot = await join(server, guild, await createBot(server), 'Bot');
   return { guild, member, bot };
+}
+
+/** Puts the user in a new voice channel of the guild, through a session of theirs. */
+async function inVoice(guild: TestGuild, user: TestUser) {
+  const lounge = await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'Lounge', type: 2 } });
+  expect(lounge.status).toBe(201);
+  const speaker = await gateway.session(user.token, GUILDS);
+  speaker.send({ op: 4, d: { guild_id: guild.id, channel_id: lounge.body.id, self_mute: false, self_deaf: false } });
+  await speaker.next((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === user.id && p.d.channel_id === lounge.body.id);
+  return lounge.body.id as string;
 }
 
 async function guildCreate(client: GatewayClient, guildId: string) {
@@ -42,15 +53,11 @@ describe("GUILD_CREATE's members at IDENTIFY", () => {
 
   it('lists the members in voice channels beside the session’s own without GUILD_PRESENCES', async () => {
     const { guild, member, bot } = await guildOfThree();
-    const lounge = await server.api('POST', `/guilds/${guild.id}/channels`, { token: guild.owner.token, body: { name: 'Lounge', type: 2 } });
-    expect(lounge.status).toBe(201);
-    const speaker = await gateway.session(member.token, GUILDS);
-    speaker.send({ op: 4, d: { guild_id: guild.id, channel_id: lounge.body.id, self_mute: false, self_deaf: false } });
-    await speaker.next((p) => p.t === 'VOICE_STATE_UPDATE' && p.d.user_id === member.id && p.d.channel_id === lounge.body.id);
+    const lounge = await inVoice(guild, member);
 
     const create = await guildCreate(await gateway.session(bot.token, GUILDS | GUILD_VOICE_STATES), guild.id);
     expect(create.memberIds).toEqual([member.id, bot.id].sort());
-    expect(create.voice_states).toEqual([expect.objectContaining({ user_id: member.id, channel_id: lounge.body.id })]);
+    expect(create.voice_states).toEqual([expect.objectContaining({ user_id: member.id, channel_id: lounge })]);
     expect(create.member_count).toBe(3);
   });
 
@@ -61,5 +68,33 @@ describe("GUILD_CREATE's members at IDENTIFY", () => {
     client.send({ op: 8, d: { guild_id: guild.id, query: '', limit: 0, nonce: 'all' } });
     const chunk = await client.next((p) => p.t === 'GUILD_MEMBERS_CHUNK' && p.d.nonce === 'all');
     expect((chunk.d.members as { user: { id: string } }[]).map((m) => m.user.id).sort()).toEqual([guild.owner.id, member.id, bot.id].sort());
+  });
+});
+
+describe("GUILD_CREATE's members on joining a guild while connected", () => {
+  it('lists every member only to the sessions with GUILD_PRESENCES, each session of the user by its own intents', async () => {
+    const guild = await createGuild(server);
+    const [member, bot] = await Promise.all([newMember(server, guild), createBot(server)]);
+    const [plain, withPresences] = await Promise.all([gateway.session(bot.token, GUILDS), gateway.session(bot.token, GUILDS | GUILD_PRESENCES)]);
+    await join(server, guild, bot, 'Bot');
+
+    const [own, every] = await Promise.all([guildCreate(plain, guild.id), guildCreate(withPresences, guild.id)]);
+    expect(own.memberIds).toEqual([bot.id]);
+    expect(own.presences).toEqual([]);
+    expect(own.member_count).toBe(3);
+    expect(every.memberIds).toEqual([guild.owner.id, member.id, bot.id].sort());
+    expect(every.member_count).toBe(3);
+  });
+
+  it('lists the members in voice channels beside the session’s own without GUILD_PRESENCES', async () => {
+    const guild = await createGuild(server);
+    const [member, bot] = await Promise.all([newMember(server, guild), createBot(server)]);
+    const lounge = await inVoice(guild, member);
+    const client = await gateway.session(bot.token, GUILDS | GUILD_VOICE_STATES);
+    await join(server, guild, bot, 'Bot');
+
+    const create = await guildCreate(client, guild.id);
+    expect(create.memberIds).toEqual([member.id, bot.id].sort());
+    expect(create.voice_states).toEqual([expect.objectContaining({ user_id: member.id, channel_id: lounge })]);
   });
 });
