@@ -84,6 +84,8 @@ describe('send', () => {
     });
     expect(message.id).toMatch(/^\d{17,20}$/);
     expect(Date.parse(message.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+    // The widely used API's form: microseconds and +00:00 (discord.py before Python 3.11 refuses a Z).
+    expect(message.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}000\+00:00$/);
   });
 
   it('fills mentions, mention_roles and mention_everyone (only with MENTION_EVERYONE)', async () => {
