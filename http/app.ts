@@ -84,14 +84,18 @@ async function emptyNoContent(ctx: Context, next: Next) {
   }
 }
 
+/** The type koa gives a body it serializes as JSON. */
+const KOA_JSON = 'application/json; charset=utf-8';
+
 /**
  * JSON answers say `application/json` exactly, as the widely used API does: koa adds `; charset=utf-8`, and clients
  * such as discord.py compare the whole header and read anything else as text. JSON is UTF-8 by definition.
  */
 async function exactJsonType(ctx: Context, next: Next) {
   await next();
-  // A route that set the exact type itself (a message page) needs no media type parsed.
-  if (ctx.response.get('Content-Type') !== 'application/json' && ctx.response.is('json')) ctx.set('Content-Type', 'application/json');
+  // A route that set the exact type itself (a message page), or koa's own type for a JSON body, needs no media type parsed.
+  const type = ctx.response.get('Content-Type');
+  if (type === KOA_JSON || (type !== 'application/json' && ctx.response.is('json'))) ctx.set('Content-Type', 'application/json');
 }
 
 /** The methods `router` answers on `path`: a request with another one is refused with 405 and these in Allow. */
