@@ -114,7 +114,7 @@ export async function postMessage(
   // finds the channel gone instead of adding a message to the log behind ChannelDeleted. A prune holds the gate too: a
   // user's send that comes after it finds its author gone, instead of a pruned member's message landing behind it.
   return shared(channelSendsGate(channelId), async () => {
-    await by.opens?.open();
+    if (by.opens) await by.opens.open();
     if (!(await channelStands(deps, access, by.webhookId === null ? by.author.id : null))) throw unknownChannel();
     return appendMessage(deps, meta, access, message, input, uploads, by);
   });
@@ -131,10 +131,11 @@ async function appendMessage(
 ): Promise<MessageDoc> {
   const channelId = message.channel_id;
   let messageId = message.id;
-  await by.beforeAppend?.(message);
+  // Each step awaited only when it applies: a plain send skips them without a turn of the microtask queue for each.
+  if (by.beforeAppend) await by.beforeAppend(message);
   if (by.slowmodeSeconds) await admitSlowmode(deps, meta, 'message', channelId, by.author.id, by.slowmodeSeconds);
   // In a thread, the message joins its author (and those it mentions) and reopens it, once the send is admitted.
-  await threadMessageSent(deps, meta, access, message);
+  if (access.thread) await threadMessageSent(deps, meta, access, message);
 
   if (input.nonce !== undefined) {
     const authorId = by.author.id;
