@@ -116,7 +116,9 @@ export const guildDispatches = deriver({
         ];
       case 'MemberJoined': {
         const { guildId, userId } = event.data;
-        if (event.data.inviteCode === null) return []; // the owner, announced by the guild's own GUILD_CREATE
+        // The owner's join of the guild they create, the one join of no invite its user makes, is the guild's
+        // GUILD_CREATE's; a bot added through the bot flow or a user added with guilds.join was added by another.
+        if (event.data.inviteCode === null && event.metadata.actorId === userId) return [];
         const [member, guildCreate] = await Promise.all([memberPayload(runtime, guildId, userId), joinedGuildCreate(runtime, guildId, userId)]);
         if (!member || guildCreate.length === 0) return [];
         return [...guildCreate, dispatch('GUILD_MEMBER_ADD', member, { intent: Intent.GUILD_MEMBERS, audience: { guildId } })];

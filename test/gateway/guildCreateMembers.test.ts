@@ -4,8 +4,9 @@
 // GUILD_MEMBERS session the rest.
 import { describe, expect, it } from 'vitest';
 import { type TestGuild, createGuild, join, newMember } from '../http/guildSupport.js';
+import { PageVisitor, addBotUser, registerClient } from '../http/oauth2Support.js';
 import { type GatewayClient, fileGateway } from '../support/gateway.js';
-import { type TestUser, createBot } from '../support/server.js';
+import { type TestUser, createBot, registerUser } from '../support/server.js';
 
 const GUILDS = 1 << 0;
 const GUILD_MEMBERS = 1 << 1;
@@ -96,5 +97,37 @@ describe("GUILD_CREATE's members on joining a guild while connected", () => {
     const create = await guildCreate(client, guild.id);
     expect(create.memberIds).toEqual([member.id, bot.id].sort());
     expect(create.voice_states).toEqual([expect.objectContaining({ user_id: member.id, channel_id: lounge })]);
+  });
+
+  it('comes once to a user who creates a guild, listing them, with no GUILD_MEMBER_ADD of their own', async () => {
+    const owner = await registerUser(server);
+    const client = await gateway.session(owner.token, GUILDS | GUILD_MEMBERS);
+    const guild = await createGuild(server, owner);
+    expect((await guildCreate(client, guild.id)).memberIds).toEqual([owner.id]);
+    // A later dispatch of the guild's: what the creation sent has come before it.
+    const later = await server.api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'later' } });
+    await client.next((p) => p.t === 'CHANNEL_CREATE' && p.d.id === later.body.id);
+    expect(client.received.filter((p) => p.t === 'GUILD_CREATE' && p.d.id === guild.id)).toHaveLength(1);
+    expect(client.received.filter((p) => p.t === 'GUILD_MEMBER_ADD' && p.d.guild_id === guild.id)).toEqual([]);
+  });
+
+  it('comes to a bot its guild’s manager adds through the bot flow, whose GUILD_MEMBER_ADD the guild hears', async () => {
+    const guild = await createGuild(server);
+    const client = await registerClient(server);
+    const bot = await addBotUser(server, client);
+    const [plain, withPresences, watcher] = await Promise.all([
+      gateway.session(bot.token, GUILDS),
+      gateway.session(bot.token, GUILDS | GUILD_PRESENCES),
+      gateway.session(guild.owner.token, GUILDS | GUILD_MEMBERS),
+    ]);
+    const query = new URLSearchParams({ client_id: client.id, scope: 'bot', permissions: '0', guild_id: guild.id }).toString();
+    const visitor = new PageVisitor(server);
+    await visitor.signIn(query, guild.owner);
+    expect((await visitor.post(query, { action: 'authorize' })).status).toBe(200);
+
+    const [own, every] = await Promise.all([guildCreate(plain, guild.id), guildCreate(withPresences, guild.id)]);
+    expect(own.memberIds).toEqual([bot.id]);
+    expect(every.memberIds).toEqual([guild.owner.id, bot.id].sort());
+    await watcher.next((p) => p.t === 'GUILD_MEMBER_ADD' && p.d.guild_id === guild.id && p.d.user.id === bot.id);
   });
 });
