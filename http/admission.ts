@@ -27,7 +27,10 @@
 // next request is timed and served from a fresh start (CoDel's rule: a request that has already waited past the target
 // is dropped rather than served). A handshake as slow while the loop was idle is the network's: served. So is one as
 // slow on a process its limit has not had to refuse for: a busy start (modules compiled, the log caught up) on a
-// loaded machine slows the first handshakes, and their clients, which connected all at once, are not an overload.
+// loaded machine slows the first handshakes, and their clients, which connected all at once, are not an overload,
+// unless they are a flood: a connection accepted behind HANDSHAKE_FLOOD handshakes under way, or secure while as many
+// are, is part of one, whether or not the limit has refused yet (a flood's first requests reach admission before the
+// limit is full).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -61,6 +64,13 @@ const LATE_HANDSHAKE_MS = 500;
 
 /** How long after its limit last refused a request a process is taken to be overloaded, for late handshakes. */
 const OVERLOADED_FOR_MS = 5000;
+
+/**
+ * Handshakes under way at a connection's accept that make it part of a flood: at about a millisecond of the loop
+ * each, the loop's next tenth of a second and more. A client's own burst (a bot's shards, a test's parallel
+ * requests) opens tens of connections at once, not hundreds.
+ */
+const HANDSHAKE_FLOOD = 128;
 
 /**
  * The share of a handshake's wait the loop was busy for that says the wait was the process's, not the network's: a
@@ -103,13 +113,15 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
   const refusedAt = new WeakMap<Socket, number>();
   /** TLS connections whose handshake waited too long on a saturated loop, until their first request. */
   const lateHandshakes = new WeakSet<Socket>();
+  /** Of those, the ones accepted behind a flood of handshakes: refused whether or not the limit has refused lately. */
+  const floodedHandshakes = new WeakSet<Socket>();
   /** When the limit last refused a request. */
   let limitRefusedAt = -Infinity;
   return {
     enter(req, res) {
       const path = pathOf(req.url);
       const now = performance.now();
-      const late = lateHandshakes.delete(req.socket) && now - limitRefusedAt < OVERLOADED_FOR_MS;
+      const late = lateHandshakes.delete(req.socket) && (floodedHandshakes.delete(req.socket) || now - limitRefusedAt < OVERLOADED_FOR_MS);
       if (isOperatorRequest(req.method, path)) return true;
       const overLimit = !late && !limit.acquire();
       if (overLimit) limitRefusedAt = now;
@@ -136,13 +148,30 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
     },
     watchHandshakes(server) {
       if (limits.admissionTargetMs === 0) return;
-      const accepted = new WeakMap<Socket, { at: number; loop: EventLoopUtilization }>();
-      server.on('connection', (socket: Socket) => accepted.set(socket, { at: performance.now(), loop: performance.eventLoopUtilization() }));
+      const accepted = new WeakMap<Socket, { at: number; loop: EventLoopUtilization; behind: number }>();
+      // The handshakes under way: a connection's is over once it is secure, or once it closes before that.
+      const handshaking = new WeakSet<Socket>();
+      let underWay = 0;
+      const over = (tcp: Socket) => {
+        if (handshaking.delete(tcp)) underWay -= 1;
+      };
+      server.on('connection', (socket: Socket) => {
+        accepted.set(socket, { at: performance.now(), loop: performance.eventLoopUtilization(), behind: underWay });
+        handshaking.add(socket);
+        underWay += 1;
+        socket.once('close', () => over(socket));
+      });
       server.on('secureConnection', (socket: Socket & { _parent?: Socket }) => {
         // Node's TLS socket names the TCP connection it wraps, the one 'connection' gave, `_parent`.
         const start = socket._parent && accepted.get(socket._parent);
-        if (!start || performance.now() - start.at <= LATE_HANDSHAKE_MS) return;
-        if (performance.eventLoopUtilization(start.loop).utilization >= SATURATED) lateHandshakes.add(socket);
+        if (!start) return;
+        over(socket._parent!);
+        if (performance.now() - start.at <= LATE_HANDSHAKE_MS) return;
+        if (performance.eventLoopUtilization(start.loop).utilization < SATURATED) return;
+        lateHandshakes.add(socket);
+        // Behind a flood, or overtaken by one: the first of a flood are accepted with few ahead, and share the loop with
+        // the rest as they come.
+        if (Math.max(start.behind, underWay) >= HANDSHAKE_FLOOD) floodedHandshakes.add(socket);
       });
     },
     async middleware(ctx, next) {

@@ -2,7 +2,7 @@
 // version's error form, before its body is read; the operator's endpoints are never refused; what was admitted and
 // answered 2xx is in the log, and a refused send appended nothing. The limit adapts: under an overload whose admitted
 // requests wait longer than ADMISSION_TARGET_MS it falls from MAX_REQUESTS_IN_FLIGHT towards ADMISSION_MIN_IN_FLIGHT.
-import { connect as connectTcp } from 'node:net';
+import { type Socket, connect as connectTcp } from 'node:net';
 import { Duplex } from 'node:stream';
 import { type TLSSocket, connect } from 'node:tls';
 import { Agent } from 'undici';
@@ -247,23 +247,68 @@ describe('a connection whose TLS handshake waited on a saturated loop', () => {
     socket.destroy();
   });
 
+  it('overtaken by a flood of handshakes, has its first request refused though the limit has not refused yet', async () => {
+    let flood: Socket[] = [];
+    // Accepted with none ahead of it; the flood comes while its handshake waits.
+    const socket = await slowHandshake(handshaking, (deliver) => {
+      void handshakeFlood(handshaking).then((opened) => {
+        flood = opened;
+        const until = performance.now() + 700;
+        while (performance.now() < until);
+        deliver();
+      });
+    });
+    await expectFirstRefusedThenServed(socket);
+    for (const tcp of flood) tcp.destroy();
+  });
+
+  it('accepted behind a flood of handshakes, has its first request refused though the limit has not refused yet', async () => {
+    const flood = await handshakeFlood(handshaking);
+    await expectFirstRefusedThenServed(await lateOnABusyLoop());
+    for (const tcp of flood) tcp.destroy();
+  });
+
   it('while the process is overloaded, has its first request refused at once with 503 and Retry-After, and its next one served', async () => {
     // The limit refuses a request (the held one has the only place), and the place is given back.
     const held = await holdThePlace(handshaking);
     held.socket.destroy();
     for (let probes = 0; (await handshaking.api('GET', '/gateway')).status !== 200 && probes < 200; probes++);
-    const socket = await lateOnABusyLoop();
-    const answers = answersOn(socket);
-    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    const refused = await answers.next();
-    expect(refused.head).toMatch(/^HTTP\/1\.1 503 /);
-    expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/i);
-    expect(JSON.parse(refused.body)).toEqual({ code: 0, message: 'The server is busy: try again in 1 second' });
-    socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
-    socket.destroy();
+    await expectFirstRefusedThenServed(await lateOnABusyLoop());
   });
 });
+
+/**
+ * 128 connections `target` has accepted and that never say hello: handshakes under way, a flood by admission's
+ * measure. A plain HTTP request after them is the barrier: its answer (400) means the server has accepted it, and the
+ * kernel queued them before it.
+ */
+async function handshakeFlood(target: TestServer): Promise<Socket[]> {
+  const port = Number(new URL(target.origin).port);
+  const flood = await Promise.all(
+    Array.from({ length: 128 }, () => {
+      const tcp = connectTcp({ host: '127.0.0.1', port });
+      return new Promise<Socket>((resolve) => tcp.once('connect', () => resolve(tcp)));
+    }),
+  );
+  const barrier = connectTcp({ host: '127.0.0.1', port });
+  barrier.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  await new Promise((resolve) => barrier.once('data', resolve));
+  barrier.destroy();
+  return flood;
+}
+
+/** A late handshake's first request is refused with 503 and Retry-After, and its next one served. */
+async function expectFirstRefusedThenServed(socket: TLSSocket): Promise<void> {
+  const answers = answersOn(socket);
+  socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  const refused = await answers.next();
+  expect(refused.head).toMatch(/^HTTP\/1\.1 503 /);
+  expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/i);
+  expect(JSON.parse(refused.body)).toEqual({ code: 0, message: 'The server is busy: try again in 1 second' });
+  socket.write('GET /api/v10/gateway HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  expect((await answers.next()).head).toMatch(/^HTTP\/1\.1 200 /);
+  socket.destroy();
+}
 
 /**
  * A TLS connection to `target` whose server's first answer (its handshake's) reaches the client only once `hold` calls
