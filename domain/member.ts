@@ -32,7 +32,10 @@ export type MemberJoined = DomainEvent<
     guildId: string;
     userId: string;
     joinedAt: string;
-    /** The invite or vanity code used; null for the owner joining the guild they create. */
+    /**
+     * The invite or vanity code used; null for a join of no invite: the owner's at the guild's creation, a bot's added
+     * by the bot flow, a user's a bot adds with guilds.join.
+     */
     inviteCode: string | null;
     vanity: boolean;
     temporary: boolean;
