@@ -5,40 +5,32 @@ import type { ApplicationCommandDoc } from '../projections/applicationCommands.j
 import type { ApplicationDoc } from '../projections/applications.js';
 import type { ParleyApplicationCommand } from './differences.js';
 
-export function applicationCommandObject({
-  _id,
-  application_id,
-  guild_id,
-  name,
-  name_localizations,
-  description,
-  description_localizations,
-  type,
-  options,
-  default_member_permissions,
-  dm_permission,
-  nsfw,
-  contexts,
-  integration_types,
-  version,
-}: ApplicationCommandDoc): ParleyApplicationCommand {
-  return {
-    id: _id,
-    application_id,
-    guild_id,
-    name,
-    name_localizations,
-    description,
-    description_localizations,
-    type,
-    options,
-    default_member_permissions,
-    dm_permission,
-    nsfw,
-    contexts,
-    integration_types,
-    version,
-  };
+/** The stored fields a command is answered with, in the API's order; a stored document may hold others. */
+const ANSWERED_FIELDS = [
+  'application_id',
+  'guild_id',
+  'name',
+  'name_localizations',
+  'description',
+  'description_localizations',
+  'type',
+  'options',
+  'default_member_permissions',
+  'dm_permission',
+  'nsfw',
+  'contexts',
+  'integration_types',
+  'version',
+] as const;
+
+export function applicationCommandObject(doc: ApplicationCommandDoc): ParleyApplicationCommand {
+  return { id: doc._id, ...pick(doc, ANSWERED_FIELDS) };
+}
+
+function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  const picked = {} as Pick<T, K>;
+  for (const key of keys) picked[key] = from[key];
+  return picked;
 }
 
 /**
