@@ -99,6 +99,16 @@ const requireLive = (state: UserState) => {
   if (!state.exists || state.erased) throw unknownUser();
 };
 
+/** An account's registration and a bot user's differ only in how the user logs in and who owns it: `login`. */
+function decideRegistration(
+  { userId, username, discriminator }: Extract<UserCommand, { type: 'RegisterUser' | 'RegisterBotUser' }>,
+  state: UserState,
+  login: Pick<UserRegistered['data'], 'email' | 'passwordHash' | 'bot' | 'applicationId'>,
+): UserRegistered {
+  if (state.exists) throw new DomainError('conflict', 'USER_EXISTS', 'User already exists');
+  return { type: 'UserRegistered', data: { userId, username, discriminator, ...login } };
+}
+
 function decideErasure(command: Extract<UserCommand, { type: 'EraseUser' }>, state: UserState): UserEvent[] {
   if (!state.exists) throw unknownUser();
   if (state.erased) throw new DomainError('conflict', 'ALREADY_DELETED', 'This account is already deleted');
@@ -132,36 +142,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'RegisterUser':
-        if (state.exists) throw new DomainError('conflict', 'USER_EXISTS', 'User already exists');
-        return [
-          {
-            type: 'UserRegistered',
-            data: {
-              userId: command.userId,
-              username: command.username,
-              discriminator: command.discriminator,
-              email: command.email,
-              passwordHash: command.passwordHash,
-              bot: false,
-              applicationId: null,
-            },
-          },
-        ];
+        return [decideRegistration(command, state, { email: command.email, passwordHash: command.passwordHash, bot: false, applicationId: null })];
       case 'RegisterBotUser':
-        if (state.exists) throw new DomainError('conflict', 'USER_EXISTS', 'User already exists');
         return [
-          {
-            type: 'UserRegistered',
-            data: {
-              userId: command.userId,
-              username: command.username,
-              discriminator: command.discriminator,
-              email: null,
-              passwordHash: null,
-              bot: true,
-              applicationId: command.applicationId,
-            },
-          },
+          decideRegistration(command, state, { email: null, passwordHash: null, bot: true, applicationId: command.applicationId }),
           { type: 'BotTokenIssued', data: { userId: command.userId, tokenHash: command.tokenHash, previousTokenHash: null } },
         ];
       case 'UpdateProfile': {
