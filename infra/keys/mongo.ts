@@ -4,24 +4,17 @@
 // Keys are created ahead, a batch at a time with one insertMany acknowledged by a majority and journaled, so a key is
 // durable (and survives a failover) before any event names it. A batch the shredder applies, destructions and its
 // checkpoint, is one transaction: the deployment is a replica set, as the read store requires.
-// Every process caches the keys it opened, but in distributed mode the shredder of another process may destroy them:
-// a cached key lives KEY_TTL_MS at most, and the onDestroyed listeners are also called every KEY_TTL_MS, so what was
-// opened with a key destroyed elsewhere is dropped within twice that. Destructions made here are dropped at once.
-import { LRUCache } from 'lru-cache';
+// What the store keeps in memory, and how long, is infra/keys/sharedKeys.ts's, as PostgreSQL's is.
 import { type AnyBulkWriteOperation, type ClientSession, type Db, WriteConcern } from 'mongodb';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import type { DataKey, KeyChanges, KeyStore, Wrapping } from '../../ports/keyStore.js';
 import type { SecretBox } from '../../ports/secrets.js';
-import { KEY_TTL_MS, KeysMadeAhead, fromCache } from './dataKeys.js';
+import { BATCH, SharedKeys, type WrappedKey, distinctOwners, erasures } from './sharedKeys.js';
 
 export const DATA_KEYS = 'dataKeys';
 export const DATA_KEY_OWNERS = 'dataKeyOwners';
 export const DATA_KEY_PROGRESS = 'dataKeyProgress';
 
-/** Keys made ahead with one durable write. */
-const BATCH = 256;
-/** Open keys kept in memory: a channel's recent messages are read without a query. */
-const CACHED_KEYS = 100_000;
 /** Ids per $in, well under the 16 MB a command may hold. */
 const CHUNK = 10_000;
 /** The progress document of the key shredder. */
@@ -45,25 +38,18 @@ interface ProgressDoc {
 }
 
 export class MongoKeyStore implements KeyStore {
-  private readonly ahead = new KeysMadeAhead(BATCH, async (made) => {
-    await this.keys.insertMany(
-      made.map((key) => ({ _id: key.id, wrapped: this.secrets.seal(key.key.toString('base64')) })),
-      { writeConcern: DURABLE },
-    );
-  });
-  private readonly cache = new LRUCache<string, Buffer>({ max: CACHED_KEYS, ttl: KEY_TTL_MS });
-  private readonly current_ = new LRUCache<string, DataKey>({ max: 10_000, ttl: KEY_TTL_MS });
-  /** Counts destructions made here: a read that started before one must not cache what it found. */
-  private generation = 0;
-  private readonly listeners: (() => void)[] = [];
-  private readonly expiry: NodeJS.Timeout;
+  private readonly shared: SharedKeys;
 
   private constructor(
     private readonly db: Db,
-    private readonly secrets: Pick<SecretBox, 'seal' | 'open'>,
+    secrets: Pick<SecretBox, 'seal' | 'open'>,
   ) {
-    this.expiry = setInterval(() => this.notify(), KEY_TTL_MS);
-    this.expiry.unref();
+    this.shared = new SharedKeys(secrets, async (made) => {
+      await this.keys.insertMany(
+        made.map(({ id, wrapped }) => ({ _id: id, wrapped })),
+        { writeConcern: DURABLE },
+      );
+    });
   }
 
   /** A key store on `db`, whose client stays its owner's to close. */
@@ -86,50 +72,37 @@ export class MongoKeyStore implements KeyStore {
     return this.db.collection<ProgressDoc>(DATA_KEY_PROGRESS);
   }
 
-  async create(): Promise<DataKey> {
-    const key = await this.ahead.take();
-    this.cache.set(key.id, key.key);
-    return key;
+  create(): Promise<DataKey> {
+    return this.shared.create();
   }
 
   createNow(): DataKey | null {
-    const key = this.ahead.takeNow();
-    if (key) this.cache.set(key.id, key.key);
-    return key;
+    return this.shared.createNow();
   }
 
-  async current(subject: string): Promise<DataKey | null> {
-    const known = this.current_.get(subject);
-    if (known) return known;
-    const generation = this.generation;
-    // Any key the shredder knows the subject owns alone that still exists will do: one it shares goes with the other
-    // subject too (an auto-moderation record's, the guild's as well as the member's).
-    for await (const { keyId } of this.owners.find({ subject }, { projection: { _id: 0, subject: 1, keyId: 1 }, batchSize: 16 })) {
-      if (await this.owners.findOne({ keyId, subject: { $ne: subject } }, { projection: { _id: 1 } })) continue;
-      const key = (await this.load([keyId])).get(keyId);
-      if (!key) continue;
-      const found = { id: keyId, key };
-      if (generation === this.generation) this.current_.set(subject, found);
-      return found;
-    }
-    return null;
+  current(subject: string): Promise<DataKey | null> {
+    return this.shared.current(subject, async () => {
+      // Any key the shredder knows the subject owns alone that still exists will do: one it shares goes with the other
+      // subject too (an auto-moderation record's, the guild's as well as the member's).
+      for await (const { keyId } of this.owners.find({ subject }, { projection: { _id: 0, subject: 1, keyId: 1 }, batchSize: 16 })) {
+        if (await this.owners.findOne({ keyId, subject: { $ne: subject } }, { projection: { _id: 1 } })) continue;
+        const key = (await this.load([keyId])).get(keyId);
+        if (key) return { id: keyId, key };
+      }
+      return null;
+    });
   }
 
   use(subject: string, key: DataKey): void {
-    this.current_.set(subject, key);
+    this.shared.use(subject, key);
   }
 
-  async load(ids: readonly string[]): Promise<Map<string, Buffer>> {
-    const { found, missing } = fromCache(ids, this.cache);
-    const generation = this.generation;
-    for (const chunk of chunks(missing)) {
-      for await (const doc of this.keys.find({ _id: { $in: chunk } })) {
-        const key = Buffer.from(this.secrets.open(doc.wrapped), 'base64');
-        if (generation === this.generation) this.cache.set(doc._id, key);
-        found.set(doc._id, key);
-      }
-    }
-    return found;
+  load(ids: readonly string[]): Promise<Map<string, Buffer>> {
+    return this.shared.load(ids, (missing) => this.wrapped(missing));
+  }
+
+  private async *wrapped(ids: string[]): AsyncIterable<WrappedKey> {
+    for (const chunk of chunks(ids)) for await (const { _id, wrapped } of this.keys.find({ _id: { $in: chunk } })) yield { id: _id, wrapped };
   }
 
   async apply(changes: KeyChanges, checkpoint: Position): Promise<boolean> {
@@ -150,18 +123,14 @@ export class MongoKeyStore implements KeyStore {
       ),
     );
     if (destroyed.length === 0) return false;
-    this.generation++;
-    for (const id of destroyed) this.cache.delete(id);
-    this.current_.clear();
-    this.notify();
+    this.shared.destroyed(destroyed);
     return true;
   }
 
   private async own(owned: KeyChanges['owned'], session: ClientSession): Promise<void> {
-    // A batch names the same owner once per event sealed with its key.
-    const distinct = new Map(owned.map((owner) => [`${owner.subject}\u0000${owner.keyId}`, owner]));
-    if (distinct.size === 0) return;
-    const upserts = [...distinct.values()].map(({ subject, keyId }) => ({
+    const distinct = distinctOwners(owned);
+    if (distinct.length === 0) return;
+    const upserts = distinct.map(({ subject, keyId }) => ({
       updateOne: { filter: { subject, keyId }, update: { $setOnInsert: { subject, keyId } }, upsert: true },
     }));
     await this.owners.bulkWrite(upserts, { session, ordered: false });
@@ -169,12 +138,11 @@ export class MongoKeyStore implements KeyStore {
 
   /** The keys the erasures destroy: every key an erased subject owns, unless each erasure of that subject spares it. */
   private async destroyedBy(erased: KeyChanges['erased'], session: ClientSession): Promise<string[]> {
-    const spared = new Map<string, (string | undefined)[]>();
-    for (const { subject, except } of erased) spared.set(subject, [...(spared.get(subject) ?? []), except]);
+    const { subjects, destroys } = erasures(erased);
     const destroyed = new Set<string>();
-    for (const subjects of chunks([...spared.keys()])) {
-      for await (const { subject, keyId } of this.owners.find({ subject: { $in: subjects } }, { session, projection: { _id: 0, subject: 1, keyId: 1 } })) {
-        if (!spared.get(subject)!.every((except) => except === keyId)) destroyed.add(keyId);
+    for (const chunk of chunks(subjects)) {
+      for await (const { subject, keyId } of this.owners.find({ subject: { $in: chunk } }, { session, projection: { _id: 0, subject: 1, keyId: 1 } })) {
+        if (destroys(subject, keyId)) destroyed.add(keyId);
       }
     }
     return [...destroyed];
@@ -186,7 +154,7 @@ export class MongoKeyStore implements KeyStore {
   }
 
   onDestroyed(listener: () => void): void {
-    this.listeners.push(listener);
+    this.shared.onDestroyed(listener);
   }
 
   /**
@@ -203,19 +171,15 @@ export class MongoKeyStore implements KeyStore {
     };
     for await (const doc of this.keys.find({})) {
       if (target.wraps(doc.wrapped)) continue;
-      batch.push({ updateOne: { filter: { _id: doc._id, wrapped: doc.wrapped }, update: { $set: { wrapped: target.seal(this.secrets.open(doc.wrapped)) } } } });
+      batch.push({ updateOne: { filter: { _id: doc._id, wrapped: doc.wrapped }, update: { $set: { wrapped: this.shared.rewrapped(doc.wrapped, target) } } } });
       if (batch.length === BATCH) await write();
     }
     await write();
     return rewrapped;
   }
 
-  private notify(): void {
-    for (const listener of this.listeners) listener();
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.expiry);
+  close(): Promise<void> {
+    return this.shared.close();
   }
 }
 
