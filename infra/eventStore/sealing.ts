@@ -301,7 +301,9 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], { keys, profiles
       values.push(value);
     });
   }
-  const root = withValues({ data, metadata: event.metadata }, paths, (i) => values[i]);
+  // `data` and the root are this call's own copies: set in place, not copied again.
+  const unsealed = { data, metadata: event.metadata };
+  const root = withValues(unsealed, paths, (i) => values[i], new Set([unsealed, data]));
   const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
   return erased && erasedAs === 'null' ? ({ ...opened, erased: true } as RecordedEvent) : opened;
 }
@@ -412,11 +414,16 @@ function decrypt(key: Buffer, envelope: Envelope): unknown[] | null {
 
 /**
  * A copy of `root` with each of `paths` set to its value (`valueOf` its index; undefined removes the field), copying
- * only the objects and arrays along the paths: the rest is shared with the original, which may be frozen.
+ * only the objects and arrays along the paths: the rest is shared with the original, which may be frozen. `copied`:
+ * objects the caller made for this call (the root among them, or not), set in place rather than copied.
  */
-export function withValues<T extends Record<string, unknown>>(root: T, paths: readonly FieldPath[], valueOf: (index: number) => unknown): T {
-  const copied = new Set<object>();
-  const result = copyOf(root, copied);
+export function withValues<T extends Record<string, unknown>>(
+  root: T,
+  paths: readonly FieldPath[],
+  valueOf: (index: number) => unknown,
+  copied = new Set<object>(),
+): T {
+  const result = copied.has(root) ? (root as Record<string | number, unknown>) : copyOf(root, copied);
   entries: for (let p = 0; p < paths.length; p++) {
     const path = paths[p];
     const value = valueOf(p);
