@@ -4,7 +4,7 @@
 // GUILD_MEMBERS session the rest.
 import { describe, expect, it } from 'vitest';
 import { type TestGuild, createGuild, join, newMember } from '../http/guildSupport.js';
-import { PageVisitor, addBotUser, registerClient } from '../http/oauth2Support.js';
+import { PageVisitor, addBotUser, grantedTokens, registerClient } from '../http/oauth2Support.js';
 import { type GatewayClient, fileGateway } from '../support/gateway.js';
 import { type TestUser, createBot, registerUser } from '../support/server.js';
 
@@ -129,5 +129,29 @@ describe("GUILD_CREATE's members on joining a guild while connected", () => {
     expect(own.memberIds).toEqual([bot.id]);
     expect(every.memberIds).toEqual([guild.owner.id, bot.id].sort());
     await watcher.next((p) => p.t === 'GUILD_MEMBER_ADD' && p.d.guild_id === guild.id && p.d.user.id === bot.id);
+  });
+
+  it('comes to a person a bot adds with guilds.join, whose GUILD_MEMBER_ADD the guild hears', async () => {
+    const guild = await createGuild(server);
+    const client = await registerClient(server);
+    const bot = await join(server, guild, await addBotUser(server, client), 'Bot');
+    const person = await registerUser(server);
+    const [plain, withPresences, watcher] = await Promise.all([
+      gateway.session(person.token, GUILDS),
+      gateway.session(person.token, GUILDS | GUILD_PRESENCES),
+      gateway.session(guild.owner.token, GUILDS | GUILD_MEMBERS),
+    ]);
+    const tokens = await grantedTokens(server, client, person, 'guilds.join');
+    const added = await server.api('PUT', `/guilds/${guild.id}/members/${person.id}`, {
+      token: bot.token,
+      scheme: 'Bot',
+      body: { access_token: tokens.access_token },
+    });
+    expect(added.status).toBe(201);
+
+    const [own, every] = await Promise.all([guildCreate(plain, guild.id), guildCreate(withPresences, guild.id)]);
+    expect(own.memberIds).toEqual([person.id]);
+    expect(every.memberIds).toEqual([guild.owner.id, bot.id, person.id].sort());
+    await watcher.next((p) => p.t === 'GUILD_MEMBER_ADD' && p.d.guild_id === guild.id && p.d.user.id === person.id);
   });
 });
