@@ -2,10 +2,11 @@
 // Every effect is an event on the stream it belongs to, in an order that lets a deletion cut short by a crash be
 // finished by running it again: the account stays live, its tokens working, until the last step appends UserErased,
 // and every step before it acts only on what is still left (a guild still joined, a grant still open, a claim still held).
-import { dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
+import { type DmChannelCommand, DmChannelType, dmChannelDecider, dmPairStream } from '../domain/dmChannel.js';
 import { oauth2GrantDecider } from '../domain/oauth2Grant.js';
 import { type UserCommand, userDecider } from '../domain/user.js';
 import { isoNow } from '../ports/clock.js';
+import type { Position } from '../ports/eventStore.js';
 import { verifyPassword } from '../ports/secrets.js';
 import { applicationsOwnedBy } from '../projections/applications.queries.js';
 import type { DmChannelDoc } from '../projections/dms.js';
@@ -15,7 +16,7 @@ import { membershipsOf } from '../projections/members.queries.js';
 import { oauth2TokensOfUser } from '../projections/oauth2.queries.js';
 import { loginById, usersByIds } from '../projections/users.queries.js';
 import { releaseDiscriminator, releaseEmail } from './claims.js';
-import { type ActorMeta, type Uses, metadata, settleWithFiles } from './deps.js';
+import { type ActorMeta, type RequestMeta, type Uses, lastPosition, metadata, settleWithFiles } from './deps.js';
 import { closeDm } from './dms.js';
 import { runGuildCommand } from './guilds.js';
 import { oauth2GrantStream, userStream } from './streams.js';
@@ -49,6 +50,29 @@ async function erasureCommand(deps: DeletionDeps, userId: string, passwordMatche
 }
 
 /**
+ * `userId` leaves these DMs (type 1) for good, as their account's deletion does (DmRecipientLeft); the leaving ends a DM
+ * whose other side is gone, and the log's followers destroy its keys and drop its messages and files. That other side
+ * counts as gone when the read models know its account deleted, though it was deleted before DMs recorded the leaving.
+ * The last position appended (null: none).
+ */
+export async function leaveDms(
+  deps: Uses<'commands' | 'readStore' | 'clock'>,
+  meta: RequestMeta,
+  userId: string,
+  dms: DmChannelDoc[],
+): Promise<Position | null> {
+  const otherOf = (dm: DmChannelDoc) => dm.recipient_ids.find((id) => id !== userId)!;
+  const deletedIds = (await usersByIds(deps.readStore, dms.map(otherOf))).filter((user) => user.deleted).map((user) => user._id);
+  let last: Position | null = null;
+  for (const dm of dms) {
+    const command: DmChannelCommand = { type: 'LeaveDm', userId, deletedIds };
+    const { position } = await deps.commands.handle(dmPairStream(userId, otherOf(dm)), dmChannelDecider, command, metadata(meta, deps.clock));
+    last = lastPosition(last, position);
+  }
+  return last;
+}
+
+/**
  * Deletes the account `meta.actorId` names: refused (nothing appended) for a wrong password or while it owns a guild
  * or an application. `progress` hears each step as it is done.
  */
@@ -63,15 +87,11 @@ export async function deleteAccount(deps: DeletionDeps, meta: ActorMeta, proof: 
   progress(`left ${memberships.length} guild(s)`);
 
   // Every DM and group DM is left for good, and the last participant's leaving ends it: its keys are destroyed by the
-  // time the erasure below is answered. A DM's other side whose account was deleted before DMs recorded the leaving
-  // counts as gone, as the read models know.
+  // time the erasure below is answered.
   const dms = await dmChannelsOf(deps.readStore, userId);
-  const otherOf = (dm: DmChannelDoc) => dm.recipient_ids.find((id) => id !== userId)!;
-  const deletedIds = (await usersByIds(deps.readStore, dms.filter((dm) => dm.type === 1).map(otherOf))).filter((user) => user.deleted).map((user) => user._id);
-  for (const dm of dms) {
-    if (dm.type === 3) await closeDm(deps, meta, dm._id);
-    else await deps.commands.handle(dmPairStream(userId, otherOf(dm)), dmChannelDecider, { type: 'LeaveDm', userId, deletedIds }, metadata(meta, deps.clock));
-  }
+  for (const dm of dms) if (dm.type === DmChannelType.GROUP_DM) await closeDm(deps, meta, dm._id);
+  const pairDms = dms.filter((dm) => dm.type === DmChannelType.DM);
+  await leaveDms(deps, meta, userId, pairDms);
   progress(`left ${dms.length} DM(s) and group DM(s)`);
 
   const grantIds = new Set((await oauth2TokensOfUser(deps.readStore, userId)).map((t) => t.grant_id));

@@ -14,6 +14,7 @@ import { type RunningHttpServer, startHttpServer, startOperatorServer } from '..
 import { AcknowledgementDeadline } from '../processes/acknowledgementDeadline.js';
 import { AttachmentRemover } from '../processes/attachmentRemoval.js';
 import { KeyShredder } from '../processes/keyShredding.js';
+import { LeftoverDms } from '../processes/leftoverDms.js';
 import { ThreadAutoArchive } from '../processes/threadAutoArchive.js';
 import { DeliveryWorker } from '../processes/delivery.js';
 import { allProjections } from '../projections/index.js';
@@ -152,6 +153,10 @@ export async function compose(config: Config, engines: EngineConfig, log: Logger
       const archiver = new ThreadAutoArchive(runtime, config.threadArchiveSweepMs);
       started.push(() => archiver.stop());
       archiver.start();
+      // Once a start, in the background: DMs whose two accounts were deleted before deletions left DMs end.
+      const leftoverDms = new LeftoverDms(runtime);
+      started.push(() => leftoverDms.stop());
+      leftoverDms.start();
     }
 
     let http: RunningHttpServer | null = null;

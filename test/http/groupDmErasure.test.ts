@@ -1,22 +1,29 @@
 // A group DM ends when its last participant leaves, as on the widely used API: whether each left, its owner removed the
 // others and then left, or every participant's account was deleted (which leaves its group DMs first). A DM ends the same
-// way once both its participants' accounts are deleted. No one can reach it any more, so its name and messages are
+// way once both its participants' accounts are deleted, and at the next start where both were deleted before deletions
+// left DMs (an earlier version's DATA_DIR). No one can reach it any more, so its name and messages are
 // erased: its keys are destroyed, and a byte search of the whole DATA_DIR (log, read models, key store, blobs) and the
 // operator's export find none of it. A DM or group DM someone is still in keeps both.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { settleWithFiles } from '../../commands/deps.js';
+import { userStream } from '../../commands/streams.js';
+import { type UserCommand, userDecider } from '../../domain/user.js';
 import { eventually } from '../contracts/eventually.js';
 import { filesHolding } from '../support/files.js';
-import { replayIn } from '../support/process.js';
+import { type ServerProcess, replayIn, startServerProcess, stopServerProcesses } from '../support/process.js';
 import { type TestUser, registerUser, startTestServer } from '../support/server.js';
 
 const SCRUB_MS = 100;
 const dataDir = await mkdtemp(join(tmpdir(), 'parley-group-dm-erasure-'));
 let server = await startTestServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) }, dataDir);
 afterAll(async () => {
+  await stopServerProcesses();
   await server.close();
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -149,7 +156,64 @@ describe('a DM both of whose accounts are deleted', () => {
       expect((await server.call('GET', new URL(fileUrl).pathname)).status).toBe(404);
     });
   }
+
+  it('is erased at the next start when both were deleted before deletions left DMs', async () => {
+    const [ada, bob] = [await registerUser(server), await registerUser(server)];
+    const { channelId, said, fileUrl } = await dm(ada, bob);
+    for (const user of [ada, bob]) await eraseAsBefore(user);
+    // Nothing ended the DM: its file is still served.
+    expect((await server.call('GET', new URL(fileUrl).pathname)).status).toBe(200);
+
+    // The upgraded server, as `npm start` runs it, ends the DM in the background and says so once its keys and files are gone.
+    await server.close();
+    const upgraded = await startServerProcess(dataDir, { READ_MODEL_SCRUB_MS: String(SCRUB_MS) });
+    try {
+      await logged(upgraded, 'ended 1 DM(s) whose two accounts were deleted');
+      await expectErased(channelId, said, null);
+      const file = await request(`${upgraded.origin}${new URL(fileUrl).pathname}`, { dispatcher: upgraded.dispatcher });
+      await file.body.dump();
+      expect(file.statusCode).toBe(404);
+    } finally {
+      const exited = once(upgraded.child, 'exit');
+      upgraded.child.kill('SIGTERM');
+      await exited;
+      server = await startTestServer({ READ_MODEL_SCRUB_MS: String(SCRUB_MS) }, dataDir);
+    }
+  });
 });
+
+/**
+ * The account's deletion as versions before DmRecipientLeft made it: UserErased, its DMs not left (the account here is
+ * in no guild, group DM or grant, and its claims do not matter to its DMs).
+ */
+async function eraseAsBefore(user: TestUser) {
+  const { runtime } = server;
+  const erasedAt = new Date().toISOString();
+  const command: UserCommand = { type: 'EraseUser', userId: user.id, erasedAt, passwordMatches: null, ownedGuildIds: [], ownedApplicationIds: [] };
+  const { position } = await runtime.commands.handle(userStream(user.id), userDecider, command, { actorId: user.id, createdAt: erasedAt });
+  await settleWithFiles(runtime, position);
+}
+
+/** An outer bound only, below the test's own, so that a server that never logs it fails with what it did log. */
+const LOGGED_WITHIN_MS = 60_000;
+
+/** Resolves once the process has logged `text`. */
+function logged(running: ServerProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      running.child.stdout!.off('data', check);
+      reject(new Error(`the server did not log "${text}" within ${LOGGED_WITHIN_MS} ms: ${running.output()}`));
+    }, LOGGED_WITHIN_MS);
+    const check = () => {
+      if (!running.output().includes(text)) return;
+      clearTimeout(timer);
+      running.child.stdout!.off('data', check);
+      resolve();
+    };
+    running.child.stdout!.on('data', check);
+    check();
+  });
+}
 
 describe('DMs and group DMs that ended', () => {
   it('stays erased through a rebuild of the read models', async () => {
