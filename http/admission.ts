@@ -111,17 +111,20 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
   const places = new WeakMap<IncomingMessage, () => void>();
   /** When each connection's last refusal was answered, or will be. */
   const refusedAt = new WeakMap<Socket, number>();
-  /** TLS connections whose handshake waited too long on a saturated loop, until their first request. */
-  const lateHandshakes = new WeakSet<Socket>();
-  /** Of those, the ones accepted behind a flood of handshakes: refused whether or not the limit has refused lately. */
-  const floodedHandshakes = new WeakSet<Socket>();
+  /**
+   * TLS connections whose handshake waited too long on a saturated loop, until their first request, and whether each
+   * was part of a flood of handshakes (refused whether or not the limit has refused lately).
+   */
+  const lateHandshakes = new WeakMap<Socket, { flood: boolean }>();
   /** When the limit last refused a request. */
   let limitRefusedAt = -Infinity;
   return {
     enter(req, res) {
       const path = pathOf(req.url);
       const now = performance.now();
-      const late = lateHandshakes.delete(req.socket) && (floodedHandshakes.delete(req.socket) || now - limitRefusedAt < OVERLOADED_FOR_MS);
+      const handshake = lateHandshakes.get(req.socket);
+      if (handshake) lateHandshakes.delete(req.socket);
+      const late = handshake !== undefined && (handshake.flood || now - limitRefusedAt < OVERLOADED_FOR_MS);
       if (isOperatorRequest(req.method, path)) return true;
       const overLimit = !late && !limit.acquire();
       if (overLimit) limitRefusedAt = now;
@@ -168,10 +171,9 @@ export function admission(limits: AdmissionLimits, metrics: Pick<Metrics, 'reque
         over(socket._parent!);
         if (performance.now() - start.at <= LATE_HANDSHAKE_MS) return;
         if (performance.eventLoopUtilization(start.loop).utilization < SATURATED) return;
-        lateHandshakes.add(socket);
         // Behind a flood, or overtaken by one: the first of a flood are accepted with few ahead, and share the loop with
         // the rest as they come.
-        if (Math.max(start.behind, underWay) >= HANDSHAKE_FLOOD) floodedHandshakes.add(socket);
+        lateHandshakes.set(socket, { flood: Math.max(start.behind, underWay) >= HANDSHAKE_FLOOD });
       });
     },
     async middleware(ctx, next) {
