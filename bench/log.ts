@@ -14,6 +14,7 @@
 //                                      session connected: the consumer's own cost per event, printed as above.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ReadAheadLog } from '../infra/eventStore/readAhead.js';
 import { SqliteEventStore } from '../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels } from '../infra/replayTools.js';
@@ -78,7 +79,9 @@ async function rebuild(dir: string): Promise<void> {
   const store = await openEmbeddedLog(dir);
   const readStore = new SqliteReadStore(join(dir, 'read-models.db'));
   const started = start();
-  const events = await rebuildReadModels(store, readStore, allProjections, new ProgressBar(process.stderr, 'rebuild'));
+  // As the replay tool's rebuild reads the embedded log: on a read-ahead thread.
+  const log = new ReadAheadLog(store, { dataDir: dir, secretKey: null, masterKey: null, masterKeysRetired: [] });
+  const events = await rebuildReadModels(log, readStore, allProjections, new ProgressBar(process.stderr, 'rebuild'));
   const took = timed(events, started);
   await readStore.close();
   await store.close();

@@ -20,6 +20,7 @@ import { type Config, loadConfig } from './config.js';
 import { holdForRebuild, usesEmbeddedStores } from './dataDirLock.js';
 import { type EngineConfig, loadEngineConfig } from './engines.js';
 import { eraseAccount } from './erase.js';
+import { ReadAheadLog } from './eventStore/readAhead.js';
 import type { SealingEventStore } from './eventStore/sealing.js';
 import { eventToJson } from './eventStore/json.js';
 import { type Position, type RecordedEvent, decodePosition } from '../ports/eventStore.js';
@@ -202,7 +203,9 @@ async function main(argv: string[]): Promise<void> {
     } else if (command === 'rotate-master-key') {
       await rotateMasterKey({ config, keys, masterKeys }, process.stderr);
     } else if (command === 'rebuild') {
-      const events = await rebuildReadModels(store, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
+      // The embedded log is read and opened on a thread of its own, ahead of the projections (readAhead.ts).
+      const log = engines.store.kind === 'sqlite' ? new ReadAheadLog(store, config) : store;
+      const events = await rebuildReadModels(log, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);
     } else {
       if (values.stream && (await store.readStream(values.stream, { maxCount: 1 })).length === 0) throw new Error(`the log has no stream ${values.stream}`);

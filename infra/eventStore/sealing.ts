@@ -286,26 +286,52 @@ class OpenedWhenRead implements RecordedEvent {
 }
 
 function openEvent(event: RecordedEvent, envelopes: Envelope[], { keys, profiles, erasedAs }: Opener): RecordedEvent {
-  const { [SEALED]: _, ...data } = event.data as Record<string, unknown>;
+  const sealed: FieldPath[][] = [];
+  const opened: (readonly unknown[] | null)[] = [];
+  for (const envelope of envelopes) {
+    const key = keys.get(envelope.k);
+    sealed.push(envelope.p);
+    opened.push(key ? openEnvelope(key, envelope, profiles) : null);
+  }
+  return withOpened(event, sealed, opened, erasedAs);
+}
+
+/**
+ * The event with each envelope's paths set to what it opened to (null: its key is gone, the fields read as erased).
+ * The rebuild's read-ahead thread decrypts on its own (readAhead.ts), and its events come here with their data
+ * already without the envelopes: a reader's own, set in place.
+ */
+export function withOpened(
+  event: RecordedEvent,
+  sealed: readonly (readonly FieldPath[])[],
+  opened: readonly (readonly unknown[] | null)[],
+  erasedAs: ErasedAs = 'domain',
+): RecordedEvent {
+  const stored = event.data as Record<string, unknown>;
+  const data = SEALED in stored ? withoutEnvelopes(stored) : stored;
   const paths: FieldPath[] = [];
   const values: unknown[] = [];
   let erased = false;
-  for (const envelope of envelopes) {
-    const key = keys.get(envelope.k);
-    const opened = key ? openEnvelope(key, envelope, profiles) : null;
-    if (!opened) erased = true;
-    envelope.p.forEach((path, i) => {
-      const value = opened ? opened[i] : erasedAs === 'null' ? null : erasedValue(path);
+  for (let e = 0; e < sealed.length; e++) {
+    const open = opened[e];
+    if (!open) erased = true;
+    sealed[e].forEach((path, i) => {
+      const value = open ? open[i] : erasedAs === 'null' ? null : erasedValue(path);
       if (value === undefined) return;
       paths.push(path);
       values.push(value);
     });
   }
-  // `data` and the root are this call's own copies: set in place, not copied again.
+  // `data` and the root are this call's own copies (or the caller's own data): set in place, not copied again.
   const unsealed = { data, metadata: event.metadata };
   const root = withValues(unsealed, paths, (i) => values[i], new Set([unsealed, data]));
-  const opened = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
-  return erased && erasedAs === 'null' ? ({ ...opened, erased: true } as RecordedEvent) : opened;
+  const result = { ...event, data: root.data, metadata: root.metadata as RecordedEvent['metadata'] };
+  return erased && erasedAs === 'null' ? ({ ...result, erased: true } as RecordedEvent) : result;
+}
+
+/** A copy of sealed data without its envelopes. */
+function withoutEnvelopes({ [SEALED]: _, ...data }: Record<string, unknown>): Record<string, unknown> {
+  return data;
 }
 
 /** Opened profiles kept (a map cleared when full, and whenever a key is destroyed). */
@@ -403,10 +429,16 @@ function encrypt(key: DataKey, plain: string): Sealed {
 
 /** The values an envelope sealed, or null when they do not open (a key that is not the one they were sealed with). */
 function decrypt(key: Buffer, envelope: Envelope): unknown[] | null {
+  const plain = decryptText(key, envelope);
+  return plain === null ? null : (JSON.parse(plain) as unknown[]);
+}
+
+/** The JSON text of the values an envelope sealed, or null when they do not open. */
+export function decryptText(key: Buffer, envelope: Pick<Envelope, 'iv' | 'd' | 't'>): string | null {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(envelope.iv, 'base64'));
     decipher.setAuthTag(Buffer.from(envelope.t, 'base64'));
-    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(envelope.d, 'base64')), decipher.final()]).toString('utf8')) as unknown[];
+    return Buffer.concat([decipher.update(Buffer.from(envelope.d, 'base64')), decipher.final()]).toString('utf8');
   } catch {
     return null;
   }

@@ -124,20 +124,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async load(ids: readonly string[]): Promise<Map<string, Buffer>> {
-    const { found, missing } = fromCache(ids, this.cache);
-    for (let i = 0; i < missing.length; i += CHUNK) {
-      const chunk = missing.slice(i, i + CHUNK);
-      const rows = this.db.prepare(`SELECT id, wrapped FROM keys WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as {
-        id: string;
-        wrapped: string;
-      }[];
-      for (const row of rows) {
-        const key = Buffer.from(this.secrets.open(row.wrapped), 'base64');
-        this.cache.set(row.id, key);
-        found.set(row.id, key);
-      }
-    }
-    return found;
+    return loadKeys(this.db, ids, this.cache, this.secrets);
   }
 
   async apply(changes: KeyChanges, checkpoint: Position): Promise<boolean> {
@@ -205,4 +192,30 @@ export class SqliteKeyStore implements KeyStore {
     }
     this.db.close();
   }
+}
+
+/**
+ * The keys of `ids` that keys.db holds, unwrapped, from `cache` or else read a chunk of ids at a time and remembered
+ * there: the store's lookups, and the rebuild's read-ahead thread's on a connection of its own.
+ */
+export function loadKeys(
+  db: Database.Database,
+  ids: readonly string[],
+  cache: LRUCache<string, Buffer>,
+  secrets: Pick<SecretBox, 'open'>,
+): Map<string, Buffer> {
+  const { found, missing } = fromCache(ids, cache);
+  for (let i = 0; i < missing.length; i += CHUNK) {
+    const chunk = missing.slice(i, i + CHUNK);
+    const rows = db.prepare(`SELECT id, wrapped FROM keys WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as {
+      id: string;
+      wrapped: string;
+    }[];
+    for (const row of rows) {
+      const key = Buffer.from(secrets.open(row.wrapped), 'base64');
+      cache.set(row.id, key);
+      found.set(row.id, key);
+    }
+  }
+  return found;
 }
