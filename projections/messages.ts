@@ -118,8 +118,9 @@ export const messagesProjection = projection({
     'MessageUnpinned',
   ],
   collections: [MESSAGES, REACTIONS],
+  // Pages (everyone's messages and a viewer's ephemeral ones) by the first, pins by the second, a channel's deletion by
+  // either's prefix: an index of channel and id alone would only cost every send and rebuild its upkeep.
   indexes: [
-    { collection: MESSAGES, keys: { channel_id: 1, _id: -1 } },
     { collection: MESSAGES, keys: { channel_id: 1, ephemeral: 1, _id: -1 } },
     { collection: MESSAGES, keys: { channel_id: 1, pinned_at: -1 } },
     { collection: MESSAGES, keys: { 'author.id': 1 } },
