@@ -335,16 +335,15 @@ function withoutEnvelopes({ [SEALED]: _, ...data }: Record<string, unknown>): Re
 }
 
 /** Opened profiles kept (a map cleared when full, and whenever a key is destroyed). */
-const PROFILES = 10_000;
+export const PROFILES = 10_000;
 
 /**
  * An envelope's values. A profile's (a user's name and avatar, sealed once under their key and repeated in every
  * message they send: sealReused) is decrypted once and shared, frozen; other envelopes each have their own key.
  */
 function openEnvelope(key: Buffer, envelope: Envelope, profiles: Map<string, readonly unknown[]>): readonly unknown[] | null {
-  if (!envelope.s[0].startsWith('user:')) return decrypt(key, envelope);
-  // The tag authenticates the ciphertext: under one key and nonce, another text would not have this tag.
-  const id = `${envelope.k}:${envelope.iv}:${envelope.t}`;
+  const id = profileId(envelope);
+  if (id === null) return decrypt(key, envelope);
   const known = profiles.get(id);
   if (known) return known;
   const opened = decrypt(key, envelope);
@@ -352,6 +351,12 @@ function openEnvelope(key: Buffer, envelope: Envelope, profiles: Map<string, rea
   if (profiles.size >= PROFILES) profiles.clear();
   profiles.set(id, deepFreeze(opened));
   return opened;
+}
+
+/** What names a profile's envelope among those opened (null: not a profile's, opened each time). */
+export function profileId(envelope: Pick<Envelope, 'k' | 's' | 'iv' | 't'>): string | null {
+  // The tag authenticates the ciphertext: under one key and nonce, another text would not have this tag.
+  return envelope.s[0].startsWith('user:') ? `${envelope.k}:${envelope.iv}:${envelope.t}` : null;
 }
 
 /** What an encryption makes: the key's id is its envelope's own (Ciphertext.keyId). */
