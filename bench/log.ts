@@ -5,9 +5,10 @@
 //                                      code path), printing {"events":…,"seconds":…,"cpuSeconds":…} on stdout (the
 //                                      CPU time of the process over the same span: on a loaded machine, the figure
 //                                      that other processes disturb least);
-//   tsx bench/log.ts read DATA_DIR     reads the whole log as the rebuild does (the same catch-up subscription: its
-//                                      pages fetched, parsed and opened) and does nothing with it: the rebuild's own
-//                                      ceiling.
+//   tsx bench/log.ts read DATA_DIR     reads the whole log as a server's followers read it (the sealing store's
+//                                      catch-up subscription: its pages fetched and parsed, sealed fields opened when
+//                                      read) and does nothing with it. The rebuild reads ahead on a thread of its own
+//                                      (infra/eventStore/readAhead.ts), as the replay tool's does.
 //   tsx bench/log.ts consume DATA_DIR N  after a rebuild: the log's last N events handed, through the bus port, to
 //                                      the gateway projector of a distributed gateway node (its read-your-writes waits
 //                                      on the checkpoints in the read store, as RemoteProjections reads them), with no

@@ -9,7 +9,7 @@
 //     heap), and latency from POST /channels/:id/messages to MESSAGE_CREATE, p50/p99, at N connected sessions (with
 //     the POST's own round trip, one at a time);
 //  5. the server's log grown to BENCH_LOG_EVENTS events (bench/log.ts), every read model rebuilt from it (events/s),
-//     the same log read alone, as the rebuild reads it (its ceiling), and a cold start on it to the first 200 from
+//     the same log read alone, as a server's followers read it, and a cold start on it to the first 200 from
 //     /healthz;
 //     and the log's last BENCH_CONSUME_EVENTS events (default 100000) through a distributed gateway node's consumer
 //     (bench/log.ts consume: the bus port, the gateway projector, read-your-writes on the read store's checkpoints);
@@ -535,7 +535,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, 500));
 
     // 5. The server's log grown to LOG_EVENTS events (copies of its messages), every read model rebuilt from it, the
-    // log read alone (the rebuild's ceiling: its reading, nothing projected or written), and a cold start on it to the
+    // log read alone (as a server's followers read it, nothing projected or written), and a cold start on it to the
     // first 200 from /healthz.
     await stop(parley, true);
     phase('grow', `the log to ${LOG_EVENTS} events…`);
@@ -794,7 +794,7 @@ function table(r: Results): string {
     ],
     overloadRow(r.overload),
     [
-      `read the log alone, ${r.log.events} events (the rebuild's ceiling)`,
+      `read the log alone, ${r.log.events} events (as a server's followers read it)`,
       '–',
       r.log.readAlonePerS.toFixed(0),
       '–',
