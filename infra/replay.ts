@@ -204,7 +204,8 @@ async function main(argv: string[]): Promise<void> {
       await rotateMasterKey({ config, keys, masterKeys }, process.stderr);
     } else if (command === 'rebuild') {
       // The embedded log is read and opened on a thread of its own, ahead of the projections (readAhead.ts).
-      const log = engines.store.kind === 'sqlite' ? new ReadAheadLog(store, config) : store;
+      const { dataDir, secretKey, masterKey, masterKeysRetired } = config;
+      const log = engines.store.kind === 'sqlite' ? new ReadAheadLog(store, { dataDir, secretKey, masterKey, masterKeysRetired }) : store;
       const events = await rebuildReadModels(log, readStore, chosen, new ProgressBar(process.stderr, 'rebuild'));
       process.stderr.write(`rebuilt ${chosen.map((p) => p.name).join(', ')} from ${events} events\n`);
     } else {
