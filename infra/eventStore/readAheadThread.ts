@@ -12,7 +12,7 @@ import { loadKeys } from '../keys/sqlite.js';
 import { MasterKeys } from '../masterKeys.js';
 import { SecretBox } from '../secrets.js';
 import type { FromReadAhead, ReadAheadRow, ReadAheadSource, ToReadAhead } from './readAhead.js';
-import { PROFILES, decryptText, profileId } from './sealing.js';
+import { decryptText, openOnce } from './sealing.js';
 import { CATCH_UP_PAGE, forwardsFrom } from './sqlite.js';
 
 /** Keys kept unwrapped: a profile's key serves every message its owner sent; a message's own is used once. */
@@ -59,23 +59,13 @@ function opened(rows: ReadAheadRow[]): ReadAheadRow[] {
   const keys = loadKeys(keysDb, [...needed], cache, masterKeys);
   for (const { row, envelopes } of sealed) {
     row[8] = JSON.stringify(envelopes.map((envelope) => envelope.p));
-    row[9] = envelopes.map((envelope) => decrypted(envelope, keys));
+    row[9] = envelopes.map((envelope) => {
+      const key = keys.get(envelope.k);
+      // A profile's text is decrypted once for every message that repeats it, as the sealing store opens it.
+      return key ? openOnce(key, envelope, profiles, decryptText) : null;
+    });
   }
   return rows;
-}
-
-/** A profile's text (a user's name and avatar, repeated in every message they send) is decrypted once, as the sealing store opens it. */
-function decrypted(envelope: Envelope, keys: ReadonlyMap<string, Buffer>): string | null {
-  const id = profileId(envelope);
-  const known = id === null ? undefined : profiles.get(id);
-  if (known !== undefined) return known;
-  const key = keys.get(envelope.k);
-  const text = key ? decryptText(key, envelope) : null;
-  if (id !== null && text !== null) {
-    if (profiles.size >= PROFILES) profiles.clear();
-    profiles.set(id, text);
-  }
-  return text;
 }
 
 const MEMBER = `"${SEALED}":`;

@@ -57,7 +57,7 @@ export class SealingEventStore implements EventStore {
    * cheaper than an LRU; cleared when any key is destroyed, so a destroyed key is never used again).
    */
   private readonly repeated = new Map<string, { key: DataKey; plain: string; sealed: Ciphertext | null }>();
-  /** Profiles opened, by key, nonce and tag (openEnvelope): cleared when any key is destroyed. */
+  /** Profiles opened, by key, nonce and tag (openOnce): cleared when any key is destroyed. */
   private readonly profiles = new Map<string, readonly unknown[]>();
   /** Fresh keys fetchKeys waited for, which sealNow takes before the key store's. */
   private readonly spare: DataKey[] = [];
@@ -291,7 +291,8 @@ function openEvent(event: RecordedEvent, envelopes: Envelope[], { keys, profiles
   for (const envelope of envelopes) {
     const key = keys.get(envelope.k);
     sealed.push(envelope.p);
-    opened.push(key ? openEnvelope(key, envelope, profiles) : null);
+    // A profile's values are shared by every event that repeats them: frozen.
+    opened.push(key ? openOnce(key, envelope, profiles, decrypt, deepFreeze) : null);
   }
   return withOpened(event, sealed, opened, erasedAs);
 }
@@ -335,28 +336,31 @@ function withoutEnvelopes({ [SEALED]: _, ...data }: Record<string, unknown>): Re
 }
 
 /** Opened profiles kept (a map cleared when full, and whenever a key is destroyed). */
-export const PROFILES = 10_000;
+const PROFILES = 10_000;
 
 /**
- * An envelope's values. A profile's (a user's name and avatar, sealed once under their key and repeated in every
- * message they send: sealReused) is decrypted once and shared, frozen; other envelopes each have their own key.
+ * What `open` makes of an envelope. A profile's (a user's name and avatar, sealed once under their key and repeated in
+ * every message they send: sealReused) is opened once and kept in `profiles`, as `keep` makes it; other envelopes each
+ * have their own key. The sealing store keeps the values, the rebuild's read-ahead thread their text.
  */
-function openEnvelope(key: Buffer, envelope: Envelope, profiles: Map<string, readonly unknown[]>): readonly unknown[] | null {
-  const id = profileId(envelope);
-  if (id === null) return decrypt(key, envelope);
-  const known = profiles.get(id);
-  if (known) return known;
-  const opened = decrypt(key, envelope);
-  if (!opened) return null;
-  if (profiles.size >= PROFILES) profiles.clear();
-  profiles.set(id, deepFreeze(opened));
-  return opened;
-}
-
-/** What names a profile's envelope among those opened (null: not a profile's, opened each time). */
-export function profileId(envelope: Pick<Envelope, 'k' | 's' | 'iv' | 't'>): string | null {
+export function openOnce<T>(
+  key: Buffer,
+  envelope: Envelope,
+  profiles: Map<string, T>,
+  open: (key: Buffer, envelope: Envelope) => T | null,
+  keep?: (opened: T) => T,
+): T | null {
+  if (!envelope.s[0].startsWith('user:')) return open(key, envelope);
   // The tag authenticates the ciphertext: under one key and nonce, another text would not have this tag.
-  return envelope.s[0].startsWith('user:') ? `${envelope.k}:${envelope.iv}:${envelope.t}` : null;
+  const id = `${envelope.k}:${envelope.iv}:${envelope.t}`;
+  const known = profiles.get(id);
+  if (known !== undefined) return known;
+  const opened = open(key, envelope);
+  if (opened === null) return null;
+  if (profiles.size >= PROFILES) profiles.clear();
+  const kept = keep ? keep(opened) : opened;
+  profiles.set(id, kept);
+  return kept;
 }
 
 /** What an encryption makes: the key's id is its envelope's own (Ciphertext.keyId). */
