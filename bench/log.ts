@@ -19,7 +19,7 @@ import { ReadAheadLog } from '../infra/eventStore/readAhead.js';
 import { SqliteEventStore } from '../infra/eventStore/sqlite.js';
 import { SqliteReadStore } from '../infra/readStore/sqlite.js';
 import { ProgressBar, rebuildReadModels } from '../infra/replayTools.js';
-import { openEmbeddedLog } from '../infra/roles.js';
+import { KEY_FILES, openEmbeddedLog } from '../infra/roles.js';
 import { FileBlobStore } from '../infra/blobs/files.js';
 import { loadConfig } from '../infra/config.js';
 import { loadEngineConfig } from '../infra/engines.js';
@@ -81,7 +81,7 @@ async function rebuild(dir: string): Promise<void> {
   const readStore = new SqliteReadStore(join(dir, 'read-models.db'));
   const started = start();
   // As the replay tool's rebuild reads the embedded log: on a read-ahead thread.
-  const log = new ReadAheadLog(store, { dataDir: dir, secretKey: null, masterKey: null, masterKeysRetired: [] });
+  const log = new ReadAheadLog(store, { dataDir: dir, ...KEY_FILES });
   const events = await rebuildReadModels(log, readStore, allProjections, new ProgressBar(process.stderr, 'rebuild'));
   const took = timed(events, started);
   await readStore.close();

@@ -214,11 +214,11 @@ export async function openEngines(
   }
 }
 
+/** No key given by the environment: a DATA_DIR's own key files (secret.key, master.key) serve. */
+export const KEY_FILES: Pick<Config, 'secretKey' | 'masterKey' | 'masterKeysRetired'> = { secretKey: null, masterKey: null, masterKeysRetired: [] };
+
 /** A DATA_DIR's embedded log as the server opens it (sealed on append, opened on read), for tools and tests. */
-export async function openEmbeddedLog(
-  dataDir: string,
-  keys: Pick<Config, 'secretKey' | 'masterKey' | 'masterKeysRetired'> = { secretKey: null, masterKey: null, masterKeysRetired: [] },
-): Promise<SealingEventStore> {
+export async function openEmbeddedLog(dataDir: string, keys = KEY_FILES): Promise<SealingEventStore> {
   const secrets = await SecretBox.load(keys.secretKey, join(dataDir, 'secret.key'));
   const masterKeys = MasterKeys.load({ ...keys, dataDir }, secrets);
   return new SealingEventStore(new SqliteEventStore(join(dataDir, 'events.db')), new SqliteKeyStore(join(dataDir, 'keys.db'), masterKeys), true);

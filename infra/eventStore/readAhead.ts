@@ -1,10 +1,10 @@
 // A rebuild's read of the embedded log (the replay tool's `rebuild`, the bench's): its subscriptions read the log from
-// disk on a thread of their own, which decrypts the sealed fields too (readAheadThread.ts) and stays a few pages
-// ahead, so that the main thread only parses, puts the values in place and projects. Reading the rows and decrypting
-// took about a third of a rebuild's main-thread CPU, and the rebuild is bound by that thread (docs/benchmarks.md). Everything else, and any
-// read but a subscription's, goes to the log it is made over, which a subscription's `head` also asks.
-// For an offline rebuild only: the thread opens with the keys it reads then, and knows nothing of a key destroyed
-// after it read a page (the rebuild holds DATA_DIR against servers, whose shredders destroy keys).
+// disk on a thread of their own, which decrypts the sealed fields too (readAheadThread.ts) and stays a few pages ahead,
+// so that the main thread only parses, puts the values in place and projects. Reading the rows and decrypting took
+// about a third of a rebuild's main-thread CPU, and the rebuild is bound by that thread (docs/benchmarks.md).
+// Everything else, and any read but a subscription's, goes to the log it is made over, which a subscription's `head`
+// also asks. For an offline rebuild only: the thread opens with the keys it reads then, and knows nothing of a key
+// destroyed after it read a page (the rebuild holds DATA_DIR against servers, whose shredders destroy keys).
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';

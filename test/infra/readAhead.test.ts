@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadAheadLog } from '../../infra/eventStore/readAhead.js';
 import type { SealingEventStore } from '../../infra/eventStore/sealing.js';
-import { openEmbeddedLog } from '../../infra/roles.js';
+import { KEY_FILES, openEmbeddedLog } from '../../infra/roles.js';
 import type { EventStore, Position, RecordedEvent } from '../../ports/eventStore.js';
 import { registerUser, startTestServer } from '../support/server.js';
 
@@ -81,7 +81,7 @@ const seen = (events: RecordedEvent[]) =>
 
 describe('the read-ahead log', () => {
   it('hands on the whole log as the sealing store opens it, erased fields read as erased', async () => {
-    const ahead = await subscribed(new ReadAheadLog(store, { dataDir, secretKey: null, masterKey: null, masterKeysRetired: [] }));
+    const ahead = await subscribed(new ReadAheadLog(store, { dataDir, ...KEY_FILES }));
     expect(seen(ahead)).toEqual(seen(log));
     const created = ahead.filter((event) => event.type === 'MessageCreated');
     expect(created).toHaveLength(MESSAGES);
@@ -96,7 +96,7 @@ describe('the read-ahead log', () => {
   });
 
   it('starts from any position, and again after a stop', async () => {
-    const ahead = new ReadAheadLog(store, { dataDir, secretKey: null, masterKey: null, masterKeysRetired: [] });
+    const ahead = new ReadAheadLog(store, { dataDir, ...KEY_FILES });
     for (const at of [1, 249, 250, 251, log.length - 1]) {
       expect(seen(await subscribed(ahead, log[at - 1].position))).toEqual(seen(log.slice(at)));
     }
@@ -106,7 +106,7 @@ describe('the read-ahead log', () => {
   it('fails its subscription, rather than handing on anything, when the data directory has no keys to open with', async () => {
     const elsewhere = await mkdtemp(join(tmpdir(), 'parley-read-ahead-empty-'));
     try {
-      await expect(subscribed(new ReadAheadLog(store, { dataDir: elsewhere, secretKey: null, masterKey: null, masterKeysRetired: [] }))).rejects.toThrow();
+      await expect(subscribed(new ReadAheadLog(store, { dataDir: elsewhere, ...KEY_FILES }))).rejects.toThrow();
     } finally {
       await rm(elsewhere, { recursive: true, force: true });
     }
