@@ -275,6 +275,9 @@ export class SqliteReadStore implements ReadStore {
       }
       this.loading.set(name, deferred);
     }
+    // A scrub armed before the load (by opening the store, or by the reset that empties its tables) would run the
+    // TRUNCATE on this thread while the checkpointer thread copies the load's pages: the load's end arms one instead.
+    this.cancelScrub();
     const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
     // An in-memory database has no WAL to checkpoint.
@@ -313,6 +316,11 @@ export class SqliteReadStore implements ReadStore {
    * WAL to nothing. Never waits on another connection's read (the main thread would stall): a busy WAL is tried again
    * one interval later.
    */
+  private cancelScrub(): void {
+    if (this.scrubTimer) clearTimeout(this.scrubTimer);
+    this.scrubTimer = null;
+  }
+
   private scrub(): void {
     this.scrubTimer = null;
     const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
@@ -600,8 +608,7 @@ export class SqliteReadStore implements ReadStore {
 
   /** Closing the last connection checkpoints and removes the WAL: nothing for a pending scrub to do. */
   async close(): Promise<void> {
-    if (this.scrubTimer) clearTimeout(this.scrubTimer);
-    this.scrubTimer = null;
+    this.cancelScrub();
     this.db.close();
   }
 }
