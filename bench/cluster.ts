@@ -75,10 +75,12 @@ interface Cluster {
 /** `launched` is told of the launcher at once, so that a run stopped while the cluster starts stops it too. */
 async function startCluster(postgresUrl: string, launched: (launcher: Pick<Cluster, 'launcher' | 'dir'>) => void): Promise<Cluster> {
   const dir = await mkdtemp(join(tmpdir(), 'parley-bench-cluster-'));
-  const launcher = spawn(process.execPath, ['--import', 'tsx', 'infra/cluster.ts'], {
+  // As `npm run cluster` starts it: its processes get the launcher's allocator.
+  const launcher = spawn(join(ROOT, 'infra', 'launch.sh'), ['--import', 'tsx', 'infra/cluster.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
+      NODE: process.execPath,
       CLUSTER_DIR: dir,
       CLUSTER_BASE_PORT: '0',
       POSTGRES_URL: postgresUrl,

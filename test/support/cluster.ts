@@ -45,10 +45,12 @@ export interface Cluster {
 export async function startCluster(env: Record<string, string> = {}, own?: TestDatabase): Promise<Cluster> {
   const database = own ?? (await createTestDatabase('parley_cluster'));
   const dir = await mkdtemp(join(tmpdir(), 'parley-cluster-'));
-  const launcher = spawn(process.execPath, ['--import', 'tsx', 'infra/cluster.ts'], {
+  // As `npm run cluster` starts it: through infra/launch.sh, whose allocator its processes inherit.
+  const launcher = spawn(join(import.meta.dirname, '../../infra/launch.sh'), ['--import', 'tsx', 'infra/cluster.ts'], {
     cwd: join(import.meta.dirname, '../..'),
     env: {
       PATH: process.env.PATH,
+      NODE: process.execPath,
       CLUSTER_DIR: dir,
       CLUSTER_BASE_PORT: '0',
       POSTGRES_URL: database.url,

@@ -1,5 +1,6 @@
-// `npm start`'s entry point as a child process on a DATA_DIR, on loopback, for tests of what only a real process shows
-// (SIGKILL, SIGTERM, restarts). Ready once it logs where it listens; stopped with it by stopServerProcesses().
+// `npm start`'s process (its launcher, then its entry point) as a child process on a DATA_DIR, on loopback, for tests
+// of what only a real process shows (SIGKILL, SIGTERM, restarts). Ready once it logs where it listens; stopped with it
+// by stopServerProcesses().
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -24,9 +25,10 @@ export interface ServerProcess {
 }
 
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/main.ts'], {
+  // As `npm start` runs it: through the launcher that gives it its allocator (infra/launch.sh).
+  const child = spawn(join(import.meta.dirname, '../../infra/launch.sh'), ['--import', 'tsx', 'infra/main.ts'], {
     cwd: join(import.meta.dirname, '../..'),
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH, NODE: process.execPath, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
