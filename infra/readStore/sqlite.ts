@@ -311,16 +311,16 @@ export class SqliteReadStore implements ReadStore {
     this.scrubTimer.unref();
   }
 
-  /**
-   * Copies every page into the database file (where secure_delete already zeroed what was freed) and truncates the
-   * WAL to nothing. Never waits on another connection's read (the main thread would stall): a busy WAL is tried again
-   * one interval later.
-   */
   private cancelScrub(): void {
     if (this.scrubTimer) clearTimeout(this.scrubTimer);
     this.scrubTimer = null;
   }
 
+  /**
+   * Copies every page into the database file (where secure_delete already zeroed what was freed) and truncates the
+   * WAL to nothing. Never waits on another connection's read (the main thread would stall): a busy WAL is tried again
+   * one interval later.
+   */
   private scrub(): void {
     this.scrubTimer = null;
     const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
