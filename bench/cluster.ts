@@ -29,6 +29,7 @@ import type WebSocket from 'ws';
 import {
   type Load,
   type Process,
+  LAUNCHER,
   ROOT,
   apiClient,
   benchGuild,
@@ -76,7 +77,7 @@ interface Cluster {
 async function startCluster(postgresUrl: string, launched: (launcher: Pick<Cluster, 'launcher' | 'dir'>) => void): Promise<Cluster> {
   const dir = await mkdtemp(join(tmpdir(), 'parley-bench-cluster-'));
   // As `npm run cluster` starts it: its processes get the launcher's allocator.
-  const launcher = spawn(join(ROOT, 'infra', 'launch.sh'), ['--import', 'tsx', 'infra/cluster.ts'], {
+  const launcher = spawn(LAUNCHER, ['--import', 'tsx', 'infra/cluster.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

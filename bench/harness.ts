@@ -9,6 +9,8 @@ import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 
 export const ROOT = join(import.meta.dirname, '..');
+/** npm start's launcher: node with the server's allocator (infra/launch.sh). */
+export const LAUNCHER = join(ROOT, 'infra', 'launch.sh');
 
 export interface Process {
   child: ChildProcess;
@@ -19,11 +21,11 @@ export interface Process {
 
 const LISTEN_TIMEOUT_MS = 120_000;
 
-/** Spawns `node [nodeArgs] --import tsx <entry>` and waits for its {"listening":"https://…"} log line; drains its output. */
+/** Spawns `node [nodeArgs] --import tsx <entry>` (Parley's entry through LAUNCHER) and waits for its {"listening":"https://…"} log line; drains its output. */
 export async function spawnListening(entry: string, env: Record<string, string>, dir: string, nodeArgs: string[] = []): Promise<Omit<Process, 'ca'>> {
   // Parley as npm start runs it, through its launcher (infra/launch.sh: its allocator); a ceiling as the bare node
   // process the targets measure against, the same as in every earlier run.
-  const command = entry === 'infra/main.ts' ? join(ROOT, 'infra', 'launch.sh') : process.execPath;
+  const command = entry === 'infra/main.ts' ? LAUNCHER : process.execPath;
   const child = spawn(command, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, NODE: process.execPath, ...env },

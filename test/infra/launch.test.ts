@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServerProcess, stopServerProcesses } from '../support/process.js';
+import { LAUNCHER, startServerProcess, stopServerProcesses } from '../support/process.js';
 
-const LAUNCHER = join(import.meta.dirname, '../../infra/launch.sh');
 /** Where the machine's dynamic linker finds libjemalloc.so.2 (null: it has none). */
 const JEMALLOC = /^\s*libjemalloc\.so\.2 .*=> (\S+)$/m.exec(execFileSync('/sbin/ldconfig', ['-p'], { encoding: 'utf8' }))?.[1] ?? null;
 const MAPS_JEMALLOC = "process.stdout.write(String(require('fs').readFileSync('/proc/self/maps', 'utf8').includes('libjemalloc')))";

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { KAFKA_TEST_BROKERS, type TestDatabase, createTestDatabase } from '../contracts/engines.js';
+import { LAUNCHER } from './process.js';
 import { type TestServer, apiClient } from './server.js';
 
 /** An outer bound only: eight server processes starting at once on 2 cores take a while. */
@@ -46,7 +47,7 @@ export async function startCluster(env: Record<string, string> = {}, own?: TestD
   const database = own ?? (await createTestDatabase('parley_cluster'));
   const dir = await mkdtemp(join(tmpdir(), 'parley-cluster-'));
   // As `npm run cluster` starts it: through infra/launch.sh, whose allocator its processes inherit.
-  const launcher = spawn(join(import.meta.dirname, '../../infra/launch.sh'), ['--import', 'tsx', 'infra/cluster.ts'], {
+  const launcher = spawn(LAUNCHER, ['--import', 'tsx', 'infra/cluster.ts'], {
     cwd: join(import.meta.dirname, '../..'),
     env: {
       PATH: process.env.PATH,

@@ -10,6 +10,8 @@ import { Agent, request } from 'undici';
 
 /** An outer bound only: under load, tsx's first start of the server can take well over the usual two seconds. */
 const START_TIMEOUT_MS = 90_000;
+/** npm start's launcher: node with the server's allocator (infra/launch.sh). */
+export const LAUNCHER = join(import.meta.dirname, '../../infra/launch.sh');
 const running = new Set<ChildProcess>();
 const agents: Agent[] = [];
 
@@ -26,7 +28,7 @@ export interface ServerProcess {
 
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   // As `npm start` runs it: through the launcher that gives it its allocator (infra/launch.sh).
-  const child = spawn(join(import.meta.dirname, '../../infra/launch.sh'), ['--import', 'tsx', 'infra/main.ts'], {
+  const child = spawn(LAUNCHER, ['--import', 'tsx', 'infra/main.ts'], {
     cwd: join(import.meta.dirname, '../..'),
     env: { PATH: process.env.PATH, NODE: process.execPath, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
