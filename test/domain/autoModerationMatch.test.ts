@@ -52,6 +52,8 @@ describe('keyword matching strategies', () => {
     for (const [keyword, word, matched] of DOCUMENTED) {
       fc.assert(
         fc.property(separated('before'), anyCase(word), separated('after'), (before, cased, after) => {
+          // Text around the word that holds a match of its own ("tra " before "train" for tra*) is not this case.
+          fc.pre(first([keyword], before) === undefined && first([keyword], after) === undefined);
           const content = `${before}${cased}${after}`;
           const match = first([keyword], content);
           expect(match, `${keyword} in ${JSON.stringify(content)}`).toBeDefined();
