@@ -8,15 +8,16 @@
 // through it is the only way they change), so a page read again between writes costs no query at all. Both are
 // dropped by the write that changes or deletes their rows, so no copy of a deleted document stays in memory either.
 // Text a write removed or replaced does not linger (docs/privacy.md): secure_delete zeroes what a write frees, and a
-// TRUNCATE checkpoint soon after writes empties the WAL, whose frames keep every page as it was before.
+// TRUNCATE checkpoint soon after writes empties the WAL, whose frames keep every page as it was before. Checkpoints and
+// that scrub run on a thread of their own (walKeeper.ts): their copying and fsync stalled this one, the requests'.
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { createPrivateDatabaseFile } from '../dataDir.js';
 import { type Position, decodePosition, encodePosition } from '../../ports/eventStore.js';
 import { deepFreeze } from '../frozen.js';
-import { BackgroundCheckpointer } from './checkpointer.js';
 import { applyUpdate, assertPath, collectionOf, isOperatorObject, mergeUpdateRuns, upsertSeed } from './documents.js';
+import { WalKeeper } from './walKeeper.js';
 import type { Checkpoint, Comparable, Doc, Filter, FindOptions, IndexSpec, ReadStore, Update, WriteOp } from '../../ports/readStore.js';
 
 type Param = string | number | null;
@@ -205,7 +206,9 @@ export class SqliteReadStore implements ReadStore {
   /** By table and id: a document as parsed, and the text it was parsed from. */
   private readonly parsed = new LRUCache<string, { text: string; doc: Doc }>({ maxSize: PARSED_TEXT, sizeCalculation: (entry) => entry.text.length || 1 });
 
-  /** The pending scrub (scrub()), armed by the first write after the last one. */
+  /** Checkpoints and scrubs the WAL on a thread of its own; none for an in-memory database, or once it failed. */
+  private keeper: WalKeeper | null = null;
+  /** Only while the keeper is gone: the pending scrub (scrub()), armed by the first write after the last one. */
   private scrubTimer: NodeJS.Timeout | null = null;
 
   /** `scrubAfterMs`: how long after a write its WAL frames may remain (the bound docs/privacy.md gives). */
@@ -220,8 +223,25 @@ export class SqliteReadStore implements ReadStore {
     // Deleted rows, a document's text before an update, freed pages: overwritten with zeros, not left in free space.
     this.db.pragma('secure_delete = ON');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)');
-    // The WAL a killed process left holds the old images of its last writes, and nothing here may write again soon.
+    // The keeper also scrubs at once the WAL a killed process left, which holds the old images of its last writes.
+    if (file !== ':memory:') {
+      this.keeper = new WalKeeper(file, scrubAfterMs, () => this.keeperFailed());
+      this.db.pragma('wal_autocheckpoint = 0');
+    }
+  }
+
+  /** Without its keeper, this thread checkpoints (automatically, as SQLite does by default) and scrubs again. */
+  private keeperFailed(): void {
+    this.keeper = null;
+    if (!this.db.open) return;
+    this.db.pragma('wal_autocheckpoint = 1000');
     this.scheduleScrub();
+  }
+
+  /** After every commit: the WAL's new frames are checkpointed and scrubbed soon. */
+  private committed(): void {
+    if (this.keeper) this.keeper.written();
+    else this.scheduleScrub();
   }
 
   private statement(sql: string): Database.Statement {
@@ -257,8 +277,8 @@ export class SqliteReadStore implements ReadStore {
 
   /**
    * Keeping secondary indexes up to date row by row costs about as much as writing the rows: the loaded tables' are
-   * dropped, and built once at the end by a sort. Unique indexes stay, so a load refuses what a write would. WAL
-   * checkpoints are made by a thread of their own (on another core) and the page cache is enlarged meanwhile. A crash
+   * dropped, and built once at the end by a sort. Unique indexes stay, so a load refuses what a write would. The page
+   * cache is enlarged meanwhile, and the keeper holds its scrubs (its checkpoints go on, on another core). A crash
    * before the end leaves the indexes missing and nothing else wrong: ensureIndexes at the next start creates them.
    */
   async bulkLoad<T>(collections: string[], load: () => Promise<T>): Promise<T> {
@@ -275,35 +295,29 @@ export class SqliteReadStore implements ReadStore {
       }
       this.loading.set(name, deferred);
     }
-    // A scrub armed before the load (by opening the store, or by the reset that empties its tables) would run the
-    // TRUNCATE on this thread while the checkpointer thread copies the load's pages: the load's end arms one instead.
+    // A TRUNCATE would make the load's writes wait for it: the load's end arms one instead.
+    this.keeper?.holdScrubs(true);
     this.cancelScrub();
-    const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
-    // An in-memory database has no WAL to checkpoint.
-    const checkpointer = this.file === ':memory:' ? null : new BackgroundCheckpointer(this.file);
-    if (checkpointer) this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma(`cache_size = ${BULK_CACHE}`);
     try {
       return await load();
     } finally {
-      await checkpointer?.stop();
       for (const name of names) {
         for (const sql of this.loading.get(name)!.values()) this.db.exec(sql);
         this.loading.delete(name);
       }
-      this.db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
       this.db.pragma(`cache_size = ${cacheSize}`);
-      this.scheduleScrub();
+      this.keeper?.holdScrubs(false);
+      this.committed();
     }
   }
 
   /**
-   * A write's old page images stay in the WAL until a checkpoint copies the pages and the WAL is written over, which a
-   * quiet server may never do: the first write after a scrub arms one, so at most one runs per interval (measured:
-   * about 15 ms with its fsync after a busy second, a second apart within noise; every 100 ms costs about 15% of
-   * write throughput) and none while idle. Not during a bulk load, whose own checkpointer thread would make the
-   * TRUNCATE wait: its end arms one.
+   * Only while the keeper is gone (it failed): a write's old page images stay in the WAL until a checkpoint copies the
+   * pages and the WAL is written over, which a quiet server may never do: the first write after a scrub arms one, so
+   * at most one runs per interval (about 15 ms of this thread with its fsync after a busy second) and none while idle.
+   * Not during a bulk load, whose writes the TRUNCATE would make wait: its end arms one.
    */
   private scheduleScrub(): void {
     if (this.scrubTimer || this.file === ':memory:' || this.loading.size > 0) return;
@@ -577,7 +591,7 @@ export class SqliteReadStore implements ReadStore {
       this.known.clear();
       throw error;
     }
-    this.scheduleScrub();
+    this.committed();
   }
 
   async getCheckpoint(projection: string): Promise<Position | null> {
@@ -603,11 +617,12 @@ export class SqliteReadStore implements ReadStore {
       }
       this.statement('DELETE FROM checkpoints WHERE projection = ?').run(projection);
     })();
-    this.scheduleScrub();
+    this.committed();
   }
 
-  /** Closing the last connection checkpoints and removes the WAL: nothing for a pending scrub to do. */
+  /** Closing the last connection (the keeper's first) checkpoints and removes the WAL: nothing for a pending scrub to do. */
   async close(): Promise<void> {
+    await this.keeper?.stop();
     this.cancelScrub();
     this.db.close();
   }

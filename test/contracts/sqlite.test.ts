@@ -2,11 +2,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { FileBlobStore } from '../../infra/blobs/files.js';
 import { SqliteKeyStore } from '../../infra/keys/sqlite.js';
 import { MasterKeys } from '../../infra/masterKeys.js';
@@ -224,11 +224,10 @@ describe('SQLite read store: bulk load', () => {
     expect(indexesOf(path)).toEqual(both);
     await expect(store.bulkLoad(['things'], async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     expect(indexesOf(path)).toEqual(both);
-    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     await store.close();
   });
 
-  it('has WAL checkpoints made by another thread during the load: the database file grows with the writes while its writer checkpoints none', async () => {
+  it('has WAL checkpoints made by another thread during the load, its scrubs held: the database file grows with the writes while its writer checkpoints none', async () => {
     const path = file('bulk');
     const store = new SqliteReadStore(path);
     await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'first' } } }]);
@@ -236,11 +235,12 @@ describe('SQLite read store: bulk load', () => {
     const empty = statSync(path).size;
     await store.bulkLoad(['things'], async () => {
       expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      expect(store['keeper']!['flags'][1]).toBe(1);
       const things = Array.from({ length: 2000 }, (_, i) => ({ insertOne: { collection: 'things', document: { _id: String(i), text: 'x'.repeat(1000) } } }));
       await store.bulkWrite(things);
       await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(empty + 2_000_000), { timeout: 5000 });
     });
-    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(store['keeper']!['flags'][1]).toBe(0);
     expect(await store.count('things', {})).toBe(2001);
     await store.close();
   });
@@ -280,6 +280,56 @@ describe('SQLite read store: bulk load', () => {
     await expect(restarted.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'x', code: 7 } } }])).rejects.toThrow();
     await restarted.close();
   }, 30_000);
+});
+
+describe('SQLite read store: its WAL checkpointed and scrubbed by a thread of its own', () => {
+  const walSize = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+  const filesHold = (path: string, text: string) => [path, `${path}-wal`].some((f) => existsSync(f) && readFileSync(f).includes(Buffer.from(text)));
+  const replaced = async (store: SqliteReadStore) => {
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a', text: 'words to be replaced' } } }]);
+    await store.bulkWrite([{ replaceOne: { collection: 'things', filter: { _id: 'a' }, replacement: { _id: 'a', text: 'the words after' } } }]);
+  };
+
+  it('empties the WAL soon after writes, text replaced gone from the files, while this thread checkpoints none and arms no timer', async () => {
+    const path = file('kept');
+    const store = new SqliteReadStore(path, 100);
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await replaced(store);
+    expect(store['scrubTimer']).toBeNull();
+    await vi.waitFor(() => expect(walSize(path)).toBe(0), { timeout: 10_000 });
+    expect(filesHold(path, 'words to be replaced')).toBe(false);
+    expect(filesHold(path, 'the words after')).toBe(true);
+    await store.close();
+  });
+
+  it('does not keep alive a process that ends without closing its store', async () => {
+    // A script file: a process that evaluates its code from -e ends with a running thread all the same.
+    const script = join(dir, 'ends.mts');
+    writeFileSync(
+      script,
+      `const { SqliteReadStore } = await import(${JSON.stringify(new URL('../../infra/readStore/sqlite.ts', import.meta.url).href)});
+      const store = new SqliteReadStore(${JSON.stringify(file('kept'))});
+      await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a' } } }]);`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // Kept alive, it would outlast the test that timed out waiting for it.
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it('checkpoints and scrubs on this thread again when that thread fails', async () => {
+    const path = file('kept');
+    const store = new SqliteReadStore(path, 100);
+    await store['keeper']!['worker'].terminate();
+    await vi.waitFor(() => expect(store['keeper']).toBeNull());
+    expect(store['db'].pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await replaced(store);
+    expect(store['scrubTimer']).not.toBeNull();
+    await vi.waitFor(() => expect(walSize(path)).toBe(0), { timeout: 10_000 });
+    expect(filesHold(path, 'words to be replaced')).toBe(false);
+    await store.close();
+  });
 });
 
 describe('SQLite read store: query results', () => {
