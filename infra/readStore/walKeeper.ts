@@ -91,6 +91,8 @@ export class WalKeeper {
   /** Stops the thread and waits for it to have closed its connection. */
   async stop(): Promise<void> {
     this.stopping = true;
+    // Referenced again until it has exited: otherwise a process with nothing else to do would end while awaiting it.
+    this.worker.ref();
     this.worker.postMessage('stop');
     await this.exited;
   }

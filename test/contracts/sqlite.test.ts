@@ -302,20 +302,30 @@ describe('SQLite read store: its WAL checkpointed and scrubbed by a thread of it
     await store.close();
   });
 
-  it('does not keep alive a process that ends without closing its store', async () => {
-    // A script file: a process that evaluates its code from -e ends with a running thread all the same.
-    const script = join(dir, 'ends.mts');
+  // A script file: a process that evaluates its code from -e ends with a running thread all the same.
+  const exitOf = async (name: string, end: string) => {
+    const script = join(dir, `${name}.mts`);
     writeFileSync(
       script,
       `const { SqliteReadStore } = await import(${JSON.stringify(new URL('../../infra/readStore/sqlite.ts', import.meta.url).href)});
       const store = new SqliteReadStore(${JSON.stringify(file('kept'))});
-      await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a' } } }]);`,
+      await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a' } } }]);
+      ${end}`,
     );
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'ignore', 'inherit'] });
     // Kept alive, it would outlast the test that timed out waiting for it.
     onTestFinished(() => void child.kill('SIGKILL'));
     const [code] = await once(child, 'exit');
-    expect(code).toBe(0);
+    return code as number;
+  };
+
+  it('does not keep alive a process that ends without closing its store', async () => {
+    expect(await exitOf('ends', '')).toBe(0);
+  }, 30_000);
+
+  it('keeps a process alive while it closes its store, to the end of the close', async () => {
+    // 13: the process ended with its last await unsettled.
+    expect(await exitOf('closes', 'await store.close();')).toBe(0);
   }, 30_000);
 
   it('checkpoints and scrubs on this thread again when that thread fails', async () => {
