@@ -585,7 +585,10 @@ export class SqliteReadStore implements ReadStore {
       }
     });
     try {
-      write();
+      // IMMEDIATE: the write lock taken before the first read. In a deferred transaction that reads first, the keeper's
+      // TRUNCATE between that read and the first write would leave a snapshot SQLite refuses to write on (SQLITE_BUSY
+      // at once, the busy timeout not waited): IMMEDIATE waits for the TRUNCATE instead.
+      write.immediate();
     } catch (error) {
       // The rollback also undid any CREATE TABLE of the write: forget which tables are known to exist.
       this.known.clear();
@@ -608,7 +611,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async reset(projection: string, collections: string[]): Promise<void> {
-    this.db.transaction(() => {
+    const clear = this.db.transaction(() => {
       for (const collection of collections) {
         const name = this.ensureCollection(collection);
         this.statement(`DELETE FROM ${name}`).run();
@@ -616,7 +619,9 @@ export class SqliteReadStore implements ReadStore {
         this.written(collection);
       }
       this.statement('DELETE FROM checkpoints WHERE projection = ?').run(projection);
-    })();
+    });
+    // IMMEDIATE, as bulkWrite's.
+    clear.immediate();
     this.committed();
   }
 

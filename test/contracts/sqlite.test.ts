@@ -328,6 +328,25 @@ describe('SQLite read store: its WAL checkpointed and scrubbed by a thread of it
     expect(await exitOf('closes', 'await store.close();')).toBe(0);
   }, 30_000);
 
+  it("begins its writes IMMEDIATE: a TRUNCATE by another connection between a write's read and its update does not refuse it", async () => {
+    const path = file('kept');
+    const store = new SqliteReadStore(path);
+    await store.bulkWrite([{ insertOne: { collection: 'things', document: { _id: 'a', kind: 'k', n: 1 } } }]);
+    const keeper = new Database(path);
+    keeper.pragma('busy_timeout = 0');
+    keeper.pragma('wal_checkpoint(PASSIVE)');
+    // A deferred transaction's read would have taken a snapshot that the restarted WAL invalidates (SQLITE_BUSY_SNAPSHOT).
+    const write = store['write'].bind(store);
+    vi.spyOn(store as unknown as { write: typeof write }, 'write').mockImplementationOnce((name, doc) => {
+      keeper.pragma('wal_checkpoint(TRUNCATE)');
+      write(name, doc);
+    });
+    await store.bulkWrite([{ updateOne: { collection: 'things', filter: { kind: 'k' }, update: { $inc: { n: 1 } } } }]);
+    expect((await store.findOne('things', { _id: 'a' }))?.n).toBe(2);
+    keeper.close();
+    await store.close();
+  });
+
   it('checkpoints and scrubs on this thread again when that thread fails', async () => {
     const path = file('kept');
     const store = new SqliteReadStore(path, 100);
